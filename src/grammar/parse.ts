@@ -1,0 +1,220 @@
+/**
+ * The public parser: turns strings into the AST defined by the grammar in `language.ts`, with typed
+ * errors, limits and a bounded cache. Everything else in plan-refs (evaluator, linter, editor tools)
+ * parses through here, so the language has exactly one definition.
+ */
+import { RefError, RefSyntaxError } from "../shared/errors.js";
+import { normalizeOptions, syntaxKey, type NormalizedOptions, type SyntaxOptions } from "../shared/options.js";
+import type { Expression, RefAst, TemplateNode } from "./ast.js";
+import { BoundedCache } from "./cache.js";
+import { pathLanguage, runRule, seedLanguage, type RefLanguage } from "./language.js";
+
+/** A value or an error, for callers that go on after a failure. */
+export type Result<T, E = RefError> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: E };
+
+/**
+ * How the resolver sees a string: `literal` passes through unchanged, `ref` is resolved, `error` is a
+ * string that is not valid where validity is required (strict mode, templates, limits).
+ */
+export type Classification =
+  | { readonly kind: "literal" }
+  | { readonly kind: "ref"; readonly ast: RefAst }
+  | { readonly kind: "error"; readonly error: RefError };
+
+const LITERAL: Classification = Object.freeze({ kind: "literal" });
+
+/** Default bound of the parse cache (entries). */
+export const DEFAULT_PARSE_CACHE_SIZE = 10_000;
+/** Strings longer than this are parsed every time rather than cached, so the cache's memory stays bounded. */
+const CACHEABLE_LENGTH = 512;
+const cache = new BoundedCache<Classification>(DEFAULT_PARSE_CACHE_SIZE);
+
+/**
+ * Set how many parsed strings the cache keeps (0 turns caching off). Returns the previous bound.
+ *
+ * @example
+ * setParseCacheSize(50_000)
+ */
+export function setParseCacheSize(maxEntries: number): number {
+  if (!Number.isInteger(maxEntries) || maxEntries < 0) throw new RefError("invalid-options", "the parse cache size must be a non-negative integer");
+  const previous = cache.maxEntries;
+  cache.resize(maxEntries);
+  return previous;
+}
+
+/**
+ * How many strings the parse cache holds now, and its bound.
+ *
+ * @example
+ * parseCacheStats() // { size: 12, maxEntries: 10000 }
+ */
+export function parseCacheStats(): { size: number; maxEntries: number } {
+  return { size: cache.size, maxEntries: cache.maxEntries };
+}
+
+/** Empty the parse cache. */
+export function clearParseCache(): void {
+  cache.clear();
+}
+
+function languageOf(options: NormalizedOptions): RefLanguage {
+  return options.syntax === "path" ? pathLanguage : seedLanguage;
+}
+
+function isDigit(code: number): boolean {
+  return code >= 48 && code <= 57;
+}
+
+/**
+ * Classify a string the way `resolveRefs` does, with options already normalized. Fast for the common
+ * case: a string that cannot be a placeholder or template is recognized without parsing.
+ */
+export function classifyString(text: string, options: NormalizedOptions): Classification {
+  const startsWithDollar = text.charCodeAt(0) === 36;
+  if (!startsWithDollar && !(options.templates && text.includes("${"))) return LITERAL;
+  if (startsWithDollar && !options.templates && !isDigit(text.charCodeAt(1))) return LITERAL;
+  if (text.length > options.maxRefLength) {
+    return { kind: "error", error: new RefError("limit", `placeholder of ${text.length} characters exceeds maxRefLength (${options.maxRefLength})`, { ref: text.slice(0, 40) }) };
+  }
+  if (text.length > CACHEABLE_LENGTH) return classifyUncached(text, options);
+  const key = `${syntaxKey(options)}${options.strict ? "!" : ""}\u0000${text}`;
+  let found = cache.get(key);
+  if (found === undefined) {
+    found = classifyUncached(text, options);
+    cache.set(key, found);
+  }
+  return found;
+}
+
+function classifyUncached(text: string, options: NormalizedOptions): Classification {
+  const language = languageOf(options);
+  const looksLikePlaceholder = isDigit(text.charCodeAt(1)) && text.charCodeAt(0) === 36;
+  if (looksLikePlaceholder) {
+    const parsed = runRule(language.placeholder, text);
+    if (parsed.ok) return checked(parsed.value, text, options);
+    const isTemplate = options.templates && (text.startsWith("$$") || text.includes("${"));
+    if (!isTemplate) {
+      return options.strict ? { kind: "error", error: new RefSyntaxError(text, parsed.offset, parsed.expected) } : LITERAL;
+    }
+  } else if (!(options.templates && (text.startsWith("$$") || text.includes("${")))) {
+    return LITERAL;
+  }
+  const parsed = runRule(language.template, text);
+  if (!parsed.ok) return { kind: "error", error: new RefSyntaxError(text, parsed.offset, parsed.expected) };
+  return checked(parsed.value, text, options);
+}
+
+/** Enforce the segment limit on a parsed AST. */
+function checked(ast: RefAst, text: string, options: NormalizedOptions): Classification {
+  const count = countSegments(ast);
+  if (count > options.maxSegments) {
+    return { kind: "error", error: new RefError("limit", `reference has ${count} path segments and defaults, over maxSegments (${options.maxSegments})`, { ref: text.slice(0, 40) }) };
+  }
+  return { kind: "ref", ast };
+}
+
+function countSegments(ast: RefAst): number {
+  switch (ast.type) {
+    case "reference":
+      return ast.path.length;
+    case "default":
+      return 1 + countSegments(ast.reference) + (ast.fallback.type === "literal" ? 0 : countSegments(ast.fallback));
+    case "template":
+      return ast.parts.reduce((sum, part) => sum + (part.type === "interpolation" ? countSegments(part.expression) : 0), 0);
+  }
+}
+
+/**
+ * Parse a placeholder (or, with `templates`, a template) into its AST. Throws `RefSyntaxError` with
+ * the offset and what was expected when the string is not valid.
+ *
+ * @example
+ * parseRef("$1.city")
+ * // { type: "reference", syntax: "seed", step: { id: "1", … }, path: [{ type: "key", name: "city", … }], span: { start: 0, end: 7 } }
+ */
+export function parseRef(text: string, options?: SyntaxOptions): RefAst {
+  const result = tryParseRef(text, options);
+  if (!result.ok) throw result.error;
+  return result.value;
+}
+
+/**
+ * Like `parseRef`, but never throws: returns `{ ok: true, value }` or `{ ok: false, error }`.
+ *
+ * @example
+ * tryParseRef("$1.") // { ok: false, error: RefSyntaxError { offset: 3, expected: ["a key"] } }
+ */
+export function tryParseRef(text: string, options?: SyntaxOptions): Result<RefAst> {
+  let normalized: NormalizedOptions;
+  try {
+    normalized = normalizeOptions(options);
+  } catch (error) {
+    return { ok: false, error: error as RefError };
+  }
+  if (typeof text !== "string") return { ok: false, error: new RefError("syntax", `a reference must be a string, not ${typeof text}`) };
+  if (text.length > normalized.maxRefLength) {
+    return { ok: false, error: new RefError("limit", `placeholder of ${text.length} characters exceeds maxRefLength (${normalized.maxRefLength})`, { ref: text.slice(0, 40) }) };
+  }
+  const classified = classifyString(text, { ...normalized, strict: true });
+  switch (classified.kind) {
+    case "ref":
+      return { ok: true, value: classified.ast };
+    case "error":
+      return { ok: false, error: classified.error };
+    case "literal": {
+      // Not a placeholder at all: report where the placeholder grammar stops.
+      const parsed = runRule(languageOf(normalized).placeholder, text);
+      if (parsed.ok) return checkedResult(checked(parsed.value, text, normalized));
+      return { ok: false, error: new RefSyntaxError(text, parsed.offset, parsed.expected) };
+    }
+  }
+}
+
+function checkedResult(classified: Classification): Result<RefAst> {
+  if (classified.kind === "ref") return { ok: true, value: classified.ast };
+  if (classified.kind === "error") return { ok: false, error: classified.error };
+  throw new RefError("syntax", "unreachable");
+}
+
+/**
+ * Parse a whole string as a template (text parts and reference parts, with spans), whatever the
+ * `templates` option says. A whole-string placeholder (`$1.city`) is a template with one `bare` part.
+ * Throws `RefSyntaxError` for an unclosed `${` or an invalid reference inside one.
+ *
+ * @example
+ * parseTemplate("Weather in ${1.city} today").parts.map((p) => p.type) // ["text", "interpolation", "text"]
+ */
+export function parseTemplate(text: string, options?: SyntaxOptions): TemplateNode {
+  const normalized = normalizeOptions({ ...options, templates: true });
+  if (typeof text !== "string") throw new RefError("syntax", `a template must be a string, not ${typeof text}`);
+  if (text.length > normalized.maxRefLength) {
+    throw new RefError("limit", `template of ${text.length} characters exceeds maxRefLength (${normalized.maxRefLength})`, { ref: text.slice(0, 40) });
+  }
+  const language = languageOf(normalized);
+  if (text.charCodeAt(0) === 36 && isDigit(text.charCodeAt(1))) {
+    const whole = runRule(language.placeholder, text);
+    if (whole.ok) {
+      const expression: Expression = whole.value;
+      return { type: "template", span: expression.span, parts: [{ type: "interpolation", span: expression.span, form: "bare", expression }] };
+    }
+  }
+  const parsed = runRule(language.template, text);
+  if (!parsed.ok) throw new RefSyntaxError(text, parsed.offset, parsed.expected);
+  const classified = checked(parsed.value, text, normalized);
+  if (classified.kind === "error") throw classified.error;
+  return parsed.value;
+}
+
+/**
+ * Whether `resolveRefs` would treat `value` as a placeholder (or, with `templates`, a template) rather
+ * than pass it through. Malformed strings are not placeholders.
+ *
+ * @example
+ * isPlaceholder("$1.city") // true
+ * isPlaceholder("$5 off")  // false
+ */
+export function isPlaceholder(value: unknown, options?: SyntaxOptions): boolean {
+  if (typeof value !== "string") return false;
+  const normalized = normalizeOptions(options);
+  return classifyString(value, { ...normalized, strict: false }).kind === "ref";
+}

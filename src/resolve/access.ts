@@ -1,0 +1,150 @@
+/**
+ * Reading results safely: own data properties only. No getter is ever invoked, no inherited or
+ * built-in member (`constructor`, `__proto__`, `length`, `map`) is ever returned, and a Proxy whose
+ * traps throw becomes a `RefError` with code `access` rather than a raw `TypeError`.
+ */
+import { RefError } from "../shared/errors.js";
+
+/** The step results `resolveRefs` reads: a Map keyed by step number, a plain object as `JSON.parse` gives it, or an array. */
+export type Results = ReadonlyMap<number | string, unknown> | Readonly<Record<string, unknown>> | readonly unknown[];
+
+/** The outcome of one lookup. */
+export type Lookup = { readonly found: true; readonly value: unknown } | { readonly found: false; readonly reason: "missing" | "not-indexable" };
+
+const MISSING: Lookup = Object.freeze({ found: false, reason: "missing" });
+const NOT_INDEXABLE: Lookup = Object.freeze({ found: false, reason: "not-indexable" });
+
+/** Run `read`, turning any non-`RefError` failure (a throwing Proxy trap, a revoked Proxy) into `RefError` code `access`. */
+export function guarded<T>(what: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof RefError) throw error;
+    throw new RefError("access", `could not read ${what}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+}
+
+/** An object whose prototype is `Object.prototype` or `null`: the only objects whose keys a path reads. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/** An array whose prototype is `Array.prototype` (a subclass is treated as a class instance). */
+export function isPlainArray(value: unknown): value is unknown[] {
+  return Array.isArray(value) && Object.getPrototypeOf(value) === Array.prototype;
+}
+
+/** Read an own data property; accessors and inherited members count as missing. */
+export function ownData(target: object, key: string): Lookup {
+  const descriptor = Object.getOwnPropertyDescriptor(target, key);
+  if (descriptor === undefined || !("value" in descriptor)) return MISSING;
+  return { found: true, value: descriptor.value };
+}
+
+/** Check that `results` is a Map, a plain object or an array; throws `RefError` code `invalid-results`. */
+export function assertResults(results: unknown): asserts results is Results {
+  const ok = guarded("results", () => results instanceof Map || isPlainObject(results) || Array.isArray(results));
+  if (!ok) {
+    throw new RefError("invalid-results", `results must be a Map, a plain object or an array of step results, not ${describeValue(results)}`);
+  }
+}
+
+/** The result of step `id` (canonical digits). Steps are matched by their digit string, never by a rounded number. */
+export function stepResult(results: Results, id: string): Lookup {
+  return guarded("the step results", () => {
+    const numeric = Number(id);
+    const safe = Number.isSafeInteger(numeric);
+    if (results instanceof Map) {
+      if (safe && Map.prototype.has.call(results, numeric)) return { found: true, value: Map.prototype.get.call(results, numeric) };
+      if (Map.prototype.has.call(results, id)) return { found: true, value: Map.prototype.get.call(results, id) };
+      return MISSING;
+    }
+    if (Array.isArray(results)) {
+      if (!safe || numeric >= results.length) return MISSING;
+      return ownData(results, id);
+    }
+    return ownData(results, id);
+  });
+}
+
+/** The value of `key` in a plain object or a Map; anything else is not indexable by key. */
+export function keyOf(container: unknown, key: string): Lookup {
+  return guarded(`key ${JSON.stringify(key.slice(0, 40))}`, () => {
+    if (container instanceof Map) {
+      return Map.prototype.has.call(container, key) ? { found: true, value: Map.prototype.get.call(container, key) } : MISSING;
+    }
+    if (!isPlainObject(container)) return NOT_INDEXABLE;
+    return ownData(container, key);
+  });
+}
+
+/** Element `index` of a plain array, within bounds and not a hole; anything else is not indexable by index. */
+export function indexOf(container: unknown, index: number): Lookup {
+  return guarded(`index ${index}`, () => {
+    if (!isPlainArray(container)) return NOT_INDEXABLE;
+    if (!Number.isSafeInteger(index) || index >= container.length) return MISSING;
+    return ownData(container, String(index));
+  });
+}
+
+/** Up to `max` own keys of a container, for error messages. */
+export function someKeys(container: unknown, max = 9): string[] {
+  try {
+    if (container instanceof Map) {
+      const keys: string[] = [];
+      for (const key of Map.prototype.keys.call(container) as IterableIterator<unknown>) {
+        if (keys.length >= max) break;
+        keys.push(String(key));
+      }
+      return keys;
+    }
+    if (typeof container === "object" && container !== null) return Object.keys(container).slice(0, max);
+  } catch {
+    // A hostile container: the message simply lists no keys.
+  }
+  return [];
+}
+
+/** How many entries a container has, for error messages (`undefined` when unknown). */
+export function sizeOf(container: unknown): number | undefined {
+  try {
+    if (container instanceof Map) return container.size;
+    if (Array.isArray(container)) return container.length;
+    if (typeof container === "object" && container !== null) return Object.keys(container).length;
+  } catch {
+    // Unknown.
+  }
+  return undefined;
+}
+
+/** A short description of a value's kind for messages: "a string", "null", "an array", "a class instance"… */
+export function describeValue(value: unknown): string {
+  if (value === null) return "null";
+  if (value === undefined) return "undefined";
+  switch (typeof value) {
+    case "string":
+      return "a string";
+    case "number":
+      return "a number";
+    case "boolean":
+      return "a boolean";
+    case "bigint":
+      return "a bigint";
+    case "symbol":
+      return "a symbol";
+    case "function":
+      return "a function";
+    default:
+      try {
+        if (Array.isArray(value)) return "an array";
+        if (value instanceof Map) return "a Map";
+        if (value instanceof Date) return "a Date";
+        if (isPlainObject(value)) return "an object";
+        return "a class instance";
+      } catch {
+        return "an unreadable object";
+      }
+  }
+}

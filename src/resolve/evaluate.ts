@@ -1,0 +1,154 @@
+/**
+ * The evaluator: gives an AST its value against a set of step results. It knows nothing of syntax
+ * (that is `src/grammar`); it only walks nodes and reads own data through `access.ts`.
+ */
+import { assertNever, type Expression, type ReferenceNode, type RefAst, type Segment } from "../grammar/ast.js";
+import { formatRef } from "../grammar/format.js";
+import { KeyError, RefError } from "../shared/errors.js";
+import { DEFAULT_LIMITS } from "../shared/options.js";
+import { safeText, listSome, quoted } from "../shared/text.js";
+import { assertResults, describeValue, indexOf, keyOf, someKeys, sizeOf, stepResult, type Lookup, type Results } from "./access.js";
+import { interpolationText } from "./stringify.js";
+
+/** Limits that apply while evaluating. */
+export interface EvaluateOptions {
+  /** Longest string a template may produce (default 1,048,576). */
+  readonly maxOutputLength?: number | undefined;
+  /** Deepest nesting of a value interpolated as JSON (default 256). */
+  readonly maxDepth?: number | undefined;
+}
+
+/** What the evaluator needs to know about where it is, for error messages. */
+interface Context {
+  /** The source text the AST came from, if known (spans index into it). */
+  readonly source: string | undefined;
+  readonly maxOutputLength: number;
+  readonly maxDepth: number;
+}
+
+/**
+ * Evaluate a parsed reference or template against `results`. `$n` returns `results[n]` itself (no
+ * copy); a template returns a string, or the raw value when it is one interpolation and nothing else.
+ * Throws `KeyError` for a missing step or key, `RefError` for anything else.
+ *
+ * @example
+ * evaluate(parseRef("$1.city"), { 1: { city: "Paris" } }) // "Paris"
+ */
+export function evaluate(ast: RefAst, results: Results, options?: EvaluateOptions & { source?: string }): unknown {
+  assertResults(results);
+  return evaluateAst(ast, results, {
+    source: options?.source,
+    maxOutputLength: options?.maxOutputLength ?? DEFAULT_LIMITS.maxOutputLength,
+    maxDepth: options?.maxDepth ?? DEFAULT_LIMITS.maxDepth,
+  });
+}
+
+/** `evaluate` without re-checking `results` (the caller already did). */
+export function evaluateAst(ast: RefAst, results: Results, context: Context): unknown {
+  switch (ast.type) {
+    case "reference":
+    case "default":
+      return evaluateExpression(ast, results, context);
+    case "template": {
+      const [only] = ast.parts;
+      if (ast.parts.length === 1 && only?.type === "interpolation") return evaluateExpression(only.expression, results, context);
+      let text = "";
+      for (const part of ast.parts) {
+        text += part.type === "text" ? part.value : interpolationText(evaluateExpression(part.expression, results, context), context.maxOutputLength - text.length, context.maxDepth);
+        if (text.length > context.maxOutputLength) {
+          throw new RefError("limit", `template output is longer than maxOutputLength (${context.maxOutputLength})`, { ref: context.source, span: part.span });
+        }
+      }
+      return text;
+    }
+    default:
+      return assertNever(ast);
+  }
+}
+
+function evaluateExpression(node: Expression, results: Results, context: Context): unknown {
+  // A chain of defaults is walked in a loop, not by recursion: `a ?? b ?? c` tries a, then b, then c.
+  let current: Expression | { type: "literal"; value: unknown } = node;
+  for (;;) {
+    switch (current.type) {
+      case "reference":
+        return evaluateReference(current, results, context);
+      case "literal":
+        return current.value;
+      case "default":
+        try {
+          return evaluateReference(current.reference, results, context);
+        } catch (error) {
+          // Only a missing step or key falls back; a syntax or access error is never hidden.
+          if (!(error instanceof KeyError)) throw error;
+          current = current.fallback;
+        }
+        break;
+      default:
+        return assertNever(current);
+    }
+  }
+}
+
+function evaluateReference(node: ReferenceNode, results: Results, context: Context): unknown {
+  const step = node.step.id;
+  const stepNumber = Number(step);
+  const base = { step: Number.isSafeInteger(stepNumber) ? stepNumber : null, stepText: step };
+  const label = referenceLabel(node, context.source);
+
+  const found = stepResult(results, step);
+  if (!found.found) {
+    const have = stepsWithResults(results);
+    throw new KeyError("missing-step", `${label}: no result for step ${safeText(step, 24)} (${have.length === 0 ? "no step has a result yet" : `steps with results: ${listSome(have)}`})`, {
+      ...base,
+      ref: context.source ?? label,
+      span: node.step.span,
+    });
+  }
+
+  let value = found.value;
+  node.path.forEach((segment, index) => {
+    const looked: Lookup = segment.type === "index" ? indexOf(value, segment.index) : keyOf(value, segment.name);
+    if (looked.found) {
+      value = looked.value;
+      return;
+    }
+    const at = index === 0 ? "" : ` at ${pathText(node, index)}`;
+    const key = segment.type === "index" ? segment.index : segment.name;
+    const details = { ...base, ref: context.source ?? label, span: segment.span, key, segment: index };
+    if (looked.reason === "not-indexable") {
+      const wants = segment.type === "index" ? "an index (only arrays have indexes)" : "a key (only objects and Maps have keys)";
+      throw new KeyError("not-indexable", `${label}: step ${step}'s result is ${describeValue(value)}${at}, which cannot take ${wants}`, details);
+    }
+    if (segment.type === "index") {
+      throw new KeyError("missing-key", `${label}: step ${step}'s result has no index ${segment.index}${at} (length ${sizeOf(value) ?? 0})`, details);
+    }
+    const keys = someKeys(value);
+    const known = keys.length === 0 ? "it has no keys" : `keys: ${listSome(keys, 8)}`;
+    throw new KeyError("missing-key", `${label}: step ${step}'s result has no key ${quoted(segment.name, 40)}${at} (${known})`, details);
+  });
+  return value;
+}
+
+/** The reference as written (from the source when known), `$`-prefixed, safe for messages. */
+function referenceLabel(node: ReferenceNode, source: string | undefined): string {
+  const written = source === undefined ? formatRef(node) : source.slice(node.span.start, node.span.end);
+  return safeText(written.startsWith("$") ? written : `$${written}`, 80);
+}
+
+/** The part of a path that did resolve, as text: `.address` for `$1.address.zip` failing at `zip`. */
+function pathText(node: ReferenceNode, upTo: number): string {
+  return node.path
+    .slice(0, upTo)
+    .map((segment: Segment) => (segment.type === "index" ? `[${segment.index}]` : segment.type === "quoted-key" ? `[${quoted(segment.name, 30)}]` : `.${safeText(segment.name, 30)}`))
+    .join("");
+}
+
+function stepsWithResults(results: Results): string[] {
+  if (Array.isArray(results)) {
+    const steps: string[] = [];
+    for (let i = 0; i < results.length && steps.length < 9; i++) if (Object.hasOwn(results, i)) steps.push(String(i));
+    return steps;
+  }
+  return someKeys(results);
+}

@@ -1,0 +1,144 @@
+/**
+ * `resolveRefs`: the public entry of the evaluator. It walks a tool call's arguments, classifies each
+ * string with the grammar and evaluates the placeholders, returning a new object and never touching
+ * its inputs.
+ */
+import { classifyString } from "../grammar/parse.js";
+import { atArgument, RefError } from "../shared/errors.js";
+import { normalizeOptions, type NormalizedOptions, type ResolveOptions } from "../shared/options.js";
+import { assertResults, describeValue, guarded, isPlainArray, isPlainObject, type Results } from "./access.js";
+import { evaluateAst } from "./evaluate.js";
+
+/** Escape one JSON Pointer token (`~` to `~0`, `/` to `~1`). */
+export function pointerToken(key: string | number): string {
+  return String(key).replaceAll("~", "~0").replaceAll("/", "~1");
+}
+
+/**
+ * Resolve the placeholders in a tool call's arguments against the results of earlier steps.
+ *
+ * Returns a new plain object with the same own keys in the same order; values that are not
+ * placeholders come back as the very same values. With no options this is exactly the seed language:
+ * top-level string values `$n` and `$n.key` only. Throws `KeyError` for a missing step or key (with
+ * `arg`, a JSON Pointer into `args`), `RefError` for invalid input.
+ *
+ * @example
+ * resolveRefs({ q: "$1.city", units: "metric" }, { 1: { city: "Paris" } })
+ * // { q: "Paris", units: "metric" }
+ * @example
+ * resolveRefs({ q: "Weather in ${1.city}" }, { 1: { city: "Paris" } }, { templates: true })
+ * // { q: "Weather in Paris" }
+ */
+export function resolveRefs(args: Readonly<Record<string, unknown>>, results: Results, options?: ResolveOptions): Record<string, unknown> {
+  const normalized = normalizeOptions(options);
+  assertArgs(args);
+  assertResults(results);
+  const walker = new Walker(results, normalized);
+  return walker.resolveTop(args);
+}
+
+function assertArgs(args: unknown): asserts args is Record<string, unknown> {
+  const ok = guarded("args", () => typeof args === "object" && args !== null && !Array.isArray(args));
+  if (!ok) throw new RefError("invalid-args", `args must be an object of named arguments, not ${describeValue(args)}`);
+}
+
+/** Define an own data property, so that a `__proto__` key stays an ordinary own key. */
+function defineOwn(target: Record<string, unknown> | unknown[], key: string, value: unknown): void {
+  if (key === "__proto__") {
+    Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  } else {
+    (target as Record<string, unknown>)[key] = value;
+  }
+}
+
+/** Own enumerable data entries of an args container; a getter is refused rather than invoked. */
+function ownEntries(container: object, pointer: string): [string, unknown][] {
+  return guarded(`args at ${pointer || "(root)"}`, () => {
+    const entries: [string, unknown][] = [];
+    for (const key of Object.keys(container)) {
+      const descriptor = Object.getOwnPropertyDescriptor(container, key);
+      if (descriptor === undefined) continue;
+      if (!("value" in descriptor)) {
+        throw new RefError("access", `argument ${pointer}/${pointerToken(key)} is a getter; plan-refs never invokes getters`, { arg: `${pointer}/${pointerToken(key)}` });
+      }
+      entries.push([key, descriptor.value]);
+    }
+    return entries;
+  });
+}
+
+class Walker {
+  #placeholders = 0;
+  /** Containers already resolved (a shared sub-object resolves once and stays shared). */
+  readonly #done = new Map<object, unknown>();
+  /** Containers on the current path, to tell a cycle from a shared sub-object. */
+  readonly #open = new Set<object>();
+
+  constructor(
+    readonly results: Results,
+    readonly options: NormalizedOptions,
+  ) {}
+
+  resolveTop(args: Record<string, unknown>): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    this.#open.add(args);
+    for (const [key, value] of ownEntries(args, "")) {
+      defineOwn(out, key, this.resolveValue(value, `/${pointerToken(key)}`, 1));
+    }
+    return out;
+  }
+
+  resolveValue(value: unknown, pointer: string, depth: number): unknown {
+    if (typeof value === "string") return this.resolveString(value, pointer);
+    if (!this.options.deep || typeof value !== "object" || value === null) return value;
+    const plainArray = guarded(`args at ${pointer}`, () => isPlainArray(value));
+    if (!plainArray && !guarded(`args at ${pointer}`, () => isPlainObject(value))) return value;
+    if (this.#open.has(value)) throw new RefError("cycle", `args contain a cycle: ${pointer} refers back to one of its parents`, { arg: pointer });
+    if (this.#done.has(value)) return this.#done.get(value);
+    if (depth > this.options.maxDepth) throw new RefError("limit", `args are nested deeper than maxDepth (${this.options.maxDepth})`, { arg: pointer });
+    this.#open.add(value);
+    const resolved = plainArray ? this.resolveArray(value as unknown[], pointer, depth) : this.resolveObject(value as Record<string, unknown>, pointer, depth);
+    this.#open.delete(value);
+    this.#done.set(value, resolved);
+    return resolved;
+  }
+
+  resolveString(text: string, pointer: string): unknown {
+    const classified = classifyString(text, this.options);
+    switch (classified.kind) {
+      case "literal":
+        return text;
+      case "error":
+        throw atArgument(classified.error, pointer);
+      case "ref":
+        if (++this.#placeholders > this.options.maxPlaceholders) {
+          throw new RefError("limit", `more than maxPlaceholders (${this.options.maxPlaceholders}) placeholders in one call`, { arg: pointer });
+        }
+        try {
+          return evaluateAst(classified.ast, this.results, { source: text, maxOutputLength: this.options.maxOutputLength, maxDepth: this.options.maxDepth });
+        } catch (error) {
+          if (error instanceof RefError) throw atArgument(error, pointer);
+          throw error;
+        }
+    }
+  }
+
+  /** Copy an object only if something inside it changed (structural sharing). */
+  resolveObject(object: Record<string, unknown>, pointer: string, depth: number): Record<string, unknown> {
+    const entries = ownEntries(object, pointer);
+    const resolved = entries.map(([key, value]) => this.resolveValue(value, `${pointer}/${pointerToken(key)}`, depth + 1));
+    if (resolved.every((value, i) => value === entries[i]![1])) return object;
+    const out: Record<string, unknown> = Object.getPrototypeOf(object) === null ? Object.create(null) : {};
+    entries.forEach(([key], i) => defineOwn(out, key, resolved[i]));
+    return out;
+  }
+
+  resolveArray(array: unknown[], pointer: string, depth: number): unknown[] {
+    const entries = ownEntries(array, pointer);
+    const resolved = entries.map(([key, value]) => this.resolveValue(value, `${pointer}/${pointerToken(key)}`, depth + 1));
+    if (resolved.every((value, i) => value === entries[i]![1])) return array;
+    const out = new Array<unknown>(array.length);
+    entries.forEach(([key], i) => defineOwn(out, key, resolved[i]));
+    return out;
+  }
+}

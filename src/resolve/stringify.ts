@@ -1,0 +1,92 @@
+/**
+ * Turning an interpolated value into text, as `templates` do: strings as they are, numbers, booleans
+ * and null with `String`, objects and arrays as compact JSON. Unlike `JSON.stringify`, it reads own
+ * data properties only (no getters, no `toJSON`), survives null-prototype objects and BigInts, and
+ * turns cycles and runaway sizes into `RefError`s instead of crashing.
+ */
+import { RefError } from "../shared/errors.js";
+import { guarded, isPlainArray } from "./access.js";
+
+/** Text of one interpolated value, at most `maxLength` characters (else `RefError` code `limit`). */
+export function interpolationText(value: unknown, maxLength: number, maxDepth: number): string {
+  if (typeof value === "string") return value;
+  if (typeof value === "object" && value !== null) return compactJson(value, maxLength, maxDepth);
+  return String(scalarText(value));
+}
+
+function scalarText(value: unknown): string {
+  if (typeof value === "symbol") return value.description === undefined ? "Symbol()" : `Symbol(${value.description})`;
+  if (typeof value === "function") return "[function]";
+  return String(value);
+}
+
+function compactJson(root: object, maxLength: number, maxDepth: number): string {
+  const parts: string[] = [];
+  let length = 0;
+  const ancestors = new Set<object>();
+  const push = (text: string): void => {
+    length += text.length;
+    if (length > maxLength) throw new RefError("limit", `interpolated value is longer than maxOutputLength (${maxLength})`);
+    parts.push(text);
+  };
+
+  const write = (value: unknown, depth: number): void => {
+    switch (typeof value) {
+      case "string":
+        return push(JSON.stringify(value));
+      case "number":
+        return push(Number.isFinite(value) ? String(value) : "null");
+      case "boolean":
+        return push(String(value));
+      case "bigint":
+        return push(value.toString());
+      case "undefined":
+      case "function":
+      case "symbol":
+        return push("null");
+    }
+    if (value === null) return push("null");
+    const object = value as object;
+    if (depth > maxDepth) throw new RefError("limit", `interpolated value is nested deeper than maxDepth (${maxDepth})`);
+    if (ancestors.has(object)) throw new RefError("cycle", "interpolated value contains a cycle");
+    ancestors.add(object);
+    guarded("an interpolated value", () => {
+      if (object instanceof Date) {
+        push(Number.isNaN(object.getTime()) ? "null" : JSON.stringify(object.toISOString()));
+      } else if (Array.isArray(object)) {
+        push("[");
+        const length = isPlainArray(object) ? object.length : 0;
+        for (let i = 0; i < length; i++) {
+          if (i > 0) push(",");
+          const descriptor = Object.getOwnPropertyDescriptor(object, String(i));
+          write(descriptor && "value" in descriptor ? descriptor.value : null, depth + 1);
+        }
+        push("]");
+      } else {
+        push("{");
+        let first = true;
+        const entries: [string, unknown][] = object instanceof Map ? [...(Map.prototype.entries.call(object) as IterableIterator<[unknown, unknown]>)].map(([k, v]) => [String(k), v]) : ownDataEntries(object);
+        for (const [key, item] of entries) {
+          if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
+          push(`${first ? "" : ","}${JSON.stringify(key)}:`);
+          first = false;
+          write(item, depth + 1);
+        }
+        push("}");
+      }
+    });
+    ancestors.delete(object);
+  };
+
+  write(root, 0);
+  return parts.join("");
+}
+
+function ownDataEntries(object: object): [string, unknown][] {
+  const entries: [string, unknown][] = [];
+  for (const key of Object.keys(object)) {
+    const descriptor = Object.getOwnPropertyDescriptor(object, key);
+    if (descriptor && "value" in descriptor) entries.push([key, descriptor.value]);
+  }
+  return entries;
+}

@@ -1,0 +1,135 @@
+/**
+ * The library's error classes. Every error plan-refs throws is a `RefError` with a stable kebab-case
+ * `code`, so callers can branch on `error.code` rather than on message text.
+ */
+import type { Span } from "./span.js";
+
+/** Every code a `RefError` can carry. */
+export type RefErrorCode =
+  | "syntax"
+  | "missing-step"
+  | "missing-key"
+  | "not-indexable"
+  | "invalid-args"
+  | "invalid-results"
+  | "invalid-options"
+  | "cycle"
+  | "limit"
+  | "access"
+  | "unserializable";
+
+/** Where an error happened, as far as it is known. */
+export interface RefErrorDetails {
+  /** The placeholder or template text being resolved. */
+  readonly ref?: string | undefined;
+  /** Where in `args` it happened, as a JSON Pointer (`/filters/0/city`). */
+  readonly arg?: string | undefined;
+  /** The span inside `ref` that failed. */
+  readonly span?: Span | undefined;
+  /** The original error, for `access` errors raised by getters or Proxies. */
+  readonly cause?: unknown;
+}
+
+/**
+ * The base class of every error plan-refs throws.
+ *
+ * @example
+ * try { resolveRefs(args, results) } catch (e) { if (e instanceof RefError) console.log(e.code) }
+ */
+export class RefError extends Error {
+  override name = "RefError";
+  readonly code: RefErrorCode;
+  readonly ref: string | undefined;
+  readonly arg: string | undefined;
+  readonly span: Span | undefined;
+  /** The message without the `arg` suffix, used when an outer layer adds where it happened. */
+  readonly detail: string;
+
+  constructor(code: RefErrorCode, detail: string, details: RefErrorDetails = {}) {
+    super(withArg(detail, details.arg), details.cause === undefined ? undefined : { cause: details.cause });
+    this.code = code;
+    this.detail = detail;
+    this.ref = details.ref;
+    this.arg = details.arg;
+    this.span = details.span;
+  }
+}
+
+/** What a `KeyError` carries beyond a `RefError`. */
+export interface KeyErrorDetails extends RefErrorDetails {
+  /** The step number, or `null` when its digits exceed `Number.MAX_SAFE_INTEGER`. */
+  readonly step: number | null;
+  /** The step's canonical digits (no leading zeros): exact even for huge numbers. */
+  readonly stepText: string;
+  /** The missing key or index, when a key or index was missing. */
+  readonly key?: string | number | undefined;
+  /** Which path segment failed (0-based), when a segment failed. */
+  readonly segment?: number | undefined;
+}
+
+/**
+ * A step or key that a reference names is missing, or a key was applied to a value that has no keys.
+ * Codes: `missing-step`, `missing-key`, `not-indexable`.
+ *
+ * @example
+ * resolveRefs({ q: "$2" }, { 1: "x" }) // throws KeyError: $2: no result for step 2 (steps with results: 1), in argument /q
+ */
+export class KeyError extends RefError {
+  override name = "KeyError";
+  readonly step: number | null;
+  readonly stepText: string;
+  readonly key: string | number | undefined;
+  readonly segment: number | undefined;
+
+  constructor(code: "missing-step" | "missing-key" | "not-indexable", detail: string, details: KeyErrorDetails) {
+    super(code, detail, details);
+    this.step = details.step;
+    this.stepText = details.stepText;
+    this.key = details.key;
+    this.segment = details.segment;
+  }
+}
+
+/**
+ * A string is not valid reference syntax. `offset` is where parsing failed (0-based UTF-16 offset in
+ * `text`), `expected` lists what would have been valid there.
+ *
+ * @example
+ * parseRef("$1.") // throws RefSyntaxError: expected a key at offset 3
+ */
+export class RefSyntaxError extends RefError {
+  override name = "RefSyntaxError";
+  readonly offset: number;
+  readonly expected: readonly string[];
+  readonly text: string;
+
+  constructor(text: string, offset: number, expected: readonly string[], details: RefErrorDetails = {}) {
+    super("syntax", describeSyntax(text, offset, expected), { ...details, ref: details.ref ?? text, span: details.span ?? { start: offset, end: Math.min(offset + 1, text.length) } });
+    this.offset = offset;
+    this.expected = expected;
+    this.text = text;
+  }
+}
+
+function withArg(detail: string, arg: string | undefined): string {
+  return arg === undefined ? detail : `${detail}, in argument ${arg === "" ? "(root)" : arg}`;
+}
+
+function describeSyntax(text: string, offset: number, expected: readonly string[]): string {
+  const shown = JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
+  const found = offset >= text.length ? "end of text" : JSON.stringify(text.slice(offset, offset + 1));
+  const wanted = expected.length === 0 ? "" : `, expected ${expected.slice(0, 6).join(" or ")}`;
+  return `invalid reference ${shown} at offset ${offset}: found ${found}${wanted}`;
+}
+
+/** Copy an error with the argument pointer it happened at (errors are immutable once thrown). */
+export function atArgument<E extends RefError>(error: E, arg: string): E {
+  if (error.arg !== undefined) return error;
+  const copy = Object.create(Object.getPrototypeOf(error) as object) as E;
+  for (const key of Reflect.ownKeys(error)) {
+    Object.defineProperty(copy, key, Object.getOwnPropertyDescriptor(error, key)!);
+  }
+  Object.defineProperty(copy, "arg", { value: arg, writable: true, enumerable: true, configurable: true });
+  Object.defineProperty(copy, "message", { value: withArg(error.detail, arg), writable: true, enumerable: false, configurable: true });
+  return copy;
+}
