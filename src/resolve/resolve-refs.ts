@@ -5,14 +5,11 @@
  */
 import { classifyString } from "../grammar/parse.js";
 import { atArgument, RefError } from "../shared/errors.js";
+import { pointerToken } from "../shared/pointer.js";
 import { normalizeOptions, type NormalizedOptions, type ResolveOptions } from "../shared/options.js";
 import { assertResults, describeValue, guarded, isPlainArray, isPlainObject, type Results } from "./access.js";
 import { evaluateAst } from "./evaluate.js";
 
-/** Escape one JSON Pointer token (`~` to `~0`, `/` to `~1`). */
-export function pointerToken(key: string | number): string {
-  return String(key).replaceAll("~", "~0").replaceAll("/", "~1");
-}
 
 /**
  * Resolve the placeholders in a tool call's arguments against the results of earlier steps.

@@ -1,0 +1,197 @@
+/**
+ * The plan format: `{ "steps": [ { "id": 1, "tool": "geocode", "args": { … } } ], "tools"?, "options"? }`,
+ * or a bare array of steps. `readPlan` checks the shape of any value and reports every problem with a
+ * JSON Pointer, so the linter can go on after a mistake.
+ */
+import { isPlainObject } from "../resolve/access.js";
+import { pointerToken } from "../shared/pointer.js";
+import type { Syntax } from "../shared/options.js";
+
+/** A JSON Schema, as the tool catalog carries it (only what plan-refs reads is typed). */
+export type JsonSchema = boolean | Readonly<Record<string, unknown>>;
+
+/** One tool of a catalog. */
+export interface ToolSpec {
+  readonly description?: string;
+  /** JSON Schema of the tool's arguments object. */
+  readonly input?: JsonSchema;
+  /** JSON Schema of the tool's result. */
+  readonly output?: JsonSchema;
+}
+
+/** Tools by name. */
+export type ToolCatalog = Readonly<Record<string, ToolSpec>>;
+
+/** The language options a plan may set for itself (the caller's options fill in the rest). */
+export interface PlanOptions {
+  readonly syntax?: Syntax;
+  readonly templates?: boolean;
+  readonly deep?: boolean;
+}
+
+/** One tool call of a plan. */
+export interface PlanStep {
+  /** A non-negative integer, unique in the plan. */
+  readonly id: number;
+  readonly tool: string;
+  readonly args: Readonly<Record<string, unknown>>;
+}
+
+/** A plan: steps, and optionally its tool catalog and options. */
+export interface Plan {
+  readonly steps: readonly PlanStep[];
+  readonly tools?: ToolCatalog;
+  readonly options?: PlanOptions;
+}
+
+/** A problem with a plan's shape, before any reference is looked at. */
+export interface PlanProblem {
+  readonly code: "invalid-plan" | "duplicate-step-id";
+  readonly message: string;
+  /** JSON Pointer into the plan document. */
+  readonly pointer: string;
+  /** The step's id, when the problem is inside a step that has one. */
+  readonly step?: number;
+}
+
+/** A step that passed the shape check, with where it stands in the document. */
+export interface LocatedStep extends PlanStep {
+  /** The step's index in the document's step array. */
+  readonly index: number;
+  /** JSON Pointer of the step (`/steps/0`, or `/0` for a bare array). */
+  readonly pointer: string;
+}
+
+/** What `readPlan` found: the usable steps, and every problem. */
+export interface ReadPlanResult {
+  /** The plan with only well-formed steps (a step with a duplicate id is kept once, the first time). */
+  readonly plan: Plan;
+  readonly steps: readonly LocatedStep[];
+  /** Pointer of the step array (`/steps`, or `` for a bare array). */
+  readonly stepsPointer: string;
+  readonly problems: readonly PlanProblem[];
+}
+
+const STEP_KEYS = new Set(["id", "tool", "args", "description", "name"]);
+const PLAN_KEYS = new Set(["steps", "tools", "options", "$schema", "description", "name"]);
+
+/**
+ * Check the shape of a plan value (as `JSON.parse` gives it) and report every problem. Never throws.
+ *
+ * @example
+ * readPlan({ steps: [{ id: 1, tool: "geocode", args: { city: "Paris" } }] }).problems // []
+ */
+export function readPlan(value: unknown): ReadPlanResult {
+  const problems: PlanProblem[] = [];
+  const problem = (pointer: string, message: string, step?: number): void => {
+    problems.push(step === undefined ? { code: "invalid-plan", message, pointer } : { code: "invalid-plan", message, pointer, step });
+  };
+  let stepsValue: unknown;
+  let stepsPointer = "/steps";
+  let tools: ToolCatalog | undefined;
+  let options: PlanOptions | undefined;
+
+  if (Array.isArray(value)) {
+    stepsValue = value;
+    stepsPointer = "";
+  } else if (isPlainObject(value)) {
+    for (const key of Object.keys(value)) {
+      if (!PLAN_KEYS.has(key)) problem(`/${pointerToken(key)}`, `unknown plan property "${key.slice(0, 40)}" (expected steps, tools, options)`);
+    }
+    if (!Object.hasOwn(value, "steps")) problem("", `a plan needs a "steps" array`);
+    stepsValue = ownValue(value, "steps");
+    tools = readTools(ownValue(value, "tools"), problem);
+    options = readOptions(ownValue(value, "options"), problem);
+  } else {
+    problem("", `a plan must be an object with a "steps" array, or an array of steps`);
+    return { plan: { steps: [] }, steps: [], stepsPointer, problems };
+  }
+
+  const steps: LocatedStep[] = [];
+  if (stepsValue !== undefined && !Array.isArray(stepsValue)) problem(stepsPointer, `"steps" must be an array`);
+  const seen = new Map<number, string>();
+  (Array.isArray(stepsValue) ? stepsValue : []).forEach((raw: unknown, index) => {
+    const pointer = `${stepsPointer}/${index}`;
+    if (!isPlainObject(raw)) return problem(pointer, "a step must be an object with id, tool and args");
+    const id = ownValue(raw, "id");
+    const validId = typeof id === "number" && Number.isSafeInteger(id) && id >= 0;
+    if (!Object.hasOwn(raw, "id")) problem(pointer, `step ${index} has no "id"`);
+    else if (!validId) problem(`${pointer}/id`, `a step id must be a non-negative integer, not ${JSON.stringify(id)?.slice(0, 40) ?? typeof id}`);
+    const stepId = validId ? id : undefined;
+    for (const key of Object.keys(raw)) {
+      if (!STEP_KEYS.has(key)) problem(`${pointer}/${pointerToken(key)}`, `unknown step property "${key.slice(0, 40)}" (expected id, tool, args)`, stepId);
+    }
+    const tool = ownValue(raw, "tool");
+    if (typeof tool !== "string" || tool === "") problem(Object.hasOwn(raw, "tool") ? `${pointer}/tool` : pointer, `step ${stepId ?? index} needs a "tool" name (a non-empty string)`, stepId);
+    const args = Object.hasOwn(raw, "args") ? ownValue(raw, "args") : {};
+    if (!isPlainObject(args)) problem(`${pointer}/args`, `"args" must be an object`, stepId);
+    if (stepId === undefined || typeof tool !== "string" || tool === "" || !isPlainObject(args)) return;
+    const first = seen.get(stepId);
+    if (first !== undefined) {
+      problems.push({ code: "duplicate-step-id", message: `step id ${stepId} is used twice (first at ${first})`, pointer: `${pointer}/id`, step: stepId });
+      return;
+    }
+    seen.set(stepId, pointer);
+    steps.push({ id: stepId, tool, args, index, pointer });
+  });
+
+  const plan: Plan = {
+    steps: steps.map(({ id, tool, args }) => ({ id, tool, args })),
+    ...(tools === undefined ? {} : { tools }),
+    ...(options === undefined ? {} : { options }),
+  };
+  return { plan, steps, stepsPointer, problems };
+}
+
+function ownValue(object: Record<string, unknown>, key: string): unknown {
+  const descriptor = Object.getOwnPropertyDescriptor(object, key);
+  return descriptor !== undefined && "value" in descriptor ? descriptor.value : undefined;
+}
+
+/** Check a tool catalog (inline `tools` or a separate file); returns the usable part. */
+export function readTools(value: unknown, problem: (pointer: string, message: string) => void, base = "/tools"): ToolCatalog | undefined {
+  if (value === undefined) return undefined;
+  if (!isPlainObject(value)) {
+    problem(base, `"tools" must be an object mapping tool names to { description, input, output }`);
+    return undefined;
+  }
+  const tools: Record<string, ToolSpec> = Object.create(null) as Record<string, ToolSpec>;
+  for (const name of Object.keys(value)) {
+    const spec = ownValue(value, name);
+    const pointer = `${base}/${pointerToken(name)}`;
+    if (!isPlainObject(spec)) {
+      problem(pointer, `tool "${name.slice(0, 40)}" must be an object with description, input and output`);
+      continue;
+    }
+    for (const key of ["input", "output"] as const) {
+      const schema = ownValue(spec, key);
+      if (schema !== undefined && typeof schema !== "boolean" && !isPlainObject(schema)) problem(`${pointer}/${key}`, `"${key}" must be a JSON Schema (an object or a boolean)`);
+    }
+    const description = ownValue(spec, "description");
+    if (description !== undefined && typeof description !== "string") problem(`${pointer}/description`, `"description" must be a string`);
+    Object.defineProperty(tools, name, { value: spec as ToolSpec, enumerable: true, writable: true, configurable: true });
+  }
+  return tools;
+}
+
+function readOptions(value: unknown, problem: (pointer: string, message: string) => void): PlanOptions | undefined {
+  if (value === undefined) return undefined;
+  if (!isPlainObject(value)) {
+    problem("/options", `"options" must be an object`);
+    return undefined;
+  }
+  const options: { syntax?: Syntax; templates?: boolean; deep?: boolean } = {};
+  for (const key of Object.keys(value)) {
+    const item = ownValue(value, key);
+    if (key === "syntax") {
+      if (item === "seed" || item === "path") options.syntax = item;
+      else problem("/options/syntax", `"syntax" must be "seed" or "path"`);
+    } else if (key === "templates" || key === "deep") {
+      if (typeof item === "boolean") options[key] = item;
+      else problem(`/options/${key}`, `"${key}" must be true or false`);
+    } else {
+      problem(`/options/${pointerToken(key)}`, `unknown plan option "${key.slice(0, 40)}" (expected syntax, templates, deep)`);
+    }
+  }
+  return options;
+}
