@@ -20,8 +20,18 @@ export function guarded<T>(what: string, read: () => T): T {
     return read();
   } catch (error) {
     if (error instanceof RefError) throw error;
+    if (error instanceof RangeError) throw stackLimit(error);
     throw new RefError("access", `could not read ${what}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
+}
+
+/**
+ * A call stack exhausted by nesting that the caller's own limits allowed (a huge `maxDepth` or
+ * `maxSegments`) becomes `RefError` code `limit`, so no raw `RangeError` ever escapes.
+ */
+export function stackLimit(error: unknown): unknown {
+  if (!(error instanceof RangeError)) return error;
+  return new RefError("limit", "input is nested too deeply for the call stack; lower maxDepth or maxSegments", { cause: error });
 }
 
 /** An object whose prototype is `Object.prototype` or `null`: the only objects whose keys a path reads. */
@@ -51,20 +61,20 @@ export function assertResults(results: unknown): asserts results is Results {
   }
 }
 
-/** The result of step `id` (canonical digits). Steps are matched by their digit string, never by a rounded number. */
+/**
+ * The result of step `id` (canonical digits). A step above `Number.MAX_SAFE_INTEGER` is always missing:
+ * such a number has no exact step, so it must neither be rounded to a neighbour nor match a key by its text.
+ */
 export function stepResult(results: Results, id: string): Lookup {
   return guarded("the step results", () => {
     const numeric = Number(id);
-    const safe = Number.isSafeInteger(numeric);
+    if (!Number.isSafeInteger(numeric)) return MISSING;
     if (results instanceof Map) {
-      if (safe && Map.prototype.has.call(results, numeric)) return { found: true, value: Map.prototype.get.call(results, numeric) };
+      if (Map.prototype.has.call(results, numeric)) return { found: true, value: Map.prototype.get.call(results, numeric) };
       if (Map.prototype.has.call(results, id)) return { found: true, value: Map.prototype.get.call(results, id) };
       return MISSING;
     }
-    if (Array.isArray(results)) {
-      if (!safe || numeric >= results.length) return MISSING;
-      return ownData(results, id);
-    }
+    if (Array.isArray(results) && numeric >= results.length) return MISSING;
     return ownData(results, id);
   });
 }

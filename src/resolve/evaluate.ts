@@ -7,7 +7,7 @@ import { formatRef } from "../grammar/format.js";
 import { KeyError, RefError } from "../shared/errors.js";
 import { DEFAULT_LIMITS } from "../shared/options.js";
 import { safeText, listSome, quoted } from "../shared/text.js";
-import { assertResults, describeValue, indexOf, keyOf, someKeys, sizeOf, stepResult, type Lookup, type Results } from "./access.js";
+import { assertResults, describeValue, indexOf, keyOf, someKeys, sizeOf, stackLimit, stepResult, type Lookup, type Results } from "./access.js";
 import { interpolationText } from "./stringify.js";
 
 /** Limits that apply while evaluating. */
@@ -36,11 +36,15 @@ interface Context {
  */
 export function evaluate(ast: RefAst, results: Results, options?: EvaluateOptions & { source?: string }): unknown {
   assertResults(results);
-  return evaluateAst(ast, results, {
-    source: options?.source,
-    maxOutputLength: options?.maxOutputLength ?? DEFAULT_LIMITS.maxOutputLength,
-    maxDepth: options?.maxDepth ?? DEFAULT_LIMITS.maxDepth,
-  });
+  try {
+    return evaluateAst(ast, results, {
+      source: options?.source,
+      maxOutputLength: options?.maxOutputLength ?? DEFAULT_LIMITS.maxOutputLength,
+      maxDepth: options?.maxDepth ?? DEFAULT_LIMITS.maxDepth,
+    });
+  } catch (error) {
+    throw stackLimit(error);
+  }
 }
 
 /** `evaluate` without re-checking `results` (the caller already did). */
@@ -99,7 +103,13 @@ function evaluateReference(node: ReferenceNode, results: Results, context: Conte
   const found = stepResult(results, step);
   if (!found.found) {
     const have = stepsWithResults(results);
-    throw new KeyError("missing-step", `${label}: no result for step ${safeText(step, 24)} (${have.length === 0 ? "no step has a result yet" : `steps with results: ${listSome(have)}`})`, {
+    const why =
+      base.step === null
+        ? "step numbers above Number.MAX_SAFE_INTEGER never match a step"
+        : have.length === 0
+          ? "no step has a result yet"
+          : `steps with results: ${listSome(have)}`;
+    throw new KeyError("missing-step", `${label}: no result for step ${safeText(step, 24)} (${why})`, {
       ...base,
       ref: context.source ?? label,
       span: node.step.span,

@@ -7,7 +7,8 @@ import { classifyString } from "../grammar/parse.js";
 import { atArgument, RefError } from "../shared/errors.js";
 import { pointerToken } from "../shared/pointer.js";
 import { normalizeOptions, type NormalizedOptions, type ResolveOptions } from "../shared/options.js";
-import { assertResults, describeValue, guarded, isPlainArray, isPlainObject, type Results } from "./access.js";
+import { safeText } from "../shared/text.js";
+import { assertResults, describeValue, guarded, isPlainArray, isPlainObject, stackLimit, type Results } from "./access.js";
 import { evaluateAst } from "./evaluate.js";
 
 
@@ -31,7 +32,11 @@ export function resolveRefs(args: Readonly<Record<string, unknown>>, results: Re
   assertArgs(args);
   assertResults(results);
   const walker = new Walker(results, normalized);
-  return walker.resolveTop(args);
+  try {
+    return walker.resolveTop(args);
+  } catch (error) {
+    throw stackLimit(error);
+  }
 }
 
 function assertArgs(args: unknown): asserts args is Record<string, unknown> {
@@ -56,7 +61,7 @@ function ownEntries(container: object, pointer: string): [string, unknown][] {
       const descriptor = Object.getOwnPropertyDescriptor(container, key);
       if (descriptor === undefined) continue;
       if (!("value" in descriptor)) {
-        throw new RefError("access", `argument ${pointer}/${pointerToken(key)} is a getter; plan-refs never invokes getters`, { arg: `${pointer}/${pointerToken(key)}` });
+        throw new RefError("access", `argument ${safeText(`${pointer}/${pointerToken(key)}`, 120)} is a getter; plan-refs never invokes getters`, { arg: `${pointer}/${pointerToken(key)}` });
       }
       entries.push([key, descriptor.value]);
     }
@@ -90,7 +95,7 @@ class Walker {
     if (!this.options.deep || typeof value !== "object" || value === null) return value;
     const plainArray = guarded(`args at ${pointer}`, () => isPlainArray(value));
     if (!plainArray && !guarded(`args at ${pointer}`, () => isPlainObject(value))) return value;
-    if (this.#open.has(value)) throw new RefError("cycle", `args contain a cycle: ${pointer} refers back to one of its parents`, { arg: pointer });
+    if (this.#open.has(value)) throw new RefError("cycle", `args contain a cycle: ${safeText(pointer, 120)} refers back to one of its parents`, { arg: pointer });
     if (this.#done.has(value)) return this.#done.get(value);
     if (depth > this.options.maxDepth) throw new RefError("limit", `args are nested deeper than maxDepth (${this.options.maxDepth})`, { arg: pointer });
     this.#open.add(value);
@@ -124,7 +129,8 @@ class Walker {
   resolveObject(object: Record<string, unknown>, pointer: string, depth: number): Record<string, unknown> {
     const entries = ownEntries(object, pointer);
     const resolved = entries.map(([key, value]) => this.resolveValue(value, `${pointer}/${pointerToken(key)}`, depth + 1));
-    if (resolved.every((value, i) => value === entries[i]![1])) return object;
+    // Object.is, not ===: a NaN that came back unchanged must not force a copy.
+    if (resolved.every((value, i) => Object.is(value, entries[i]![1]))) return object;
     const out: Record<string, unknown> = Object.getPrototypeOf(object) === null ? Object.create(null) : {};
     entries.forEach(([key], i) => defineOwn(out, key, resolved[i]));
     return out;
@@ -133,7 +139,7 @@ class Walker {
   resolveArray(array: unknown[], pointer: string, depth: number): unknown[] {
     const entries = ownEntries(array, pointer);
     const resolved = entries.map(([key, value]) => this.resolveValue(value, `${pointer}/${pointerToken(key)}`, depth + 1));
-    if (resolved.every((value, i) => value === entries[i]![1])) return array;
+    if (resolved.every((value, i) => Object.is(value, entries[i]![1]))) return array;
     const out = new Array<unknown>(array.length);
     entries.forEach(([key], i) => defineOwn(out, key, resolved[i]));
     return out;

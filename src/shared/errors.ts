@@ -3,6 +3,7 @@
  * `code`, so callers can branch on `error.code` rather than on message text.
  */
 import type { Span } from "./span.js";
+import { safeText } from "./text.js";
 
 /** Every code a `RefError` can carry. */
 export type RefErrorCode =
@@ -112,7 +113,8 @@ export class RefSyntaxError extends RefError {
 }
 
 function withArg(detail: string, arg: string | undefined): string {
-  return arg === undefined ? detail : `${detail}, in argument ${arg === "" ? "(root)" : arg}`;
+  // The pointer is built from untrusted argument names: escaped and truncated like any other untrusted text.
+  return arg === undefined ? detail : `${detail}, in argument ${arg === "" ? "(root)" : safeText(arg, 120)}`;
 }
 
 function describeSyntax(text: string, offset: number, expected: readonly string[]): string {
