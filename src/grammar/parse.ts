@@ -4,10 +4,11 @@
  * parses through here, so the language has exactly one definition.
  */
 import { RefError, RefSyntaxError } from "../shared/errors.js";
-import { normalizeOptions, syntaxKey, type NormalizedOptions, type SyntaxOptions } from "../shared/options.js";
+import { normalizeOptions, type NormalizedOptions, type SyntaxOptions } from "../shared/options.js";
 import type { Expression, RefAst, TemplateNode } from "./ast.js";
 import { BoundedCache } from "./cache.js";
-import { pathLanguage, runRule, seedLanguage, type RefLanguage } from "./language.js";
+import { pathLanguage, runRule, seedLanguage, type RefLanguage, type RuleResult } from "./language.js";
+import { scanPlaceholder } from "./scanner.js";
 
 /** A value or an error, for callers that go on after a failure. */
 export type Result<T, E = RefError> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: E };
@@ -23,17 +24,39 @@ export type Classification =
 
 const LITERAL: Classification = Object.freeze({ kind: "literal" });
 
+/**
+ * What parsing a string gave in one syntax mode, before the options that do not change parsing
+ * (`strict`, `maxSegments`) are applied, so one cached parse serves every option set.
+ */
+type Outcome =
+  /** Not a placeholder nor a template in this mode, whatever `strict` says. */
+  | { readonly kind: "literal" }
+  /** Parsed; `segments` is checked against `maxSegments` on every use. */
+  | { readonly kind: "ref"; readonly segments: number; readonly classification: Classification }
+  /** Starts like a placeholder (`$` and a digit) but is not one: literal, or an error under `strict`. */
+  | { readonly kind: "not-placeholder"; readonly text: string; readonly offset: number; readonly expected: readonly string[]; strictError?: Classification }
+  /** An invalid template: always an error. */
+  | { readonly kind: "invalid"; readonly classification: Classification };
+
+const LITERAL_OUTCOME: Outcome = Object.freeze({ kind: "literal" });
+
+/** The outcomes of one string in the four syntax modes (seed, seed+templates, path, path+templates). */
+type CacheEntry = (Outcome | undefined)[];
+
 /** Default bound of the parse cache (entries). */
 export const DEFAULT_PARSE_CACHE_SIZE = 10_000;
 /** Strings longer than this are parsed every time rather than cached, so the cache's memory stays bounded. */
 const CACHEABLE_LENGTH = 512;
-const cache = new BoundedCache<Classification>(DEFAULT_PARSE_CACHE_SIZE);
+/** Keyed by the text itself: a string keeps its hash, so a hit costs one `Map.get`. */
+const cache = new BoundedCache<CacheEntry>(DEFAULT_PARSE_CACHE_SIZE);
 
 /**
  * Set how many parsed strings the cache keeps (0 turns caching off). Returns the previous bound.
+ * The cache never holds more entries than this bound, and strings longer than 512 characters are
+ * never cached, so its memory is bounded whatever goes through the parser.
  *
  * @example
- * setParseCacheSize(50_000)
+ * setParseCacheSize(50_000) // 10000, the default
  */
 export function setParseCacheSize(maxEntries: number): number {
   if (!Number.isInteger(maxEntries) || maxEntries < 0) throw new RefError("invalid-options", "the parse cache size must be a non-negative integer");
@@ -52,7 +75,13 @@ export function parseCacheStats(): { size: number; maxEntries: number } {
   return { size: cache.size, maxEntries: cache.maxEntries };
 }
 
-/** Empty the parse cache. */
+/**
+ * Empty the parse cache.
+ *
+ * @example
+ * clearParseCache()
+ * parseCacheStats().size // 0
+ */
 export function clearParseCache(): void {
   cache.clear();
 }
@@ -61,13 +90,25 @@ function languageOf(options: NormalizedOptions): RefLanguage {
   return options.syntax === "path" ? pathLanguage : seedLanguage;
 }
 
+/** The whole-string placeholder rule: the scanner when it accepts the text, else the grammar (which also explains failures). */
+function parsePlaceholder(text: string, options: NormalizedOptions): RuleResult<Expression> {
+  const scanned = scanPlaceholder(text, options.syntax);
+  if (scanned !== undefined) return { ok: true, value: scanned };
+  return runRule(languageOf(options).placeholder, text);
+}
+
 function isDigit(code: number): boolean {
   return code >= 48 && code <= 57;
 }
 
 /**
  * Classify a string the way `resolveRefs` does, with options already normalized. Fast for the common
- * case: a string that cannot be a placeholder or template is recognized without parsing.
+ * case: a string that cannot be a placeholder or template is recognized without parsing, and a string
+ * seen before is looked up in the bounded cache.
+ *
+ * @example
+ * classifyString("$1.city", normalizeOptions(undefined)).kind // "ref"
+ * classifyString("$5 off", normalizeOptions(undefined)).kind  // "literal"
  */
 export function classifyString(text: string, options: NormalizedOptions): Classification {
   const startsWithDollar = text.charCodeAt(0) === 36;
@@ -76,41 +117,63 @@ export function classifyString(text: string, options: NormalizedOptions): Classi
   if (text.length > options.maxRefLength) {
     return { kind: "error", error: new RefError("limit", `placeholder of ${text.length} characters exceeds maxRefLength (${options.maxRefLength})`, { ref: text.slice(0, 40) }) };
   }
-  if (text.length > CACHEABLE_LENGTH) return classifyUncached(text, options);
-  const key = `${syntaxKey(options)}${options.strict ? "!" : ""}\u0000${text}`;
-  let found = cache.get(key);
-  if (found === undefined) {
-    found = classifyUncached(text, options);
-    cache.set(key, found);
+  const mode = (options.syntax === "path" ? 2 : 0) + (options.templates ? 1 : 0);
+  let outcome: Outcome | undefined;
+  if (text.length > CACHEABLE_LENGTH) {
+    outcome = parseOutcome(text, options);
+  } else {
+    let entry = cache.get(text);
+    outcome = entry?.[mode];
+    if (outcome === undefined) {
+      outcome = parseOutcome(text, options);
+      if (entry === undefined) {
+        entry = [undefined, undefined, undefined, undefined];
+        cache.set(text, entry);
+      }
+      entry[mode] = outcome;
+    }
   }
-  return found;
+  switch (outcome.kind) {
+    case "ref":
+      return outcome.segments > options.maxSegments ? segmentLimit(outcome.segments, text, options) : outcome.classification;
+    case "literal":
+      return LITERAL;
+    case "invalid":
+      return outcome.classification;
+    case "not-placeholder":
+      if (!options.strict) return LITERAL;
+      outcome.strictError ??= { kind: "error", error: new RefSyntaxError(outcome.text, outcome.offset, outcome.expected) };
+      return outcome.strictError;
+  }
 }
 
-function classifyUncached(text: string, options: NormalizedOptions): Classification {
-  const language = languageOf(options);
-  const looksLikePlaceholder = isDigit(text.charCodeAt(1)) && text.charCodeAt(0) === 36;
-  if (looksLikePlaceholder) {
-    const parsed = runRule(language.placeholder, text);
-    if (parsed.ok) return checked(parsed.value, text, options);
-    const isTemplate = options.templates && (text.startsWith("$$") || text.includes("${"));
-    if (!isTemplate) {
-      return options.strict ? { kind: "error", error: new RefSyntaxError(text, parsed.offset, parsed.expected) } : LITERAL;
-    }
-  } else if (!(options.templates && (text.startsWith("$$") || text.includes("${")))) {
-    return LITERAL;
+/** Parse `text` in the syntax mode of `options` (strict and maxSegments aside). */
+function parseOutcome(text: string, options: NormalizedOptions): Outcome {
+  const isTemplate = options.templates && (text.startsWith("$$") || text.includes("${"));
+  if (isDigit(text.charCodeAt(1)) && text.charCodeAt(0) === 36) {
+    const parsed = parsePlaceholder(text, options);
+    if (parsed.ok) return refOutcome(parsed.value);
+    if (!isTemplate) return { kind: "not-placeholder", text, offset: parsed.offset, expected: parsed.expected };
+  } else if (!isTemplate) {
+    return LITERAL_OUTCOME;
   }
-  const parsed = runRule(language.template, text);
-  if (!parsed.ok) return { kind: "error", error: new RefSyntaxError(text, parsed.offset, parsed.expected) };
-  return checked(parsed.value, text, options);
+  const parsed = runRule(languageOf(options).template, text);
+  if (!parsed.ok) return { kind: "invalid", classification: { kind: "error", error: new RefSyntaxError(text, parsed.offset, parsed.expected) } };
+  return refOutcome(parsed.value);
+}
+
+function refOutcome(ast: RefAst): Outcome {
+  return { kind: "ref", segments: countSegments(ast), classification: { kind: "ref", ast } };
+}
+
+function segmentLimit(count: number, text: string, options: NormalizedOptions): Classification {
+  return { kind: "error", error: new RefError("limit", `reference has ${count} path segments and defaults, over maxSegments (${options.maxSegments})`, { ref: text.slice(0, 40) }) };
 }
 
 /** Enforce the segment limit on a parsed AST. */
 function checked(ast: RefAst, text: string, options: NormalizedOptions): Classification {
   const count = countSegments(ast);
-  if (count > options.maxSegments) {
-    return { kind: "error", error: new RefError("limit", `reference has ${count} path segments and defaults, over maxSegments (${options.maxSegments})`, { ref: text.slice(0, 40) }) };
-  }
-  return { kind: "ref", ast };
+  return count > options.maxSegments ? segmentLimit(count, text, options) : { kind: "ref", ast };
 }
 
 function countSegments(ast: RefAst): number {
@@ -163,7 +226,7 @@ export function tryParseRef(text: string, options?: SyntaxOptions): Result<RefAs
       return { ok: false, error: classified.error };
     case "literal": {
       // Not a placeholder at all: report where the placeholder grammar stops.
-      const parsed = runRule(languageOf(normalized).placeholder, text);
+      const parsed = parsePlaceholder(text, normalized);
       if (parsed.ok) return checkedResult(checked(parsed.value, text, normalized));
       return { ok: false, error: new RefSyntaxError(text, parsed.offset, parsed.expected) };
     }
@@ -190,15 +253,14 @@ export function parseTemplate(text: string, options?: SyntaxOptions): TemplateNo
   if (text.length > normalized.maxRefLength) {
     throw new RefError("limit", `template of ${text.length} characters exceeds maxRefLength (${normalized.maxRefLength})`, { ref: text.slice(0, 40) });
   }
-  const language = languageOf(normalized);
   if (text.charCodeAt(0) === 36 && isDigit(text.charCodeAt(1))) {
-    const whole = runRule(language.placeholder, text);
+    const whole = parsePlaceholder(text, normalized);
     if (whole.ok) {
       const expression: Expression = whole.value;
       return { type: "template", span: expression.span, parts: [{ type: "interpolation", span: expression.span, form: "bare", expression }] };
     }
   }
-  const parsed = runRule(language.template, text);
+  const parsed = runRule(languageOf(normalized).template, text);
   if (!parsed.ok) throw new RefSyntaxError(text, parsed.offset, parsed.expected);
   const classified = checked(parsed.value, text, normalized);
   if (classified.kind === "error") throw classified.error;

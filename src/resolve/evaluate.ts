@@ -95,49 +95,61 @@ function evaluateExpression(node: Expression, results: Results, context: Context
 }
 
 function evaluateReference(node: ReferenceNode, results: Results, context: Context): unknown {
+  // The happy path builds no text: labels and messages are made only when a lookup fails.
+  const found = stepResult(results, node.step.id);
+  if (!found.found) throw missingStep(node, results, context);
+  let value = found.value;
+  const path = node.path;
+  for (let index = 0; index < path.length; index++) {
+    const segment = path[index]!;
+    const looked: Lookup = segment.type === "index" ? indexOf(value, segment.index) : keyOf(value, segment.name);
+    if (!looked.found) throw missingSegment(node, index, value, looked.reason, context);
+    value = looked.value;
+  }
+  return value;
+}
+
+/** What every `KeyError` of a reference carries: the step (number and exact digits) and the label. */
+function referenceDetails(node: ReferenceNode, context: Context) {
   const step = node.step.id;
   const stepNumber = Number(step);
   const base = { step: Number.isSafeInteger(stepNumber) ? stepNumber : null, stepText: step };
-  const label = referenceLabel(node, context.source);
+  return { step, base, label: referenceLabel(node, context.source) };
+}
 
-  const found = stepResult(results, step);
-  if (!found.found) {
-    const have = stepsWithResults(results);
-    const why =
-      base.step === null
-        ? "step numbers above Number.MAX_SAFE_INTEGER never match a step"
-        : have.length === 0
-          ? "no step has a result yet"
-          : `steps with results: ${listSome(have)}`;
-    throw new KeyError("missing-step", `${label}: no result for step ${safeText(step, 24)} (${why})`, {
-      ...base,
-      ref: context.source ?? label,
-      span: node.step.span,
-    });
-  }
-
-  let value = found.value;
-  node.path.forEach((segment, index) => {
-    const looked: Lookup = segment.type === "index" ? indexOf(value, segment.index) : keyOf(value, segment.name);
-    if (looked.found) {
-      value = looked.value;
-      return;
-    }
-    const at = index === 0 ? "" : ` at ${pathText(node, index)}`;
-    const key = segment.type === "index" ? segment.index : segment.name;
-    const details = { ...base, ref: context.source ?? label, span: segment.span, key, segment: index };
-    if (looked.reason === "not-indexable") {
-      const wants = segment.type === "index" ? "an index (only arrays have indexes)" : "a key (only objects and Maps have keys)";
-      throw new KeyError("not-indexable", `${label}: step ${step}'s result is ${describeValue(value)}${at}, which cannot take ${wants}`, details);
-    }
-    if (segment.type === "index") {
-      throw new KeyError("missing-key", `${label}: step ${step}'s result has no index ${segment.index}${at} (length ${sizeOf(value) ?? 0})`, details);
-    }
-    const keys = someKeys(value);
-    const known = keys.length === 0 ? "it has no keys" : `keys: ${listSome(keys, 8)}`;
-    throw new KeyError("missing-key", `${label}: step ${step}'s result has no key ${quoted(segment.name, 40)}${at} (${known})`, details);
+function missingStep(node: ReferenceNode, results: Results, context: Context): KeyError {
+  const { step, base, label } = referenceDetails(node, context);
+  const have = stepsWithResults(results);
+  const why =
+    base.step === null
+      ? "step numbers above Number.MAX_SAFE_INTEGER never match a step"
+      : have.length === 0
+        ? "no step has a result yet"
+        : `steps with results: ${listSome(have)}`;
+  return new KeyError("missing-step", `${label}: no result for step ${safeText(step, 24)} (${why})`, {
+    ...base,
+    ref: context.source ?? label,
+    span: node.step.span,
   });
-  return value;
+}
+
+/** The `KeyError` for path segment `index`, which failed on `value` (the part of the result that did resolve). */
+function missingSegment(node: ReferenceNode, index: number, value: unknown, reason: "missing" | "not-indexable", context: Context): KeyError {
+  const { step, base, label } = referenceDetails(node, context);
+  const segment = node.path[index]!;
+  const at = index === 0 ? "" : ` at ${pathText(node, index)}`;
+  const key = segment.type === "index" ? segment.index : segment.name;
+  const details = { ...base, ref: context.source ?? label, span: segment.span, key, segment: index };
+  if (reason === "not-indexable") {
+    const wants = segment.type === "index" ? "an index (only arrays have indexes)" : "a key (only objects and Maps have keys)";
+    return new KeyError("not-indexable", `${label}: step ${step}'s result is ${describeValue(value)}${at}, which cannot take ${wants}`, details);
+  }
+  if (segment.type === "index") {
+    return new KeyError("missing-key", `${label}: step ${step}'s result has no index ${segment.index}${at} (length ${sizeOf(value) ?? 0})`, details);
+  }
+  const keys = someKeys(value);
+  const known = keys.length === 0 ? "it has no keys" : `keys: ${listSome(keys, 8)}`;
+  return new KeyError("missing-key", `${label}: step ${step}'s result has no key ${quoted(segment.name, 40)}${at} (${known})`, details);
 }
 
 /** The reference as written (from the source when known), `$`-prefixed, safe for messages. */

@@ -44,6 +44,11 @@ function assertArgs(args: unknown): asserts args is Record<string, unknown> {
   if (!ok) throw new RefError("invalid-args", `args must be an object of named arguments, not ${describeValue(args)}`);
 }
 
+/** `pointer/key` as a JSON Pointer; most keys need no escaping, so skip that work for them. */
+function childPointer(pointer: string, key: string): string {
+  return key.includes("~") || key.includes("/") ? `${pointer}/${pointerToken(key)}` : `${pointer}/${key}`;
+}
+
 /** Define an own data property, so that a `__proto__` key stays an ordinary own key. */
 function defineOwn(target: Record<string, unknown> | unknown[], key: string, value: unknown): void {
   if (key === "__proto__") {
@@ -69,30 +74,39 @@ function ownEntries(container: object, pointer: string): [string, unknown][] {
   });
 }
 
+// Without `deep` no container is walked: the walker shares these empty placeholders instead of allocating.
+const NO_CONTAINERS_DONE: Map<object, unknown> = new Map();
+const NO_CONTAINERS_OPEN: Set<object> = new Set();
+
 class Walker {
   #placeholders = 0;
-  /** Containers already resolved (a shared sub-object resolves once and stays shared). */
-  readonly #done = new Map<object, unknown>();
+  /** Containers already resolved (a shared sub-object resolves once and stays shared). Only `deep` walks containers. */
+  readonly #done: Map<object, unknown>;
   /** Containers on the current path, to tell a cycle from a shared sub-object. */
-  readonly #open = new Set<object>();
+  readonly #open: Set<object>;
 
   constructor(
     readonly results: Results,
     readonly options: NormalizedOptions,
-  ) {}
+  ) {
+    this.#done = options.deep ? new Map() : NO_CONTAINERS_DONE;
+    this.#open = options.deep ? new Set() : NO_CONTAINERS_OPEN;
+  }
 
   resolveTop(args: Record<string, unknown>): Record<string, unknown> {
     const out: Record<string, unknown> = {};
-    this.#open.add(args);
+    if (this.options.deep) this.#open.add(args);
     for (const [key, value] of ownEntries(args, "")) {
-      defineOwn(out, key, this.resolveValue(value, `/${pointerToken(key)}`, 1));
+      defineOwn(out, key, this.resolveValue(value, "", key, 1));
     }
     return out;
   }
 
-  resolveValue(value: unknown, pointer: string, depth: number): unknown {
-    if (typeof value === "string") return this.resolveString(value, pointer);
+  /** Resolve `value`, found at key `key` of the container at `parent` (the pointer is only built when needed). */
+  resolveValue(value: unknown, parent: string, key: string, depth: number): unknown {
+    if (typeof value === "string") return this.resolveString(value, parent, key);
     if (!this.options.deep || typeof value !== "object" || value === null) return value;
+    const pointer = childPointer(parent, key);
     const plainArray = guarded(`args at ${pointer}`, () => isPlainArray(value));
     if (!plainArray && !guarded(`args at ${pointer}`, () => isPlainObject(value))) return value;
     if (this.#open.has(value)) throw new RefError("cycle", `args contain a cycle: ${safeText(pointer, 120)} refers back to one of its parents`, { arg: pointer });
@@ -105,21 +119,21 @@ class Walker {
     return resolved;
   }
 
-  resolveString(text: string, pointer: string): unknown {
+  resolveString(text: string, parent: string, key: string): unknown {
     const classified = classifyString(text, this.options);
     switch (classified.kind) {
       case "literal":
         return text;
       case "error":
-        throw atArgument(classified.error, pointer);
+        throw atArgument(classified.error, childPointer(parent, key));
       case "ref":
         if (++this.#placeholders > this.options.maxPlaceholders) {
-          throw new RefError("limit", `more than maxPlaceholders (${this.options.maxPlaceholders}) placeholders in one call`, { arg: pointer });
+          throw new RefError("limit", `more than maxPlaceholders (${this.options.maxPlaceholders}) placeholders in one call`, { arg: childPointer(parent, key) });
         }
         try {
           return evaluateAst(classified.ast, this.results, { source: text, maxOutputLength: this.options.maxOutputLength, maxDepth: this.options.maxDepth });
         } catch (error) {
-          if (error instanceof RefError) throw atArgument(error, pointer);
+          if (error instanceof RefError) throw atArgument(error, childPointer(parent, key));
           throw error;
         }
     }
@@ -128,7 +142,7 @@ class Walker {
   /** Copy an object only if something inside it changed (structural sharing). */
   resolveObject(object: Record<string, unknown>, pointer: string, depth: number): Record<string, unknown> {
     const entries = ownEntries(object, pointer);
-    const resolved = entries.map(([key, value]) => this.resolveValue(value, `${pointer}/${pointerToken(key)}`, depth + 1));
+    const resolved = entries.map(([key, value]) => this.resolveValue(value, pointer, key, depth + 1));
     // Object.is, not ===: a NaN that came back unchanged must not force a copy.
     if (resolved.every((value, i) => Object.is(value, entries[i]![1]))) return object;
     const out: Record<string, unknown> = Object.getPrototypeOf(object) === null ? Object.create(null) : {};
@@ -138,7 +152,7 @@ class Walker {
 
   resolveArray(array: unknown[], pointer: string, depth: number): unknown[] {
     const entries = ownEntries(array, pointer);
-    const resolved = entries.map(([key, value]) => this.resolveValue(value, `${pointer}/${pointerToken(key)}`, depth + 1));
+    const resolved = entries.map(([key, value]) => this.resolveValue(value, pointer, key, depth + 1));
     if (resolved.every((value, i) => Object.is(value, entries[i]![1]))) return array;
     const out = new Array<unknown>(array.length);
     entries.forEach(([key], i) => defineOwn(out, key, resolved[i]));

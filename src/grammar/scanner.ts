@@ -1,0 +1,175 @@
+/**
+ * A hand-written scanner for whole-string placeholders (seed and path syntax), the parser's fast path.
+ *
+ * The Parsimmon grammar in `language.ts` stays the definition of the language: this scanner accepts
+ * exactly the strings the grammar's `placeholder` rule accepts and builds exactly the same AST, spans
+ * included (test/scanner.test.ts compares the two on generated strings and near-misses). It reports
+ * no errors: on anything it does not accept it returns `undefined` and the caller runs the grammar,
+ * so error offsets and `expected` lists always come from the grammar. Templates are not scanned.
+ *
+ * It mirrors the grammar's PEG semantics: `many` is greedy and never backtracks into itself, `alt`
+ * commits to its first success, and the token patterns are the grammar's own regular expressions.
+ */
+import type { Expression, IndexSegment, KeySegment, LiteralNode, QuotedKeySegment, ReferenceNode, Segment, StepNode } from "./ast.js";
+
+const DOLLAR = 36;
+const DOT = 46;
+const OPEN_BRACKET = 91;
+const CLOSE_BRACKET = 93;
+const QUOTE = 34;
+const SPACE = 32;
+const QUESTION = 63;
+const ZERO = 48;
+const NINE = 57;
+
+// The grammar's token patterns, sticky: they match at an offset as Parsimmon's anchored `regexp` does.
+// They are copies of the ones in language.ts; test/scanner.test.ts keeps the two in agreement.
+const nameToken = /[^.[\]{}$?\s]+/y;
+const stringToken = /"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y;
+const numberToken = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
+
+/**
+ * The AST of `text` as one whole-string placeholder in `syntax`, or `undefined` when the text is not
+ * one (then the grammar decides, and explains why).
+ *
+ * @example
+ * scanPlaceholder("$01.city", "seed") // { type: "reference", syntax: "seed", step: { digits: "01", id: "1", … }, path: [{ type: "key", name: "city", … }], … }
+ * scanPlaceholder("$1.", "seed")      // undefined: the grammar reports the error
+ */
+export function scanPlaceholder(text: string, syntax: "seed" | "path"): Expression | undefined {
+  return syntax === "seed" ? scanSeed(text) : scanPath(text);
+}
+
+/** `$` digits [ `.` rest ]: the key is the whole rest of the string, at least one code unit. */
+function scanSeed(text: string): ReferenceNode | undefined {
+  const length = text.length;
+  if (text.charCodeAt(0) !== DOLLAR) return undefined;
+  const digitsEnd = skipDigits(text, 1);
+  if (digitsEnd === 1) return undefined;
+  const step = stepNode(text, 1, digitsEnd);
+  if (digitsEnd === length) return referenceNode("seed", 0, length, step, []);
+  if (text.charCodeAt(digitsEnd) !== DOT || digitsEnd + 1 === length) return undefined;
+  const key: KeySegment = { type: "key", span: { start: digitsEnd, end: length }, name: text.slice(digitsEnd + 1) };
+  return referenceNode("seed", 0, length, step, [key]);
+}
+
+/** reference { `??` reference } [ `??` literal ], folded right, and nothing after it. */
+function scanPath(text: string): Expression | undefined {
+  const head = scanReference(text, 0);
+  if (head === undefined) return undefined;
+  const items: (ReferenceNode | LiteralNode)[] = [head];
+  let at = head.span.end;
+  // `many(?? reference)`: an iteration that fails leaves the position before its `??`.
+  for (;;) {
+    const afterOp = skipDefaultOp(text, at);
+    if (afterOp < 0) break;
+    const next = scanReference(text, afterOp);
+    if (next === undefined) break;
+    items.push(next);
+    at = next.span.end;
+  }
+  // `atMost(1)(?? literal)`.
+  const afterOp = skipDefaultOp(text, at);
+  if (afterOp >= 0) {
+    const literal = scanLiteral(text, afterOp);
+    if (literal !== undefined) {
+      items.push(literal);
+      at = literal.span.end;
+    }
+  }
+  if (at !== text.length) return undefined;
+  let node: Expression | LiteralNode = items[items.length - 1]!;
+  for (let i = items.length - 2; i >= 0; i--) {
+    const reference = items[i] as ReferenceNode;
+    node = { type: "default", span: { start: reference.span.start, end: node.span.end }, reference, fallback: node };
+  }
+  return node as Expression;
+}
+
+/** `$` step { segment } at `start` (path syntax), or `undefined` when there is no `$` and digit there. */
+function scanReference(text: string, start: number): ReferenceNode | undefined {
+  if (text.charCodeAt(start) !== DOLLAR) return undefined;
+  const digitsEnd = skipDigits(text, start + 1);
+  if (digitsEnd === start + 1) return undefined;
+  const step = stepNode(text, start + 1, digitsEnd);
+  const path: Segment[] = [];
+  let at = digitsEnd;
+  for (;;) {
+    const segment = scanSegment(text, at);
+    if (segment === undefined) break;
+    path.push(segment);
+    at = segment.span.end;
+  }
+  return referenceNode("path", start, at, step, path);
+}
+
+/** `.name`, `[digits]` or `["json string"]` at `start`. */
+function scanSegment(text: string, start: number): Segment | undefined {
+  const code = text.charCodeAt(start);
+  if (code === DOT) {
+    nameToken.lastIndex = start + 1;
+    if (!nameToken.test(text)) return undefined;
+    const end = nameToken.lastIndex;
+    const key: KeySegment = { type: "key", span: { start, end }, name: text.slice(start + 1, end) };
+    return key;
+  }
+  if (code !== OPEN_BRACKET) return undefined;
+  const inner = start + 1;
+  const digitsEnd = skipDigits(text, inner);
+  if (digitsEnd > inner) {
+    // `alt` committed to the index: a missing `]` fails the whole segment.
+    if (text.charCodeAt(digitsEnd) !== CLOSE_BRACKET) return undefined;
+    const index: IndexSegment = { type: "index", span: { start, end: digitsEnd + 1 }, index: Number(text.slice(inner, digitsEnd)) };
+    return index;
+  }
+  if (text.charCodeAt(inner) !== QUOTE) return undefined;
+  stringToken.lastIndex = inner;
+  if (!stringToken.test(text)) return undefined;
+  const stringEnd = stringToken.lastIndex;
+  if (text.charCodeAt(stringEnd) !== CLOSE_BRACKET) return undefined;
+  const quoted: QuotedKeySegment = { type: "quoted-key", span: { start, end: stringEnd + 1 }, name: JSON.parse(text.slice(inner, stringEnd)) as string };
+  return quoted;
+}
+
+/** A JSON literal at `start`, tried in the grammar's order: string, number, true, false, null. */
+function scanLiteral(text: string, start: number): LiteralNode | undefined {
+  stringToken.lastIndex = start;
+  if (stringToken.test(text)) return literalNode(start, stringToken.lastIndex, JSON.parse(text.slice(start, stringToken.lastIndex)) as string);
+  numberToken.lastIndex = start;
+  if (numberToken.test(text)) return literalNode(start, numberToken.lastIndex, Number(text.slice(start, numberToken.lastIndex)));
+  if (text.startsWith("true", start)) return literalNode(start, start + 4, true);
+  if (text.startsWith("false", start)) return literalNode(start, start + 5, false);
+  if (text.startsWith("null", start)) return literalNode(start, start + 4, null);
+  return undefined;
+}
+
+/** The end of ` *?? *` at `start`, or -1 when there is none. */
+function skipDefaultOp(text: string, start: number): number {
+  let at = start;
+  while (text.charCodeAt(at) === SPACE) at++;
+  if (text.charCodeAt(at) !== QUESTION || text.charCodeAt(at + 1) !== QUESTION) return -1;
+  at += 2;
+  while (text.charCodeAt(at) === SPACE) at++;
+  return at;
+}
+
+function skipDigits(text: string, start: number): number {
+  let at = start;
+  for (let code = text.charCodeAt(at); code >= ZERO && code <= NINE; code = text.charCodeAt(at)) at++;
+  return at;
+}
+
+function stepNode(text: string, start: number, end: number): StepNode {
+  // Leading zeros go, but the last digit stays: "007" is "7", "000" is "0".
+  let first = start;
+  while (first < end - 1 && text.charCodeAt(first) === ZERO) first++;
+  return { type: "step", span: { start, end }, digits: text.slice(start, end), id: text.slice(first, end) };
+}
+
+function referenceNode(syntax: "seed" | "path", start: number, end: number, step: StepNode, path: Segment[]): ReferenceNode {
+  return { type: "reference", span: { start, end }, syntax, step, path };
+}
+
+function literalNode(start: number, end: number, value: string | number | boolean | null): LiteralNode {
+  return { type: "literal", span: { start, end }, value };
+}
