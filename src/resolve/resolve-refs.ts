@@ -39,18 +39,19 @@ export function resolveRefs(args: Readonly<Record<string, unknown>>, results: Re
   }
 }
 
-function assertArgs(args: unknown): asserts args is Record<string, unknown> {
+/** Throws `RefError` code `invalid-args` unless `args` is an object (shared with compile-args.ts). */
+export function assertArgs(args: unknown): asserts args is Record<string, unknown> {
   const ok = guarded("args", () => typeof args === "object" && args !== null && !Array.isArray(args));
   if (!ok) throw new RefError("invalid-args", `args must be an object of named arguments, not ${describeValue(args)}`);
 }
 
 /** `pointer/key` as a JSON Pointer; most keys need no escaping, so skip that work for them. */
-function childPointer(pointer: string, key: string): string {
+export function childPointer(pointer: string, key: string): string {
   return key.includes("~") || key.includes("/") ? `${pointer}/${pointerToken(key)}` : `${pointer}/${key}`;
 }
 
 /** Define an own data property, so that a `__proto__` key stays an ordinary own key. */
-function defineOwn(target: Record<string, unknown> | unknown[], key: string, value: unknown): void {
+export function defineOwn(target: Record<string, unknown> | unknown[], key: string, value: unknown): void {
   if (key === "__proto__") {
     Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
   } else {
@@ -59,7 +60,7 @@ function defineOwn(target: Record<string, unknown> | unknown[], key: string, val
 }
 
 /** Own enumerable data entries of an args container; a getter is refused rather than invoked. */
-function ownEntries(container: object, pointer: string): [string, unknown][] {
+export function ownEntries(container: object, pointer: string): [string, unknown][] {
   return guarded(`args at ${pointer || "(root)"}`, () => {
     const entries: [string, unknown][] = [];
     for (const key of Object.keys(container)) {

@@ -1,0 +1,255 @@
+/**
+ * `compileArgs`: `resolveRefs` split in two for arguments that are resolved against many results (the
+ * same tool call in a loop, a plan step retried, a template reused). The arguments are walked and every
+ * placeholder parsed once, at compile time; each call then only evaluates the placeholders and copies
+ * the containers on the way to them.
+ *
+ * Same semantics and errors as `resolveRefs(args, results, options)`, call for call: the compile walk
+ * mirrors resolveRefs' walk (resolve-refs.ts) step for step, and an error that depends only on `args`
+ * (a syntax error under `strict`, a cycle, a depth or placeholder limit, a getter) is not thrown at
+ * compile time but replayed by every call at the point where resolveRefs would throw it, after the
+ * placeholders that come before it. test/compile-args.test.ts checks the equivalence on generated input.
+ */
+import { classifyString } from "../grammar/parse.js";
+import type { RefAst } from "../grammar/ast.js";
+import { atArgument, RefError } from "../shared/errors.js";
+import { normalizeOptions, type NormalizedOptions, type ResolveOptions } from "../shared/options.js";
+import { safeText } from "../shared/text.js";
+import { assertResults, guarded, isPlainArray, isPlainObject, stackLimit, type Results } from "./access.js";
+import { evaluateAst } from "./evaluate.js";
+import { assertArgs, childPointer, defineOwn, ownEntries } from "./resolve-refs.js";
+
+/** A compiled set of arguments: resolves them against one set of step results. */
+export type CompiledArgs = (results: Results) => Record<string, unknown>;
+
+/** What a placeholder needs on each call. */
+interface RefNode {
+  readonly kind: "ref";
+  readonly ast: RefAst;
+  /** Where it is in `args`, for errors. */
+  readonly pointer: string;
+  readonly context: { readonly source: string; readonly maxOutputLength: number; readonly maxDepth: number };
+}
+
+/** A container (with `deep`) that holds a placeholder somewhere inside: rebuilt on each call. */
+interface ContainerNode {
+  readonly kind: "object" | "array";
+  readonly original: Record<string, unknown> | unknown[];
+  readonly keys: readonly string[];
+  /** The entries as read at compile time. */
+  readonly originals: readonly unknown[];
+  readonly nodes: readonly Node[];
+  readonly nullPrototype: boolean;
+  readonly length: number;
+  /** Reached from more than one place: resolved once per call and shared, as resolveRefs does. */
+  shared: boolean;
+}
+
+/** A value that comes back as it is (not a placeholder, or a container with none inside). */
+interface ValueNode {
+  readonly kind: "value";
+  readonly value: unknown;
+}
+
+type Node = ValueNode | RefNode | ContainerNode;
+
+/** The compiled top level: the output object's keys in order, and how to fill each one. */
+interface Program {
+  readonly keys: readonly string[];
+  readonly nodes: readonly Node[];
+  /** The output with every constant in place; placeholders are written over it on each call. */
+  readonly template: Record<string, unknown>;
+  /** Indexes of the top-level entries that are not constant. */
+  readonly live: readonly number[];
+  readonly hasShared: boolean;
+  /** An error in `args`: each call evaluates `refsBefore` (in walk order), then throws `error`. */
+  readonly pending: { readonly refsBefore: readonly RefNode[]; readonly error: unknown } | undefined;
+}
+
+/**
+ * Compile tool-call arguments once, for resolving them against many sets of results. Returns
+ * `(results) => resolvedArgs`, which behaves exactly like `resolveRefs(args, results, options)`: same
+ * output, same structural sharing, same errors (`KeyError` with the `arg` pointer, `RefSyntaxError`
+ * under `strict`, `RefError` codes `cycle`, `limit`, `access`…), thrown at the same point.
+ *
+ * `args` is snapshotted: its keys, strings and containers are read once, here, so changing `args`
+ * afterwards does not change what the compiled function returns. Values that are not placeholders are
+ * returned by reference, as `resolveRefs` does (the same objects, not copies). Options and the type of
+ * `args` are checked right away (`invalid-options`, `invalid-args`); any other error in `args` is thrown
+ * by each call, where `resolveRefs` would throw it. Neither `args` nor `results` is ever mutated.
+ *
+ * @example
+ * const resolve = compileArgs({ q: "$1.city", units: "metric" })
+ * resolve({ 1: { city: "Paris" } }) // { q: "Paris", units: "metric" }
+ * resolve({ 1: { city: "Lyon" } })  // { q: "Lyon", units: "metric" }
+ * @example
+ * compileArgs({ filters: [{ city: "$1.address.city" }] }, { syntax: "path", deep: true })(results)
+ */
+export function compileArgs(args: Readonly<Record<string, unknown>>, options?: ResolveOptions): CompiledArgs {
+  const normalized = normalizeOptions(options);
+  assertArgs(args);
+  const program = new Compiler(normalized).compileTop(args);
+  return (results: Results): Record<string, unknown> => {
+    assertResults(results);
+    try {
+      return run(program, results);
+    } catch (error) {
+      throw stackLimit(error);
+    }
+  };
+}
+
+const NO_ENTRIES: readonly never[] = Object.freeze([]);
+
+/** The compile walk: resolveRefs' Walker (resolve-refs.ts), building nodes instead of values. */
+class Compiler {
+  #placeholders = 0;
+  /** Containers already compiled: a shared sub-object compiles once and resolves once per call. */
+  readonly #done = new Map<object, Node>();
+  /** Containers on the current path, to tell a cycle from a shared sub-object. */
+  readonly #open = new Set<object>();
+  /** Every placeholder met so far, in walk order (replayed before an error in `args`). */
+  readonly #refs: RefNode[] = [];
+  #hasShared = false;
+
+  constructor(readonly options: NormalizedOptions) {}
+
+  compileTop(args: Record<string, unknown>): Program {
+    const keys: string[] = [];
+    const nodes: Node[] = [];
+    try {
+      if (this.options.deep) this.#open.add(args);
+      for (const [key, value] of ownEntries(args, "")) {
+        keys.push(key);
+        nodes.push(this.compileValue(value, "", key, 1));
+      }
+    } catch (error) {
+      const pending = { refsBefore: [...this.#refs], error: stackLimit(error) };
+      return { keys: NO_ENTRIES, nodes: NO_ENTRIES, template: {}, live: NO_ENTRIES, hasShared: false, pending };
+    }
+    const template: Record<string, unknown> = {};
+    const live: number[] = [];
+    nodes.forEach((node, i) => {
+      defineOwn(template, keys[i]!, node.kind === "value" ? node.value : undefined);
+      if (node.kind !== "value") live.push(i);
+    });
+    return { keys, nodes, template, live, hasShared: this.#hasShared, pending: undefined };
+  }
+
+  compileValue(value: unknown, parent: string, key: string, depth: number): Node {
+    if (typeof value === "string") return this.compileString(value, parent, key);
+    if (!this.options.deep || typeof value !== "object" || value === null) return { kind: "value", value };
+    const pointer = childPointer(parent, key);
+    const plainArray = guarded(`args at ${pointer}`, () => isPlainArray(value));
+    if (!plainArray && !guarded(`args at ${pointer}`, () => isPlainObject(value))) return { kind: "value", value };
+    if (this.#open.has(value)) throw new RefError("cycle", `args contain a cycle: ${safeText(pointer, 120)} refers back to one of its parents`, { arg: pointer });
+    const done = this.#done.get(value);
+    if (done !== undefined) {
+      if (done.kind === "object" || done.kind === "array") {
+        done.shared = true;
+        this.#hasShared = true;
+      }
+      return done;
+    }
+    if (depth > this.options.maxDepth) throw new RefError("limit", `args are nested deeper than maxDepth (${this.options.maxDepth})`, { arg: pointer });
+    this.#open.add(value);
+    const node = this.compileContainer(value as Record<string, unknown> | unknown[], plainArray, pointer, depth);
+    this.#open.delete(value);
+    this.#done.set(value, node);
+    return node;
+  }
+
+  compileString(text: string, parent: string, key: string): Node {
+    const classified = classifyString(text, this.options);
+    switch (classified.kind) {
+      case "literal":
+        return { kind: "value", value: text };
+      case "error":
+        throw atArgument(classified.error, childPointer(parent, key));
+      case "ref": {
+        const pointer = childPointer(parent, key);
+        if (++this.#placeholders > this.options.maxPlaceholders) {
+          throw new RefError("limit", `more than maxPlaceholders (${this.options.maxPlaceholders}) placeholders in one call`, { arg: pointer });
+        }
+        const node: RefNode = {
+          kind: "ref",
+          ast: classified.ast,
+          pointer,
+          context: { source: text, maxOutputLength: this.options.maxOutputLength, maxDepth: this.options.maxDepth },
+        };
+        this.#refs.push(node);
+        return node;
+      }
+    }
+  }
+
+  compileContainer(container: Record<string, unknown> | unknown[], plainArray: boolean, pointer: string, depth: number): Node {
+    const entries = ownEntries(container, pointer);
+    const nodes = entries.map(([key, value]) => this.compileValue(value, pointer, key, depth + 1));
+    // No placeholder inside: the container itself comes back, on every call (structural sharing).
+    if (nodes.every((node) => node.kind === "value")) return { kind: "value", value: container };
+    return {
+      kind: plainArray ? "array" : "object",
+      original: container,
+      keys: entries.map(([key]) => key),
+      originals: entries.map(([, value]) => value),
+      nodes,
+      nullPrototype: !plainArray && Object.getPrototypeOf(container) === null,
+      length: plainArray ? (container as unknown[]).length : 0,
+      shared: false,
+    };
+  }
+}
+
+function run(program: Program, results: Results): Record<string, unknown> {
+  if (program.pending !== undefined) {
+    for (const ref of program.pending.refsBefore) evaluateRef(ref, results);
+    throw program.pending.error;
+  }
+  const memo = program.hasShared ? new Map<ContainerNode, unknown>() : undefined;
+  // Copy the constants in one go (a spread copies own data properties, `__proto__` included, as own
+  // keys in the same order), then write each placeholder's value over its slot.
+  const out = { ...program.template };
+  const { live, nodes, keys } = program;
+  for (let i = 0; i < live.length; i++) {
+    const index = live[i]!;
+    defineOwn(out, keys[index]!, runNode(nodes[index]!, results, memo));
+  }
+  return out;
+}
+
+function runNode(node: Node, results: Results, memo: Map<ContainerNode, unknown> | undefined): unknown {
+  switch (node.kind) {
+    case "value":
+      return node.value;
+    case "ref":
+      return evaluateRef(node, results);
+    case "object":
+    case "array":
+      return runContainer(node, results, memo);
+  }
+}
+
+function evaluateRef(node: RefNode, results: Results): unknown {
+  try {
+    return evaluateAst(node.ast, results, node.context);
+  } catch (error) {
+    if (error instanceof RefError) throw atArgument(error, node.pointer);
+    throw error;
+  }
+}
+
+function runContainer(node: ContainerNode, results: Results, memo: Map<ContainerNode, unknown> | undefined): unknown {
+  if (node.shared && memo!.has(node)) return memo!.get(node);
+  const values = node.nodes.map((child) => runNode(child, results, memo));
+  // Object.is, as resolveRefs: a placeholder whose value is its own text leaves the container unchanged.
+  let resolved: unknown = node.original;
+  if (!values.every((value, i) => Object.is(value, node.originals[i]))) {
+    const out: Record<string, unknown> | unknown[] =
+      node.kind === "array" ? new Array<unknown>(node.length) : node.nullPrototype ? (Object.create(null) as Record<string, unknown>) : {};
+    node.keys.forEach((key, i) => defineOwn(out, key, values[i]));
+    resolved = out;
+  }
+  if (node.shared) memo!.set(node, resolved);
+  return resolved;
+}
