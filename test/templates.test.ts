@@ -143,6 +143,8 @@ describe("parseTemplate", () => {
     ["$$5 and ${1}"],
     ["${1}"],
     ["a $ b ${1} c $"],
+    ["a $${x} ${1}"],
+    ["${1} $${ $$${ $$"],
   ])("the printer round-trips %j", (text) => {
     expect(formatRef(parseTemplate(text))).toBe(text);
     expect(formatRef(parseRef(text, TEMPLATES))).toBe(text);

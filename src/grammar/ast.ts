@@ -2,7 +2,9 @@
  * The typed AST of references and templates. Every node is readonly, has a `type` discriminant and a
  * `span` (0-based UTF-16 offsets into the parsed text, end exclusive). Parsimmon types never appear here.
  */
+import { RefError } from "../shared/errors.js";
 import type { Span } from "../shared/span.js";
+import { safeText } from "../shared/text.js";
 
 /** The step number of a reference: `01` in `$01.city`. */
 export interface StepNode {
@@ -148,7 +150,14 @@ export function referencesIn(ast: RefAst): ReferenceNode[] {
   return found;
 }
 
-/** Exhaustiveness check for `switch` over a union. */
+/**
+ * Exhaustiveness check for `switch` over a union. Reached only by a hand-built or corrupted node, which
+ * is still reported as a `RefError` (never a raw `Error`, and never by stringifying a possibly cyclic node).
+ *
+ * @example
+ * switch (node.type) { case "text": return 1; case "interpolation": return 2; default: return assertNever(node) }
+ */
 export function assertNever(value: never): never {
-  throw new Error(`unexpected AST node ${JSON.stringify(value)}`);
+  const type: unknown = typeof value === "object" && value !== null ? (value as { type?: unknown }).type : value;
+  throw new RefError("syntax", `unexpected AST node of type ${safeText(String(type), 40)}`);
 }

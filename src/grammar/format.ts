@@ -72,7 +72,8 @@ function formatTemplate(template: TemplateNode): string {
       if (rest.endsWith("$") && template.parts[i + 1]?.type === "interpolation") {
         throw new RefError("syntax", "a template text part that ends with \"$\" cannot be followed by an interpolation (\"$${\" would be read as an escape)");
       }
-      out += lead + rest.replaceAll("${", "$${");
+      // split/join, not replaceAll: in a replacement string "$$" means one "$", which would undo the escape.
+      out += lead + rest.split("${").join("$${");
     } else {
       const body = formatExpression(part.expression, false);
       if (part.expression.type === "reference" && part.expression.syntax === "seed" && body.includes("}")) {

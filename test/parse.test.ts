@@ -1,0 +1,144 @@
+/**
+ * The parser and the printer (issues 2 and 3): the shared rows in test/cases/parse.json (ASTs with
+ * spans, canonical printing, error offsets), then span invariants and printer edge cases.
+ */
+import { describe, expect, test } from "vitest";
+import { referencesIn, type RefAst, type TemplateNode } from "../src/grammar/ast.js";
+import { formatRef } from "../src/grammar/format.js";
+import { isPlaceholder, parseRef, parseTemplate, tryParseRef } from "../src/grammar/parse.js";
+import { RefError, RefSyntaxError } from "../src/shared/errors.js";
+import type { SyntaxOptions } from "../src/shared/options.js";
+import { expectSpansInside, withoutSpans } from "./helpers/ast.js";
+import { expectError, loadCases, thrownBy, type ErrorSpec } from "./helpers/cases.js";
+
+interface ParseCase {
+  readonly name: string;
+  readonly input: string;
+  readonly options?: SyntaxOptions;
+  readonly ast?: unknown;
+  readonly canonical?: string;
+  readonly isPlaceholder?: boolean;
+  readonly error?: ErrorSpec;
+}
+
+/** Check that every span lies inside the text, inside its parent, and covers what it claims. */
+function checkSpans(ast: RefAst, text: string): void {
+  expectSpansInside(ast, text);
+}
+
+describe("parse.json", () => {
+  test.each(loadCases<ParseCase>("parse.json"))("$name", (row) => {
+    const tried = tryParseRef(row.input, row.options);
+    if (row.isPlaceholder !== undefined) expect(isPlaceholder(row.input, row.options)).toBe(row.isPlaceholder);
+    if (row.error !== undefined) {
+      expectError(thrownBy(() => parseRef(row.input, row.options)), row.error);
+      expect(tried.ok).toBe(false);
+      if (!tried.ok) expectError(tried.error, row.error);
+      return;
+    }
+    const ast = parseRef(row.input, row.options);
+    expect(tried).toEqual({ ok: true, value: ast });
+    if (row.ast !== undefined) expect(ast).toEqual(row.ast);
+    checkSpans(ast, row.input);
+    if (row.canonical !== undefined) {
+      expect(formatRef(ast)).toBe(row.canonical);
+      const again = parseRef(row.canonical, row.options);
+      expect(formatRef(again)).toBe(row.canonical);
+      // The canonical text parses to the same AST, spans and the digits as written aside.
+      const sameDigits = (node: unknown): unknown => JSON.parse(JSON.stringify(withoutSpans(node)), (key, value: unknown) => (key === "digits" ? undefined : value));
+      expect(sameDigits(again)).toEqual(sameDigits(ast));
+    }
+  });
+});
+
+describe("parseRef and tryParseRef on values that are not strings", () => {
+  test.each([[42], [null], [undefined], [{}], [["$1"]], [Symbol("s")]])("%s", (value) => {
+    const result = tryParseRef(value as unknown as string);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.error).toBeInstanceOf(RefError);
+    expect(thrownBy(() => parseRef(value as unknown as string))).toBeInstanceOf(RefError);
+    expect(isPlaceholder(value)).toBe(false);
+  });
+
+  test("tryParseRef reports invalid options as data", () => {
+    const result = tryParseRef("$1", { syntax: "regex" as never });
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.error.code).toBe("invalid-options");
+  });
+
+  test("a RefSyntaxError names the text, the offset and a span there", () => {
+    const error = thrownBy(() => parseRef("$1.a b", { syntax: "path" })) as RefSyntaxError;
+    expect(error).toBeInstanceOf(RefSyntaxError);
+    expect(error.text).toBe("$1.a b");
+    expect(error.offset).toBe(4);
+    expect(error.span).toEqual({ start: 4, end: 5 });
+    expect(error.message).toContain("offset 4");
+  });
+
+  test("a syntax error message escapes and truncates the text", () => {
+    const error = thrownBy(() => parseRef(`$1\u0000${"x".repeat(500)}`)) as RefSyntaxError;
+    expect(error.message).not.toMatch(/[\u0000-\u001f]/);
+    expect(error.message.length).toBeLessThan(200);
+  });
+});
+
+describe("spans", () => {
+  const inputs: [string, SyntaxOptions][] = [
+    ["$1", {}],
+    ["$0001.key with spaces and . dots", {}],
+    ['$12.a[3]["x y"].b ?? $4["q"][0] ?? "fallback"', { syntax: "path" }],
+    ["$1 ?? -1.5e3", { syntax: "path" }],
+    ["Hello ${1.name}, you are ${2.age} $$ ${3}", { templates: true }],
+    ['$$${1.a[0] ?? $2 ?? null} and $${x} ${3["k"]}', { templates: true, syntax: "path" }],
+    ["🌍 ${1.🌍} 🌍", { templates: true }],
+  ];
+  test.each(inputs)("%j", (text, options) => {
+    checkSpans(parseRef(text, options), text);
+    checkSpans(parseTemplate(text, options), text);
+  });
+
+  test("a reference's span covers $ and its whole path", () => {
+    const text = '$12.a[3]["x y"] ?? $4';
+    const [first, second] = referencesIn(parseRef(text, { syntax: "path" }));
+    expect(text.slice(first!.span.start, first!.span.end)).toBe('$12.a[3]["x y"]');
+    expect(text.slice(second!.span.start, second!.span.end)).toBe("$4");
+  });
+
+  test("a braced interpolation's reference starts at its step", () => {
+    const text = "a ${7.k} b";
+    const template = parseRef(text, { templates: true }) as TemplateNode;
+    const [reference] = referencesIn(template);
+    expect(text.slice(reference!.span.start, reference!.span.end)).toBe("7.k");
+  });
+});
+
+describe("the printer", () => {
+  test.each([
+    ["an unknown node type", { type: "bogus", span: { start: 0, end: 0 } }],
+    ["an unknown segment type", { type: "reference", span: { start: 0, end: 2 }, syntax: "path", step: { type: "step", span: { start: 1, end: 2 }, digits: "1", id: "1" }, path: [{ type: "slice" }] }],
+  ])("a hand-built AST with %s is a RefError, not a crash", (_name, ast) => {
+    expect(thrownBy(() => formatRef(ast as unknown as RefAst))).toBeInstanceOf(RefError);
+  });
+
+
+  test("a seed key with } cannot be printed inside ${…}", () => {
+    const template = parseTemplate("${1.a}");
+    const interpolation = template.parts[0]!;
+    if (interpolation.type !== "interpolation" || interpolation.expression.type !== "reference") throw new Error("unexpected AST");
+    const key = interpolation.expression.path[0]!;
+    const bad: TemplateNode = { ...template, parts: [{ ...interpolation, expression: { ...interpolation.expression, path: [{ ...key, name: "a}b" } as typeof key] } }] };
+    expect(thrownBy(() => formatRef(bad))).toBeInstanceOf(RefError);
+  });
+
+  test("a path key that is not a plain name prints as a quoted key", () => {
+    const reference = parseRef("$1.a", { syntax: "path" });
+    if (reference.type !== "reference") throw new Error("unexpected AST");
+    const renamed = { ...reference, path: [{ ...reference.path[0]!, name: "a b" }] } as typeof reference;
+    expect(formatRef(renamed)).toBe('$1["a b"]');
+  });
+
+  test("a template that starts with a literal $ prints it as $$", () => {
+    expect(formatRef(parseTemplate("$$1 is ${1}"))).toBe("$$1 is ${1}");
+    expect(parseTemplate(formatRef(parseTemplate("$$1 is ${1}"))).parts[0]).toMatchObject({ type: "text", value: "$1 is " });
+  });
+});
