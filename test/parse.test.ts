@@ -3,7 +3,7 @@
  * spans, canonical printing, error offsets), then span invariants and printer edge cases.
  */
 import { describe, expect, test } from "vitest";
-import { referencesIn, type RefAst, type TemplateNode } from "../src/grammar/ast.js";
+import { referencesIn, walkAst, type RefAst, type TemplateNode } from "../src/grammar/ast.js";
 import { formatRef } from "../src/grammar/format.js";
 import { isPlaceholder, parseRef, parseTemplate, tryParseRef } from "../src/grammar/parse.js";
 import { RefError, RefSyntaxError } from "../src/shared/errors.js";
@@ -109,6 +109,32 @@ describe("spans", () => {
     const template = parseRef(text, { templates: true }) as TemplateNode;
     const [reference] = referencesIn(template);
     expect(text.slice(reference!.span.start, reference!.span.end)).toBe("7.k");
+  });
+});
+
+describe("long chains of defaults", () => {
+  /** `$1 ?? $2 ?? … ?? "end"` built directly as an AST, `count` references long. */
+  function chain(count: number): RefAst {
+    const reference = (id: string) => ({ type: "reference" as const, span: { start: 0, end: 0 }, syntax: "path" as const, step: { type: "step" as const, span: { start: 0, end: 0 }, digits: id, id }, path: [] });
+    let node: unknown = { type: "literal", span: { start: 0, end: 0 }, value: "end" };
+    for (let i = count; i >= 1; i--) node = { type: "default", span: { start: 0, end: 0 }, reference: reference(String(i)), fallback: node };
+    return node as RefAst;
+  }
+
+  test("print without exhausting the stack", () => {
+    const text = formatRef(chain(50_000));
+    expect(text.startsWith("$1 ?? $2 ?? $3")).toBe(true);
+    expect(text.endsWith('$50000 ?? "end"')).toBe(true);
+  });
+
+  test("walk without exhausting the stack, parents before children", () => {
+    const seen: string[] = [];
+    walkAst(chain(50_000), (node, parent) => {
+      if (node.type === "reference") seen.push(`${node.step.id}<${parent?.type ?? ""}`);
+    });
+    expect(seen).toHaveLength(50_000);
+    expect(seen.slice(0, 2)).toEqual(["1<default", "2<default"]);
+    expect(referencesIn(chain(3)).map((node) => node.step.id)).toEqual(["1", "2", "3"]);
   });
 });
 

@@ -119,10 +119,17 @@ export function walkAst(node: AstNode, visit: (node: AstNode, parent: AstNode | 
       walkAst(node.step, visit, node);
       for (const segment of node.path) walkAst(segment, visit, node);
       return;
-    case "default":
-      walkAst(node.reference, visit, node);
-      walkAst(node.fallback, visit, node);
-      return;
+    case "default": {
+      // A chain of defaults nests to the right: follow it in a loop (same visiting order), not by recursion.
+      let chain: DefaultNode = node;
+      for (;;) {
+        walkAst(chain.reference, visit, chain);
+        const fallback = chain.fallback;
+        if (fallback.type !== "default") return walkAst(fallback, visit, chain);
+        visit(fallback, chain);
+        chain = fallback;
+      }
+    }
     case "template":
       for (const part of node.parts) walkAst(part, visit, node);
       return;

@@ -35,8 +35,17 @@ function formatExpression(node: Expression | LiteralNode, withDollar: boolean): 
       const segments = node.path.map((segment) => formatSegment(segment, node.syntax)).join("");
       return `${withDollar ? "$" : ""}${node.step.id}${segments}`;
     }
-    case "default":
-      return `${formatExpression(node.reference, withDollar)} ?? ${formatExpression(node.fallback, true)}`;
+    case "default": {
+      // A chain `a ?? b ?? c` nests to the right: walk it in a loop, so a long chain cannot exhaust the stack.
+      const texts = [formatExpression(node.reference, withDollar)];
+      let fallback: Expression | LiteralNode = node.fallback;
+      while (fallback.type === "default") {
+        texts.push(formatExpression(fallback.reference, true));
+        fallback = fallback.fallback;
+      }
+      texts.push(formatExpression(fallback, true));
+      return texts.join(" ?? ");
+    }
     case "literal":
       return JSON.stringify(node.value);
     default:
