@@ -4,12 +4,14 @@
  */
 import { CliError } from "./input.js";
 import type { CliIo } from "./io.js";
+import { lintCommand, lintUsage } from "./lint-command.js";
 import { resolveCommand, resolveUsage } from "./resolve-command.js";
 
 type Command = (argv: string[], io: CliIo) => number | Promise<number>;
 
 const commands: Record<string, { run: Command; usage: string }> = {
   resolve: { run: resolveCommand, usage: resolveUsage },
+  lint: { run: lintCommand, usage: lintUsage },
 };
 
 const help = `plan-refs: step references in AI-agent tool plans

@@ -6,6 +6,7 @@
 import { isPlainObject } from "../resolve/access.js";
 import { pointerToken } from "../shared/pointer.js";
 import type { Syntax } from "../shared/options.js";
+import { quoted } from "../shared/text.js";
 
 /** A JSON Schema, as the tool catalog carries it (only what plan-refs reads is typed). */
 export type JsonSchema = boolean | Readonly<Record<string, unknown>>;
@@ -52,6 +53,8 @@ export interface PlanProblem {
   readonly pointer: string;
   /** The step's id, when the problem is inside a step that has one. */
   readonly step?: number;
+  /** `"key"` when the problem is the property's name itself (an unknown property), so positions point at the key. */
+  readonly at?: "key";
 }
 
 /** A step that passed the shape check, with where it stands in the document. */
@@ -74,6 +77,8 @@ export interface ReadPlanResult {
 
 const STEP_KEYS = new Set(["id", "tool", "args", "description", "name"]);
 const PLAN_KEYS = new Set(["steps", "tools", "options", "$schema", "description", "name"]);
+/** Plan properties that, when present, must be strings. */
+const TEXT_KEYS = ["$schema", "description", "name"];
 
 /**
  * Check the shape of a plan value (as `JSON.parse` gives it) and report every problem. Never throws.
@@ -83,8 +88,8 @@ const PLAN_KEYS = new Set(["steps", "tools", "options", "$schema", "description"
  */
 export function readPlan(value: unknown): ReadPlanResult {
   const problems: PlanProblem[] = [];
-  const problem = (pointer: string, message: string, step?: number): void => {
-    problems.push(step === undefined ? { code: "invalid-plan", message, pointer } : { code: "invalid-plan", message, pointer, step });
+  const problem = (pointer: string, message: string, step?: number, at?: "key"): void => {
+    problems.push({ code: "invalid-plan", message, pointer, ...(step === undefined ? {} : { step }), ...(at === undefined ? {} : { at }) });
   };
   let stepsValue: unknown;
   let stepsPointer = "/steps";
@@ -96,9 +101,13 @@ export function readPlan(value: unknown): ReadPlanResult {
     stepsPointer = "";
   } else if (isPlainObject(value)) {
     for (const key of Object.keys(value)) {
-      if (!PLAN_KEYS.has(key)) problem(`/${pointerToken(key)}`, `unknown plan property "${key.slice(0, 40)}" (expected steps, tools, options)`);
+      if (!PLAN_KEYS.has(key)) problem(`/${pointerToken(key)}`, `unknown plan property ${quoted(key, 40)} (expected steps, tools, options)`, undefined, "key");
     }
     if (!Object.hasOwn(value, "steps")) problem("", `a plan needs a "steps" array`);
+    for (const key of TEXT_KEYS) {
+      const text = ownValue(value, key);
+      if (Object.hasOwn(value, key) && typeof text !== "string") problem(`/${pointerToken(key)}`, `"${key}" must be a string`);
+    }
     stepsValue = ownValue(value, "steps");
     tools = readTools(ownValue(value, "tools"), problem);
     options = readOptions(ownValue(value, "options"), problem);
@@ -116,10 +125,13 @@ export function readPlan(value: unknown): ReadPlanResult {
     const id = ownValue(raw, "id");
     const validId = typeof id === "number" && Number.isSafeInteger(id) && id >= 0;
     if (!Object.hasOwn(raw, "id")) problem(pointer, `step ${index} has no "id"`);
-    else if (!validId) problem(`${pointer}/id`, `a step id must be a non-negative integer, not ${JSON.stringify(id)?.slice(0, 40) ?? typeof id}`);
+    else if (!validId) problem(`${pointer}/id`, `a step id must be a non-negative integer, not ${describeId(id)}`);
     const stepId = validId ? id : undefined;
     for (const key of Object.keys(raw)) {
-      if (!STEP_KEYS.has(key)) problem(`${pointer}/${pointerToken(key)}`, `unknown step property "${key.slice(0, 40)}" (expected id, tool, args)`, stepId);
+      if (!STEP_KEYS.has(key)) problem(`${pointer}/${pointerToken(key)}`, `unknown step property ${quoted(key, 40)} (expected id, tool, args)`, stepId, "key");
+    }
+    for (const key of ["name", "description"]) {
+      if (Object.hasOwn(raw, key) && typeof ownValue(raw, key) !== "string") problem(`${pointer}/${key}`, `"${key}" must be a string`, stepId);
     }
     const tool = ownValue(raw, "tool");
     if (typeof tool !== "string" || tool === "") problem(Object.hasOwn(raw, "tool") ? `${pointer}/tool` : pointer, `step ${stepId ?? index} needs a "tool" name (a non-empty string)`, stepId);
@@ -143,6 +155,14 @@ export function readPlan(value: unknown): ReadPlanResult {
   return { plan, steps, stepsPointer, problems };
 }
 
+/** A short, safe description of a bad id (`JSON.stringify` throws on BigInts and cycles). */
+function describeId(id: unknown): string {
+  if (typeof id === "number") return String(id);
+  if (typeof id === "string") return quoted(id, 40);
+  if (id === null || typeof id === "boolean") return String(id);
+  return Array.isArray(id) ? "an array" : `a value of type ${typeof id}`;
+}
+
 function ownValue(object: Record<string, unknown>, key: string): unknown {
   const descriptor = Object.getOwnPropertyDescriptor(object, key);
   return descriptor !== undefined && "value" in descriptor ? descriptor.value : undefined;
@@ -160,7 +180,7 @@ export function readTools(value: unknown, problem: (pointer: string, message: st
     const spec = ownValue(value, name);
     const pointer = `${base}/${pointerToken(name)}`;
     if (!isPlainObject(spec)) {
-      problem(pointer, `tool "${name.slice(0, 40)}" must be an object with description, input and output`);
+      problem(pointer, `tool ${quoted(name, 40)} must be an object with description, input and output`);
       continue;
     }
     for (const key of ["input", "output"] as const) {
@@ -174,7 +194,7 @@ export function readTools(value: unknown, problem: (pointer: string, message: st
   return tools;
 }
 
-function readOptions(value: unknown, problem: (pointer: string, message: string) => void): PlanOptions | undefined {
+function readOptions(value: unknown, problem: (pointer: string, message: string, step?: number, at?: "key") => void): PlanOptions | undefined {
   if (value === undefined) return undefined;
   if (!isPlainObject(value)) {
     problem("/options", `"options" must be an object`);
@@ -190,7 +210,7 @@ function readOptions(value: unknown, problem: (pointer: string, message: string)
       if (typeof item === "boolean") options[key] = item;
       else problem(`/options/${key}`, `"${key}" must be true or false`);
     } else {
-      problem(`/options/${pointerToken(key)}`, `unknown plan option "${key.slice(0, 40)}" (expected syntax, templates, deep)`);
+      problem(`/options/${pointerToken(key)}`, `unknown plan option ${quoted(key, 40)} (expected syntax, templates, deep)`, undefined, "key");
     }
   }
   return options;

@@ -23,7 +23,9 @@ export type DiagnosticCode =
   | "not-indexable"
   | "type-mismatch"
   | "nested-placeholder"
-  | "limit";
+  | "templates-off"
+  | "limit"
+  | "invalid-options";
 
 /** One problem found in a plan. */
 export interface Diagnostic {

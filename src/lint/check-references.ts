@@ -1,0 +1,218 @@
+/**
+ * The per-step stage of the linter: every placeholder of every step, scanned once with the same
+ * grammar and the same rules as `resolveRefs`, checked against the plan's steps (unknown, self,
+ * forward, non-canonical), and, with a catalog, against the tools' schemas. It also collects the
+ * dependency edges for the cycle stage, so nothing rescans the plan.
+ */
+import { assertNever, type Expression, type ReferenceNode, type RefAst } from "../grammar/ast.js";
+import { classifyString, tryParseRef } from "../grammar/parse.js";
+import type { LocatedStep } from "../plan/plan.js";
+import { scanArgs, type MalformedArg } from "../plan/references.js";
+import { RefSyntaxError } from "../shared/errors.js";
+import type { NormalizedOptions } from "../shared/options.js";
+import type { Span } from "../shared/span.js";
+import { listSome, quoted, safeText } from "../shared/text.js";
+import { draft, type Draft } from "./draft.js";
+import { refLabel, type SchemaChecker } from "./check-schemas.js";
+
+/** A reference from one step to another, with where the first one is written. */
+export interface Edge {
+  readonly from: LocatedStep;
+  readonly to: LocatedStep;
+  readonly pointer: string;
+  readonly span: Span;
+}
+
+/** What the per-step stage hands to the cycle stage. */
+export interface StepScan {
+  /** Step id to the existing steps it references, each once (self-references left out: they are reported on their own); steps without any are absent. */
+  readonly dependencies: Map<number, number[]>;
+  /** The first place each edge is written, per step, in order. */
+  readonly edges: Map<number, Edge[]>;
+  /** References to later steps, reported unless they are part of a cycle. */
+  readonly forward: readonly Edge[];
+}
+
+/** A reference in a placeholder, and whether a `??` default catches its `KeyError`. */
+export interface ReferenceSite {
+  readonly node: ReferenceNode;
+  readonly guarded: boolean;
+}
+
+/**
+ * Every reference of an AST in source order, each marked `guarded` when it is the left side of a
+ * `??` (a missing step or key there falls back instead of throwing).
+ *
+ * @example
+ * referenceSites(parseRef("$1.a ?? $2.a", { syntax: "path" })).map((s) => s.guarded) // [true, false]
+ */
+export function referenceSites(ast: RefAst): ReferenceSite[] {
+  if (ast.type === "reference") return [{ node: ast, guarded: false }];
+  const sites: ReferenceSite[] = [];
+  const expression = (node: Expression, guarded: boolean): void => {
+    // Defaults nest to the right (`a ?? (b ?? c)`): a loop, not recursion.
+    let current: Expression | { type: "literal" } = node;
+    for (;;) {
+      if (current.type === "reference") {
+        sites.push({ node: current, guarded });
+        return;
+      }
+      if (current.type === "literal") return;
+      sites.push({ node: current.reference, guarded: true });
+      current = current.fallback;
+    }
+  };
+  switch (ast.type) {
+    case "default":
+      expression(ast, false);
+      break;
+    case "template":
+      for (const part of ast.parts) if (part.type === "interpolation") expression(part.expression, false);
+      break;
+    default:
+      assertNever(ast);
+  }
+  return sites;
+}
+
+/** Run the per-step checks, pushing diagnostics to `out`. */
+export function checkReferences(
+  steps: readonly LocatedStep[],
+  byId: ReadonlyMap<number, LocatedStep>,
+  options: NormalizedOptions,
+  schemas: SchemaChecker | undefined,
+  out: Draft[],
+): StepScan {
+  const dependencies = new Map<number, number[]>();
+  // Which step last added each target: dedupes a step's targets without a set per step.
+  const addedBy = new Map<number, number>();
+  const allEdges = new Map<number, Edge[]>();
+  const forward: Edge[] = [];
+  let knownIds: string | undefined;
+  const describeIds = (): string => (knownIds ??= steps.length === 0 ? "the plan has no steps" : `steps: ${listSome(steps.map((step) => String(step.id)))}`);
+
+  for (const step of steps) {
+    // Made only for steps that reference others: most of a large plan's allocations are here.
+    let targets: number[] | undefined;
+    let edges: Edge[] | undefined;
+    schemas?.checkTool(step, out);
+    const argsPointer = `${step.pointer}/args`;
+    const scan = scanArgs(step.args, options);
+
+    for (const ref of scan.refs) {
+      const pointer = argsPointer + ref.pointer;
+      const where = { pointer, step: step.id };
+      for (const { node, guarded } of referenceSites(ref.ast)) {
+        const stepSpan = { start: node.span.start, end: node.step.span.end };
+        if (node.step.digits !== node.step.id) {
+          out.push(draft("non-canonical-step", "warning", `step number ${quoted(node.step.digits, 30)} has leading zeros; write ${safeText(node.step.id, 30)} (it is the same step)`, { ...where, span: node.step.span }));
+        }
+        const id = Number(node.step.id);
+        const target = Number.isSafeInteger(id) ? byId.get(id) : undefined;
+        if (target === undefined) {
+          const fallback = guarded ? "; the ?? default is always used" : "";
+          out.push(draft("unknown-step", guarded ? "warning" : "error", `${refLabel(ref.text, node)} refers to step ${safeText(node.step.id, 30)}, which is not in the plan (${describeIds()})${fallback}`, { ...where, span: stepSpan }));
+          continue;
+        }
+        if (target.id === step.id) {
+          out.push(draft("self-ref", "error", `${refLabel(ref.text, node)} refers to step ${step.id} itself: a step cannot use its own result`, { ...where, span: stepSpan }));
+          continue;
+        }
+        if (targets === undefined || edges === undefined) {
+          targets = [];
+          edges = [];
+          dependencies.set(step.id, targets);
+          allEdges.set(step.id, edges);
+        }
+        if (addedBy.get(target.id) !== step.id) {
+          addedBy.set(target.id, step.id);
+          targets.push(target.id);
+          const edge: Edge = { from: step, to: target, pointer, span: stepSpan };
+          edges.push(edge);
+          if (target.index > step.index) forward.push(edge);
+        }
+        schemas?.checkPath(ref.text, node, guarded, target, where, out);
+      }
+      schemas?.checkType(step, ref.pointer, ref.text, ref.ast, where, out);
+    }
+
+    for (const bad of scan.malformed) reportMalformed(bad, argsPointer, step.id, options, out);
+    for (const nested of scan.unresolvedNested) {
+      out.push(
+        draft("nested-placeholder", "info", `${quoted(nested.text, 40)} is inside a nested object or array, so it is passed on as text: references there are resolved only with the option deep`, {
+          pointer: argsPointer + nested.pointer,
+          step: step.id,
+        }),
+      );
+    }
+    for (const like of scan.templateLike) reportTemplateLike(like.text, argsPointer + like.pointer, step.id, options, out);
+    if (scan.tooDeep !== undefined) {
+      out.push(draft("limit", "error", `the arguments are nested deeper than maxDepth (${options.maxDepth}); resolving them fails here`, { pointer: argsPointer + scan.tooDeep, step: step.id }));
+    }
+    if (scan.refs.length > options.maxPlaceholders) {
+      out.push(draft("limit", "error", `${scan.refs.length} placeholders in one step is over maxPlaceholders (${options.maxPlaceholders}); resolving them fails`, { pointer: argsPointer, step: step.id }));
+    }
+  }
+  return { dependencies, edges: allEdges, forward };
+}
+
+/**
+ * A string the strict grammar rejects. It is an error when `resolveRefs` itself would throw (a broken
+ * template, strict mode, a limit), a warning when it passes through as text but looks like a
+ * reference attempt (`$1.`, `$1 .city`), and nothing when it reads as ordinary text (`$5 off`).
+ */
+function reportMalformed(bad: MalformedArg, argsPointer: string, step: number, options: NormalizedOptions, out: Draft[]): void {
+  const pointer = argsPointer + bad.pointer;
+  const resolverThrows = classifyString(bad.text, options).kind === "error";
+  if (bad.error.code === "limit") {
+    out.push(draft("limit", "error", bad.error.message, { pointer, step }));
+    return;
+  }
+  if (!resolverThrows && !looksLikeReference(bad.text)) return;
+  const span = bad.error instanceof RefSyntaxError ? errorSpan(bad.text, bad.error) : undefined;
+  const detail = bad.error instanceof RefSyntaxError ? syntaxDetail(bad.text, bad.error) : bad.error.message;
+  const consequence = resolverThrows ? "resolving it throws a RefSyntaxError" : "it is passed on as plain text, not resolved";
+  out.push(draft("malformed-ref", resolverThrows ? "error" : "warning", `${quoted(bad.text, 40)} looks like a reference but does not parse (${detail}); ${consequence}`, { pointer, step, span }));
+}
+
+/** After `$` and the step digits comes a path-like character (after optional spaces): `$1.`, `$1 .city`, `$1[`. */
+function looksLikeReference(text: string): boolean {
+  return /^\$[0-9]+\s*[.[?{]/.test(text);
+}
+
+/** `${1.city}` text while templates are off: it is passed on as it is, braces and all. */
+function reportTemplateLike(text: string, pointer: string, step: number, options: NormalizedOptions, out: Draft[]): void {
+  const parsed = tryParseRef(text, { syntax: options.syntax, templates: true, maxRefLength: options.maxRefLength, maxSegments: options.maxSegments });
+  if (parsed.ok) {
+    const first = parsed.value.type === "template" ? parsed.value.parts.find((part) => part.type === "interpolation") : undefined;
+    out.push(
+      draft("templates-off", "warning", `${quoted(text, 40)} contains \${…} but templates are off, so it is passed on as text; set the option templates to interpolate it`, {
+        pointer,
+        step,
+        span: first?.span,
+      }),
+    );
+    return;
+  }
+  const error = parsed.error;
+  if (!(error instanceof RefSyntaxError)) return;
+  out.push(
+    draft("malformed-ref", "warning", `${quoted(text, 40)} looks like a template reference but does not parse (${syntaxDetail(text, error)}); it is passed on as plain text`, {
+      pointer,
+      step,
+      span: errorSpan(text, error),
+    }),
+  );
+}
+
+function errorSpan(text: string, error: RefSyntaxError): Span {
+  const start = Math.min(error.offset, text.length);
+  return { start, end: Math.min(start + 1, text.length) };
+}
+
+function syntaxDetail(text: string, error: RefSyntaxError): string {
+  const found = error.offset >= text.length ? "the end" : quoted(text.slice(error.offset, error.offset + 1));
+  const wanted = error.expected.slice(0, 5).map((item) => (item === "EOF" ? "the end" : item.replace(/^'(.*)'$/, "$1")));
+  const expected = wanted.length === 0 ? "" : `, expected ${wanted.join(" or ")}`;
+  return `at ${found}, offset ${error.offset}${expected}`;
+}

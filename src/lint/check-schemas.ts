@@ -1,0 +1,227 @@
+/**
+ * The catalog stage of the linter: tool names, and the paths and types of references checked against
+ * the tools' JSON Schemas. Each (tool, path) pair is walked once and remembered, so a plan with
+ * 100,000 steps calling the same tools costs one walk per distinct path.
+ */
+import { assertNever, type Expression, type RefAst, type ReferenceNode, type Segment } from "../grammar/ast.js";
+import type { LocatedStep, ToolCatalog } from "../plan/plan.js";
+import { isPlainArray, isPlainObject } from "../resolve/access.js";
+import { pointerTokens } from "../shared/pointer.js";
+import { listSome, quoted, safeText } from "../shared/text.js";
+import { didYouMean } from "./did-you-mean.js";
+import { draft, type Draft } from "./draft.js";
+import { intersectTypes, typeOfValue, unionTypes, walkSchema, type JsonType, type PathStep, type TypeSet, type WalkOutcome } from "./schema-walk.js";
+
+/** Where a diagnostic goes: the argument's pointer and the step. */
+interface Where {
+  readonly pointer: string;
+  readonly step: number;
+}
+
+/** Checks against one tool catalog, with memoized schema walks. */
+export class SchemaChecker {
+  readonly #catalog: ToolCatalog;
+  readonly #byId: ReadonlyMap<number, LocatedStep>;
+  readonly #walks = new Map<string, WalkOutcome>();
+  #names: string[] | undefined;
+
+  constructor(catalog: ToolCatalog, byId: ReadonlyMap<number, LocatedStep>) {
+    this.#catalog = catalog;
+    this.#byId = byId;
+  }
+
+  /** `unknown-tool`: the step's tool is not in the catalog. */
+  checkTool(step: LocatedStep, out: Draft[]): void {
+    if (this.#spec(step.tool) !== undefined) return;
+    this.#names ??= Object.keys(this.#catalog);
+    const suggestion = didYouMean(step.tool, this.#names);
+    const hint = suggestion !== undefined ? `; did you mean ${quoted(suggestion)}?` : this.#names.length === 0 ? " (the catalog is empty)" : ` (tools: ${listSome(this.#names)})`;
+    out.push(draft("unknown-tool", "error", `tool ${quoted(step.tool)} is not in the tool catalog${hint}`, { pointer: `${step.pointer}/tool`, step: step.id }));
+  }
+
+  /** `unknown-key` and `not-indexable`: the reference's path checked against the producing tool's output schema. */
+  checkPath(text: string, node: ReferenceNode, guarded: boolean, target: LocatedStep, where: Where, out: Draft[]): void {
+    if (node.path.length === 0) return;
+    const outcome = this.#walkOutput(target.tool, node.path);
+    if (outcome === undefined || outcome.ok) return;
+    const segment = node.path[outcome.at];
+    if (segment === undefined) return;
+    const owner = `step ${target.id} (${safeText(target.tool, 40)})`;
+    const at = outcome.at === 0 ? "" : ` at ${pathText(node.path, outcome.at)}`;
+    const fallback = guarded ? "; the ?? default is always used" : "";
+    let message: string;
+    if (outcome.code === "not-indexable") {
+      const wants = segment.type === "index" ? "an index (only arrays have indexes)" : "a key (only objects have keys)";
+      message = `${refLabel(text, node)}: ${owner}'s output${at} is ${describeTypes(outcome.types)} by its schema, which cannot take ${wants}`;
+    } else if (segment.type === "index") {
+      message = `${refLabel(text, node)}: ${owner}'s output${at} has at most ${outcome.maxItems ?? 0} items by its schema, so index ${segment.index} cannot exist`;
+    } else {
+      const suggestion = didYouMean(segment.name, outcome.keys);
+      const known = suggestion !== undefined ? `; did you mean ${quoted(suggestion)}?` : outcome.keys.length === 0 ? " (it allows no keys)" : ` (keys: ${listSome(outcome.keys)})`;
+      message = `${refLabel(text, node)}: ${owner}'s output schema has no key ${quoted(segment.name, 40)}${at}${known}${seedHint(node, segment.name, outcome.keys)}`;
+    }
+    out.push(draft(outcome.code, guarded ? "warning" : "error", message + fallback, { ...where, span: segment.span }));
+  }
+
+  /**
+   * `type-mismatch`: a whole-string placeholder whose referenced value's schema types cannot meet the
+   * types the consuming tool's input schema allows for that argument. Templates with text always
+   * give a string and are not checked.
+   */
+  checkType(step: LocatedStep, argPointer: string, text: string, ast: RefAst, where: Where, out: Draft[]): void {
+    const input = this.#spec(step.tool)?.input;
+    if (input === undefined) return;
+    const expression = wholeExpression(ast);
+    if (expression === undefined) return;
+    const produced = this.#expressionTypes(expression);
+    if (produced === null || produced.size === 0) return;
+    const path = argPath(step.args, argPointer);
+    if (path === undefined) return;
+    const accepted = this.#walk(`in:${step.tool}`, input, path);
+    if (!accepted.ok || accepted.types === null || accepted.types.size === 0) return;
+    if (intersectTypes(produced, accepted.types).size > 0) return;
+    const source = expression.type === "reference" ? this.#ownerOf(expression) : undefined;
+    const tokens = pointerTokens(argPointer);
+    const argument = tokens.length === 1 ? quoted(tokens[0]!, 40) : argPointer;
+    out.push(
+      draft(
+        "type-mismatch",
+        "error",
+        `${quoted(text, 40)} is ${describeTypes(produced)} by ${source === undefined ? "the output schemas" : `the output schema of ${source}`}, but argument ${argument} of ${quoted(step.tool, 40)} takes ${describeTypes(accepted.types)}`,
+        { ...where, span: ast.span },
+      ),
+    );
+  }
+
+  /** `step 1 (geocode)` for the step a reference reads. */
+  #ownerOf(node: ReferenceNode): string | undefined {
+    const id = Number(node.step.id);
+    const target = Number.isSafeInteger(id) ? this.#byId.get(id) : undefined;
+    return target === undefined ? undefined : `step ${target.id} (${safeText(target.tool, 40)})`;
+  }
+
+  #spec(tool: string): { input?: unknown; output?: unknown } | undefined {
+    const spec = own(this.#catalog, tool);
+    if (!isPlainObject(spec)) return undefined;
+    return { input: own(spec, "input"), output: own(spec, "output") };
+  }
+
+  #walkOutput(tool: string, path: readonly Segment[]): WalkOutcome | undefined {
+    const output = this.#spec(tool)?.output;
+    if (output === undefined) return undefined;
+    return this.#walk(`out:${tool}`, output, path.map(toPathStep));
+  }
+
+  #walk(prefix: string, schema: unknown, path: readonly PathStep[]): WalkOutcome {
+    const key = `${prefix}\u0000${path.map((step) => (step.kind === "index" ? `[${step.index}]` : JSON.stringify(step.name))).join("")}`;
+    let outcome = this.#walks.get(key);
+    if (outcome === undefined) {
+      outcome = walkSchema(schema, path);
+      this.#walks.set(key, outcome);
+    }
+    return outcome;
+  }
+
+  /** The types an expression can produce (`null`: unknown); a `??` chain can produce any of its parts. */
+  #expressionTypes(expression: Expression): TypeSet {
+    const parts: TypeSet[] = [];
+    let current: Expression | Extract<Expression, { type: "default" }>["fallback"] = expression;
+    for (;;) {
+      if (current.type === "literal") {
+        parts.push(new Set([typeOfValue(current.value)]));
+        break;
+      }
+      if (current.type === "reference") {
+        parts.push(this.#referenceTypes(current));
+        break;
+      }
+      parts.push(this.#referenceTypes(current.reference));
+      current = current.fallback;
+    }
+    return unionTypes(parts);
+  }
+
+  #referenceTypes(node: ReferenceNode): TypeSet {
+    const id = Number(node.step.id);
+    const target = Number.isSafeInteger(id) ? this.#byId.get(id) : undefined;
+    if (target === undefined) return null;
+    const outcome = this.#walkOutput(target.tool, node.path);
+    return outcome?.ok === true ? outcome.types : null;
+  }
+}
+
+/** The expression whose raw value an argument receives, or `undefined` for a template that builds text. */
+function wholeExpression(ast: RefAst): Expression | undefined {
+  switch (ast.type) {
+    case "reference":
+    case "default":
+      return ast;
+    case "template": {
+      const [only] = ast.parts;
+      return ast.parts.length === 1 && only?.type === "interpolation" ? only.expression : undefined;
+    }
+    default:
+      return assertNever(ast);
+  }
+}
+
+function toPathStep(segment: Segment): PathStep {
+  return segment.type === "index" ? { kind: "index", index: segment.index } : { kind: "key", name: segment.name };
+}
+
+/** The path of an argument inside `args` (keys of objects, indexes of arrays), read from the args themselves. */
+function argPath(args: unknown, pointer: string): PathStep[] | undefined {
+  const path: PathStep[] = [];
+  let node = args;
+  for (const token of pointerTokens(pointer)) {
+    if (isPlainArray(node)) path.push({ kind: "index", index: Number(token) });
+    else if (isPlainObject(node)) path.push({ kind: "key", name: token });
+    else return undefined;
+    node = own(node, token);
+  }
+  return path;
+}
+
+const TYPE_WORDS: Record<JsonType, string> = {
+  string: "a string",
+  number: "a number",
+  integer: "an integer",
+  boolean: "a boolean",
+  null: "null",
+  object: "an object",
+  array: "an array",
+};
+
+/** "a string", "a number or null"… for messages. */
+function describeTypes(types: TypeSet): string {
+  if (types === null) return "any value";
+  const words = [...types].map((type) => TYPE_WORDS[type]);
+  return words.length === 0 ? "nothing" : words.length === 1 ? words[0]! : `${words.slice(0, -1).join(", ")} or ${words[words.length - 1]}`;
+}
+
+/** The part of a path before segment `upTo`, as text: `.address` for `$1.address.zip` failing at `zip`. */
+function pathText(path: readonly Segment[], upTo: number): string {
+  return path
+    .slice(0, upTo)
+    .map((segment) => (segment.type === "index" ? `[${segment.index}]` : segment.type === "quoted-key" ? `[${quoted(segment.name, 30)}]` : `.${safeText(segment.name, 30)}`))
+    .join("");
+}
+
+/** `$1.city` for messages: the reference as written (with its `$`), safe to print. */
+export function refLabel(text: string, node: ReferenceNode): string {
+  const written = text.slice(node.span.start, node.span.end);
+  return safeText(written.startsWith("$") ? written : `$${written}`, 60);
+}
+
+/** In the seed syntax `$1.address.city` is the one key "address.city": say so when "address" exists. */
+function seedHint(node: ReferenceNode, name: string, keys: readonly string[]): string {
+  if (node.syntax !== "seed") return "";
+  const dot = name.indexOf(".");
+  if (dot <= 0 || !keys.includes(name.slice(0, dot))) return "";
+  return ` (in the seed syntax ${quoted(name, 40)} is one key; set the option syntax to "path" to read ${quoted(name.slice(0, dot), 30)} and then the rest)`;
+}
+
+function own(object: object, key: string): unknown {
+  const descriptor = Object.getOwnPropertyDescriptor(object, key);
+  return descriptor !== undefined && "value" in descriptor ? descriptor.value : undefined;
+}

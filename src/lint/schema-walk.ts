@@ -1,0 +1,233 @@
+/**
+ * Walking a JSON Schema along a reference's path, to tell which keys and indexes can exist and which
+ * types the value at the end can have. Conservative by design: whatever the walker does not
+ * understand (remote `$ref`, `patternProperties`, `if`/`then`, a schema too large for the budget)
+ * counts as "anything is allowed", so the linter never reports a problem that is not certain.
+ *
+ * Keywords followed: `type`, `const`, `enum`, `properties`, `additionalProperties`, `items`,
+ * `prefixItems` (and draft-07 tuple `items` with `additionalItems`), local `$ref` (`#`, `#/$defs/…`,
+ * `#/definitions/…`, any local JSON Pointer), `allOf` (every branch applies), `anyOf` / `oneOf`
+ * (some branch applies).
+ */
+import { isPlainObject } from "../resolve/access.js";
+import { pointerTokens } from "../shared/pointer.js";
+
+/** A JSON Schema type name. `integer` values are also `number`s. */
+export type JsonType = "null" | "boolean" | "object" | "array" | "number" | "integer" | "string";
+
+/** The types a value can have; `null` means any type (unknown). */
+export type TypeSet = ReadonlySet<JsonType> | null;
+
+/** One step of a path into a value. */
+export type PathStep = { readonly kind: "key"; readonly name: string } | { readonly kind: "index"; readonly index: number };
+
+/** What walking a path finds. */
+export type WalkOutcome =
+  | { readonly ok: true; readonly types: TypeSet }
+  | {
+      readonly ok: false;
+      /** Index of the path step that cannot exist. */
+      readonly at: number;
+      readonly code: "unknown-key" | "not-indexable";
+      /** With `unknown-key` on a key: the keys the schema allows there. */
+      readonly keys: readonly string[];
+      /** With `unknown-key` on an index: how many items the tuple has at most. */
+      readonly maxItems?: number;
+      /** With `not-indexable`: the types the value there can have. */
+      readonly types: TypeSet;
+    };
+
+type Failure = Extract<WalkOutcome, { ok: false }>;
+
+const ANY: WalkOutcome = Object.freeze({ ok: true, types: null });
+const TYPE_NAMES = new Set<string>(["null", "boolean", "object", "array", "number", "integer", "string"]);
+/** Keywords next to `properties` that may allow more keys than `properties` lists. */
+const OPENING_KEYWORDS = ["$ref", "$dynamicRef", "allOf", "anyOf", "oneOf", "if", "then", "else", "dependentSchemas", "patternProperties", "unevaluatedProperties"];
+/** Schema nodes visited per walk at most: recursive or huge schemas end as "anything". */
+const BUDGET = 1_000;
+
+/**
+ * Walk `path` through `schema` (the root of its own local `$ref`s).
+ *
+ * @example
+ * walkSchema({ type: "object", properties: { city: { type: "string" } }, additionalProperties: false }, [{ kind: "key", name: "ctiy" }])
+ * // { ok: false, at: 0, code: "unknown-key", keys: ["city"], types: null }
+ */
+export function walkSchema(schema: unknown, path: readonly PathStep[]): WalkOutcome {
+  return walk(schema, path, 0, { root: schema, visited: 0 });
+}
+
+interface Context {
+  readonly root: unknown;
+  visited: number;
+}
+
+function walk(schema: unknown, path: readonly PathStep[], i: number, context: Context): WalkOutcome {
+  if (++context.visited > BUDGET || !isPlainObject(schema)) return ANY;
+  const outcomes: WalkOutcome[] = [local(schema, path, i, context)];
+  const ref = own(schema, "$ref");
+  if (typeof ref === "string") outcomes.push(walk(resolveRef(context.root, ref), path, i, context));
+  const allOf = own(schema, "allOf");
+  if (Array.isArray(allOf)) for (const branch of allOf) outcomes.push(walk(branch, path, i, context));
+  for (const keyword of ["anyOf", "oneOf"]) {
+    const branches = own(schema, keyword);
+    if (Array.isArray(branches) && branches.length > 0) outcomes.push(some(branches.map((branch) => walk(branch, path, i, context))));
+  }
+  return every(outcomes);
+}
+
+/** The schema's own keywords (not its combinators) applied to path step `i`. */
+function local(schema: Record<string, unknown>, path: readonly PathStep[], i: number, context: Context): WalkOutcome {
+  const types = typesOf(schema);
+  const step = path[i];
+  if (step === undefined) return { ok: true, types };
+  if (step.kind === "key") {
+    if (types !== null && !types.has("object")) return { ok: false, at: i, code: "not-indexable", keys: [], types };
+    const properties = own(schema, "properties");
+    if (isPlainObject(properties)) {
+      const child = own(properties, step.name);
+      if (child !== undefined) return walk(child, path, i + 1, context);
+      if (own(schema, "additionalProperties") === false && OPENING_KEYWORDS.every((keyword) => own(schema, keyword) === undefined)) {
+        return { ok: false, at: i, code: "unknown-key", keys: Object.keys(properties), types: null };
+      }
+    }
+    if (own(schema, "patternProperties") !== undefined) return ANY;
+    const additional = own(schema, "additionalProperties");
+    return isPlainObject(additional) ? walk(additional, path, i + 1, context) : ANY;
+  }
+  if (types !== null && !types.has("array")) return { ok: false, at: i, code: "not-indexable", keys: [], types };
+  const items = own(schema, "items");
+  const tuple = own(schema, "prefixItems") ?? (Array.isArray(items) ? items : undefined);
+  const rest = Array.isArray(items) ? own(schema, "additionalItems") : items;
+  if (Array.isArray(tuple)) {
+    if (step.index < tuple.length) return walk(own(tuple, String(step.index)), path, i + 1, context);
+    if (rest === false && own(schema, "unevaluatedItems") === undefined && OPENING_KEYWORDS.every((keyword) => own(schema, keyword) === undefined)) {
+      return { ok: false, at: i, code: "unknown-key", keys: [], maxItems: tuple.length, types: null };
+    }
+  }
+  return isPlainObject(rest) ? walk(rest, path, i + 1, context) : ANY;
+}
+
+/** Every outcome holds (allOf, and a schema's keywords together): the earliest certain failure wins. */
+function every(outcomes: readonly WalkOutcome[]): WalkOutcome {
+  let failure: Failure | undefined;
+  let types: TypeSet = null;
+  for (const outcome of outcomes) {
+    if (!outcome.ok) {
+      if (failure === undefined || outcome.at < failure.at) failure = outcome;
+    } else if (outcome.types !== null) {
+      types = types === null ? outcome.types : intersectTypes(types, outcome.types);
+    }
+  }
+  if (failure !== undefined) return failure;
+  // Contradictory types mean no value fits: say nothing rather than something odd.
+  return types !== null && types.size === 0 ? ANY : { ok: true, types };
+}
+
+/** Some outcome holds (anyOf, oneOf): a failure only when every branch fails; the furthest one is reported. */
+function some(outcomes: readonly WalkOutcome[]): WalkOutcome {
+  const failures: Failure[] = [];
+  let types: Set<JsonType> | null = new Set();
+  for (const outcome of outcomes) {
+    if (!outcome.ok) failures.push(outcome);
+    else if (outcome.types === null || types === null) types = null;
+    else for (const type of outcome.types) types.add(type);
+  }
+  if (failures.length < outcomes.length) return { ok: true, types };
+  const at = failures.reduce((max, failure) => Math.max(max, failure.at), 0);
+  const furthest = failures.filter((failure) => failure.at === at);
+  const unknownKey = furthest.filter((failure) => failure.code === "unknown-key");
+  if (unknownKey.length > 0) {
+    const maxItems = unknownKey.map((failure) => failure.maxItems).filter((n): n is number => n !== undefined);
+    return {
+      ok: false,
+      at,
+      code: "unknown-key",
+      keys: [...new Set(unknownKey.flatMap((failure) => failure.keys))],
+      ...(maxItems.length > 0 ? { maxItems: maxItems.reduce((a, b) => Math.max(a, b)) } : {}),
+      types: null,
+    };
+  }
+  return { ok: false, at, code: "not-indexable", keys: [], types: unionTypes(furthest.map((failure) => failure.types)) };
+}
+
+/** The types a schema's own `type`, `const` and `enum` allow (`null`: not constrained). */
+export function typesOf(schema: Record<string, unknown>): TypeSet {
+  let types: TypeSet = null;
+  const type = own(schema, "type");
+  const names = typeof type === "string" ? [type] : Array.isArray(type) ? type : undefined;
+  if (names !== undefined && names.every((name) => typeof name === "string" && TYPE_NAMES.has(name))) types = new Set(names as JsonType[]);
+  if (Object.hasOwn(schema, "const")) types = narrow(types, new Set([typeOfValue(own(schema, "const"))]));
+  const values = own(schema, "enum");
+  if (Array.isArray(values)) types = narrow(types, new Set(values.map(typeOfValue)));
+  return types;
+}
+
+function narrow(types: TypeSet, by: ReadonlySet<JsonType>): TypeSet {
+  return types === null ? by : intersectTypes(types, by);
+}
+
+/** The JSON type of a value (`integer` for whole numbers). */
+export function typeOfValue(value: unknown): JsonType {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  switch (typeof value) {
+    case "string":
+      return "string";
+    case "boolean":
+      return "boolean";
+    case "number":
+    case "bigint":
+      return Number.isInteger(Number(value)) ? "integer" : "number";
+    default:
+      return "object";
+  }
+}
+
+/**
+ * The types both sets allow; `integer` is part of `number`.
+ *
+ * @example
+ * intersectTypes(new Set(["number"]), new Set(["integer", "string"])) // Set { "integer" }
+ */
+export function intersectTypes(a: ReadonlySet<JsonType>, b: ReadonlySet<JsonType>): Set<JsonType> {
+  const out = new Set<JsonType>();
+  for (const type of a) if (b.has(type)) out.add(type);
+  if ((a.has("integer") && b.has("number")) || (a.has("number") && b.has("integer"))) out.add("integer");
+  return out;
+}
+
+/** The union of type sets (`null`, any type, absorbs everything). */
+export function unionTypes(sets: readonly TypeSet[]): TypeSet {
+  const out = new Set<JsonType>();
+  for (const set of sets) {
+    if (set === null) return null;
+    for (const type of set) out.add(type);
+  }
+  return out;
+}
+
+/** A local `$ref` (`#` or `#/a/b`, percent-decoded) inside the root schema; anything else is unknown. */
+function resolveRef(root: unknown, ref: string): unknown {
+  if (ref === "#") return root;
+  if (!ref.startsWith("#/")) return undefined;
+  let fragment: string;
+  try {
+    fragment = decodeURIComponent(ref.slice(1));
+  } catch {
+    return undefined;
+  }
+  let node: unknown = root;
+  for (const token of pointerTokens(fragment)) {
+    if (isPlainObject(node) || Array.isArray(node)) node = own(node, token);
+    else return undefined;
+    if (node === undefined) return undefined;
+  }
+  return node;
+}
+
+/** An own data property (getters and inherited members are never read). */
+function own(object: object, key: string): unknown {
+  const descriptor = Object.getOwnPropertyDescriptor(object, key);
+  return descriptor !== undefined && "value" in descriptor ? descriptor.value : undefined;
+}

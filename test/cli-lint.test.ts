@@ -1,0 +1,142 @@
+/**
+ * `plan-refs lint` as a user runs it: the built executable in a child process (`npm test` builds
+ * dist/ first), one row per exit code, pretty and JSON output; colour is checked in-process with a
+ * terminal faked through `CliIo`.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, test } from "vitest";
+import { runCli } from "../src/cli/cli.js";
+import type { Diagnostic } from "../src/lint/index.js";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const tmp = mkdtempSync(join(tmpdir(), "plan-refs-lint-"));
+
+function file(name: string, content: string | Uint8Array): string {
+  const path = join(tmp, name);
+  writeFileSync(path, content);
+  return path;
+}
+
+function lint(args: string[], input?: string): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, ["dist/cli/main.js", "lint", ...args], { cwd: root, encoding: "utf8", input: input ?? "" });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+const warningsOnly = file("warnings.json", JSON.stringify({ steps: [{ id: 1, tool: "a", args: { q: "$2" } }, { id: 2, tool: "b" }] }, null, 2));
+const notJson = file("broken.json", '{\n  "steps": [\n    {"id": 1 "tool": "a"}\n  ]\n}\n');
+
+describe("exit codes", () => {
+  test.each([
+    ["0: a clean plan", ["examples/lint/clean.plan.json", "--tools", "examples/lint/tools.json"], 0],
+    ["0: warnings only", [warningsOnly], 0],
+    ["1: warnings only, with --strict", [warningsOnly, "--strict"], 1],
+    ["1: errors", ["examples/lint/mistakes.plan.json", "--tools", "examples/lint/tools.json"], 1],
+    ["1: errors, JSON output", ["examples/lint/mistakes.plan.json", "--format", "json"], 1],
+    ["2: no plan file given", [], 2],
+    ["2: two plan files", [warningsOnly, warningsOnly], 2],
+    ["2: an unknown option", [warningsOnly, "--colour"], 2],
+    ["2: a bad --format", [warningsOnly, "--format", "xml"], 2],
+    ["2: a missing file", [join(tmp, "nope.json")], 2],
+    ["2: a directory", [tmp], 2],
+    ["2: not UTF-8", [file("latin1.json", Uint8Array.from([0x7b, 0x22, 0xe9, 0x22, 0x7d]))], 2],
+    ["2: not JSON", [notJson], 2],
+    ["2: a tools file that is not JSON", [warningsOnly, "--tools", notJson], 2],
+    ["2: a tools file of the wrong shape", [warningsOnly, "--tools", file("tools-bad.json", '{\n  "a": { "input": 3 }\n}')], 2],
+  ])("exit %s", (_name, args, code) => {
+    const result = lint(args);
+    expect(result.status).toBe(code);
+    if (code === 2) {
+      expect(result.stdout).toBe("");
+      expect(result.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    }
+  });
+
+  test("2: a file over the size limit, in one line", () => {
+    const big = file("big.json", "");
+    truncateSync(big, 16 * 1024 * 1024 + 1);
+    const result = lint([big]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/over the limit/);
+    expect(result.stderr.trimEnd().split("\n")).toHaveLength(1);
+  });
+
+  test("2: invalid JSON is one line with the file, line and column", () => {
+    const result = lint([notJson]);
+    expect(result.stderr).toBe(`plan-refs: ${notJson}:3:14: invalid JSON: expected ',' or a closing bracket\n`);
+  });
+
+  test("2: a tools file of the wrong shape names the place", () => {
+    const tools = file("tools-shape.json", '{\n  "geocode": { "input": "string" }\n}');
+    expect(lint([warningsOnly, "--tools", tools]).stderr).toBe(`plan-refs: ${tools}:2:25: invalid tool catalog: "input" must be a JSON Schema (an object or a boolean)\n`);
+  });
+});
+
+describe("pretty output", () => {
+  test("the mistakes example prints what examples/lint/mistakes.lint.txt shows (the README's example)", () => {
+    const result = lint(["examples/lint/mistakes.plan.json", "--tools", "examples/lint/tools.json"]);
+    expect(result.stdout).toBe(readFileSync(join(root, "examples/lint/mistakes.lint.txt"), "utf8"));
+  });
+
+  test("location, severity, code and message; the source line; carets under the exact characters; a summary", () => {
+    const result = lint([warningsOnly]);
+    expect(result.stdout).toBe(
+      [
+        `${warningsOnly}:7:15 warning forward-ref step 1 uses the result of step 2, which comes later in the plan; it runs (steps run in dependency order) but reads oddly: move step 2 before step 1`,
+        ` 7 |         "q": "$2"`,
+        `   |               ^^`,
+        "0 errors, 1 warning",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  test("no colour when stdout is not a terminal", () => {
+    expect(lint(["examples/lint/mistakes.plan.json"]).stdout).not.toContain("\u001b[");
+  });
+
+  test("the plan can come from stdin", () => {
+    const result = lint(["-"], readFileSync(warningsOnly, "utf8"));
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/^<stdin>:7:15 warning forward-ref /);
+  });
+
+  test("colour on a terminal", async () => {
+    const saved = process.env["NO_COLOR"];
+    delete process.env["NO_COLOR"];
+    try {
+      let out = "";
+      const code = await runCli(["lint", warningsOnly], { stdout: (text) => (out += text), stderr: () => undefined, stdoutIsTTY: true, stderrIsTTY: true });
+      expect(code).toBe(0);
+      expect(out).toContain("\u001b[");
+      // Without the escapes it is the very same report.
+      expect(out.replace(/\u001b\[[0-9;]*m/g, "")).toBe(lint([warningsOnly]).stdout);
+    } finally {
+      if (saved !== undefined) process.env["NO_COLOR"] = saved;
+    }
+  });
+});
+
+describe("JSON output", () => {
+  test("the diagnostics array, with positions", () => {
+    const result = lint(["examples/lint/mistakes.plan.json", "--tools", "examples/lint/tools.json", "--format", "json"]);
+    const diagnostics = JSON.parse(result.stdout) as Diagnostic[];
+    expect(diagnostics.map((d) => d.code)).toEqual([
+      "unknown-key",
+      "type-mismatch",
+      "non-canonical-step",
+      "forward-ref",
+      "cycle",
+      "unknown-step",
+      "unknown-tool",
+      "not-indexable",
+      "malformed-ref",
+    ]);
+    const text = readFileSync(join(root, "examples/lint/mistakes.plan.json"), "utf8");
+    expect(diagnostics.map((d) => text.slice(d.offset!.start, d.offset!.end))).toEqual([".longtitude", '"$1.city"'.slice(1, -1), "01", "$4", "6", "8", '"send_mail"', ".name", " "]);
+    expect(diagnostics[0]).toMatchObject({ severity: "error", pointer: "/steps/1/args/lon", step: 2, range: { start: { line: 10, column: 49 }, end: { line: 10, column: 60 } } });
+  });
+});

@@ -1,0 +1,243 @@
+/**
+ * The plan linter (issue 4): the table in test/cases/lint.json (every code, with exact positions,
+ * escapes and line endings included), then what JSON rows cannot express: hostile values, caller
+ * options, the "did you mean" helper and the schema walker.
+ */
+import { readFileSync } from "node:fs";
+import { describe, expect, test } from "vitest";
+import { didYouMean, editDistance } from "../src/lint/did-you-mean.js";
+import { lintPlan, lintPlanText, walkSchema, type Diagnostic, type LintOptions } from "../src/lint/index.js";
+
+interface ExpectedDiagnostic {
+  readonly code: string;
+  readonly severity: string;
+  readonly pointer: string;
+  readonly step?: number;
+  readonly line: number;
+  readonly column: number;
+  readonly endLine: number;
+  readonly endColumn: number;
+  readonly text: string;
+  readonly messageIncludes?: string;
+}
+
+interface LintRow {
+  readonly name: string;
+  readonly plan?: unknown;
+  readonly text?: string;
+  readonly options?: LintOptions;
+  readonly tools?: LintOptions["tools"];
+  readonly expected: readonly ExpectedDiagnostic[];
+}
+
+const rows = (JSON.parse(readFileSync(new URL("./cases/lint.json", import.meta.url), "utf8")) as { cases: LintRow[] }).cases;
+
+function textOf(row: LintRow): string {
+  return row.text ?? JSON.stringify(row.plan, null, 2);
+}
+
+function optionsOf(row: LintRow): LintOptions {
+  return { ...row.options, ...(row.tools === undefined ? {} : { tools: row.tools }) };
+}
+
+/** Line and column of an offset, counted here independently of LineIndex (CRLF, CR and LF end a line). */
+function naivePosition(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < offset; i++) {
+    const c = text[i];
+    if (c === "\n" || (c === "\r" && text[i + 1] !== "\n")) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { line, column: offset - lineStart + 1 };
+}
+
+describe("lint.json", () => {
+  test.each(rows)("$name", (row) => {
+    const text = textOf(row);
+    const diagnostics = lintPlanText(text, optionsOf(row));
+    const actual = diagnostics.map((d) => ({
+      code: d.code,
+      severity: d.severity,
+      pointer: d.pointer,
+      ...(d.step === undefined ? {} : { step: d.step }),
+      line: d.range?.start.line,
+      column: d.range?.start.column,
+      endLine: d.range?.end.line,
+      endColumn: d.range?.end.column,
+      text: d.offset === undefined ? undefined : text.slice(d.offset.start, d.offset.end),
+    }));
+    expect(actual).toEqual(row.expected.map(({ messageIncludes: _, ...rest }) => rest));
+    row.expected.forEach((expected, i) => {
+      if (expected.messageIncludes !== undefined) expect(diagnostics[i]!.message).toContain(expected.messageIncludes);
+    });
+    for (const d of diagnostics) {
+      expect(d.message.length).toBeGreaterThan(0);
+      expect(d.range?.start).toEqual(naivePosition(text, d.offset!.start));
+      expect(d.range?.end).toEqual(naivePosition(text, d.offset!.end));
+    }
+  });
+
+  // The same plans as values: the same diagnostics (without file positions), in the same order.
+  const parsable = rows.filter((row) => row.expected.every((d) => d.code !== "json-syntax"));
+  test.each(parsable)("lintPlan agrees with lintPlanText: $name", (row) => {
+    const text = textOf(row);
+    const fromText = lintPlanText(text, optionsOf(row)).map(({ range: _r, offset: _o, ...rest }) => rest);
+    expect(lintPlan(JSON.parse(text), optionsOf(row))).toEqual(fromText);
+  });
+});
+
+describe("spans inside string values", () => {
+  test("unknown-key: the span is the failing segment, dot included", () => {
+    const tools = { a: { output: { type: "object", properties: { city: {} }, additionalProperties: false } } };
+    const [d] = lintPlan({ options: { syntax: "path" }, steps: [{ id: 1, tool: "a" }, { id: 2, tool: "a", args: { q: "x" } }, { id: 3, tool: "a", args: { q: "$1.city.x ?? $1.zip" } }] }, { tools });
+    expect(d).toMatchObject({ code: "unknown-key", pointer: "/steps/2/args/q", step: 3, span: { start: 15, end: 19 } });
+    expect("$1.city.x ?? $1.zip".slice(d!.span!.start, d!.span!.end)).toBe(".zip");
+  });
+
+  test("an unknown step in a braced template part spans its digits", () => {
+    const [d] = lintPlan({ options: { templates: true }, steps: [{ id: 1, tool: "a", args: { q: "at ${12.city}" } }] });
+    expect(d).toMatchObject({ code: "unknown-step", span: { start: 5, end: 7 } });
+  });
+});
+
+describe("never throws", () => {
+  const hostile = new Proxy(
+    {},
+    {
+      getPrototypeOf() {
+        throw new Error("trap");
+      },
+      ownKeys() {
+        throw new Error("trap");
+      },
+    },
+  );
+  let getterRan = false;
+  const getter = {
+    steps: [
+      {
+        id: 1,
+        tool: "a",
+        get args(): Record<string, unknown> {
+          getterRan = true;
+          return { q: "$2" };
+        },
+      },
+    ],
+  };
+  const cyclic: Record<string, unknown> = { id: 1, tool: "a" };
+  cyclic["args"] = { self: cyclic };
+  const values: [string, unknown][] = [
+    ["undefined", undefined],
+    ["a function", () => 1],
+    ["a symbol", Symbol("s")],
+    ["a BigInt id", { steps: [{ id: 10n, tool: "a" }] }],
+    ["a throwing Proxy", hostile],
+    ["a Proxy as a step", { steps: [hostile] }],
+    ["a getter for args (never invoked)", getter],
+    ["cyclic args", { steps: [cyclic] }],
+    ["a Map", new Map([[1, 2]])],
+    ["a class instance step", { steps: [new (class Step { id = 1; tool = "a"; })()] }],
+  ];
+  test.each(values)("lintPlan on %s returns diagnostics", (_name, value) => {
+    const diagnostics = lintPlan(value);
+    expect(Array.isArray(diagnostics)).toBe(true);
+    for (const d of diagnostics) expect(d.severity).toMatch(/^(error|warning|info)$/);
+  });
+
+  test("a getter in the plan is never invoked: its args count as missing", () => {
+    getterRan = false;
+    expect(lintPlan(getter).map((d) => [d.code, d.pointer])).toEqual([["invalid-plan", "/steps/0/args"]]);
+    expect(getterRan).toBe(false);
+  });
+
+  test.each([
+    ["options that are not an object", 5 as unknown as LintOptions],
+    ["a bad option value", { maxDepth: -1 }],
+    ["a catalog that is not an object", { tools: "tools" as unknown as LintOptions["tools"] }],
+  ])("invalid caller options are a diagnostic: %s", (_name, options) => {
+    const diagnostics = lintPlan({ steps: [] }, options);
+    expect(diagnostics.map((d) => d.code)).toEqual(["invalid-options"]);
+  });
+
+  test("lintPlanText on a non-string", () => {
+    expect(lintPlanText(42 as unknown as string).map((d) => d.code)).toEqual(["invalid-plan"]);
+  });
+});
+
+describe("caller options", () => {
+  test("an undefined caller option does not override the plan's", () => {
+    const plan = { options: { syntax: "path" }, steps: [{ id: 1, tool: "a" }, { id: 2, tool: "b", args: { q: "$1.a[" } }] };
+    const withUndefined = lintPlan(plan, { syntax: undefined, templates: undefined });
+    expect(withUndefined.map((d) => d.code)).toEqual(["malformed-ref"]);
+    // In the seed syntax "$1.a[" is a valid placeholder (key "a["): nothing to report.
+    expect(lintPlan(plan, { syntax: "seed" })).toEqual([]);
+  });
+});
+
+describe("didYouMean", () => {
+  test.each([
+    ["ctiy", ["city", "country"], "city"],
+    ["City", ["city"], "city"],
+    ["longtitude", ["latitude", "longitude"], "longitude"],
+    ["lng", ["lat", "lon"], undefined],
+    ["zzz", ["city"], undefined],
+    ["city", ["city"], undefined],
+    ["", ["a"], "a"],
+  ] as const)("%s among %j", (name, candidates, expected) => {
+    expect(didYouMean(name, candidates)).toBe(expected);
+  });
+
+  test.each([
+    ["", "", 0],
+    ["abc", "abc", 0],
+    ["ab", "ba", 1],
+    ["kitten", "sitting", 3],
+    ["ca", "abc", 3],
+  ])("editDistance(%s, %s) = %i", (a, b, distance) => {
+    expect(editDistance(a, b)).toBe(distance);
+  });
+});
+
+describe("walkSchema", () => {
+  const object = (properties: Record<string, unknown>, closed = true) => ({ type: "object", properties, ...(closed ? { additionalProperties: false } : {}) });
+  test.each([
+    ["an open object allows any key", object({ a: {} }, false), [{ kind: "key", name: "b" }], { ok: true, types: null }],
+    ["a closed object refuses an unknown key", object({ a: {} }), [{ kind: "key", name: "b" }], { ok: false, at: 0, code: "unknown-key", keys: ["a"], types: null }],
+    ["additionalProperties false without properties says nothing", { type: "object", additionalProperties: false }, [{ kind: "key", name: "b" }], { ok: true, types: null }],
+    ["patternProperties make it open", { ...object({ a: {} }), patternProperties: { "^x": {} } }, [{ kind: "key", name: "b" }], { ok: true, types: null }],
+    ["a $ref next to properties makes it open", { ...object({ a: {} }), $ref: "#/$defs/x", $defs: { x: {} } }, [{ kind: "key", name: "b" }], { ok: true, types: null }],
+    ["a key on a string", { type: "string" }, [{ kind: "key", name: "b" }], { ok: false, at: 0, code: "not-indexable", keys: [], types: new Set(["string"]) }],
+    ["an index on an object", { type: "object" }, [{ kind: "index", index: 0 }], { ok: false, at: 0, code: "not-indexable", keys: [], types: new Set(["object"]) }],
+    ["type from const", { const: 3 }, [], { ok: true, types: new Set(["integer"]) }],
+    ["type from enum", { enum: ["a", null] }, [], { ok: true, types: new Set(["string", "null"]) }],
+    ["nullable string cannot take a key", { type: ["string", "null"] }, [{ kind: "key", name: "x" }], { ok: false, at: 0, code: "not-indexable", keys: [], types: new Set(["string", "null"]) }],
+    ["an object-or-null can take a key", { type: ["object", "null"] }, [{ kind: "key", name: "x" }], { ok: true, types: null }],
+    ["a remote $ref is unknown", { $ref: "https://example.com/s.json" }, [{ kind: "key", name: "x" }], { ok: true, types: null }],
+    ["$ref to #/definitions", { $ref: "#/definitions/d", definitions: { d: { type: "number" } } }, [], { ok: true, types: new Set(["number"]) }],
+    ["$ref with a percent-encoded name", { $ref: "#/$defs/a%20b", $defs: { "a b": { type: "boolean" } } }, [], { ok: true, types: new Set(["boolean"]) }],
+    ["a $ref cycle ends as unknown", { $ref: "#" }, [{ kind: "key", name: "x" }], { ok: true, types: null }],
+    ["draft-07 tuple items", { type: "array", items: [{ type: "string" }], additionalItems: false }, [{ kind: "index", index: 1 }], { ok: false, at: 0, code: "unknown-key", keys: [], maxItems: 1, types: null }],
+    ["oneOf types are a union", { oneOf: [{ type: "string" }, { type: "integer" }] }, [], { ok: true, types: new Set(["string", "integer"]) }],
+    ["allOf types are an intersection", { allOf: [{ type: ["string", "number"] }, { type: ["integer", "null"] }] }, [], { ok: true, types: new Set(["integer"]) }],
+    ["contradictory types say nothing", { allOf: [{ type: "string" }, { type: "number" }] }, [], { ok: true, types: null }],
+    ["a boolean schema allows anything", true, [{ kind: "key", name: "x" }], { ok: true, types: null }],
+    ["garbage is not a schema", "nonsense", [{ kind: "key", name: "x" }], { ok: true, types: null }],
+  ] as const)("%s", (_name, schema, path, expected) => {
+    expect(walkSchema(schema, path)).toEqual(expected);
+  });
+
+  test("a schema with thousands of anyOf branches stays within its budget", () => {
+    const schema = { anyOf: Array.from({ length: 50_000 }, () => ({ type: "object", properties: { a: {} }, additionalProperties: false })) };
+    expect(walkSchema(schema, [{ kind: "key", name: "b" }]).ok).toBe(true);
+  });
+});
+
+/** Keep the Diagnostic type honest: a JSON round trip keeps every field. */
+test("diagnostics are plain JSON data", () => {
+  const diagnostics: Diagnostic[] = lintPlanText('{"steps": [{"id": 1, "tool": "a", "args": {"q": "$2"}}]}');
+  expect(JSON.parse(JSON.stringify(diagnostics))).toEqual(diagnostics);
+});
