@@ -7,6 +7,7 @@ import type { Span } from "../shared/span.js";
 import { cursorAt, fileSpan, pathOf, referenceAt, stepNumber, type Cursor } from "./cursor.js";
 import { ownData, type EditorOptions } from "./editor-options.js";
 import type { LexedReference, LexedSegment } from "./lexer.js";
+import { guarded } from "./guard.js";
 import { analyzePlan, dependenciesOf, type PlanDocument } from "./plan-document.js";
 import { membersAt, schemasAt, typeNames } from "./schema-at.js";
 
@@ -36,7 +37,7 @@ const PATH_NAME = /^[^.[\]{}$?\s]+$/;
  * // [{ label: "1", kind: "step", detail: "geocode", insertText: "1", span: { start: 83, end: 83 } }]
  */
 export function completionsAt(planText: string, offset: number, options?: EditorOptions): CompletionItem[] {
-  try {
+  return guarded("completionsAt", [], () => {
     const document = analyzePlan(planText, options);
     const cursor = cursorAt(document, offset);
     if (cursor === undefined) return [];
@@ -45,9 +46,7 @@ export function completionsAt(planText: string, offset: number, options?: Editor
     if (cursor.at <= reference.step.end) return stepItems(cursor, reference);
     const segment = reference.segments.find((item) => inside(item, cursor.at));
     return segment === undefined ? [] : pathItems(cursor, reference, segment);
-  } catch {
-    return [];
-  }
+  });
 }
 
 /** The reference being typed at the cursor (for a braced one, the cursor may sit right on its first digit). */

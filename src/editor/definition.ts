@@ -7,6 +7,7 @@ import { referencesIn } from "../grammar/ast.js";
 import type { Span } from "../shared/span.js";
 import { cursorAt, fileSpan, referenceAt, stepNumber } from "./cursor.js";
 import type { EditorOptions } from "./editor-options.js";
+import { guarded } from "./guard.js";
 import { analyzePlan, type PlanDocument } from "./plan-document.js";
 
 /**
@@ -16,7 +17,7 @@ import { analyzePlan, type PlanDocument } from "./plan-document.js";
  * definitionAt(planText, offsetOf("$|1.city")) // the span of `{ "id": 1, … }`
  */
 export function definitionAt(planText: string, offset: number, options?: EditorOptions): Span | undefined {
-  try {
+  return guarded("definitionAt", undefined, () => {
     const document = analyzePlan(planText, options);
     const cursor = cursorAt(document, offset);
     if (cursor === undefined) return undefined;
@@ -24,9 +25,7 @@ export function definitionAt(planText: string, offset: number, options?: EditorO
     const id = reference === undefined ? undefined : stepNumber(cursor.site.string.value, reference);
     const step = id === undefined ? undefined : document.byId.get(id);
     return step === undefined ? undefined : { start: step.node.offset, end: step.node.offset + step.node.length };
-  } catch {
-    return undefined;
-  }
+  });
 }
 
 /**
@@ -37,12 +36,10 @@ export function definitionAt(planText: string, offset: number, options?: EditorO
  * referencesTo('{"steps":[{"id":1,"tool":"a"},{"id":2,"tool":"b","args":{"q":"$1.city"}}]}', 1) // [{ start: 62, end: 63 }]
  */
 export function referencesTo(planText: string, stepId: number, options?: EditorOptions): Span[] {
-  try {
+  return guarded("referencesTo", [], () => {
     if (!isStepId(stepId)) return [];
     return referenceSpans(analyzePlan(planText, options), stepId).map(({ start, end }) => ({ start, end }));
-  } catch {
-    return [];
-  }
+  });
 }
 
 /** `referencesTo` on an analysed document, with each span's digits as written. */
@@ -77,7 +74,7 @@ export interface StepAt {
  * stepAt(planText, offsetOf('"id": |2')) // { stepId: 2, declaration: true, exists: true, span: … }
  */
 export function stepAt(planText: string, offset: number, options?: EditorOptions): StepAt | undefined {
-  try {
+  return guarded("stepAt", undefined, () => {
     const document = analyzePlan(planText, options);
     for (const step of document.steps) {
       const node = step.idNode;
@@ -92,9 +89,7 @@ export function stepAt(planText: string, offset: number, options?: EditorOptions
     const id = stepNumber(cursor.site.string.value, reference);
     if (id === undefined) return undefined;
     return { stepId: id, span: fileSpan(cursor.site, reference.step), declaration: false, exists: document.byId.has(id) };
-  } catch {
-    return undefined;
-  }
+  });
 }
 
 /** A non-negative safe integer: what a step id can be. */

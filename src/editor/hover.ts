@@ -5,6 +5,7 @@
 import type { Span } from "../shared/span.js";
 import { cursorAt, fileSpan, pathOf, referenceAt, segmentEnd, segmentStart, stepNumber } from "./cursor.js";
 import { ownData, type EditorOptions } from "./editor-options.js";
+import { guarded } from "./guard.js";
 import { analyzePlan } from "./plan-document.js";
 import { safeJson } from "./safe-json.js";
 import { dereference, schemasAt } from "./schema-at.js";
@@ -24,48 +25,48 @@ export interface Hover {
  * // "**Step 1** · `geocode`\n\nFind a city.\n\n`$1.city`:\n\n```json\n{\n  \"type\": \"string\"\n}\n```"
  */
 export function hoverAt(planText: string, offset: number, options?: EditorOptions): Hover | undefined {
-  try {
-    const document = analyzePlan(planText, options);
-    const cursor = cursorAt(document, offset);
-    if (cursor === undefined) return undefined;
-    const reference = referenceAt(cursor.lexed, cursor.at);
-    const id = reference === undefined ? undefined : stepNumber(cursor.site.string.value, reference);
-    if (reference === undefined || id === undefined) return undefined;
-    const value = cursor.site.string.value;
+  return guarded("hoverAt", undefined, () => hover(planText, offset, options));
+}
 
-    // The segments up to the one under the cursor (none when it is on the `$` or the step).
-    let count = 0;
-    reference.segments.forEach((segment, i) => {
-      if (segmentStart(segment) <= cursor.at) count = i + 1;
-    });
-    const segments = reference.segments.slice(0, count);
-    const end = count === 0 ? reference.step.end : segmentEnd(segments[count - 1]!);
-    const span = fileSpan(cursor.site, { start: reference.start, end });
-    const expression = (reference.dollar ? "" : "$") + value.slice(reference.start, end);
+function hover(planText: string, offset: number, options: EditorOptions | undefined): Hover | undefined {
+  const document = analyzePlan(planText, options);
+  const cursor = cursorAt(document, offset);
+  if (cursor === undefined) return undefined;
+  const reference = referenceAt(cursor.lexed, cursor.at);
+  const id = reference === undefined ? undefined : stepNumber(cursor.site.string.value, reference);
+  if (reference === undefined || id === undefined) return undefined;
+  const value = cursor.site.string.value;
 
-    const step = document.byId.get(id);
-    if (step === undefined) {
-      return { markdown: `${code(expression)}: step ${id} is not in the plan.`, span };
-    }
-    const lines: string[] = [`**Step ${id}** · ${step.tool === undefined ? "no tool" : code(step.tool)}${step.id === cursor.site.step.id ? " (this step itself)" : ""}`];
-    const spec = step.tool === undefined || document.catalog === undefined ? undefined : ownData(document.catalog, step.tool);
-    const description = ownData(spec, "description");
-    if (typeof description === "string" && description !== "") lines.push(description);
-    const output = ownData(spec, "output");
-    const path = pathOf(value, segments);
-    if (step.tool === undefined) {
-      // Nothing more to say about a step without a tool.
-    } else if (spec === undefined) {
-      lines.push(document.catalog === undefined ? "No tool catalog: the value's schema is unknown." : `${code(step.tool)} is not in the tool catalog.`);
-    } else if (output === undefined) {
-      lines.push(`${code(step.tool)} has no output schema.`);
-    } else if (path !== undefined) {
-      lines.push(describeValue(expression, output, schemasAt(output, path)));
-    }
-    return { markdown: lines.join("\n\n"), span };
-  } catch {
-    return undefined;
+  // The segments up to the one under the cursor (none when it is on the `$` or the step).
+  let count = 0;
+  reference.segments.forEach((segment, i) => {
+    if (segmentStart(segment) <= cursor.at) count = i + 1;
+  });
+  const segments = reference.segments.slice(0, count);
+  const end = count === 0 ? reference.step.end : segmentEnd(segments[count - 1]!);
+  const span = fileSpan(cursor.site, { start: reference.start, end });
+  const expression = (reference.dollar ? "" : "$") + value.slice(reference.start, end);
+
+  const step = document.byId.get(id);
+  if (step === undefined) {
+    return { markdown: `${code(expression)}: step ${id} is not in the plan.`, span };
   }
+  const lines: string[] = [`**Step ${id}** · ${step.tool === undefined ? "no tool" : code(step.tool)}${step.id === cursor.site.step.id ? " (this step itself)" : ""}`];
+  const spec = step.tool === undefined || document.catalog === undefined ? undefined : ownData(document.catalog, step.tool);
+  const description = ownData(spec, "description");
+  if (typeof description === "string" && description !== "") lines.push(description);
+  const output = ownData(spec, "output");
+  const path = pathOf(value, segments);
+  if (step.tool === undefined) {
+    // Nothing more to say about a step without a tool.
+  } else if (spec === undefined) {
+    lines.push(document.catalog === undefined ? "No tool catalog: the value's schema is unknown." : `${code(step.tool)} is not in the tool catalog.`);
+  } else if (output === undefined) {
+    lines.push(`${code(step.tool)} has no output schema.`);
+  } else if (path !== undefined) {
+    lines.push(describeValue(expression, output, schemasAt(output, path)));
+  }
+  return { markdown: lines.join("\n\n"), span };
 }
 
 function describeValue(expression: string, output: unknown, lookup: { schemas: readonly unknown[]; open: boolean }): string {

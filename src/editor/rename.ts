@@ -6,6 +6,7 @@
 import type { Span } from "../shared/span.js";
 import { isStepId, referenceSpans } from "./definition.js";
 import type { EditorOptions } from "./editor-options.js";
+import { guarded } from "./guard.js";
 import { analyzePlan } from "./plan-document.js";
 
 /** A replacement of the text at `span` (file offsets). */
@@ -24,7 +25,7 @@ export interface TextEdit {
  * applyTextEdits(text, renameStep(text, 1, 5)) // "id": 5, and "$1.city" is now "$5.city"
  */
 export function renameStep(planText: string, stepId: number, newId: number, options?: EditorOptions): TextEdit[] {
-  try {
+  return guarded("renameStep", [], () => {
     if (!isStepId(stepId) || !isStepId(newId) || stepId === newId) return [];
     const document = analyzePlan(planText, options);
     if (!document.byId.has(stepId) || document.byId.has(newId)) return [];
@@ -39,9 +40,7 @@ export function renameStep(planText: string, stepId: number, newId: number, opti
       edits.push({ span: { start: reference.start, end: reference.end }, newText: "0".repeat(Math.max(0, zeros)) + String(newId) });
     }
     return edits.sort((a, b) => a.span.start - b.span.start);
-  } catch {
-    return [];
-  }
+  });
 }
 
 /**

@@ -6,6 +6,7 @@
 import { assertNever, type Expression, type LiteralNode, type RefAst, type Segment } from "../grammar/ast.js";
 import { classifyString, type Classification } from "../grammar/parse.js";
 import type { NormalizedOptions, SyntaxOptions } from "../shared/options.js";
+import { guarded } from "./guard.js";
 import { mergeOptions } from "./editor-options.js";
 import { lexString, type StringMode, type Token, type TokenKind } from "./lexer.js";
 
@@ -21,12 +22,7 @@ export type { Token, TokenKind } from "./lexer.js";
  * tokenize("Paris")                      // []
  */
 export function tokenize(text: string, options?: SyntaxOptions): Token[] {
-  try {
-    if (typeof text !== "string") return [];
-    return tokensOf(text, mergeOptions(options));
-  } catch {
-    return [];
-  }
+  return guarded("tokenize", [], () => (typeof text === "string" ? tokensOf(text, mergeOptions(options)) : []));
 }
 
 /** `tokenize` with options already normalized. */

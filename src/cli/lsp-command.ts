@@ -1,0 +1,27 @@
+/**
+ * `plan-refs lsp [--stdio]`: the language server over stdin and stdout (the flag is what editors pass;
+ * stdio is the only transport). Nothing else may write to stdout while it runs: it carries the protocol.
+ */
+import { parseArgs } from "node:util";
+import { readTextInput } from "./input.js";
+import type { CliIo } from "./io.js";
+
+export const lspUsage = "usage: plan-refs lsp --stdio   (language server over stdin/stdout, for editors)";
+
+/** Largest `tools.json` the server reads (4 MiB). */
+const MAX_CATALOG_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Run `plan-refs lsp`: serve until the client sends `exit` or closes the stream (the server library
+ * then ends the process). The server's modules load only here, so other commands start fast.
+ */
+export async function lspCommand(argv: string[], _io: CliIo): Promise<number> {
+  parseArgs({ args: argv, options: { stdio: { type: "boolean" } }, strict: true, allowPositionals: false });
+  const { createConnection } = await import("vscode-languageserver/node");
+  const { startLanguageServer } = await import("../editor/lsp-server.js");
+  const connection = createConnection(process.stdin, process.stdout);
+  // A bug in a handler must not take the editor's server down: log it and go on.
+  process.on("uncaughtException", (error) => connection.console.error(`plan-refs: unexpected error: ${error.stack ?? error.message}`));
+  startLanguageServer(connection, { readTextFile: (path) => readTextInput(path, MAX_CATALOG_BYTES) });
+  return new Promise<number>(() => {});
+}
