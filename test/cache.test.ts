@@ -92,7 +92,9 @@ describe("the parse cache", () => {
   test("is bounded by default", () => {
     expect(parseCacheStats().maxEntries).toBe(DEFAULT_PARSE_CACHE_SIZE);
     for (let i = 0; i < DEFAULT_PARSE_CACHE_SIZE * 2 + 500; i++) {
-      resolveRefs({ a: `$${i}`, b: `$1.key${i}`, c: `$${i} off` }, new Map<number, unknown>([[i, i], [1, { [`key${i}`]: i }]]));
+      // Each string twice (a scanned placeholder is cached on its second sighting), and a near-miss.
+      const args = { a: `$${i}`, b: `$1.key${i}`, c: `$${i} off`, d: `$${i}`, e: `$1.key${i}` };
+      resolveRefs(args, new Map<number, unknown>([[i, i], [1, { [`key${i}`]: i }]]));
       if (i % 1000 === 0) expect(parseCacheStats().size).toBeLessThanOrEqual(DEFAULT_PARSE_CACHE_SIZE);
     }
     const { size, maxEntries } = parseCacheStats();
@@ -114,8 +116,24 @@ describe("the parse cache", () => {
     expect(parseCacheStats()).toEqual({ size: expect.any(Number) as number, maxEntries: bound });
   });
 
+  test("a placeholder the scanner parses is cached when seen a second time; what needs the grammar at once", () => {
+    const ast = parseRef("$1.city");
+    expect(parseCacheStats().size).toBe(0);
+    expect(parseRef("$1.city")).toStrictEqual(ast);
+    expect(parseCacheStats().size).toBe(1);
+    // A hit gives the very AST that was cached.
+    expect(parseRef("$1.city")).toBe(parseRef("$1.city"));
+    parseRef("a ${1.city}", { templates: true });
+    expect(parseCacheStats().size).toBe(2);
+    tryParseRef("$1.");
+    expect(parseCacheStats().size).toBe(3);
+  });
+
   test("setParseCacheSize returns the previous bound and shrinks the cache at once", () => {
-    for (let i = 0; i < 50; i++) parseRef(`$${i}`);
+    for (let i = 0; i < 50; i++) {
+      parseRef(`$${i}`);
+      parseRef(`$${i}`);
+    }
     expect(parseCacheStats().size).toBe(50);
     expect(setParseCacheSize(10)).toBe(DEFAULT_PARSE_CACHE_SIZE);
     expect(parseCacheStats().size).toBeLessThanOrEqual(10);
@@ -128,8 +146,11 @@ describe("the parse cache", () => {
   });
 
   test("does not keep strings longer than 512 characters", () => {
-    parseRef(`$1.${"k".repeat(600)}`);
+    const long = `$1.${"k".repeat(600)}`;
+    parseRef(long);
+    parseRef(long);
     expect(parseCacheStats().size).toBe(0);
+    parseRef("$1.short");
     parseRef("$1.short");
     expect(parseCacheStats().size).toBe(1);
   });

@@ -27,7 +27,8 @@ function expectAgreement(text: string, syntax: Syntax): void {
 // (including non-ASCII spaces), quotes and escapes, surrogate halves, digits in other scripts.
 const tokens = [
   "$", "$", "$", "$$", "${", "}", "0", "1", "7", "9", "00", "12", ".", ".", "..", "[", "]", "[0]", "[12]", '"', '\\"', "\\", "\\u0041", "\\n", "\\x",
-  "?", "??", " ?? ", " ", "  ", "\t", "\n", "\u00a0", "\u2028", "\ufeff", "\u3000", "a", "b", "city", "é", "\ud83d\ude00", "\ud800", "\udc00", "１", "-",
+  "?", "??", " ?? ", " ", "  ", "\t", "\n", "\v", "\f", "\r", "\u00a0", "\u0085", "\u1680", "\u180e", "\u2000", "\u200a", "\u200b", "\u2028", "\u2029",
+  "\u202f", "\u205f", "\ufeff", "\u3000", "a", "b", "city", "é", "\ud83d\ude00", "\ud800", "\udc00", "１", "-",
   "+", "e", "E", "true", "false", "null", "tru", "nul", "0.5", "1e3", "-0", "01", '"x"', '"a.b"', '""', "{", "\u0000", "\u001f", "/", "~",
 ];
 
@@ -100,6 +101,9 @@ describe("scanner agrees with the grammar", () => {
     "$1??$2", "$1 ?? $2", "$1 ??$2.a", "$1 ?? ", "$1 ??", "$1 ?? x", '$1 ?? "x"', "$1 ?? -0", "$1 ?? 01", "$1 ?? 1.", "$1 ?? 1e", "$1 ?? true", "$1 ?? truex",
     "$1 ?? null ?? $2", '$1 ?? $2 ?? "x"', "$1 ? ? $2", "$1  ??  $2", "$1\t?? $2", "$1.a?", "$1.${x}", "$1.}", "$1.{", "$1.$", "$99999999999999999999.a",
   ];
+  // Every code unit that `\s` matches, and some that look like spaces but are not: next to a path name.
+  const spaces = ["\t", "\n", "\v", "\f", "\r", " ", "\u0085", "\u00a0", "\u1680", "\u180e", "\u2000", "\u2005", "\u200a", "\u200b", "\u2028", "\u2029", "\u202f", "\u205f", "\u3000", "\ufeff"];
+  edges.push(...spaces.flatMap((space) => [`$1.a${space}`, `$1.a${space}b`, `$1${space}`, `$1.${space}`]));
   test.each(edges.flatMap((text) => [{ text, syntax: "seed" as const }, { text, syntax: "path" as const }]))("$syntax: $text", ({ text, syntax: s }) => {
     expectAgreement(text, s);
   });

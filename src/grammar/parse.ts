@@ -31,8 +31,8 @@ const LITERAL: Classification = Object.freeze({ kind: "literal" });
 type Outcome =
   /** Not a placeholder nor a template in this mode, whatever `strict` says. */
   | { readonly kind: "literal" }
-  /** Parsed; `segments` is checked against `maxSegments` on every use. */
-  | { readonly kind: "ref"; readonly segments: number; readonly classification: Classification }
+  /** Parsed; `segments` is checked against `maxSegments` on every use. `cheap`: the scanner parsed it. */
+  | { readonly kind: "ref"; readonly segments: number; readonly classification: Classification; readonly cheap: boolean }
   /** Starts like a placeholder (`$` and a digit) but is not one: literal, or an error under `strict`. */
   | { readonly kind: "not-placeholder"; readonly text: string; readonly offset: number; readonly expected: readonly string[]; strictError?: Classification }
   /** An invalid template: always an error. */
@@ -49,6 +49,31 @@ export const DEFAULT_PARSE_CACHE_SIZE = 10_000;
 const CACHEABLE_LENGTH = 512;
 /** Keyed by the text itself: a string keeps its hash, so a hit costs one `Map.get`. */
 const cache = new BoundedCache<CacheEntry>(DEFAULT_PARSE_CACHE_SIZE);
+/**
+ * Admission (as in TinyLFU): a placeholder the scanner parses is cached the second time it is seen,
+ * not the first. Scanning costs about as much as a regular expression, while caching every fresh
+ * string (an id in every argument) would churn the cache and the garbage collector for strings never
+ * seen again. The doorkeeper is a fixed table of string hashes: no allocation, nothing retained. A
+ * collision only caches a string one sighting early, an overwritten slot one sighting late. Whatever
+ * needs the grammar (templates, near-misses) is cached at once.
+ */
+const DOORKEEPER_SLOTS = 1 << 14;
+const doorkeeper = new Int32Array(DOORKEEPER_SLOTS);
+
+/** Whether `text` was (probably) seen since its slot was last taken; marks it seen. */
+function seenBefore(text: string): boolean {
+  // FNV-1a over the UTF-16 code units; 0 marks an empty slot, so no hash is 0.
+  let hash = 0x811c9dc5 | 0;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  // Murmur3's finalizer: FNV alone leaves short strings' hashes clustered.
+  hash = Math.imul(hash ^ (hash >>> 16), 0x85ebca6b);
+  hash = Math.imul(hash ^ (hash >>> 13), 0xc2b2ae35);
+  hash = (hash ^ (hash >>> 16)) | 1;
+  const slot = hash >>> 18;
+  if (doorkeeper[slot] === hash) return true;
+  doorkeeper[slot] = hash;
+  return false;
+}
 
 /**
  * Set how many parsed strings the cache keeps (0 turns caching off). Returns the previous bound.
@@ -84,6 +109,7 @@ export function parseCacheStats(): { size: number; maxEntries: number } {
  */
 export function clearParseCache(): void {
   cache.clear();
+  doorkeeper.fill(0);
 }
 
 function languageOf(options: NormalizedOptions): RefLanguage {
@@ -111,6 +137,11 @@ function isDigit(code: number): boolean {
  * classifyString("$5 off", normalizeOptions(undefined)).kind  // "literal"
  */
 export function classifyString(text: string, options: NormalizedOptions): Classification {
+  return classify(text, options, options.strict);
+}
+
+/** `classifyString` with `strict` given apart from the options (so callers need not copy them). */
+function classify(text: string, options: NormalizedOptions, strict: boolean): Classification {
   const startsWithDollar = text.charCodeAt(0) === 36;
   if (!startsWithDollar && !(options.templates && text.includes("${"))) return LITERAL;
   if (startsWithDollar && !options.templates && !isDigit(text.charCodeAt(1))) return LITERAL;
@@ -126,11 +157,14 @@ export function classifyString(text: string, options: NormalizedOptions): Classi
     outcome = entry?.[mode];
     if (outcome === undefined) {
       outcome = parseOutcome(text, options);
-      if (entry === undefined) {
-        entry = [undefined, undefined, undefined, undefined];
-        cache.set(text, entry);
+      const cheap = outcome.kind === "literal" || (outcome.kind === "ref" && outcome.cheap);
+      if (entry !== undefined || !cheap || seenBefore(text)) {
+        if (entry === undefined) {
+          entry = [undefined, undefined, undefined, undefined];
+          cache.set(text, entry);
+        }
+        entry[mode] = outcome;
       }
-      entry[mode] = outcome;
     }
   }
   switch (outcome.kind) {
@@ -141,7 +175,7 @@ export function classifyString(text: string, options: NormalizedOptions): Classi
     case "invalid":
       return outcome.classification;
     case "not-placeholder":
-      if (!options.strict) return LITERAL;
+      if (!strict) return LITERAL;
       outcome.strictError ??= { kind: "error", error: new RefSyntaxError(outcome.text, outcome.offset, outcome.expected) };
       return outcome.strictError;
   }
@@ -151,19 +185,22 @@ export function classifyString(text: string, options: NormalizedOptions): Classi
 function parseOutcome(text: string, options: NormalizedOptions): Outcome {
   const isTemplate = options.templates && (text.startsWith("$$") || text.includes("${"));
   if (isDigit(text.charCodeAt(1)) && text.charCodeAt(0) === 36) {
-    const parsed = parsePlaceholder(text, options);
-    if (parsed.ok) return refOutcome(parsed.value);
+    const scanned = scanPlaceholder(text, options.syntax);
+    if (scanned !== undefined) return refOutcome(scanned, true);
+    // Not a placeholder: the grammar says where and why (the scanner reports nothing).
+    const parsed = runRule(languageOf(options).placeholder, text);
+    if (parsed.ok) return refOutcome(parsed.value, false);
     if (!isTemplate) return { kind: "not-placeholder", text, offset: parsed.offset, expected: parsed.expected };
   } else if (!isTemplate) {
     return LITERAL_OUTCOME;
   }
   const parsed = runRule(languageOf(options).template, text);
   if (!parsed.ok) return { kind: "invalid", classification: { kind: "error", error: new RefSyntaxError(text, parsed.offset, parsed.expected) } };
-  return refOutcome(parsed.value);
+  return refOutcome(parsed.value, false);
 }
 
-function refOutcome(ast: RefAst): Outcome {
-  return { kind: "ref", segments: countSegments(ast), classification: { kind: "ref", ast } };
+function refOutcome(ast: RefAst, cheap: boolean): Outcome {
+  return { kind: "ref", segments: countSegments(ast), classification: { kind: "ref", ast }, cheap };
 }
 
 function segmentLimit(count: number, text: string, options: NormalizedOptions): Classification {
@@ -218,7 +255,7 @@ export function tryParseRef(text: string, options?: SyntaxOptions): Result<RefAs
   if (text.length > normalized.maxRefLength) {
     return { ok: false, error: new RefError("limit", `placeholder of ${text.length} characters exceeds maxRefLength (${normalized.maxRefLength})`, { ref: text.slice(0, 40) }) };
   }
-  const classified = classifyString(text, { ...normalized, strict: true });
+  const classified = classify(text, normalized, true);
   switch (classified.kind) {
     case "ref":
       return { ok: true, value: classified.ast };
