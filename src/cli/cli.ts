@@ -5,13 +5,17 @@
 import { CliError } from "./input.js";
 import type { CliIo } from "./io.js";
 import { lintCommand, lintUsage } from "./lint-command.js";
+import { lspCommand, lspUsage } from "./lsp-command.js";
 import { resolveCommand, resolveUsage } from "./resolve-command.js";
+import { runCommand, runUsage } from "./run-command.js";
 
 type Command = (argv: string[], io: CliIo) => number | Promise<number>;
 
 const commands: Record<string, { run: Command; usage: string }> = {
   resolve: { run: resolveCommand, usage: resolveUsage },
   lint: { run: lintCommand, usage: lintUsage },
+  run: { run: runCommand, usage: runUsage },
+  lsp: { run: lspCommand, usage: lspUsage },
 };
 
 const help = `plan-refs: step references in AI-agent tool plans

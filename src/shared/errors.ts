@@ -17,7 +17,15 @@ export type RefErrorCode =
   | "cycle"
   | "limit"
   | "access"
-  | "unserializable";
+  | "unserializable"
+  | "tool-error"
+  | "unknown-tool"
+  | "unresolved-args"
+  | "timeout"
+  | "aborted"
+  | "invalid-output"
+  | "missing-dependency"
+  | "invalid-step";
 
 /** Where an error happened, as far as it is known. */
 export interface RefErrorDetails {
@@ -134,4 +142,27 @@ export function atArgument<E extends RefError>(error: E, arg: string): E {
   Object.defineProperty(copy, "arg", { value: arg, writable: true, enumerable: true, configurable: true });
   Object.defineProperty(copy, "message", { value: withArg(error.detail, arg), writable: true, enumerable: false, configurable: true });
   return copy;
+}
+
+/** Why a step of `runPlan` failed. */
+export type StepErrorCode = "tool-error" | "unknown-tool" | "unresolved-args" | "timeout" | "aborted" | "invalid-output" | "missing-dependency" | "cycle" | "invalid-step";
+
+/**
+ * A step of a run failed: its tool threw or rejected (`tool-error`), its arguments could not be
+ * resolved (`unresolved-args`, with the `KeyError` as `cause`), it ran past `timeoutMs` (`timeout`),
+ * its result did not match the catalog's output schema (`invalid-output`), and so on.
+ *
+ * @example
+ * report.errors.get(2)?.code // "tool-error"
+ */
+export class StepError extends RefError {
+  override name = "StepError";
+  readonly stepId: number;
+  readonly tool: string;
+
+  constructor(code: StepErrorCode, stepId: number, tool: string, detail: string, cause?: unknown) {
+    super(code, `step ${stepId} (${tool}): ${detail}`, cause === undefined ? {} : { cause });
+    this.stepId = stepId;
+    this.tool = tool;
+  }
 }

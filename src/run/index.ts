@@ -1,0 +1,5 @@
+/**
+ * `plan-refs/run`: the executor — `runPlan` runs a plan's tool calls in dependency order.
+ */
+export { runPlan, type RunEvent, type RunOptions, type RunReport, type StepTiming, type ToolContext, type ToolFunction, type ToolFunctions } from "./run-plan.js";
+export { StepError, type StepErrorCode } from "../shared/errors.js";

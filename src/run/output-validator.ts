@@ -1,0 +1,30 @@
+/**
+ * Checking a tool's result against the output schema of its catalog entry, with Ajv (a maintained
+ * JSON Schema validator). Compiled validators are cached per schema object.
+ */
+import AjvModule, { type ValidateFunction } from "ajv";
+import type { JsonSchema } from "../plan/plan.js";
+
+const Ajv = AjvModule.default;
+let ajv: InstanceType<typeof Ajv> | undefined;
+const compiled = new WeakMap<object, ValidateFunction | Error>();
+
+/** `undefined` when `value` matches `schema`, else a one-line description of the first mismatches. */
+export function outputMismatch(schema: JsonSchema, value: unknown): string | undefined {
+  if (schema === true) return undefined;
+  if (schema === false) return "the catalog's output schema is false (no result is valid)";
+  let validate = compiled.get(schema);
+  if (validate === undefined) {
+    try {
+      ajv ??= new Ajv({ strict: false, allErrors: true, validateFormats: false });
+      validate = ajv.compile(schema as Record<string, unknown>);
+    } catch (error) {
+      validate = error instanceof Error ? error : new Error(String(error));
+    }
+    compiled.set(schema, validate);
+  }
+  if (validate instanceof Error) return `the catalog's output schema is invalid: ${validate.message}`;
+  if (validate(value)) return undefined;
+  const problems = (validate.errors ?? []).slice(0, 3).map((error) => `${error.instancePath || "(result)"} ${error.message ?? "is invalid"}`);
+  return `result does not match the output schema: ${problems.join("; ")}`;
+}
