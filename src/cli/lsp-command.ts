@@ -14,6 +14,9 @@ const MAX_CATALOG_BYTES = 4 * 1024 * 1024;
 /**
  * Run `plan-refs lsp`: serve until the client sends `exit` or closes the stream (the server library
  * then ends the process). The server's modules load only here, so other commands start fast.
+ *
+ * @example
+ * await runCli(["lsp", "--stdio"], io) // serves on stdin/stdout
  */
 export async function lspCommand(argv: string[], _io: CliIo): Promise<number> {
   parseArgs({ args: argv, options: { stdio: { type: "boolean" } }, strict: true, allowPositionals: false });

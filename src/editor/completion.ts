@@ -33,8 +33,8 @@ const PATH_NAME = /^[^.[\]{}$?\s]+$/;
  * (`"q": "$1.` at the end of the file).
  *
  * @example
- * completionsAt('{"steps":[{"id":1,"tool":"geocode","args":{}},{"id":2,"tool":"weather","args":{"at":"$"}}]}', 83)
- * // [{ label: "1", kind: "step", detail: "geocode", insertText: "1", span: { start: 83, end: 83 } }]
+ * completionsAt('{"steps":[{"id":1,"tool":"geocode","args":{}},{"id":2,"tool":"weather","args":{"at":"$"}}]}', 86)
+ * // [{ label: "1", kind: "step", detail: "geocode", insertText: "1", span: { start: 86, end: 86 } }]
  */
 export function completionsAt(planText: string, offset: number, options?: EditorOptions): CompletionItem[] {
   return guarded("completionsAt", [], () => {
@@ -172,7 +172,12 @@ function toolDescription(document: PlanDocument, tool: string): string | undefin
   return typeof description === "string" ? description : undefined;
 }
 
-/** Text escaped for the inside of a JSON string. */
+/**
+ * Text escaped for the inside of a JSON string.
+ *
+ * @example
+ * jsonEscape('["a b"]') // '[\\"a b\\"]'
+ */
 export function jsonEscape(text: string): string {
   return JSON.stringify(text).slice(1, -1);
 }

@@ -41,6 +41,9 @@ export function cursorAt(document: PlanDocument, offset: number): Cursor | undef
 /**
  * The lexed reference the cursor is in or just after (`$1.ci|`), preferring one that holds the
  * character after the cursor.
+ *
+ * @example
+ * referenceAt(lexString("$1.ci", "seed", "placeholder"), 5)?.step // { start: 1, end: 2 }
  */
 export function referenceAt(lexed: Lexed, at: number): LexedReference | undefined {
   let touching: LexedReference | undefined;
@@ -51,13 +54,23 @@ export function referenceAt(lexed: Lexed, at: number): LexedReference | undefine
   return touching;
 }
 
-/** The offset just past a segment (its closing bracket included, when there is one). */
+/**
+ * The offset just past a segment (its closing bracket included, when there is one).
+ *
+ * @example
+ * segmentEnd(lexString("$1[0]", "path", "placeholder").references[0].segments[0]) // 5
+ */
 export function segmentEnd(segment: LexedSegment): number {
   if (segment.kind === "key") return segment.name.end;
   return segment.close === undefined ? segment.content.end : segment.close + 1;
 }
 
-/** The offset where a segment starts (its `.` or `[`). */
+/**
+ * The offset where a segment starts (its `.` or `[`).
+ *
+ * @example
+ * segmentStart(lexString("$1.a", "path", "placeholder").references[0].segments[0]) // 2
+ */
 export function segmentStart(segment: LexedSegment): number {
   return segment.kind === "key" ? segment.dot : segment.open;
 }
@@ -65,6 +78,10 @@ export function segmentStart(segment: LexedSegment): number {
 /**
  * The path the segments spell, as far as each is complete (`undefined` when one cannot be read: an
  * empty key, a bracket with nothing in it, a broken quoted key).
+ *
+ * @example
+ * pathOf("$1.a[0]", lexString("$1.a[0]", "path", "placeholder").references[0].segments)
+ * // [{ kind: "key", name: "a" }, { kind: "index", index: 0 }]
  */
 export function pathOf(value: string, segments: readonly LexedSegment[]): SchemaPathStep[] | undefined {
   const path: SchemaPathStep[] = [];
@@ -94,7 +111,12 @@ function parseQuoted(text: string): string | undefined {
   }
 }
 
-/** A span inside the site's decoded string, as file offsets. */
+/**
+ * A span inside the site's decoded string, as file offsets.
+ *
+ * @example
+ * fileSpan(site, { start: 0, end: 1 }) // where the string's first character is in the file
+ */
 export function fileSpan(site: ReferenceSite, span: Span): Span {
   const { offsets } = site.string;
   const last = offsets.length - 1;
@@ -102,7 +124,13 @@ export function fileSpan(site: ReferenceSite, span: Span): Span {
   return { start: clamp(span.start), end: clamp(span.end) };
 }
 
-/** The canonical id of a reference's step digits (`"007"` is step 7), or `undefined` when it has none or it is not a safe integer. */
+/**
+ * The canonical id of a reference's step digits (`"007"` is step 7), or `undefined` when it has none
+ * or it is not a safe integer.
+ *
+ * @example
+ * stepNumber("$007", lexString("$007", "seed", "placeholder").references[0]) // 7
+ */
 export function stepNumber(value: string, reference: LexedReference): number | undefined {
   const digits = value.slice(reference.step.start, reference.step.end);
   if (digits === "") return undefined;

@@ -33,7 +33,7 @@ export function definitionAt(planText: string, offset: number, options?: EditorO
  * in document order. Never throws.
  *
  * @example
- * referencesTo('{"steps":[{"id":1,"tool":"a"},{"id":2,"tool":"b","args":{"q":"$1.city"}}]}', 1) // [{ start: 62, end: 63 }]
+ * referencesTo('{"steps":[{"id":1,"tool":"a"},{"id":2,"tool":"b","args":{"q":"$1.city"}}]}', 1) // [{ start: 63, end: 64 }]
  */
 export function referencesTo(planText: string, stepId: number, options?: EditorOptions): Span[] {
   return guarded("referencesTo", [], () => {
@@ -42,7 +42,12 @@ export function referencesTo(planText: string, stepId: number, options?: EditorO
   });
 }
 
-/** `referencesTo` on an analysed document, with each span's digits as written. */
+/**
+ * `referencesTo` on an analysed document, with each span's digits as written.
+ *
+ * @example
+ * referenceSpans(analyzePlan(text), 1) // [{ start: 62, end: 64, digits: "01" }]
+ */
 export function referenceSpans(document: PlanDocument, stepId: number): (Span & { readonly digits: string })[] {
   const id = String(stepId);
   const spans: (Span & { digits: string })[] = [];
@@ -92,7 +97,13 @@ export function stepAt(planText: string, offset: number, options?: EditorOptions
   });
 }
 
-/** A non-negative safe integer: what a step id can be. */
+/**
+ * A non-negative safe integer: what a step id can be.
+ *
+ * @example
+ * isStepId(3) // true
+ * isStepId(-1) // false
+ */
 export function isStepId(value: unknown): value is number {
   return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
 }

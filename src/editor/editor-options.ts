@@ -16,7 +16,13 @@ export interface EditorOptions extends SyntaxOptions {
 
 const OPTION_NAMES = ["syntax", "templates", "strict", "deep", "maxRefLength", "maxSegments"] as const;
 
-/** An own data property of a value that may be anything (getters are never called). */
+/**
+ * An own data property of a value that may be anything (getters are never called).
+ *
+ * @example
+ * ownData({ a: 1 }, "a")        // 1
+ * ownData({ a: 1 }, "toString") // undefined
+ */
 export function ownData(value: unknown, key: string): unknown {
   if (typeof value !== "object" || value === null) return undefined;
   const descriptor = Object.getOwnPropertyDescriptor(value, key);
@@ -50,7 +56,12 @@ export function mergeOptions(...layers: unknown[]): NormalizedOptions {
   return result;
 }
 
-/** The caller's catalog, when the options carry one. */
+/**
+ * The caller's catalog, when the options carry one.
+ *
+ * @example
+ * callerTools({ tools: { geocode: {} } }) // { geocode: {} }
+ */
 export function callerTools(options: unknown): unknown {
   return ownData(options, "tools");
 }

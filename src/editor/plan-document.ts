@@ -57,19 +57,27 @@ export const MAX_NESTING = 512;
 /** Longer documents are not analysed (16 Mi code units). */
 export const MAX_DOCUMENT_LENGTH = 16 * 1024 * 1024;
 
-let last: { text: string; options: unknown; document: PlanDocument } | undefined;
+/** The last few analyses, newest last: an editor asks several questions about the same text. */
+const recent: { text: string; options: unknown; document: PlanDocument }[] = [];
+const RECENT = 4;
 
 /**
- * Analyse a plan document. Never throws; an unreadable document has no steps. The last result is
- * kept, so several editor features asking about the same text parse it once.
+ * Analyse a plan document. Never throws; an unreadable document has no steps. The last few results
+ * are kept (by text and options object), so several features asking about one text parse it once.
  *
  * @example
  * analyzePlan('{ "steps": [ { "id": 1, "tool": "geocode", "args": { "q": "$0" } } ] }').sites.length // 1
  */
 export function analyzePlan(text: string, options?: EditorOptions): PlanDocument {
-  if (last !== undefined && last.text === text && last.options === options) return last.document;
+  const index = recent.findIndex((entry) => entry.text === text && entry.options === options);
+  if (index >= 0) {
+    const [entry] = recent.splice(index, 1);
+    recent.push(entry!);
+    return entry!.document;
+  }
   const document = analyze(text, options);
-  last = { text, options, document };
+  recent.push({ text, options, document });
+  if (recent.length > RECENT) recent.shift();
   return document;
 }
 
@@ -136,7 +144,12 @@ function collectSites(document: PlanDocument): ReferenceSite[] {
   return sites;
 }
 
-/** The value node of the last property `name` of an object node (the one `JSON.parse` keeps). */
+/**
+ * The value node of the last property `name` of an object node (the one `JSON.parse` keeps).
+ *
+ * @example
+ * property(jsonc.parseTree('{"a":1,"a":2}'), "a")?.value // 2
+ */
 export function property(node: JsonNode | undefined, name: string): JsonNode | undefined {
   if (node?.type !== "object") return undefined;
   let found: JsonNode | undefined;
@@ -157,7 +170,12 @@ function optionsValue(node: JsonNode | undefined): Record<string, unknown> | und
   return out;
 }
 
-/** A node's value with own properties only (a `"__proto__"` key is an own key). */
+/**
+ * A node's value with own properties only (a `"__proto__"` key is an own key).
+ *
+ * @example
+ * Object.hasOwn(nodeValue(jsonc.parseTree('{"__proto__":{}}')!) as object, "__proto__") // true
+ */
 export function nodeValue(node: JsonNode): unknown {
   switch (node.type) {
     case "object": {
@@ -181,7 +199,12 @@ export function nodeValue(node: JsonNode): unknown {
   }
 }
 
-/** The deepest nesting of brackets outside strings (a cheap pass, before the recursive parser). */
+/**
+ * The deepest nesting of brackets outside strings (a cheap pass, before the recursive parser).
+ *
+ * @example
+ * nestingDepth('{"a":[["]"]]}') // 3
+ */
 export function nestingDepth(text: string): number {
   let depth = 0;
   let max = 0;
@@ -202,7 +225,12 @@ export function nestingDepth(text: string): number {
   return max;
 }
 
-/** For each step id, the steps it references (existing ones, self-references included). */
+/**
+ * For each step id, the steps it references (existing ones, self-references included).
+ *
+ * @example
+ * dependenciesOf(analyzePlan(text)) // Map { 2 => Set { 1 } }
+ */
 export function dependenciesOf(document: PlanDocument): Map<number, Set<number>> {
   const dependencies = new Map<number, Set<number>>();
   for (const site of document.sites) {
@@ -218,7 +246,12 @@ export function dependenciesOf(document: PlanDocument): Map<number, Set<number>>
   return dependencies;
 }
 
-/** The site whose string content holds file offset `offset` (the closing quote's offset included). */
+/**
+ * The site whose string content holds file offset `offset` (the closing quote's offset included).
+ *
+ * @example
+ * siteAt(analyzePlan(text), text.indexOf("$1") + 1)?.string.value // "$1"
+ */
 export function siteAt(document: PlanDocument, offset: number): ReferenceSite | undefined {
   // Sites are in document order: binary search on the string's start.
   const sites = document.sites;

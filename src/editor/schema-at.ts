@@ -160,7 +160,12 @@ function tupleOf(facet: Record<string, unknown>): { items: unknown[]; rest: unkn
   return undefined;
 }
 
-/** The names in a schema's `type`, when it has one. */
+/**
+ * The names in a schema's `type`, when it has one.
+ *
+ * @example
+ * typeNames({ type: ["string", "null"] }) // ["string", "null"]
+ */
 export function typeNames(schema: unknown): string[] | undefined {
   const type = ownData(schema, "type");
   if (typeof type === "string") return [type];

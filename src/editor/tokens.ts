@@ -25,7 +25,12 @@ export function tokenize(text: string, options?: SyntaxOptions): Token[] {
   return guarded("tokenize", [], () => (typeof text === "string" ? tokensOf(text, mergeOptions(options)) : []));
 }
 
-/** `tokenize` with options already normalized. */
+/**
+ * `tokenize` with options already normalized.
+ *
+ * @example
+ * tokensOf("$1", normalizeOptions(undefined)).length // 2
+ */
 export function tokensOf(text: string, options: NormalizedOptions): Token[] {
   if (text.length > options.maxRefLength) return [];
   const classification = classifyString(text, { ...options, strict: true });
@@ -49,7 +54,12 @@ export function stringMode(text: string, options: NormalizedOptions, classificat
   return text.charCodeAt(0) === 36 ? "placeholder" : undefined;
 }
 
-/** The tokens of a parsed string, from its AST. */
+/**
+ * The tokens of a parsed string, from its AST.
+ *
+ * @example
+ * tokensOfAst("$1.a", parseRef("$1.a")).map((t) => t.kind) // ["dollar", "step", "separator", "key"]
+ */
 export function tokensOfAst(text: string, ast: RefAst): Token[] {
   const tokens: Token[] = [];
   const push = (kind: TokenKind, start: number, end: number): void => {
