@@ -1,0 +1,158 @@
+/**
+ * The benchmark harness: timing with tinybench, the shapes every workload reports, and the table
+ * printer. Timings are medians; every ratio compares two tasks measured in the same run.
+ */
+import { Bench } from "tinybench";
+
+/** One measured task: the median time of one operation, in nanoseconds. */
+export interface Row {
+  readonly name: string;
+  readonly medianNs: number;
+  /** Medians of each round (the reported median is the median of these). */
+  readonly roundsNs: readonly number[];
+  /** What one operation is, when it is not one call (for example "per node"). */
+  readonly note?: string;
+}
+
+/** A target of the issue, checked on the figures of this run. */
+export interface Target {
+  readonly description: string;
+  readonly measured: number;
+  readonly limit: number;
+  /** `max`: measured must be at most the limit; `min`: at least. */
+  readonly kind: "max" | "min";
+  readonly unit: string;
+  readonly met: boolean;
+}
+
+/** What a workload hands back to the runner. */
+export interface WorkloadReport {
+  readonly id: string;
+  readonly title: string;
+  /** Unit of `Row.medianNs` when it is not time (memory workloads report bytes). */
+  readonly unit: "ns" | "bytes";
+  readonly rows: readonly Row[];
+  /** Names of the rows that the other rows are compared with. */
+  readonly baselines: readonly string[];
+  readonly targets: readonly Target[];
+  readonly notes: readonly string[];
+}
+
+/** A workload: one file in bench/workloads/ whose default export is this. */
+export interface Workload {
+  /** The issue's workload number ("1", "2", …). */
+  readonly id: string;
+  readonly title: string;
+  run(): Promise<WorkloadReport>;
+}
+
+/** Somewhere results go so that the engine cannot drop the work. */
+export let sink: unknown;
+/** Keep `value` alive (see `sink`). */
+export function consume(value: unknown): void {
+  sink = value;
+}
+
+export interface MeasureOptions {
+  /** Calls of the task per timed sample (short operations are batched so the timer's cost vanishes). */
+  readonly batch: number;
+  /** Time budget per task and round, in milliseconds. */
+  readonly time: number;
+  /** Rounds; tasks are interleaved round by round so that drifting machine load hits them all alike. */
+  readonly rounds: number;
+}
+
+/** Time each task; returns one row per task, in the order given. */
+export async function measure(tasks: Readonly<Record<string, () => unknown>>, options: MeasureOptions): Promise<Row[]> {
+  const names = Object.keys(tasks);
+  const rounds = new Map<string, number[]>(names.map((name) => [name, []]));
+  for (let round = 0; round < options.rounds; round++) {
+    // Each task starts from a collected heap (when run with --expose-gc), so none pays for another's garbage.
+    const bench = new Bench({ time: options.time, warmupTime: Math.max(50, options.time / 3), iterations: 8, throws: true, setup: collectGarbage });
+    // Rotate the order each round: no task always runs first (or last).
+    const order = names.map((_, i) => names[(i + round) % names.length]!);
+    for (const name of order) {
+      const task = tasks[name]!;
+      const batch = options.batch;
+      bench.add(name, () => {
+        for (let i = 0; i < batch; i++) sink = task();
+      });
+    }
+    await bench.run();
+    for (const task of bench.tasks) {
+      const result = task.result;
+      if (result.state !== "completed") throw new Error(`task ${task.name} did not complete (${result.state})`);
+      rounds.get(task.name)!.push((result.latency.p50 * 1e6) / options.batch);
+    }
+  }
+  return names.map((name) => {
+    const values = rounds.get(name)!;
+    return { name, medianNs: median(values), roundsNs: values };
+  });
+}
+
+/** A full garbage collection, when node runs with --expose-gc (`npm run bench` does). */
+export function collectGarbage(): void {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc !== undefined) {
+    gc();
+    gc();
+  }
+}
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/** The row named `name` (a typo in a workload is a bug, not a missing figure). */
+export function row(rows: readonly Row[], name: string): Row {
+  const found = rows.find((r) => r.name === name);
+  if (found === undefined) throw new Error(`no row named ${name}`);
+  return found;
+}
+
+/** A target on a ratio of two rows' medians: `numerator / denominator`. */
+export function ratioTarget(rows: readonly Row[], description: string, numerator: string, denominator: string, kind: "max" | "min", limit: number): Target {
+  const measured = row(rows, numerator).medianNs / row(rows, denominator).medianNs;
+  return { description, measured, limit, kind, unit: "×", met: kind === "max" ? measured <= limit : measured >= limit };
+}
+
+export function formatTime(ns: number): string {
+  if (ns >= 1e9) return `${(ns / 1e9).toFixed(2)} s`;
+  if (ns >= 1e6) return `${(ns / 1e6).toFixed(2)} ms`;
+  if (ns >= 1e3) return `${(ns / 1e3).toFixed(2)} µs`;
+  return `${ns.toFixed(0)} ns`;
+}
+
+export function formatBytes(bytes: number): string {
+  const mb = bytes / (1024 * 1024);
+  return `${mb.toFixed(1)} MB`;
+}
+
+/** A Markdown table (it reads well in a terminal and pastes into the README as it is). */
+export function markdownTable(header: readonly string[], lines: readonly (readonly string[])[]): string {
+  const widths = header.map((cell, i) => Math.max(cell.length, ...lines.map((line) => (line[i] ?? "").length)));
+  const format = (cells: readonly string[]) => `| ${cells.map((cell, i) => cell.padEnd(widths[i]!)).join(" | ")} |`;
+  return [format(header), `| ${widths.map((w) => "-".repeat(w)).join(" | ")} |`, ...lines.map(format)].join("\n");
+}
+
+/** The table of one workload: medians, then the ratio of each row to each baseline (time ÷ baseline time). */
+export function workloadTable(report: WorkloadReport): string {
+  const format = report.unit === "bytes" ? formatBytes : formatTime;
+  const header = ["task", report.unit === "bytes" ? "peak heap growth" : "median", ...report.baselines.map((b) => `÷ ${b}`)];
+  const lines = report.rows.map((r) => [
+    r.note === undefined ? r.name : `${r.name} (${r.note})`,
+    format(r.medianNs),
+    ...report.baselines.map((b) => `${(r.medianNs / row(report.rows, b).medianNs).toFixed(2)}×`),
+  ]);
+  return markdownTable(header, lines);
+}
+
+export function targetsTable(targets: readonly (Target & { workload: string })[]): string {
+  return markdownTable(
+    ["workload", "target", "measured", "limit", "met"],
+    targets.map((t) => [t.workload, t.description, `${t.measured.toFixed(2)}${t.unit}`, `${t.kind === "max" ? "≤" : "≥"} ${t.limit}${t.unit}`, t.met ? "yes" : "NO"]),
+  );
+}
