@@ -9,10 +9,23 @@ const Ajv = AjvModule.default;
 let ajv: InstanceType<typeof Ajv> | undefined;
 const compiled = new WeakMap<object, ValidateFunction | Error>();
 
+/** Compile a schema ahead of time, so the first result checked does not pay for it mid-run. */
+export function prepareOutputSchema(schema: JsonSchema): void {
+  if (typeof schema === "object") validatorOf(schema);
+}
+
 /** `undefined` when `value` matches `schema`, else a one-line description of the first mismatches. */
 export function outputMismatch(schema: JsonSchema, value: unknown): string | undefined {
   if (schema === true) return undefined;
   if (schema === false) return "the catalog's output schema is false (no result is valid)";
+  const validate = validatorOf(schema);
+  if (validate instanceof Error) return `the catalog's output schema is invalid: ${validate.message}`;
+  if (validate(value)) return undefined;
+  const problems = (validate.errors ?? []).slice(0, 3).map((error) => `${error.instancePath || "(result)"} ${error.message ?? "is invalid"}`);
+  return `result does not match the output schema: ${problems.join("; ")}`;
+}
+
+function validatorOf(schema: object): ValidateFunction | Error {
   let validate = compiled.get(schema);
   if (validate === undefined) {
     try {
@@ -23,8 +36,5 @@ export function outputMismatch(schema: JsonSchema, value: unknown): string | und
     }
     compiled.set(schema, validate);
   }
-  if (validate instanceof Error) return `the catalog's output schema is invalid: ${validate.message}`;
-  if (validate(value)) return undefined;
-  const problems = (validate.errors ?? []).slice(0, 3).map((error) => `${error.instancePath || "(result)"} ${error.message ?? "is invalid"}`);
-  return `result does not match the output schema: ${problems.join("; ")}`;
+  return validate;
 }

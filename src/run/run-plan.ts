@@ -10,7 +10,7 @@ import { resolveRefs } from "../resolve/resolve-refs.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { RefError, StepError, type StepErrorCode } from "../shared/errors.js";
 import { normalizeOptions, type NormalizedOptions, type Syntax } from "../shared/options.js";
-import { outputMismatch } from "./output-validator.js";
+import { outputMismatch, prepareOutputSchema } from "./output-validator.js";
 
 /** What a tool receives besides its arguments. */
 export interface ToolContext {
@@ -122,7 +122,8 @@ class Run {
   readonly skipped: number[] = [];
   readonly diagnostics: Diagnostic[] = [];
   readonly timings = new Map<number, StepTiming>();
-  readonly #started = performance.now();
+  /** When scheduling began: lint and schema compilation happen before it. */
+  #started = performance.now();
   readonly #concurrency: number;
   #running = 0;
   #streamOpen = false;
@@ -165,6 +166,8 @@ class Run {
       }
     });
     if (this.diagnostics.some((diagnostic) => diagnostic.severity === "error")) return this.#report("invalid");
+    if (this.options.validateOutputs === true) for (const step of read.plan.steps) this.#outputSchema(step.tool, true);
+    this.#started = performance.now();
     const done = this.#whenDone();
     this.#watchSignal();
     for (const step of read.plan.steps) this.#add(step);
@@ -306,11 +309,19 @@ class Run {
   }
 
   #checkOutput(step: PlanStep, value: unknown): string | undefined {
-    if (this.options.validateOutputs !== true || this.#catalog === undefined) return undefined;
-    const spec = Object.getOwnPropertyDescriptor(this.#catalog, step.tool)?.value as { output?: unknown } | undefined;
+    if (this.options.validateOutputs !== true) return undefined;
+    const schema = this.#outputSchema(step.tool, false);
+    return schema === undefined ? undefined : outputMismatch(schema, value);
+  }
+
+  /** The catalog's output schema of a tool, if it has a usable one (compiled ahead when `prepare`). */
+  #outputSchema(tool: string, prepare: boolean): boolean | Record<string, unknown> | undefined {
+    if (this.#catalog === undefined) return undefined;
+    const spec = Object.getOwnPropertyDescriptor(this.#catalog, tool)?.value as { output?: unknown } | undefined;
     const schema = spec?.output;
     if (schema === undefined || (typeof schema !== "boolean" && (typeof schema !== "object" || schema === null))) return undefined;
-    return outputMismatch(schema as boolean | Record<string, unknown>, value);
+    if (prepare) prepareOutputSchema(schema as boolean | Record<string, unknown>);
+    return schema as boolean | Record<string, unknown>;
   }
 
   #complete(record: StepRecord, startMs: number, endMs: number): void {
