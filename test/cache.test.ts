@@ -155,6 +155,23 @@ describe("the parse cache", () => {
     expect(parseCacheStats().size).toBe(1);
   });
 
+  test("an options object changed between calls is read afresh", () => {
+    const options: { syntax?: "seed" | "path"; maxSegments?: number; maxDepth?: number } = { syntax: "seed" };
+    for (let round = 0; round < 2; round++) {
+      options.syntax = "seed";
+      delete options.maxSegments;
+      delete options.maxDepth;
+      expect(parseRef("$1.a.b", options)).toMatchObject({ path: [{ name: "a.b" }] });
+      options.syntax = "path";
+      expect(parseRef("$1.a.b", options)).toMatchObject({ path: [{ name: "a" }, { name: "b" }] });
+      options.maxSegments = 1;
+      expect(tryParseRef("$1.a.b", options)).toMatchObject({ ok: false, error: { code: "limit" } });
+      options.maxDepth = -1;
+      expect(tryParseRef("$1.a.b", options)).toMatchObject({ ok: false, error: { code: "invalid-options" } });
+      expect(() => isPlaceholder("$1", options)).toThrow(RefError);
+    }
+  });
+
   test("one cached string answers each option set as a cold parse would", () => {
     const texts = ["$1.a.b", "$1.a[0]", "$1 ?? 2", "$1.", "$5 off", "$$1", "a ${1.b} c", "${1.a", "$1.a.b.c.d"];
     const optionSets = [

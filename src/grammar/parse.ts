@@ -4,7 +4,7 @@
  * parses through here, so the language has exactly one definition.
  */
 import { RefError, RefSyntaxError } from "../shared/errors.js";
-import { normalizeOptions, type NormalizedOptions, type SyntaxOptions } from "../shared/options.js";
+import { normalizeOptions, type NormalizedOptions, type ResolveOptions, type SyntaxOptions } from "../shared/options.js";
 import type { Expression, RefAst, TemplateNode } from "./ast.js";
 import { BoundedCache } from "./cache.js";
 import { pathLanguage, runRule, seedLanguage, type RefLanguage, type RuleResult } from "./language.js";
@@ -247,7 +247,7 @@ export function parseRef(text: string, options?: SyntaxOptions): RefAst {
 export function tryParseRef(text: string, options?: SyntaxOptions): Result<RefAst> {
   let normalized: NormalizedOptions;
   try {
-    normalized = normalizeOptions(options);
+    normalized = normalizedOf(options);
   } catch (error) {
     return { ok: false, error: error as RefError };
   }
@@ -268,6 +268,38 @@ export function tryParseRef(text: string, options?: SyntaxOptions): Result<RefAs
       return { ok: false, error: new RefSyntaxError(text, parsed.offset, parsed.expected) };
     }
   }
+}
+
+/** The last options object normalized, with a copy of its fields, to skip validating the same options again. */
+let lastOptions: ResolveOptions | undefined;
+let lastCopy: ResolveOptions | undefined;
+let lastNormalized: NormalizedOptions | undefined;
+
+function sameFields(a: ResolveOptions, b: ResolveOptions): boolean {
+  return (
+    a.syntax === b.syntax &&
+    a.templates === b.templates &&
+    a.strict === b.strict &&
+    a.maxRefLength === b.maxRefLength &&
+    a.maxSegments === b.maxSegments &&
+    a.deep === b.deep &&
+    a.maxDepth === b.maxDepth &&
+    a.maxPlaceholders === b.maxPlaceholders &&
+    a.maxOutputLength === b.maxOutputLength
+  );
+}
+
+/** `normalizeOptions`, remembering the last object: callers pass the same options (a constant) again and again. */
+function normalizedOf(options: ResolveOptions | undefined): NormalizedOptions {
+  if (options === undefined || options === null || typeof options !== "object") return normalizeOptions(options);
+  // Every field is compared, so an options object changed since the last call is normalized afresh.
+  if (options === lastOptions && sameFields(options, lastCopy!)) return lastNormalized!;
+  const normalized = normalizeOptions(options);
+  const { syntax, templates, strict, maxRefLength, maxSegments, deep, maxDepth, maxPlaceholders, maxOutputLength } = options;
+  lastCopy = { syntax, templates, strict, maxRefLength, maxSegments, deep, maxDepth, maxPlaceholders, maxOutputLength };
+  lastOptions = options;
+  lastNormalized = normalized;
+  return normalized;
 }
 
 function checkedResult(classified: Classification): Result<RefAst> {
@@ -314,6 +346,6 @@ export function parseTemplate(text: string, options?: SyntaxOptions): TemplateNo
  */
 export function isPlaceholder(value: unknown, options?: SyntaxOptions): boolean {
   if (typeof value !== "string") return false;
-  const normalized = normalizeOptions(options);
-  return classifyString(value, { ...normalized, strict: false }).kind === "ref";
+  const normalized = normalizedOf(options);
+  return classify(value, normalized, false).kind === "ref";
 }

@@ -57,6 +57,8 @@ function scanSeed(text: string): ReferenceNode | undefined {
 function scanPath(text: string): Expression | undefined {
   const head = scanReference(text, 0);
   if (head === undefined) return undefined;
+  // The usual case: a reference that is the whole string (no `??` can follow the end).
+  if (head.span.end === text.length) return head;
   const items: (ReferenceNode | LiteralNode)[] = [head];
   let at = head.span.end;
   // `many(?? reference)`: an iteration that fails leaves the position before its `??`.
