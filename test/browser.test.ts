@@ -1,0 +1,237 @@
+/// <reference lib="dom" />
+/**
+ * End to end in real headless Chromium (Debian's `chromium`, driven by playwright-core): the playground
+ * is built with Vite's JS API, served from 127.0.0.1, and used through the keyboard like a person would.
+ * Chromium missing is a failure, not a skip: CI (.ci/run) installs it.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { extname, join, resolve, sep } from "node:path";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { build } from "vite";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import type { EditorView } from "@codemirror/view";
+import { lintPlanText } from "../src/lint/index.js";
+import { planGraph } from "../src/plan/index.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const ROOT = resolve(import.meta.dirname, "..");
+const ARTIFACTS = join(ROOT, "test-artifacts");
+const PLAN_TEXT = readFileSync(join(ROOT, "examples/trip/plan.json"), "utf8");
+const PLAN = JSON.parse(PLAN_TEXT) as { steps: { id: number; tool: string; args: Record<string, unknown> }[] };
+const TOOLS = JSON.parse(readFileSync(join(ROOT, "examples/trip/tools.json"), "utf8")) as Record<string, { description?: string }>;
+const TYPES: Record<string, string> = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".json": "application/json", ".svg": "image/svg+xml" };
+
+declare global {
+  // The hook main.ts leaves on the page (read inside page.evaluate only).
+  var playground: { plan: EditorView; tools: EditorView } | undefined;
+}
+
+let outDir = "";
+let server: Server | undefined;
+let browser: Browser | undefined;
+let page: Page;
+let origin = "";
+const consoleErrors: string[] = [];
+const foreignRequests: string[] = [];
+
+/** Serve the built files, and nothing outside them. */
+function serve(dir: string): Promise<Server> {
+  const httpServer = createServer((request, response) => {
+    const path = decodeURIComponent(new URL(request.url ?? "/", "http://localhost").pathname);
+    const file = resolve(dir, `.${path.endsWith("/") ? `${path}index.html` : path}`);
+    if (!file.startsWith(dir + sep) || !existsSync(file)) {
+      response.writeHead(404).end("not found");
+      return;
+    }
+    response.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream" }).end(readFileSync(file));
+  });
+  return new Promise((done) => httpServer.listen(0, "127.0.0.1", () => done(httpServer)));
+}
+
+/** Select the inside of the first JSON string in the plan editor whose text is `content`, and focus the editor. */
+async function selectStringContent(content: string): Promise<void> {
+  const found = await page.evaluate((quoted) => {
+    const view = globalThis.playground!.plan;
+    const at = view.state.doc.toString().indexOf(quoted);
+    if (at < 0) return false;
+    view.dispatch({ selection: { anchor: at + 1, head: at + quoted.length - 1 } });
+    view.focus();
+    return true;
+  }, JSON.stringify(content));
+  expect(found, `the plan editor holds the string ${JSON.stringify(content)}`).toBe(true);
+}
+
+const planText = (): Promise<string> => page.evaluate(() => globalThis.playground!.plan.state.doc.toString());
+const toolsText = (): Promise<string> => page.evaluate(() => globalThis.playground!.tools.state.doc.toString());
+
+test("Debian's chromium is installed (CI installs it; a missing browser is a failure, not a skip)", () => {
+  expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium`).toBe(true);
+});
+
+describe("playground in Chromium", { timeout: 120_000 }, () => {
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(`${CHROMIUM} is missing: the browser test needs Debian's chromium (apt-get install -y chromium; .ci/run installs it)`);
+    }
+    outDir = mkdtempSync(join(tmpdir(), "plan-refs-playground-"));
+    await build({ configFile: join(ROOT, "examples/playground/vite.config.ts"), logLevel: "error", build: { outDir, emptyOutDir: true } });
+    server = await serve(outDir);
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-quic"],
+      timeout: 120_000,
+    });
+    page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+    // Generous waits for a loaded machine; nothing asserts how long anything took.
+    page.setDefaultTimeout(45_000);
+    page.on("console", (message) => {
+      if (message.type() === "error") consoleErrors.push(message.text());
+    });
+    page.on("pageerror", (error) => consoleErrors.push(String(error)));
+    page.on("request", (request) => {
+      const url = request.url();
+      if (!url.startsWith(`${origin}/`) && !url.startsWith("data:")) foreignRequests.push(url);
+    });
+    await page.goto(`${origin}/index.html`, { waitUntil: "load" });
+    await page.locator(".plan-view .cm-content").waitFor();
+    await page.locator("#graph .graph-step").first().waitFor();
+  }, 240_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((done) => (server ? server.close(done) : done(undefined)));
+    if (outDir !== "") rmSync(outDir, { recursive: true, force: true });
+  });
+
+  test("the page loads with no console errors and nothing from the network", async () => {
+    expect(await planText()).toBe(PLAN_TEXT);
+    expect(consoleErrors).toEqual([]);
+    expect(foreignRequests).toEqual([]);
+  });
+
+  test("the graph shows one box per step", async () => {
+    const ids = await page.locator("#graph .graph-step").evaluateAll((boxes) => boxes.map((box) => Number(box.getAttribute("data-step"))));
+    expect(ids.sort((a, b) => a - b)).toEqual(PLAN.steps.map((step) => step.id).sort((a, b) => a - b));
+    // One arrow per reference between two steps, from the referenced step to the step that uses it.
+    const arrows = await page.locator("#graph .graph-edge").evaluateAll((paths) => paths.map((path) => `${path.getAttribute("data-from")}>${path.getAttribute("data-to")}`));
+    const expected = [...planGraph(PLAN).dependencies].flatMap(([to, froms]) => [...froms].map((from) => `${from}>${to}`));
+    expect(expected.length).toBeGreaterThan(0);
+    expect(arrows.sort()).toEqual(expected.sort());
+    expect(await page.locator("#graph .graph-edge-missing, #graph .graph-edge-failed").count()).toBe(0);
+  });
+
+  test("typing $ inside a string opens completion with the step ids, and choosing one inserts it", async () => {
+    const last = PLAN.steps[PLAN.steps.length - 1]!;
+    const earlier = PLAN.steps.filter((step) => step.id !== last.id).map((step) => String(step.id));
+    const [argName, argValue] = Object.entries(last.args).find(([, value]) => typeof value === "string" && value.startsWith("$"))!;
+    await selectStringContent(argValue as string);
+    await page.keyboard.type("$");
+    const list = page.locator(".cm-tooltip-autocomplete");
+    await list.waitFor();
+    const labels = await list.locator(".cm-completionLabel").allTextContents();
+    // Whatever the labels look like ("2" or "$2"), every earlier step is offered.
+    const offered = labels.map((label) => label.replace(/^\$/, ""));
+    for (const id of earlier) expect(offered).toContain(id);
+
+    const choice = earlier[1] ?? earlier[0]!;
+    await list.locator("li", { has: page.locator(".cm-completionLabel", { hasText: new RegExp(`^\\$?${choice}$`) }) }).click();
+    await list.waitFor({ state: "detached" });
+    const edited = JSON.parse(await planText()) as typeof PLAN;
+    expect(edited.steps[edited.steps.length - 1]!.args[argName]).toBe(`$${choice}`);
+  });
+
+  test("a reference to a missing step shows a lint marker on exactly its characters", async () => {
+    const missing = Math.max(...PLAN.steps.map((step) => step.id)) + 5;
+    const current = JSON.parse(await planText()) as typeof PLAN;
+    const last = current.steps[current.steps.length - 1]!;
+    const [, argValue] = Object.entries(last.args).find(([, value]) => typeof value === "string" && /^\$\d+\.\w/.test(value))!;
+    await selectStringContent(argValue as string);
+    await page.keyboard.type(`$${missing}.name`);
+    await page.keyboard.press("Escape");
+
+    const text = await planText();
+    const expected = lintPlanText(text).find((diagnostic) => diagnostic.code === "unknown-step");
+    expect(expected?.offset).toBeDefined();
+    const expectedText = text.slice(expected!.offset!.start, expected!.offset!.end);
+    expect(expectedText).toBe(`$${missing}`);
+
+    const marks = page.locator(".plan-view .cm-lintRange-error.cm-planref-lint-unknown-step");
+    await marks.first().waitFor();
+    // A mark can be split into several elements by the token highlighting inside it.
+    const marked = (await marks.allTextContents()).join("");
+    expect(marked).toBe(expectedText);
+
+    await page.locator(`#graph .graph-missing[data-step="${missing}"]`).waitFor();
+    expect(await page.locator("#graph .graph-edge-missing").count()).toBe(1);
+    expect(await page.locator("#graph .graph-step").count()).toBe(PLAN.steps.length);
+    const problems = await page.locator("#problems .problem.error").allTextContents();
+    expect(problems.some((problem) => problem.includes(String(missing)))).toBe(true);
+  });
+
+  test("hovering a reference shows its step's tool and description", async () => {
+    const text = await planText();
+    const match = /"\$(\d+)\.(\w+)"/.exec(text);
+    expect(match, "the plan has a string like \"$1.key\"").not.toBeNull();
+    const step = PLAN.steps.find((item) => item.id === Number(match![1]))!;
+    // The middle of the key, in page coordinates.
+    const at = match!.index + 1 + 1 + match![1]!.length + 1 + 1;
+    const point = await page.evaluate((pos) => globalThis.playground!.plan.coordsAtPos(pos), at);
+    expect(point).not.toBeNull();
+    await page.mouse.move(point!.left + 2, (point!.top + point!.bottom) / 2);
+    const hover = page.locator(".cm-tooltip .cm-planref-hover");
+    await hover.waitFor();
+    const shown = await hover.innerText();
+    expect(shown).toContain(step.tool);
+    expect(shown).toContain(TOOLS[step.tool]!.description!);
+    expect(shown).toContain(`$${match![1]}.${match![2]}`);
+    // Markdown is rendered as elements, not shown as markup.
+    expect(shown).not.toContain("**");
+    await page.mouse.move(1, 1);
+    await hover.waitFor({ state: "detached" });
+  });
+
+  test("editing the tool catalog re-lints the plan against it", async () => {
+    const before = await toolsText();
+    // The plan reads `$1.lat`, and step 1 runs geocode, the first tool of the catalog.
+    expect(PLAN_TEXT).toContain('"$1.lat"');
+    expect(PLAN.steps.find((step) => step.id === 1)?.tool).toBe("geocode");
+    expect(await page.locator(".plan-view .cm-planref-lint-unknown-key").count()).toBe(0);
+
+    // Rename geocode's output property `lat` by typing in the catalog editor.
+    const found = await page.evaluate(() => {
+      const view = globalThis.playground!.tools;
+      const doc = view.state.doc.toString();
+      const at = doc.indexOf('"lat"', doc.indexOf('"output"'));
+      if (at < 0) return false;
+      view.dispatch({ selection: { anchor: at + 1, head: at + 4 } });
+      view.focus();
+      return true;
+    });
+    expect(found).toBe(true);
+    await page.keyboard.type("latitude");
+    expect(await toolsText()).not.toBe(before);
+    const tools = JSON.parse(await toolsText()) as { geocode: { output: { properties: Record<string, unknown> } } };
+    expect(Object.keys(tools.geocode.output.properties)).toContain("latitude");
+    expect(Object.keys(tools.geocode.output.properties)).not.toContain("lat");
+
+    const text = await planText();
+    const expected = lintPlanText(text, { tools }).filter((diagnostic) => diagnostic.code === "unknown-key");
+    expect(expected.length).toBeGreaterThan(0);
+    const marks = page.locator(".plan-view .cm-lintRange.cm-planref-lint-unknown-key");
+    await marks.first().waitFor();
+    expect((await marks.allTextContents()).join("|")).toBe(expected.map((d) => text.slice(d.offset!.start, d.offset!.end)).join("|"));
+  });
+
+  test("a screenshot is saved, and no console error happened on the way", async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const path = join(ARTIFACTS, "playground.png");
+    await page.screenshot({ path, fullPage: true });
+    expect(readFileSync(path).subarray(1, 4).toString()).toBe("PNG");
+    expect(consoleErrors).toEqual([]);
+    expect(foreignRequests).toEqual([]);
+  });
+});
