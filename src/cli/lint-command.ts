@@ -15,7 +15,12 @@ import { readJsonInput, type CliIo } from "./io.js";
 
 export const lintUsage = "usage: plan-refs lint <plan.json|-> [--tools <tools.json>] [--format pretty|json] [--strict]";
 
-/** Run `plan-refs lint`. */
+/**
+ * Run `plan-refs lint`; returns the exit code.
+ *
+ * @example
+ * lintCommand(["plan.json", "--tools", "tools.json", "--format", "json"], io) // 0, 1 or 2
+ */
 export function lintCommand(argv: string[], io: CliIo): number {
   const { values, positionals } = parseArgs({
     args: argv,

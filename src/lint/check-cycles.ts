@@ -5,17 +5,26 @@
 import { findCycles } from "../plan/graph.js";
 import type { LocatedStep } from "../plan/plan.js";
 import { draft, type Draft } from "./draft.js";
-import type { StepScan } from "./check-references.js";
+import type { NormalizedOptions } from "../shared/options.js";
+import { firstReference, type StepScan } from "./check-references.js";
 
-/** Report each cycle once, at the reference from its first step to the next one. */
-export function checkCycles(steps: readonly LocatedStep[], scan: StepScan, out: Draft[]): void {
-  const cycles = findCycles(steps, scan.dependencies);
+/**
+ * Report each cycle once, at the reference from its first step to the next one, and the forward
+ * references that are not inside a cycle.
+ *
+ * @example
+ * const out: Draft[] = [];
+ * checkCycles(read.steps, nodeOf, checkReferences(read.steps, nodeOf, options, undefined, out), options, out);
+ */
+export function checkCycles(steps: readonly LocatedStep[], nodeOf: ReadonlyMap<number, number>, scan: StepScan, options: NormalizedOptions, out: Draft[]): void {
+  const cycles = findCycles(scan.graph);
   const cycleOf = new Map<number, number>();
   cycles.forEach((cycle, index) => {
     for (const id of cycle) if (!cycleOf.has(id)) cycleOf.set(id, index);
     const [first, second] = cycle;
     if (first === undefined || second === undefined) return; // Self-loops are reported as self-ref.
-    const edge = scan.edges.get(first)?.find((candidate) => candidate.to.id === second);
+    const from = steps[nodeOf.get(first) ?? -1];
+    const edge = from === undefined ? undefined : firstReference(from, second, options);
     const around = [...cycle, first].map((id) => `step ${id}`).join(" → ");
     const message = `cycle: ${around}; each waits for the next, so none of these steps can ever run`;
     out.push(draft("cycle", "error", message, edge === undefined ? { pointer: "", step: first } : { pointer: edge.pointer, step: first, span: edge.span }));

@@ -6,6 +6,7 @@
  */
 import { assertNever, type Expression, type ReferenceNode, type RefAst } from "../grammar/ast.js";
 import { classifyString, tryParseRef } from "../grammar/parse.js";
+import type { DenseGraph } from "../plan/graph.js";
 import type { LocatedStep } from "../plan/plan.js";
 import { scanArgs, type MalformedArg } from "../plan/references.js";
 import { RefSyntaxError } from "../shared/errors.js";
@@ -15,7 +16,7 @@ import { listSome, quoted, safeText } from "../shared/text.js";
 import { draft, type Draft } from "./draft.js";
 import { refLabel, type SchemaChecker } from "./check-schemas.js";
 
-/** A reference from one step to another, with where the first one is written. */
+/** A reference from one step to another, where it is written. */
 export interface Edge {
   readonly from: LocatedStep;
   readonly to: LocatedStep;
@@ -25,10 +26,8 @@ export interface Edge {
 
 /** What the per-step stage hands to the cycle stage. */
 export interface StepScan {
-  /** Step id to the existing steps it references, each once (self-references left out: they are reported on their own); steps without any are absent. */
-  readonly dependencies: Map<number, number[]>;
-  /** The first place each edge is written, per step, in order. */
-  readonly edges: Map<number, Edge[]>;
+  /** The references between existing steps (self-references left out: they are reported on their own). */
+  readonly graph: DenseGraph;
   /** References to later steps, reported unless they are part of a cycle. */
   readonly forward: readonly Edge[];
 }
@@ -75,65 +74,67 @@ export function referenceSites(ast: RefAst): ReferenceSite[] {
   return sites;
 }
 
-/** Run the per-step checks, pushing diagnostics to `out`. */
+/**
+ * Run the per-step checks, pushing diagnostics to `out`; returns the edges for the cycle stage.
+ *
+ * @example
+ * const out: Draft[] = [];
+ * const scan = checkReferences(read.steps, nodeOf, normalizeOptions({}), undefined, out);
+ */
 export function checkReferences(
   steps: readonly LocatedStep[],
-  byId: ReadonlyMap<number, LocatedStep>,
+  nodeOf: ReadonlyMap<number, number>,
   options: NormalizedOptions,
   schemas: SchemaChecker | undefined,
   out: Draft[],
 ): StepScan {
-  const dependencies = new Map<number, number[]>();
-  // Which step last added each target: dedupes a step's targets without a set per step.
-  const addedBy = new Map<number, number>();
-  const allEdges = new Map<number, Edge[]>();
+  // The graph is built here, densely numbered, as the references are found: no per-step sets or maps.
+  const offsets = new Int32Array(steps.length + 1);
+  const targets: number[] = [];
+  const lastAdder = new Int32Array(steps.length).fill(-1);
   const forward: Edge[] = [];
   let knownIds: string | undefined;
   const describeIds = (): string => (knownIds ??= steps.length === 0 ? "the plan has no steps" : `steps: ${listSome(steps.map((step) => String(step.id)))}`);
 
-  for (const step of steps) {
-    // Made only for steps that reference others: most of a large plan's allocations are here.
-    let targets: number[] | undefined;
-    let edges: Edge[] | undefined;
+  // One reference of step `position`, written in the string `text` at `pointer`.
+  const checkSite = (position: number, step: LocatedStep, text: string, pointer: string, node: ReferenceNode, guarded: boolean): void => {
+    const where = (span: Span): { pointer: string; step: number; span: Span } => ({ pointer, step: step.id, span });
+    const stepSpan = (): Span => ({ start: node.span.start, end: node.step.span.end });
+    if (node.step.digits !== node.step.id) {
+      out.push(draft("non-canonical-step", "warning", `step number ${quoted(node.step.digits, 30)} has leading zeros; write ${safeText(node.step.id, 30)} (it is the same step)`, where(node.step.span)));
+    }
+    const id = Number(node.step.id);
+    const targetNode = Number.isSafeInteger(id) ? nodeOf.get(id) : undefined;
+    const target = targetNode === undefined ? undefined : steps[targetNode];
+    if (target === undefined || targetNode === undefined) {
+      const fallback = guarded ? "; the ?? default is always used" : "";
+      out.push(draft("unknown-step", guarded ? "warning" : "error", `${refLabel(text, node)} refers to step ${safeText(node.step.id, 30)}, which is not in the plan (${describeIds()})${fallback}`, where(stepSpan())));
+      return;
+    }
+    if (target.id === step.id) {
+      out.push(draft("self-ref", "error", `${refLabel(text, node)} refers to step ${step.id} itself: a step cannot use its own result`, where(stepSpan())));
+      return;
+    }
+    if (lastAdder[targetNode] !== position) {
+      lastAdder[targetNode] = position;
+      targets.push(targetNode);
+      if (target.index > step.index) forward.push({ from: step, to: target, pointer, span: stepSpan() });
+    }
+    schemas?.checkPath(text, node, guarded, target, { pointer, step: step.id }, out);
+  };
+
+  for (let position = 0; position < steps.length; position++) {
+    const step = steps[position]!;
     schemas?.checkTool(step, out);
     const argsPointer = `${step.pointer}/args`;
     const scan = scanArgs(step.args, options);
 
     for (const ref of scan.refs) {
       const pointer = argsPointer + ref.pointer;
-      const where = { pointer, step: step.id };
-      for (const { node, guarded } of referenceSites(ref.ast)) {
-        const stepSpan = { start: node.span.start, end: node.step.span.end };
-        if (node.step.digits !== node.step.id) {
-          out.push(draft("non-canonical-step", "warning", `step number ${quoted(node.step.digits, 30)} has leading zeros; write ${safeText(node.step.id, 30)} (it is the same step)`, { ...where, span: node.step.span }));
-        }
-        const id = Number(node.step.id);
-        const target = Number.isSafeInteger(id) ? byId.get(id) : undefined;
-        if (target === undefined) {
-          const fallback = guarded ? "; the ?? default is always used" : "";
-          out.push(draft("unknown-step", guarded ? "warning" : "error", `${refLabel(ref.text, node)} refers to step ${safeText(node.step.id, 30)}, which is not in the plan (${describeIds()})${fallback}`, { ...where, span: stepSpan }));
-          continue;
-        }
-        if (target.id === step.id) {
-          out.push(draft("self-ref", "error", `${refLabel(ref.text, node)} refers to step ${step.id} itself: a step cannot use its own result`, { ...where, span: stepSpan }));
-          continue;
-        }
-        if (targets === undefined || edges === undefined) {
-          targets = [];
-          edges = [];
-          dependencies.set(step.id, targets);
-          allEdges.set(step.id, edges);
-        }
-        if (addedBy.get(target.id) !== step.id) {
-          addedBy.set(target.id, step.id);
-          targets.push(target.id);
-          const edge: Edge = { from: step, to: target, pointer, span: stepSpan };
-          edges.push(edge);
-          if (target.index > step.index) forward.push(edge);
-        }
-        schemas?.checkPath(ref.text, node, guarded, target, where, out);
-      }
-      schemas?.checkType(step, ref.pointer, ref.text, ref.ast, where, out);
+      // The common case, a bare placeholder, without building a list of sites.
+      if (ref.ast.type === "reference") checkSite(position, step, ref.text, pointer, ref.ast, false);
+      else for (const { node, guarded } of referenceSites(ref.ast)) checkSite(position, step, ref.text, pointer, node, guarded);
+      schemas?.checkType(step, ref.pointer, ref.text, ref.ast, { pointer, step: step.id }, out);
     }
 
     for (const bad of scan.malformed) reportMalformed(bad, argsPointer, step.id, options, out);
@@ -152,8 +153,25 @@ export function checkReferences(
     if (scan.refs.length > options.maxPlaceholders) {
       out.push(draft("limit", "error", `${scan.refs.length} placeholders in one step is over maxPlaceholders (${options.maxPlaceholders}); resolving them fails`, { pointer: argsPointer, step: step.id }));
     }
+    offsets[position + 1] = targets.length;
   }
-  return { dependencies, edges: allEdges, forward };
+  return { graph: { ids: steps.map((step) => step.id), offsets, targets: Int32Array.from(targets) }, forward };
+}
+
+/**
+ * Where `from` first references `to` (for the few steps in a cycle, rather than remembering every
+ * reference of every step).
+ *
+ * @example
+ * firstReference(step1, 2, normalizeOptions({})) // { pointer: "/steps/0/args/q", span: { start: 0, end: 2 } }
+ */
+export function firstReference(from: LocatedStep, to: number, options: NormalizedOptions): { pointer: string; span: Span } | undefined {
+  for (const ref of scanArgs(from.args, options).refs) {
+    for (const { node } of referenceSites(ref.ast)) {
+      if (Number(node.step.id) === to) return { pointer: `${from.pointer}/args${ref.pointer}`, span: { start: node.span.start, end: node.step.span.end } };
+    }
+  }
+  return undefined;
 }
 
 /**

@@ -18,16 +18,22 @@ interface Where {
   readonly step: number;
 }
 
-/** Checks against one tool catalog, with memoized schema walks. */
+/**
+ * Checks against one tool catalog, with memoized schema walks.
+ *
+ * @example
+ * const schemas = new SchemaChecker(catalog, (id) => stepsById.get(id));
+ * schemas.checkTool(step, out);
+ */
 export class SchemaChecker {
   readonly #catalog: ToolCatalog;
-  readonly #byId: ReadonlyMap<number, LocatedStep>;
+  readonly #stepById: (id: number) => LocatedStep | undefined;
   readonly #walks = new Map<string, WalkOutcome>();
   #names: string[] | undefined;
 
-  constructor(catalog: ToolCatalog, byId: ReadonlyMap<number, LocatedStep>) {
+  constructor(catalog: ToolCatalog, stepById: (id: number) => LocatedStep | undefined) {
     this.#catalog = catalog;
-    this.#byId = byId;
+    this.#stepById = stepById;
   }
 
   /** `unknown-tool`: the step's tool is not in the catalog. */
@@ -96,7 +102,7 @@ export class SchemaChecker {
   /** `step 1 (geocode)` for the step a reference reads. */
   #ownerOf(node: ReferenceNode): string | undefined {
     const id = Number(node.step.id);
-    const target = Number.isSafeInteger(id) ? this.#byId.get(id) : undefined;
+    const target = Number.isSafeInteger(id) ? this.#stepById(id) : undefined;
     return target === undefined ? undefined : `step ${target.id} (${safeText(target.tool, 40)})`;
   }
 
@@ -143,7 +149,7 @@ export class SchemaChecker {
 
   #referenceTypes(node: ReferenceNode): TypeSet {
     const id = Number(node.step.id);
-    const target = Number.isSafeInteger(id) ? this.#byId.get(id) : undefined;
+    const target = Number.isSafeInteger(id) ? this.#stepById(id) : undefined;
     if (target === undefined) return null;
     const outcome = this.#walkOutput(target.tool, node.path);
     return outcome?.ok === true ? outcome.types : null;
@@ -207,7 +213,12 @@ function pathText(path: readonly Segment[], upTo: number): string {
     .join("");
 }
 
-/** `$1.city` for messages: the reference as written (with its `$`), safe to print. */
+/**
+ * `$1.city` for messages: the reference as written (with its `$`), safe to print.
+ *
+ * @example
+ * refLabel("in ${1.city}", node) // "$1.city"
+ */
 export function refLabel(text: string, node: ReferenceNode): string {
   const written = text.slice(node.span.start, node.span.end);
   return safeText(written.startsWith("$") ? written : `$${written}`, 60);

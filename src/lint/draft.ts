@@ -19,7 +19,12 @@ export interface Draft {
   readonly at?: "key";
 }
 
-/** Build a draft without `undefined` members (so diagnostics compare and print cleanly). */
+/**
+ * Build a draft without `undefined` members (so diagnostics compare and print cleanly).
+ *
+ * @example
+ * draft("unknown-step", "error", "…", { pointer: "/steps/0/args/q", step: 1, span: { start: 0, end: 2 } })
+ */
 export function draft(
   code: DiagnosticCode,
   severity: Severity,

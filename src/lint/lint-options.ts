@@ -7,7 +7,12 @@ import { RefError } from "../shared/errors.js";
 import { normalizeOptions, type NormalizedOptions, type ResolveOptions } from "../shared/options.js";
 import { draft, type Draft } from "./draft.js";
 
-/** Options of `lintPlan` and `lintPlanText`. */
+/**
+ * Options of `lintPlan` and `lintPlanText`.
+ *
+ * @example
+ * const options: LintOptions = { tools: { geocode: { output: { type: "object" } } }, syntax: "path" };
+ */
 export interface LintOptions extends ResolveOptions {
   /** The tool catalog (tool name to `{ description, input, output }` JSON Schemas); overrides the plan's inline `tools`. */
   readonly tools?: ToolCatalog | undefined;
@@ -24,6 +29,9 @@ const OPTION_NAMES = ["syntax", "templates", "strict", "deep", "maxRefLength", "
 /**
  * Merge the plan's options under the caller's (an `undefined` caller option does not override) and
  * pick the catalog. Bad caller options become `invalid-options` diagnostics and the defaults are used.
+ *
+ * @example
+ * lintSettings({ syntax: "path" }, undefined, { syntax: undefined, deep: true }, []).options // syntax "path", deep true
  */
 export function lintSettings(planOptions: PlanOptions | undefined, planTools: ToolCatalog | undefined, options: LintOptions | undefined, out: Draft[]): LintSettings {
   const merged: Record<string, unknown> = { ...planOptions };

@@ -75,11 +75,13 @@ function collect(plan: unknown, options: LintOptions | undefined): Draft[] {
   const read = readPlan(plan);
   for (const problem of read.problems) out.push(draft(problem.code, "error", problem.message, problem));
   const settings = lintSettings(read.plan.options, read.plan.tools, options, out);
-  const byId = new Map<number, LocatedStep>();
-  for (const step of read.steps) byId.set(step.id, step);
-  const schemas = settings.catalog === undefined ? undefined : new SchemaChecker(settings.catalog, byId);
-  const scan = checkReferences(read.steps, byId, settings.options, schemas, out);
-  checkCycles(read.steps, scan, out);
+  // Steps are numbered once (readPlan keeps each id once); every later stage looks them up here.
+  const nodeOf = new Map<number, number>();
+  read.steps.forEach((step, node) => nodeOf.set(step.id, node));
+  const stepById = (id: number): LocatedStep | undefined => read.steps[nodeOf.get(id) ?? -1];
+  const schemas = settings.catalog === undefined ? undefined : new SchemaChecker(settings.catalog, stepById);
+  const scan = checkReferences(read.steps, nodeOf, settings.options, schemas, out);
+  checkCycles(read.steps, nodeOf, scan, settings.options, out);
   return out;
 }
 

@@ -6,7 +6,12 @@
 import { pointerTokens } from "../shared/pointer.js";
 import type { Draft } from "./draft.js";
 
-/** Sort drafts by the position of their pointer in `plan`, then by span; stable otherwise. */
+/**
+ * Sort drafts by the position of their pointer in `plan`, then by span; stable otherwise.
+ *
+ * @example
+ * sortByPointer({ b: 1, a: 2 }, [draftAt("/a"), draftAt("/b")]).map((d) => d.pointer) // ["/b", "/a"]
+ */
 export function sortByPointer<T extends Draft>(plan: unknown, drafts: readonly T[]): T[] {
   const positions = new WeakMap<object, Map<string, number>>();
   const positionOf = (container: object, token: string): number => {
@@ -37,7 +42,12 @@ export function sortByPointer<T extends Draft>(plan: unknown, drafts: readonly T
   return decorated.map((entry) => entry.item);
 }
 
-/** Sort by file offset (start, then end), stable otherwise. */
+/**
+ * Sort by file offset (start, then end), stable otherwise.
+ *
+ * @example
+ * sortByOffset([{ offset: { start: 9, end: 10 } }, { offset: { start: 2, end: 4 } }]) // start 2 first
+ */
 export function sortByOffset<T extends { readonly offset?: { readonly start: number; readonly end: number } | undefined }>(items: readonly T[]): T[] {
   return items
     .map((item, index) => ({ item, index }))

@@ -151,7 +151,12 @@ function some(outcomes: readonly WalkOutcome[]): WalkOutcome {
   return { ok: false, at, code: "not-indexable", keys: [], types: unionTypes(furthest.map((failure) => failure.types)) };
 }
 
-/** The types a schema's own `type`, `const` and `enum` allow (`null`: not constrained). */
+/**
+ * The types a schema's own `type`, `const` and `enum` allow (`null`: not constrained).
+ *
+ * @example
+ * typesOf({ type: ["string", "null"] }) // Set { "string", "null" }
+ */
 export function typesOf(schema: Record<string, unknown>): TypeSet {
   let types: TypeSet = null;
   const type = own(schema, "type");
@@ -167,7 +172,12 @@ function narrow(types: TypeSet, by: ReadonlySet<JsonType>): TypeSet {
   return types === null ? by : intersectTypes(types, by);
 }
 
-/** The JSON type of a value (`integer` for whole numbers). */
+/**
+ * The JSON type of a value (`integer` for whole numbers).
+ *
+ * @example
+ * typeOfValue(3) // "integer"
+ */
 export function typeOfValue(value: unknown): JsonType {
   if (value === null) return "null";
   if (Array.isArray(value)) return "array";
@@ -197,7 +207,12 @@ export function intersectTypes(a: ReadonlySet<JsonType>, b: ReadonlySet<JsonType
   return out;
 }
 
-/** The union of type sets (`null`, any type, absorbs everything). */
+/**
+ * The union of type sets (`null`, any type, absorbs everything).
+ *
+ * @example
+ * unionTypes([new Set(["string"]), new Set(["null"])]) // Set { "string", "null" }
+ */
 export function unionTypes(sets: readonly TypeSet[]): TypeSet {
   const out = new Set<JsonType>();
   for (const set of sets) {

@@ -87,17 +87,21 @@ export function graphFromEdges(steps: readonly Pick<PlanStep, "id">[], dependenc
 }
 
 /**
- * Only the cycles (what the linter needs), without building the public maps.
+ * Only the cycles of a graph whose steps are already numbered (what the linter builds while it scans),
+ * without building the public maps.
  *
  * @example
- * findCycles([{ id: 1 }, { id: 2 }], new Map([[1, new Set([2])], [2, new Set([1])]])) // [[1, 2]]
+ * findCycles({ ids: [1, 2], offsets: Int32Array.of(0, 1, 2), targets: Int32Array.of(1, 0) }) // [[1, 2]]
  */
-export function findCycles(steps: readonly Pick<PlanStep, "id">[], dependencies: ReadonlyMap<number, Iterable<number>>): number[][] {
-  return cyclesOf(denseGraph(steps, dependencies));
+export function findCycles(graph: DenseGraph): number[][] {
+  return cyclesOf(graph);
 }
 
-/** Steps numbered 0..n-1 in plan order; the edges of node i are `targets[offsets[i] .. offsets[i+1])`, in insertion order. */
-interface DenseGraph {
+/**
+ * Steps numbered 0..n-1 (`ids[i]` is the id of node i, ids unique); the nodes that node i references
+ * are `targets[offsets[i] .. offsets[i+1])`, each once, in the order they were written.
+ */
+export interface DenseGraph {
   readonly ids: readonly number[];
   readonly offsets: Int32Array;
   readonly targets: Int32Array;

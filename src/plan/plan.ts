@@ -118,7 +118,7 @@ export function readPlan(value: unknown): ReadPlanResult {
 
   const steps: LocatedStep[] = [];
   if (stepsValue !== undefined && !Array.isArray(stepsValue)) problem(stepsPointer, `"steps" must be an array`);
-  const seen = new Map<number, string>();
+  const seen = new Map<number, number>();
   (Array.isArray(stepsValue) ? stepsValue : []).forEach((raw: unknown, index) => {
     const pointer = `${stepsPointer}/${index}`;
     if (!isPlainObject(raw)) return problem(pointer, "a step must be an object with id, tool and args");
@@ -130,9 +130,8 @@ export function readPlan(value: unknown): ReadPlanResult {
     for (const key of Object.keys(raw)) {
       if (!STEP_KEYS.has(key)) problem(`${pointer}/${pointerToken(key)}`, `unknown step property ${quoted(key, 40)} (expected id, tool, args)`, stepId, "key");
     }
-    for (const key of ["name", "description"]) {
-      if (Object.hasOwn(raw, key) && typeof ownValue(raw, key) !== "string") problem(`${pointer}/${key}`, `"${key}" must be a string`, stepId);
-    }
+    if (Object.hasOwn(raw, "name") && typeof ownValue(raw, "name") !== "string") problem(`${pointer}/name`, `"name" must be a string`, stepId);
+    if (Object.hasOwn(raw, "description") && typeof ownValue(raw, "description") !== "string") problem(`${pointer}/description`, `"description" must be a string`, stepId);
     const tool = ownValue(raw, "tool");
     if (typeof tool !== "string" || tool === "") problem(Object.hasOwn(raw, "tool") ? `${pointer}/tool` : pointer, `step ${stepId ?? index} needs a "tool" name (a non-empty string)`, stepId);
     const args = Object.hasOwn(raw, "args") ? ownValue(raw, "args") : {};
@@ -140,10 +139,10 @@ export function readPlan(value: unknown): ReadPlanResult {
     if (stepId === undefined || typeof tool !== "string" || tool === "" || !isPlainObject(args)) return;
     const first = seen.get(stepId);
     if (first !== undefined) {
-      problems.push({ code: "duplicate-step-id", message: `step id ${stepId} is used twice (first at ${first})`, pointer: `${pointer}/id`, step: stepId });
+      problems.push({ code: "duplicate-step-id", message: `step id ${stepId} is used twice (first at ${stepsPointer}/${first})`, pointer: `${pointer}/id`, step: stepId });
       return;
     }
-    seen.set(stepId, pointer);
+    seen.set(stepId, index);
     steps.push({ id: stepId, tool, args, index, pointer });
   });
 
@@ -168,7 +167,13 @@ function ownValue(object: Record<string, unknown>, key: string): unknown {
   return descriptor !== undefined && "value" in descriptor ? descriptor.value : undefined;
 }
 
-/** Check a tool catalog (inline `tools` or a separate file); returns the usable part. */
+/**
+ * Check a tool catalog (inline `tools` or a separate file); returns the usable part.
+ *
+ * @example
+ * readTools({ geocode: { input: 3 } }, (pointer, message) => console.log(pointer, message), "")
+ * // logs: /geocode/input "input" must be a JSON Schema (an object or a boolean)
+ */
 export function readTools(value: unknown, problem: (pointer: string, message: string) => void, base = "/tools"): ToolCatalog | undefined {
   if (value === undefined) return undefined;
   if (!isPlainObject(value)) {

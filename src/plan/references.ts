@@ -43,6 +43,7 @@ export interface ArgScan {
 }
 
 const TEMPLATE_LIKE = /\$\{[0-9]/;
+const NONE: readonly never[] = Object.freeze([]);
 
 /** The same options with `strict` on, made once per options object (scanning calls this per step). */
 const strictOptions = new WeakMap<NormalizedOptions, NormalizedOptions>();
@@ -55,6 +56,11 @@ function strictOf(options: NormalizedOptions): NormalizedOptions {
   return strict;
 }
 
+/** The pointer of `key` inside `parent` (`parent` itself without a key). */
+function join(parent: string, key: string | undefined): string {
+  return key === undefined ? parent : `${parent}/${token(key)}`;
+}
+
 /** A JSON Pointer token; most keys need no escaping, so skip the replacements for them. */
 function token(key: string): string {
   return key.includes("~") || key.includes("/") ? pointerToken(key) : key;
@@ -63,59 +69,74 @@ function token(key: string): string {
 /**
  * Scan a step's arguments for references. Never throws: invalid strings are reported as `malformed`.
  * Nesting is walked up to `options.maxDepth`, and each container once.
+ *
+ * @example
+ * scanArgs({ q: "$1.city", f: { x: "$2" } }, normalizeOptions({})).refs.map((r) => r.pointer) // ["/q"]
  */
 export function scanArgs(args: unknown, options: NormalizedOptions): ArgScan {
-  const refs: ArgReference[] = [];
-  const malformed: MalformedArg[] = [];
-  const unresolvedNested: { pointer: string; text: string }[] = [];
-  const templateLike: { pointer: string; text: string }[] = [];
+  // Lists are made only when something goes in them: a large plan scans many steps that have none.
+  let refs: ArgReference[] | undefined;
+  let malformed: MalformedArg[] | undefined;
+  let unresolvedNested: { pointer: string; text: string }[] | undefined;
+  let templateLike: { pointer: string; text: string }[] | undefined;
   let tooDeep: string | undefined;
+  let seen: Set<object> | undefined;
   const strict = strictOf(options);
-  const seen = new Set<object>();
 
-  const visitString = (value: string, pointer: string, depth: number): void => {
+  // The pointer is built only for strings that are recorded.
+  const visitString = (value: string, parent: string, key: string | undefined, depth: number): void => {
     const classified = classifyString(value, strict);
     if (classified.kind === "literal") {
-      if (!options.templates && (depth <= 1 || options.deep) && value.includes("${") && TEMPLATE_LIKE.test(value)) templateLike.push({ pointer, text: value });
+      if (!options.templates && (depth <= 1 || options.deep) && value.includes("${") && TEMPLATE_LIKE.test(value)) (templateLike ??= []).push({ pointer: join(parent, key), text: value });
       return;
     }
     if (depth > 1 && !options.deep) {
-      if (classified.kind === "ref") unresolvedNested.push({ pointer, text: value });
+      if (classified.kind === "ref") (unresolvedNested ??= []).push({ pointer: join(parent, key), text: value });
       return;
     }
-    if (classified.kind === "error") malformed.push({ pointer, text: value, error: classified.error });
-    else refs.push({ pointer, text: value, ast: classified.ast, references: referencesIn(classified.ast) });
+    if (classified.kind === "error") (malformed ??= []).push({ pointer: join(parent, key), text: value, error: classified.error });
+    else (refs ??= []).push({ pointer: join(parent, key), text: value, ast: classified.ast, references: referencesIn(classified.ast) });
   };
 
-  // An explicit stack (children pushed in reverse) visits in document order without recursion.
-  const stack: { value: unknown; pointer: string; depth: number }[] = [{ value: args, pointer: "", depth: 0 }];
-  while (stack.length > 0) {
-    const { value, pointer, depth } = stack.pop()!;
-    if (typeof value === "string") {
-      visitString(value, pointer, depth);
-      continue;
+  // Depth-first with an explicit stack of open containers and their keys: document order, no recursion.
+  const stack: { container: object; keys: string[]; next: number; pointer: string; depth: number }[] = [];
+  const enter = (value: object, pointer: string, depth: number): void => {
+    if (depth > 0) {
+      seen ??= new Set(typeof args === "object" && args !== null ? [args] : []);
+      if (seen.has(value)) return;
     }
-    if (typeof value !== "object" || value === null || seen.has(value)) continue;
     if (depth > options.maxDepth) {
       if (options.deep && tooDeep === undefined) tooDeep = pointer;
+      return;
+    }
+    try {
+      if (!isPlainObject(value) && !isPlainArray(value)) return;
+      stack.push({ container: value, keys: Object.keys(value), next: 0, pointer, depth });
+    } catch {
+      return; // A hostile object: nothing in it can be scanned.
+    }
+    seen?.add(value);
+  };
+
+  if (typeof args === "string") visitString(args, "", undefined, 0);
+  else if (typeof args === "object" && args !== null) enter(args, "", 0);
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1]!;
+    if (frame.next >= frame.keys.length) {
+      stack.pop();
       continue;
     }
-    let entries: [string, unknown][];
+    const key = frame.keys[frame.next++]!;
+    let item: unknown;
     try {
-      if (!isPlainObject(value) && !isPlainArray(value)) continue;
-      entries = Object.keys(value).map((key) => {
-        const descriptor = Object.getOwnPropertyDescriptor(value, key);
-        return [key, descriptor && "value" in descriptor ? descriptor.value : undefined];
-      });
+      const descriptor = Object.getOwnPropertyDescriptor(frame.container, key);
+      item = descriptor !== undefined && "value" in descriptor ? descriptor.value : undefined;
     } catch {
-      continue; // A hostile object: nothing in it can be scanned.
+      continue;
     }
-    seen.add(value);
-    for (let i = entries.length - 1; i >= 0; i--) {
-      const [key, item] = entries[i]!;
-      stack.push({ value: item, pointer: `${pointer}/${token(key)}`, depth: depth + 1 });
-    }
+    if (typeof item === "string") visitString(item, frame.pointer, key, frame.depth + 1);
+    else if (typeof item === "object" && item !== null) enter(item, `${frame.pointer}/${token(key)}`, frame.depth + 1);
   }
 
-  return { refs, malformed, unresolvedNested, templateLike, tooDeep };
+  return { refs: refs ?? NONE, malformed: malformed ?? NONE, unresolvedNested: unresolvedNested ?? NONE, templateLike: templateLike ?? NONE, tooDeep };
 }
