@@ -3,6 +3,7 @@
  * Hover tooltips over references: what `hoverAt` says about the step or key under the pointer (tool,
  * description, output schema), rendered as minimal, safe Markdown.
  */
+import type { Extension } from "@codemirror/state";
 import { hoverTooltip, type Tooltip } from "@codemirror/view";
 import { hoverAt } from "../editor/index.js";
 import { currentOptions } from "./config.js";
@@ -14,7 +15,7 @@ import { renderMarkdown } from "./markdown.js";
  * @example
  * extensions: [planRefsConfig, planHover()]
  */
-export function planHover() {
+export function planHover(): Extension {
   return hoverTooltip((view, pos): Tooltip | null => {
     const hover = hoverAt(view.state.doc.toString(), pos, currentOptions(view.state));
     if (hover === undefined) return null;

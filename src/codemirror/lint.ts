@@ -4,7 +4,7 @@
  * strings included), so each diagnostic maps one to one onto a CodeMirror range.
  */
 import { linter, type Diagnostic as CmDiagnostic } from "@codemirror/lint";
-import type { EditorState } from "@codemirror/state";
+import type { EditorState, Extension } from "@codemirror/state";
 import { lintPlanText } from "../lint/lint-plan.js";
 import { changesOptions, currentOptions } from "./config.js";
 
@@ -38,7 +38,7 @@ export function planDiagnostics(state: EditorState): CmDiagnostic[] {
  * @example
  * extensions: [planRefsConfig, planLinter()]
  */
-export function planLinter(delay = 300) {
+export function planLinter(delay = 300): Extension {
   return linter((view) => planDiagnostics(view.state), {
     delay,
     needsRefresh: (update) => update.transactions.some((tr) => changesOptions(tr.effects)),
