@@ -10,7 +10,6 @@ export default defineConfig({
   root,
   base: "./",
   clearScreen: false,
-  resolve: { alias: [{ find: /^jsonc-parser$/, replacement: fileURLToPath(new URL("./jsonc-parser-esm.ts", import.meta.url)) }] },
   server: { fs: { strict: true, allow: [repository] } },
   build: { outDir: "dist", emptyOutDir: true, target: "es2022", chunkSizeWarningLimit: 2048 },
 });

@@ -5,10 +5,10 @@
  * references. Values are read from the tree, never by evaluating anything, and objects are built with
  * own properties only (a `"__proto__"` key never changes a prototype).
  */
-import jsonc from "jsonc-parser";
+import { jsonc } from "../plan/jsonc.js";
 import { referencesIn } from "../grammar/ast.js";
 import { classifyString, type Classification } from "../grammar/parse.js";
-import type { JsonNode } from "../plan/json-text.js";
+import type { JsoncNode as JsonNode } from "../plan/jsonc.js";
 import { readTools, type ToolCatalog } from "../plan/plan.js";
 import type { NormalizedOptions } from "../shared/options.js";
 import { callerTools, mergeOptions, type EditorOptions } from "./editor-options.js";

@@ -6,7 +6,7 @@
  * large plan is ever built. Inside a string token, decoded offsets are mapped to raw ones by reading
  * the token's escapes (`\u0069` is one character of the value, six of the file), once per string.
  */
-import jsonc from "jsonc-parser";
+import { jsonc } from "../plan/jsonc.js";
 import { pointerTokens } from "../shared/pointer.js";
 import type { Span } from "../shared/span.js";
 

@@ -4,4 +4,4 @@
 export { readPlan, readTools, type JsonSchema, type LocatedStep, type Plan, type PlanOptions, type PlanProblem, type PlanStep, type ReadPlanResult, type ToolCatalog, type ToolSpec } from "./plan.js";
 export { planGraph, type PlanGraph, type StepEdges } from "./graph.js";
 export { scanArgs, type ArgReference, type ArgScan, type MalformedArg } from "./references.js";
-export { parseJsonText, type JsonDocument, type JsonNode, type JsonSyntaxError } from "./json-text.js";
+export { parseJsonText, type JsonDocument, type JsonSyntaxError } from "./json-text.js";

@@ -1,13 +1,10 @@
 /**
- * JSON documents with positions. Values come from `JSON.parse` (which keeps a `__proto__` key as an
- * own key and never touches a prototype); offsets and error positions come from `jsonc-parser`, a
- * maintained parser that reports them, rather than hand-written position tracking.
+ * JSON documents with error positions. Values come from `JSON.parse` (which keeps a `__proto__` key
+ * as an own key and never touches a prototype); when it fails, `jsonc-parser` (a maintained parser
+ * that reports offsets) finds where, without building a syntax tree.
  */
-import jsonc from "jsonc-parser";
 import { LineIndex } from "../shared/positions.js";
-
-/** A node of the JSON syntax tree, with offsets into the text. */
-export type JsonNode = jsonc.Node;
+import { jsonc } from "./jsonc.js";
 
 /** A JSON syntax error with its place. */
 export interface JsonSyntaxError {
@@ -18,9 +15,9 @@ export interface JsonSyntaxError {
   readonly column: number;
 }
 
-/** A parsed JSON document: its value and its syntax tree. */
+/** A parsed JSON document: its value, or the first syntax error with its position. */
 export type JsonDocument =
-  | { readonly ok: true; readonly value: unknown; readonly tree: JsonNode; readonly lines: LineIndex }
+  | { readonly ok: true; readonly value: unknown }
   | { readonly ok: false; readonly error: JsonSyntaxError; readonly lines: LineIndex };
 
 const messages: Record<string, string> = {
@@ -42,23 +39,35 @@ const messages: Record<string, string> = {
   InvalidCharacter: "invalid character in string (control characters must be escaped)",
 };
 
-/** Parse strict JSON (no comments, no trailing commas) with positions. Never throws. */
+/**
+ * Parse strict JSON (no comments, no trailing commas). Never throws.
+ *
+ * @example
+ * parseJsonText('{"a": }') // { ok: false, error: { message: "expected a value", line: 1, column: 7, … } }
+ */
 export function parseJsonText(text: string): JsonDocument {
-  const lines = new LineIndex(text);
-  const errors: jsonc.ParseError[] = [];
-  const tree = jsonc.parseTree(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
-  const first = errors[0];
-  if (first !== undefined || tree === undefined) {
-    const offset = first?.offset ?? text.length;
-    const name = first === undefined ? "ValueExpected" : jsonc.printParseErrorCode(first.error);
-    const { line, column } = lines.position(offset);
-    return { ok: false, lines, error: { message: messages[name] ?? name, offset, length: first?.length ?? 0, line, column } };
-  }
   try {
-    return { ok: true, value: JSON.parse(text) as unknown, tree, lines };
-  } catch (error) {
-    // jsonc-parser is more lenient than JSON.parse in a few corners (lone surrogates are fine in both;
-    // this is a safety net): report the start of the document.
-    return { ok: false, lines, error: { message: error instanceof Error ? error.message : String(error), offset: 0, length: 0, line: 1, column: 1 } };
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch {
+    // Find where with jsonc-parser below.
   }
+  let first: { code: number; offset: number; length: number } | undefined;
+  try {
+    jsonc.visit(
+      text,
+      {
+        onError(code, offset, length) {
+          first ??= { code, offset, length };
+        },
+      },
+      { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false },
+    );
+  } catch {
+    // Nesting deep enough to exhaust jsonc-parser's recursion: report the start of the document.
+  }
+  const lines = new LineIndex(text);
+  const offset = first?.offset ?? (text.trim() === "" ? text.length : 0);
+  const name = first === undefined ? (text.trim() === "" ? "ValueExpected" : "InvalidSymbol") : jsonc.printParseErrorCode(first.code as Parameters<typeof jsonc.printParseErrorCode>[0]);
+  const { line, column } = lines.position(offset);
+  return { ok: false, lines, error: { message: messages[name] ?? name, offset, length: first?.length ?? 0, line, column } };
 }
