@@ -1,30 +1,36 @@
 /**
  * `npm run bench`: runs every workload in bench/workloads/ (each file's default export, in the order of
- * the issue's numbers), prints a table of medians and ratios per workload and the targets, and writes
- * the figures to bench/results.json. `npm run bench -- 1 3` runs only workloads 1 and 3.
+ * the issue's numbers, each in its own node process), prints a table of medians and ratios per workload
+ * and the targets, and writes the figures to bench/results.json. `npm run bench -- 1 3` runs only
+ * workloads 1 and 3.
  *
  * A new workload is one more file in bench/workloads/ named `<number>-<name>.ts`; nothing here changes.
  */
+import { spawnSync } from "node:child_process";
 import { readdirSync, writeFileSync } from "node:fs";
-import { cpus, totalmem, type as osType, release } from "node:os";
+import { cpus, loadavg, totalmem, type as osType, release } from "node:os";
 import { fileURLToPath } from "node:url";
-import { targetsTable, workloadTable, type Target, type Workload, type WorkloadReport } from "./harness.js";
+import { targetsTable, workloadTable, type Target, type WorkloadReport } from "./harness.js";
 
 const workloadDir = new URL("./workloads/", import.meta.url);
 // Compiled to bench-dist/bench/: results go next to the sources, in bench/.
 const resultsFile = fileURLToPath(new URL("../../bench/results.json", import.meta.url));
 
-async function loadWorkloads(only: readonly string[]): Promise<Workload[]> {
-  const files = readdirSync(workloadDir)
+/** The workload files, in the order of the issue's numbers (`1-…`, `2-…`), those asked for only. */
+function workloadFiles(only: readonly string[]): URL[] {
+  return readdirSync(workloadDir)
     .filter((file) => /^\d+-.*\.js$/.test(file))
-    .sort((a, b) => Number.parseInt(a, 10) - Number.parseInt(b, 10));
-  const workloads: Workload[] = [];
-  for (const file of files) {
-    const module = (await import(new URL(file, workloadDir).href)) as { default?: Workload };
-    if (module.default === undefined) throw new Error(`bench/workloads/${file} has no default export`);
-    if (only.length === 0 || only.includes(module.default.id)) workloads.push(module.default);
-  }
-  return workloads;
+    .filter((file) => only.length === 0 || only.includes(String(Number.parseInt(file, 10))))
+    .sort((a, b) => Number.parseInt(a, 10) - Number.parseInt(b, 10))
+    .map((file) => new URL(file, workloadDir));
+}
+
+/** Run one workload in a fresh node process (see run-one.ts) and return its report. */
+function runIsolated(file: URL): WorkloadReport {
+  const runOne = fileURLToPath(new URL("./run-one.js", import.meta.url));
+  const child = spawnSync(process.execPath, ["--expose-gc", runOne, file.href], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 16 << 20 });
+  if (child.status !== 0) throw new Error(`workload ${fileURLToPath(file)} failed (exit ${child.status ?? child.signal})`);
+  return JSON.parse(child.stdout) as WorkloadReport;
 }
 
 function machine() {
@@ -36,19 +42,21 @@ function machine() {
     cpu: cpu[0]?.model.trim() ?? "unknown",
     cores: cpu.length,
     memoryGb: Math.round(totalmem() / 2 ** 30),
+    // Other processes' load makes every figure noisier; ratios within one run hold up best.
+    loadAverageAtStart: loadavg().map((load) => Number(load.toFixed(2))),
   };
 }
 
 async function main(): Promise<void> {
   const only = process.argv.slice(2);
-  const workloads = await loadWorkloads(only);
+  const files = workloadFiles(only);
   const about = machine();
-  console.log(`plan-refs benchmarks — Node ${about.node}, ${about.cpu} (${about.cores} cores), ${about.os}\n`);
+  console.log(`plan-refs benchmarks — Node ${about.node}, ${about.cpu} (${about.cores} cores), ${about.os}, load average ${about.loadAverageAtStart.join(" ")}\n`);
   const reports: WorkloadReport[] = [];
   const began = performance.now();
-  for (const workload of workloads) {
+  for (const file of files) {
     const started = performance.now();
-    const report = await workload.run();
+    const report = runIsolated(file);
     reports.push(report);
     console.log(`## Workload ${report.id}: ${report.title}\n`);
     console.log(workloadTable(report));
