@@ -5,7 +5,7 @@
  */
 import { RefError, RefSyntaxError } from "../shared/errors.js";
 import { normalizeOptions, type NormalizedOptions, type ResolveOptions, type SyntaxOptions } from "../shared/options.js";
-import type { Expression, RefAst, TemplateNode } from "./ast.js";
+import type { Expression, LiteralNode, RefAst, TemplateNode } from "./ast.js";
 import { BoundedCache } from "./cache.js";
 import { pathLanguage, runRule, seedLanguage, type RefLanguage, type RuleResult } from "./language.js";
 import { scanPlaceholder } from "./scanner.js";
@@ -213,15 +213,20 @@ function checked(ast: RefAst, text: string, options: NormalizedOptions): Classif
   return count > options.maxSegments ? segmentLimit(count, text, options) : { kind: "ref", ast };
 }
 
+/** Path segments plus one per `??`. A chain of defaults nests to the right: counted in a loop, so a long chain cannot exhaust the stack. */
 function countSegments(ast: RefAst): number {
-  switch (ast.type) {
-    case "reference":
-      return ast.path.length;
-    case "default":
-      return 1 + countSegments(ast.reference) + (ast.fallback.type === "literal" ? 0 : countSegments(ast.fallback));
-    case "template":
-      return ast.parts.reduce((sum, part) => sum + (part.type === "interpolation" ? countSegments(part.expression) : 0), 0);
+  if (ast.type === "template") {
+    let sum = 0;
+    for (const part of ast.parts) if (part.type === "interpolation") sum += countSegments(part.expression);
+    return sum;
   }
+  let count = 0;
+  let node: Expression | LiteralNode = ast;
+  while (node.type === "default") {
+    count += 1 + node.reference.path.length;
+    node = node.fallback;
+  }
+  return node.type === "reference" ? count + node.path.length : count;
 }
 
 /**
@@ -326,6 +331,8 @@ export function parseTemplate(text: string, options?: SyntaxOptions): TemplateNo
     const whole = parsePlaceholder(text, normalized);
     if (whole.ok) {
       const expression: Expression = whole.value;
+      const classified = checked(expression, text, normalized);
+      if (classified.kind === "error") throw classified.error;
       return { type: "template", span: expression.span, parts: [{ type: "interpolation", span: expression.span, form: "bare", expression }] };
     }
   }
