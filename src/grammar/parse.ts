@@ -145,9 +145,8 @@ function classify(text: string, options: NormalizedOptions, strict: boolean): Cl
   const startsWithDollar = text.charCodeAt(0) === 36;
   if (!startsWithDollar && !(options.templates && text.includes("${"))) return LITERAL;
   if (startsWithDollar && !options.templates && !isDigit(text.charCodeAt(1))) return LITERAL;
-  if (text.length > options.maxRefLength) {
-    return { kind: "error", error: new RefError("limit", `placeholder of ${text.length} characters exceeds maxRefLength (${options.maxRefLength})`, { ref: text.slice(0, 40) }) };
-  }
+  // An over-long string is refused only if it could be a placeholder or template; other text (`$5 off …`) passes.
+  if (text.length > options.maxRefLength && mightBeRef(text, options)) return { kind: "error", error: lengthLimit(text, options, "placeholder") };
   const mode = (options.syntax === "path" ? 2 : 0) + (options.templates ? 1 : 0);
   let outcome: Outcome | undefined;
   if (text.length > CACHEABLE_LENGTH) {
@@ -179,6 +178,31 @@ function classify(text: string, options: NormalizedOptions, strict: boolean): Cl
       outcome.strictError ??= { kind: "error", error: new RefSyntaxError(outcome.text, outcome.offset, outcome.expected) };
       return outcome.strictError;
   }
+}
+
+/**
+ * Whether `text` could be a placeholder or template in the mode of `options`, judged from its start
+ * (and, with templates, one search for `${`): `$` digits then the end or `.` (seed), or also `[` and a
+ * digit or quote, or spaces and `??` (path). Linear at worst, and cheap enough to run before any parsing.
+ */
+function mightBeRef(text: string, options: NormalizedOptions): boolean {
+  if (options.templates && (text.startsWith("$$") || text.includes("${"))) return true;
+  if (text.charCodeAt(0) !== 36) return false;
+  let at = 1;
+  while (isDigit(text.charCodeAt(at))) at++;
+  if (at === 1) return false;
+  if (at === text.length) return true;
+  const next = text.charCodeAt(at);
+  if (next === 46) return true;
+  if (options.syntax !== "path") return false;
+  // Path syntax: a segment `[0]`/`["k"]`, or a default ` ?? ` (spaces, then `??`).
+  if (next === 91) return isDigit(text.charCodeAt(at + 1)) || text.charCodeAt(at + 1) === 34;
+  while (text.charCodeAt(at) === 32) at++;
+  return text.charCodeAt(at) === 63 && text.charCodeAt(at + 1) === 63;
+}
+
+function lengthLimit(text: string, options: NormalizedOptions, what: "placeholder" | "template"): RefError {
+  return new RefError("limit", `${what} of ${text.length} characters exceeds maxRefLength (${options.maxRefLength})`, { ref: text.slice(0, 40) });
 }
 
 /** Parse `text` in the syntax mode of `options` (strict and maxSegments aside). */
@@ -257,9 +281,7 @@ export function tryParseRef(text: string, options?: SyntaxOptions): Result<RefAs
     return { ok: false, error: error as RefError };
   }
   if (typeof text !== "string") return { ok: false, error: new RefError("syntax", `a reference must be a string, not ${typeof text}`) };
-  if (text.length > normalized.maxRefLength) {
-    return { ok: false, error: new RefError("limit", `placeholder of ${text.length} characters exceeds maxRefLength (${normalized.maxRefLength})`, { ref: text.slice(0, 40) }) };
-  }
+  // Over maxRefLength: a `limit` error if it could be a placeholder (classify decides), else the syntax error below.
   const classified = classify(text, normalized, true);
   switch (classified.kind) {
     case "ref":
@@ -325,7 +347,9 @@ export function parseTemplate(text: string, options?: SyntaxOptions): TemplateNo
   const normalized = normalizeOptions({ ...options, templates: true });
   if (typeof text !== "string") throw new RefError("syntax", `a template must be a string, not ${typeof text}`);
   if (text.length > normalized.maxRefLength) {
-    throw new RefError("limit", `template of ${text.length} characters exceeds maxRefLength (${normalized.maxRefLength})`, { ref: text.slice(0, 40) });
+    if (mightBeRef(text, normalized)) throw lengthLimit(text, normalized, "template");
+    // No `${`, no leading `$$`, not a placeholder: the whole text is one text part (every `$` in it is literal).
+    return { type: "template", span: { start: 0, end: text.length }, parts: [{ type: "text", span: { start: 0, end: text.length }, value: text }] };
   }
   if (text.charCodeAt(0) === 36 && isDigit(text.charCodeAt(1))) {
     const whole = parsePlaceholder(text, normalized);
