@@ -15,14 +15,20 @@ const MISSING: Lookup = Object.freeze({ found: false, reason: "missing" });
 const NOT_INDEXABLE: Lookup = Object.freeze({ found: false, reason: "not-indexable" });
 
 /** Run `read`, turning any non-`RefError` failure (a throwing Proxy trap, a revoked Proxy) into `RefError` code `access`. */
-export function guarded<T>(what: string, read: () => T): T {
+export function guarded<T>(what: string | (() => string), read: () => T): T {
   try {
     return read();
   } catch (error) {
-    if (error instanceof RefError) throw error;
-    if (error instanceof RangeError) throw stackLimit(error);
-    throw new RefError("access", `could not read ${what}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw accessError(what, error);
   }
+}
+
+/** The error to throw for a failure while reading: `RefError`s as they are, anything else as code `access`. */
+export function accessError(what: string | (() => string), error: unknown): RefError {
+  if (error instanceof RefError) return error;
+  if (error instanceof RangeError) return stackLimit(error) as RefError;
+  const label = typeof what === "function" ? what() : what;
+  return new RefError("access", `could not read ${label}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
 }
 
 /**
@@ -81,7 +87,7 @@ export function stepResult(results: Results, id: string): Lookup {
 
 /** The value of `key` in a plain object or a Map; anything else is not indexable by key. */
 export function keyOf(container: unknown, key: string): Lookup {
-  return guarded(`key ${JSON.stringify(key.slice(0, 40))}`, () => {
+  return guarded(() => `key ${JSON.stringify(key.slice(0, 40))}`, () => {
     if (container instanceof Map) {
       return Map.prototype.has.call(container, key) ? { found: true, value: Map.prototype.get.call(container, key) } : MISSING;
     }
@@ -92,7 +98,7 @@ export function keyOf(container: unknown, key: string): Lookup {
 
 /** Element `index` of a plain array, within bounds and not a hole; anything else is not indexable by index. */
 export function indexOf(container: unknown, index: number): Lookup {
-  return guarded(`index ${index}`, () => {
+  return guarded(() => `index ${index}`, () => {
     if (!isPlainArray(container)) return NOT_INDEXABLE;
     if (!Number.isSafeInteger(index) || index >= container.length) return MISSING;
     return ownData(container, String(index));

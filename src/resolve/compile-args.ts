@@ -140,8 +140,8 @@ class Compiler {
     if (typeof value === "string") return this.compileString(value, parent, key);
     if (!this.options.deep || typeof value !== "object" || value === null) return { kind: "value", value };
     const pointer = childPointer(parent, key);
-    const plainArray = guarded(`args at ${pointer}`, () => isPlainArray(value));
-    if (!plainArray && !guarded(`args at ${pointer}`, () => isPlainObject(value))) return { kind: "value", value };
+    const plainArray = guarded(() => `args at ${pointer}`, () => isPlainArray(value));
+    if (!plainArray && !guarded(() => `args at ${pointer}`, () => isPlainObject(value))) return { kind: "value", value };
     if (this.#open.has(value)) throw new RefError("cycle", `args contain a cycle: ${safeText(pointer, 120)} refers back to one of its parents`, { arg: pointer });
     const done = this.#done.get(value);
     if (done !== undefined) {

@@ -108,8 +108,8 @@ class Walker {
     if (typeof value === "string") return this.resolveString(value, parent, key);
     if (!this.options.deep || typeof value !== "object" || value === null) return value;
     const pointer = childPointer(parent, key);
-    const plainArray = guarded(`args at ${pointer}`, () => isPlainArray(value));
-    if (!plainArray && !guarded(`args at ${pointer}`, () => isPlainObject(value))) return value;
+    const plainArray = guarded(() => `args at ${pointer}`, () => isPlainArray(value));
+    if (!plainArray && !guarded(() => `args at ${pointer}`, () => isPlainObject(value))) return value;
     if (this.#open.has(value)) throw new RefError("cycle", `args contain a cycle: ${safeText(pointer, 120)} refers back to one of its parents`, { arg: pointer });
     if (this.#done.has(value)) return this.#done.get(value);
     if (depth > this.options.maxDepth) throw new RefError("limit", `args are nested deeper than maxDepth (${this.options.maxDepth})`, { arg: pointer });
