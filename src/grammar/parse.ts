@@ -3,7 +3,7 @@
  * errors, limits and a bounded cache. Everything else in plan-refs (evaluator, linter, editor tools)
  * parses through here, so the language has exactly one definition.
  */
-import { RefError, RefSyntaxError } from "../shared/errors.js";
+import { copyError, RefError, RefSyntaxError } from "../shared/errors.js";
 import { normalizeOptions, type NormalizedOptions, type ResolveOptions, type SyntaxOptions } from "../shared/options.js";
 import type { Expression, LiteralNode, RefAst, TemplateNode } from "./ast.js";
 import { BoundedCache } from "./cache.js";
@@ -162,6 +162,8 @@ function classify(text: string, options: NormalizedOptions, strict: boolean): Cl
           entry = [undefined, undefined, undefined, undefined];
           cache.set(text, entry);
         }
+        // Cached ASTs are shared by every later caller: frozen, so no caller can change another's.
+        if (outcome.kind === "ref") freezeAst(outcome.classification);
         entry[mode] = outcome;
       }
     }
@@ -285,9 +287,10 @@ export function tryParseRef(text: string, options?: SyntaxOptions): Result<RefAs
   const classified = classify(text, normalized, true);
   switch (classified.kind) {
     case "ref":
-      return { ok: true, value: classified.ast };
+      return { ok: true, value: freezeAst(classified.ast) };
     case "error":
-      return { ok: false, error: classified.error };
+      // A cached error is shared: the caller gets its own copy (callers do amend errors they rethrow).
+      return { ok: false, error: copyError(classified.error) };
     case "literal": {
       // Not a placeholder at all: report where the placeholder grammar stops.
       const parsed = parsePlaceholder(text, normalized);
@@ -330,7 +333,7 @@ function normalizedOf(options: ResolveOptions | undefined): NormalizedOptions {
 }
 
 function checkedResult(classified: Classification): Result<RefAst> {
-  if (classified.kind === "ref") return { ok: true, value: classified.ast };
+  if (classified.kind === "ref") return { ok: true, value: freezeAst(classified.ast) };
   if (classified.kind === "error") return { ok: false, error: classified.error };
   throw new RefError("syntax", "unreachable");
 }
@@ -349,7 +352,7 @@ export function parseTemplate(text: string, options?: SyntaxOptions): TemplateNo
   if (text.length > normalized.maxRefLength) {
     if (mightBeRef(text, normalized)) throw lengthLimit(text, normalized, "template");
     // No `${`, no leading `$$`, not a placeholder: the whole text is one text part (every `$` in it is literal).
-    return { type: "template", span: { start: 0, end: text.length }, parts: [{ type: "text", span: { start: 0, end: text.length }, value: text }] };
+    return freezeAst({ type: "template", span: { start: 0, end: text.length }, parts: [{ type: "text", span: { start: 0, end: text.length }, value: text }] });
   }
   if (text.charCodeAt(0) === 36 && isDigit(text.charCodeAt(1))) {
     const whole = parsePlaceholder(text, normalized);
@@ -357,14 +360,30 @@ export function parseTemplate(text: string, options?: SyntaxOptions): TemplateNo
       const expression: Expression = whole.value;
       const classified = checked(expression, text, normalized);
       if (classified.kind === "error") throw classified.error;
-      return { type: "template", span: expression.span, parts: [{ type: "interpolation", span: expression.span, form: "bare", expression }] };
+      return freezeAst({ type: "template", span: expression.span, parts: [{ type: "interpolation", span: expression.span, form: "bare", expression }] });
     }
   }
   const parsed = runRule(languageOf(normalized).template, text);
   if (!parsed.ok) throw new RefSyntaxError(text, parsed.offset, parsed.expected);
   const classified = checked(parsed.value, text, normalized);
   if (classified.kind === "error") throw classified.error;
-  return parsed.value;
+  return freezeAst(parsed.value);
+}
+
+/**
+ * Freeze an AST (or any tree of plain objects and arrays) deeply, in a loop: a chain of defaults may
+ * be thousands of nodes deep. A frozen root means a frozen tree (only this function freezes them).
+ */
+function freezeAst<T extends object>(root: T): T {
+  if (Object.isFrozen(root)) return root;
+  const pending: object[] = [root];
+  for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
+    Object.freeze(node);
+    for (const value of Object.values(node)) {
+      if (typeof value === "object" && value !== null && !Object.isFrozen(value)) pending.push(value as object);
+    }
+  }
+  return root;
 }
 
 /**

@@ -132,13 +132,25 @@ function describeSyntax(text: string, offset: number, expected: readonly string[
   return `invalid reference ${shown} at offset ${offset}: found ${found}${wanted}`;
 }
 
-/** Copy an error with the argument pointer it happened at (errors are immutable once thrown). */
-export function atArgument<E extends RefError>(error: E, arg: string): E {
-  if (error.arg !== undefined) return error;
+/**
+ * A copy of an error with the same class and own properties (message, stack, cause, code…), for
+ * handing out an error that is kept in a cache: whoever amends the copy changes no one else's.
+ *
+ * @example
+ * const mine = copyError(cached) // mine !== cached, mine.code === cached.code
+ */
+export function copyError<E extends RefError>(error: E): E {
   const copy = Object.create(Object.getPrototypeOf(error) as object) as E;
   for (const key of Reflect.ownKeys(error)) {
     Object.defineProperty(copy, key, Object.getOwnPropertyDescriptor(error, key)!);
   }
+  return copy;
+}
+
+/** Copy an error with the argument pointer it happened at (errors are immutable once thrown). */
+export function atArgument<E extends RefError>(error: E, arg: string): E {
+  if (error.arg !== undefined) return error;
+  const copy = copyError(error);
   Object.defineProperty(copy, "arg", { value: arg, writable: true, enumerable: true, configurable: true });
   Object.defineProperty(copy, "message", { value: withArg(error.detail, arg), writable: true, enumerable: false, configurable: true });
   return copy;
