@@ -60,6 +60,12 @@ export interface MeasureOptions {
   readonly time: number;
   /** Rounds; tasks are interleaved round by round so that drifting machine load hits them all alike. */
   readonly rounds: number;
+  /** Least timed calls per task and round (default 8); slow tasks (a 100,000-step plan) use fewer. */
+  readonly iterations?: number;
+  /** Least warm-up calls per task and round (tinybench's default when absent). */
+  readonly warmupIterations?: number;
+  /** The tasks return promises, awaited one at a time (each call's time runs until its promise settles). */
+  readonly async?: boolean;
 }
 
 /** Time each task; returns one row per task, in the order given. */
@@ -68,15 +74,29 @@ export async function measure(tasks: Readonly<Record<string, () => unknown>>, op
   const rounds = new Map<string, number[]>(names.map((name) => [name, []]));
   for (let round = 0; round < options.rounds; round++) {
     // Each task starts from a collected heap (when run with --expose-gc), so none pays for another's garbage.
-    const bench = new Bench({ time: options.time, warmupTime: Math.max(50, options.time / 3), iterations: 8, throws: true, setup: collectGarbage });
+    const bench = new Bench({
+      time: options.time,
+      warmupTime: Math.max(50, options.time / 3),
+      iterations: options.iterations ?? 8,
+      ...(options.warmupIterations === undefined ? {} : { warmupIterations: options.warmupIterations }),
+      throws: true,
+      setup: collectGarbage,
+    });
     // Rotate the order each round: no task always runs first (or last).
     const order = names.map((_, i) => names[(i + round) % names.length]!);
     for (const name of order) {
       const task = tasks[name]!;
       const batch = options.batch;
-      bench.add(name, () => {
-        for (let i = 0; i < batch; i++) sink = task();
-      });
+      bench.add(
+        name,
+        options.async === true
+          ? async () => {
+              for (let i = 0; i < batch; i++) sink = await task();
+            }
+          : () => {
+              for (let i = 0; i < batch; i++) sink = task();
+            },
+      );
     }
     await bench.run();
     for (const task of bench.tasks) {

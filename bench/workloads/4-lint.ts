@@ -1,0 +1,79 @@
+/**
+ * Workload 4: `lintPlan` on plans of 1,000, 10,000 and 100,000 steps, in two shapes (a chain and a wide
+ * fan-out). The issue's target is linear growth: 10 times the steps may cost at most 12 times the time.
+ */
+import { lintPlan, lintPlanText } from "../../src/index.js";
+import { measure, ratioTarget, type Row, type Target, type Workload } from "../harness.js";
+
+const SIZES = [1_000, 10_000, 100_000] as const;
+
+/** Step `i` of a chain: reads the previous step's result (step 0 reads nothing). */
+function chainStep(i: number): unknown {
+  if (i === 0) return { id: 0, tool: "geocode", args: { query: "Paris", limit: 1, lang: "en" } };
+  const p = i - 1;
+  return { id: i, tool: "weather", args: { city: `$${p}.city`, country: `$${p}.country`, lat: `$${p}.lat`, units: "metric", days: 3, note: "$5 off" } };
+}
+
+/** Step `i` of a fan-out: every step after 0 reads step 0's result. */
+function fanStep(i: number): unknown {
+  if (i === 0) return { id: 0, tool: "geocode", args: { query: "Paris", limit: 1, lang: "en" } };
+  return { id: i, tool: "weather", args: { city: "$0.city", country: "$0.country", lat: "$0.lat", units: "metric", days: i % 7, note: "$5 off" } };
+}
+
+/** A plan through JSON, as a plan arrives (flat strings, no shared objects). */
+function plan(size: number, step: (i: number) => unknown): { value: unknown; text: string } {
+  const text = JSON.stringify({ steps: Array.from({ length: size }, (_, i) => step(i)) });
+  return { value: JSON.parse(text) as unknown, text };
+}
+
+const label = (shape: string, size: number) => `lintPlan, ${shape}, ${size.toLocaleString("en")} steps`;
+const textLabel = (shape: string, size: number) => `lintPlanText, ${shape}, ${size.toLocaleString("en")} steps`;
+
+const workload: Workload = {
+  id: "4",
+  title: "lintPlan on plans of 1,000 to 100,000 steps (chain and fan-out)",
+  async run() {
+    const shapes = { chain: chainStep, "fan-out": fanStep } as const;
+    const plans = new Map<string, { value: unknown; text: string }>();
+    for (const [shape, step] of Object.entries(shapes)) for (const size of SIZES) plans.set(label(shape, size), plan(size, step));
+    // A clean plan lints clean: the timings are of the checks, not of building diagnostics.
+    for (const [name, { value }] of plans) {
+      const found = lintPlan(value);
+      if (found.length > 0) throw new Error(`workload 4: ${name} has diagnostics: ${JSON.stringify(found[0])}`);
+    }
+    const small: Record<string, () => unknown> = {};
+    const large: Record<string, () => unknown> = {};
+    for (const [name, { value }] of plans) (name.includes("100,000") ? large : small)[name] = () => lintPlan(value);
+    const chain100k = plans.get(label("chain", 100_000))!.text;
+    large[textLabel("chain", 100_000)] = () => lintPlanText(chain100k);
+    const smallRows = await measure(small, { batch: 1, time: 200, rounds: 5 });
+    // About half a second per call: a few calls per round, one warm-up call.
+    const largeRows = await measure(large, { batch: 1, time: 1, rounds: 3, iterations: 1, warmupIterations: 1 });
+    const all = [...smallRows, ...largeRows];
+    const order = [...Object.keys(shapes).flatMap((shape) => SIZES.map((size) => label(shape, size))), textLabel("chain", 100_000)];
+    const rows: Row[] = order.map((name) => {
+      const found = all.find((r) => r.name === name)!;
+      return name.startsWith("lintPlanText") ? { ...found, note: `${(chain100k.length / 2 ** 20).toFixed(1)} MB of text, no target` } : found;
+    });
+    const targets: Target[] = Object.keys(shapes).flatMap((shape) => [
+      ratioTarget(rows, `${shape}: t(10,000 steps) ÷ t(1,000 steps)`, label(shape, 10_000), label(shape, 1_000), "max", 12),
+      ratioTarget(rows, `${shape}: t(100,000 steps) ÷ t(10,000 steps)`, label(shape, 100_000), label(shape, 10_000), "max", 12),
+    ]);
+    return {
+      id: this.id,
+      title: this.title,
+      unit: "ns",
+      rows,
+      baselines: [label("chain", 1_000)],
+      targets,
+      notes: [
+        "One operation lints one whole plan (no catalog, so no schema checks). Each step has 6 arguments: 3 placeholders (`$<n>.city`, `$<n>.country`, `$<n>.lat`), a near-miss `$5 off`, a plain string and a number.",
+        "Chain: step i reads step i-1 (every placeholder string distinct: the parse cache misses). Fan-out: every step reads step 0 (the same strings again: the cache hits).",
+        "The 100,000-step rows take one timed call and one warm-up call per round (about a second each); the others at least 200 ms of calls per round.",
+        "lintPlanText also parses the JSON text; it finds positions only for the diagnostics there are (none here).",
+      ],
+    };
+  },
+};
+
+export default workload;
