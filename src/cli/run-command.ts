@@ -59,15 +59,23 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
 
   const steps = stepList(planValue);
   const progress = io.stderrIsTTY ? liveProgress(io.stderr, steps) : lineProgress(io.stderr);
-  const report = await runPlan(planValue, tools, {
-    ...(catalog === undefined ? {} : { catalog }),
-    ...(concurrency === undefined ? {} : { concurrency }),
-    ...(timeoutMs === undefined ? {} : { timeoutMs }),
-    failFast: values["fail-fast"] === true,
-    validateOutputs: values["validate-outputs"] === true,
-    onEvent: progress.onEvent,
-    ...(io.signal === undefined ? {} : { signal: io.signal }),
-  });
+  // A tool whose promise never settles holds no handle of its own: keep the process alive until the
+  // run ends or Ctrl-C aborts it, rather than letting Node exit with nothing written.
+  const keepAlive = setInterval(() => undefined, 1 << 30);
+  let report: RunReport;
+  try {
+    report = await runPlan(planValue, tools, {
+      ...(catalog === undefined ? {} : { catalog }),
+      ...(concurrency === undefined ? {} : { concurrency }),
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      failFast: values["fail-fast"] === true,
+      validateOutputs: values["validate-outputs"] === true,
+      onEvent: progress.onEvent,
+      ...(io.signal === undefined ? {} : { signal: io.signal }),
+    });
+  } finally {
+    clearInterval(keepAlive);
+  }
   progress.finish();
 
   if (report.status === "invalid") {

@@ -1,0 +1,108 @@
+/**
+ * `plan-refs run` as a user runs it: the built executable in a child process (`npm test` builds dist/
+ * first) on the trip example and on small plans and tools modules written to a temporary folder.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, test } from "vitest";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const tmp = mkdtempSync(join(tmpdir(), "plan-refs-run-"));
+
+function file(name: string, content: string): string {
+  const path = join(tmp, name);
+  writeFileSync(path, content);
+  return path;
+}
+
+function run(args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, ["dist/cli/main.js", "run", ...args], { cwd: root, encoding: "utf8", input: "" });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+const trip = ["examples/trip/plan.json", "--tools", "examples/trip/tools.mjs", "--catalog", "examples/trip/tools.json"];
+const tools = file("tools.mjs", `export const echo = (args) => args;\nexport const boom = () => { throw new Error("service down"); };\nexport default { extra: () => "from default" };\n`);
+const twoSteps = file("two.plan.json", JSON.stringify({ steps: [{ id: 1, tool: "echo", args: { x: 1 } }, { id: 2, tool: "echo", args: { y: "$1.x" } }] }));
+const failing = file("failing.plan.json", JSON.stringify({ steps: [{ id: 1, tool: "echo", args: {} }, { id: 2, tool: "boom", args: {} }, { id: 3, tool: "echo", args: { a: "$2" } }, { id: 4, tool: "extra", args: {} }] }));
+const needsMissingTool = file("missing-tool.plan.json", JSON.stringify({ steps: [{ id: 1, tool: "translate", args: {} }] }));
+const lintErrors = file("lint-errors.plan.json", JSON.stringify({ steps: [{ id: 1, tool: "echo", args: { q: "$5.city" } }] }, null, 2));
+
+describe("plan-refs run", () => {
+  test("the trip example runs end to end: exit 0, results as JSON on stdout, progress on stderr", () => {
+    const result = run([...trip, "--validate-outputs"]);
+    expect(result.status).toBe(0);
+    const report = JSON.parse(result.stdout) as { status: string; results: Record<string, { title?: string; mustSee?: string[] }> };
+    expect(report.status).toBe("ok");
+    expect(report.results["4"]?.title).toBe("Weekend in Lisbon, Portugal");
+    expect(report.results["4"]?.mustSee).toEqual(["Jerónimos Monastery", "Belém Tower", "São Jorge Castle"]);
+    expect(result.stderr).toMatch(/^step 1 \(geocode\) started at/m);
+    expect(result.stderr).toMatch(/^step 4 \(summarise\) done in/m);
+    expect(result.stderr).not.toMatch(/\u001b\[/); // not a terminal: plain lines
+  });
+
+  test("references resolve across steps; named and default-exported tools both count", () => {
+    const result = run([failing, "--tools", tools]);
+    expect(result.status).toBe(1);
+    const report = JSON.parse(result.stdout) as { status: string; results: Record<string, unknown>; errors: Record<string, { code: string; message: string }>; skipped: number[] };
+    expect(report.status).toBe("failed");
+    expect(report.results).toEqual({ 1: {}, 4: "from default" });
+    expect(report.errors["2"]?.code).toBe("tool-error");
+    expect(report.errors["2"]?.message).toContain("service down");
+    expect(report.skipped).toEqual([3]);
+    expect(result.stderr).toContain("step 3 (echo) skipped");
+  });
+
+  test("--results writes the report to a file instead of stdout", () => {
+    const out = join(tmp, "out.json");
+    const result = run([twoSteps, "--tools", tools, "--results", out, "--concurrency", "1"]);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toBe("");
+    expect((JSON.parse(readFileSync(out, "utf8")) as { results: unknown }).results).toEqual({ 1: { x: 1 }, 2: { y: 1 } });
+    expect(readdirSync(tmp).filter((name) => name.endsWith(".tmp"))).toEqual([]);
+  });
+
+  test.each([
+    ["a missing tools module", [twoSteps, "--tools", join(tmp, "nope.mjs")], /nope\.mjs: no such tools module/],
+    ["a tools module that is a directory", [twoSteps, "--tools", tmp], /must be a regular file/],
+    ["a tools module that does not load", [twoSteps, "--tools", file("broken.mjs", "export const = ;")], /cannot load the tools module/],
+    ["a tool the module does not export", [needsMissingTool, "--tools", tools], /no function for tool "translate"/],
+    ["a plan with lint errors", [lintErrors, "--tools", tools], /lint-errors\.plan\.json:7:15 error unknown-step \$5\.city refers to step 5/],
+    ["no --tools", [twoSteps], /missing --tools/],
+    ["a bad --concurrency", [twoSteps, "--tools", tools, "--concurrency", "zero"], /--concurrency must be a positive integer/],
+    ["a missing plan", [join(tmp, "none.json"), "--tools", tools], /no such file/],
+    ["an unknown flag", [twoSteps, "--tools", tools, "--fast"], /Unknown option '--fast'/],
+  ])("exit 2, one clear line, no stack trace: %s", (_name, args, message) => {
+    const result = run(args as string[]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(message as RegExp);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(result.stdout).toBe("");
+  });
+
+  test("Ctrl-C aborts cleanly: exit 130, and the results so far are still written", async () => {
+    const slowTools = file("slow.mjs", `export const quick = () => "done";\nexport const hang = (_args, { signal }) => new Promise((_r, reject) => signal.addEventListener("abort", () => reject(signal.reason)));\n`);
+    const plan = file("slow.plan.json", JSON.stringify({ steps: [{ id: 1, tool: "quick", args: {} }, { id: 2, tool: "hang", args: { after: "$1" } }] }));
+    const out = join(tmp, "interrupted.json");
+    const child = spawn(process.execPath, ["dist/cli/main.js", "run", plan, "--tools", slowTools, "--results", out], { cwd: root });
+    let stderr = "";
+    child.stderr.setEncoding("utf8");
+    const exit = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    await new Promise<void>((resolve) => {
+      child.stderr.on("data", (chunk: string) => {
+        stderr += chunk;
+        if (stderr.includes("step 2 (hang) started")) resolve();
+      });
+    });
+    child.kill("SIGINT");
+    expect(await exit).toBe(130);
+    expect(existsSync(out)).toBe(true);
+    const report = JSON.parse(readFileSync(out, "utf8")) as { status: string; results: Record<string, unknown>; errors: Record<string, { code: string }> };
+    expect(report.status).toBe("aborted");
+    expect(report.results).toEqual({ 1: "done" });
+    expect(report.errors["2"]?.code).toBe("aborted");
+    expect(stderr).not.toMatch(/\n\s+at /);
+  });
+});
