@@ -106,3 +106,25 @@ describe("plan-refs run", () => {
     expect(stderr).not.toMatch(/\n\s+at /);
   });
 });
+
+describe("plan-refs run on a terminal", () => {
+  test("stderr shows a live table of the steps, redrawn in place, with each step's final state", async () => {
+    const { runCli } = await import("../src/cli/cli.js");
+    let stdout = "";
+    let stderr = "";
+    const code = await runCli(["run", failing, "--tools", tools], {
+      stdout: (text) => (stdout += text),
+      stderr: (text) => (stderr += text),
+      stdoutIsTTY: false,
+      stderrIsTTY: true,
+    });
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/\u001b\[\d+A/); // cursor up: the table is redrawn in place
+    const lastTable = stderr.slice(stderr.lastIndexOf("\u001b[4A")).replace(/\u001b\[[0-9;]*[A-Za-z]/g, "");
+    expect(lastTable).toMatch(/done\s+step 1\s+echo/);
+    expect(lastTable).toMatch(/failed\s+step 2\s+boom\s+step 2 \(boom\): the tool threw: service down/);
+    expect(lastTable).toMatch(/skipped\s+step 3\s+echo\s+step 2 did not succeed/);
+    expect(lastTable).toMatch(/done\s+step 4\s+extra/);
+    expect((JSON.parse(stdout) as { status: string }).status).toBe("failed");
+  });
+});
