@@ -10,9 +10,10 @@ import { parseArgs } from "node:util";
 import { lintPlanText } from "../lint/index.js";
 import { readTools, type ToolCatalog } from "../plan/plan.js";
 import { runPlan, type RunReport, type ToolFunction, type ToolFunctions } from "../run/run-plan.js";
-import type { Diagnostic } from "../shared/diagnostic.js";
+import { LineIndex } from "../shared/positions.js";
 import { CliError } from "./input.js";
 import { readJsonInput, type CliIo } from "./io.js";
+import { formatDiagnostics } from "./lint-command.js";
 import { liveProgress, lineProgress } from "./progress.js";
 
 export const runUsage =
@@ -52,7 +53,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   const diagnostics = lintPlanText(planText, catalog === undefined ? {} : { tools: catalog });
   const errors = diagnostics.filter((diagnostic) => diagnostic.severity === "error");
   if (errors.length > 0) {
-    io.stderr(errors.map((diagnostic) => diagnosticLine(planName, diagnostic)).join(""));
+    io.stderr(formatDiagnostics(errors, planName, new LineIndex(planText), io.stderrIsTTY));
     io.stderr(`plan-refs: ${planName} has ${errors.length} lint error${errors.length > 1 ? "s" : ""}; nothing was run\n`);
     return 2;
   }
@@ -79,7 +80,8 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   progress.finish();
 
   if (report.status === "invalid") {
-    io.stderr(report.diagnostics.filter((d) => d.severity === "error").map((diagnostic) => diagnosticLine(planName, diagnostic)).join(""));
+    // Only problems the text lint could not see (a tool the module does not export) reach here.
+    io.stderr(report.diagnostics.filter((d) => d.severity === "error").map((d) => `${planName}: ${d.severity} ${d.code} ${d.message} (at ${d.pointer})\n`).join(""));
     io.stderr(`plan-refs: nothing was run\n`);
     return 2;
   }
@@ -125,11 +127,6 @@ async function loadTools(path: string): Promise<ToolFunctions> {
 function stepList(plan: unknown): { id: number; tool: string }[] {
   const steps = Array.isArray(plan) ? plan : (plan as { steps?: unknown }).steps;
   return Array.isArray(steps) ? steps.map((step: { id: number; tool: string }) => ({ id: step.id, tool: step.tool })) : [];
-}
-
-function diagnosticLine(file: string, diagnostic: Diagnostic): string {
-  const where = diagnostic.range === undefined ? `${file}` : `${file}:${diagnostic.range.start.line}:${diagnostic.range.start.column}`;
-  return `${where} ${diagnostic.severity} ${diagnostic.code} ${diagnostic.message}\n`;
 }
 
 /** The report as JSON: results and errors keyed by step id. */
