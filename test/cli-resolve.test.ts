@@ -1,0 +1,86 @@
+/**
+ * `plan-refs resolve` as a user runs it: the built executable in a child process (`npm test` builds
+ * dist/ first).
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, test } from "vitest";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const tmp = mkdtempSync(join(tmpdir(), "plan-refs-resolve-"));
+
+function file(name: string, content: string): string {
+  const path = join(tmp, name);
+  writeFileSync(path, content);
+  return path;
+}
+
+function resolve(args: string[], input = ""): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, ["dist/cli/main.js", "resolve", ...args], { cwd: root, encoding: "utf8", input });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+const results = file("results.json", JSON.stringify({ 1: { city: "Paris", address: { zip: "75001" } }, 2: [10, 20] }));
+
+describe("plan-refs resolve", () => {
+  test("prints the resolved arguments of the seed example as JSON, exit 0", () => {
+    const result = resolve(["--args", "examples/seed/args.json", "--results", "examples/seed/results.json"]);
+    expect(result.status).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({
+      city: "Paris",
+      forecast: { today: "sunny", high: 24 },
+      units: "metric",
+      note: "$5 off coupons pass through",
+      days: 3,
+    });
+    expect(result.stderr).toBe("");
+  });
+
+  test("reads args from stdin with -", () => {
+    const result = resolve(["--args", "-", "--results", results], '{"q": "$1.city", "__proto__": "$2"}');
+    expect(result.status).toBe(0);
+    expect(result.stdout).toBe('{\n  "q": "Paris",\n  "__proto__": [\n    10,\n    20\n  ]\n}\n');
+  });
+
+  test.each([
+    ["path syntax", ["--syntax", "path"], { z: "$1.address.zip" }, { z: "75001" }],
+    ["templates", ["--templates"], { t: "in ${1.city}" }, { t: "in Paris" }],
+    ["deep", ["--deep"], { n: { list: ["$2"] } }, { n: { list: [[10, 20]] } }],
+  ])("options: %s", (_name, flags, args, expected) => {
+    const result = resolve(["--args", file("args.json", JSON.stringify(args)), "--results", results, ...(flags as string[])]);
+    expect(result.status).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual(expected);
+  });
+
+  test("a KeyError: its message on stderr, exit 1, no stack trace", () => {
+    const result = resolve(["--args", file("bad-key.json", '{"q": "$1.town"}'), "--results", results]);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toBe('plan-refs: KeyError missing-key: $1.town: step 1\'s result has no key "town" (keys: city, address), in argument /q\n');
+    expect(result.stdout).toBe("");
+  });
+
+  test("strict mode: a malformed placeholder is a syntax error, exit 1", () => {
+    const result = resolve(["--args", file("strict.json", '{"q": "$1."}'), "--results", results, "--strict"]);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/RefSyntaxError syntax: invalid reference "\$1\." at offset 3/);
+  });
+
+  test.each([
+    ["invalid JSON: one line with the file, line and column", ["--args", file("broken.json", '{\n  "q": "$1.city",\n  "r": }\n'), "--results", results], /broken\.json:3:8: invalid JSON: expected a value\n$/],
+    ["args that are not an object", ["--args", file("array.json", "[1]"), "--results", results], /RefError invalid-args: args must be an object/],
+    ["a missing file", ["--args", join(tmp, "missing.json"), "--results", results], /missing\.json: no such file/],
+    ["a directory", ["--args", tmp, "--results", results], /is a directory/],
+    ["no --results", ["--args", results], /missing --args or --results/],
+    ["both from stdin", ["--args", "-", "--results", "-"], /only one of --args and --results/],
+    ["a bad --syntax", ["--args", results, "--results", results, "--syntax", "dotted"], /--syntax must be "seed" or "path"/],
+  ])("exit 2: %s", (_name, args, message) => {
+    const result = resolve(args as string[]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(message as RegExp);
+    expect(result.stderr.trim().split("\n").length).toBeLessThanOrEqual(2);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+});
