@@ -2,7 +2,7 @@
  * The typed AST of references and templates. Every node is readonly, has a `type` discriminant and a
  * `span` (0-based UTF-16 offsets into the parsed text, end exclusive). Parsimmon types never appear here.
  */
-import { RefError } from "../shared/errors.js";
+import { asRefError, RefError } from "../shared/errors.js";
 import type { Span } from "../shared/span.js";
 import { safeText } from "../shared/text.js";
 
@@ -111,30 +111,67 @@ export type AstNode =
   | InterpolationPart
   | TemplateNode;
 
-/** Call `visit` on `node` and every node below it, parents before children. */
+/**
+ * Call `visit` on `node` and every node below it, parents before children. An error thrown by `visit`
+ * comes out as it is; a node that cannot be read (not an AST, a throwing Proxy) is a `RefError`.
+ *
+ * @example
+ * walkAst(parseRef("$1.a"), (node) => console.log(node.type)) // reference, step, key
+ */
 export function walkAst(node: AstNode, visit: (node: AstNode, parent: AstNode | undefined) => void, parent?: AstNode): void {
+  if (typeof visit !== "function") throw new RefError("invalid-args", "walkAst needs a visit function");
+  // The visitor's own errors pass through unchanged; only failures to read the tree are converted.
+  let visitorError: { readonly error: unknown } | undefined;
+  const guardedVisit = (child: AstNode, childParent: AstNode | undefined): void => {
+    try {
+      visit(child, childParent);
+    } catch (error) {
+      visitorError = { error };
+      throw error;
+    }
+  };
+  try {
+    walk(readableNode(node), guardedVisit, parent);
+  } catch (error) {
+    if (visitorError !== undefined) throw visitorError.error;
+    throw asRefError(error, "the AST");
+  }
+}
+
+/**
+ * `node` itself, or a `RefError` code `syntax` when it is not an object at all (not an AST).
+ *
+ * @example
+ * readableNode(undefined) // throws RefError: expected an AST node, not undefined
+ */
+export function readableNode<T>(node: T): T {
+  if (typeof node !== "object" || node === null) throw new RefError("syntax", `expected an AST node, not ${node === null ? "null" : typeof node}`);
+  return node;
+}
+
+function walk(node: AstNode, visit: (node: AstNode, parent: AstNode | undefined) => void, parent?: AstNode): void {
   visit(node, parent);
   switch (node.type) {
     case "reference":
-      walkAst(node.step, visit, node);
-      for (const segment of node.path) walkAst(segment, visit, node);
+      walk(node.step, visit, node);
+      for (const segment of node.path) walk(segment, visit, node);
       return;
     case "default": {
       // A chain of defaults nests to the right: follow it in a loop (same visiting order), not by recursion.
       let chain: DefaultNode = node;
       for (;;) {
-        walkAst(chain.reference, visit, chain);
+        walk(chain.reference, visit, chain);
         const fallback = chain.fallback;
-        if (fallback.type !== "default") return walkAst(fallback, visit, chain);
+        if (fallback.type !== "default") return walk(fallback, visit, chain);
         visit(fallback, chain);
         chain = fallback;
       }
     }
     case "template":
-      for (const part of node.parts) walkAst(part, visit, node);
+      for (const part of node.parts) walk(part, visit, node);
       return;
     case "interpolation":
-      walkAst(node.expression, visit, node);
+      walk(node.expression, visit, node);
       return;
     case "step":
     case "key":
@@ -148,12 +185,21 @@ export function walkAst(node: AstNode, visit: (node: AstNode, parent: AstNode | 
   }
 }
 
-/** Every reference in an AST, in source order. */
+/**
+ * Every reference in an AST, in source order.
+ *
+ * @example
+ * referencesIn(parseRef("$1.a ?? $2", { syntax: "path" })).map((r) => r.step.id) // ["1", "2"]
+ */
 export function referencesIn(ast: RefAst): ReferenceNode[] {
   const found: ReferenceNode[] = [];
-  walkAst(ast, (node) => {
-    if (node.type === "reference") found.push(node);
-  });
+  try {
+    walk(readableNode(ast), (node) => {
+      if (node.type === "reference") found.push(node);
+    });
+  } catch (error) {
+    throw asRefError(error, "the AST");
+  }
   return found;
 }
 

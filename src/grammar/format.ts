@@ -5,9 +5,9 @@
  * Canonical means: step numbers without leading zeros, `" ?? "` with one space on each side, path keys
  * as `.name` where the name allows it, and a template's leading literal `$` written `$$`.
  */
-import { RefError } from "../shared/errors.js";
+import { asRefError, RefError } from "../shared/errors.js";
 import type { Expression, LiteralNode, RefAst, Segment, TemplateNode } from "./ast.js";
-import { assertNever } from "./ast.js";
+import { assertNever, readableNode } from "./ast.js";
 
 const PATH_NAME = /^[^.[\]{}$?\s]+$/;
 
@@ -18,6 +18,15 @@ const PATH_NAME = /^[^.[\]{}$?\s]+$/;
  * formatRef(parseRef("$01.city")) // "$1.city"
  */
 export function formatRef(ast: RefAst): string {
+  try {
+    return formatAst(readableNode(ast));
+  } catch (error) {
+    // A hand-built node that cannot be read (a missing field, a throwing Proxy) is a RefError too.
+    throw asRefError(error, "the AST");
+  }
+}
+
+function formatAst(ast: RefAst): string {
   switch (ast.type) {
     case "reference":
     case "default":

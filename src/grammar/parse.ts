@@ -3,7 +3,7 @@
  * errors, limits and a bounded cache. Everything else in plan-refs (evaluator, linter, editor tools)
  * parses through here, so the language has exactly one definition.
  */
-import { copyError, RefError, RefSyntaxError } from "../shared/errors.js";
+import { asRefError, copyError, RefError, RefSyntaxError } from "../shared/errors.js";
 import { normalizeOptions, type NormalizedOptions, type ResolveOptions, type SyntaxOptions } from "../shared/options.js";
 import type { Expression, LiteralNode, RefAst, TemplateNode } from "./ast.js";
 import { BoundedCache } from "./cache.js";
@@ -322,14 +322,21 @@ function sameFields(a: ResolveOptions, b: ResolveOptions): boolean {
 /** `normalizeOptions`, remembering the last object: callers pass the same options (a constant) again and again. */
 function normalizedOf(options: ResolveOptions | undefined): NormalizedOptions {
   if (options === undefined || options === null || typeof options !== "object") return normalizeOptions(options);
-  // Every field is compared, so an options object changed since the last call is normalized afresh.
-  if (options === lastOptions && sameFields(options, lastCopy!)) return lastNormalized!;
-  const normalized = normalizeOptions(options);
-  const { syntax, templates, strict, maxRefLength, maxSegments, deep, maxDepth, maxPlaceholders, maxOutputLength } = options;
-  lastCopy = { syntax, templates, strict, maxRefLength, maxSegments, deep, maxDepth, maxPlaceholders, maxOutputLength };
-  lastOptions = options;
-  lastNormalized = normalized;
-  return normalized;
+  try {
+    // Every field is compared, so an options object changed since the last call is normalized afresh.
+    if (options === lastOptions && sameFields(options, lastCopy!)) return lastNormalized!;
+    // Each field is read once (a getter may answer differently each time): the copy is what gets normalized.
+    const { syntax, templates, strict, maxRefLength, maxSegments, deep, maxDepth, maxPlaceholders, maxOutputLength } = options;
+    const copy = { syntax, templates, strict, maxRefLength, maxSegments, deep, maxDepth, maxPlaceholders, maxOutputLength };
+    const normalized = normalizeOptions(copy);
+    lastCopy = copy;
+    lastOptions = options;
+    lastNormalized = normalized;
+    return normalized;
+  } catch (error) {
+    // A getter or Proxy trap that throws: code `access`, with the original as cause.
+    throw asRefError(error, "the options");
+  }
 }
 
 function checkedResult(classified: Classification): Result<RefAst> {
@@ -347,7 +354,8 @@ function checkedResult(classified: Classification): Result<RefAst> {
  * parseTemplate("Weather in ${1.city} today").parts.map((p) => p.type) // ["text", "interpolation", "text"]
  */
 export function parseTemplate(text: string, options?: SyntaxOptions): TemplateNode {
-  const normalized = normalizeOptions({ ...options, templates: true });
+  const given = normalizedOf(options);
+  const normalized = given.templates ? given : normalizeOptions({ ...given, templates: true });
   if (typeof text !== "string") throw new RefError("syntax", `a template must be a string, not ${typeof text}`);
   if (text.length > normalized.maxRefLength) {
     if (mightBeRef(text, normalized)) throw lengthLimit(text, normalized, "template");

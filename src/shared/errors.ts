@@ -156,6 +156,46 @@ export function atArgument<E extends RefError>(error: E, arg: string): E {
   return copy;
 }
 
+/**
+ * The `RefError` for a failure while reading a caller's values: a `RefError` as it is, an exhausted
+ * call stack as code `limit`, anything else (a throwing getter or Proxy trap, a revoked Proxy, a value
+ * of the wrong shape) as code `access` with the original error as `cause`.
+ *
+ * @example
+ * try { read(options) } catch (error) { throw asRefError(error, "the options") }
+ */
+export function asRefError(error: unknown, what: string): RefError {
+  if (isInstance(error, RefError)) return error as RefError;
+  if (isInstance(error, RangeError)) {
+    return new RefError("limit", "input is nested too deeply for the call stack; lower maxDepth or maxSegments", { cause: error });
+  }
+  return new RefError("access", `could not read ${what}: ${safeText(describeThrown(error), 200)}`, { cause: error });
+}
+
+/** `instanceof` that never throws (on a Proxy it runs the `getPrototypeOf` trap, which may throw). */
+function isInstance(value: unknown, type: abstract new (...args: never[]) => unknown): boolean {
+  try {
+    return value instanceof type;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The message of a thrown value, for an error message. Reading it can itself throw (a message getter,
+ * a Proxy, an object whose `toString` throws), so it never throws: it falls back to the value's type.
+ *
+ * @example
+ * describeThrown(new TypeError("boom")) // "boom"
+ */
+export function describeThrown(thrown: unknown): string {
+  try {
+    return isInstance(thrown, Error) ? String((thrown as Error).message) : String(thrown);
+  } catch {
+    return `an unreadable ${typeof thrown}`;
+  }
+}
+
 /** Why a step of `runPlan` failed. */
 export type StepErrorCode = "tool-error" | "unknown-tool" | "unresolved-args" | "timeout" | "aborted" | "invalid-output" | "missing-dependency" | "cycle" | "invalid-step";
 

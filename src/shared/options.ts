@@ -2,7 +2,7 @@
  * Options shared by the parser, the evaluator and everything built on them, with their defaults.
  * Every option is opt-in: with none, plan-refs speaks exactly the seed language.
  */
-import { RefError } from "./errors.js";
+import { asRefError, RefError } from "./errors.js";
 
 /** Which reference syntax to speak. */
 export type Syntax = "seed" | "path";
@@ -69,6 +69,15 @@ export function normalizeOptions(options: ResolveOptions | undefined): Normalize
   if (options === null || typeof options !== "object") {
     throw new RefError("invalid-options", "options must be an object");
   }
+  try {
+    return readOptions(options);
+  } catch (error) {
+    // A getter or Proxy trap that throws, a revoked Proxy: code `access`, with the original as cause.
+    throw asRefError(error, "the options");
+  }
+}
+
+function readOptions(options: ResolveOptions): NormalizedOptions {
   const syntax = options.syntax ?? "seed";
   if (syntax !== "seed" && syntax !== "path") {
     throw new RefError("invalid-options", `option syntax must be "seed" or "path"`);
