@@ -3,7 +3,7 @@
  * built-in member (`constructor`, `__proto__`, `length`, `map`) is ever returned, and a Proxy whose
  * traps throw becomes a `RefError` with code `access` rather than a raw `TypeError`.
  */
-import { RefError } from "../shared/errors.js";
+import { asRefError, RefError } from "../shared/errors.js";
 
 /** The step results `resolveRefs` reads: a Map keyed by step number, a plain object as `JSON.parse` gives it, or an array. */
 export type Results = ReadonlyMap<number | string, unknown> | Readonly<Record<string, unknown>> | readonly unknown[];
@@ -25,19 +25,17 @@ export function guarded<T>(what: string | (() => string), read: () => T): T {
 
 /** The error to throw for a failure while reading: `RefError`s as they are, anything else as code `access`. */
 export function accessError(what: string | (() => string), error: unknown): RefError {
-  if (error instanceof RefError) return error;
-  if (error instanceof RangeError) return stackLimit(error) as RefError;
-  const label = typeof what === "function" ? what() : what;
-  return new RefError("access", `could not read ${label}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  // asRefError never throws itself, whatever was thrown (a Proxy, an object whose toString throws).
+  return asRefError(error, typeof what === "function" ? what() : what);
 }
 
 /**
- * A call stack exhausted by nesting that the caller's own limits allowed (a huge `maxDepth` or
- * `maxSegments`) becomes `RefError` code `limit`, so no raw `RangeError` ever escapes.
+ * The last line of defence of the evaluator's entry points: a call stack exhausted by nesting that the
+ * caller's own limits allowed (a huge `maxDepth` or `maxSegments`) becomes `RefError` code `limit`,
+ * and any other non-`RefError` code `access`, so no raw `RangeError` or `TypeError` ever escapes.
  */
-export function stackLimit(error: unknown): unknown {
-  if (!(error instanceof RangeError)) return error;
-  return new RefError("limit", "input is nested too deeply for the call stack; lower maxDepth or maxSegments", { cause: error });
+export function stackLimit(error: unknown): RefError {
+  return asRefError(error, "the input");
 }
 
 /** An object whose prototype is `Object.prototype` or `null`: the only objects whose keys a path reads. */

@@ -2,12 +2,12 @@
  * The evaluator: gives an AST its value against a set of step results. It knows nothing of syntax
  * (that is `src/grammar`); it only walks nodes and reads own data through `access.ts`.
  */
-import { assertNever, type Expression, type ReferenceNode, type RefAst, type Segment } from "../grammar/ast.js";
+import { assertNever, readableNode, type Expression, type ReferenceNode, type RefAst, type Segment } from "../grammar/ast.js";
 import { formatRef } from "../grammar/format.js";
-import { KeyError, RefError } from "../shared/errors.js";
-import { DEFAULT_LIMITS } from "../shared/options.js";
+import { asRefError, KeyError, RefError } from "../shared/errors.js";
+import { DEFAULT_LIMITS, normalizeOptions } from "../shared/options.js";
 import { safeText, listSome, quoted } from "../shared/text.js";
-import { assertResults, describeValue, indexOf, keyOf, someKeys, sizeOf, stackLimit, stepResult, type Lookup, type Results } from "./access.js";
+import { assertResults, describeValue, indexOf, keyOf, someKeys, sizeOf, stepResult, type Lookup, type Results } from "./access.js";
 import { interpolationText } from "./stringify.js";
 
 /** Limits that apply while evaluating. */
@@ -36,15 +36,28 @@ interface Context {
  */
 export function evaluate(ast: RefAst, results: Results, options?: EvaluateOptions & { source?: string }): unknown {
   assertResults(results);
+  const context = evaluateContext(options);
   try {
-    return evaluateAst(ast, results, {
-      source: options?.source,
-      maxOutputLength: options?.maxOutputLength ?? DEFAULT_LIMITS.maxOutputLength,
-      maxDepth: options?.maxDepth ?? DEFAULT_LIMITS.maxDepth,
-    });
+    return evaluateAst(readableNode(ast), results, context);
   } catch (error) {
-    throw stackLimit(error);
+    // A hand-built AST that cannot be read (a missing field, a throwing Proxy) is a RefError too.
+    throw asRefError(error, "the AST");
   }
+}
+
+/** The options of `evaluate`, read once and checked: `invalid-options` for a bad value, `access` for an unreadable one. */
+function evaluateContext(options: (EvaluateOptions & { source?: string }) | undefined): Context {
+  if (options === undefined) return { source: undefined, maxOutputLength: DEFAULT_LIMITS.maxOutputLength, maxDepth: DEFAULT_LIMITS.maxDepth };
+  if (typeof options !== "object" || options === null) throw new RefError("invalid-options", "options must be an object");
+  let source: unknown, maxOutputLength: unknown, maxDepth: unknown;
+  try {
+    ({ source, maxOutputLength, maxDepth } = options);
+  } catch (error) {
+    throw asRefError(error, "the options");
+  }
+  if (source !== undefined && typeof source !== "string") throw new RefError("invalid-options", "option source must be a string");
+  const { maxOutputLength: outputLimit, maxDepth: depthLimit } = normalizeOptions({ maxOutputLength: maxOutputLength as number | undefined, maxDepth: maxDepth as number | undefined });
+  return { source, maxOutputLength: outputLimit, maxDepth: depthLimit };
 }
 
 /** `evaluate` without re-checking `results` (the caller already did). */
