@@ -82,7 +82,25 @@ interface StepRecord {
   state: StepState;
   /** Dependencies not done yet. */
   pending: number;
+  /** Made when the tool first reads `context.signal` (most never do, and a controller is costly). */
   controller?: AbortController;
+  /** Set when the step is aborted before its tool read the signal: the signal is made aborted. */
+  abortReason?: { readonly reason: unknown };
+}
+
+/** Abort a step's signal, or remember the reason for when the tool first reads it. */
+function abortStep(record: StepRecord, reason: unknown): void {
+  if (record.controller !== undefined) record.controller.abort(reason);
+  else record.abortReason ??= { reason };
+}
+
+/** The step's signal, made on first use (already aborted if the step was). */
+function signalOf(record: StepRecord): AbortSignal {
+  if (record.controller === undefined) {
+    record.controller = new AbortController();
+    if (record.abortReason !== undefined) record.controller.abort(record.abortReason.reason);
+  }
+  return record.controller.signal;
 }
 
 /**
@@ -116,7 +134,9 @@ class Run {
   readonly #records = new Map<number, StepRecord>();
   /** Steps waiting on a step id (which may not have arrived yet, in a stream). */
   readonly #waitingOn = new Map<number, number[]>();
+  /** Ready steps, in order; those before `#readyHead` have started (no O(n) `shift`). */
   readonly #ready: number[] = [];
+  #readyHead = 0;
   readonly results = new Map<number, unknown>();
   readonly errors = new Map<number, StepError>();
   readonly skipped: number[] = [];
@@ -244,8 +264,9 @@ class Run {
   }
 
   #pump(): void {
-    while (this.#stopped === undefined && this.#running < this.#concurrency && this.#ready.length > 0) {
-      const id = this.#ready.shift()!;
+    while (this.#stopped === undefined && this.#running < this.#concurrency && this.#readyHead < this.#ready.length) {
+      const id = this.#ready[this.#readyHead++]!;
+      if (this.#readyHead === this.#ready.length) this.#ready.length = this.#readyHead = 0;
       this.#start(this.#records.get(id)!);
     }
     this.#settleIfIdle();
@@ -256,9 +277,7 @@ class Run {
     record.state = "running";
     this.#running++;
     const startMs = this.#now();
-    this.#emit({ type: "step-start", stepId: step.id, tool: step.tool, startMs });
-    const controller = new AbortController();
-    record.controller = controller;
+    if (this.options.onEvent !== undefined) this.#emit({ type: "step-start", stepId: step.id, tool: step.tool, startMs });
     let settled = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const settle = (outcome: { ok: true; value: unknown } | { ok: false; code: StepErrorCode; detail: string; cause?: unknown }): void => {
@@ -290,14 +309,19 @@ class Run {
     if (this.options.timeoutMs !== undefined) {
       const limit = this.options.timeoutMs;
       timer = setTimeout(() => {
-        controller.abort(new StepError("timeout", step.id, step.tool, `timed out after ${limit} ms`));
+        abortStep(record, new StepError("timeout", step.id, step.tool, `timed out after ${limit} ms`));
         settle({ ok: false, code: "timeout", detail: `timed out after ${limit} ms` });
       }, limit);
     }
     const tool = toolFunction(this.tools, step.tool)!;
     let output: unknown;
     try {
-      output = tool(args, { stepId: step.id, signal: controller.signal });
+      output = tool(args, {
+        stepId: step.id,
+        get signal() {
+          return signalOf(record);
+        },
+      });
     } catch (error) {
       queueMicrotask(() => settle({ ok: false, code: "tool-error", detail: `the tool threw: ${describeError(error)}`, cause: error }));
       return;
@@ -327,7 +351,7 @@ class Run {
   #complete(record: StepRecord, startMs: number, endMs: number): void {
     record.state = "done";
     const { step } = record;
-    this.#emit({ type: "step-done", stepId: step.id, tool: step.tool, startMs, endMs, durationMs: endMs - startMs });
+    if (this.options.onEvent !== undefined) this.#emit({ type: "step-done", stepId: step.id, tool: step.tool, startMs, endMs, durationMs: endMs - startMs });
     for (const dependentId of this.#waitingOn.get(step.id) ?? []) {
       const dependent = this.#records.get(dependentId)!;
       if (dependent.state === "waiting" && --dependent.pending === 0) this.#makeReady(dependent);
@@ -375,7 +399,7 @@ class Run {
     const cause = reason === "aborted" ? this.options.signal?.reason : undefined;
     for (const record of this.#records.values()) {
       if (record.state !== "running") continue;
-      record.controller?.abort(cause ?? new RefError("aborted", "the run was stopped"));
+      abortStep(record, cause ?? new RefError("aborted", "the run was stopped"));
       this.#running--;
       const endMs = this.#now();
       const detail = reason === "aborted" ? "aborted with the run" : "aborted because another step failed (failFast)";
@@ -390,7 +414,7 @@ class Run {
         this.skipped.push(record.step.id);
       }
     }
-    this.#ready.length = 0;
+    this.#ready.length = this.#readyHead = 0;
     this.#finish?.();
   }
 
@@ -412,7 +436,7 @@ class Run {
   /** When nothing runs or can start, and no more steps can arrive: fail what still waits, and finish. */
   #settleIfIdle(): void {
     if (this.#stopped !== undefined) return this.#finish?.();
-    if (this.#running > 0 || this.#ready.length > 0 || this.#streamOpen) return;
+    if (this.#running > 0 || this.#readyHead < this.#ready.length || this.#streamOpen) return;
     for (const record of this.#records.values()) {
       if (record.state !== "waiting") continue;
       const missing = [...record.dependencies].filter((id) => !this.#records.has(id));
