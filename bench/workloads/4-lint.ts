@@ -48,7 +48,7 @@ const workload: Workload = {
     large[textLabel("chain", 100_000)] = () => lintPlanText(chain100k);
     const smallRows = await measure(small, { batch: 1, time: 200, rounds: 5 });
     // About half a second per call: a few calls per round, one warm-up call.
-    const largeRows = await measure(large, { batch: 1, time: 1, rounds: 3, iterations: 1, warmupIterations: 1 });
+    const largeRows = await measure(large, { batch: 1, time: 1, rounds: 5, iterations: 1, warmupIterations: 1 });
     const all = [...smallRows, ...largeRows];
     const order = [...Object.keys(shapes).flatMap((shape) => SIZES.map((size) => label(shape, size))), textLabel("chain", 100_000)];
     const rows: Row[] = order.map((name) => {
