@@ -4,6 +4,7 @@
  * overflow the stack, and linear in steps plus references: steps are numbered densely once and the
  * edges kept in typed arrays, so a large plan costs few allocations.
  */
+import { asRefError, RefError } from "../shared/errors.js";
 import { normalizeOptions, type ResolveOptions } from "../shared/options.js";
 import { readPlan, type PlanStep } from "./plan.js";
 import { scanArgs } from "./references.js";
@@ -51,8 +52,13 @@ export function planGraph(plan: unknown, options?: ResolveOptions): PlanGraph {
 
 /** Options without their `undefined` members, so that they do not override the plan's own. */
 function definedOnly(options: ResolveOptions | undefined): ResolveOptions {
-  if (options === undefined || options === null || typeof options !== "object") return {};
-  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as ResolveOptions;
+  if (options === undefined) return {};
+  if (options === null || typeof options !== "object") throw new RefError("invalid-options", "options must be an object");
+  try {
+    return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as ResolveOptions;
+  } catch (error) {
+    throw asRefError(error, "the options");
+  }
 }
 
 /**

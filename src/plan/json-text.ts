@@ -46,6 +46,9 @@ const messages: Record<string, string> = {
  * parseJsonText('{"a": }') // { ok: false, error: { message: "expected a value", line: 1, column: 7, … } }
  */
 export function parseJsonText(text: string): JsonDocument {
+  if (typeof text !== "string") {
+    return { ok: false, lines: new LineIndex(""), error: { message: `a JSON document must be text, not ${text === null ? "null" : typeof text}`, offset: 0, length: 0, line: 1, column: 1 } };
+  }
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch {

@@ -6,7 +6,8 @@
 import { isPlainObject } from "../resolve/access.js";
 import { pointerToken } from "../shared/pointer.js";
 import type { Syntax } from "../shared/options.js";
-import { quoted } from "../shared/text.js";
+import { describeThrown } from "../shared/errors.js";
+import { quoted, safeText } from "../shared/text.js";
 
 /** A JSON Schema, as the tool catalog carries it (only what plan-refs reads is typed). */
 export type JsonSchema = boolean | Readonly<Record<string, unknown>>;
@@ -87,6 +88,16 @@ const TEXT_KEYS = ["$schema", "description", "name"];
  * readPlan({ steps: [{ id: 1, tool: "geocode", args: { city: "Paris" } }] }).problems // []
  */
 export function readPlan(value: unknown): ReadPlanResult {
+  try {
+    return readPlanValue(value);
+  } catch (error) {
+    // A value JSON cannot give (a throwing Proxy or getter, a revoked Proxy): one problem, no steps.
+    const problem: PlanProblem = { code: "invalid-plan", message: `the plan could not be read: ${safeText(describeThrown(error), 120)}`, pointer: "" };
+    return { plan: { steps: [] }, steps: [], stepsPointer: "/steps", problems: [problem] };
+  }
+}
+
+function readPlanValue(value: unknown): ReadPlanResult {
   const problems: PlanProblem[] = [];
   const problem = (pointer: string, message: string, step?: number, at?: "key"): void => {
     problems.push({ code: "invalid-plan", message, pointer, ...(step === undefined ? {} : { step }), ...(at === undefined ? {} : { at }) });
@@ -175,6 +186,20 @@ function ownValue(object: Record<string, unknown>, key: string): unknown {
  * // logs: /geocode/input "input" must be a JSON Schema (an object or a boolean)
  */
 export function readTools(value: unknown, problem: (pointer: string, message: string) => void, base = "/tools"): ToolCatalog | undefined {
+  // Problems are collected and reported after reading, so the callback's own errors pass through unchanged.
+  const found: [string, string][] = [];
+  let tools: ToolCatalog | undefined;
+  try {
+    tools = readToolsValue(value, (pointer, message) => void found.push([pointer, message]), base);
+  } catch (error) {
+    found.push([base, `the tool catalog could not be read: ${safeText(describeThrown(error), 120)}`]);
+    tools = undefined;
+  }
+  for (const [pointer, message] of found) problem(pointer, message);
+  return tools;
+}
+
+function readToolsValue(value: unknown, problem: (pointer: string, message: string) => void, base: string): ToolCatalog | undefined {
   if (value === undefined) return undefined;
   if (!isPlainObject(value)) {
     problem(base, `"tools" must be an object mapping tool names to { description, input, output }`);

@@ -6,7 +6,7 @@ import { referencesIn, type ReferenceNode, type RefAst } from "../grammar/ast.js
 import { classifyString } from "../grammar/parse.js";
 import { isPlainArray, isPlainObject } from "../resolve/access.js";
 import type { RefError } from "../shared/errors.js";
-import type { NormalizedOptions } from "../shared/options.js";
+import { normalizeOptions, type NormalizedOptions, type ResolveOptions } from "../shared/options.js";
 import { pointerToken } from "../shared/pointer.js";
 
 /** A string argument that is a placeholder or template. */
@@ -45,12 +45,18 @@ export interface ArgScan {
 const TEMPLATE_LIKE = /\$\{[0-9]/;
 const NONE: readonly never[] = Object.freeze([]);
 
-/** The same options with `strict` on, made once per options object (scanning calls this per step). */
-const strictOptions = new WeakMap<NormalizedOptions, NormalizedOptions>();
-function strictOf(options: NormalizedOptions): NormalizedOptions {
+/**
+ * The options, checked and filled in, with `strict` on: made once per options object (scanning calls
+ * this per step). Throws `RefError` (`invalid-options`, or `access` for an unreadable options object).
+ */
+const strictOptions = new WeakMap<object, NormalizedOptions>();
+const STRICT_DEFAULTS = normalizeOptions({ strict: true });
+function strictOf(options: NormalizedOptions | ResolveOptions | undefined): NormalizedOptions {
+  if (options === undefined) return STRICT_DEFAULTS;
+  if (typeof options !== "object" || options === null) return normalizeOptions(options);
   let strict = strictOptions.get(options);
   if (strict === undefined) {
-    strict = { ...options, strict: true };
+    strict = normalizeOptions({ ...normalizeOptions(options), strict: true });
     strictOptions.set(options, strict);
   }
   return strict;
@@ -67,13 +73,14 @@ function token(key: string): string {
 }
 
 /**
- * Scan a step's arguments for references. Never throws: invalid strings are reported as `malformed`.
- * Nesting is walked up to `options.maxDepth`, and each container once.
+ * Scan a step's arguments for references. Never throws on any `args`: invalid strings are reported as
+ * `malformed`, unreadable containers are skipped. Nesting is walked up to `options.maxDepth`, and each
+ * container once. `options` (read once per options object) are checked: a bad one is a `RefError`.
  *
  * @example
- * scanArgs({ q: "$1.city", f: { x: "$2" } }, normalizeOptions({})).refs.map((r) => r.pointer) // ["/q"]
+ * scanArgs({ q: "$1.city", f: { x: "$2" } }).refs.map((r) => r.pointer) // ["/q"]
  */
-export function scanArgs(args: unknown, options: NormalizedOptions): ArgScan {
+export function scanArgs(args: unknown, given?: NormalizedOptions | ResolveOptions): ArgScan {
   // Lists are made only when something goes in them: a large plan scans many steps that have none.
   let refs: ArgReference[] | undefined;
   let malformed: MalformedArg[] | undefined;
@@ -81,7 +88,8 @@ export function scanArgs(args: unknown, options: NormalizedOptions): ArgScan {
   let templateLike: { pointer: string; text: string }[] | undefined;
   let tooDeep: string | undefined;
   let seen: Set<object> | undefined;
-  const strict = strictOf(options);
+  const strict = strictOf(given);
+  const options = strict;
 
   // The pointer is built only for strings that are recorded.
   const visitString = (value: string, parent: string, key: string | undefined, depth: number): void => {
