@@ -8,7 +8,7 @@ import { readPlan, type PlanStep, type ToolCatalog } from "../plan/plan.js";
 import { scanArgs } from "../plan/references.js";
 import { resolveRefs } from "../resolve/resolve-refs.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
-import { RefError, StepError, type StepErrorCode } from "../shared/errors.js";
+import { asRefError, describeThrown, RefError, StepError, type StepErrorCode } from "../shared/errors.js";
 import { normalizeOptions, type NormalizedOptions, type Syntax } from "../shared/options.js";
 import { outputMismatch, prepareOutputSchema } from "./output-validator.js";
 
@@ -115,9 +115,15 @@ function signalOf(record: StepRecord): AbortSignal {
  * report.status // "ok"; report.results.get(2) // "sunny"
  */
 export async function runPlan(plan: unknown, tools: ToolFunctions, options: RunOptions = {}): Promise<RunReport> {
-  const run = new Run(tools, options);
-  if (isAsyncIterable(plan)) return run.streamed(plan);
-  return run.whole(plan);
+  if (typeof options !== "object" || options === null) throw new RefError("invalid-options", "runPlan options must be an object");
+  try {
+    const run = new Run(tools, options);
+    if (isAsyncIterable(plan)) return await run.streamed(plan);
+    return await run.whole(plan);
+  } catch (error) {
+    // Options, tools or a plan that cannot be read (a throwing getter or Proxy trap): a RefError, never a raw one.
+    throw asRefError(error, "the plan, tools or options of runPlan");
+  }
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
@@ -211,7 +217,7 @@ class Run {
         this.#arrive(next.value, index++);
       }
     } catch (error) {
-      this.diagnostics.push({ code: "invalid-plan", severity: "error", pointer: `/${index}`, message: `the plan stream failed: ${error instanceof Error ? error.message : String(error)}` });
+      this.diagnostics.push({ code: "invalid-plan", severity: "error", pointer: `/${index}`, message: `the plan stream failed: ${describeError(error)}` });
     } finally {
       if (this.#stopped !== undefined) await iterator.return?.().catch(() => undefined);
     }
@@ -303,7 +309,7 @@ class Run {
     try {
       args = resolveRefs(step.args, this.results, this.#resolveOptions);
     } catch (error) {
-      queueMicrotask(() => settle({ ok: false, code: "unresolved-args", detail: `its arguments could not be resolved: ${error instanceof Error ? error.message : String(error)}`, cause: error }));
+      queueMicrotask(() => settle({ ok: false, code: "unresolved-args", detail: `its arguments could not be resolved: ${describeError(error)}`, cause: error }));
       return;
     }
     if (this.options.timeoutMs !== undefined) {
@@ -335,7 +341,13 @@ class Run {
   #checkOutput(step: PlanStep, value: unknown): string | undefined {
     if (this.options.validateOutputs !== true) return undefined;
     const schema = this.#outputSchema(step.tool, false);
-    return schema === undefined ? undefined : outputMismatch(schema, value);
+    if (schema === undefined) return undefined;
+    try {
+      return outputMismatch(schema, value);
+    } catch (error) {
+      // The validator reads the result: a getter or Proxy trap that throws there fails the step, not the run.
+      return `the result could not be read: ${describeError(error)}`;
+    }
   }
 
   /** The catalog's output schema of a tool, if it has a usable one (compiled ahead when `prepare`). */
@@ -474,7 +486,7 @@ class Run {
   }
 }
 
+/** What a tool threw, for a message. Never throws: a tool may throw a Proxy or an object whose toString throws. */
 function describeError(error: unknown): string {
-  if (error instanceof Error) return error.message.slice(0, 500);
-  return String(error).slice(0, 500);
+  return describeThrown(error).slice(0, 500);
 }
