@@ -44,22 +44,35 @@ export function renameStep(planText: string, stepId: number, newId: number, opti
 }
 
 /**
- * Apply text edits to a text. Edits that overlap an earlier one or fall outside the text are left
- * out. Never throws.
+ * Apply text edits to a text. Edits that overlap an earlier one, fall outside the text or cannot be
+ * read (a throwing getter or Proxy) are left out; a `text` that is not a string is empty. Never throws.
  *
  * @example
  * applyTextEdits("$1.city", [{ span: { start: 1, end: 2 }, newText: "5" }]) // "$5.city"
  */
 export function applyTextEdits(text: string, edits: readonly TextEdit[]): string {
-  const sorted = [...edits]
-    .filter((edit) => Number.isInteger(edit.span.start) && Number.isInteger(edit.span.end) && 0 <= edit.span.start && edit.span.start <= edit.span.end && edit.span.end <= text.length)
-    .sort((a, b) => a.span.start - b.span.start || a.span.end - b.span.end);
+  const source = typeof text === "string" ? text : "";
+  const usable: { start: number; end: number; newText: string }[] = [];
+  try {
+    for (const edit of edits) {
+      try {
+        const { start, end } = edit.span;
+        const newText = String(edit.newText);
+        if (Number.isInteger(start) && Number.isInteger(end) && 0 <= start && start <= end && end <= source.length) usable.push({ start, end, newText });
+      } catch {
+        // An unreadable edit is left out.
+      }
+    }
+  } catch {
+    // Edits that cannot be iterated: none apply.
+  }
+  usable.sort((a, b) => a.start - b.start || a.end - b.end);
   let out = "";
   let at = 0;
-  for (const edit of sorted) {
-    if (edit.span.start < at) continue;
-    out += text.slice(at, edit.span.start) + String(edit.newText);
-    at = edit.span.end;
+  for (const edit of usable) {
+    if (edit.start < at) continue;
+    out += source.slice(at, edit.start) + edit.newText;
+    at = edit.end;
   }
-  return out + text.slice(at);
+  return out + source.slice(at);
 }

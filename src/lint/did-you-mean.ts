@@ -2,6 +2,7 @@
  * "Did you mean": the closest known name to a mistyped one, by edit distance with transpositions
  * (`ctiy` is one edit from `city`), bounded so that a huge schema or a long key stays cheap.
  */
+import { asRefError } from "../shared/errors.js";
 
 /** Names longer than this are not compared (a typo suggestion for them would not help anyway). */
 const MAX_NAME = 64;
@@ -17,7 +18,16 @@ const MAX_CANDIDATES = 2_000;
  * didYouMean("zzz", ["city"])             // undefined
  */
 export function didYouMean(name: string, candidates: Iterable<string>): string | undefined {
-  if (name.length > MAX_NAME) return undefined;
+  if (typeof name !== "string" || name.length > MAX_NAME) return undefined;
+  try {
+    return closest(name, candidates);
+  } catch (error) {
+    // Candidates that cannot be iterated (not iterable, a throwing Proxy or iterator): a RefError.
+    throw asRefError(error, "the candidates");
+  }
+}
+
+function closest(name: string, candidates: Iterable<string>): string | undefined {
   const lower = name.toLowerCase();
   const limit = Math.max(1, Math.floor(name.length / 3));
   let best: string | undefined;
@@ -25,7 +35,7 @@ export function didYouMean(name: string, candidates: Iterable<string>): string |
   let compared = 0;
   for (const candidate of candidates) {
     if (++compared > MAX_CANDIDATES) break;
-    if (candidate === name || candidate.length > MAX_NAME || Math.abs(candidate.length - name.length) > limit) continue;
+    if (typeof candidate !== "string" || candidate === name || candidate.length > MAX_NAME || Math.abs(candidate.length - name.length) > limit) continue;
     const distance = candidate.toLowerCase() === lower ? 0 : editDistance(lower, candidate.toLowerCase(), limit);
     if (distance < bestDistance) {
       best = candidate;

@@ -10,6 +10,7 @@
  * (some branch applies).
  */
 import { isPlainObject } from "../resolve/access.js";
+import { asRefError, RefError } from "../shared/errors.js";
 import { pointerTokens } from "../shared/pointer.js";
 
 /** A JSON Schema type name. `integer` values are also `number`s. */
@@ -54,7 +55,13 @@ const BUDGET = 1_000;
  * // { ok: false, at: 0, code: "unknown-key", keys: ["city"], types: null }
  */
 export function walkSchema(schema: unknown, path: readonly PathStep[]): WalkOutcome {
-  return walk(schema, path, 0, { root: schema, visited: 0 });
+  try {
+    if (!Array.isArray(path)) throw new RefError("invalid-args", "walkSchema needs a path array");
+    return walk(schema, path, 0, { root: schema, visited: 0 });
+  } catch (error) {
+    // A schema or path that cannot be read (a throwing getter or Proxy trap): a RefError.
+    throw asRefError(error, "the schema or path");
+  }
 }
 
 interface Context {
