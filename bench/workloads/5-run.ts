@@ -55,7 +55,7 @@ const workload: Workload = {
       targets: [ratioTarget(rows, "runPlan time ÷ Promise.all time (10,000 no-op steps)", names.run, names.all, "max", 3)],
       notes: [
         "One operation runs the whole plan: step 0 (no references), then 9,999 steps that each read `$0.city` and `$0.country` (plus two plain arguments). The tools return a constant object at once.",
-        "runPlan lints the plan first, then schedules: the lintPlan row is the part of its time spent before the first tool call; the rest is scheduling, resolution, timings and one AbortController per step.",
+        "runPlan lints the plan first, then schedules: the lintPlan row is the part of its time spent before the first tool call; the rest is reading the plan again, scanning and resolving each step's arguments, scheduling and timings (an AbortController is made only for a tool that reads its signal).",
         "The Promise.all row gets each call's arguments already resolved and one shared context object's worth of fields; the resolveRefs row adds the resolution to it.",
       ],
     };
