@@ -2,7 +2,7 @@
  * Reading the command line's input files: regular files or `-` (stdin) only, under a size limit,
  * strict UTF-8 without a byte order mark. Every failure is a `CliError` with one clear line.
  */
-import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { LineIndex } from "../shared/positions.js";
 
 /** Largest input file accepted by default (16 MiB). */
@@ -28,25 +28,26 @@ export function readTextInput(path: string, maxBytes = DEFAULT_MAX_INPUT_BYTES):
 }
 
 function readRegularFile(path: string, maxBytes: number): Buffer {
-  let stats;
+  // Open first, then look at what was opened (fstat): no window in which the path can be swapped for a
+  // FIFO or a device between the check and the read. O_NONBLOCK: opening a FIFO does not wait for a writer.
+  let fd: number;
   try {
-    stats = statSync(path);
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new CliError(code === "ENOENT" ? `${path}: no such file` : `${path}: cannot read (${code ?? "error"})`, "file-not-found");
   }
-  if (stats.isDirectory()) throw new CliError(`${path}: is a directory, not a file`, "not-a-file");
-  if (!stats.isFile()) throw new CliError(`${path}: is not a regular file (devices, FIFOs and sockets are refused)`, "not-a-file");
-  if (stats.size > maxBytes) throw new CliError(`${path}: is ${stats.size} bytes, over the limit of ${maxBytes} bytes`, "file-too-large");
-  let fd: number | undefined;
   try {
-    fd = openSync(path, "r");
+    const stats = fstatSync(fd);
+    if (stats.isDirectory()) throw new CliError(`${path}: is a directory, not a file`, "not-a-file");
+    if (!stats.isFile()) throw new CliError(`${path}: is not a regular file (devices, FIFOs and sockets are refused)`, "not-a-file");
+    if (stats.size > maxBytes) throw new CliError(`${path}: is ${stats.size} bytes, over the limit of ${maxBytes} bytes`, "file-too-large");
     return readAll(fd, maxBytes, path);
   } catch (error) {
     if (error instanceof CliError) throw error;
     throw new CliError(`${path}: cannot read (${(error as NodeJS.ErrnoException).code ?? "error"})`, "file-unreadable");
   } finally {
-    if (fd !== undefined) closeSync(fd);
+    closeSync(fd);
   }
 }
 
@@ -55,6 +56,8 @@ function readStdin(maxBytes: number): Buffer {
   if (stats.isDirectory()) throw new CliError("<stdin>: is a directory", "not-a-file");
   return readAll(0, maxBytes, "<stdin>");
 }
+
+const pause = new Int32Array(new SharedArrayBuffer(4));
 
 /** Read until end of file, refusing to go past `maxBytes` (a file may grow after `stat`). */
 function readAll(fd: number, maxBytes: number, name: string): Buffer {
@@ -67,7 +70,11 @@ function readAll(fd: number, maxBytes: number, name: string): Buffer {
       read = readSync(fd, chunk, 0, chunk.length, null);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === "EAGAIN") continue;
+      if (code === "EAGAIN") {
+        // A non-blocking stdin with no data yet: wait a little instead of spinning.
+        Atomics.wait(pause, 0, 0, 10);
+        continue;
+      }
       if (code === "EOF") break;
       throw error;
     }

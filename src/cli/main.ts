@@ -4,11 +4,19 @@
  */
 import { runCli } from "./cli.js";
 
-// A closed output pipe (`plan-refs … | head`) ends the program quietly, not with a stack trace.
+// A closed output pipe (`plan-refs … | head`) ends the program quietly, not with a stack trace; any
+// other write failure (a full disk, EIO) is one line on stderr, if stderr still works, and exit code 1.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on("error", (error: NodeJS.ErrnoException) => {
     if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
-    throw error;
+    if (stream === process.stdout) {
+      try {
+        process.stderr.write(`plan-refs: cannot write the output (${error.code ?? "error"})\n`);
+      } catch {
+        // Nowhere left to report it.
+      }
+    }
+    process.exit(1);
   });
 }
 
