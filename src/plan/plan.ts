@@ -130,7 +130,7 @@ function readPlanValue(value: unknown): ReadPlanResult {
   const steps: LocatedStep[] = [];
   if (stepsValue !== undefined && !Array.isArray(stepsValue)) problem(stepsPointer, `"steps" must be an array`);
   const seen = new Map<number, number>();
-  (Array.isArray(stepsValue) ? stepsValue : []).forEach((raw: unknown, index) => {
+  ownElements(stepsValue).forEach(([raw, index]) => {
     const pointer = `${stepsPointer}/${index}`;
     if (!isPlainObject(raw)) return problem(pointer, "a step must be an object with id, tool and args");
     const id = ownValue(raw, "id");
@@ -171,6 +171,22 @@ function describeId(id: unknown): string {
   if (typeof id === "string") return quoted(id, 40);
   if (id === null || typeof id === "boolean") return String(id);
   return Array.isArray(id) ? "an array" : `a value of type ${typeof id}`;
+}
+
+/**
+ * The own elements of an array with their indexes, in order: holes left out, a getter read as
+ * `undefined` (never invoked). Walks the keys there are, so a huge sparse `length` costs nothing.
+ */
+function ownElements(value: unknown): [unknown, number][] {
+  if (!Array.isArray(value)) return [];
+  const elements: [unknown, number][] = [];
+  for (const key of Object.keys(value)) {
+    const index = Number(key);
+    if (!(index < value.length) || String(index) !== key) continue; // not an element index ("-0", "01", "x")
+    const descriptor = Object.getOwnPropertyDescriptor(value, key)!;
+    elements.push(["value" in descriptor ? descriptor.value : undefined, index]);
+  }
+  return elements;
 }
 
 function ownValue(object: Record<string, unknown>, key: string): unknown {
