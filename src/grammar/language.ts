@@ -26,6 +26,7 @@
  * Inside "${…}" a seed key is a run of characters other than "}".
  */
 import P from "parsimmon";
+import { RefError } from "../shared/errors.js";
 import type {
   DefaultNode,
   Expression,
@@ -240,18 +241,70 @@ function mergeText(parts: (TextPart | InterpolationPart)[]): (TextPart | Interpo
   return merged;
 }
 
+/**
+ * Parsimmon's own `parse` is never used. On a failure it computes the line and column in a cache
+ * object keyed by the input text (`lineColumnIndex[input]` on a plain `{}`), so failing to parse the
+ * text "__proto__" wrote to `Object.prototype` (and "constructor" to `Object`). A rule's `_` is the
+ * same parse without that bookkeeping.
+ */
+interface Reply<T> {
+  readonly status: boolean;
+  readonly value: T;
+  readonly furthest: number;
+  readonly expected: readonly string[];
+}
+
+function reply<T>(rule: P.Parser<T>, text: string): Reply<T> {
+  return (rule as unknown as { _: (input: string, index: number) => Reply<T> })._(text, 0);
+}
+
+/** Line and column (1-based) of `offset`, counted as Parsimmon does (LF, CRLF or a lone CR end a line). */
+function lineColumn(text: string, offset: number): { offset: number; line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < offset; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 10 || (code === 13 && text.charCodeAt(i + 1) !== 10)) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { offset, line, column: offset - lineStart + 1 };
+}
+
+/** The rules of a language, each with a `parse` that is safe on any text (see `reply`). */
+function withSafeParse(language: RefLanguage): RefLanguage {
+  for (const rule of Object.values(language) as P.Parser<unknown>[]) {
+    const whole = rule.skip(P.eof);
+    Object.defineProperty(rule, "parse", {
+      value: (text: string): P.Result<unknown> => {
+        if (typeof text !== "string") throw new RefError("syntax", "a reference must be a string");
+        const result = reply(whole, text);
+        return result.status ? { status: true, value: result.value } : { status: false, index: lineColumn(text, result.furthest), expected: [...result.expected] };
+      },
+    });
+  }
+  return Object.freeze(language);
+}
+
 /** The seed language (the default): `$1`, `$1.key` with the key the whole rest of the string. */
-export const seedLanguage: RefLanguage = makeLanguage("seed");
+export const seedLanguage: RefLanguage = withSafeParse(makeLanguage("seed"));
 
 /** The path language (option `syntax: "path"`): `$1.a.b`, `$1.items[0]`, `$1["a.b"]`, `?? default`. */
-export const pathLanguage: RefLanguage = makeLanguage("path");
+export const pathLanguage: RefLanguage = withSafeParse(makeLanguage("path"));
 
 /** The outcome of running a rule on a whole string, without Parsimmon's types. */
 export type RuleResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly offset: number; readonly expected: readonly string[] };
 
-/** Run a rule of the language on `text` and report success or the furthest failure. */
+/**
+ * Run a rule of the language on `text` (the `placeholder` and `template` rules end with end of input)
+ * and report success or the furthest failure.
+ *
+ * @example
+ * runRule(seedLanguage.placeholder, "$1.") // { ok: false, offset: 3, expected: ["a key"] }
+ */
 export function runRule<T>(rule: P.Parser<T>, text: string): RuleResult<T> {
-  const result = rule.parse(text);
+  const result = reply(rule, text);
   if (result.status) return { ok: true, value: result.value };
-  return { ok: false, offset: result.index.offset, expected: [...new Set(result.expected)].sort() };
+  return { ok: false, offset: result.furthest, expected: [...new Set(result.expected)].sort() };
 }
