@@ -5,7 +5,7 @@
  */
 import { asRefError, copyError, RefError, RefSyntaxError } from "../shared/errors.js";
 import { normalizeOptions, type NormalizedOptions, type ResolveOptions, type SyntaxOptions } from "../shared/options.js";
-import type { Expression, LiteralNode, RefAst, TemplateNode } from "./ast.js";
+import type { AstNode, Expression, LiteralNode, RefAst, TemplateNode } from "./ast.js";
 import { BoundedCache } from "./cache.js";
 import { pathLanguage, runRule, seedLanguage, type RefLanguage, type RuleResult } from "./language.js";
 import { scanPlaceholder } from "./scanner.js";
@@ -163,7 +163,10 @@ function classify(text: string, options: NormalizedOptions, strict: boolean): Cl
           cache.set(text, entry);
         }
         // Cached ASTs are shared by every later caller: frozen, so no caller can change another's.
-        if (outcome.kind === "ref") freezeAst(outcome.classification);
+        if (outcome.kind === "ref" && outcome.classification.kind === "ref") {
+          freezeAst(outcome.classification.ast);
+          Object.freeze(outcome.classification);
+        }
         entry[mode] = outcome;
       }
     }
@@ -287,7 +290,7 @@ export function tryParseRef(text: string, options?: SyntaxOptions): Result<RefAs
   const classified = classify(text, normalized, true);
   switch (classified.kind) {
     case "ref":
-      return { ok: true, value: freezeAst(classified.ast) };
+      return { ok: true, value: classified.ast };
     case "error":
       // A cached error is shared: the caller gets its own copy (callers do amend errors they rethrow).
       return { ok: false, error: copyError(classified.error) };
@@ -340,7 +343,7 @@ function normalizedOf(options: ResolveOptions | undefined): NormalizedOptions {
 }
 
 function checkedResult(classified: Classification): Result<RefAst> {
-  if (classified.kind === "ref") return { ok: true, value: freezeAst(classified.ast) };
+  if (classified.kind === "ref") return { ok: true, value: classified.ast };
   if (classified.kind === "error") return { ok: false, error: classified.error };
   throw new RefError("syntax", "unreachable");
 }
@@ -360,7 +363,7 @@ export function parseTemplate(text: string, options?: SyntaxOptions): TemplateNo
   if (text.length > normalized.maxRefLength) {
     if (mightBeRef(text, normalized)) throw lengthLimit(text, normalized, "template");
     // No `${`, no leading `$$`, not a placeholder: the whole text is one text part (every `$` in it is literal).
-    return freezeAst({ type: "template", span: { start: 0, end: text.length }, parts: [{ type: "text", span: { start: 0, end: text.length }, value: text }] });
+    return { type: "template", span: { start: 0, end: text.length }, parts: [{ type: "text", span: { start: 0, end: text.length }, value: text }] };
   }
   if (text.charCodeAt(0) === 36 && isDigit(text.charCodeAt(1))) {
     const whole = parsePlaceholder(text, normalized);
@@ -368,28 +371,45 @@ export function parseTemplate(text: string, options?: SyntaxOptions): TemplateNo
       const expression: Expression = whole.value;
       const classified = checked(expression, text, normalized);
       if (classified.kind === "error") throw classified.error;
-      return freezeAst({ type: "template", span: expression.span, parts: [{ type: "interpolation", span: expression.span, form: "bare", expression }] });
+      return { type: "template", span: expression.span, parts: [{ type: "interpolation", span: expression.span, form: "bare", expression }] };
     }
   }
   const parsed = runRule(languageOf(normalized).template, text);
   if (!parsed.ok) throw new RefSyntaxError(text, parsed.offset, parsed.expected);
   const classified = checked(parsed.value, text, normalized);
   if (classified.kind === "error") throw classified.error;
-  return freezeAst(parsed.value);
+  return parsed.value;
 }
 
 /**
- * Freeze an AST (or any tree of plain objects and arrays) deeply, in a loop: a chain of defaults may
- * be thousands of nodes deep. A frozen root means a frozen tree (only this function freezes them).
+ * Freeze an AST deeply before it enters the cache, where every later caller shares it. An AST that is
+ * not cached belongs to its caller alone and is left as built: freezing costs more than parsing.
+ * Walks node by node in a loop (a chain of defaults may be thousands of nodes deep).
  */
-function freezeAst<T extends object>(root: T): T {
+function freezeAst<T extends RefAst>(root: T): T {
   if (Object.isFrozen(root)) return root;
-  const pending: object[] = [root];
+  const pending: AstNode[] = [root];
   for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
-    Object.freeze(node);
-    for (const value of Object.values(node)) {
-      if (typeof value === "object" && value !== null && !Object.isFrozen(value)) pending.push(value as object);
+    Object.freeze(node.span);
+    switch (node.type) {
+      case "reference":
+        pending.push(node.step, ...node.path);
+        Object.freeze(node.path);
+        break;
+      case "default":
+        pending.push(node.reference, node.fallback);
+        break;
+      case "template":
+        pending.push(...node.parts);
+        Object.freeze(node.parts);
+        break;
+      case "interpolation":
+        pending.push(node.expression);
+        break;
+      default:
+        break;
     }
+    Object.freeze(node);
   }
   return root;
 }
