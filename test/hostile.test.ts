@@ -7,6 +7,7 @@
  * were, and every resolved value is what an own-property oracle finds. Also the parser's hardening:
  * long `??` chains, maxRefLength only for strings that could be placeholders, frozen cached ASTs.
  */
+import { spawnSync } from "node:child_process";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import * as library from "../src/index.js";
@@ -513,6 +514,63 @@ describe("properties with dangerous keys in args and results", () => {
 // ---------------------------------------------------------------------------------------------
 // Parser hardening: long chains, maxRefLength, frozen ASTs
 
+describe("parsing the names of built-in members changes no global", () => {
+  // Parsimmon's parse() kept line and column in a plain {} keyed by the input text: a failed parse of
+  // "__proto__" wrote Object.prototype[0], of "constructor" Object[0].
+  const names = [...new Set([...Object.getOwnPropertyNames(Object.prototype), ...Object.getOwnPropertyNames(Object), ...Object.getOwnPropertyNames(Function.prototype), "__proto__", "prototype"])];
+  test.each(names)("%s", (name) => {
+    for (const text of [name, `${name}\n$`, `\${${name}`]) {
+      for (const syntax of ["seed", "path"] as const) {
+        for (const templates of [false, true]) {
+          tryParseRef(text, { syntax, templates });
+          isPlaceholder(text, { syntax, templates, strict: true });
+          library.tokenize(text, { syntax, templates });
+        }
+        try {
+          parseTemplate(text, { syntax });
+        } catch (error) {
+          expect(error).toBeInstanceOf(RefError);
+        }
+      }
+      for (const language of [library.seedLanguage, library.pathLanguage]) {
+        expect(language.placeholder.parse(text).status).toBe(false);
+        language.template.parse(text);
+        language.reference.parse(text);
+      }
+    }
+    library.lintPlanText(JSON.stringify({ steps: [{ id: 1, tool: name, args: { [name]: name, q: `$1.${name}` } }] }));
+    expect(({} as Record<number, unknown>)[0]).toBeUndefined();
+    expect((Object as unknown as Record<number, unknown>)[0]).toBeUndefined();
+    expect((Function.prototype as unknown as Record<number, unknown>)[0]).toBeUndefined();
+    expectNoPrototypeChange();
+  });
+
+  test("in a plain Node process too, where Parsimmon shares the realm with the caller (the built library)", () => {
+    // Under vitest, node_modules may run in a realm of their own: this checks the realm a user has.
+    const script = `
+      const lib = await import(${JSON.stringify(new URL("../dist/index.js", import.meta.url).href)});
+      const names = [...Object.getOwnPropertyNames(Object.prototype), ...Object.getOwnPropertyNames(Object), "__proto__"];
+      for (const name of names) for (const syntax of ["seed", "path"]) for (const templates of [false, true]) {
+        lib.tryParseRef(name, { syntax, templates });
+        lib.tryParseRef("\${" + name, { syntax, templates });
+        lib.seedLanguage.placeholder.parse(name);
+        lib.pathLanguage.template.parse("\${" + name);
+      }
+      const numeric = (o) => Object.getOwnPropertyNames(o).filter((k) => /^[0-9]/.test(k));
+      console.log(JSON.stringify([numeric(Object.prototype), numeric(Object), numeric(Function.prototype)]));`;
+    const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+    expect(run.stderr).toBe("");
+    expect(JSON.parse(run.stdout)).toEqual([[], [], []]);
+  });
+
+  test("the exported Parsimmon rules' parse() reports lines and columns as Parsimmon does", () => {
+    expect(library.pathLanguage.template.parse("a\nb\r\nc\rd ${1")).toEqual({ status: false, index: { offset: 12, line: 4, column: 6 }, expected: expect.arrayContaining(["'.'", "'['", "}"]) });
+    expect(library.seedLanguage.placeholder.parse("$1.a")).toMatchObject({ status: true, value: { type: "reference" } });
+    expect(() => library.seedLanguage.placeholder.parse(42 as unknown as string)).toThrow(RefError);
+    expectNoPoisoning();
+  });
+});
+
 describe("a long chain of defaults (one ?? per step of recursion was a stack overflow)", () => {
   const chain = `${"$1??".repeat(16_000)}$1`;
   test("parseRef, tryParseRef, parseTemplate and isPlaceholder give a limit error or false", () => {
@@ -598,33 +656,65 @@ describe("the four inputs of issue 9 finish: a result or a limit error by defaul
   });
 });
 
-describe("parsed ASTs are frozen (the cache shares them)", () => {
-  test("mutating parseRef's result throws and cannot change what resolveRefs reads later", () => {
-    for (let i = 0; i < 3; i++) resolveRefs({ q: "$1.city" }, { 1: { city: "Paris" } }); // cached
-    const ast = parseRef("$1.city");
-    expect(() => {
-      (ast as unknown as { path: { name: string }[] }).path[0]!.name = "evil";
-    }).toThrow(TypeError);
-    expect(() => (ast.type === "reference" ? (ast.path as unknown[]).push({}) : undefined)).toThrow(TypeError);
-    expect(resolveRefs({ q: "$1.city" }, { 1: { city: "Paris", evil: "E" } })).toEqual({ q: "Paris" });
+describe("ASTs handed out cannot change the parser's later answers (the cache shares them)", () => {
+  /** Try to change every field of every node (a frozen node refuses: a TypeError in strict code). */
+  function vandalize(ast: RefAst): void {
+    const nodes: object[] = [];
+    library.walkAst(ast, (node) => void nodes.push(node, node.span));
+    for (const node of nodes) {
+      for (const key of Object.keys(node)) {
+        try {
+          const value = (node as Record<string, unknown>)[key];
+          (node as Record<string, unknown>)[key] = Array.isArray(value) ? [] : typeof value === "number" ? -1 : "evil";
+        } catch (error) {
+          expect(error).toBeInstanceOf(TypeError);
+        }
+      }
+    }
+  }
+
+  test("mutating parseRef's result cannot change what resolveRefs reads later", () => {
+    for (let i = 0; i < 4; i++) {
+      const ast = parseRef("$1.city");
+      try {
+        (ast as unknown as { path: { name: string }[] }).path[0]!.name = "evil";
+      } catch (error) {
+        expect(error).toBeInstanceOf(TypeError); // frozen: it is the cached one
+      }
+      expect(resolveRefs({ q: "$1.city" }, { 1: { city: "Paris", evil: "E" } })).toEqual({ q: "Paris" });
+    }
   });
 
-  test("every node of every AST handed out is frozen, cached or not", () => {
+  test("whatever a caller does to the ASTs it gets, the same text parses to the same AST again", () => {
+    const text = fc.stringMatching(/^\$[0-9]{1,2}((\.[a-z]{1,3})|\[[0-9]\]|\["[a-z]?"\]){0,3}( \?\? ("x"|1|\$2))?$/);
     fc.assert(
-      fc.property(fc.stringMatching(/^\$[0-9]{1,2}((\.[a-z]{1,3})|\[[0-9]\]|\["[a-z]?"\]){0,3}( \?\? ("x"|1|\$2))?$/), fc.boolean(), (text, repeat) => {
+      fc.property(text, fc.nat({ max: 3 }), (source, sightings) => {
         for (const options of [{ syntax: "path" as const }, { syntax: "path" as const, templates: true }]) {
-          const result = tryParseRef(repeat ? text : `${text}`, options);
-          if (!result.ok) continue;
-          library.walkAst(result.value, (node) => {
-            expect(Object.isFrozen(node)).toBe(true);
-            expect(Object.isFrozen(node.span)).toBe(true);
-          });
+          const first = tryParseRef(source, options);
+          if (!first.ok) continue;
+          const expected = structuredClone(first.value);
+          vandalize(first.value);
+          for (let i = 0; i <= sightings; i++) {
+            const again = tryParseRef(source, options);
+            expect(again.ok && again.value).toEqual(expected);
+            vandalize(again.ok ? again.value : first.value);
+          }
         }
-        const template = parseTemplate(`a \${${text.slice(1)}} b`, { syntax: "path" });
-        library.walkAst(template, (node) => expect(Object.isFrozen(node)).toBe(true));
-        expect(Object.isFrozen(template.parts)).toBe(true);
+        const template = parseTemplate(`a \${${source.slice(1)}} b`, { syntax: "path" });
+        const copy = structuredClone(template);
+        vandalize(template);
+        expect(parseTemplate(`a \${${source.slice(1)}} b`, { syntax: "path" })).toEqual(copy);
       }),
     );
+  });
+
+  test("ASTs in the cache are deeply frozen", () => {
+    for (let i = 0; i < 3; i++) resolveRefs({ q: "$1.a[0] ?? $2" }, { 1: { a: [1] } }, { syntax: "path" });
+    const cached = parseRef("$1.a[0] ?? $2", { syntax: "path" });
+    library.walkAst(cached, (node) => {
+      expect(Object.isFrozen(node)).toBe(true);
+      expect(Object.isFrozen(node.span)).toBe(true);
+    });
   });
 
   test("an error handed out by tryParseRef is the caller's own copy", () => {
