@@ -63,6 +63,15 @@ function expectNoPrototypeChange(): void {
 const OBJECT_PROTOTYPE_KEYS = Object.getOwnPropertyNames(Object.prototype).sort();
 
 // ---------------------------------------------------------------------------------------------
+// `npm test` runs the whole suite a second time under `node --disable-proto=throw` (npm run test:no-proto)
+
+test("the flag --disable-proto=throw is in force exactly when the suite runs as test:no-proto", () => {
+  const read = (): unknown => (({}) as { __proto__?: unknown }).__proto__;
+  if (process.env["PLAN_REFS_NO_PROTO"] === "1") expect(read).toThrow(/disable-proto/);
+  else expect(read()).toBe(Object.prototype);
+});
+
+// ---------------------------------------------------------------------------------------------
 // The shared corpus
 
 const rows = hostileCases();
