@@ -190,11 +190,15 @@ function classify(text: string, options: NormalizedOptions, strict: boolean): Cl
  * (and, with templates, one search for `${`): `$` digits then the end or `.` (seed), or also `[` and a
  * digit or quote, or spaces and `??` (path). Linear at worst, and cheap enough to run before any parsing.
  */
+const STEP_DIGITS = /[0-9]*/y;
+
 function mightBeRef(text: string, options: NormalizedOptions): boolean {
   if (options.templates && (text.startsWith("$$") || text.includes("${"))) return true;
   if (text.charCodeAt(0) !== 36) return false;
-  let at = 1;
-  while (isDigit(text.charCodeAt(at))) at++;
+  // A regular expression runs through a megabyte of digits several times faster than a loop.
+  STEP_DIGITS.lastIndex = 1;
+  STEP_DIGITS.test(text);
+  let at = STEP_DIGITS.lastIndex;
   if (at === 1) return false;
   if (at === text.length) return true;
   const next = text.charCodeAt(at);
