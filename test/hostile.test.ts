@@ -25,11 +25,11 @@ import { Boom, fingerprint, getterObject, hostileCases, ownObject, revokedProxy,
 
 // ---------------------------------------------------------------------------------------------
 // No global may change. @fast-check/poisoning records the globals when it is first imported: it is
-// imported once lazy globals (AbortController…) are materialized, and vitest's own globals and the
-// console (which a failing assertion writes to) are not tracked.
+// imported once lazy globals (AbortController…) are materialized, and vitest's and Stryker's own
+// globals and the console (which a failing assertion writes to) are not tracked.
 
 let poisoning: typeof import("@fast-check/poisoning");
-const ignoredRootRegex = /^(__vitest|console$)/;
+const ignoredRootRegex = /^(__vitest|__stryker|console$)/;
 
 beforeAll(async () => {
   for (const key of Reflect.ownKeys(globalThis)) {
