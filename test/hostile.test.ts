@@ -580,6 +580,46 @@ describe("parsing the names of built-in members changes no global", () => {
   });
 });
 
+describe("a chain of defaults lists a result's keys at most once (listing a 1,000,000-key result took seconds per link)", () => {
+  /** A plain object whose key listings are counted (lookups read descriptors, which are not). */
+  function countingResult(): { result: object; listings: { count: number } } {
+    const listings = { count: 0 };
+    const result = new Proxy({ a: 1, b: 2 } as Record<string, unknown>, {
+      ownKeys(target) {
+        listings.count++;
+        return Reflect.ownKeys(target);
+      },
+    });
+    return { result, listings };
+  }
+
+  test("links that fall back build no error, so they list no keys", () => {
+    const { result, listings } = countingResult();
+    const chain = `${Array.from({ length: 100 }, (_, i) => `$1.x${i}`).join(" ?? ")} ?? "fallback"`;
+    expect(resolveRefs({ q: chain }, { 1: result }, { syntax: "path" })).toEqual({ q: "fallback" });
+    expect(compileArgs({ q: chain }, { syntax: "path" })({ 1: result })).toEqual({ q: "fallback" });
+    expect(listings.count).toBe(0);
+  });
+
+  test("the last link, when it fails, lists them once for its message", () => {
+    const { result, listings } = countingResult();
+    const chain = Array.from({ length: 100 }, (_, i) => `$1.x${i}`).join(" ?? ");
+    const error = thrownBy(() => resolveRefs({ q: chain }, { 1: result }, { syntax: "path" })) as KeyError;
+    expect(error.code).toBe("missing-key");
+    expect(error.key).toBe("x99");
+    expect(error.message).toContain("keys: a, b");
+    expect(listings.count).toBe(1);
+  });
+
+  test("an access error in a link is still thrown, never taken for a missing key", () => {
+    const boom = new Boom("descriptor");
+    const hostile = new Proxy({}, { getOwnPropertyDescriptor: () => { throw boom; } });
+    const error = thrownBy(() => resolveRefs({ q: '$1.a ?? "fallback"' }, { 1: hostile }, { syntax: "path" })) as RefError;
+    expect(error.code).toBe("access");
+    expect(error.cause).toBe(boom);
+  });
+});
+
 describe("a long chain of defaults (one ?? per step of recursion was a stack overflow)", () => {
   const chain = `${"$1??".repeat(16_000)}$1`;
   test("parseRef, tryParseRef, parseTemplate and isPlaceholder give a limit error or false", () => {

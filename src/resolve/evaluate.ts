@@ -92,19 +92,30 @@ function evaluateExpression(node: Expression, results: Results, context: Context
         return evaluateReference(current, results, context);
       case "literal":
         return current.value;
-      case "default":
-        try {
-          return evaluateReference(current.reference, results, context);
-        } catch (error) {
-          // Only a missing step or key falls back; a syntax or access error is never hidden.
-          if (!(error instanceof KeyError)) throw error;
-          current = current.fallback;
-        }
+      case "default": {
+        // Only a missing step or key falls back (an access error is thrown, never hidden), and the
+        // KeyError of a reference that falls back is never built: its message lists keys, which costs
+        // time in proportion to a large result, and a chain of defaults would pay it once per link.
+        const found = lookupReference(current.reference, results);
+        if (found.found) return found.value;
+        current = current.fallback;
         break;
+      }
       default:
         return assertNever(current);
     }
   }
+}
+
+/** A reference's value, or that it has none (a missing step or key): what a default needs, without building a KeyError. */
+function lookupReference(node: ReferenceNode, results: Results): Lookup {
+  let looked = stepResult(results, node.step.id);
+  const path = node.path;
+  for (let index = 0; looked.found && index < path.length; index++) {
+    const segment = path[index]!;
+    looked = segment.type === "index" ? indexOf(looked.value, segment.index) : keyOf(looked.value, segment.name);
+  }
+  return looked;
 }
 
 function evaluateReference(node: ReferenceNode, results: Results, context: Context): unknown {
