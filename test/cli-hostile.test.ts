@@ -69,7 +69,7 @@ describe("hostile.json through plan-refs resolve", () => {
     expect(rows.length).toBeGreaterThan(hostileCases().length * 0.75);
   });
 
-  test.concurrent.each(rows)("$name", async (row) => {
+  test.concurrent.each(rows.map((row) => [row.name, row] as const))("%s", async (_name, row) => {
     const args = argsOf(row);
     const run = await resolveCli(["--args", file(JSON.stringify(args)), "--results", file(JSON.stringify("results" in row ? row.results : {})), ...flags(row)]);
     if (row.error !== undefined) {
