@@ -185,13 +185,13 @@ function classify(text: string, options: NormalizedOptions, strict: boolean): Cl
   }
 }
 
+const STEP_DIGITS = /[0-9]*/y;
+
 /**
  * Whether `text` could be a placeholder or template in the mode of `options`, judged from its start
  * (and, with templates, one search for `${`): `$` digits then the end or `.` (seed), or also `[` and a
  * digit or quote, or spaces and `??` (path). Linear at worst, and cheap enough to run before any parsing.
  */
-const STEP_DIGITS = /[0-9]*/y;
-
 function mightBeRef(text: string, options: NormalizedOptions): boolean {
   if (options.templates && (text.startsWith("$$") || text.includes("${"))) return true;
   if (text.charCodeAt(0) !== 36) return false;
@@ -299,9 +299,9 @@ export function tryParseRef(text: string, options?: SyntaxOptions): Result<RefAs
       // A cached error is shared: the caller gets its own copy (callers do amend errors they rethrow).
       return { ok: false, error: copyError(classified.error) };
     case "literal": {
-      // Not a placeholder at all: report where the placeholder grammar stops.
-      const parsed = parsePlaceholder(text, normalized);
-      if (parsed.ok) return checkedResult(checked(parsed.value, text, normalized));
+      // Not a placeholder at all: classify parses every string that could be one (a "$", a digit, or a
+      // template), so the grammar fails on this one too, and says where.
+      const parsed = runRule(languageOf(normalized).placeholder, text) as Extract<RuleResult<Expression>, { ok: false }>;
       return { ok: false, error: new RefSyntaxError(text, parsed.offset, parsed.expected) };
     }
   }
@@ -344,12 +344,6 @@ function normalizedOf(options: ResolveOptions | undefined): NormalizedOptions {
     // A getter or Proxy trap that throws: code `access`, with the original as cause.
     throw asRefError(error, "the options");
   }
-}
-
-function checkedResult(classified: Classification): Result<RefAst> {
-  if (classified.kind === "ref") return { ok: true, value: classified.ast };
-  if (classified.kind === "error") return { ok: false, error: classified.error };
-  throw new RefError("syntax", "unreachable");
 }
 
 /**
