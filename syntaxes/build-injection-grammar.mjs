@@ -67,8 +67,9 @@ export function buildGrammar() {
     name: "plan-refs references in JSON strings",
     scopeName: "plan-refs.injection",
     // Values only: object keys are `support.type.property-name.json`, never references. Inside our own
-    // rules the injection is switched off so it cannot start again mid-reference.
-    injectionSelector: `L:source.json string.quoted.double.json -${scope("meta.placeholder.path")} -${scope("meta.interpolation.path")}`,
+    // rules the injection is switched off so it cannot start again mid-reference (a seed key such as
+    // the `a${1}` of `$0.a${1}` is text, not an interpolation).
+    injectionSelector: `L:source.json string.quoted.double.json -${scope("meta.placeholder.path")} -${scope("meta.placeholder.seed")} -${scope("meta.interpolation.path")} -${scope("meta.interpolation.seed")}`,
     patterns: [
       { include: "#placeholder-path" },
       { include: "#placeholder-seed" },
