@@ -8,11 +8,13 @@ import { asRefError, RefError } from "../shared/errors.js";
 /** The step results `resolveRefs` reads: a Map keyed by step number, a plain object as `JSON.parse` gives it, or an array. */
 export type Results = ReadonlyMap<number | string, unknown> | Readonly<Record<string, unknown>> | readonly unknown[];
 
-/** The outcome of one lookup. */
-export type Lookup = { readonly found: true; readonly value: unknown } | { readonly found: false; readonly reason: "missing" | "not-indexable" };
-
-const MISSING: Lookup = Object.freeze({ found: false, reason: "missing" });
-const NOT_INDEXABLE: Lookup = Object.freeze({ found: false, reason: "not-indexable" });
+/**
+ * What a read returns when there is no value. Module-private symbols, so no input can hold them: the
+ * hot path returns the value itself rather than allocating a `{ found, value }` record per lookup.
+ */
+export const MISSING: unique symbol = Symbol("plan-refs: missing");
+/** The container cannot take that kind of member (a key of a string, an index of an object). */
+export const NOT_INDEXABLE: unique symbol = Symbol("plan-refs: not indexable");
 
 /** Run `read`, turning any non-`RefError` failure (a throwing Proxy trap, a revoked Proxy) into `RefError` code `access`. */
 export function guarded<T>(what: string | (() => string), read: () => T): T {
@@ -50,57 +52,57 @@ export function isPlainArray(value: unknown): value is unknown[] {
   return Array.isArray(value) && Object.getPrototypeOf(value) === Array.prototype;
 }
 
-/** Read an own data property; accessors and inherited members count as missing. */
-export function ownData(target: object, key: string): Lookup {
+/** Read an own data property; accessors and inherited members count as missing. May throw (a Proxy trap): callers guard. */
+export function readOwnData(target: object, key: string | number): unknown {
   const descriptor = Object.getOwnPropertyDescriptor(target, key);
-  if (descriptor === undefined || !("value" in descriptor)) return MISSING;
-  return { found: true, value: descriptor.value };
+  return descriptor !== undefined && "value" in descriptor ? descriptor.value : MISSING;
 }
 
 /** Check that `results` is a Map, a plain object or an array; throws `RefError` code `invalid-results`. */
 export function assertResults(results: unknown): asserts results is Results {
-  const ok = guarded("results", () => results instanceof Map || isPlainObject(results) || Array.isArray(results));
+  let ok: boolean;
+  try {
+    ok = isPlainObject(results) || Array.isArray(results) || results instanceof Map;
+  } catch (error) {
+    throw accessError("results", error);
+  }
   if (!ok) {
     throw new RefError("invalid-results", `results must be a Map, a plain object or an array of step results, not ${describeValue(results)}`);
   }
 }
 
 /**
- * The result of step `id` (canonical digits). A step above `Number.MAX_SAFE_INTEGER` is always missing:
- * such a number has no exact step, so it must neither be rounded to a neighbour nor match a key by its text.
+ * The result of step `id` (canonical digits), or `MISSING`. A step above `Number.MAX_SAFE_INTEGER` is
+ * always missing: such a number has no exact step, so it must neither be rounded to a neighbour nor
+ * match a key by its text. May throw (a Proxy trap): callers guard.
  */
-export function stepResult(results: Results, id: string): Lookup {
-  return guarded("the step results", () => {
-    const numeric = Number(id);
-    if (!Number.isSafeInteger(numeric)) return MISSING;
-    if (results instanceof Map) {
-      if (Map.prototype.has.call(results, numeric)) return { found: true, value: Map.prototype.get.call(results, numeric) };
-      if (Map.prototype.has.call(results, id)) return { found: true, value: Map.prototype.get.call(results, id) };
-      return MISSING;
-    }
-    if (Array.isArray(results) && numeric >= results.length) return MISSING;
-    return ownData(results, id);
-  });
+export function readStep(results: Results, id: string): unknown {
+  const numeric = Number(id);
+  if (!Number.isSafeInteger(numeric)) return MISSING;
+  if (results instanceof Map) {
+    if (Map.prototype.has.call(results, numeric)) return Map.prototype.get.call(results, numeric) as unknown;
+    if (Map.prototype.has.call(results, id)) return Map.prototype.get.call(results, id) as unknown;
+    return MISSING;
+  }
+  if (Array.isArray(results) && numeric >= results.length) return MISSING;
+  return readOwnData(results, id);
 }
 
-/** The value of `key` in a plain object or a Map; anything else is not indexable by key. */
-export function keyOf(container: unknown, key: string): Lookup {
-  return guarded(() => `key ${JSON.stringify(key.slice(0, 40))}`, () => {
-    if (container instanceof Map) {
-      return Map.prototype.has.call(container, key) ? { found: true, value: Map.prototype.get.call(container, key) } : MISSING;
-    }
-    if (!isPlainObject(container)) return NOT_INDEXABLE;
-    return ownData(container, key);
-  });
+/** The value of `key` in a plain object or a Map, `MISSING`, or `NOT_INDEXABLE` for anything else. May throw: callers guard. */
+export function readKey(container: unknown, key: string): unknown {
+  if (typeof container !== "object" || container === null) return NOT_INDEXABLE;
+  // The common case first: a plain object (one prototype read), then Maps.
+  const proto: unknown = Object.getPrototypeOf(container);
+  if ((proto === Object.prototype || proto === null) && !Array.isArray(container)) return readOwnData(container, key);
+  if (container instanceof Map) return Map.prototype.has.call(container, key) ? (Map.prototype.get.call(container, key) as unknown) : MISSING;
+  return NOT_INDEXABLE;
 }
 
-/** Element `index` of a plain array, within bounds and not a hole; anything else is not indexable by index. */
-export function indexOf(container: unknown, index: number): Lookup {
-  return guarded(() => `index ${index}`, () => {
-    if (!isPlainArray(container)) return NOT_INDEXABLE;
-    if (!Number.isSafeInteger(index) || index >= container.length) return MISSING;
-    return ownData(container, String(index));
-  });
+/** Element `index` of a plain array (within bounds, not a hole), `MISSING`, or `NOT_INDEXABLE`. May throw: callers guard. */
+export function readIndex(container: unknown, index: number): unknown {
+  if (!isPlainArray(container)) return NOT_INDEXABLE;
+  if (!Number.isSafeInteger(index) || index >= container.length) return MISSING;
+  return readOwnData(container, index);
 }
 
 /** Up to `max` own keys of a container, for error messages. */

@@ -7,7 +7,7 @@ import { formatRef } from "../grammar/format.js";
 import { asRefError, KeyError, RefError } from "../shared/errors.js";
 import { DEFAULT_LIMITS, normalizeOptions } from "../shared/options.js";
 import { safeText, listSome, quoted } from "../shared/text.js";
-import { assertResults, describeValue, indexOf, keyOf, someKeys, sizeOf, stepResult, type Lookup, type Results } from "./access.js";
+import { accessError, assertResults, describeValue, MISSING, NOT_INDEXABLE, readIndex, readKey, readStep, someKeys, sizeOf, type Results } from "./access.js";
 import { interpolationText } from "./stringify.js";
 
 /** Limits that apply while evaluating. */
@@ -97,7 +97,7 @@ function evaluateExpression(node: Expression, results: Results, context: Context
         // KeyError of a reference that falls back is never built: its message lists keys, which costs
         // time in proportion to a large result, and a chain of defaults would pay it once per link.
         const found = lookupReference(current.reference, results);
-        if (found.found) return found.value;
+        if (found !== MISSING) return found;
         current = current.fallback;
         break;
       }
@@ -107,30 +107,55 @@ function evaluateExpression(node: Expression, results: Results, context: Context
   }
 }
 
-/** A reference's value, or that it has none (a missing step or key): what a default needs, without building a KeyError. */
-function lookupReference(node: ReferenceNode, results: Results): Lookup {
-  let looked = stepResult(results, node.step.id);
+/**
+ * A reference's value, or `MISSING` when a step or key is missing: what a default needs, without
+ * building a KeyError. An unreadable value (a throwing Proxy) is an `access` error, never a fallback.
+ */
+function lookupReference(node: ReferenceNode, results: Results): unknown {
   const path = node.path;
-  for (let index = 0; looked.found && index < path.length; index++) {
-    const segment = path[index]!;
-    looked = segment.type === "index" ? indexOf(looked.value, segment.index) : keyOf(looked.value, segment.name);
+  let index = -1;
+  try {
+    let value = readStep(results, node.step.id);
+    for (index = 0; value !== MISSING && index < path.length; index++) {
+      const segment = path[index]!;
+      value = segment.type === "index" ? readIndex(value, segment.index) : readKey(value, segment.name);
+      if (value === NOT_INDEXABLE) return MISSING;
+    }
+    return value;
+  } catch (error) {
+    throw accessError(() => readingWhat(node, index), error);
   }
-  return looked;
 }
 
 function evaluateReference(node: ReferenceNode, results: Results, context: Context): unknown {
-  // The happy path builds no text: labels and messages are made only when a lookup fails.
-  const found = stepResult(results, node.step.id);
-  if (!found.found) throw missingStep(node, results, context);
-  let value = found.value;
+  // The happy path builds no text and allocates nothing: labels and messages are made only when a
+  // lookup fails, and one try covers the whole walk (`index` says which read threw).
   const path = node.path;
-  for (let index = 0; index < path.length; index++) {
-    const segment = path[index]!;
-    const looked: Lookup = segment.type === "index" ? indexOf(value, segment.index) : keyOf(value, segment.name);
-    if (!looked.found) throw missingSegment(node, index, value, looked.reason, context);
-    value = looked.value;
+  let index = -1;
+  let container: unknown;
+  let value: unknown;
+  try {
+    value = readStep(results, node.step.id);
+    if (value === MISSING) throw missingStep(node, results, context);
+    for (index = 0; index < path.length; index++) {
+      container = value;
+      const segment = path[index]!;
+      value = segment.type === "index" ? readIndex(container, segment.index) : readKey(container, segment.name);
+      if (value === MISSING || value === NOT_INDEXABLE) break;
+    }
+  } catch (error) {
+    throw accessError(() => readingWhat(node, index), error);
   }
+  if (value === MISSING) throw missingSegment(node, index, container, "missing", context);
+  if (value === NOT_INDEXABLE) throw missingSegment(node, index, container, "not-indexable", context);
   return value;
+}
+
+/** What was being read when a read threw: the step results (`index` -1) or path segment `index`. */
+function readingWhat(node: ReferenceNode, index: number): string {
+  const segment = index < 0 ? undefined : node.path[index];
+  if (segment === undefined) return "the step results";
+  return segment.type === "index" ? `index ${segment.index}` : `key ${JSON.stringify(segment.name.slice(0, 40))}`;
 }
 
 /** What every `KeyError` of a reference carries: the step (number and exact digits) and the label. */
