@@ -4,7 +4,7 @@
  * plan's size; positions in the text are added last, with one line index and one syntax tree.
  */
 import { parseJsonText } from "../plan/json-text.js";
-import { readPlan, type LocatedStep } from "../plan/plan.js";
+import { readPlan, type LocatedStep, type ReadPlanResult } from "../plan/plan.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { LineIndex } from "../shared/positions.js";
 import type { Range, Span } from "../shared/span.js";
@@ -27,7 +27,19 @@ import { locatePositions } from "./text-positions.js";
  */
 export function lintPlan(plan: unknown, options?: LintOptions): Diagnostic[] {
   try {
-    return sortByPointer(plan, collect(plan, options)).map((item) => finish(item));
+    return sortByPointer(plan, collect(readPlan(plan), options)).map((item) => finish(item));
+  } catch (error) {
+    return [unreadable(error)];
+  }
+}
+
+/**
+ * `lintPlan` for a caller that has already read the plan (`runPlan`), so the plan is not read twice.
+ * `read` must be `readPlan(plan)`. Internal: not exported from the package.
+ */
+export function lintReadPlan(plan: unknown, read: ReadPlanResult, options?: LintOptions): Diagnostic[] {
+  try {
+    return sortByPointer(plan, collect(read, options)).map((item) => finish(item));
   } catch (error) {
     return [unreadable(error)];
   }
@@ -59,7 +71,7 @@ export function lintPlanText(text: string, options?: LintOptions): Diagnostic[] 
       }
       value = document.value;
     }
-    const drafts = collect(value, options);
+    const drafts = collect(readPlan(value), options);
     if (drafts.length === 0) return [];
     const offsets = locatePositions(text, drafts);
     const lines = new LineIndex(text);
@@ -70,9 +82,8 @@ export function lintPlanText(text: string, options?: LintOptions): Diagnostic[] 
 }
 
 /** Every stage, in order; diagnostics come out unsorted. */
-function collect(plan: unknown, options: LintOptions | undefined): Draft[] {
+function collect(read: ReadPlanResult, options: LintOptions | undefined): Draft[] {
   const out: Draft[] = [];
-  const read = readPlan(plan);
   for (const problem of read.problems) out.push(draft(problem.code, "error", problem.message, problem));
   const settings = lintSettings(read.plan.options, read.plan.tools, options, out);
   // Steps are numbered once (readPlan keeps each id once); every later stage looks them up here.

@@ -3,7 +3,7 @@
  * most `concurrency`), resolving each step's arguments with the same evaluator as `resolveRefs`. A
  * failure skips only the steps that depend on it; every result produced is kept in the report.
  */
-import { lintPlan } from "../lint/index.js";
+import { lintReadPlan } from "../lint/lint-plan.js";
 import { readPlan, type PlanStep, type ToolCatalog } from "../plan/plan.js";
 import { scanArgs } from "../plan/references.js";
 import { resolveRefs } from "../resolve/resolve-refs.js";
@@ -185,7 +185,7 @@ class Run {
     this.#catalog = this.options.catalog ?? read.plan.tools;
     this.#resolveOptions = this.#languageOptions(read.plan.options);
     const { syntax, templates, deep } = this.#resolveOptions;
-    this.diagnostics.push(...lintPlan(plan, { syntax, templates, deep, ...(this.#catalog === undefined ? {} : { tools: this.#catalog }) }));
+    this.diagnostics.push(...lintReadPlan(plan, read, { syntax, templates, deep, ...(this.#catalog === undefined ? {} : { tools: this.#catalog }) }));
     read.steps.forEach((step) => {
       if (toolFunction(this.tools, step.tool) === undefined) {
         this.diagnostics.push({ code: "unknown-tool", severity: "error", step: step.id, pointer: `${step.pointer}/tool`, message: `no function for tool "${step.tool.slice(0, 60)}" among the tools given to runPlan` });
