@@ -168,3 +168,39 @@ describe("the printer", () => {
     expect(parseTemplate(formatRef(parseTemplate("$$1 is ${1}"))).parts[0]).toMatchObject({ type: "text", value: "$1 is " });
   });
 });
+
+describe("error objects and stacks", () => {
+  // Errors the cache keeps or hands out as data are built without a stack (it would name only the
+  // first caller, and capturing it cost more than the parse); the one parseRef throws gets its caller's.
+  function throwingCaller(text: string): unknown {
+    return thrownBy(() => parseRef(text, { syntax: "path" }));
+  }
+
+  test.each(["$1.", "$1[x]", "$1 ?? ", "$99.a b"])("parseRef(%j) throws a RefSyntaxError whose stack names the caller, every time (cached or not)", (text) => {
+    for (let i = 0; i < 3; i++) {
+      const error = throwingCaller(text) as RefSyntaxError;
+      expect(error).toBeInstanceOf(RefSyntaxError);
+      expect(error.stack).toContain("throwingCaller");
+    }
+  });
+
+  test("building errors without a stack leaves Error.stackTraceLimit as it was", () => {
+    const before = Error.stackTraceLimit;
+    for (const text of ["$1.", "$5 off", "$1[x]"]) {
+      tryParseRef(text, { syntax: "path" });
+      tryParseRef(text, { syntax: "path", templates: true });
+      expect(isPlaceholder(text, { strict: true })).toBe(false);
+    }
+    expect(Error.stackTraceLimit).toBe(before);
+    expect(new Error("x").stack).toContain("parse.test");
+  });
+
+  test("each caller of tryParseRef gets its own error object, equal in every field", () => {
+    const first = tryParseRef("$1.", { syntax: "path" });
+    const second = tryParseRef("$1.", { syntax: "path" });
+    if (first.ok || second.ok) throw new Error("expected failures");
+    expect(first.error).not.toBe(second.error);
+    expect({ ...first.error, message: first.error.message }).toEqual({ ...second.error, message: second.error.message });
+    expect(Object.getPrototypeOf(first.error)).toBe(RefSyntaxError.prototype);
+  });
+});

@@ -3,7 +3,7 @@
  * errors, limits and a bounded cache. Everything else in plan-refs (evaluator, linter, editor tools)
  * parses through here, so the language has exactly one definition.
  */
-import { asRefError, copyError, RefError, RefSyntaxError } from "../shared/errors.js";
+import { asRefError, copyError, RefError, RefSyntaxError, withoutStack } from "../shared/errors.js";
 import { normalizeOptions, type NormalizedOptions, type ResolveOptions, type SyntaxOptions } from "../shared/options.js";
 import type { AstNode, Expression, LiteralNode, RefAst, TemplateNode } from "./ast.js";
 import { BoundedCache } from "./cache.js";
@@ -180,7 +180,7 @@ function classify(text: string, options: NormalizedOptions, strict: boolean): Cl
       return outcome.classification;
     case "not-placeholder":
       if (!strict) return LITERAL;
-      outcome.strictError ??= { kind: "error", error: new RefSyntaxError(outcome.text, outcome.offset, outcome.expected) };
+      outcome.strictError ??= { kind: "error", error: withoutStack(() => new RefSyntaxError(outcome.text, outcome.offset, outcome.expected)) };
       return outcome.strictError;
   }
 }
@@ -228,7 +228,7 @@ function parseOutcome(text: string, options: NormalizedOptions): Outcome {
     return LITERAL_OUTCOME;
   }
   const parsed = runRule(languageOf(options).template, text);
-  if (!parsed.ok) return { kind: "invalid", classification: { kind: "error", error: new RefSyntaxError(text, parsed.offset, parsed.expected) } };
+  if (!parsed.ok) return { kind: "invalid", classification: { kind: "error", error: withoutStack(() => new RefSyntaxError(text, parsed.offset, parsed.expected)) } };
   return refOutcome(parsed.value, false);
 }
 
@@ -272,8 +272,10 @@ function countSegments(ast: RefAst): number {
  */
 export function parseRef(text: string, options?: SyntaxOptions): RefAst {
   const result = tryParseRef(text, options);
-  if (!result.ok) throw result.error;
-  return result.value;
+  if (result.ok) return result.value;
+  // The error may come from the cache, built without a stack: give the one thrown here the caller's.
+  Error.captureStackTrace(result.error, parseRef);
+  throw result.error;
 }
 
 /**
@@ -302,7 +304,7 @@ export function tryParseRef(text: string, options?: SyntaxOptions): Result<RefAs
       // Not a placeholder at all: classify parses every string that could be one (a "$", a digit, or a
       // template), so the grammar fails on this one too, and says where.
       const parsed = runRule(languageOf(normalized).placeholder, text) as Extract<RuleResult<Expression>, { ok: false }>;
-      return { ok: false, error: new RefSyntaxError(text, parsed.offset, parsed.expected) };
+      return { ok: false, error: withoutStack(() => new RefSyntaxError(text, parsed.offset, parsed.expected)) };
     }
   }
 }

@@ -140,11 +140,31 @@ function describeSyntax(text: string, offset: number, expected: readonly string[
  * const mine = copyError(cached) // mine !== cached, mine.code === cached.code
  */
 export function copyError<E extends RefError>(error: E): E {
-  const copy = Object.create(Object.getPrototypeOf(error) as object) as E;
-  for (const key of Reflect.ownKeys(error)) {
-    Object.defineProperty(copy, key, Object.getOwnPropertyDescriptor(error, key)!);
+  return Object.create(Object.getPrototypeOf(error) as object, Object.getOwnPropertyDescriptors(error)) as E;
+}
+
+/**
+ * Build an error without capturing a stack trace: for errors that the parse cache keeps or that are
+ * returned as data (`tryParseRef`, the linter's near-misses such as `"$5 off"` in strict scans). Their
+ * stack would describe only the first caller, and capturing and formatting it costs several times
+ * more than the parse itself. `parseRef` records a fresh stack on the error it throws.
+ *
+ * @example
+ * const error = withoutStack(() => new RefSyntaxError("$1.", 3, ["a key"]))
+ */
+export function withoutStack<E>(make: () => E): E {
+  const limit: unknown = Error.stackTraceLimit;
+  if (typeof limit !== "number") return make();
+  try {
+    Error.stackTraceLimit = 0;
+  } catch {
+    return make(); // A frozen Error (hardened realms): build it with a stack.
   }
-  return copy;
+  try {
+    return make();
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
 }
 
 /** Copy an error with the argument pointer it happened at (errors are immutable once thrown). */
