@@ -21,6 +21,10 @@ export default defineConfig({
       "test/compile-args.test.ts",
       "test/hostile.test.ts",
       "test/mutation-kills.test.ts",
+      "test/mutation-kills-ast-format.test.ts",
+      "test/mutation-kills-parse.test.ts",
+      "test/mutation-kills-scanner.test.ts",
+      "test/mutation-kills-resolve.test.ts",
     ],
     // Left out of mutation runs only (each mutant reruns the tests that reach it): tests of the built
     // dist/ (Stryker mutates src/, not dist/), of entry points outside src/grammar and src/resolve,
