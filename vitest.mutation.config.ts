@@ -26,6 +26,7 @@ export default defineConfig({
       "test/mutation-kills-scanner.test.ts",
       "test/mutation-kills-resolve.test.ts",
       "test/mutation-kills-compile.test.ts",
+      "test/mutation-kills-evaluate.test.ts",
     ],
     // Left out of mutation runs only (each mutant reruns the tests that reach it): tests of the built
     // dist/ (Stryker mutates src/, not dist/), of entry points outside src/grammar and src/resolve,
