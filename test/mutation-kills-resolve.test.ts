@@ -1,0 +1,386 @@
+/**
+ * Behaviour pinned to kill surviving mutants of src/resolve/access.ts (own-data reads, error message
+ * helpers) and src/resolve/stringify.ts (template interpolation text). Public API first (evaluate,
+ * parseRef, exact error messages and codes); the message helpers of access.ts (someKeys, sizeOf,
+ * describeValue, stackLimit, accessError) are also checked directly, since several of their branches
+ * cannot be reached through the evaluator.
+ */
+import { describe, expect, test } from "vitest";
+import { evaluate, KeyError, parseRef, RefError } from "../src/index.js";
+import type { Results } from "../src/resolve/access.js";
+import { accessError, describeValue, sizeOf, someKeys, stackLimit } from "../src/resolve/access.js";
+import { interpolationText } from "../src/resolve/stringify.js";
+
+/** Evaluate a path-syntax reference. */
+function ref(text: string, results: unknown): unknown {
+  return evaluate(parseRef(text, { syntax: "path" }), results as Results, { source: text });
+}
+
+/** Evaluate a path-syntax template. */
+function template(text: string, results: unknown, options: { maxOutputLength?: number; maxDepth?: number } = {}): unknown {
+  return evaluate(parseRef(text, { syntax: "path", templates: true }), results as Results, { source: text, ...options });
+}
+
+/** The error `run` throws (fails the test when it throws nothing). */
+function thrown(run: () => unknown): RefError {
+  try {
+    run();
+  } catch (error) {
+    return error as RefError;
+  }
+  throw new Error("expected an error");
+}
+
+const ghostDescriptor = { value: "ghost", writable: true, enumerable: true, configurable: true };
+
+/** An array Proxy that reports a "ghost" own element at every index it does not have: only bounds checks keep it out. */
+function ghostArray(items: unknown[]): unknown[] {
+  return new Proxy(items, {
+    getOwnPropertyDescriptor(target, key) {
+      return Reflect.getOwnPropertyDescriptor(target, key) ?? (typeof key === "string" && /^[0-9]+$/.test(key) ? ghostDescriptor : undefined);
+    },
+  });
+}
+
+function revoked(): object {
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  return proxy;
+}
+
+class Thing {
+  a = 1;
+}
+
+function keyed(count: number): Record<string, number> {
+  return Object.fromEntries(Array.from({ length: count }, (_, i) => [`k${i}`, i]));
+}
+
+describe("src/resolve/access.ts", () => {
+  describe("accessError / guarded: a throwing read names what was read", () => {
+    const boom = (): Error => new Error("boom");
+    const throwingObject = new Proxy(
+      {},
+      {
+        getOwnPropertyDescriptor() {
+          throw boom();
+        },
+      },
+    );
+
+    test.each([
+      ["$1.city", `could not read key "city": boom`],
+      ['$1.city ?? "x"', `could not read key "city": boom`],
+    ])("%s on an object whose descriptor trap throws", (text, message) => {
+      const error = thrown(() => ref(text, { 1: throwingObject }));
+      expect(error).toBeInstanceOf(RefError);
+      expect(error.code).toBe("access");
+      expect(error.message).toBe(message);
+      expect((error as Error & { cause?: unknown }).cause).toBeInstanceOf(Error);
+    });
+
+    test("a lazily named read and a plainly named read give the same message", () => {
+      expect(accessError(() => "the thing", new Error("e")).message).toBe("could not read the thing: e");
+      expect(accessError("the thing", new Error("e")).message).toBe("could not read the thing: e");
+      expect(accessError(() => "the thing", new Error("e")).code).toBe("access");
+    });
+  });
+
+  test("stackLimit turns a foreign error into an access error about the input, a RangeError into a limit", () => {
+    const access = stackLimit(new TypeError("bad"));
+    expect(access.code).toBe("access");
+    expect(access.message).toBe("could not read the input: bad");
+    expect(stackLimit(new RangeError("Maximum call stack size exceeded")).code).toBe("limit");
+  });
+
+  describe("readStep: an array of results is read only within its length", () => {
+    const results = ghostArray(["a", "b"]);
+
+    test.each(["$2", "$5", "$99"])("%s is a missing step even when the array reports an element there", (text) => {
+      const error = thrown(() => ref(text, results));
+      expect(error).toBeInstanceOf(KeyError);
+      expect(error.code).toBe("missing-step");
+    });
+
+    test("a step beyond the array's length falls back to the default", () => {
+      expect(ref('$2 ?? "none"', results)).toBe("none");
+      expect(ref("$1", results)).toBe("b");
+    });
+  });
+
+  describe("readKey: null and undefined cannot take a key", () => {
+    test.each([
+      [null, "null"],
+      [undefined, "undefined"],
+    ])("a key of %s is not-indexable", (value, described) => {
+      const error = thrown(() => ref("$1.city", { 1: value }));
+      expect(error).toBeInstanceOf(KeyError);
+      expect(error.code).toBe("not-indexable");
+      expect(error.message).toBe(`$1.city: step 1's result is ${described}, which cannot take a key (only objects and Maps have keys)`);
+    });
+
+    test.each([null, undefined])("a key of %s falls back to the default", (value) => {
+      expect(ref('$1.city ?? "d"', { 1: value })).toBe("d");
+    });
+  });
+
+  describe("readIndex: an array is read only at safe indexes within its length", () => {
+    const results = { 1: ghostArray(["a", "b"]) };
+
+    test.each([
+      ["$1[2]", 2],
+      ["$1[7]", 7],
+      ["$1[99999999999999999999]", 1e20],
+    ])("%s is a missing index even when the array reports an element there", (text, key) => {
+      const error = thrown(() => ref(text, results)) as KeyError;
+      expect(error).toBeInstanceOf(KeyError);
+      expect(error.code).toBe("missing-key");
+      expect(error.key).toBe(key);
+    });
+
+    test("an index at the length is missing, with the length in the message", () => {
+      expect(thrown(() => ref("$1[2]", results)).message).toBe("$1[2]: step 1's result has no index 2 (length 2)");
+      expect(ref("$1[1]", results)).toBe("b");
+      expect(ref('$1[2] ?? "none"', results)).toBe("none");
+    });
+  });
+
+  describe("someKeys: at most `max` own keys, none for a non-container", () => {
+    test.each([
+      ["a string", "abc"],
+      ["a number", 42],
+      ["null", null],
+      ["undefined", undefined],
+      ["a revoked Proxy", revoked()],
+    ])("%s lists no keys", (_, value) => {
+      expect(someKeys(value)).toEqual([]);
+    });
+
+    test("an object lists its first 9 keys by default, or `max`", () => {
+      expect(someKeys(keyed(12))).toEqual(["k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7", "k8"]);
+      expect(someKeys(keyed(12), 3)).toEqual(["k0", "k1", "k2"]);
+      expect(someKeys({ a: 1, b: 2 })).toEqual(["a", "b"]);
+    });
+
+    test("a Map lists its first 9 keys by default, or `max`", () => {
+      const map = new Map(Array.from({ length: 12 }, (_, i) => [i + 1, i] as const));
+      expect(someKeys(map)).toEqual(["1", "2", "3", "4", "5", "6", "7", "8", "9"]);
+      expect(someKeys(map, 2)).toEqual(["1", "2"]);
+    });
+
+    test("a missing key on an object lists its keys in the message", () => {
+      expect(thrown(() => ref("$1.zip", { 1: { city: "Paris", street: "Main" } })).message).toBe(`$1.zip: step 1's result has no key "zip" (keys: city, street)`);
+      expect(thrown(() => ref("$1.zip", { 1: {} })).message).toBe(`$1.zip: step 1's result has no key "zip" (it has no keys)`);
+    });
+
+    test("a missing step of unreadable results lists no steps", () => {
+      const results = new Proxy(
+        {},
+        {
+          ownKeys() {
+            throw new Error("no keys");
+          },
+        },
+      );
+      expect(thrown(() => ref("$1", results)).message).toBe("$1: no result for step 1 (no step has a result yet)");
+    });
+  });
+
+  describe("sizeOf: entries of a container, undefined for anything else", () => {
+    test.each([
+      ["a Map", new Map([["a", 1], ["b", 2], ["c", 3]]), 3],
+      ["a sparse array (its length, not its keys)", [1, , 3], 3],
+      ["an array with an extra own key", Object.assign([1, 2], { extra: true }), 2],
+      ["an object", { a: 1, b: 2 }, 2],
+      ["an empty object", {}, 0],
+      ["a string", "abc", undefined],
+      ["a number", 42, undefined],
+      ["null", null, undefined],
+      ["undefined", undefined, undefined],
+      ["a revoked Proxy", revoked(), undefined],
+    ])("%s", (_, value, size) => {
+      expect(sizeOf(value)).toBe(size);
+    });
+
+    test("a missing index of a sparse array reports the array's length", () => {
+      expect(thrown(() => ref("$1[5]", { 1: [1, , 3] })).message).toBe("$1[5]: step 1's result has no index 5 (length 3)");
+    });
+  });
+
+  describe("describeValue: the kind of a value in messages", () => {
+    test.each([
+      ["null", null],
+      ["undefined", undefined],
+      ["a string", "s"],
+      ["a number", 1],
+      ["a boolean", true],
+      ["a bigint", 5n],
+      ["a symbol", Symbol("s")],
+      ["a function", () => 1],
+      ["an array", [1]],
+      ["a Map", new Map()],
+      ["a Date", new Date(0)],
+      ["an object", { a: 1 }],
+      ["an object", Object.create(null) as object],
+      ["a class instance", new Thing()],
+      ["a class instance", new Set()],
+      ["an unreadable object", revoked()],
+    ])("%s", (described, value) => {
+      expect(describeValue(value)).toBe(described);
+    });
+
+    const wantsKey = "which cannot take a key (only objects and Maps have keys)";
+    const wantsIndex = "which cannot take an index (only arrays have indexes)";
+    test.each([
+      ["$1.a", 5n, `$1.a: step 1's result is a bigint, ${wantsKey}`],
+      ["$1.a", Symbol("s"), `$1.a: step 1's result is a symbol, ${wantsKey}`],
+      ["$1.a", () => 1, `$1.a: step 1's result is a function, ${wantsKey}`],
+      ["$1.a", new Date(0), `$1.a: step 1's result is a Date, ${wantsKey}`],
+      ["$1.a", new Thing(), `$1.a: step 1's result is a class instance, ${wantsKey}`],
+      ["$1.a", [1], `$1.a: step 1's result is an array, ${wantsKey}`],
+      ["$1.a", "text", `$1.a: step 1's result is a string, ${wantsKey}`],
+      ["$1[0]", new Map([[0, 1]]), `$1[0]: step 1's result is a Map, ${wantsIndex}`],
+      ["$1[0]", { 0: 1 }, `$1[0]: step 1's result is an object, ${wantsIndex}`],
+      ["$1.x[0]", { x: undefined }, `$1.x[0]: step 1's result is undefined at .x, ${wantsIndex}`],
+    ])("%s on %s is not-indexable with its kind in the message", (text, value, message) => {
+      const error = thrown(() => ref(text, { 1: value }));
+      expect(error.code).toBe("not-indexable");
+      expect(error.message).toBe(message);
+    });
+  });
+});
+
+describe("src/resolve/stringify.ts", () => {
+  describe("scalars are interpolated as text", () => {
+    test.each([
+      ["a string as it is", "str", "v=str"],
+      ["a described symbol", Symbol("tag"), "v=Symbol(tag)"],
+      ["a symbol without description", Symbol(), "v=Symbol()"],
+      ["a symbol with an empty description", Symbol(""), "v=Symbol()"],
+      ["a function", function named() {}, "v=[function]"],
+      ["an arrow function", () => 1, "v=[function]"],
+      ["null", null, "v=null"],
+      ["undefined", undefined, "v=undefined"],
+      ["a bigint", 12n, "v=12"],
+      ["a boolean", false, "v=false"],
+      ["a number", 1.5, "v=1.5"],
+    ])("%s", (_, value, text) => {
+      expect(template("v=${1}", { 1: value })).toBe(text);
+    });
+
+    test("interpolationText of scalars", () => {
+      expect(interpolationText(Symbol("x"), 100, 10)).toBe("Symbol(x)");
+      expect(interpolationText(Symbol(), 100, 10)).toBe("Symbol()");
+      expect(interpolationText(() => 1, 100, 10)).toBe("[function]");
+      expect(interpolationText(null, 100, 10)).toBe("null");
+    });
+
+    test("null over the output limit is the template's limit error, not an interpolated value's", () => {
+      const error = thrown(() => template("ab${1}", { 1: null }, { maxOutputLength: 5 }));
+      expect(error.code).toBe("limit");
+      expect(error.message).toBe("template output is longer than maxOutputLength (5)");
+    });
+  });
+
+  describe("objects and arrays are interpolated as compact JSON of own data", () => {
+    test("JSON of own data: holes, functions, symbols and undefined become null in arrays and are left out of objects", () => {
+      const value = {
+        a: 1,
+        s: "x",
+        f() {},
+        sym: Symbol("s"),
+        u: undefined,
+        n: null,
+        arr: [1, , 3, () => 1, Symbol("t"), undefined, Number.NaN, Infinity],
+        big: 2n,
+        b: true,
+        d: new Date(0),
+        bad: new Date(Number.NaN),
+        m: new Map<unknown, unknown>([[1, "one"], ["k", [true]]]),
+      };
+      expect(template("v=${1}", { 1: value })).toBe(
+        'v={"a":1,"s":"x","n":null,"arr":[1,null,3,null,null,null,null,null],"big":2,"b":true,"d":"1970-01-01T00:00:00.000Z","bad":null,"m":{"1":"one","k":[true]}}',
+      );
+    });
+
+    test.each([
+      ["a function in an array", [() => 1], "[null]"],
+      ["a symbol in an array", [Symbol("s")], "[null]"],
+      ["a hole in an array", [, 1], "[null,1]"],
+      ["a symbol in an object", { a: Symbol("s"), b: 1 }, '{"b":1}'],
+      ["a function in an object", { a: () => 1, b: 1 }, '{"b":1}'],
+      ["a getter in an object", Object.defineProperty({ b: 1 }, "g", { get: () => 2, enumerable: true }), '{"b":1}'],
+    ])("%s", (_, value, json) => {
+      expect(template("v=${1}", { 1: value })).toBe(`v=${json}`);
+    });
+
+    test("a key that disappears between listing and reading is left out", () => {
+      let calls = 0;
+      const flaky = new Proxy(
+        {},
+        {
+          ownKeys: () => ["x"],
+          getOwnPropertyDescriptor: () => (++calls === 1 ? { value: 1, writable: true, enumerable: true, configurable: true } : undefined),
+        },
+      );
+      expect(template("v=${1}", { 1: flaky })).toBe("v={}");
+    });
+  });
+
+  describe("length limit", () => {
+    test("JSON that exactly fills the output budget is accepted", () => {
+      expect(template("=${1}", { 1: { a: 1 } }, { maxOutputLength: 8 })).toBe('={"a":1}');
+      expect(interpolationText({ a: 1 }, 7, 10)).toBe('{"a":1}');
+    });
+
+    test("JSON longer than the budget is an interpolated-value limit error", () => {
+      const error = thrown(() => template("${1}!", { 1: { a: 1 } }, { maxOutputLength: 6 }));
+      expect(error.code).toBe("limit");
+      expect(error.message).toBe("interpolated value is longer than maxOutputLength (6)");
+      expect(() => interpolationText({ a: 1 }, 6, 10)).toThrow("interpolated value is longer than maxOutputLength (6)");
+    });
+  });
+
+  describe("depth limit", () => {
+    test.each([
+      ["an object in an object", { a: {} }, '{"a":{}}'],
+      ["an array in an array", [[]], "[[]]"],
+    ])("%s is within maxDepth 1", (_, value, json) => {
+      expect(template("v=${1}", { 1: value }, { maxDepth: 1 })).toBe(`v=${json}`);
+    });
+
+    test.each([
+      ["objects", { a: { b: {} } }],
+      ["arrays", [[[]]]],
+      ["an array in an object", { a: [[1]] }],
+    ])("%s nested deeper than maxDepth are a limit error", (_, value) => {
+      const error = thrown(() => template("v=${1}", { 1: value }, { maxDepth: 1 }));
+      expect(error.code).toBe("limit");
+      expect(error.message).toBe("interpolated value is nested deeper than maxDepth (1)");
+    });
+  });
+
+  test("a cycle is a cycle error; a shared value is not", () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    const error = thrown(() => template("v=${1}", { 1: cyclic }));
+    expect(error.code).toBe("cycle");
+    expect(error.message).toBe("interpolated value contains a cycle");
+    const shared = { s: 1 };
+    expect(template("v=${1}", { 1: { x: shared, y: [shared] } })).toBe('v={"x":{"s":1},"y":[{"s":1}]}');
+  });
+
+  test("a value that cannot be read is an access error about the interpolated value", () => {
+    const hostile = new Proxy(
+      {},
+      {
+        ownKeys() {
+          throw new Error("boom");
+        },
+      },
+    );
+    const error = thrown(() => template("v=${1}", { 1: hostile }));
+    expect(error.code).toBe("access");
+    expect(error.message).toBe("could not read an interpolated value: boom");
+  });
+});
