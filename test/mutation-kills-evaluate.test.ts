@@ -266,12 +266,24 @@ describe("evaluate.ts: KeyError messages and fields", () => {
   });
 });
 
+describe("evaluate.ts: how many keys a missing-key message says there are", () => {
+  test.each([
+    ["an object with 20 keys", Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, i])), "keys: k0, k1, k2, k3, k4, k5, k6, k7, … (12 more)"],
+    ["an object with 9 keys", Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`k${i}`, i])), "keys: k0, k1, k2, k3, k4, k5, k6, k7, … (1 more)"],
+    ["an object with 8 keys", Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`k${i}`, i])), "keys: k0, k1, k2, k3, k4, k5, k6, k7"],
+    ["a Map with 10 keys", new Map(Array.from({ length: 10 }, (_, i) => [`k${i}`, i])), "keys: k0, k1, k2, k3, k4, k5, k6, k7, … (2 more)"],
+  ])("%s", (_name, value, known) => {
+    const error = keyErrorOf(() => evaluate(parseRef("$1.zip"), { 1: value }));
+    expect(error.message).toBe(`$1.zip: step 1's result has no key "zip" (${known})`);
+  });
+});
+
 describe("evaluate.ts: the steps a missing-step message lists", () => {
   test.each([
     ["holes in an array of results are not listed", [, "x", , "y"], "steps with results: 1, 3"],
     ["other own properties of an array of results are not listed", Object.assign(["x"], { note: 1 }), "steps with results: 0"],
-    ["at most 9 steps are collected from an array (8 shown, 1 more)", Array.from({ length: 20 }, (_, i) => i), "steps with results: 0, 1, 2, 3, 4, 5, 6, 7, … (1 more)"],
-    ["at most 9 keys are collected from an object (8 shown, 1 more)", Object.fromEntries(Array.from({ length: 20 }, (_, i) => [i, i])), "steps with results: 0, 1, 2, 3, 4, 5, 6, 7, … (1 more)"],
+    ["an array shows 8 steps, then … without a count (holes are not steps)", Array.from({ length: 20 }, (_, i) => i), "steps with results: 0, 1, 2, 3, 4, 5, 6, 7, …"],
+    ["an object shows 8 steps, then how many more there are", Object.fromEntries(Array.from({ length: 20 }, (_, i) => [i, i])), "steps with results: 0, 1, 2, 3, 4, 5, 6, 7, … (12 more)"],
     ["an empty array has no step", [], "no step has a result yet"],
   ])("%s", (_name, results, why) => {
     const error = keyErrorOf(() => evaluate(parseRef("$50"), results as Results));

@@ -107,6 +107,14 @@ export function readIndex(container: unknown, index: number): unknown {
 
 /** Up to `max` own keys of a container, for error messages. */
 export function someKeys(container: unknown, max = 9): string[] {
+  return keySample(container, max).keys;
+}
+
+/**
+ * Up to `max` own keys of a container and how many it has (`null` when unknown), for error messages,
+ * from one listing of its keys: a result with a million keys is listed once per message, not twice.
+ */
+export function keySample(container: unknown, max = 9): { readonly keys: string[]; readonly total: number | null } {
   try {
     if (container instanceof Map) {
       const keys: string[] = [];
@@ -114,13 +122,16 @@ export function someKeys(container: unknown, max = 9): string[] {
         if (keys.length >= max) break;
         keys.push(String(key));
       }
-      return keys;
+      return { keys, total: container.size };
     }
-    if (typeof container === "object" && container !== null) return Object.keys(container).slice(0, max);
+    if (typeof container === "object" && container !== null) {
+      const all = Object.keys(container);
+      return { keys: all.slice(0, max), total: all.length };
+    }
   } catch {
     // A hostile container: the message simply lists no keys.
   }
-  return [];
+  return { keys: [], total: null };
 }
 
 /** How many entries a container has, for error messages (`undefined` when unknown). */

@@ -7,7 +7,7 @@ import { formatRef } from "../grammar/format.js";
 import { asRefError, KeyError, RefError } from "../shared/errors.js";
 import { DEFAULT_LIMITS, normalizeOptions } from "../shared/options.js";
 import { safeText, listSome, quoted } from "../shared/text.js";
-import { accessError, assertResults, describeValue, MISSING, NOT_INDEXABLE, readIndex, readKey, readStep, someKeys, sizeOf, type Results } from "./access.js";
+import { accessError, assertResults, describeValue, keySample, MISSING, NOT_INDEXABLE, readIndex, readKey, readStep, sizeOf, type Results } from "./access.js";
 import { interpolationText } from "./stringify.js";
 
 /** Limits that apply while evaluating. */
@@ -168,13 +168,13 @@ function referenceDetails(node: ReferenceNode, context: Context) {
 
 function missingStep(node: ReferenceNode, results: Results, context: Context): KeyError {
   const { step, base, label } = referenceDetails(node, context);
-  const have = stepsWithResults(results);
+  const { keys: have, total } = stepsWithResults(results);
   const why =
     base.step === null
       ? "step numbers above Number.MAX_SAFE_INTEGER never match a step"
       : have.length === 0
         ? "no step has a result yet"
-        : `steps with results: ${listSome(have)}`;
+        : `steps with results: ${listSome(have, 8, total)}`;
   return new KeyError("missing-step", `${label}: no result for step ${safeText(step, 24)} (${why})`, {
     ...base,
     ref: context.source ?? label,
@@ -196,8 +196,8 @@ function missingSegment(node: ReferenceNode, index: number, value: unknown, reas
   if (segment.type === "index") {
     return new KeyError("missing-key", `${label}: step ${step}'s result has no index ${segment.index}${at} (length ${sizeOf(value) ?? 0})`, details);
   }
-  const keys = someKeys(value);
-  const known = keys.length === 0 ? "it has no keys" : `keys: ${listSome(keys, 8)}`;
+  const { keys, total } = keySample(value);
+  const known = keys.length === 0 ? "it has no keys" : `keys: ${listSome(keys, 8, total)}`;
   return new KeyError("missing-key", `${label}: step ${step}'s result has no key ${quoted(segment.name, 40)}${at} (${known})`, details);
 }
 
@@ -215,11 +215,12 @@ function pathText(node: ReferenceNode, upTo: number): string {
     .join("");
 }
 
-function stepsWithResults(results: Results): string[] {
+/** The first steps that have results, and how many there are (unknown for arrays: holes are not steps, and counting them is a full pass). */
+function stepsWithResults(results: Results): { readonly keys: string[]; readonly total: number | null } {
   if (Array.isArray(results)) {
     const steps: string[] = [];
     for (let i = 0; i < results.length && steps.length < 9; i++) if (Object.hasOwn(results, i)) steps.push(String(i));
-    return steps;
+    return { keys: steps, total: null };
   }
-  return someKeys(results);
+  return keySample(results);
 }

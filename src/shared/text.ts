@@ -17,9 +17,12 @@ export function quoted(text: string, max = DEFAULT_MAX): string {
   return `"${safeText(text, max)}"`;
 }
 
-/** A short list of names for a message: the first `max` of them, then "…" and how many more. */
-export function listSome(names: readonly string[], max = 8): string {
+/**
+ * A short list of names for a message: the first `max` of them, then "…" and how many more. `total` is
+ * how many names there are when `names` holds only the first few (`null`: unknown, so no count).
+ */
+export function listSome(names: readonly string[], max = 8, total: number | null = names.length): string {
   const shown = names.slice(0, max).map((name) => safeText(name, 30));
-  const more = names.length - shown.length;
-  return more > 0 ? `${shown.join(", ")}, … (${more} more)` : shown.join(", ");
+  if (names.length <= shown.length && (total ?? 0) <= shown.length) return shown.join(", ");
+  return total === null ? `${shown.join(", ")}, …` : `${shown.join(", ")}, … (${total - shown.length} more)`;
 }
