@@ -123,11 +123,13 @@ describe("evaluate.ts: options", () => {
 });
 
 describe("evaluate.ts: templates", () => {
-  test("an interpolated value gets only what is left of maxOutputLength after the text before it", () => {
+  test("an interpolated value gets only what is left of maxOutputLength after the text before it; the error names the caller's limit and the part", () => {
     // 6 characters of text leave 4 of 10 for "[1,2,3]" (7): the value itself is over the limit.
-    const error = refErrorOf(() => evaluate(parseRef("abcdef${1}", TEMPLATES), { 1: [1, 2, 3] }, { maxOutputLength: 10 }));
+    const error = refErrorOf(() => evaluate(parseRef("abcdef${1}", TEMPLATES), { 1: [1, 2, 3] }, { maxOutputLength: 10, source: "abcdef${1}" }));
     expect(error.code).toBe("limit");
-    expect(error.message).toBe("interpolated value is longer than maxOutputLength (4)");
+    expect(error.message).toBe("template output is longer than maxOutputLength (10)");
+    expect(error.span).toEqual({ start: 6, end: 10 });
+    expect(error.ref).toBe("abcdef${1}");
     expect(evaluate(parseRef("abc${1}", TEMPLATES), { 1: [1, 2, 3] }, { maxOutputLength: 10 })).toBe("abc[1,2,3]");
   });
 

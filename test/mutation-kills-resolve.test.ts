@@ -333,10 +333,10 @@ describe("src/resolve/stringify.ts", () => {
       expect(interpolationText({ a: 1 }, 7, 10)).toBe('{"a":1}');
     });
 
-    test("JSON longer than the budget is an interpolated-value limit error", () => {
+    test("JSON longer than the budget is a limit error (the template's own, in resolveRefs)", () => {
       const error = thrown(() => template("${1}!", { 1: { a: 1 } }, { maxOutputLength: 6 }));
       expect(error.code).toBe("limit");
-      expect(error.message).toBe("interpolated value is longer than maxOutputLength (6)");
+      expect(error.message).toBe("template output is longer than maxOutputLength (6)");
       expect(() => interpolationText({ a: 1 }, 6, 10)).toThrow("interpolated value is longer than maxOutputLength (6)");
     });
   });

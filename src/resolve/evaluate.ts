@@ -6,9 +6,10 @@ import { assertNever, readableNode, type Expression, type ReferenceNode, type Re
 import { formatRef } from "../grammar/format.js";
 import { asRefError, KeyError, RefError } from "../shared/errors.js";
 import { DEFAULT_LIMITS, normalizeOptions } from "../shared/options.js";
+import type { Span } from "../shared/span.js";
 import { safeText, listSome, quoted } from "../shared/text.js";
 import { accessError, assertResults, describeValue, keySample, MISSING, NOT_INDEXABLE, readIndex, readKey, readStep, sizeOf, type Results } from "./access.js";
-import { interpolationText } from "./stringify.js";
+import { InterpolationTooLong, interpolationText } from "./stringify.js";
 
 /** Limits that apply while evaluating. */
 export interface EvaluateOptions {
@@ -60,6 +61,10 @@ function evaluateContext(options: (EvaluateOptions & { source?: string }) | unde
   return { source, maxOutputLength: outputLimit, maxDepth: depthLimit };
 }
 
+function outputTooLong(context: Context, span: Span): RefError {
+  return new RefError("limit", `template output is longer than maxOutputLength (${context.maxOutputLength})`, { ref: context.source, span });
+}
+
 /** `evaluate` without re-checking `results` (the caller already did). */
 export function evaluateAst(ast: RefAst, results: Results, context: Context): unknown {
   switch (ast.type) {
@@ -71,10 +76,19 @@ export function evaluateAst(ast: RefAst, results: Results, context: Context): un
       if (ast.parts.length === 1 && only?.type === "interpolation") return evaluateExpression(only.expression, results, context);
       let text = "";
       for (const part of ast.parts) {
-        text += part.type === "text" ? part.value : interpolationText(evaluateExpression(part.expression, results, context), context.maxOutputLength - text.length, context.maxDepth);
-        if (text.length > context.maxOutputLength) {
-          throw new RefError("limit", `template output is longer than maxOutputLength (${context.maxOutputLength})`, { ref: context.source, span: part.span });
+        if (part.type === "text") {
+          text += part.value;
+        } else {
+          const value = evaluateExpression(part.expression, results, context);
+          try {
+            text += interpolationText(value, context.maxOutputLength - text.length, context.maxDepth);
+          } catch (error) {
+            // The value alone overflows what is left: the same error as text that overflows (the caller's limit, this part's span).
+            if (error instanceof InterpolationTooLong) throw outputTooLong(context, part.span);
+            throw error;
+          }
         }
+        if (text.length > context.maxOutputLength) throw outputTooLong(context, part.span);
       }
       return text;
     }

@@ -7,7 +7,13 @@
 import { RefError } from "../shared/errors.js";
 import { guarded, isPlainArray } from "./access.js";
 
-/** Text of one interpolated value, at most `maxLength` characters (else `RefError` code `limit`). */
+/**
+ * The error of an interpolated value longer than the room left for it: the template turns it into its
+ * own "template output is longer than maxOutputLength" error, with the caller's limit and the part's span.
+ */
+export class InterpolationTooLong extends RefError {}
+
+/** Text of one interpolated value, at most `maxLength` characters (else `InterpolationTooLong`, code `limit`). */
 export function interpolationText(value: unknown, maxLength: number, maxDepth: number): string {
   if (typeof value === "string") return value;
   if (typeof value === "object" && value !== null) return compactJson(value, maxLength, maxDepth);
@@ -26,7 +32,7 @@ function compactJson(root: object, maxLength: number, maxDepth: number): string 
   const ancestors = new Set<object>();
   const push = (text: string): void => {
     length += text.length;
-    if (length > maxLength) throw new RefError("limit", `interpolated value is longer than maxOutputLength (${maxLength})`);
+    if (length > maxLength) throw new InterpolationTooLong("limit", `interpolated value is longer than maxOutputLength (${maxLength})`);
     parts.push(text);
   };
 
