@@ -384,3 +384,25 @@ describe("src/resolve/stringify.ts", () => {
     expect(error.message).toBe("could not read an interpolated value: boom");
   });
 });
+
+describe("second mutation run: what the first round left", () => {
+  test("results whose prototype cannot be read: code access, and the message says it was the results", () => {
+    const boom = new Error("no prototype for you");
+    const results = new Proxy({}, { getPrototypeOf: () => { throw boom; } });
+    const error = thrown(() => ref("$1", results));
+    expect(error.code).toBe("access");
+    expect(error.cause).toBe(boom);
+    expect(error.message).toBe("could not read results: no prototype for you");
+  });
+
+  test.each([
+    ["an object in an object in an object", { a: { b: {} } }],
+    ["an array in an object in an object", { a: { b: [] } }],
+    ["an object in an array in an object", { a: [{}] }],
+  ])("maxDepth counts every level of objects too: %s is over maxDepth 1", (_name, value) => {
+    const error = thrown(() => template("x${1}", { 1: value }, { maxDepth: 1 }));
+    expect(error.code).toBe("limit");
+    expect(error.message).toBe("interpolated value is nested deeper than maxDepth (1)");
+    expect(template("x${1}", { 1: value }, { maxDepth: 2 })).toBe(`x${JSON.stringify(value)}`);
+  });
+});
