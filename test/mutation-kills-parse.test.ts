@@ -257,3 +257,19 @@ describe("parse.ts: an options object changed between calls is read afresh", () 
     expect(errorOf(tryParseRef("$1.a.b", options as ResolveOptions)).code).toBe("limit");
   });
 });
+
+describe("parse.ts: survivors of the second mutation run", () => {
+  test("tryParseRef on a value that is not a string says what it got", () => {
+    for (const [value, type] of [[42, "number"], [null, "object"], [undefined, "undefined"]] as const) {
+      const result = tryParseRef(value as unknown as string);
+      expect(result.ok).toBe(false);
+      if (!result.ok) expect(result.error.message).toBe(`a reference must be a string, not ${type}`);
+    }
+  });
+
+  test("parseTemplate: a template of exactly maxRefLength characters is parsed, one more is a limit error", () => {
+    const text = "a${1.b}"; // 7 characters
+    expect(parseTemplate(text, { syntax: "path", maxRefLength: 7 }).parts.map((part) => part.type)).toEqual(["text", "interpolation"]);
+    expect((thrownBy(() => parseTemplate(`${text}c`, { syntax: "path", maxRefLength: 7 })) as RefError).code).toBe("limit");
+  });
+});
