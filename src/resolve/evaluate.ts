@@ -150,8 +150,7 @@ function evaluateReference(node: ReferenceNode, results: Results, context: Conte
   let value: unknown;
   try {
     value = readStep(results, node.step.id);
-    if (value === MISSING) throw missingStep(node, results, context);
-    for (index = 0; index < path.length; index++) {
+    if (value !== MISSING) for (index = 0; index < path.length; index++) {
       container = value;
       const segment = path[index]!;
       value = segment.type === "index" ? readIndex(container, segment.index) : readKey(container, segment.name);
@@ -160,7 +159,7 @@ function evaluateReference(node: ReferenceNode, results: Results, context: Conte
   } catch (error) {
     throw accessError(() => readingWhat(node, index), error);
   }
-  if (value === MISSING) throw missingSegment(node, index, container, "missing", context);
+  if (value === MISSING) throw index < 0 ? missingStep(node, results, context) : missingSegment(node, index, container, "missing", context);
   if (value === NOT_INDEXABLE) throw missingSegment(node, index, container, "not-indexable", context);
   return value;
 }
@@ -233,7 +232,11 @@ function pathText(node: ReferenceNode, upTo: number): string {
 function stepsWithResults(results: Results): { readonly keys: string[]; readonly total: number | null } {
   if (Array.isArray(results)) {
     const steps: string[] = [];
-    for (let i = 0; i < results.length && steps.length < 9; i++) if (Object.hasOwn(results, i)) steps.push(String(i));
+    try {
+      for (let i = 0; i < results.length && steps.length < 9; i++) if (Object.hasOwn(results, i)) steps.push(String(i));
+    } catch {
+      // A hostile array (a Proxy whose traps throw): the message lists what was read.
+    }
     return { keys: steps, total: null };
   }
   return keySample(results);
