@@ -1,6 +1,7 @@
 /**
- * `plan-refs/grammar`: the syntax of references — parser, AST types, printer, and the Parsimmon
- * language itself for tools (linters, editors) that build on the same grammar.
+ * `plan-refs/grammar`: the syntax of references — parser, AST types, printer, and the grammar's rules
+ * themselves (Parsimmon parsers at run time, typed as plan-refs's own `RefRule`) for tools (linters,
+ * editors) that build on the same grammar.
  */
 export type {
   AstNode,
@@ -20,7 +21,7 @@ export type {
 } from "./ast.js";
 export { referencesIn, walkAst } from "./ast.js";
 export { formatRef } from "./format.js";
-export { pathLanguage, seedLanguage, type RefLanguage } from "./language.js";
+export { pathLanguage, seedLanguage, type RefLanguage, type RefRule, type RefRuleResult } from "./language.js";
 export {
   clearParseCache,
   isPlaceholder,

@@ -42,21 +42,54 @@ import type {
   TextPart,
 } from "./ast.js";
 
-/** The rules of one flavour of the language, each a Parsimmon parser producing plan-refs AST nodes. */
+/**
+ * What a rule's `parse` returns: the value, or where the furthest failure is (1-based line and column,
+ * counted as Parsimmon counts them) and what was expected there.
+ */
+export type RefRuleResult<T> =
+  | { readonly status: true; readonly value: T }
+  | { readonly status: false; readonly index: { readonly offset: number; readonly line: number; readonly column: number }; readonly expected: readonly string[] };
+
+/**
+ * One rule of the language. At run time a rule is a Parsimmon parser (its combinators work from
+ * JavaScript), but its published type is plan-refs's own, so the library's declarations never name
+ * Parsimmon's types and a consumer needs no `@types/parsimmon`.
+ *
+ * @example
+ * seedLanguage.placeholder.parse("$1.city") // { status: true, value: { type: "reference", … } }
+ * seedLanguage.placeholder.parse("$1.")     // { status: false, index: { offset: 3, line: 1, column: 4 }, expected: ["a key"] }
+ */
+export interface RefRule<T> {
+  /** Parse the whole of `text` with this rule; safe on any string (throws a `RefError` on a non-string). */
+  parse(text: string): RefRuleResult<T>;
+}
+
+/** The rules of one flavour of the language, each producing plan-refs AST nodes. */
 export interface RefLanguage {
   /** A whole string that is one placeholder: `$1.city` (seed) or `$1.a[0] ?? "x"` (path). */
-  readonly placeholder: P.Parser<Expression>;
+  readonly placeholder: RefRule<Expression>;
   /** A whole string with `${…}` interpolations and escapes. */
-  readonly template: P.Parser<TemplateNode>;
+  readonly template: RefRule<TemplateNode>;
   /** A reference with its defaults, at the current position, without end of input. */
-  readonly expression: P.Parser<Expression>;
+  readonly expression: RefRule<Expression>;
   /** `$` step path. */
-  readonly reference: P.Parser<ReferenceNode>;
+  readonly reference: RefRule<ReferenceNode>;
   /** Digits of a step number. */
-  readonly step: P.Parser<StepNode>;
+  readonly step: RefRule<StepNode>;
   /** One path segment (path syntax), or the seed key. */
-  readonly segment: P.Parser<Segment>;
+  readonly segment: RefRule<Segment>;
   /** A JSON literal (path syntax defaults). */
+  readonly literal: RefRule<LiteralNode>;
+}
+
+/** The same rules as Parsimmon parsers: this module's own view of them (never exported). */
+interface ParsimmonLanguage {
+  readonly placeholder: P.Parser<Expression>;
+  readonly template: P.Parser<TemplateNode>;
+  readonly expression: P.Parser<Expression>;
+  readonly reference: P.Parser<ReferenceNode>;
+  readonly step: P.Parser<StepNode>;
+  readonly segment: P.Parser<Segment>;
   readonly literal: P.Parser<LiteralNode>;
 }
 
@@ -254,7 +287,7 @@ interface Reply<T> {
   readonly expected: readonly string[];
 }
 
-function reply<T>(rule: P.Parser<T>, text: string): Reply<T> {
+function reply<T>(rule: P.Parser<T> | RefRule<T>, text: string): Reply<T> {
   return (rule as unknown as { _: (input: string, index: number) => Reply<T> })._(text, 0);
 }
 
@@ -273,11 +306,11 @@ function lineColumn(text: string, offset: number): { offset: number; line: numbe
 }
 
 /** The rules of a language, each with a `parse` that is safe on any text (see `reply`). */
-function withSafeParse(language: RefLanguage): RefLanguage {
+function withSafeParse(language: ParsimmonLanguage): RefLanguage {
   for (const rule of Object.values(language) as P.Parser<unknown>[]) {
     const whole = rule.skip(P.eof);
     Object.defineProperty(rule, "parse", {
-      value: (text: string): P.Result<unknown> => {
+      value: (text: string): RefRuleResult<unknown> => {
         if (typeof text !== "string") throw new RefError("syntax", "a reference must be a string");
         const result = reply(whole, text);
         return result.status ? { status: true, value: result.value } : { status: false, index: lineColumn(text, result.furthest), expected: [...result.expected] };
@@ -298,12 +331,13 @@ export type RuleResult<T> = { readonly ok: true; readonly value: T } | { readonl
 
 /**
  * Run a rule of the language on `text` (the `placeholder` and `template` rules end with end of input)
- * and report success or the furthest failure.
+ * and report success or the furthest failure. `rule` is one of this module's rules (a Parsimmon parser
+ * underneath, whatever its published type says).
  *
  * @example
  * runRule(seedLanguage.placeholder, "$1.") // { ok: false, offset: 3, expected: ["a key"] }
  */
-export function runRule<T>(rule: P.Parser<T>, text: string): RuleResult<T> {
+export function runRule<T>(rule: RefRule<T>, text: string): RuleResult<T> {
   const result = reply(rule, text);
   if (result.status) return { ok: true, value: result.value };
   return { ok: false, offset: result.furthest, expected: [...new Set(result.expected)].sort() };
