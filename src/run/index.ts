@@ -3,3 +3,4 @@
  */
 export { runPlan, type RunEvent, type RunOptions, type RunReport, type StepTiming, type ToolContext, type ToolFunction, type ToolFunctions } from "./run-plan.js";
 export { StepError, type StepErrorCode } from "../shared/errors.js";
+export { defineTools, type CatalogTools, type DefinedTools, type SchemaValue, type ToolArgs, type TypedTool } from "./define-tools.js";
