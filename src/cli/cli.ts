@@ -1,21 +1,24 @@
 /**
  * The command line's dispatcher: `plan-refs <command> …`. Users' mistakes end as one line on stderr
- * and exit code 2; only a bug in plan-refs itself shows a stack trace.
+ * and exit code 2; only a bug in plan-refs itself shows a stack trace. `plan-refs <command> --help`
+ * prints that command's options, defaults, exit codes and an example on stdout (exit 0).
  */
+import { readFileSync } from "node:fs";
 import { CliError } from "./input.js";
 import type { CliIo } from "./io.js";
-import { lintCommand, lintUsage } from "./lint-command.js";
-import { lspCommand, lspUsage } from "./lsp-command.js";
-import { resolveCommand, resolveUsage } from "./resolve-command.js";
-import { runCommand, runUsage } from "./run-command.js";
+import { lintCommand, lintHelp, lintUsage } from "./lint-command.js";
+import { lspCommand, lspHelp, lspUsage } from "./lsp-command.js";
+import { resolveCommand, resolveHelp, resolveUsage } from "./resolve-command.js";
+import { runCommand, runHelp, runUsage } from "./run-command.js";
+import { printable } from "./terminal.js";
 
 type Command = (argv: string[], io: CliIo) => number | Promise<number>;
 
-const commands: Record<string, { run: Command; usage: string }> = {
-  resolve: { run: resolveCommand, usage: resolveUsage },
-  lint: { run: lintCommand, usage: lintUsage },
-  run: { run: runCommand, usage: runUsage },
-  lsp: { run: lspCommand, usage: lspUsage },
+const commands: Record<string, { run: Command; usage: string; help: string }> = {
+  resolve: { run: resolveCommand, usage: resolveUsage, help: resolveHelp },
+  lint: { run: lintCommand, usage: lintUsage, help: lintHelp },
+  run: { run: runCommand, usage: runUsage, help: runHelp },
+  lsp: { run: lspCommand, usage: lspUsage, help: lspHelp },
 };
 
 const help = `plan-refs: step references in AI-agent tool plans
@@ -23,7 +26,35 @@ const help = `plan-refs: step references in AI-agent tool plans
 ${Object.values(commands)
   .map((command) => command.usage)
   .join("\n")}
+
+plan-refs <command> --help   the command's options, defaults, exit codes and an example
+plan-refs --version, -v      the version
 `;
+
+/**
+ * The package's version, read from its package.json (the one place it is written): two folders up
+ * from this file, in src/cli as in dist/cli.
+ *
+ * @example
+ * packageVersion() // "0.1.0"
+ */
+export function packageVersion(): string {
+  try {
+    const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: unknown };
+    return typeof manifest.version === "string" ? manifest.version : "unknown";
+  } catch {
+    return "unknown";
+  }
+}
+
+/** Whether the arguments ask for help: `--help` or `-h` before any `--`. */
+function asksForHelp(argv: readonly string[]): boolean {
+  for (const arg of argv) {
+    if (arg === "--") return false;
+    if (arg === "--help" || arg === "-h") return true;
+  }
+  return false;
+}
 
 /** Run the command line with `argv` (without `node` and the script) and return the exit code. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
@@ -32,28 +63,38 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     (name === undefined ? io.stderr : io.stdout)(help);
     return name === undefined ? 2 : 0;
   }
-  if (name === "--version") {
-    io.stdout("plan-refs 0.1.0\n");
+  if (name === "--version" || name === "-v") {
+    io.stdout(`plan-refs ${packageVersion()}\n`);
     return 0;
   }
   const command = Object.hasOwn(commands, name) ? commands[name] : undefined;
   if (command === undefined) {
-    io.stderr(`plan-refs: unknown command "${name.slice(0, 40)}"\n${help}`);
+    io.stderr(`plan-refs: unknown command "${printable(name.slice(0, 40))}"\n${help}`);
     return 2;
+  }
+  if (asksForHelp(rest)) {
+    io.stdout(command.help);
+    return 0;
   }
   try {
     return await command.run(rest, io);
   } catch (error) {
     if (error instanceof CliError) {
-      io.stderr(`plan-refs: ${error.message}\n`);
+      io.stderr(`plan-refs: ${withUsage(error.message, command.usage)}\n`);
       return error.exitCode;
     }
     if (isArgParseError(error)) {
-      io.stderr(`plan-refs ${name}: ${(error as Error).message}\n${command.usage}\n`);
+      io.stderr(`plan-refs ${name}: ${printable((error as Error).message)}\n${command.usage}\n(plan-refs ${name} --help for more)\n`);
       return 2;
     }
     throw error;
   }
+}
+
+/** A CLI error's message, escaped as one line, and the command's usage on the next when it ends with it. */
+function withUsage(message: string, usage: string): string {
+  const suffix = `\n${usage}`;
+  return message.endsWith(suffix) ? `${printable(message.slice(0, -suffix.length))}${suffix}` : printable(message);
 }
 
 /** `node:util` parseArgs errors carry codes like ERR_PARSE_ARGS_UNKNOWN_OPTION. */

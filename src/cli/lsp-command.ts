@@ -8,6 +8,24 @@ import type { CliIo } from "./io.js";
 
 export const lspUsage = "usage: plan-refs lsp --stdio   (language server over stdin/stdout, for editors)";
 
+export const lspHelp = `${lspUsage}
+
+Serve the Language Server Protocol over stdin and stdout, for editors: diagnostics, completion, hover,
+go to definition and rename for step references in plan files. Nothing else is written to stdout.
+
+options:
+  --stdio      the transport (the only one; editors pass it)
+  -h, --help   show this help
+
+exit codes:
+  0    the client sent "exit" (or closed the stream) after "shutdown"
+  1    "exit" or the end of the stream came without "shutdown"
+  2    usage errors
+
+example (an editor starts it so):
+  plan-refs lsp --stdio
+`;
+
 /** Largest `tools.json` the server reads (4 MiB). */
 const MAX_CATALOG_BYTES = 4 * 1024 * 1024;
 

@@ -3,6 +3,7 @@
  * The `plan-refs` executable: wires the process's streams and signals to `runCli`.
  */
 import { runCli } from "./cli.js";
+import { Interrupted, SIGNAL_EXIT_CODES } from "./io.js";
 
 // A closed output pipe (`plan-refs … | head`) ends the program quietly, not with a stack trace; any
 // other write failure (a full disk, EIO) is one line on stderr, if stderr still works, and exit code 1.
@@ -20,10 +21,23 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
+const argv = process.argv.slice(2);
 const controller = new AbortController();
-process.once("SIGINT", () => controller.abort(new Error("interrupted (Ctrl-C)")));
+let interrupted: Interrupted | undefined;
+// `run` turns SIGINT, SIGTERM and SIGHUP into an abort: running tools see it, the results so far are
+// written, and the process exits with 128 + the signal's number. A second signal exits at once. The
+// other commands keep Node's default (the signal ends them), so `lsp` still stops when it is told to.
+if (argv[0] === "run") {
+  for (const name of Object.keys(SIGNAL_EXIT_CODES) as (keyof typeof SIGNAL_EXIT_CODES)[]) {
+    process.on(name, () => {
+      if (interrupted !== undefined) process.exit(interrupted.exitCode);
+      interrupted = new Interrupted(name);
+      controller.abort(interrupted);
+    });
+  }
+}
 
-const code = await runCli(process.argv.slice(2), {
+const code = await runCli(argv, {
   stdout: (text) => void process.stdout.write(text),
   stderr: (text) => void process.stderr.write(text),
   stdoutIsTTY: process.stdout.isTTY === true,
@@ -31,3 +45,13 @@ const code = await runCli(process.argv.slice(2), {
   signal: controller.signal,
 });
 process.exitCode = code;
+if (interrupted !== undefined) {
+  // The results are written: exit now, even if a tool ignores its abort signal and keeps the event
+  // loop busy. Once both streams have taken what was written, so nothing is cut short.
+  let pending = 2;
+  const done = (): void => {
+    if (--pending === 0) process.exit(code);
+  };
+  process.stdout.write("", done);
+  process.stderr.write("", done);
+}

@@ -1,18 +1,16 @@
 /**
- * Progress of `plan-refs run` on stderr: on a terminal a live table of the steps (redrawn in place),
- * otherwise one plain line per event, which logs and CI keep readably.
+ * Progress of `plan-refs run` on stderr: on a terminal a live view redrawn in place, otherwise one
+ * plain line per event, which logs and CI keep readably. Every message printed is escaped
+ * (`printable`): a tool's error text cannot forge lines or drive the terminal.
+ *
+ * The live view is bounded: it is redrawn at most `FRAMES_PER_SECOND` times a second, and only the
+ * rows that fit the terminal (the steps running now, then one line of counts), so what is written
+ * grows with the number of steps, not with its square. A failed step's line is printed once, above
+ * the view, where it stays.
  */
 import pc from "picocolors";
 import type { RunEvent } from "../run/run-plan.js";
-
-type State = "waiting" | "running" | "done" | "failed" | "skipped";
-
-interface Row {
-  readonly id: number;
-  readonly tool: string;
-  state: State;
-  detail: string;
-}
+import { printable } from "./terminal.js";
 
 /** A progress view: feed it events, call `finish` at the end. */
 export interface Progress {
@@ -20,63 +18,116 @@ export interface Progress {
   readonly finish: () => void;
 }
 
-const ms = (value: number): string => `${Math.round(value)} ms`;
+/** Most redraws of the live view per second. */
+export const FRAMES_PER_SECOND = 10;
+/** Widest error detail shown on a line. */
+const MAX_DETAIL = 200;
 
-/** One line per event, for pipes and logs. */
+const ms = (value: number): string => `${Math.round(value)} ms`;
+const tool = (name: string): string => printable(name.slice(0, 60));
+const detail = (message: string): string => printable(message.slice(0, MAX_DETAIL));
+
+/** What one event says, as one line without its step prefix (also used by the live view). */
+function describe(event: RunEvent): string {
+  switch (event.type) {
+    case "step-start":
+      return `started at ${ms(event.startMs)}`;
+    case "step-done":
+      return `done in ${ms(event.durationMs)}`;
+    case "step-failed":
+      return `failed after ${ms(event.durationMs)}: ${detail(event.error.message)}`;
+    case "step-skipped":
+      return `skipped: step ${event.blockedBy} did not succeed`;
+  }
+}
+
+/**
+ * One line per event, for pipes and logs.
+ *
+ * @example
+ * const progress = lineProgress((text) => process.stderr.write(text))
+ */
 export function lineProgress(write: (text: string) => void): Progress {
   return {
     onEvent(event) {
-      const head = `step ${event.stepId} (${event.tool})`;
-      switch (event.type) {
-        case "step-start":
-          return write(`${head} started at ${ms(event.startMs)}\n`);
-        case "step-done":
-          return write(`${head} done in ${ms(event.durationMs)}\n`);
-        case "step-failed":
-          return write(`${head} failed after ${ms(event.durationMs)}: ${event.error.message}\n`);
-        case "step-skipped":
-          return write(`${head} skipped: step ${event.blockedBy} did not succeed\n`);
-      }
+      write(`step ${event.stepId} (${tool(event.tool)}) ${describe(event)}\n`);
     },
     finish() {},
   };
 }
 
-/** A live table redrawn in place, for terminals. */
-export function liveProgress(write: (text: string) => void, steps: readonly { id: number; tool: string }[]): Progress {
-  const rows = new Map<number, Row>(steps.map((step) => [step.id, { ...step, state: "waiting", detail: "" }]));
+/** Options of the live view. */
+export interface LiveOptions {
+  /** The terminal's height in rows (default 24): the view uses at most all but two of them. */
+  readonly rows?: number | undefined;
+  /** The terminal's width in columns (default 100): longer lines are cut. */
+  readonly columns?: number | undefined;
+}
+
+/**
+ * A live view redrawn in place, for terminals: the running steps, then the counts of every state.
+ *
+ * @example
+ * const progress = liveProgress((text) => process.stderr.write(text), 3000, { rows: process.stderr.rows })
+ */
+export function liveProgress(write: (text: string) => void, total: number, options: LiveOptions = {}): Progress {
+  const height = Math.max(2, Math.min(40, (options.rows ?? 24) - 2));
+  const width = Math.max(40, Math.min(400, options.columns ?? 100));
+  const running = new Map<number, { tool: string; startMs: number }>();
+  const counts = { done: 0, failed: 0, skipped: 0 };
+  let failures: string[] = [];
   let drawn = 0;
-  const colour: Record<State, (text: string) => string> = { waiting: pc.dim, running: pc.cyan, done: pc.green, failed: pc.red, skipped: pc.yellow };
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let lastDraw = -Infinity;
+
+  const cut = (line: string): string => (line.length > width ? `${line.slice(0, width - 1)}…` : line);
   const draw = (): void => {
-    const lines = [...rows.values()].map((row) => `  ${colour[row.state](row.state.padEnd(8))} step ${String(row.id).padEnd(4)} ${row.tool.padEnd(16)} ${pc.dim(row.detail)}`);
-    write(`${drawn > 0 ? `\u001b[${drawn}A` : ""}${lines.map((line) => `\u001b[2K${line}`).join("\n")}\n`);
+    timer = undefined;
+    lastDraw = performance.now();
+    const lines: string[] = [];
+    const shown = [...running].slice(0, height - 1 - (running.size > height - 1 ? 1 : 0));
+    for (const [id, step] of shown) lines.push(`  ${pc.cyan("running ")} step ${String(id).padEnd(4)} ${cut(step.tool).padEnd(16)} ${pc.dim(`started at ${ms(step.startMs)}`)}`);
+    if (shown.length < running.size) lines.push(pc.dim(`  … and ${running.size - shown.length} more running`));
+    const waiting = Math.max(0, total - running.size - counts.done - counts.failed - counts.skipped);
+    lines.push(`  ${pc.cyan(`${running.size} running`)}, ${pc.dim(`${waiting} waiting`)}, ${pc.green(`${counts.done} done`)}, ${pc.red(`${counts.failed} failed`)}, ${pc.yellow(`${counts.skipped} skipped`)}`);
+    // Up to the first line of the last view, clear to the end of the screen, then the failures (which
+    // stay) and the new view.
+    const head = drawn > 0 ? `\u001b[${drawn}A\r\u001b[J` : "";
+    write(`${head}${failures.map((line) => `${cut(line)}\n`).join("")}${lines.join("\n")}\n`);
+    failures = [];
     drawn = lines.length;
+  };
+  const schedule = (): void => {
+    if (timer !== undefined) return;
+    const wait = Math.max(0, 1000 / FRAMES_PER_SECOND - (performance.now() - lastDraw));
+    timer = setTimeout(draw, wait);
+    timer.unref?.();
   };
   draw();
   return {
     onEvent(event) {
-      const row = rows.get(event.stepId) ?? { id: event.stepId, tool: event.tool, state: "waiting" as State, detail: "" };
-      rows.set(event.stepId, row);
       switch (event.type) {
         case "step-start":
-          row.state = "running";
-          row.detail = `started at ${ms(event.startMs)}`;
+          running.set(event.stepId, { tool: tool(event.tool), startMs: event.startMs });
           break;
         case "step-done":
-          row.state = "done";
-          row.detail = ms(event.durationMs);
+          running.delete(event.stepId);
+          counts.done++;
           break;
         case "step-failed":
-          row.state = "failed";
-          row.detail = event.error.message.slice(0, 80);
+          running.delete(event.stepId);
+          counts.failed++;
+          failures.push(`  ${pc.red("failed  ")} step ${event.stepId} (${tool(event.tool)}): ${describe(event)}`);
           break;
         case "step-skipped":
-          row.state = "skipped";
-          row.detail = `step ${event.blockedBy} did not succeed`;
+          counts.skipped++;
           break;
       }
+      schedule();
+    },
+    finish() {
+      if (timer !== undefined) clearTimeout(timer);
       draw();
     },
-    finish: draw,
   };
 }

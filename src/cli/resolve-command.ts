@@ -1,15 +1,48 @@
 /**
  * `plan-refs resolve --args args.json --results results.json [--syntax path] [--templates] [--deep] [--strict]`:
- * print the resolved arguments as JSON.
+ * print the resolved arguments as JSON. An error in the arguments is printed the linter's way: the
+ * args file's line and column, the source line, carets under the failing characters, and a
+ * did-you-mean for a key that is close to one the result has.
  */
 import { parseArgs } from "node:util";
+import { referencesIn } from "../grammar/ast.js";
+import { parseRef } from "../grammar/parse.js";
+import { didYouMean } from "../lint/did-you-mean.js";
+import { readIndex, readKey, readStep, type Results } from "../resolve/access.js";
 import { resolveRefs } from "../resolve/resolve-refs.js";
-import type { Results } from "../resolve/access.js";
-import { RefError } from "../shared/errors.js";
+import type { Diagnostic, DiagnosticCode } from "../shared/diagnostic.js";
+import { KeyError, RefError } from "../shared/errors.js";
+import { LineIndex } from "../shared/positions.js";
+import { quoted } from "../shared/text.js";
+import { locateDiagnostics, printDiagnostics } from "./diagnostics.js";
 import { CliError } from "./input.js";
 import { readJsonInput, type CliIo } from "./io.js";
+import { printable } from "./terminal.js";
 
 export const resolveUsage = "usage: plan-refs resolve --args <file|-> --results <file|-> [--syntax seed|path] [--templates] [--deep] [--strict]";
+
+export const resolveHelp = `${resolveUsage}
+
+Resolve the placeholders of a tool call's arguments ($1.city) against step results, and print the
+resolved arguments as JSON on stdout.
+
+options:
+  --args FILE       the arguments object (JSON; - reads stdin) (required)
+  --results FILE    the step results: an object or array keyed by step id (JSON; - reads stdin) (required)
+  --syntax seed|path   seed (default): $1.key, the key is the rest of the string; path: $1.a.b[0]
+  --templates       interpolate \${1.city} inside strings (default: off)
+  --deep            resolve placeholders inside nested objects and arrays too (default: top level only)
+  --strict          a string that starts with $ and a digit but does not parse is an error
+  -h, --help        show this help
+
+exit codes:
+  0    resolved
+  1    a reference could not be resolved (printed with its line and column in the args file)
+  2    usage or file errors (a file that cannot be read or is not JSON, args that are not an object)
+
+example:
+  plan-refs resolve --args examples/seed/args.json --results examples/seed/results.json
+`;
 
 export function resolveCommand(argv: string[], io: CliIo): number {
   const { values } = parseArgs({
@@ -28,21 +61,51 @@ export function resolveCommand(argv: string[], io: CliIo): number {
   if (values.args === undefined || values.results === undefined) throw new CliError(`missing --args or --results\n${resolveUsage}`, "usage");
   if (values.args === "-" && values.results === "-") throw new CliError("only one of --args and --results can be read from stdin", "usage");
   if (values.syntax !== undefined && values.syntax !== "seed" && values.syntax !== "path") throw new CliError(`--syntax must be "seed" or "path"`, "usage");
-  const args = readJsonInput(values.args).value;
+  const args = readJsonInput(values.args);
   const results = readJsonInput(values.results).value;
+  const options = { syntax: values.syntax as "seed" | "path" | undefined, templates: values.templates, deep: values.deep, strict: values.strict };
   try {
-    const resolved = resolveRefs(args as Record<string, unknown>, results as Results, {
-      syntax: values.syntax as "seed" | "path" | undefined,
-      templates: values.templates,
-      deep: values.deep,
-      strict: values.strict,
-    });
+    const resolved = resolveRefs(args.value as Record<string, unknown>, results as Results, options);
     io.stdout(`${JSON.stringify(resolved, null, 2)}\n`);
     return 0;
   } catch (error) {
     if (!(error instanceof RefError)) throw error;
-    const invalidInput = error.code === "invalid-args" || error.code === "invalid-results";
-    io.stderr(`plan-refs: ${error.name} ${error.code}: ${error.message}\n`);
-    return invalidInput ? 2 : 1;
+    if (error.code === "invalid-args" || error.code === "invalid-results") {
+      io.stderr(`plan-refs: ${error.name} ${error.code}: ${printable(error.message)}\n`);
+      return 2;
+    }
+    const name = values.args === "-" ? "<stdin>" : printable(values.args);
+    const hint = error instanceof KeyError ? suggestKey(error, results, options) : "";
+    // Where it happened: the argument (a JSON Pointer into the args file) and the characters inside it.
+    const diagnostic = {
+      code: error.code as DiagnosticCode,
+      severity: "error",
+      message: `${error.name}: ${error.arg === undefined ? error.message : error.detail}${hint}`,
+      pointer: error.arg ?? "",
+      ...(error.arg !== undefined && error.span !== undefined ? { span: error.span } : {}),
+    } satisfies Diagnostic;
+    printDiagnostics(io, locateDiagnostics(args.text, [diagnostic]), name, new LineIndex(args.text));
+    return 1;
+  }
+}
+
+/** "; did you mean "city"?" for a missing key close to one the result has there, else "". Never throws. */
+function suggestKey(error: KeyError, results: unknown, options: { syntax?: "seed" | "path" | undefined; templates?: boolean | undefined }): string {
+  if (error.code !== "missing-key" || typeof error.key !== "string" || error.ref === undefined || error.segment === undefined || error.span === undefined) return "";
+  try {
+    const ast = parseRef(error.ref, { syntax: options.syntax, templates: options.templates });
+    const span = error.span;
+    const reference = referencesIn(ast).find((node) => node.path.some((segment) => segment.span.start === span.start && segment.span.end === span.end));
+    if (reference === undefined) return "";
+    let value = readStep(results as Results, reference.step.id);
+    for (const segment of reference.path.slice(0, error.segment)) {
+      value = segment.type === "index" ? readIndex(value, segment.index) : readKey(value, segment.name);
+    }
+    if (typeof value !== "object" || value === null) return "";
+    const keys = value instanceof Map ? [...value.keys()].filter((key): key is string => typeof key === "string") : Object.keys(value);
+    const suggestion = didYouMean(error.key, keys);
+    return suggestion === undefined ? "" : `; did you mean ${quoted(suggestion)}?`;
+  } catch {
+    return "";
   }
 }

@@ -3,21 +3,54 @@
  *  [--concurrency N] [--timeout MS] [--fail-fast] [--validate-outputs]`: run a plan with the tools a
  * module exports by name. Progress goes to stderr, the results to stdout as JSON (or to --results).
  */
-import { renameSync, statSync, writeFileSync } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { lintPlanText } from "../lint/index.js";
-import { readTools, type ToolCatalog } from "../plan/plan.js";
-import { runPlan, type RunReport, type ToolFunction, type ToolFunctions } from "../run/run-plan.js";
+import { readPlan, type ToolCatalog } from "../plan/plan.js";
+import { reportToJSON } from "../run/report-json.js";
+import { runPlan, type RunReport } from "../run/run-plan.js";
+import type { Diagnostic } from "../shared/diagnostic.js";
 import { LineIndex } from "../shared/positions.js";
+import { quoted } from "../shared/text.js";
+import { locateDiagnostics, printDiagnostics, unknownTools } from "./diagnostics.js";
 import { CliError } from "./input.js";
-import { readJsonInput, type CliIo } from "./io.js";
-import { formatDiagnostics } from "./lint-command.js";
+import { interruptedExitCode, readCatalog, readJsonInput, type CliIo } from "./io.js";
+import { loadTools } from "./load-tools.js";
 import { liveProgress, lineProgress } from "./progress.js";
+import { checkResultsTarget, writeResults, type GuardedFile, type ResultsTarget } from "./results-file.js";
+import { printable } from "./terminal.js";
 
 export const runUsage =
   "usage: plan-refs run <plan.json|-> --tools <tools.mjs> [--catalog tools.json] [--results out.json] [--concurrency N] [--timeout MS] [--fail-fast] [--validate-outputs]";
+
+export const runHelp = `${runUsage}
+
+Run a plan: each step's tool is called with its arguments resolved against the results so far, in
+dependency order, independent steps at the same time. The plan is linted first; with lint errors
+nothing runs. Progress goes to stderr; the report (status, results, errors, skipped, timings) is
+written as JSON to stdout, or to --results.
+
+options:
+  --tools MODULE        the JavaScript module (.mjs/.js; .ts where Node strips types) whose exported
+                        functions implement the tools (required)
+  --catalog FILE.json   the tool catalog (JSON): lint against its schemas, and --validate-outputs
+  --results FILE        write the report to FILE instead of stdout (a regular file or a new one;
+                        a symbolic link is written through; written whole or not at all)
+  --concurrency N       most tools running at once (default 8)
+  --timeout MS          fail a step that runs longer than MS milliseconds (default: no limit)
+  --fail-fast           stop at the first failure (default: independent steps go on)
+  --validate-outputs    fail a step whose result does not match its catalog output schema
+  -h, --help            show this help
+
+exit codes:
+  0    every step succeeded
+  1    a step failed (its error is in the report), or --results could not be written at the end
+       (the report is then printed on stdout)
+  2    usage, file or lint errors: nothing was run
+  130, 143, 129   interrupted by SIGINT (Ctrl-C), SIGTERM or SIGHUP: the results so far are written
+
+example:
+  plan-refs run examples/trip/plan.json --tools examples/trip/tools.mjs --catalog examples/trip/tools.json --results trip.json
+`;
 
 export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -39,29 +72,29 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   if (values.tools === undefined) throw new CliError(`missing --tools <module>\n${runUsage}`, "usage");
   const concurrency = positiveInteger(values.concurrency, "--concurrency");
   const timeoutMs = positiveInteger(values.timeout, "--timeout");
+  if (planPath === "-" && values.catalog === "-") throw new CliError("only one of the plan and --catalog can be read from stdin", "usage");
 
-  const planName = planPath === "-" ? "<stdin>" : planPath;
+  const planName = planPath === "-" ? "<stdin>" : printable(planPath);
   const { value: planValue, text: planText } = readJsonInput(planPath);
-  let catalog: ToolCatalog | undefined;
-  if (values.catalog !== undefined) {
-    const problems: string[] = [];
-    catalog = readTools(readJsonInput(values.catalog).value, (pointer, message) => problems.push(`${values.catalog}: ${pointer || "/"}: ${message}`), "");
-    if (problems.length > 0) throw new CliError(problems.join("\n"), "invalid-catalog");
-  }
-  const tools = await loadTools(values.tools);
+  const catalog: ToolCatalog | undefined = values.catalog === undefined ? undefined : readCatalog(values.catalog);
+  // Checked before anything runs: a bad target is found now, not after every tool has run.
+  const guarded: GuardedFile[] = [
+    ...(planPath === "-" ? [] : [{ path: planPath, role: "the plan" }]),
+    { path: values.tools, role: "the tools module" },
+    ...(values.catalog === undefined || values.catalog === "-" ? [] : [{ path: values.catalog, role: "the tool catalog" }]),
+  ];
+  const target: ResultsTarget | undefined = values.results === undefined ? undefined : checkResultsTarget(values.results, guarded);
+  const { tools, names } = await loadTools(values.tools, io.signal);
 
+  const lines = new LineIndex(planText);
   const diagnostics = lintPlanText(planText, catalog === undefined ? {} : { tools: catalog });
-  const errors = diagnostics.filter((diagnostic) => diagnostic.severity === "error");
-  if (errors.length > 0) {
-    io.stderr(formatDiagnostics(errors, planName, new LineIndex(planText), io.stderrIsTTY));
-    io.stderr(`plan-refs: ${planName} has ${errors.length} lint error${errors.length > 1 ? "s" : ""}; nothing was run\n`);
-    return 2;
-  }
+  const unknown = unknownTools(planValue, names, values.tools);
+  const errors = [...diagnostics.filter((diagnostic) => diagnostic.severity === "error"), ...locateDiagnostics(planText, unknown)];
+  if (errors.length > 0) return nothingRun(io, errors, planName, lines);
 
-  const steps = stepList(planValue);
-  const progress = io.stderrIsTTY ? liveProgress(io.stderr, steps) : lineProgress(io.stderr);
+  const progress = io.stderrIsTTY ? liveProgress(io.stderr, stepCount(planValue), { rows: process.stderr.rows, columns: process.stderr.columns }) : lineProgress(io.stderr);
   // A tool whose promise never settles holds no handle of its own: keep the process alive until the
-  // run ends or Ctrl-C aborts it, rather than letting Node exit with nothing written.
+  // run ends or a signal aborts it, rather than letting Node exit with nothing written.
   const keepAlive = setInterval(() => undefined, 1 << 30);
   let report: RunReport;
   try {
@@ -76,82 +109,55 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     });
   } finally {
     clearInterval(keepAlive);
+    progress.finish();
   }
-  progress.finish();
 
   if (report.status === "invalid") {
-    // Only problems the text lint could not see (a tool the module does not export) reach here.
-    io.stderr(report.diagnostics.filter((d) => d.severity === "error").map((d) => `${planName}: ${d.severity} ${d.code} ${d.message} (at ${d.pointer})\n`).join(""));
-    io.stderr(`plan-refs: nothing was run\n`);
-    return 2;
+    // Only problems the text lint could not see reach here.
+    return nothingRun(io, locateDiagnostics(planText, report.diagnostics.filter((diagnostic) => diagnostic.severity === "error")), planName, lines);
   }
-  const output = `${JSON.stringify(reportJson(report), null, 2)}\n`;
-  if (values.results === undefined) io.stdout(output);
-  else writeAtomically(values.results, output);
-  io.stderr(summary(report));
-  return report.status === "ok" ? 0 : report.status === "aborted" ? 130 : 1;
+  const json = reportToJSON(report);
+  for (const [id, value] of report.results) {
+    if (value === undefined) io.stderr(`plan-refs: step ${id}'s tool returned undefined, which JSON cannot hold; it is written as null\n`);
+  }
+  for (const [id, error] of Object.entries(json.errors)) {
+    if (error.code === "unserializable") io.stderr(`plan-refs: step ${id}: ${printable(error.message.replace(/^step \d+: /, ""))}; reported as error "unserializable"\n`);
+  }
+  const output = `${JSON.stringify(json, null, 2)}\n`;
+  let code = json.status === "ok" ? 0 : json.status === "aborted" ? interruptedExitCode(io.signal) : 1;
+  if (target === undefined) {
+    io.stdout(output);
+  } else {
+    const failure = writeResults(target, output, guarded);
+    if (failure !== undefined) {
+      io.stdout(output);
+      io.stderr(`plan-refs: --results ${printable(target.given)}: cannot write the results (${printable(failure)}); they are printed on stdout instead\n`);
+      if (code === 0) code = 1;
+    }
+  }
+  io.stderr(summary(report, json));
+  return code;
+}
+
+function nothingRun(io: CliIo, errors: readonly Diagnostic[], planName: string, lines: LineIndex): number {
+  printDiagnostics(io, errors, planName, lines);
+  io.stderr(`plan-refs: ${planName} has ${errors.length} error${errors.length > 1 ? "s" : ""}; nothing was run\n`);
+  return 2;
 }
 
 function positiveInteger(text: string | undefined, flag: string): number | undefined {
   if (text === undefined) return undefined;
   const value = Number(text);
-  if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(value) || value < 1) throw new CliError(`${flag} must be a positive integer, not "${text.slice(0, 20)}"`, "usage");
+  if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(value) || value < 1) throw new CliError(`${flag} must be a positive integer, not ${quoted(text, 20)}`, "usage");
   return value;
 }
 
-/** Import the tools module; its exported functions (named, or on a default-exported object) are the tools. */
-async function loadTools(path: string): Promise<ToolFunctions> {
-  const absolute = resolve(path);
-  let isFile = false;
-  try {
-    isFile = statSync(absolute).isFile();
-  } catch {
-    throw new CliError(`${path}: no such tools module`, "tools-module");
-  }
-  if (!isFile) throw new CliError(`${path}: the tools module must be a regular file`, "tools-module");
-  let module: Record<string, unknown>;
-  try {
-    module = (await import(pathToFileURL(absolute).href)) as Record<string, unknown>;
-  } catch (error) {
-    throw new CliError(`${path}: cannot load the tools module: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`, "tools-module");
-  }
-  const tools: Record<string, ToolFunction> = Object.create(null) as Record<string, ToolFunction>;
-  const fromDefault = module.default;
-  if (typeof fromDefault === "object" && fromDefault !== null) {
-    for (const [name, value] of Object.entries(fromDefault)) if (typeof value === "function") tools[name] = value as ToolFunction;
-  }
-  for (const [name, value] of Object.entries(module)) if (name !== "default" && typeof value === "function") tools[name] = value as ToolFunction;
-  return tools;
+function stepCount(plan: unknown): number {
+  return readPlan(plan).steps.length;
 }
 
-function stepList(plan: unknown): { id: number; tool: string }[] {
-  const steps = Array.isArray(plan) ? plan : (plan as { steps?: unknown }).steps;
-  return Array.isArray(steps) ? steps.map((step: { id: number; tool: string }) => ({ id: step.id, tool: step.tool })) : [];
-}
-
-/** The report as JSON: results and errors keyed by step id. */
-export function reportJson(report: RunReport): Record<string, unknown> {
-  return {
-    status: report.status,
-    results: Object.fromEntries(report.results),
-    errors: Object.fromEntries([...report.errors].map(([id, error]) => [id, { code: error.code, message: error.message }])),
-    skipped: report.skipped,
-    timings: { totalMs: Math.round(report.timings.totalMs), steps: Object.fromEntries([...report.timings.steps].map(([id, t]) => [id, Math.round(t.durationMs)])) },
-  };
-}
-
-function summary(report: RunReport): string {
-  const failed = report.errors.size;
-  return `plan-refs: ${report.status}: ${report.results.size} result${report.results.size === 1 ? "" : "s"}, ${failed} failed, ${report.skipped.length} skipped in ${Math.round(report.timings.totalMs)} ms\n`;
-}
-
-/** Write to a temporary file beside the target, then rename: the target is never left half written. */
-function writeAtomically(path: string, text: string): void {
-  const temporary = join(dirname(resolve(path)), `.${basename(path)}.${process.pid}.tmp`);
-  try {
-    writeFileSync(temporary, text);
-    renameSync(temporary, path);
-  } catch (error) {
-    throw new CliError(`${path}: cannot write the results (${(error as NodeJS.ErrnoException).code ?? "error"})`, "write-failed");
-  }
+function summary(report: RunReport, json: ReturnType<typeof reportToJSON>): string {
+  const results = Object.keys(json.results).length;
+  const failed = Object.keys(json.errors).length;
+  return `plan-refs: ${json.status}: ${results} result${results === 1 ? "" : "s"}, ${failed} failed, ${report.skipped.length} skipped in ${Math.round(report.timings.totalMs)} ms\n`;
 }
