@@ -23,6 +23,7 @@ const CODES = new Set([
   "cycle",
   "malformed-ref",
   "non-canonical-step",
+  "path-like-key",
   "unknown-tool",
   "unknown-key",
   "not-indexable",

@@ -14,6 +14,7 @@ import type { NormalizedOptions } from "../shared/options.js";
 import type { Span } from "../shared/span.js";
 import { listSome, quoted, safeText } from "../shared/text.js";
 import { draft, type Draft } from "./draft.js";
+import { checkPathLike } from "./check-path-like.js";
 import { refLabel, type SchemaChecker } from "./check-schemas.js";
 
 /** A reference from one step to another, where it is written. */
@@ -120,7 +121,8 @@ export function checkReferences(
       targets.push(targetNode);
       if (target.index > step.index) forward.push({ from: step, to: target, pointer, span: stepSpan() });
     }
-    schemas?.checkPath(text, node, guarded, target, { pointer, step: step.id }, out);
+    const reported = schemas?.checkPath(text, node, guarded, target, { pointer, step: step.id }, out) ?? false;
+    if (!reported) checkPathLike(text, node, target, schemas, { pointer, step: step.id }, out);
   };
 
   for (let position = 0; position < steps.length; position++) {

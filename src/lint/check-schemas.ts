@@ -8,9 +8,10 @@ import type { LocatedStep, ToolCatalog } from "../plan/plan.js";
 import { isPlainArray, isPlainObject } from "../resolve/access.js";
 import { pointerTokens } from "../shared/pointer.js";
 import { listSome, quoted, safeText } from "../shared/text.js";
+import { isPathLikeKey, pathSyntaxHint } from "../shared/path-hint.js";
 import { didYouMean } from "./did-you-mean.js";
 import { draft, type Draft } from "./draft.js";
-import { intersectTypes, typeOfValue, unionTypes, walkSchema, type JsonType, type PathStep, type TypeSet, type WalkOutcome } from "./schema-walk.js";
+import { declaredKeys, intersectTypes, typeOfValue, unionTypes, walkSchema, type JsonType, type PathStep, type TypeSet, type WalkOutcome } from "./schema-walk.js";
 
 /** Where a diagnostic goes: the argument's pointer and the step. */
 interface Where {
@@ -29,6 +30,7 @@ export class SchemaChecker {
   readonly #catalog: ToolCatalog;
   readonly #stepById: (id: number) => LocatedStep | undefined;
   readonly #walks = new Map<string, WalkOutcome>();
+  readonly #declared = new Map<string, ReadonlySet<string> | undefined>();
   #names: string[] | undefined;
 
   constructor(catalog: ToolCatalog, stepById: (id: number) => LocatedStep | undefined) {
@@ -45,13 +47,16 @@ export class SchemaChecker {
     out.push(draft("unknown-tool", "error", `tool ${quoted(step.tool)} is not in the tool catalog${hint}`, { pointer: `${step.pointer}/tool`, step: step.id }));
   }
 
-  /** `unknown-key` and `not-indexable`: the reference's path checked against the producing tool's output schema. */
-  checkPath(text: string, node: ReferenceNode, guarded: boolean, target: LocatedStep, where: Where, out: Draft[]): void {
-    if (node.path.length === 0) return;
+  /**
+   * `unknown-key` and `not-indexable`: the reference's path checked against the producing tool's
+   * output schema. Returns whether it reported something.
+   */
+  checkPath(text: string, node: ReferenceNode, guarded: boolean, target: LocatedStep, where: Where, out: Draft[]): boolean {
+    if (node.path.length === 0) return false;
     const outcome = this.#walkOutput(target.tool, node.path);
-    if (outcome === undefined || outcome.ok) return;
+    if (outcome === undefined || outcome.ok) return false;
     const segment = node.path[outcome.at];
-    if (segment === undefined) return;
+    if (segment === undefined) return false;
     const owner = `step ${target.id} (${safeText(target.tool, 40)})`;
     const at = outcome.at === 0 ? "" : ` at ${pathText(node.path, outcome.at)}`;
     const fallback = guarded ? "; the ?? default is always used" : "";
@@ -67,6 +72,19 @@ export class SchemaChecker {
       message = `${refLabel(text, node)}: ${owner}'s output schema has no key ${quoted(segment.name, 40)}${at}${known}${seedHint(node, segment.name, outcome.keys)}`;
     }
     out.push(draft(outcome.code, guarded ? "warning" : "error", message + fallback, { ...where, span: segment.span }));
+    return true;
+  }
+
+  /**
+   * The property names the output schema of `tool` declares at its root (`undefined`: the tool or its
+   * output schema is unknown, so nothing is known), remembered per tool.
+   */
+  declaredOutputKeys(tool: string): ReadonlySet<string> | undefined {
+    if (this.#declared.has(tool)) return this.#declared.get(tool);
+    const output = this.#spec(tool)?.output;
+    const keys = output === undefined ? undefined : declaredKeys(output);
+    this.#declared.set(tool, keys);
+    return keys;
   }
 
   /**
@@ -224,12 +242,9 @@ export function refLabel(text: string, node: ReferenceNode): string {
   return safeText(written.startsWith("$") ? written : `$${written}`, 60);
 }
 
-/** In the seed syntax `$1.address.city` is the one key "address.city": say so when "address" exists. */
+/** In the seed syntax `$1.address.city` is the one key "address.city": say so when it reads like a path (the rule of `path-like-key`). */
 function seedHint(node: ReferenceNode, name: string, keys: readonly string[]): string {
-  if (node.syntax !== "seed") return "";
-  const dot = name.indexOf(".");
-  if (dot <= 0 || !keys.includes(name.slice(0, dot))) return "";
-  return ` (in the seed syntax ${quoted(name, 40)} is one key; set the option syntax to "path" to read ${quoted(name.slice(0, dot), 30)} and then the rest)`;
+  return node.syntax === "seed" && isPathLikeKey(name, new Set(keys)) ? `; ${pathSyntaxHint(name)}` : "";
 }
 
 function own(object: object, key: string): unknown {

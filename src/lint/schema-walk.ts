@@ -69,6 +69,36 @@ interface Context {
   visited: number;
 }
 
+/**
+ * The property names a schema declares for the value itself (its `properties`, and those of the
+ * branches of local `$ref`, `allOf`, `anyOf` and `oneOf`): the keys the schema knows by name, whether
+ * or not it also allows others. Bounded like a walk; never throws (an unreadable schema declares nothing).
+ *
+ * @example
+ * declaredKeys({ allOf: [{ properties: { a: {} } }, { properties: { b: {} } }] }) // Set { "a", "b" }
+ */
+export function declaredKeys(schema: unknown): Set<string> {
+  const keys = new Set<string>();
+  const context: Context = { root: schema, visited: 0 };
+  const visit = (node: unknown): void => {
+    if (++context.visited > BUDGET || !isPlainObject(node)) return;
+    const properties = own(node, "properties");
+    if (isPlainObject(properties)) for (const key of Object.keys(properties)) keys.add(key);
+    const ref = own(node, "$ref");
+    if (typeof ref === "string") visit(resolveRef(context.root, ref));
+    for (const keyword of ["allOf", "anyOf", "oneOf"]) {
+      const branches = own(node, keyword);
+      if (Array.isArray(branches)) for (const branch of branches) visit(branch);
+    }
+  };
+  try {
+    visit(schema);
+  } catch {
+    // A Proxy or a throwing trap somewhere in the schema: what was read so far.
+  }
+  return keys;
+}
+
 function walk(schema: unknown, path: readonly PathStep[], i: number, context: Context): WalkOutcome {
   if (++context.visited > BUDGET || !isPlainObject(schema)) return ANY;
   const outcomes: WalkOutcome[] = [local(schema, path, i, context)];

@@ -6,6 +6,7 @@ import { assertNever, readableNode, type Expression, type ReferenceNode, type Re
 import { formatRef } from "../grammar/format.js";
 import { asRefError, KeyError, RefError } from "../shared/errors.js";
 import { DEFAULT_LIMITS, normalizeOptions } from "../shared/options.js";
+import { pathLikeAt, pathSyntaxHint } from "../shared/path-hint.js";
 import type { Span } from "../shared/span.js";
 import { safeText, listSome, quoted } from "../shared/text.js";
 import { accessError, assertResults, describeValue, keySample, MISSING, NOT_INDEXABLE, readIndex, readKey, readStep, sizeOf, type Results } from "./access.js";
@@ -211,7 +212,9 @@ function missingSegment(node: ReferenceNode, index: number, value: unknown, reas
   }
   const { keys, total } = keySample(value);
   const known = keys.length === 0 ? "it has no keys" : `keys: ${listSome(keys, 8, total)}`;
-  return new KeyError("missing-key", `${label}: step ${step}'s result has no key ${quoted(segment.name, 40)}${at} (${known})`, details);
+  // A seed key with a `.` or `[` is most likely a path written without the option syntax "path".
+  const hint = node.syntax === "seed" && pathLikeAt(segment.name) >= 0 ? `; ${pathSyntaxHint(segment.name)}` : "";
+  return new KeyError("missing-key", `${label}: step ${step}'s result has no key ${quoted(segment.name, 40)}${at} (${known})${hint}`, details);
 }
 
 /** The reference as written (from the source when known), `$`-prefixed, safe for messages. */

@@ -18,6 +18,7 @@ export type DiagnosticCode =
   | "cycle"
   | "malformed-ref"
   | "non-canonical-step"
+  | "path-like-key"
   | "unknown-tool"
   | "unknown-key"
   | "not-indexable"
