@@ -1,0 +1,301 @@
+/**
+ * The package as a user installs it. Once, in beforeAll: copy the build's inputs to a temporary
+ * folder and `npm pack` there (so `prepare` builds dist/ from nothing, as for a git install, and the
+ * repository's own dist/ is never touched while other test files read it), then install the tarball
+ * into a temporary consumer project with `npm ci --offline`: its lock file is cut out of this
+ * repository's package-lock.json (the entries the package's dependencies reach), so every tarball comes
+ * from the npm cache that `npm ci` filled and nothing needs the network. Then, in that project:
+ * strict `tsc` (no skipLibCheck) under node16, nodenext and bundler over a file importing every
+ * subpath in `exports`, `import()` and `require()` of every subpath, and `npx plan-refs --version`.
+ *
+ * The list of subpaths is read from package.json's `exports`: a new subpath is covered with no change here.
+ */
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+
+interface PackageJson {
+  name: string;
+  version: string;
+  files: string[];
+  bin: Record<string, string>;
+  exports: Record<string, string | Record<string, string>>;
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+  peerDependencies: Record<string, string>;
+  peerDependenciesMeta: Record<string, { optional?: boolean }>;
+}
+interface LockEntry {
+  version?: string;
+  dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+  [field: string]: unknown;
+}
+interface PackResult {
+  filename: string;
+  integrity: string;
+  files: { path: string }[];
+}
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const PACKAGE = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as PackageJson;
+const LOCK = JSON.parse(readFileSync(join(ROOT, "package-lock.json"), "utf8")) as { packages: Record<string, LockEntry> };
+const TSC = join(ROOT, "node_modules/typescript/bin/tsc");
+
+/** Subpaths with types (code) and the others (JSON files, read at run time only). */
+const SUBPATHS = Object.keys(PACKAGE.exports).map((key) => (key === "." ? PACKAGE.name : `${PACKAGE.name}/${key.slice(2)}`));
+const TYPED = Object.entries(PACKAGE.exports)
+  .filter(([, target]) => typeof target === "object" && "types" in target)
+  .map(([key]) => (key === "." ? PACKAGE.name : `${PACKAGE.name}/${key.slice(2)}`));
+const JSON_SUBPATHS = SUBPATHS.filter((subpath) => subpath.endsWith(".json"));
+
+/** The environment of a child: none of the calling npm's `npm_*` settings (they would steer the inner npm). */
+function childEnv(keepNodeOptions: boolean): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) if (!/^npm_/i.test(name)) env[name] = value;
+  // npm and tsc are tools, not the library under test: they run without the suite's --disable-proto=throw.
+  if (!keepNodeOptions) delete env.NODE_OPTIONS;
+  return { ...env, npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" };
+}
+
+function run(command: string, args: readonly string[], cwd: string, keepNodeOptions = false): { stdout: string; stderr: string } {
+  const child = spawnSync(command, args, { cwd, encoding: "utf8", env: childEnv(keepNodeOptions), maxBuffer: 64 << 20 });
+  if (child.status !== 0) {
+    throw new Error(`${command} ${args.join(" ")} (in ${cwd}) exited ${child.status ?? child.signal}\n${child.stdout}\n${child.stderr}`);
+  }
+  return { stdout: child.stdout, stderr: child.stderr };
+}
+
+/**
+ * The lock file entries the given dependencies reach, read from this repository's lock file: each
+ * dependency is found where Node would find it from the package that needs it (its own node_modules,
+ * then its parents'), so the consumer gets the same tree at the same places.
+ */
+function lockEntriesFor(names: readonly string[], from: string): Record<string, LockEntry> {
+  const out: Record<string, LockEntry> = {};
+  const find = (location: string, name: string): string | undefined => {
+    let base = location;
+    for (;;) {
+      const key = `${base === "" ? "" : `${base}/`}node_modules/${name}`;
+      if (LOCK.packages[key] !== undefined) return key;
+      if (base === "") return undefined;
+      base = base.slice(0, Math.max(0, base.lastIndexOf("node_modules/") - 1));
+    }
+  };
+  const visit = (key: string): void => {
+    if (out[key] !== undefined) return;
+    const { dev: _dev, devOptional: _devOptional, peer: _peer, ...entry } = LOCK.packages[key]!;
+    out[key] = entry;
+    const optionalPeers = new Set(Object.entries(entry.peerDependenciesMeta ?? {}).filter(([, meta]) => meta.optional === true).map(([name]) => name));
+    const needed = [...Object.keys(entry.dependencies ?? {}), ...Object.keys(entry.peerDependencies ?? {}).filter((name) => !optionalPeers.has(name))];
+    for (const name of needed) {
+      const found = find(key, name);
+      if (found === undefined) throw new Error(`${key} needs ${name}, which package-lock.json does not hold`);
+      visit(found);
+    }
+    for (const name of Object.keys(entry.optionalDependencies ?? {})) {
+      const found = find(key, name);
+      if (found !== undefined) visit(found);
+    }
+  };
+  for (const name of names) {
+    const found = find(from, name);
+    if (found === undefined) throw new Error(`package-lock.json holds no ${name}`);
+    visit(found);
+  }
+  return out;
+}
+
+let work = "";
+let consumer = "";
+let packed: PackResult;
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), "plan-refs-package-"));
+
+  // The build's inputs and the package's files (dist/ aside), with this repository's node_modules for tsc.
+  const source = join(work, "source");
+  mkdirSync(source);
+  const inputs = new Set(["package.json", "tsconfig.json", "tsconfig.build.json", "src", ...PACKAGE.files.filter((entry) => entry !== "dist")]);
+  for (const entry of inputs) cpSync(join(ROOT, entry), join(source, entry), { recursive: true });
+  symlinkSync(join(ROOT, "node_modules"), join(source, "node_modules"), "dir");
+  const pack = run("npm", ["pack", "--json", "--pack-destination", work], source).stdout;
+  // prepare's output (none when tsc succeeds) would come before npm's JSON.
+  packed = (JSON.parse(pack.slice(pack.indexOf("[\n"))) as PackResult[])[0]!;
+
+  // The consumer: the tarball, the optional peers (for ./codemirror) and @types/node, at the versions
+  // this repository locks.
+  consumer = join(work, "consumer");
+  mkdirSync(consumer);
+  const tarball = readFileSync(join(work, packed.filename));
+  const extra = [...Object.keys(PACKAGE.peerDependencies), "@types/node"];
+  const dependencies: Record<string, string> = { [PACKAGE.name]: `file:../${packed.filename}` };
+  for (const name of extra) dependencies[name] = LOCK.packages[`node_modules/${name}`]!.version!;
+  const self: LockEntry = {
+    version: PACKAGE.version,
+    resolved: `file:../${packed.filename}`,
+    integrity: `sha512-${createHash("sha512").update(tarball).digest("base64")}`,
+    license: "MIT",
+    dependencies: PACKAGE.dependencies,
+    bin: PACKAGE.bin,
+    peerDependencies: PACKAGE.peerDependencies,
+    peerDependenciesMeta: PACKAGE.peerDependenciesMeta,
+  };
+  const manifest = { name: "consumer", version: "1.0.0", private: true, type: "module", dependencies };
+  const lock = {
+    name: "consumer",
+    version: "1.0.0",
+    lockfileVersion: 3,
+    requires: true,
+    packages: {
+      "": { name: "consumer", version: "1.0.0", dependencies },
+      [`node_modules/${PACKAGE.name}`]: self,
+      ...lockEntriesFor(Object.keys(PACKAGE.dependencies), `node_modules/${PACKAGE.name}`),
+      ...lockEntriesFor(extra, ""),
+    },
+  };
+  writeFileSync(join(consumer, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+  writeFileSync(join(consumer, "package-lock.json"), `${JSON.stringify(lock, null, 2)}\n`);
+  run("npm", ["ci", "--offline", "--no-audit", "--no-fund"], consumer);
+}, 180_000);
+
+afterAll(() => {
+  if (work !== "") rmSync(work, { recursive: true, force: true });
+});
+
+describe("the tarball", () => {
+  const paths = (): string[] => packed.files.map((file) => file.path);
+
+  test("holds dist/, LICENSE, the schemas, the grammar, README and SECURITY, and no tests or sources", () => {
+    const files = paths();
+    for (const required of ["LICENSE", "README.md", "SECURITY.md", "package.json", "dist/index.js", "dist/index.d.ts", "dist/cli/main.js"]) {
+      expect(files).toContain(required);
+    }
+    expect(files.some((path) => path.startsWith("schema/"))).toBe(true);
+    expect(files.some((path) => path.startsWith("syntaxes/"))).toBe(true);
+    expect(files.filter((path) => /(^|\/)(test|tests|__tests__)\/|\.test\.|^src\/|^bench|^examples\//.test(path))).toEqual([]);
+  });
+
+  test("holds every file that exports and bin point at", () => {
+    const files = new Set(paths());
+    const targets = [
+      ...Object.values(PACKAGE.exports).flatMap((target) => (typeof target === "string" ? [target] : Object.values(target))),
+      ...Object.values(PACKAGE.bin),
+    ];
+    expect(targets.map((target) => target.replace(/^\.\//, "")).filter((target) => !files.has(target))).toEqual([]);
+  });
+
+  test("every subpath is either code with types or a JSON file", () => {
+    expect(SUBPATHS.filter((subpath) => !TYPED.includes(subpath) && !JSON_SUBPATHS.includes(subpath))).toEqual([]);
+  });
+
+  test("source maps carry their sources (src/ is not shipped)", () => {
+    const maps = paths().filter((path) => path.endsWith(".js.map"));
+    expect(maps.length).toBeGreaterThan(0);
+    const installed = join(consumer, "node_modules", PACKAGE.name);
+    const missing = maps.filter((path) => {
+      const map = JSON.parse(readFileSync(join(installed, path), "utf8")) as { sources: string[]; sourcesContent?: (string | null)[] };
+      return map.sourcesContent?.length !== map.sources.length || map.sourcesContent.some((content) => typeof content !== "string" || content === "");
+    });
+    expect(missing).toEqual([]);
+  });
+
+  test("the declarations import only dependencies and peers, never a dev dependency", () => {
+    const installed = join(consumer, "node_modules", PACKAGE.name);
+    const allowed = new Set([...Object.keys(PACKAGE.dependencies), ...Object.keys(PACKAGE.peerDependencies)]);
+    const imported = new Set<string>();
+    for (const path of paths().filter((file) => file.endsWith(".d.ts"))) {
+      const text = readFileSync(join(installed, path), "utf8");
+      for (const match of text.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)["']([^"'.][^"']*)["']|reference\s+types=["']([^"']+)["']/g)) {
+        const specifier = match[1] ?? match[2]!;
+        imported.add(specifier.startsWith("@") ? specifier.split("/").slice(0, 2).join("/") : specifier.split("/")[0]!);
+      }
+    }
+    expect(imported.size).toBeGreaterThan(0);
+    expect([...imported].filter((name) => !allowed.has(name))).toEqual([]);
+  });
+});
+
+/** Subpaths for the browser: their declarations name DOM types, so a project compiling them has the DOM lib. */
+const BROWSER = new Set([`${PACKAGE.name}/codemirror`]);
+
+describe("a consumer project", { timeout: 120_000 }, () => {
+  const settings = {
+    node16: { module: "node16", moduleResolution: "node16", lib: ["ES2023", "DOM"], types: ["node"] },
+    nodenext: { module: "nodenext", moduleResolution: "nodenext", lib: ["ES2023", "DOM"], types: ["node"] },
+    // A browser project: no @types/node.
+    bundler: { module: "esnext", moduleResolution: "bundler", lib: ["ES2023", "DOM"], types: [] },
+    // A server project: no DOM, so every subpath but the browser ones.
+    "nodenext without DOM": { module: "nodenext", moduleResolution: "nodenext", lib: ["ES2023"], types: ["node"] },
+  } as const;
+
+  test.each(Object.keys(settings) as (keyof typeof settings)[])("strict tsc (no skipLibCheck) under %s over every subpath", (mode) => {
+    const name = mode.replaceAll(" ", "-");
+    const subpaths = mode === "nodenext without DOM" ? TYPED.filter((subpath) => !BROWSER.has(subpath)) : TYPED;
+    const lines = subpaths.map((subpath, i) => `import * as subpath${i} from ${JSON.stringify(subpath)};`);
+    lines.push(`export const subpaths = [${subpaths.map((_, i) => `subpath${i}`).join(", ")}];`);
+    writeFileSync(join(consumer, `check-${name}.ts`), `${lines.join("\n")}\n`);
+    const config = {
+      compilerOptions: { target: "ES2022", strict: true, skipLibCheck: false, noEmit: true, ...settings[mode] },
+      files: [`check-${name}.ts`],
+    };
+    writeFileSync(join(consumer, `tsconfig.${name}.json`), JSON.stringify(config, null, 2));
+    const child = spawnSync(process.execPath, [TSC, "-p", `tsconfig.${name}.json`], { cwd: consumer, encoding: "utf8", env: childEnv(false) });
+    expect(`${child.stdout}${child.stderr}`).toBe("");
+    expect(child.status).toBe(0);
+  });
+
+  test("node imports every subpath", () => {
+    const script = [
+      "const out = {};",
+      ...SUBPATHS.map((subpath) =>
+        JSON_SUBPATHS.includes(subpath)
+          ? `out[${JSON.stringify(subpath)}] = Object.keys((await import(${JSON.stringify(subpath)}, { with: { type: "json" } })).default).length;`
+          : `out[${JSON.stringify(subpath)}] = Object.keys(await import(${JSON.stringify(subpath)})).length;`,
+      ),
+      "console.log(JSON.stringify(out));",
+    ].join("\n");
+    writeFileSync(join(consumer, "import-all.mjs"), script);
+    const counts = JSON.parse(run(process.execPath, ["import-all.mjs"], consumer, true).stdout) as Record<string, number>;
+    expect(Object.keys(counts)).toEqual(SUBPATHS);
+    expect(Object.entries(counts).filter(([, count]) => count === 0)).toEqual([]);
+  });
+
+  const [major, minor] = process.versions.node.split(".").map(Number) as [number, number];
+  test.runIf(major > 20 || (major === 20 && minor >= 19))("require() of every subpath works on Node >= 20.19 (no top-level await) and gives what import() gives", () => {
+    const script = [
+      "const out = {};",
+      `for (const subpath of ${JSON.stringify(SUBPATHS)}) {`,
+      "  const required = require(subpath);",
+      "  out[subpath] = Object.keys(required).sort();",
+      "}",
+      "console.log(JSON.stringify(out));",
+    ].join("\n");
+    writeFileSync(join(consumer, "require-all.cjs"), script);
+    const required = JSON.parse(run(process.execPath, ["require-all.cjs"], consumer, true).stdout) as Record<string, string[]>;
+    const importScript = [
+      "const out = {};",
+      `for (const subpath of ${JSON.stringify(SUBPATHS)}) {`,
+      `  const module = subpath.endsWith(".json") ? (await import(subpath, { with: { type: "json" } })).default : await import(subpath);`,
+      "  out[subpath] = Object.keys(module).sort();",
+      "}",
+      "console.log(JSON.stringify(out));",
+    ].join("\n");
+    writeFileSync(join(consumer, "import-keys.mjs"), importScript);
+    const imported = JSON.parse(run(process.execPath, ["import-keys.mjs"], consumer, true).stdout) as Record<string, string[]>;
+    expect(Object.keys(required)).toEqual(SUBPATHS);
+    for (const subpath of SUBPATHS) {
+      // require() of an ES module gives its namespace, which also lists `__esModule` when the module has a default export.
+      expect(required[subpath]!.filter((key) => key !== "__esModule"), subpath).toEqual(imported[subpath]);
+    }
+  });
+
+  test("npx plan-refs --version prints the version", () => {
+    expect(run("npx", ["--no", "--", "plan-refs", "--version"], consumer).stdout.trim()).toContain(PACKAGE.version);
+  });
+});
