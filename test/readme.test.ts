@@ -1,0 +1,101 @@
+/**
+ * README.md's code, tested: every TypeScript and JavaScript block is typechecked under --strict (one
+ * program, the package imported as `plan-refs` from the built dist/) and run with node, and every
+ * value it shows in a `// →` or `// throws` comment is compared with the value it produces. A
+ * `<!-- readme-test: same-as file -->` output block must be that file's text. The conventions are in
+ * test/helpers/doc-code.ts. Needs `npm run build` first (`npm test` builds before vitest).
+ */
+import { readFileSync, rmSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { beforeAll, describe, expect, test } from "vitest";
+import { runPlan, type ToolFunctions } from "../src/run/index.js";
+import { distProblem, fencedBlocks, instrument, mismatch, root, runModule, staleNote, toModule, typecheck, writeFile, type FencedBlock } from "./helpers/doc-code.js";
+
+const readme = readFileSync(join(root, "README.md"), "utf8");
+const blocks = fencedBlocks(readme);
+const CODE = new Set(["ts", "typescript", "js", "javascript", "mjs"]);
+const code = blocks.filter((block) => CODE.has(block.lang));
+const dir = join(root, "test-artifacts/readme");
+
+function fileOf(block: FencedBlock): string {
+  return join(dir, `line-${block.line}.${block.lang.startsWith("t") ? "ts" : "mjs"}`);
+}
+
+let problems: Map<string, string[]>;
+
+beforeAll(() => {
+  const problem = distProblem();
+  if (problem !== undefined) throw new Error(problem);
+  rmSync(dir, { recursive: true, force: true });
+  const checked = code.filter((block) => block.marker?.kind !== "skip");
+  for (const block of checked) writeFile(fileOf(block), block.code);
+  problems = new Map();
+  for (const diagnostic of typecheck(checked.map(fileOf))) {
+    const line = /^test-artifacts\/readme\/line-(\d+)\./.exec(diagnostic)?.[1] ?? "other";
+    problems.set(line, [...(problems.get(line) ?? []), diagnostic]);
+  }
+}, 120_000);
+
+describe("README.md", () => {
+  test("has TypeScript blocks to test, and every readme-test marker has a reason and a block it applies to", () => {
+    expect(code.length).toBeGreaterThan(5);
+    for (const block of blocks) {
+      if (block.marker === undefined) continue;
+      const where = `README.md:${block.line}`;
+      if (block.marker.kind === "same-as" || block.marker.kind === "result-of") {
+        expect(block.lang, `${where}: ${block.marker.kind} is for output blocks`).toMatch(/^(text|json)$/);
+      } else {
+        expect(CODE.has(block.lang), `${where}: ${block.marker.kind} is for TypeScript and JavaScript blocks`).toBe(true);
+        expect(block.marker.argument, `${where}: a ${block.marker.kind} marker needs a reason in parentheses`).toMatch(/^\(.{10,}\)$/);
+      }
+    }
+  });
+
+  test("the TypeScript program has no problem outside the blocks", () => {
+    expect(problems.get("other") ?? []).toEqual([]);
+  });
+
+  test.each(code.map((block) => [`line ${block.line} (${block.lang}${block.marker === undefined ? "" : `, ${block.marker.kind}`})`, block] as const))("the block at %s", async (_name, block) => {
+    if (block.marker?.kind === "skip") return;
+    const where = (line: number) => `README.md:${block.line + line}`;
+    expect(problems.get(String(block.line)) ?? [], `README.md:${block.line}: the block does not typecheck under --strict${staleNote()}`).toEqual([]);
+    const { shown, source } = instrument(block.code, `README.md:${block.line}`);
+    if (block.marker?.kind === "typecheck-only") {
+      expect(shown, `${where(0)}: a typecheck-only block cannot show values (they would never be checked)`).toEqual([]);
+      return;
+    }
+    const file = fileOf(block).replace(/\.(ts|mjs)$/, ".run.mjs");
+    writeFile(file, toModule(source, fileOf(block)));
+    const run = await runModule(file);
+    expect(run.code, `${where(0)}: the block failed when run${staleNote()}\n${run.stderr}`).toBe(0);
+    for (const item of shown) {
+      const record = run.records.get(item.id);
+      const at = where(item.line);
+      expect(record, `${at}: never evaluated`).toBeDefined();
+      if (item.kind === "throws") {
+        expect(record?.thrown, `${at}: shown to throw, but gave a value`).toBeDefined();
+        expect(`${record?.thrown?.name}: ${record?.thrown?.message}`, `${at}: the error thrown`).toBe(item.text);
+      } else {
+        expect(record?.thrown, `${at}: threw`).toBeUndefined();
+        expect(mismatch(item.text, record!.value!), `${at}: the shown value${staleNote()}`).toBeUndefined();
+      }
+    }
+  });
+
+  test.each(blocks.filter((block) => block.marker?.kind === "same-as").map((block) => [block.line, block] as const))("the output block at line %s is its file's text", (_line, block) => {
+    const file = block.marker!.argument;
+    expect(block.code, `README.md:${block.line} should be the text of ${file}`).toBe(readFileSync(join(root, file), "utf8"));
+  });
+
+  test.each(blocks.filter((block) => block.marker?.kind === "result-of").map((block) => [block.line, block] as const))("the result at line %s is what runPlan gives", async (_line, block) => {
+    const [, planFile, step] = /^(\S+) step (\d+)$/.exec(block.marker!.argument) ?? [];
+    expect(planFile, `README.md:${block.line}: write <!-- readme-test: result-of path/plan.json step N -->`).toBeDefined();
+    const plan: unknown = JSON.parse(readFileSync(join(root, planFile!), "utf8"));
+    // Vitest's module objects hold their exports as getters, which runPlan never runs: copy them.
+    const tools = { ...((await import(pathToFileURL(join(root, dirname(planFile!), "tools.mjs")).href)) as ToolFunctions) };
+    const report = await runPlan(plan, tools);
+    expect(report.status, `README.md:${block.line}: ${planFile} did not run`).toBe("ok");
+    expect(report.results.get(Number(step))).toEqual(JSON.parse(block.code));
+  });
+});
