@@ -73,8 +73,19 @@ describe("hostile.json through plan-refs resolve", () => {
     const args = argsOf(row);
     const run = await resolveCli(["--args", file(JSON.stringify(args)), "--results", file(JSON.stringify("results" in row ? row.results : {})), ...flags(row)]);
     if (row.error !== undefined) {
-      const status = row.error.code === "invalid-args" || row.error.code === "invalid-results" ? 2 : 1;
-      expectCleanFailure(run, status, new RegExp(`^plan-refs: (RefError|KeyError|RefSyntaxError) ${row.error.code}: `));
+      if (row.error.code === "invalid-args" || row.error.code === "invalid-results") {
+        expectCleanFailure(run, 2, new RegExp(`^plan-refs: (RefError|KeyError|RefSyntaxError) ${row.error.code}: `));
+        return;
+      }
+      // An error in the arguments: the linter's printer, with the args file's line and column.
+      expect(run.signal).toBeNull();
+      expect(run.status).toBe(1);
+      expect(run.stdout).toBe("");
+      expect(run.stderr).toMatch(new RegExp(`^\\S+\\.json:\\d+:\\d+ error ${row.error.code} (RefError|KeyError|RefSyntaxError|StepError): `));
+      expect(run.stderr).not.toMatch(/\n\s+at /);
+      expect(run.stderr).toMatch(/\n1 error, 0 warnings\n$/);
+      // Escaped: nothing in the report can move the cursor or start a line of its own.
+      expect(run.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029]/);
       return;
     }
     expect(run.stderr).toBe("");

@@ -31,10 +31,10 @@ const notJson = file("broken.json", '{\n  "steps": [\n    {"id": 1 "tool": "a"}\
 
 describe("exit codes", () => {
   test.each([
-    ["0: a clean plan", ["examples/lint/clean.plan.json", "--tools", "examples/lint/tools.json"], 0],
+    ["0: a clean plan", ["examples/lint/clean.plan.json", "--catalog", "examples/lint/tools.json"], 0],
     ["0: warnings only", [warningsOnly], 0],
     ["1: warnings only, with --strict", [warningsOnly, "--strict"], 1],
-    ["1: errors", ["examples/lint/mistakes.plan.json", "--tools", "examples/lint/tools.json"], 1],
+    ["1: errors", ["examples/lint/mistakes.plan.json", "--catalog", "examples/lint/tools.json"], 1],
     ["1: errors, JSON output", ["examples/lint/mistakes.plan.json", "--format", "json"], 1],
     ["2: no plan file given", [], 2],
     ["2: two plan files", [warningsOnly, warningsOnly], 2],
@@ -44,8 +44,8 @@ describe("exit codes", () => {
     ["2: a directory", [tmp], 2],
     ["2: not UTF-8", [file("latin1.json", Uint8Array.from([0x7b, 0x22, 0xe9, 0x22, 0x7d]))], 2],
     ["2: not JSON", [notJson], 2],
-    ["2: a tools file that is not JSON", [warningsOnly, "--tools", notJson], 2],
-    ["2: a tools file of the wrong shape", [warningsOnly, "--tools", file("tools-bad.json", '{\n  "a": { "input": 3 }\n}')], 2],
+    ["2: a catalog file that is not JSON", [warningsOnly, "--catalog", notJson], 2],
+    ["2: a catalog file of the wrong shape", [warningsOnly, "--catalog", file("tools-bad.json", '{\n  "a": { "input": 3 }\n}')], 2],
   ])("exit %s", (_name, args, code) => {
     const result = lint(args);
     expect(result.status).toBe(code);
@@ -71,13 +71,13 @@ describe("exit codes", () => {
 
   test("2: a tools file of the wrong shape names the place", () => {
     const tools = file("tools-shape.json", '{\n  "geocode": { "input": "string" }\n}');
-    expect(lint([warningsOnly, "--tools", tools]).stderr).toBe(`plan-refs: ${tools}:2:25: invalid tool catalog: "input" must be a JSON Schema (an object or a boolean)\n`);
+    expect(lint([warningsOnly, "--catalog", tools]).stderr).toBe(`plan-refs: ${tools}:2:25: invalid tool catalog: "input" must be a JSON Schema (an object or a boolean)\n`);
   });
 });
 
 describe("pretty output", () => {
   test("the mistakes example prints what examples/lint/mistakes.lint.txt shows (the README's example)", () => {
-    const result = lint(["examples/lint/mistakes.plan.json", "--tools", "examples/lint/tools.json"]);
+    const result = lint(["examples/lint/mistakes.plan.json", "--catalog", "examples/lint/tools.json"]);
     expect(result.stdout).toBe(readFileSync(join(root, "examples/lint/mistakes.lint.txt"), "utf8"));
   });
 
@@ -122,7 +122,7 @@ describe("pretty output", () => {
 
 describe("JSON output", () => {
   test("the diagnostics array, with positions", () => {
-    const result = lint(["examples/lint/mistakes.plan.json", "--tools", "examples/lint/tools.json", "--format", "json"]);
+    const result = lint(["examples/lint/mistakes.plan.json", "--catalog", "examples/lint/tools.json", "--format", "json"]);
     const diagnostics = JSON.parse(result.stdout) as Diagnostic[];
     expect(diagnostics.map((d) => d.code)).toEqual([
       "unknown-key",

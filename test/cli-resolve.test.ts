@@ -55,17 +55,39 @@ describe("plan-refs resolve", () => {
     expect(JSON.parse(result.stdout)).toEqual(expected);
   });
 
-  test("a KeyError: its message on stderr, exit 1, no stack trace", () => {
-    const result = resolve(["--args", file("bad-key.json", '{"q": "$1.town"}'), "--results", results]);
+  test("a KeyError: printed the linter's way (line:column in the args file, source line, carets), exit 1, no stack trace", () => {
+    const args = file("bad-key.json", '{"q": "$1.town"}');
+    const result = resolve(["--args", args, "--results", results]);
     expect(result.status).toBe(1);
-    expect(result.stderr).toBe('plan-refs: KeyError missing-key: $1.town: step 1\'s result has no key "town" (keys: city, address), in argument /q\n');
+    expect(result.stderr).toBe(
+      [`${args}:1:10 error missing-key KeyError: $1.town: step 1's result has no key "town" (keys: city, address)`, ` 1 | {"q": "$1.town"}`, `   |          ^^^^^`, "1 error, 0 warnings", ""].join("\n"),
+    );
     expect(result.stdout).toBe("");
   });
 
-  test("strict mode: a malformed placeholder is a syntax error, exit 1", () => {
+  test("a misspelled key gets a did-you-mean, also deep in a path and inside a template", () => {
+    const args = file("typo.json", '{\n  "q": "$1.ctiy"\n}');
+    const typo = resolve(["--args", args, "--results", results]);
+    expect(typo.status).toBe(1);
+    expect(typo.stderr.split("\n").slice(0, 3)).toEqual([
+      `${args}:2:11 error missing-key KeyError: $1.ctiy: step 1's result has no key "ctiy" (keys: city, address); did you mean "city"?`,
+      ` 2 |   "q": "$1.ctiy"`,
+      `   |           ^^^^^`,
+    ]);
+    const templateArgs = file("typo-t.json", '{\n  "t": "in ${1.address.zpi}"\n}');
+    const template = resolve(["--args", templateArgs, "--results", results, "--syntax", "path", "--templates"]);
+    expect(template.status).toBe(1);
+    expect(template.stderr.split("\n").slice(0, 3)).toEqual([
+      `${templateArgs}:2:23 error missing-key KeyError: $1.address.zpi: step 1's result has no key "zpi" at .address (keys: zip); did you mean "zip"?`,
+      ` 2 |   "t": "in \${1.address.zpi}"`,
+      `   |                       ^^^^`,
+    ]);
+  });
+
+  test("strict mode: a malformed placeholder is a syntax error at its place, exit 1", () => {
     const result = resolve(["--args", file("strict.json", '{"q": "$1."}'), "--results", results, "--strict"]);
     expect(result.status).toBe(1);
-    expect(result.stderr).toMatch(/RefSyntaxError syntax: invalid reference "\$1\." at offset 3/);
+    expect(result.stderr).toMatch(/strict\.json:1:11 error syntax RefSyntaxError: invalid reference "\$1\." at offset 3/);
   });
 
   test.each([

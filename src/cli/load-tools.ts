@@ -11,6 +11,7 @@ import { pathToFileURL } from "node:url";
 import type { ToolFunction, ToolFunctions } from "../run/run-plan.js";
 import { describeThrown } from "../shared/errors.js";
 import { CliError } from "./input.js";
+import { interruptedExitCode } from "./io.js";
 import { printable } from "./terminal.js";
 
 /** Extensions of files that are data, not code: a JSON file given to `--tools` is a catalog. */
@@ -107,7 +108,7 @@ export async function loadTools(path: string, signal?: AbortSignal): Promise<{ t
 function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (signal === undefined) return promise;
   return new Promise<T>((resolvePromise, reject) => {
-    const onAbort = (): void => reject(new CliError("interrupted while the tools module was loading; nothing was run", "interrupted", 130));
+    const onAbort = (): void => reject(new CliError("interrupted while the tools module was loading; nothing was run", "interrupted", interruptedExitCode(signal)));
     if (signal.aborted) return onAbort();
     signal.addEventListener("abort", onAbort, { once: true });
     promise.then(

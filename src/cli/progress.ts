@@ -71,8 +71,9 @@ export interface LiveOptions {
  * const progress = liveProgress((text) => process.stderr.write(text), 3000, { rows: process.stderr.rows })
  */
 export function liveProgress(write: (text: string) => void, total: number, options: LiveOptions = {}): Progress {
-  const height = Math.max(2, Math.min(40, (options.rows ?? 24) - 2));
-  const width = Math.max(40, Math.min(400, options.columns ?? 100));
+  // A pseudo-terminal may report 0 rows and columns: then the defaults.
+  const height = Math.max(2, Math.min(40, (options.rows || 24) - 2));
+  const width = Math.max(40, Math.min(400, options.columns || 100));
   const running = new Map<number, { tool: string; startMs: number }>();
   const counts = { done: 0, failed: 0, skipped: 0 };
   let failures: string[] = [];
