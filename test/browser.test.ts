@@ -1,8 +1,9 @@
 /// <reference lib="dom" />
 /**
- * End to end in real headless Chromium (Debian's `chromium`, driven by playwright-core): the playground
- * is built with Vite's JS API, served from 127.0.0.1, and used through the keyboard like a person would.
- * Chromium missing is a failure, not a skip: CI (.ci/run) installs it.
+ * End to end in real headless Chromium, driven by playwright-core: the system's Chromium when there is
+ * one (Debian's /usr/bin/chromium first), else the one the dev dependency @sparticuz/chromium ships, so
+ * `npm ci` is all the test needs (see test/helpers/browser.ts). The playground is built with Vite's JS
+ * API, served from 127.0.0.1, and used through the keyboard like a person would.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -15,8 +16,8 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { EditorView } from "@codemirror/view";
 import { lintPlanText } from "../src/lint/index.js";
 import { planGraph } from "../src/plan/index.js";
+import { chooseSystemChromium, chromiumLaunch, SYSTEM_CHROMIUM_PATHS } from "./helpers/browser.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 const ROOT = resolve(import.meta.dirname, "..");
 const ARTIFACTS = join(ROOT, "test-artifacts");
 const PLAN_TEXT = readFileSync(join(ROOT, "examples/trip/plan.json"), "utf8");
@@ -67,24 +68,37 @@ async function selectStringContent(content: string): Promise<void> {
 const planText = (): Promise<string> => page.evaluate(() => globalThis.playground!.plan.state.doc.toString());
 const toolsText = (): Promise<string> => page.evaluate(() => globalThis.playground!.tools.state.doc.toString());
 
-test("Debian's chromium is installed (CI installs it; a missing browser is a failure, not a skip)", () => {
-  expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium`).toBe(true);
+describe("which Chromium runs the test", () => {
+  const among = (present: readonly string[]) => (path: string) => present.includes(path);
+
+  test("the system's /usr/bin/chromium when it exists, before any other", () => {
+    expect(SYSTEM_CHROMIUM_PATHS[0]).toBe("/usr/bin/chromium");
+    expect(chooseSystemChromium(SYSTEM_CHROMIUM_PATHS, among(["/usr/bin/chromium-browser", "/usr/bin/chromium"]))).toBe("/usr/bin/chromium");
+    expect(chooseSystemChromium(["/fake/a", "/fake/b", "/fake/c"], among(["/fake/c", "/fake/b"]))).toBe("/fake/b");
+  });
+
+  test("another system path when only that one exists, none when nothing does (then @sparticuz/chromium's)", () => {
+    expect(chooseSystemChromium(SYSTEM_CHROMIUM_PATHS, among(["/usr/bin/chromium-browser"]))).toBe("/usr/bin/chromium-browser");
+    expect(chooseSystemChromium(SYSTEM_CHROMIUM_PATHS, among(["/opt/elsewhere/chromium"]))).toBeUndefined();
+    expect(chooseSystemChromium([], () => true)).toBeUndefined();
+  });
+
+  test("there is always a browser: the system's or the npm package's, whose binary exists", async () => {
+    const launch = await chromiumLaunch();
+    expect(launch.source).toBe(chooseSystemChromium(SYSTEM_CHROMIUM_PATHS, existsSync) === undefined ? "@sparticuz/chromium" : "system");
+    expect(existsSync(launch.executablePath), launch.executablePath).toBe(true);
+    expect(launch.args).toContain("--disable-background-networking");
+  }, 120_000);
 });
 
 describe("playground in Chromium", { timeout: 120_000 }, () => {
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`${CHROMIUM} is missing: the browser test needs Debian's chromium (apt-get install -y chromium; .ci/run installs it)`);
-    }
     outDir = mkdtempSync(join(tmpdir(), "plan-refs-playground-"));
     await build({ configFile: join(ROOT, "examples/playground/vite.config.ts"), logLevel: "error", build: { outDir, emptyOutDir: true } });
     server = await serve(outDir);
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-quic"],
-      timeout: 120_000,
-    });
+    const { executablePath, args } = await chromiumLaunch();
+    browser = await chromium.launch({ executablePath, args, timeout: 120_000 });
     page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
     // Generous waits for a loaded machine; nothing asserts how long anything took.
     page.setDefaultTimeout(45_000);
