@@ -1,20 +1,23 @@
 /**
  * `npm run bench`: runs every workload in bench/workloads/ (each file's default export, in the order of
  * the issue's numbers, each in its own node process), prints a table of medians and ratios per workload
- * and the targets, and writes the figures to bench/results.json. `npm run bench -- 1 3` runs only
- * workloads 1 and 3.
+ * and the targets, and writes the figures to bench-results/results.json (ignored by git, so a run leaves
+ * the working tree clean). `npm run bench -- --update` also replaces the committed bench/results.json
+ * (a full run only). `npm run bench -- 1 3` runs only workloads 1 and 3.
  *
  * A new workload is one more file in bench/workloads/ named `<number>-<name>.ts`; nothing here changes.
  */
 import { spawnSync } from "node:child_process";
-import { readdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem, type as osType, release } from "node:os";
 import { fileURLToPath } from "node:url";
 import { targetsTable, workloadTable, type Target, type WorkloadReport } from "./harness.js";
 
 const workloadDir = new URL("./workloads/", import.meta.url);
-// Compiled to bench-dist/bench/: results go next to the sources, in bench/.
-const resultsFile = fileURLToPath(new URL("../../bench/results.json", import.meta.url));
+// Compiled to bench-dist/bench/: a run's figures go to bench-results/ (ignored by git); `--update` also
+// writes the committed bench/results.json.
+const freshDir = fileURLToPath(new URL("../../bench-results/", import.meta.url));
+const committedFile = fileURLToPath(new URL("../../bench/results.json", import.meta.url));
 
 /** The workload files, in the order of the issue's numbers (`1-…`, `2-…`), those asked for only. */
 function workloadFiles(only: readonly string[]): URL[] {
@@ -48,7 +51,9 @@ function machine() {
 }
 
 async function main(): Promise<void> {
-  const only = process.argv.slice(2);
+  const argv = process.argv.slice(2);
+  const update = argv.includes("--update");
+  const only = argv.filter((arg) => arg !== "--update");
   const files = workloadFiles(only);
   const about = machine();
   console.log(`plan-refs benchmarks — Node ${about.node}, ${about.cpu} (${about.cores} cores), ${about.os}, load average ${about.loadAverageAtStart.join(" ")}\n`);
@@ -68,11 +73,17 @@ async function main(): Promise<void> {
   const seconds = (performance.now() - began) / 1000;
   console.log(`Total ${seconds.toFixed(0)} s.`);
   const document = { date: new Date().toISOString(), machine: about, seconds, workloads: reports, targets };
-  if (only.length === 0) {
-    writeFileSync(resultsFile, `${JSON.stringify(document, null, 2)}\n`);
-    console.log(`Figures written to bench/results.json.`);
+  const text = `${JSON.stringify(document, null, 2)}\n`;
+  mkdirSync(freshDir, { recursive: true });
+  writeFileSync(`${freshDir}results.json`, text);
+  console.log("Figures written to bench-results/results.json.");
+  if (update && only.length === 0) {
+    writeFileSync(committedFile, text);
+    console.log("--update: bench/results.json replaced with these figures.");
+  } else if (update) {
+    console.log("A partial run (workloads chosen on the command line) does not update bench/results.json, --update or not.");
   } else {
-    console.log("A partial run (workloads chosen on the command line) does not overwrite bench/results.json.");
+    console.log("bench/results.json (committed) is left as it is: `npm run bench -- --update` replaces it.");
   }
 }
 
