@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, test } from "vitest";
 import { runPlan, type ToolFunctions } from "../src/run/index.js";
-import { distProblem, fencedBlocks, instrument, mismatch, root, runModule, staleNote, toModule, typecheck, writeFile, type FencedBlock } from "./helpers/doc-code.js";
+import { distProblem, fencedBlocks, instrument, mismatch, root, runModule, staleNote, toModule, typecheck, writeFile, type Encoded, type FencedBlock } from "./helpers/doc-code.js";
 
 const readme = readFileSync(join(root, "README.md"), "utf8");
 const blocks = fencedBlocks(readme);
@@ -99,3 +99,54 @@ describe("README.md", () => {
     expect(report.results.get(Number(step))).toEqual(JSON.parse(block.code));
   });
 });
+
+describe("the checker", () => {
+  const { rows } = JSON.parse(readFileSync(join(root, "test/cases/readme-shown.json"), "utf8")) as { rows: { name: string; shown: string; actual: Encoded; mismatch: string | null }[] };
+  test.each(rows.map((row) => [row.name, row] as const))("a shown value: %s", (_name, row) => {
+    expect(mismatch(row.shown, row.actual) ?? null).toBe(row.mismatch);
+  });
+
+  test("finds shown values after a statement, on its line or on the lines after it, continued by indented comment lines", () => {
+    const code = ['import { f } from "x";', "f(1); // → 1", "f(2);", "// prose first", "// → { a: 1,", "//   b: 2 }", "// prose after", "const x = f(3);", "// → 3", "f(4);", "// throws Error: no"].join("\n");
+    const { shown, source } = instrument(code, "block");
+    expect(shown).toEqual([
+      { id: 0, line: 2, kind: "value", text: "1" },
+      { id: 1, line: 5, kind: "value", text: "{ a: 1,\n   b: 2 }" },
+      { id: 2, line: 9, kind: "value", text: "3" },
+      { id: 3, line: 11, kind: "throws", text: "Error: no" },
+    ]);
+    expect(source).toContain("__docShow(0, (f(1)));");
+    expect(source).toContain("const x = f(3); __docShow(2, x);");
+    expect(source).toContain("__docThrows(3, () => (f(4)));");
+  });
+
+  test.each([
+    ["a shown value inside a function", "function g() {\n  return 1;\n  // → 1\n}\n", 'block: 1 "// →" / "// throws" comment(s) inside a statement: only those after a top-level statement are checked'],
+    ["two shown values after one statement", "f();\n// → 1\n// → 2\n", "block:1: one statement, two shown values; put a statement before each"],
+    ["a shown value before any statement", "// → 1\nf();\n", 'block: a "// →" or "// throws" comment before the first statement shows nothing'],
+    ["a shown value after a declaration that is not one const", "let a = 1, b = 2;\n// → 1\n", "block:2: a shown value must follow an expression statement or a `const name = …;`"],
+  ])("refuses %s", (_name, code, message) => {
+    expect(() => instrument(code, "block")).toThrow(message);
+  });
+
+  test("run: a wrong value, an error that differs and a statement that does not throw are told apart (the README's old span)", async () => {
+    const code = [
+      'import { lintPlan, resolveRefs } from "plan-refs";',
+      'lintPlan({ steps: [{ id: 1, tool: "weather", args: { at: "$2.city" } }] });',
+      '// → [{ code: "unknown-step", severity: "error", pointer: "/steps/0/args/at", span: { start: 1, end: 2 }, … }]',
+      'resolveRefs({ q: "$1.town" }, { 1: { city: "Paris" } });',
+      "// throws KeyError: a different message",
+      'resolveRefs({ q: "$1.city" }, { 1: { city: "Paris" } });',
+      "// throws KeyError: never thrown",
+    ].join("\n");
+    const { shown, source } = instrument(code, "block");
+    const file = join(dir, "checker/wrong.mjs");
+    writeFile(file, toModule(source, "wrong.ts"));
+    const run = await runModule(file);
+    expect(run.code, run.stderr).toBe(0);
+    expect(mismatch(shown[0]!.text, run.records.get(0)!.value!)).toBe("[0].span.start: shown 1, but it is 0");
+    expect(run.records.get(1)?.thrown).toEqual({ name: "KeyError", message: '$1.town: step 1\'s result has no key "town" (keys: city), in argument /q' });
+    expect(run.records.get(2)).toEqual({ value: { $: "object", className: null, entries: [["q", "Paris"]] } });
+  });
+});
+

@@ -282,9 +282,9 @@ export function render(value: Encoded): string {
     case "error":
       return `${value.name}: ${value.message}`;
     case "map":
-      return `Map { ${value.entries.map(([k, v]) => `${render(k)} => ${render(v)}`).join(", ")} }`;
+      return value.entries.length === 0 ? "Map {}" : `Map { ${value.entries.map(([k, v]) => `${render(k)} => ${render(v)}`).join(", ")} }`;
     case "set":
-      return `Set { ${value.items.map(render).join(", ")} }`;
+      return value.items.length === 0 ? "Set {}" : `Set { ${value.items.map(render).join(", ")} }`;
     case "array":
       return `[${value.items.map(render).join(", ")}]`;
     case "object": {
