@@ -52,9 +52,11 @@ export async function loadTools(path: string, signal?: AbortSignal): Promise<{ t
   }
   if (!isFile) throw new CliError(`${shown}: the tools module must be a regular file`, "tools-module");
 
-  // A top-level await that never settles: Node ends the process with exit code 13 and no message.
+  // A top-level await that never settles: nothing is left to run, so Node ends the process (exit code
+  // 13) with no message, while the import is still pending. (The 'exit' event then reports code 0 on
+  // Node 20, 13 on later versions; a module that calls process.exit itself gives its own code.)
   const onExit = (code: number): void => {
-    if (code === 13) process.stderr.write(`plan-refs: ${shown}: the tools module never finished loading (a top-level await that never settles); nothing was run\n`);
+    if (code === 13 || code === 0) process.stderr.write(`plan-refs: ${shown}: the tools module never finished loading (a top-level await that never settles); nothing was run\n`);
   };
   process.on("exit", onExit);
   let module: Record<string, unknown>;

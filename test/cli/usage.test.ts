@@ -1,0 +1,211 @@
+/**
+ * The command line's own words, as a user runs it (the built executable in a child process): help for
+ * each command, the version, one flag per meaning (`--catalog FILE.json`, `--tools MODULE`) with a hint
+ * for a file given to the wrong one, tools modules that fail to load in every way a user can make them
+ * fail, diagnostics with positions and did-you-mean, and messages escaped so that no tool can forge a
+ * line or drive the terminal.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, test } from "vitest";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+// PLAN_REFS_CLI: another build of the executable (to check that a test fails on the build before a fix).
+const main = process.env["PLAN_REFS_CLI"] ?? join(root, "dist/cli/main.js");
+const tmp = mkdtempSync(join(tmpdir(), "plan-refs-usage-"));
+const version = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
+
+function file(name: string, content: string): string {
+  const path = join(tmp, name);
+  writeFileSync(path, content);
+  return path;
+}
+
+function cli(args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, [main, ...args], { cwd: root, encoding: "utf8", input: "", timeout: 20_000 });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+const noStackTrace = /\n\s+at /;
+
+describe("help and version", () => {
+  test.each(["resolve", "lint", "run", "lsp"])("plan-refs %s --help (and -h): options, defaults, exit codes and an example on stdout, exit 0", (command) => {
+    for (const flag of ["--help", "-h"]) {
+      const result = cli([command, flag]);
+      expect(result.status).toBe(0);
+      expect(result.stderr).toBe("");
+      expect(result.stdout).toMatch(new RegExp(`^usage: plan-refs ${command} `));
+      expect(result.stdout).toMatch(/\noptions:\n/);
+      expect(result.stdout).toMatch(/\nexit codes:\n/);
+      expect(result.stdout).toMatch(/\nexample.*:\n {2}plan-refs /);
+    }
+    // --help wins wherever it stands, also after other options.
+    expect(cli([command, "--strict", "--help"]).status).toBe(0);
+  });
+
+  test.each(["resolve", "lint", "run"])("the example in plan-refs %s --help runs (exit 0 or 1, never a usage error)", (command) => {
+    const help = cli([command, "--help"]).stdout;
+    const example = help.slice(help.lastIndexOf("\n  plan-refs ") + "\n  plan-refs ".length).trim().split(/\s+/);
+    const result = cli(example.map((arg) => (arg === "trip.json" ? join(tmp, "trip.json") : arg)));
+    expect([0, 1]).toContain(result.status);
+    expect(result.stderr).not.toMatch(noStackTrace);
+  });
+
+  test("the defaults are stated", () => {
+    expect(cli(["run", "--help"]).stdout).toMatch(/--concurrency N\s+most tools running at once \(default 8\)/);
+    expect(cli(["lint", "--help"]).stdout).toMatch(/--format pretty\|json\s+pretty \(default/);
+    expect(cli(["resolve", "--help"]).stdout).toMatch(/seed \(default\)/);
+  });
+
+  test.each(["--version", "-v"])("%s prints the version in package.json", (flag) => {
+    expect(cli([flag])).toEqual({ status: 0, stdout: `plan-refs ${version}\n`, stderr: "" });
+  });
+
+  test("an unknown option points at --help", () => {
+    const result = cli(["lint", "plan.json", "--colour"]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/Unknown option '--colour'.*\nusage: plan-refs lint .*\n\(plan-refs lint --help for more\)\n$/s);
+  });
+});
+
+describe("--catalog FILE.json and --tools MODULE mean the same in every command", () => {
+  const plan = file("plan.json", JSON.stringify({ steps: [{ id: 1, tool: "geocode", args: {} }] }, null, 2));
+  const catalog = file("tools.json", JSON.stringify({ geocode: { input: { type: "object" } } }));
+  const module = file("tools.mjs", "export const geocode = () => ({ lat: 1 });\n");
+
+  test.each([
+    ["lint --tools tools.json", ["lint", plan, "--tools", catalog], /--tools takes the JavaScript module that implements the tools; give a JSON tool catalog with --catalog .*tools\.json/],
+    ["run --tools tools.json", ["run", plan, "--tools", catalog], /--tools takes the JavaScript module that implements the tools; give a JSON tool catalog with --catalog .*tools\.json/],
+    ["lint --catalog tools.mjs", ["lint", plan, "--catalog", module], /--catalog takes a JSON tool catalog; give a module that implements the tools with --tools .*tools\.mjs/],
+    ["run --catalog tools.mjs", ["run", plan, "--tools", module, "--catalog", module], /--catalog takes a JSON tool catalog; give a module that implements the tools with --tools .*tools\.mjs/],
+  ])("%s: exit 2 and a one-line hint naming the right flag", (_name, args, hint) => {
+    const result = cli(args);
+    expect(result.status).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toMatch(hint);
+    expect(result.stderr.trimEnd().split("\n")).toHaveLength(1);
+  });
+
+  test("lint --catalog checks against the catalog; lint --tools checks the tools the module exports", () => {
+    expect(cli(["lint", plan, "--catalog", catalog]).status).toBe(0);
+    expect(cli(["lint", plan, "--tools", module]).status).toBe(0);
+    expect(cli(["run", plan, "--tools", module, "--catalog", catalog]).status).toBe(0);
+  });
+});
+
+describe("an unknown tool is printed the linter's way, in the command's own words", () => {
+  const plan = file("typo.plan.json", '{\n  "steps": [\n    { "id": 1, "tool": "fetch_page", "args": {} },\n    { "id": 2, "tool": "fetch_pgae", "args": {} }\n  ]\n}\n');
+  const module = file("fetch.mjs", "export const fetch_page = () => 'ok';\nexport const summarise = () => 'ok';\n");
+
+  test.each(["run", "lint"])("plan-refs %s: file:line:column, the source line, carets, did-you-mean, the --tools flag", (command) => {
+    const result = cli([command, plan, "--tools", module]);
+    const lines = (command === "run" ? result.stderr : result.stdout).split("\n");
+    expect(result.status).toBe(command === "run" ? 2 : 1);
+    expect(lines.slice(0, 3)).toEqual([
+      `${plan}:4:24 error unknown-tool no function for tool "fetch_pgae" among the functions exported by --tools ${module}; did you mean "fetch_page"?`,
+      ` 4 |     { "id": 2, "tool": "fetch_pgae", "args": {} }`,
+      `   |                        ^^^^^^^^^^^^`,
+    ]);
+    expect(result.stderr).not.toMatch(/runPlan/);
+  });
+
+  test("with no close name, the exported functions are listed", () => {
+    const other = file("other.plan.json", JSON.stringify({ steps: [{ id: 1, tool: "translate", args: {} }] }));
+    expect(cli(["run", other, "--tools", module]).stderr).toMatch(/no function for tool "translate" among the functions exported by --tools .*fetch\.mjs \(it exports: fetch_page, summarise\)/);
+  });
+});
+
+describe("a tools module that does not load: exit 2, one line naming the module, no stack trace", () => {
+  const plan = file("one.plan.json", JSON.stringify({ steps: [{ id: 1, tool: "geocode", args: {} }] }));
+
+  test.each([
+    ["throws a non-Error at import", "throw 42;\n", /cannot load the tools module: it threw 42/],
+    ["throws a string at import", 'throw "no config\\nplan-refs: ok: 9 results";\n', /cannot load the tools module: it threw "no config\\nplan-refs: ok: 9 results"/],
+    ["throws null at import", "throw null;\n", /cannot load the tools module: it threw null/],
+    ["has a syntax error", "export const = ;\n", /cannot load the tools module: /],
+    ["default-exports a Proxy whose traps throw", 'export default new Proxy({}, { ownKeys() { throw new Error("trap"); } });\n', /its default export could not be read: trap/],
+  ])("a module that %s", (_name, source, message) => {
+    const result = cli(["run", plan, "--tools", file(`bad-${Math.random().toString(36).slice(2)}.mjs`, source)]);
+    expect(result.status).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).not.toMatch(noStackTrace);
+    expect(result.stderr.trimEnd().split("\n")).toHaveLength(1);
+  });
+
+  test("a default export whose getter throws: the getter is never run, the tool is reported missing", () => {
+    const module = file("getter.mjs", 'export default { get geocode() { throw new Error("getter ran"); } };\n');
+    const result = cli(["run", plan, "--tools", module]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).not.toMatch(/getter ran/);
+    expect(result.stderr).toMatch(/no function for tool "geocode" among the functions exported by --tools .*getter\.mjs \(it exports no functions\)/);
+    expect(result.stderr).not.toMatch(noStackTrace);
+  });
+
+  test("a top-level await that never settles: Node's exit code 13, and one line saying which module never finished loading", () => {
+    const module = file("hangs.mjs", "await new Promise(() => {});\nexport const geocode = () => 1;\n");
+    const result = cli(["run", plan, "--tools", module]);
+    expect(result.status).toBe(13);
+    expect(result.stderr).toBe(`plan-refs: ${module}: the tools module never finished loading (a top-level await that never settles); nothing was run\n`);
+  });
+
+  test("a .ts module: it loads where Node strips types, else one line says how to run it", () => {
+    const module = file("tools.ts", "export const geocode = (args: Record<string, unknown>): number => 1;\n");
+    const result = cli(["run", plan, "--tools", module]);
+    const [major, minor] = process.versions.node.split(".").map(Number) as [number, number];
+    if (major > 23 || (major === 23 && minor >= 6)) {
+      expect(result.status).toBe(0);
+    } else {
+      expect(result.status).toBe(2);
+      expect(result.stderr).toBe(
+        `plan-refs: ${module}: Node ${process.versions.node} cannot load TypeScript; use Node ≥ 22.6 with --experimental-strip-types (or Node ≥ 23.6), or compile the module to .mjs\n`,
+      );
+    }
+  });
+});
+
+describe("results JSON cannot hold", () => {
+  const module = file("odd.mjs", "export const undef = () => undefined;\nexport const big = () => ({ n: 10n });\nexport const loop = () => { const a = {}; a.self = a; return a; };\nexport const fine = () => 1;\n");
+  const plan = file("odd.plan.json", JSON.stringify({ steps: ["undef", "big", "loop", "fine"].map((tool, i) => ({ id: i + 1, tool, args: {} })) }));
+
+  test("undefined is written as null and said so; a BigInt or a cycle is that step's error 'unserializable'; every other result is written", () => {
+    const result = cli(["run", plan, "--tools", module]);
+    expect(result.status).toBe(1);
+    const report = JSON.parse(result.stdout) as { status: string; results: Record<string, unknown>; errors: Record<string, { code: string; message: string }> };
+    expect(report.status).toBe("failed");
+    expect(report.results).toEqual({ 1: null, 4: 1 });
+    expect(report.errors["2"]).toEqual({ code: "unserializable", message: "step 2: its result cannot be written as JSON: it contains a BigInt" });
+    expect(report.errors["3"]).toEqual({ code: "unserializable", message: "step 3: its result cannot be written as JSON: it contains a cycle" });
+    expect(result.stderr).toMatch(/^plan-refs: step 1's tool returned undefined, which JSON cannot hold; it is written as null$/m);
+    expect(result.stderr).toMatch(/plan-refs: failed: 2 results, 2 failed, 0 skipped/);
+    expect(result.stderr).not.toMatch(noStackTrace);
+  });
+});
+
+describe("every message printed is escaped", () => {
+  const forged = "down\\n\\u001b[2K\\u001b[1Aplan-refs: ok: 9 results\\u009b2J\\u2028";
+  const module = file("forge.mjs", `export const forge = () => { throw new Error("${forged}"); };\n`);
+  const plan = file("forge.plan.json", JSON.stringify({ steps: [{ id: 1, tool: "forge", args: {} }] }));
+
+  test("a tool's error message cannot forge a line or reach the terminal raw", () => {
+    const result = cli(["run", plan, "--tools", module]);
+    expect(result.status).toBe(1);
+    expect(result.stderr).not.toMatch(/^plan-refs: ok/m);
+    expect(result.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029]/);
+    expect(result.stderr).toContain("the tool threw: down\\n\\u001b[2K\\u001b[1Aplan-refs: ok: 9 results\\u009b2J\\u2028");
+    // The JSON report keeps the message exactly.
+    expect((JSON.parse(result.stdout) as { errors: Record<string, { message: string }> }).errors["1"]?.message).toBe(`step 1 (forge): the tool threw: ${JSON.parse(`"${forged}"`) as string}`);
+  });
+
+  test("on a terminal too: the only escape sequences are the view's own", async () => {
+    const { runCli } = await import("../../src/cli/cli.js");
+    let stderr = "";
+    await runCli(["run", plan, "--tools", module], { stdout: () => undefined, stderr: (text) => (stderr += text), stdoutIsTTY: false, stderrIsTTY: true });
+    const own = stderr.replace(/\u001b\[(\d+A|J|\d+m)/g, "").replace(/\r/g, "");
+    expect(own).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029]/);
+    expect(own).not.toMatch(/^plan-refs: ok/m);
+  });
+});
