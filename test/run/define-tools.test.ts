@@ -5,6 +5,7 @@
 import { describe, expect, expectTypeOf, test } from "vitest";
 import * as root from "../../src/index.js";
 import { RefError } from "../../src/resolve/index.js";
+import type { ToolCatalog } from "../../src/plan/index.js";
 import {
   defineTools,
   runPlan,
@@ -121,6 +122,23 @@ describe("defineTools types", () => {
     const tools = defineTools({ geocode: { input: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } } }, { geocode: ({ city }) => city.toUpperCase() });
     expectTypeOf(tools).toEqualTypeOf<DefinedTools<"geocode">>();
     expect(tools.geocode({ city: "lisbon" }, { stepId: 1, signal: new AbortController().signal })).toBe("LISBON");
+  });
+
+  test("a catalog known only as a ToolCatalog (read at run time) or read from JSON: any names, arguments Record<string, unknown>", () => {
+    const wide: ToolCatalog = { geocode: { input: { type: "object" } } };
+    const fromWide = defineTools(wide, { geocode: (args) => {
+      expectTypeOf(args).toEqualTypeOf<Record<string, unknown>>();
+      return args;
+    } });
+    expectTypeOf(fromWide).toExtend<ToolFunctions>();
+    // What `import catalog from "./tools.json" with { type: "json" }` gives: types widened to string.
+    const json: { geocode: { input: { type: string; properties: { city: { type: string } } } } } = { geocode: { input: { type: "object", properties: { city: { type: "string" } } } } };
+    const fromJson = defineTools(json, { geocode: (args) => {
+      expectTypeOf(args).toEqualTypeOf<Record<string, unknown>>();
+      return args;
+    } });
+    expectTypeOf(fromJson).toEqualTypeOf<DefinedTools<"geocode">>();
+    expect(Object.keys(fromWide)).toEqual(["geocode"]);
   });
 
   test("SchemaValue and ToolArgs", () => {
