@@ -5,6 +5,7 @@
  * `<!-- readme-test: same-as file -->` output block must be that file's text. The conventions are in
  * test/helpers/doc-code.ts. Needs `npm run build` first (`npm test` builds before vitest).
  */
+import { execFile } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -43,7 +44,7 @@ describe("README.md", () => {
     for (const block of blocks) {
       if (block.marker === undefined) continue;
       const where = `README.md:${block.line}`;
-      if (block.marker.kind === "same-as" || block.marker.kind === "result-of") {
+      if (block.marker.kind === "same-as" || block.marker.kind === "result-of" || block.marker.kind === "stderr-of") {
         expect(block.lang, `${where}: ${block.marker.kind} is for output blocks`).toMatch(/^(text|json)$/);
       } else {
         expect(CODE.has(block.lang), `${where}: ${block.marker.kind} is for TypeScript and JavaScript blocks`).toBe(true);
@@ -97,6 +98,17 @@ describe("README.md", () => {
     const report = await runPlan(plan, tools);
     expect(report.status, `README.md:${block.line}: ${planFile} did not run`).toBe("ok");
     expect(report.results.get(Number(step))).toEqual(JSON.parse(block.code));
+  });
+});
+
+describe("README.md's command output", () => {
+  test.each(blocks.filter((block) => block.marker?.kind === "stderr-of").map((block) => [block.line, block] as const))("the stderr at line %s is what the command prints (numbers masked, any order)", async (_line, block) => {
+    const args = block.marker!.argument.replace(/\s*\(.*\)$/, "").split(/\s+/);
+    const run = await new Promise<{ stderr: string }>((resolve) => {
+      execFile(process.execPath, [join(root, "dist/cli/main.js"), ...args], { cwd: root, encoding: "utf8", timeout: 30_000 }, (_error, _stdout, stderr) => resolve({ stderr }));
+    });
+    const shape = (text: string) => text.trimEnd().split("\n").map((line) => line.replace(/\d+/g, "N")).sort();
+    expect(shape(block.code), `README.md:${block.line}: what \`plan-refs ${args.join(" ")}\` prints on stderr${staleNote()}\n${run.stderr}`).toEqual(shape(run.stderr));
   });
 });
 

@@ -18,7 +18,10 @@
  * - `<!-- readme-test: typecheck-only (reason) -->`: typechecked, not run (it needs a browser, say);
  * - before a ```text or ```json block, `<!-- readme-test: same-as path -->`: the block is that file's text;
  * - before a ```json block, `<!-- readme-test: result-of plan.json step N -->`: the block is step N's
- *   result when `runPlan` runs that plan with the tools of the `tools.mjs` next to it.
+ *   result when `runPlan` runs that plan with the tools of the `tools.mjs` next to it;
+ * - before a ```text block, `<!-- readme-test: stderr-of args… (why) -->`: the block is what
+ *   `plan-refs args…` (dist/cli/main.js) prints on stderr, with every number masked and the lines in
+ *   any order (times and the order of concurrent steps vary from run to run).
  * `sh`, `bash` and other languages are never run.
  */
 import { execFile } from "node:child_process";
@@ -30,9 +33,9 @@ import ts from "typescript";
 export const root = fileURLToPath(new URL("../..", import.meta.url));
 
 /** The marker comment's name: `<!-- readme-test: … -->`. */
-const MARKER = /^<!--\s*readme-test:\s*(skip|typecheck-only|same-as|result-of)\b\s*(.*?)\s*-->$/;
+const MARKER = /^<!--\s*readme-test:\s*(skip|typecheck-only|same-as|result-of|stderr-of)\b\s*(.*?)\s*-->$/;
 
-export type MarkerKind = "skip" | "typecheck-only" | "same-as" | "result-of";
+export type MarkerKind = "skip" | "typecheck-only" | "same-as" | "result-of" | "stderr-of";
 
 export interface FencedBlock {
   /** The language after the opening fence (`ts`, `sh`, …), lower case. */
