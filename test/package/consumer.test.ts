@@ -54,10 +54,15 @@ const TYPED = Object.entries(PACKAGE.exports)
   .map(([key]) => (key === "." ? PACKAGE.name : `${PACKAGE.name}/${key.slice(2)}`));
 const JSON_SUBPATHS = SUBPATHS.filter((subpath) => subpath.endsWith(".json"));
 
-/** The environment of a child: none of the calling npm's `npm_*` settings (they would steer the inner npm). */
+/**
+ * The environment of a child: the user's npm settings (the cache, .npmrc) stay, but not what the calling
+ * `npm test` says about its own package and script, which would steer the inner npm to this repository.
+ */
 function childEnv(keepNodeOptions: boolean): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) if (!/^npm_/i.test(name)) env[name] = value;
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!/^npm_(package_|lifecycle_|command$|config_local_prefix$|config_loglevel$)/i.test(name)) env[name] = value;
+  }
   // npm and tsc are tools, not the library under test: they run without the suite's --disable-proto=throw.
   if (!keepNodeOptions) delete env.NODE_OPTIONS;
   return { ...env, npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" };
