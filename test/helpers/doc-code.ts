@@ -405,10 +405,15 @@ export function distProblem(): string | undefined {
 
 /** A note when something under src/ changed after dist/ was built (the failure may be a stale build). */
 export function staleNote(): string {
-  const built = statSync(join(root, "dist/index.d.ts")).mtimeMs;
-  const newer = walk(join(root, "src")).filter((file) => statSync(file).mtimeMs > built);
-  return newer.length === 0 ? "" : `\n(note: dist/ is older than ${relative(root, newer[0]!)}${newer.length > 1 ? ` and ${newer.length - 1} more` : ""}: run \`npm run build\`)`;
+  if (stale === undefined) {
+    const built = existsSync(join(root, "dist/index.d.ts")) ? statSync(join(root, "dist/index.d.ts")).mtimeMs : 0;
+    const newer = walk(join(root, "src")).filter((file) => statSync(file).mtimeMs > built);
+    stale = newer.length === 0 ? "" : `\n(note: dist/ is older than ${relative(root, newer[0]!)}${newer.length > 1 ? ` and ${newer.length - 1} more` : ""}: run \`npm run build\`)`;
+  }
+  return stale;
 }
+
+let stale: string | undefined;
 
 function walk(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? walk(join(dir, entry.name)) : [join(dir, entry.name)]));
