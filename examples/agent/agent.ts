@@ -128,7 +128,9 @@ async function* checkedSteps(chunks: AsyncIterable<string>): AsyncGenerator<Plan
     );
     const step = readPlan([parsed.value]).plan.steps[0];
     const errors = problems.filter((diagnostic) => diagnostic.severity === "error");
-    console.log(`model output line ${line}: ${step === undefined ? "a step" : `step ${step.id} (${step.tool})`} ${errors.length > 0 || step === undefined ? "held back" : "runs"}`);
+    // The tool's name is the model's text: printed as a JSON string, so no control character reaches the terminal.
+    const what = step === undefined ? "a step" : `step ${step.id} (tool ${JSON.stringify(step.tool)})`;
+    console.log(`model output line ${line}: ${what} ${errors.length > 0 || step === undefined ? "held back" : "runs"}`);
     for (const diagnostic of problems) printDiagnostic(diagnostic, step);
     if (errors.length > 0 || step === undefined) return undefined;
     arrived.push(step);
