@@ -1,8 +1,9 @@
 /**
  * README.md's code, tested: every TypeScript and JavaScript block is typechecked under --strict (one
  * program, the package imported as `plan-refs` from the built dist/) and run with node, and every
- * value it shows in a `// →` or `// throws` comment is compared with the value it produces. A
- * `<!-- readme-test: same-as file -->` output block must be that file's text. The conventions are in
+ * value it shows in a `// →` or `// throws` comment is compared with the value it produces. Output
+ * blocks marked `<!-- readme-test: same-as file -->`, `result-of plan step N` or `stderr-of args…` are
+ * compared with that file, that step's result, or what that command prints. The conventions are in
  * test/helpers/doc-code.ts. Needs `npm run build` first (`npm test` builds before vitest).
  */
 import { execFile } from "node:child_process";

@@ -62,6 +62,10 @@ describe("defineTools types", () => {
     expectTypeOf(tools).toEqualTypeOf<DefinedTools<"geocode" | "weather" | "echo" | "constant">>();
     expectTypeOf(tools).toExtend<ToolFunctions>();
     expectTypeOf(tools.geocode).toEqualTypeOf<ToolFunction>();
+    () => {
+      // @ts-expect-error: without defineTools, a tool that declares its arguments is not a ToolFunction (the README's old TS2322)
+      void runPlan({ steps: [] }, { geocode: async ({ city }: { city: string }) => city });
+    };
     const report = await runPlan({ steps: [{ id: 1, tool: "geocode", args: { city: "Lisbon" } }, { id: 2, tool: "weather", args: { lat: "$1.lat", lon: "$1.lon" } }] }, tools);
     expect(report.results.get(2)).toBe("38.72,-9.14");
   });
