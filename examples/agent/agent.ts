@@ -122,6 +122,7 @@ async function* checkedSteps(chunks: AsyncIterable<string>): AsyncGenerator<Plan
       return undefined;
     }
     // Linted with the steps before it (its shape too: a step that is not { id, tool, args } is an error).
+    // Each lint reads the steps so far again: fine for the few steps a model plans; for thousands, lint once at the end.
     const here = `/steps/${arrived.length}/`;
     const problems = lintPlan({ steps: [...arrived, parsed.value], tools: catalog }, options).filter(
       (diagnostic) => `${diagnostic.pointer}/`.startsWith(here) && diagnostic.code !== "unknown-step",
