@@ -5,6 +5,8 @@
  * first.)
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { Readable } from "node:stream";
+import fc from "fast-check";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -42,7 +44,7 @@ import {
 } from "vscode-languageserver-protocol/node";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { documentTokens } from "../src/editor/index.js";
-import { SEMANTIC_TOKENS_LEGEND } from "../src/editor/lsp-server.js";
+import { guardFraming, localPath, MAX_CONTENT_LENGTH, MAX_HEADER_BYTES, SEMANTIC_TOKENS_LEGEND } from "../src/editor/lsp-server.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const main = join(root, "dist", "cli", "main.js");
@@ -276,5 +278,186 @@ describe("plan-refs lsp --stdio", () => {
     await connection.sendNotification(ExitNotification.type);
     expect(await exited).toBe(0);
     expect(stderr).toBe("");
+  });
+});
+
+/**
+ * Issue 12, item 15: a malformed Content-Length (not a number, negative, 10^9) or headers ending in a
+ * bare LF left the server silent until stdin closed, and a `file://host/…` document got "could not
+ * lint" instead of its diagnostics. Now each malformed header block is one line on stderr and is
+ * skipped, and the server answers the next request; a URI with a host is linted without a catalog.
+ * A second server, so the first one's "nothing on stderr" stays true.
+ */
+describe("malformed frames and remote URIs, over a real child process", () => {
+  let server: ChildProcess;
+  let client: MessageConnection;
+  let errors = "";
+  const lineWaiters: { count: number; resolve: () => void }[] = [];
+  const published: { match: (params: PublishDiagnosticsParams) => boolean; resolve: (params: PublishDiagnosticsParams) => void }[] = [];
+  const lines = (): string[] => errors.split("\n").slice(0, -1);
+  /** Resolves once stderr holds at least `count` complete lines. */
+  const stderrLines = (count: number): Promise<string[]> =>
+    new Promise((resolve) => {
+      if (lines().length >= count) resolve(lines());
+      else lineWaiters.push({ count, resolve: () => resolve(lines()) });
+    });
+  const raw = (bytes: string): Promise<void> => new Promise((resolve, reject) => server.stdin!.write(bytes, (error) => (error ? reject(error) : resolve())));
+  const frame = (message: object): string => {
+    const body = JSON.stringify(message);
+    return `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+  };
+  const lostRequest = { jsonrpc: "2.0", id: 9_999, method: "shutdown" };
+
+  beforeAll(async () => {
+    server = spawn(process.execPath, [main, "lsp", "--stdio"], { stdio: ["pipe", "pipe", "pipe"] });
+    server.stderr!.on("data", (chunk: Buffer) => {
+      errors += chunk.toString();
+      for (let i = lineWaiters.length - 1; i >= 0; i--) if (lines().length >= lineWaiters[i]!.count) lineWaiters.splice(i, 1)[0]!.resolve();
+    });
+    client = createMessageConnection(new StreamMessageReader(server.stdout!), new StreamMessageWriter(server.stdin!));
+    client.onNotification(PublishDiagnosticsNotification.type, (params) => {
+      const index = published.findIndex((waiter) => waiter.match(params));
+      if (index >= 0) published.splice(index, 1)[0]!.resolve(params);
+    });
+    client.listen();
+    await client.sendRequest(InitializeRequest.type, { processId: process.pid, rootUri: null, capabilities: {}, workspaceFolders: null });
+    await client.sendNotification(InitializedNotification.type, {});
+  });
+
+  afterAll(() => {
+    client?.dispose();
+    if (server?.exitCode === null) server.kill();
+  });
+
+  const malformed: [string, string, string][] = [
+    ["a Content-Length that is not a number", "Content-Length: abc\r\n\r\n{}", 'Content-Length "abc" is not a non-negative whole number'],
+    ["a negative Content-Length", `Content-Length: -5\r\n\r\n${JSON.stringify(lostRequest)}`, 'Content-Length "-5" is not a non-negative whole number'],
+    ["a Content-Length of 10^9", `Content-Length: 1000000000\r\n\r\n${JSON.stringify(lostRequest)}`, `Content-Length "1000000000" is over the limit of ${MAX_CONTENT_LENGTH} bytes`],
+    ["headers that end in a bare LF", `Content-Length: ${JSON.stringify(lostRequest).length}\n\n${JSON.stringify(lostRequest)}`, "header lines must end with CRLF, not a bare LF"],
+    ["a header line without a colon", "Content-Length 2\r\n\r\n{}", 'header line "Content-Length 2" is not "name: value"'],
+    ["a header block without Content-Length", "Content-Type: application/json\r\n\r\n{}", "no Content-Length header"],
+    ["a header block that never ends", `X-Junk: ${"j".repeat(MAX_HEADER_BYTES)}`, `the header block is longer than ${MAX_HEADER_BYTES} bytes`],
+  ];
+
+  test.each(malformed)("%s: one line on stderr, and the next request is answered", async (_name, bytes, reason) => {
+    const before = lines().length;
+    await raw(bytes);
+    // Served on: a request after the bad frame gets its answer (the lost "shutdown" was never read).
+    expect(await client.sendRequest(HoverRequest.type, { textDocument: { uri: "file:///nowhere.plan.json" }, position: { line: 0, character: 0 } })).toBeNull();
+    const after = await stderrLines(before + 1);
+    expect(after[before]).toBe(`plan-refs lsp: malformed message header (${reason}); skipped up to the next Content-Length header`);
+  });
+
+  test("a file://host/… plan gets its diagnostics, without a catalog; file://localhost/… is local and reads tools.json beside it", async () => {
+    const remote = "file://fileserver/share/trip.plan.json";
+    const remoteDiagnostics = new Promise<PublishDiagnosticsParams>((resolve) => published.push({ match: (params) => params.uri === remote, resolve }));
+    await client.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri: remote, languageId: "json", version: 1, text: planText } });
+    const fromRemote = await remoteDiagnostics;
+    expect(fromRemote.diagnostics.map((item) => [item.code, rangeText(planText, item.range)])).toEqual([["unknown-step", "$7"]]);
+    expect(await client.sendRequest(CompletionRequest.type, { textDocument: { uri: remote }, position: at(planText, "$7", 1) })).toEqual([expect.objectContaining({ label: "1" })]);
+
+    const local = `file://localhost${pathToFileURL(join(folder, "local.plan.json")).pathname}`;
+    const localDiagnostics = new Promise<PublishDiagnosticsParams>((resolve) => published.push({ match: (params) => params.uri === local, resolve }));
+    await client.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri: local, languageId: "json", version: 1, text: planText } });
+    expect((await localDiagnostics).diagnostics.map((item) => item.code)).toEqual(["unknown-key", "unknown-step"]);
+  });
+
+  test("shutdown and exit still end the process with code 0; stderr holds exactly one line per malformed frame", async () => {
+    const exited = new Promise<number | null>((resolve) => server.once("exit", (code) => resolve(code)));
+    await client.sendRequest(ShutdownRequest.type);
+    await client.sendNotification(ExitNotification.type);
+    expect(await exited).toBe(0);
+    expect(lines()).toHaveLength(malformed.length);
+  });
+});
+
+describe("guardFraming", () => {
+  /** Everything `guardFraming` passes on for `chunks`, and what it reported. */
+  async function through(chunks: readonly (string | Buffer)[]): Promise<{ out: string; reports: string[] }> {
+    const reports: string[] = [];
+    const guarded = guardFraming(Readable.from(chunks.map((chunk) => Buffer.from(chunk))), (line) => reports.push(line));
+    const parts: Buffer[] = [];
+    for await (const part of guarded) parts.push(part as Buffer);
+    return { out: Buffer.concat(parts).toString(), reports };
+  }
+  const message = (body: string): string => `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+  const body = fc.json({ maxDepth: 2 }).filter((text) => !/content-length:/i.test(text));
+  const bad = fc.constantFrom(
+    "Content-Length: abc\r\n\r\n{}",
+    "Content-Length: -1\r\n\r\n{}",
+    "Content-Length: 99999999999\r\n\r\n{}",
+    "Content-Length: 3\n\n{}",
+    "Content-Length: 3\r\nContent-Length: 3\r\n\r\n{}",
+    "Content-Type: x\r\n\r\n{}",
+    "junk\r\n\r\n",
+  );
+  /** Cut `text` into pieces at the given points (UTF-8 bytes, so a character may be split). */
+  const cut = (text: string, points: number[]): Buffer[] => {
+    const bytes = Buffer.from(text);
+    const at = [...new Set(points.map((p) => p % (bytes.length + 1)))].sort((a, b) => a - b);
+    const pieces: Buffer[] = [];
+    let last = 0;
+    for (const point of [...at, bytes.length]) {
+      pieces.push(bytes.subarray(last, point));
+      last = point;
+    }
+    return pieces;
+  };
+
+  test("valid messages pass through unchanged, byte for byte, however they are cut; nothing is reported", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(body, { maxLength: 5 }), fc.array(fc.nat(), { maxLength: 8 }), async (bodies, points) => {
+        const text = bodies.map(message).join("");
+        expect(await through(cut(text, points))).toEqual({ out: text, reports: [] });
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  test("malformed frames between valid messages: exactly the valid messages come out, one report per malformed frame", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.oneof(body.map((b) => ({ ok: true, text: message(b) })), bad.map((text) => ({ ok: false, text }))), { maxLength: 6 }), fc.array(fc.nat(), { maxLength: 8 }), async (frames, points) => {
+        // After a malformed frame everything is skipped up to the next "Content-Length:", so a malformed
+        // frame right after another one is read (and reported) only when it starts with that header.
+        const { out, reports } = await through(cut(frames.map((frame) => frame.text).join(""), points));
+        expect(out).toBe(frames.filter((frame) => frame.ok).map((frame) => frame.text).join(""));
+        const read = frames.filter((frame, i) => !frame.ok && (i === 0 || frames[i - 1]!.ok || frame.text.startsWith("Content-Length:")));
+        expect(reports).toHaveLength(read.length);
+        for (const report of reports) expect(report).toMatch(/^plan-refs lsp: malformed message header \([^\n\r]*\); skipped up to the next Content-Length header$/);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  test("junk glued to the front of a message, or a header block past the limit, costs only the junk", async () => {
+    const valid = message('{"jsonrpc":"2.0","id":1,"method":"shutdown"}');
+    for (const junk of ["garbage", "junk\r\n", `X-Junk: ${"j".repeat(MAX_HEADER_BYTES)}`, "\n", "\r\n"]) {
+      const { out, reports } = await through([junk + valid]);
+      expect(out).toBe(valid);
+      expect(reports).toHaveLength(1);
+    }
+    // Other header lines are allowed: they pass through with the message.
+    expect(await through([`X: y\r\n${valid}`])).toEqual({ out: `X: y\r\n${valid}`, reports: [] });
+    // A bad message with a Content-Length line is skipped whole: a second Content-Length in it is not read as a message.
+    const twice = await through([`Content-Length: 3\r\nContent-Length: 3\r\n\r\n{}${valid}`]);
+    expect(twice).toEqual({ out: valid, reports: [expect.stringContaining("more than one Content-Length header")] });
+  });
+
+  test("a hostile header value is escaped and cut short in the report; reports stop after a bound", async () => {
+    const { reports } = await through([`Content-Length: \u001b[31m${"9".repeat(100)}\r\n\r\n`]);
+    expect(reports).toHaveLength(1);
+    expect(reports[0]).not.toMatch(/[\u0000-\u001f]/);
+    expect(reports[0]!.length).toBeLessThan(200);
+    const flood = await through([Array.from({ length: 50 }, () => "Content-Length: x\r\n\r\n").join("")]);
+    expect(flood.reports).toHaveLength(21);
+    expect(flood.reports[20]).toContain("further ones are skipped without a report");
+  });
+
+  test("localPath: file URIs on this machine only", () => {
+    expect(localPath("file:///tmp/a.plan.json")).toBe("/tmp/a.plan.json");
+    expect(localPath("file://localhost/tmp/a.plan.json")).toBe("/tmp/a.plan.json");
+    expect(localPath("file://fileserver/share/a.plan.json")).toBeUndefined();
+    expect(localPath("untitled:Untitled-1")).toBeUndefined();
+    expect(localPath("file://%zz/")).toBeUndefined();
   });
 });

@@ -39,8 +39,9 @@ const MAX_CATALOG_BYTES = 4 * 1024 * 1024;
 export async function lspCommand(argv: string[], _io: CliIo): Promise<number> {
   parseArgs({ args: argv, options: { stdio: { type: "boolean" } }, strict: true, allowPositionals: false });
   const { createConnection } = await import("vscode-languageserver/node");
-  const { startLanguageServer } = await import("../editor/lsp-server.js");
-  const connection = createConnection(process.stdin, process.stdout);
+  const { guardFraming, startLanguageServer } = await import("../editor/lsp-server.js");
+  // Malformed message headers are reported on stderr, one line each, and skipped: the server goes on.
+  const connection = createConnection(guardFraming(process.stdin, (line) => process.stderr.write(`${line}\n`)), process.stdout);
   // A bug in a handler must not take the editor's server down: log it and go on.
   process.on("uncaughtException", (error) => connection.console.error(`plan-refs: unexpected error: ${error.stack ?? error.message}`));
   startLanguageServer(connection, { readTextFile: (path) => readTextInput(path, MAX_CATALOG_BYTES) });

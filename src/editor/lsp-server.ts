@@ -43,6 +43,8 @@ import { TOKEN_KINDS, type TokenKind } from "./lexer.js";
 import { analyzePlan, property } from "./plan-document.js";
 import { renameStep } from "./rename.js";
 
+export { guardFraming, MAX_CONTENT_LENGTH, MAX_HEADER_BYTES } from "./lsp-framing.js";
+
 /** What the server needs from its host. */
 export interface LanguageServerOptions {
   /** Read a text file (size-limited, strict UTF-8); throws when it cannot. The CLI passes its safe reader. */
@@ -132,10 +134,15 @@ export function startLanguageServer(connection: Connection, options: LanguageSer
     return plan;
   };
 
-  /** The catalog of `tools.json` next to the plan (an open editor's text first, else the file). */
+  /**
+   * The catalog of `tools.json` next to the plan (an open editor's text first, else the file). Only
+   * for a plan on this machine: a `file://host/…` URI names a file elsewhere, so there is no catalog
+   * beside it to read (the plan is still linted, with its inline `tools` if any).
+   */
   const toolsNextTo = (uri: string): ToolCatalog | undefined => {
-    if (!uri.startsWith("file:")) return undefined;
-    const path = join(dirname(fileURLToPath(uri)), "tools.json");
+    const file = localPath(uri);
+    if (file === undefined) return undefined;
+    const path = join(dirname(file), "tools.json");
     const open = documents.get(pathToFileURL(path).href);
     let stamp: string;
     if (open !== undefined) stamp = `open:${open.version}`;
@@ -380,12 +387,33 @@ export function startLanguageServer(connection: Connection, options: LanguageSer
   connection.listen();
 }
 
-/** The path of a document URI (a `file:` URI's file path; otherwise the URI's path part). */
+/** The path of a document URI (a local `file:` URI's file path; otherwise the URI's path part). */
 function uriPath(uri: string): string {
+  const local = localPath(uri);
+  if (local !== undefined) return local;
   try {
-    if (uri.startsWith("file:")) return fileURLToPath(uri);
     return new URL(uri).pathname;
   } catch {
     return uri;
+  }
+}
+
+/**
+ * The file path of a `file:` URI on this machine (no host, or `localhost`); `undefined` for any other
+ * URI, `file://host/…` included (a file on another machine, whatever the platform would make of it).
+ * Never throws.
+ *
+ * @example
+ * localPath("file:///home/me/trip.plan.json") // "/home/me/trip.plan.json"
+ * localPath("file://server/share/trip.plan.json") // undefined
+ */
+export function localPath(uri: string): string | undefined {
+  if (!uri.startsWith("file:")) return undefined;
+  try {
+    const url = new URL(uri);
+    if (url.hostname !== "" && url.hostname !== "localhost") return undefined;
+    return fileURLToPath(url);
+  } catch {
+    return undefined;
   }
 }
