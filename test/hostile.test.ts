@@ -687,7 +687,7 @@ describe("maxRefLength refuses only strings that could be placeholders or templa
 });
 
 describe("the four inputs of issue 9 finish: a result or a limit error by default, parsed with limits raised", () => {
-  const raised = { maxRefLength: 4_000_000, maxSegments: 1_000_000 };
+  const raised = { maxRefLength: 4_000_000, maxSegments: 1_000_000, maxInterpolations: 1_000_000 };
   test.each([
     { name: "1 MB without $", text: "x".repeat(1 << 20), options: {}, byDefault: "literal", raisedAs: "literal" },
     { name: "1 MB of digits after $", text: `$${"7".repeat(1 << 20)}`, options: {}, byDefault: "limit", raisedAs: "reference" },

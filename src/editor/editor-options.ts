@@ -14,7 +14,7 @@ export interface EditorOptions extends SyntaxOptions {
   readonly deep?: boolean | undefined;
 }
 
-const OPTION_NAMES = ["syntax", "templates", "strict", "deep", "maxRefLength", "maxSegments"] as const;
+const OPTION_NAMES = ["syntax", "templates", "strict", "deep", "maxRefLength", "maxSegments", "maxInterpolations"] as const;
 
 /**
  * An own data property of a value that may be anything (getters are never called).

@@ -26,13 +26,16 @@ const LITERAL: Classification = Object.freeze({ kind: "literal" });
 
 /**
  * What parsing a string gave in one syntax mode, before the options that do not change parsing
- * (`strict`, `maxSegments`) are applied, so one cached parse serves every option set.
+ * (`strict`, `maxSegments`, `maxInterpolations`) are applied, so one cached parse serves every option set.
  */
 type Outcome =
   /** Not a placeholder nor a template in this mode, whatever `strict` says. */
   | { readonly kind: "literal" }
-  /** Parsed; `segments` is checked against `maxSegments` on every use. `cheap`: the scanner parsed it. */
-  | { readonly kind: "ref"; readonly segments: number; readonly classification: Classification; readonly cheap: boolean }
+  /**
+   * Parsed; `segments` (of its longest reference) is checked against `maxSegments` and `interpolations`
+   * against `maxInterpolations` on every use. `cheap`: the scanner parsed it.
+   */
+  | { readonly kind: "ref"; readonly segments: number; readonly interpolations: number; readonly classification: Classification; readonly cheap: boolean }
   /** Starts like a placeholder (`$` and a digit) but is not one: literal, or an error under `strict`. */
   | { readonly kind: "not-placeholder"; readonly text: string; readonly offset: number; readonly expected: readonly string[]; strictError?: Classification }
   /** An invalid template: always an error. */
@@ -173,7 +176,7 @@ function classify(text: string, options: NormalizedOptions, strict: boolean): Cl
   }
   switch (outcome.kind) {
     case "ref":
-      return outcome.segments > options.maxSegments ? segmentLimit(outcome.segments, text, options) : outcome.classification;
+      return overLimit(outcome.segments, outcome.interpolations, text, options) ?? outcome.classification;
     case "literal":
       return LITERAL;
     case "invalid":
@@ -233,25 +236,43 @@ function parseOutcome(text: string, options: NormalizedOptions): Outcome {
 }
 
 function refOutcome(ast: RefAst, cheap: boolean): Outcome {
-  return { kind: "ref", segments: countSegments(ast), classification: { kind: "ref", ast }, cheap };
+  return { kind: "ref", segments: countSegments(ast), interpolations: countInterpolations(ast), classification: { kind: "ref", ast }, cheap };
 }
 
-function segmentLimit(count: number, text: string, options: NormalizedOptions): Classification {
-  return { kind: "error", error: new RefError("limit", `reference has ${count} path segments and defaults, over maxSegments (${options.maxSegments})`, { ref: text.slice(0, 40) }) };
+/** The `limit` error when a parse is over `maxSegments` or `maxInterpolations`, else `undefined`. */
+function overLimit(segments: number, interpolations: number, text: string, options: NormalizedOptions): Classification | undefined {
+  if (interpolations > options.maxInterpolations) {
+    return { kind: "error", error: new RefError("limit", `template has ${interpolations} interpolations, over maxInterpolations (${options.maxInterpolations})`, { ref: text.slice(0, 40) }) };
+  }
+  if (segments > options.maxSegments) {
+    return { kind: "error", error: new RefError("limit", `reference has ${segments} path segments and defaults, over maxSegments (${options.maxSegments})`, { ref: text.slice(0, 40) }) };
+  }
+  return undefined;
 }
 
-/** Enforce the segment limit on a parsed AST. */
+/** Enforce the segment and interpolation limits on a parsed AST. */
 function checked(ast: RefAst, text: string, options: NormalizedOptions): Classification {
-  const count = countSegments(ast);
-  return count > options.maxSegments ? segmentLimit(count, text, options) : { kind: "ref", ast };
+  return overLimit(countSegments(ast), countInterpolations(ast), text, options) ?? { kind: "ref", ast };
 }
 
-/** Path segments plus one per `??`. A chain of defaults nests to the right: counted in a loop, so a long chain cannot exhaust the stack. */
+/** How many `${…}` a template holds (0 for a placeholder). */
+function countInterpolations(ast: RefAst): number {
+  if (ast.type !== "template") return 0;
+  let count = 0;
+  for (const part of ast.parts) if (part.type === "interpolation") count++;
+  return count;
+}
+
+/**
+ * Path segments plus one per `??`; for a template, those of its longest interpolation (each is a
+ * reference of its own). A chain of defaults nests to the right: counted in a loop, so a long chain
+ * cannot exhaust the stack.
+ */
 function countSegments(ast: RefAst): number {
   if (ast.type === "template") {
-    let sum = 0;
-    for (const part of ast.parts) if (part.type === "interpolation") sum += countSegments(part.expression);
-    return sum;
+    let most = 0;
+    for (const part of ast.parts) if (part.type === "interpolation") most = Math.max(most, countSegments(part.expression));
+    return most;
   }
   let count = 0;
   let node: Expression | LiteralNode = ast;
@@ -321,6 +342,7 @@ function sameFields(a: ResolveOptions, b: ResolveOptions): boolean {
     a.strict === b.strict &&
     a.maxRefLength === b.maxRefLength &&
     a.maxSegments === b.maxSegments &&
+    a.maxInterpolations === b.maxInterpolations &&
     a.deep === b.deep &&
     a.maxDepth === b.maxDepth &&
     a.maxPlaceholders === b.maxPlaceholders &&
@@ -335,8 +357,8 @@ function normalizedOf(options: ResolveOptions | undefined): NormalizedOptions {
     // Every field is compared, so an options object changed since the last call is normalized afresh.
     if (options === lastOptions && sameFields(options, lastCopy!)) return lastNormalized!;
     // Each field is read once (a getter may answer differently each time): the copy is what gets normalized.
-    const { syntax, templates, strict, maxRefLength, maxSegments, deep, maxDepth, maxPlaceholders, maxOutputLength } = options;
-    const copy = { syntax, templates, strict, maxRefLength, maxSegments, deep, maxDepth, maxPlaceholders, maxOutputLength };
+    const { syntax, templates, strict, maxRefLength, maxSegments, maxInterpolations, deep, maxDepth, maxPlaceholders, maxOutputLength } = options;
+    const copy = { syntax, templates, strict, maxRefLength, maxSegments, maxInterpolations, deep, maxDepth, maxPlaceholders, maxOutputLength };
     const normalized = normalizeOptions(copy);
     lastCopy = copy;
     lastOptions = options;

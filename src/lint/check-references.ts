@@ -202,7 +202,7 @@ function looksLikeReference(text: string): boolean {
 
 /** `${1.city}` text while templates are off: it is passed on as it is, braces and all. */
 function reportTemplateLike(text: string, pointer: string, step: number, options: NormalizedOptions, out: Draft[]): void {
-  const parsed = tryParseRef(text, { syntax: options.syntax, templates: true, maxRefLength: options.maxRefLength, maxSegments: options.maxSegments });
+  const parsed = tryParseRef(text, { syntax: options.syntax, templates: true, maxRefLength: options.maxRefLength, maxSegments: options.maxSegments, maxInterpolations: options.maxInterpolations });
   if (parsed.ok) {
     const first = parsed.value.type === "template" ? parsed.value.parts.find((part) => part.type === "interpolation") : undefined;
     out.push(

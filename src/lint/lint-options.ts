@@ -24,7 +24,7 @@ export interface LintSettings {
   readonly catalog: ToolCatalog | undefined;
 }
 
-const OPTION_NAMES = ["syntax", "templates", "strict", "deep", "maxRefLength", "maxSegments", "maxDepth", "maxPlaceholders", "maxOutputLength"] as const;
+const OPTION_NAMES = ["syntax", "templates", "strict", "deep", "maxRefLength", "maxSegments", "maxInterpolations", "maxDepth", "maxPlaceholders", "maxOutputLength"] as const;
 
 /**
  * Merge the plan's options under the caller's (an `undefined` caller option does not override) and

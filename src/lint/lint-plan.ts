@@ -3,7 +3,7 @@
  * per-step reference checks (with the schema checks), then the graph. Each stage is linear in the
  * plan's size; positions in the text are added last, with one line index and one syntax tree.
  */
-import { parseJsonText } from "../plan/json-text.js";
+import { nestingMessage, nestingPast, parseJsonText } from "../plan/json-text.js";
 import { readPlan, type LocatedStep, type ReadPlanResult } from "../plan/plan.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { LineIndex } from "../shared/positions.js";
@@ -70,6 +70,13 @@ export function lintPlanText(text: string, options?: LintOptions): Diagnostic[] 
         return [finish(draft("json-syntax", "error", `invalid JSON: ${document.error.message}`, { pointer: "" }), span, document.lines.range(span))];
       }
       value = document.value;
+    }
+    // Positions are found by a parser that recurses once per level: a document nested past the limit
+    // is one `limit` diagnostic at the bracket that goes too deep (JSON.parse itself copes).
+    const deep = nestingPast(text);
+    if (deep !== undefined) {
+      const span = { start: deep.offset, end: deep.offset + 1 };
+      return [finish(draft("limit", "error", nestingMessage(), { pointer: "" }), span, new LineIndex(text).range(span))];
     }
     const drafts = collect(readPlan(value), options);
     if (drafts.length === 0) return [];

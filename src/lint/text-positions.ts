@@ -6,6 +6,7 @@
  * large plan is ever built. Inside a string token, decoded offsets are mapped to raw ones by reading
  * the token's escapes (`\u0069` is one character of the value, six of the file), once per string.
  */
+import { nestingPast } from "../plan/json-text.js";
 import { jsonc } from "../plan/jsonc.js";
 import { pointerTokens } from "../shared/pointer.js";
 import type { Span } from "../shared/span.js";
@@ -39,12 +40,17 @@ const newNode = (): PathNode => ({ children: undefined, valueStart: -1, valueEnd
 /**
  * The file offsets of each request, in order. Without a span a request covers the whole value (with
  * `at: "key"`, the property's name in quotes); a pointer that leads nowhere covers the whole document.
+ * A text nested deeper than `MAX_JSON_NESTING` gives, for every request, the bracket where it goes too deep.
  * `text` must be valid JSON. Duplicate keys resolve to the last one, as with `JSON.parse`.
  *
  * @example
  * locatePositions('{"a": "x\\u0079z"}', [{ pointer: "/a", span: { start: 1, end: 2 } }]) // [{ start: 9, end: 15 }]
  */
 export function locatePositions(text: string, requests: readonly PositionRequest[]): Span[] {
+  // The visitor recurses once per level: past the nesting limit, every request points at the bracket
+  // that goes too deep (the linter reports that place as a `limit` error).
+  const deep = nestingPast(text);
+  if (deep !== undefined) return requests.map(() => ({ start: deep.offset, end: deep.offset + 1 }));
   const root = newNode();
   const nodes = requests.map((request) => {
     let node = root;

@@ -3,8 +3,48 @@
  * as an own key and never touches a prototype); when it fails, `jsonc-parser` (a maintained parser
  * that reports offsets) finds where, without building a syntax tree.
  */
+import { DEFAULT_LIMITS } from "../shared/options.js";
 import { LineIndex } from "../shared/positions.js";
 import { jsonc } from "./jsonc.js";
+
+/**
+ * Deepest nesting of arrays and objects in a JSON document whose positions are looked up (the parser
+ * that finds them recurses once per level): the arguments' limit, `maxDepth`, plus the plan's own
+ * four levels around them (the plan object, `steps`, the step, `args`).
+ */
+export const MAX_JSON_NESTING = DEFAULT_LIMITS.maxDepth + 4;
+
+/**
+ * Where a JSON text first nests deeper than `max` arrays and objects (the offset of that bracket), or
+ * `undefined`. One linear pass; brackets inside strings do not count. Never throws.
+ *
+ * @example
+ * nestingPast("[[[1]]]", 2) // { offset: 2 }
+ */
+export function nestingPast(text: string, max = MAX_JSON_NESTING): { offset: number } | undefined {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // A string: skip to its closing quote, past escapes.
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c) i++;
+        else if (d === 0x22) break;
+      }
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return { offset: i };
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+    }
+  }
+  return undefined;
+}
+
+/** The one message for a document nested past `MAX_JSON_NESTING` (the linter's `limit` diagnostic says it too). */
+export function nestingMessage(): string {
+  return `arrays and objects are nested more than ${MAX_JSON_NESTING} levels deep (maxDepth, ${DEFAULT_LIMITS.maxDepth}, plus the plan's own levels)`;
+}
 
 /** A JSON syntax error with its place. */
 export interface JsonSyntaxError {
@@ -53,6 +93,12 @@ export function parseJsonText(text: string): JsonDocument {
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch {
     // Find where with jsonc-parser below.
+  }
+  const deep = nestingPast(text);
+  if (deep !== undefined) {
+    const lines = new LineIndex(text);
+    const { line, column } = lines.position(deep.offset);
+    return { ok: false, lines, error: { message: nestingMessage(), offset: deep.offset, length: 1, line, column } };
   }
   let first: { code: number; offset: number; length: number } | undefined;
   try {

@@ -6,7 +6,7 @@
 import { isPlainObject } from "../resolve/access.js";
 import { pointerToken } from "../shared/pointer.js";
 import type { Syntax } from "../shared/options.js";
-import { describeThrown } from "../shared/errors.js";
+import { describeThrown, RefError } from "../shared/errors.js";
 import { quoted, safeText } from "../shared/text.js";
 
 /** A JSON Schema, as the tool catalog carries it (only what plan-refs reads is typed). */
@@ -195,13 +195,17 @@ function ownValue(object: Record<string, unknown>, key: string): unknown {
 }
 
 /**
- * Check a tool catalog (inline `tools` or a separate file); returns the usable part.
+ * Check a tool catalog (inline `tools` or a separate file); returns the usable part. Every problem goes
+ * to `problem`; without a callback it throws `RefError` code `invalid-options`.
  *
  * @example
  * readTools({ geocode: { input: 3 } }, (pointer, message) => console.log(pointer, message), "")
  * // logs: /geocode/input "input" must be a JSON Schema (an object or a boolean)
  */
 export function readTools(value: unknown, problem: (pointer: string, message: string) => void, base = "/tools"): ToolCatalog | undefined {
+  if (typeof problem !== "function") {
+    throw new RefError("invalid-options", `readTools needs a callback for the problems it finds, (pointer, message) => void, not ${problem === null ? "null" : typeof problem}`);
+  }
   // Problems are collected and reported after reading, so the callback's own errors pass through unchanged.
   const found: [string, string][] = [];
   let tools: ToolCatalog | undefined;

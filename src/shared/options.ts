@@ -17,8 +17,10 @@ export interface SyntaxOptions {
   readonly strict?: boolean | undefined;
   /** Longest placeholder or template string accepted, in UTF-16 code units (default 65,536). */
   readonly maxRefLength?: number | undefined;
-  /** Most path segments in one reference (default 256). */
+  /** Most path segments in one reference (default 256); each interpolation of a template is one reference. */
   readonly maxSegments?: number | undefined;
+  /** Most interpolations in one template (default 1,024). */
+  readonly maxInterpolations?: number | undefined;
 }
 
 /** Options of `resolveRefs` (and of plans, which carry `syntax`, `templates` and `deep`). */
@@ -37,6 +39,7 @@ export interface ResolveOptions extends SyntaxOptions {
 export const DEFAULT_LIMITS = Object.freeze({
   maxRefLength: 65_536,
   maxSegments: 256,
+  maxInterpolations: 1_024,
   maxDepth: 256,
   maxPlaceholders: 100_000,
   maxOutputLength: 1_048_576,
@@ -50,6 +53,7 @@ export interface NormalizedOptions {
   readonly deep: boolean;
   readonly maxRefLength: number;
   readonly maxSegments: number;
+  readonly maxInterpolations: number;
   readonly maxDepth: number;
   readonly maxPlaceholders: number;
   readonly maxOutputLength: number;
@@ -89,6 +93,7 @@ function readOptions(options: ResolveOptions): NormalizedOptions {
     deep: flag(options.deep, "deep"),
     maxRefLength: limit(options.maxRefLength, "maxRefLength"),
     maxSegments: limit(options.maxSegments, "maxSegments"),
+    maxInterpolations: limit(options.maxInterpolations, "maxInterpolations"),
     maxDepth: limit(options.maxDepth, "maxDepth"),
     maxPlaceholders: limit(options.maxPlaceholders, "maxPlaceholders"),
     maxOutputLength: limit(options.maxOutputLength, "maxOutputLength"),
