@@ -2,17 +2,19 @@
  * The package as a user installs it. Once, in beforeAll: copy the build's inputs to a temporary
  * folder and `npm pack` there (so `prepare` builds dist/ from nothing, as for a git install, and the
  * repository's own dist/ is never touched while other test files read it), then install the tarball
- * into a temporary consumer project with `npm ci --offline`: its lock file is cut out of this
- * repository's package-lock.json (the entries the package's dependencies reach), so every tarball comes
- * from the npm cache that `npm ci` filled and nothing needs the network. Then, in that project:
- * strict `tsc` (no skipLibCheck) under node16, nodenext and bundler over a file importing every
- * subpath in `exports`, `import()` and `require()` of every subpath, and `npx plan-refs --version`.
+ * into two temporary projects, a Node one and a browser one without @types/node, with
+ * `npm ci --offline`: their lock files are cut out of this repository's package-lock.json (the entries
+ * the package's dependencies reach), so every tarball comes from the npm cache that `npm ci` filled and
+ * nothing needs the network. Then: strict `tsc` (no skipLibCheck) under node16, nodenext and bundler
+ * over a file importing every subpath in `exports`, `import()` and `require()` of every subpath, and
+ * `npx plan-refs --version`.
  *
  * The list of subpaths is read from package.json's `exports`: a new subpath is covered with no change here.
  */
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { isBuiltin } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -118,7 +120,43 @@ function lockEntriesFor(names: readonly string[], from: string): Record<string, 
 
 let work = "";
 let consumer = "";
+let browserConsumer = "";
 let packed: PackResult;
+
+/** A project in `work` that depends on the packed tarball and on `extra` (names this repository locks), installed offline. */
+function makeConsumer(name: string, extra: readonly string[]): string {
+  const dir = join(work, name);
+  mkdirSync(dir);
+  const dependencies: Record<string, string> = { [PACKAGE.name]: `file:../${packed.filename}` };
+  for (const dependency of extra) dependencies[dependency] = LOCK.packages[`node_modules/${dependency}`]!.version!;
+  const self: LockEntry = {
+    version: PACKAGE.version,
+    resolved: `file:../${packed.filename}`,
+    integrity: `sha512-${createHash("sha512").update(readFileSync(join(work, packed.filename))).digest("base64")}`,
+    license: "MIT",
+    dependencies: PACKAGE.dependencies,
+    bin: PACKAGE.bin,
+    peerDependencies: PACKAGE.peerDependencies,
+    peerDependenciesMeta: PACKAGE.peerDependenciesMeta,
+  };
+  const manifest = { name, version: "1.0.0", private: true, type: "module", dependencies };
+  const lock = {
+    name,
+    version: "1.0.0",
+    lockfileVersion: 3,
+    requires: true,
+    packages: {
+      "": { name, version: "1.0.0", dependencies },
+      [`node_modules/${PACKAGE.name}`]: self,
+      ...lockEntriesFor(Object.keys(PACKAGE.dependencies), `node_modules/${PACKAGE.name}`),
+      ...lockEntriesFor(extra, ""),
+    },
+  };
+  writeFileSync(join(dir, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+  writeFileSync(join(dir, "package-lock.json"), `${JSON.stringify(lock, null, 2)}\n`);
+  run("npm", ["ci", "--offline", "--no-audit", "--no-fund"], dir);
+  return dir;
+}
 
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), "plan-refs-package-"));
@@ -133,40 +171,11 @@ beforeAll(() => {
   // prepare's output (none when tsc succeeds) would come before npm's JSON.
   packed = (JSON.parse(pack.slice(pack.indexOf("[\n"))) as PackResult[])[0]!;
 
-  // The consumer: the tarball, the optional peers (for ./codemirror) and @types/node, at the versions
-  // this repository locks.
-  consumer = join(work, "consumer");
-  mkdirSync(consumer);
-  const tarball = readFileSync(join(work, packed.filename));
-  const extra = [...Object.keys(PACKAGE.peerDependencies), "@types/node"];
-  const dependencies: Record<string, string> = { [PACKAGE.name]: `file:../${packed.filename}` };
-  for (const name of extra) dependencies[name] = LOCK.packages[`node_modules/${name}`]!.version!;
-  const self: LockEntry = {
-    version: PACKAGE.version,
-    resolved: `file:../${packed.filename}`,
-    integrity: `sha512-${createHash("sha512").update(tarball).digest("base64")}`,
-    license: "MIT",
-    dependencies: PACKAGE.dependencies,
-    bin: PACKAGE.bin,
-    peerDependencies: PACKAGE.peerDependencies,
-    peerDependenciesMeta: PACKAGE.peerDependenciesMeta,
-  };
-  const manifest = { name: "consumer", version: "1.0.0", private: true, type: "module", dependencies };
-  const lock = {
-    name: "consumer",
-    version: "1.0.0",
-    lockfileVersion: 3,
-    requires: true,
-    packages: {
-      "": { name: "consumer", version: "1.0.0", dependencies },
-      [`node_modules/${PACKAGE.name}`]: self,
-      ...lockEntriesFor(Object.keys(PACKAGE.dependencies), `node_modules/${PACKAGE.name}`),
-      ...lockEntriesFor(extra, ""),
-    },
-  };
-  writeFileSync(join(consumer, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
-  writeFileSync(join(consumer, "package-lock.json"), `${JSON.stringify(lock, null, 2)}\n`);
-  run("npm", ["ci", "--offline", "--no-audit", "--no-fund"], consumer);
+  // A Node project (with @types/node) and a browser project (without it), each with the optional peers
+  // for ./codemirror, at the versions this repository locks.
+  const peers = Object.keys(PACKAGE.peerDependencies);
+  consumer = makeConsumer("consumer", [...peers, "@types/node"]);
+  browserConsumer = makeConsumer("browser-consumer", peers);
 }, 180_000);
 
 afterAll(() => {
@@ -210,7 +219,7 @@ describe("the tarball", () => {
     expect(missing).toEqual([]);
   });
 
-  test("the declarations import only dependencies and peers, never a dev dependency", () => {
+  test("the declarations import only dependencies, peers and Node's own modules, never a dev dependency", () => {
     const installed = join(consumer, "node_modules", PACKAGE.name);
     const allowed = new Set([...Object.keys(PACKAGE.dependencies), ...Object.keys(PACKAGE.peerDependencies)]);
     const imported = new Set<string>();
@@ -222,7 +231,7 @@ describe("the tarball", () => {
       }
     }
     expect(imported.size).toBeGreaterThan(0);
-    expect([...imported].filter((name) => !allowed.has(name))).toEqual([]);
+    expect([...imported].filter((name) => !allowed.has(name) && !isBuiltin(name))).toEqual([]);
   });
 });
 
@@ -233,7 +242,7 @@ describe("a consumer project", { timeout: 120_000 }, () => {
   const settings = {
     node16: { module: "node16", moduleResolution: "node16", lib: ["ES2023", "DOM"], types: ["node"] },
     nodenext: { module: "nodenext", moduleResolution: "nodenext", lib: ["ES2023", "DOM"], types: ["node"] },
-    // A browser project: no @types/node.
+    // A browser project, in a folder without @types/node (so no declaration can lean on Node's types).
     bundler: { module: "esnext", moduleResolution: "bundler", lib: ["ES2023", "DOM"], types: [] },
     // A server project: no DOM, so every subpath but the browser ones.
     "nodenext without DOM": { module: "nodenext", moduleResolution: "nodenext", lib: ["ES2023"], types: ["node"] },
@@ -241,16 +250,17 @@ describe("a consumer project", { timeout: 120_000 }, () => {
 
   test.each(Object.keys(settings) as (keyof typeof settings)[])("strict tsc (no skipLibCheck) under %s over every subpath", (mode) => {
     const name = mode.replaceAll(" ", "-");
+    const dir = mode === "bundler" ? browserConsumer : consumer;
     const subpaths = mode === "nodenext without DOM" ? TYPED.filter((subpath) => !BROWSER.has(subpath)) : TYPED;
     const lines = subpaths.map((subpath, i) => `import * as subpath${i} from ${JSON.stringify(subpath)};`);
     lines.push(`export const subpaths = [${subpaths.map((_, i) => `subpath${i}`).join(", ")}];`);
-    writeFileSync(join(consumer, `check-${name}.ts`), `${lines.join("\n")}\n`);
+    writeFileSync(join(dir, `check-${name}.ts`), `${lines.join("\n")}\n`);
     const config = {
       compilerOptions: { target: "ES2022", strict: true, skipLibCheck: false, noEmit: true, ...settings[mode] },
       files: [`check-${name}.ts`],
     };
-    writeFileSync(join(consumer, `tsconfig.${name}.json`), JSON.stringify(config, null, 2));
-    const child = spawnSync(process.execPath, [TSC, "-p", `tsconfig.${name}.json`], { cwd: consumer, encoding: "utf8", env: childEnv(false) });
+    writeFileSync(join(dir, `tsconfig.${name}.json`), JSON.stringify(config, null, 2));
+    const child = spawnSync(process.execPath, [TSC, "-p", `tsconfig.${name}.json`], { cwd: dir, encoding: "utf8", env: childEnv(false) });
     expect(`${child.stdout}${child.stderr}`).toBe("");
     expect(child.status).toBe(0);
   });
