@@ -123,6 +123,8 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   for (const [id, error] of Object.entries(json.errors)) {
     if (error.code === "unserializable") io.stderr(`plan-refs: step ${id}: ${printable(error.message.replace(/^step \d+: /, ""))}; reported as error "unserializable"\n`);
   }
+  const placed = placedErrors(report, planValue);
+  if (placed.length > 0) printDiagnostics(io, locateDiagnostics(planText, placed), planName, lines);
   const output = `${JSON.stringify(json, null, 2)}\n`;
   let code = json.status === "ok" ? 0 : json.status === "aborted" ? interruptedExitCode(io.signal) : 1;
   if (target === undefined) {
@@ -150,6 +152,35 @@ function positiveInteger(text: string | undefined, flag: string): number | undef
   const value = Number(text);
   if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(value) || value < 1) throw new CliError(`${flag} must be a positive integer, not ${quoted(text, 20)}`, "usage");
   return value;
+}
+
+/**
+ * Step errors that know where in the step's arguments they happened (`unresolved-args`: the argument
+ * and the characters of the placeholder), as diagnostics for the linter's printer.
+ */
+function placedErrors(report: RunReport, plan: unknown): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const pointers = new Map(readPlan(plan).steps.map((step) => [step.id, step.pointer] as const));
+  for (const [id, error] of report.errors) {
+    const arg = ownString(error, "arg");
+    const at = pointers.get(id);
+    if (arg === undefined || at === undefined) continue;
+    const span = Object.getOwnPropertyDescriptor(error, "span")?.value as { start: number; end: number } | undefined;
+    out.push({
+      code: error.code as Diagnostic["code"],
+      severity: "error",
+      step: id,
+      pointer: `${at}/args${arg}`,
+      message: error.message,
+      ...(span !== undefined && typeof span.start === "number" && typeof span.end === "number" ? { span: { start: span.start, end: span.end } } : {}),
+    });
+  }
+  return out;
+}
+
+function ownString(value: object, key: string): string | undefined {
+  const descriptor = Object.getOwnPropertyDescriptor(value, key);
+  return descriptor !== undefined && typeof descriptor.value === "string" ? descriptor.value : undefined;
 }
 
 function stepCount(plan: unknown): number {

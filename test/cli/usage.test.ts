@@ -118,6 +118,18 @@ describe("an unknown tool is printed the linter's way, in the command's own word
   });
 });
 
+describe("a step whose arguments cannot be resolved is printed at its place in the plan", () => {
+  test("file:line:column of the placeholder, the source line, carets under the failing key", () => {
+    const module = file("echo.mjs", "export const echo = (args) => args;\n");
+    const plan = file("unresolved.plan.json", '{\n  "steps": [\n    { "id": 1, "tool": "echo", "args": { "x": 1 } },\n    { "id": 2, "tool": "echo", "args": { "q": "$1.nope" } }\n  ]\n}\n');
+    const result = cli(["run", plan, "--tools", module]);
+    expect(result.status).toBe(1);
+    const at = result.stderr.indexOf(`${plan}:4:50 error unresolved-args `);
+    expect(at).toBeGreaterThan(-1);
+    expect(result.stderr.slice(at).split("\n").slice(1, 3)).toEqual([` 4 |     { "id": 2, "tool": "echo", "args": { "q": "$1.nope" } }`, `   |                                                  ^^^^^`]);
+  });
+});
+
 describe("a tools module that does not load: exit 2, one line naming the module, no stack trace", () => {
   const plan = file("one.plan.json", JSON.stringify({ steps: [{ id: 1, tool: "geocode", args: {} }] }));
 
