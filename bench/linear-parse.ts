@@ -34,7 +34,7 @@ export interface ScalingRow {
   readonly ratio: number;
 }
 
-const raised: ResolveOptions = { maxRefLength: 1 << 26, maxSegments: 1 << 26, maxPlaceholders: 1 << 26, maxOutputLength: 1 << 28 };
+const raised: ResolveOptions = { maxRefLength: 1 << 26, maxSegments: 1 << 26, maxInterpolations: 1 << 26, maxPlaceholders: 1 << 26, maxOutputLength: 1 << 28 };
 const MB = 1 << 20;
 
 /** tryParseRef must either parse or fail: both are outcomes; only a raw error would be a bug. */
