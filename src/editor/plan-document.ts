@@ -5,6 +5,7 @@
  * references. Values are read from the tree, never by evaluating anything, and objects are built with
  * own properties only (a `"__proto__"` key never changes a prototype).
  */
+import { nestingPast } from "../plan/json-text.js";
 import { jsonc } from "../plan/jsonc.js";
 import { referencesIn } from "../grammar/ast.js";
 import { classifyString, type Classification } from "../grammar/parse.js";
@@ -52,8 +53,8 @@ export interface PlanDocument {
   readonly sites: readonly ReferenceSite[];
 }
 
-/** Deeper nesting than this is not analysed (the JSON parser recurses; real plans are shallow). */
-export const MAX_NESTING = 512;
+/** Deeper nesting than this is not analysed: the one limit of the JSON reader, kept in plan/json-text.ts. */
+export { MAX_NESTING } from "../plan/json-text.js";
 /** Longer documents are not analysed (16 Mi code units). */
 export const MAX_DOCUMENT_LENGTH = 16 * 1024 * 1024;
 
@@ -82,7 +83,7 @@ export function analyzePlan(text: string, options?: EditorOptions): PlanDocument
 }
 
 function analyze(text: string, options: EditorOptions | undefined): PlanDocument {
-  const root = typeof text === "string" && text.length <= MAX_DOCUMENT_LENGTH && nestingDepth(text) <= MAX_NESTING ? jsonc.parseTree(text, [], { allowTrailingComma: true }) : undefined;
+  const root = typeof text === "string" && text.length <= MAX_DOCUMENT_LENGTH && nestingPast(text) === undefined ? jsonc.parseTree(text, [], { allowTrailingComma: true }) : undefined;
   const planOptions = root?.type === "object" ? optionsValue(property(root, "options")) : undefined;
   const normalized = mergeOptions(planOptions, options);
   const stepsNode = root?.type === "array" ? root : root?.type === "object" ? property(root, "steps") : undefined;
@@ -197,32 +198,6 @@ export function nodeValue(node: JsonNode): unknown {
     default:
       return null;
   }
-}
-
-/**
- * The deepest nesting of brackets outside strings (a cheap pass, before the recursive parser).
- *
- * @example
- * nestingDepth('{"a":[["]"]]}') // 3
- */
-export function nestingDepth(text: string): number {
-  let depth = 0;
-  let max = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (inString) {
-      if (code === 92) i++;
-      else if (code === 34 || code === 10 || code === 13) inString = false;
-    } else if (code === 34) {
-      inString = true;
-    } else if (code === 123 || code === 91) {
-      if (++depth > max) max = depth;
-    } else if (code === 125 || code === 93) {
-      depth = Math.max(0, depth - 1);
-    }
-  }
-  return max;
 }
 
 /**

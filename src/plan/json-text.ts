@@ -3,47 +3,46 @@
  * as an own key and never touches a prototype); when it fails, `jsonc-parser` (a maintained parser
  * that reports offsets) finds where, without building a syntax tree.
  */
-import { DEFAULT_LIMITS } from "../shared/options.js";
 import { LineIndex } from "../shared/positions.js";
 import { jsonc } from "./jsonc.js";
 
 /**
- * Deepest nesting of arrays and objects in a JSON document whose positions are looked up (the parser
- * that finds them recurses once per level): the arguments' limit, `maxDepth`, plus the plan's own
- * four levels around them (the plan object, `steps`, the step, `args`).
+ * Deepest nesting of arrays and objects analysed in a JSON document: the parser that finds positions
+ * (jsonc-parser, for the linter and the editor) recurses once per level; real plans are shallow.
  */
-export const MAX_JSON_NESTING = DEFAULT_LIMITS.maxDepth + 4;
+export const MAX_NESTING = 512;
 
 /**
  * Where a JSON text first nests deeper than `max` arrays and objects (the offset of that bracket), or
- * `undefined`. One linear pass; brackets inside strings do not count. Never throws.
+ * `undefined`. One linear pass; brackets inside strings do not count (a line break ends a string, as
+ * in a document being edited). Never throws.
  *
  * @example
  * nestingPast("[[[1]]]", 2) // { offset: 2 }
+ * nestingPast('{"a":[["]"]]}', 3) // undefined
  */
-export function nestingPast(text: string, max = MAX_JSON_NESTING): { offset: number } | undefined {
+export function nestingPast(text: string, max = MAX_NESTING): { offset: number } | undefined {
   let depth = 0;
+  let inString = false;
   for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x22) {
-      // A string: skip to its closing quote, past escapes.
-      for (i++; i < text.length; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 0x5c) i++;
-        else if (d === 0x22) break;
-      }
-    } else if (c === 0x5b || c === 0x7b) {
+    const code = text.charCodeAt(i);
+    if (inString) {
+      if (code === 92) i++;
+      else if (code === 34 || code === 10 || code === 13) inString = false;
+    } else if (code === 34) {
+      inString = true;
+    } else if (code === 123 || code === 91) {
       if (++depth > max) return { offset: i };
-    } else if (c === 0x5d || c === 0x7d) {
-      depth--;
+    } else if (code === 125 || code === 93) {
+      depth = Math.max(0, depth - 1);
     }
   }
   return undefined;
 }
 
-/** The one message for a document nested past `MAX_JSON_NESTING` (the linter's `limit` diagnostic says it too). */
+/** The one message for a document nested past `MAX_NESTING` (the linter's `limit` diagnostic says it too). */
 export function nestingMessage(): string {
-  return `arrays and objects are nested more than ${MAX_JSON_NESTING} levels deep (maxDepth, ${DEFAULT_LIMITS.maxDepth}, plus the plan's own levels)`;
+  return `arrays and objects are nested more than ${MAX_NESTING} levels deep (the limit of the JSON reader, MAX_NESTING)`;
 }
 
 /** A JSON syntax error with its place. */

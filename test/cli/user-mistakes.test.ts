@@ -12,7 +12,7 @@ import { describe, expect, test } from "vitest";
 import { DEFAULT_LIMITS } from "../../src/shared/options.js";
 import { lintPlan, lintPlanText, parseJsonText, readTools, RefError, resolveRefs, tryParseRef } from "../../src/index.js";
 import { locatePositions } from "../../src/lint/text-positions.js";
-import { MAX_JSON_NESTING } from "../../src/plan/json-text.js";
+import { MAX_NESTING } from "../../src/plan/json-text.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const main = process.env["PLAN_REFS_CLI"] ?? join(root, "dist/cli/main.js");
@@ -43,8 +43,8 @@ describe("a plan nested deeper than the parser that finds positions can go", () 
   test("lintPlanText: one `limit` diagnostic at the bracket that goes too deep, naming the depth", () => {
     const diagnostics = lintPlanText(million);
     expect(diagnostics).toHaveLength(1);
-    expect(diagnostics[0]).toMatchObject({ code: "limit", severity: "error", offset: { start: MAX_JSON_NESTING, end: MAX_JSON_NESTING + 1 } });
-    expect(diagnostics[0]!.message).toBe(`arrays and objects are nested more than ${MAX_JSON_NESTING} levels deep (maxDepth, ${DEFAULT_LIMITS.maxDepth}, plus the plan's own levels)`);
+    expect(diagnostics[0]).toMatchObject({ code: "limit", severity: "error", offset: { start: MAX_NESTING, end: MAX_NESTING + 1 } });
+    expect(diagnostics[0]!.message).toBe(`arrays and objects are nested more than ${MAX_NESTING} levels deep (the limit of the JSON reader, MAX_NESTING)`);
     expect(diagnostics[0]!.message).not.toMatch(/call stack/);
   });
 
@@ -54,23 +54,23 @@ describe("a plan nested deeper than the parser that finds positions can go", () 
   });
 
   test("exactly at the limit is linted as usual; lintPlan on the value (no positions) needs no limit", () => {
-    // The plan object, "steps", the step and "args" are four levels: then maxDepth levels of arguments.
+    // The plan object, "steps", the step and "args" are four levels: then the arguments' own.
     const nested = (levels: number): string => `{"steps": [{"id": 1, "tool": "a", "args": {"q": ${"[".repeat(levels)}${"]".repeat(levels)}}}]}`;
-    expect(lintPlanText(nested(DEFAULT_LIMITS.maxDepth))).toEqual([]);
-    expect(lintPlanText(nested(DEFAULT_LIMITS.maxDepth + 1)).map((d) => d.code)).toEqual(["limit"]);
+    expect(lintPlanText(nested(MAX_NESTING - 4))).toEqual([]);
+    expect(lintPlanText(nested(MAX_NESTING - 3)).map((d) => d.code)).toEqual(["limit"]);
     expect(lintPlan(JSON.parse(million))).toMatchObject([{ code: "invalid-plan" }]);
   });
 
   test("parseJsonText on a deep document that is not JSON, and locatePositions on a deep one, never overflow the stack", () => {
     const broken = parseJsonText(`${"[".repeat(1_000_000)}x`);
-    expect(broken).toMatchObject({ ok: false, error: { offset: MAX_JSON_NESTING, line: 1, column: MAX_JSON_NESTING + 1 } });
-    expect(locatePositions(million, [{ pointer: "/0/0" }])).toEqual([{ start: MAX_JSON_NESTING, end: MAX_JSON_NESTING + 1 }]);
+    expect(broken).toMatchObject({ ok: false, error: { offset: MAX_NESTING, line: 1, column: MAX_NESTING + 1 } });
+    expect(locatePositions(million, [{ pointer: "/0/0" }])).toEqual([{ start: MAX_NESTING, end: MAX_NESTING + 1 }]);
   });
 
   test("plan-refs lint: exit 1 with the limit at its line and column, no stack trace", () => {
     const result = spawnSync(process.execPath, [main, "lint", file("deep.plan.json", million)], { encoding: "utf8", input: "" });
     expect(result.status).toBe(1);
-    expect(result.stdout).toMatch(new RegExp(`^\\S+deep\\.plan\\.json:1:${MAX_JSON_NESTING + 1} error limit arrays and objects are nested more than ${MAX_JSON_NESTING} levels deep`));
+    expect(result.stdout).toMatch(new RegExp(`^\\S+deep\\.plan\\.json:1:${MAX_NESTING + 1} error limit arrays and objects are nested more than ${MAX_NESTING} levels deep`));
     expect(result.stdout).not.toMatch(/Maximum call stack/);
     expect(result.stderr).toBe("");
   });
