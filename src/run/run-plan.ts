@@ -2,15 +2,22 @@
  * The executor: runs a plan's tool calls in dependency order, independent steps at the same time (at
  * most `concurrency`), resolving each step's arguments with the same evaluator as `resolveRefs`. A
  * failure skips only the steps that depend on it; every result produced is kept in the report.
+ *
+ * What a run guarantees (SECURITY.md, "Executor guarantees"): options and tool functions are read once,
+ * at the start; each step's tool and arguments are snapshotted when the step is read, so the run does
+ * exactly what was linted; whatever the caller's objects or the tools throw ends up in a `StepError` or
+ * in the rejection of `runPlan`'s promise, never in an unhandled rejection; every listener and timer a
+ * run adds is removed by the time its report is returned; an abort, a `failFast` stop or a timeout
+ * that stops the run returns the report at once, also while a streamed plan is stalled.
  */
 import { lintReadPlan } from "../lint/lint-plan.js";
-import { readPlan, type PlanStep, type ToolCatalog } from "../plan/plan.js";
-import { scanArgs } from "../plan/references.js";
+import { readPlan, type JsonSchema, type LocatedStep, type ToolCatalog } from "../plan/plan.js";
 import { resolveRefs } from "../resolve/resolve-refs.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { asRefError, describeThrown, RefError, StepError, type StepErrorCode } from "../shared/errors.js";
 import { normalizeOptions, type NormalizedOptions, type Syntax } from "../shared/options.js";
 import { outputMismatch, prepareOutputSchema } from "./output-validator.js";
+import { snapshotArgs, type ArgsSnapshot } from "./snapshot.js";
 
 /** What a tool receives besides its arguments. */
 export interface ToolContext {
@@ -32,11 +39,21 @@ export type RunEvent =
   | { readonly type: "step-failed"; readonly stepId: number; readonly tool: string; readonly error: StepError; readonly startMs: number; readonly endMs: number; readonly durationMs: number }
   | { readonly type: "step-skipped"; readonly stepId: number; readonly tool: string; readonly blockedBy: number; readonly atMs: number };
 
-/** Options of `runPlan`. */
+/**
+ * The longest finite `timeoutMs`: 2^31 − 1 ms (about 24.8 days), the most a timer can wait (Node and
+ * browsers fire a longer timer after 1 ms). Longer finite values are refused (`invalid-options`);
+ * `Infinity` means no limit.
+ */
+export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
+/** Options of `runPlan`. Each is read once, when the run starts. */
 export interface RunOptions {
   /** Most tools running at once (default 8). */
   readonly concurrency?: number;
-  /** A step running longer than this fails with code `timeout` and its signal is aborted (default: no limit). */
+  /**
+   * A step running longer than this fails with code `timeout` and its signal is aborted. Default and
+   * `Infinity`: no limit. At most `MAX_TIMEOUT_MS` (2^31 − 1) when finite, else `invalid-options`.
+   */
   readonly timeoutMs?: number;
   /** Stop at the first failure: no new step starts and running steps are aborted (default `false`). */
   readonly failFast?: boolean;
@@ -46,7 +63,7 @@ export interface RunOptions {
   readonly catalog?: ToolCatalog;
   /** Fail a step whose result does not match its tool's output schema (default `false`). */
   readonly validateOutputs?: boolean;
-  /** Called for every step event. */
+  /** Called for every step event. What it throws or rejects with is ignored. */
   readonly onEvent?: (event: RunEvent) => void;
   /** Language options; they override the plan's own `options`. */
   readonly syntax?: Syntax;
@@ -67,25 +84,97 @@ export interface RunReport {
   readonly status: "ok" | "failed" | "aborted" | "invalid";
   readonly results: Map<number, unknown>;
   readonly errors: Map<number, StepError>;
-  /** Steps never run because a step they depend on failed or was skipped (or the run stopped first). */
+  /** Steps never run because a step they depend on failed or was skipped, or because the run stopped first. */
   readonly skipped: number[];
   /** Lint diagnostics (all of them when the status is `invalid`), and problems of a streamed plan. */
   readonly diagnostics: Diagnostic[];
+  /** Every step that started has its timing, also one aborted or timed out while it ran. */
   readonly timings: { readonly totalMs: number; readonly steps: Map<number, StepTiming> };
+}
+
+/** The options, read once and checked. */
+interface RunSettings {
+  readonly concurrency: number;
+  /** `undefined`: no limit (absent, or `Infinity`). */
+  readonly timeoutMs: number | undefined;
+  readonly failFast: boolean;
+  readonly signal: AbortSignal | undefined;
+  readonly catalog: ToolCatalog | undefined;
+  readonly validateOutputs: boolean;
+  readonly onEvent: ((event: RunEvent) => unknown) | undefined;
+  readonly syntax: unknown;
+  readonly templates: unknown;
+  readonly deep: unknown;
+}
+
+/** Read every option once (a getter runs once, here); a bad value is `invalid-options`. */
+function readSettings(options: RunOptions): RunSettings {
+  const concurrency: unknown = options.concurrency ?? 8;
+  const timeout: unknown = options.timeoutMs;
+  const failFast: unknown = options.failFast;
+  const signal: unknown = options.signal;
+  const catalog: unknown = options.catalog;
+  const validateOutputs: unknown = options.validateOutputs;
+  const onEvent: unknown = options.onEvent;
+  const { syntax, templates, deep } = options as { syntax?: unknown; templates?: unknown; deep?: unknown };
+  if (typeof concurrency !== "number" || !Number.isInteger(concurrency) || concurrency < 1) throw new RefError("invalid-options", "option concurrency must be a positive integer");
+  let timeoutMs: number | undefined;
+  if (timeout !== undefined) {
+    if (typeof timeout !== "number" || !(timeout > 0)) throw new RefError("invalid-options", "option timeoutMs must be a positive number of milliseconds (or Infinity for no limit)");
+    if (timeout !== Infinity && timeout > MAX_TIMEOUT_MS) {
+      throw new RefError("invalid-options", `option timeoutMs must be at most ${MAX_TIMEOUT_MS} ms (about 24.8 days), or Infinity for no limit`);
+    }
+    timeoutMs = timeout === Infinity ? undefined : timeout;
+  }
+  if (signal !== undefined && !isSignal(signal)) throw new RefError("invalid-options", "option signal must be an AbortSignal");
+  if (onEvent !== undefined && typeof onEvent !== "function") throw new RefError("invalid-options", "option onEvent must be a function");
+  return {
+    concurrency,
+    timeoutMs,
+    failFast: failFast === true,
+    signal,
+    catalog: catalog as ToolCatalog | undefined,
+    validateOutputs: validateOutputs === true,
+    onEvent: onEvent as ((event: RunEvent) => unknown) | undefined,
+    syntax,
+    templates,
+    deep,
+  };
+}
+
+function isSignal(value: unknown): value is AbortSignal {
+  if (typeof value !== "object" || value === null) return false;
+  const target = value as { addEventListener?: unknown; removeEventListener?: unknown };
+  return typeof target.addEventListener === "function" && typeof target.removeEventListener === "function";
 }
 
 type StepState = "waiting" | "ready" | "running" | "done" | "failed" | "skipped";
 
-interface StepRecord {
-  readonly step: PlanStep;
-  readonly dependencies: ReadonlySet<number>;
-  state: StepState;
+/** One step of a run: its snapshot, its place in the graph, and its state. */
+class StepRecord {
+  state: StepState = "waiting";
   /** Dependencies not done yet. */
-  pending: number;
+  pending = 0;
+  /** Steps waiting on this one (released when it completes, fails or is skipped). */
+  dependents: StepRecord[] | undefined = undefined;
+  /** The tool's function, looked up once (set when the step can run). */
+  fn: ToolFunction | undefined = undefined;
+  startMs = 0;
+  timer: ReturnType<typeof setTimeout> | undefined = undefined;
   /** Made when the tool first reads `context.signal` (most never do, and a controller is costly). */
-  controller?: AbortController;
+  controller: AbortController | undefined = undefined;
   /** Set when the step is aborted before its tool read the signal: the signal is made aborted. */
-  abortReason?: { readonly reason: unknown };
+  abortReason: { readonly reason: unknown } | undefined = undefined;
+
+  constructor(
+    readonly id: number,
+    readonly tool: string,
+    /** The snapshot of the step's arguments (never the caller's object); let go once resolved. */
+    public args: Record<string, unknown> | undefined,
+    readonly dependencies: readonly number[],
+    /** The run, until its report is returned: a tool that settles later (or never) holds only this record. */
+    public run: Run | undefined,
+  ) {}
 }
 
 /** Abort a step's signal, or remember the reason for when the tool first reads it. */
@@ -103,9 +192,52 @@ function signalOf(record: StepRecord): AbortSignal {
   return record.controller.signal;
 }
 
+/** What a tool gets as its context: the signal is made only if the tool reads it. */
+class StepContext implements ToolContext {
+  readonly stepId: number;
+  readonly #record: StepRecord;
+
+  constructor(record: StepRecord) {
+    this.stepId = record.id;
+    this.#record = record;
+  }
+
+  get signal(): AbortSignal {
+    return signalOf(this.#record);
+  }
+}
+
+// Callbacks of timers and tool promises: module functions that reach the run through the record, so a
+// tool that never settles keeps neither the run nor its results alive once the report is out.
+function onTimeout(record: StepRecord, limit: number): void {
+  record.timer = undefined;
+  record.run?.timedOut(record, limit);
+}
+function onToolValue(record: StepRecord, value: unknown): void {
+  record.run?.toolSettled(record, true, value);
+}
+function onToolError(record: StepRecord, error: unknown): void {
+  record.run?.toolSettled(record, false, error);
+}
+const ignore = (): void => undefined;
+
+/** Mark a native promise's rejection as handled (what a caller's callback returned; never throws). */
+function handled(value: unknown): void {
+  try {
+    if (value instanceof Promise) Promise.prototype.then.call(value, undefined, ignore);
+  } catch {
+    // A Proxy whose getPrototypeOf trap throws: not a promise of ours to watch.
+  }
+}
+
+const STOPPED: unique symbol = Symbol("plan-refs: run stopped");
+
 /**
  * Run a plan: an object with `steps` (or an array of steps), or an `AsyncIterable` of steps as a
- * planner streams them. The plan is linted first; with lint errors no tool is called.
+ * planner streams them. The plan is linted first; with lint errors no tool is called. Options that
+ * cannot be read, or a tools object that cannot be read before the first step, reject the promise
+ * with a `RefError` (`invalid-options`, `access`); everything that goes wrong later is a `StepError`
+ * in the report.
  *
  * @example
  * const report = await runPlan(
@@ -116,13 +248,16 @@ function signalOf(record: StepRecord): AbortSignal {
  */
 export async function runPlan(plan: unknown, tools: ToolFunctions, options: RunOptions = {}): Promise<RunReport> {
   if (typeof options !== "object" || options === null) throw new RefError("invalid-options", "runPlan options must be an object");
+  let run: Run | undefined;
   try {
-    const run = new Run(tools, options);
+    run = new Run(tools, readSettings(options), options);
     if (isAsyncIterable(plan)) return await run.streamed(plan);
     return await run.whole(plan);
   } catch (error) {
     // Options, tools or a plan that cannot be read (a throwing getter or Proxy trap): a RefError, never a raw one.
     throw asRefError(error, "the plan, tools or options of runPlan");
+  } finally {
+    run?.cleanup();
   }
 }
 
@@ -130,6 +265,7 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
   return typeof value === "object" && value !== null && typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === "function";
 }
 
+/** The tool's function: an own data property of `tools` (a getter is never run). May throw (a Proxy trap). */
 function toolFunction(tools: ToolFunctions, name: string): ToolFunction | undefined {
   if (typeof tools !== "object" || tools === null) return undefined;
   const descriptor = Object.getOwnPropertyDescriptor(tools, name);
@@ -137,100 +273,165 @@ function toolFunction(tools: ToolFunctions, name: string): ToolFunction | undefi
 }
 
 class Run {
-  readonly #records = new Map<number, StepRecord>();
-  /** Steps waiting on a step id (which may not have arrived yet, in a stream). */
-  readonly #waitingOn = new Map<number, number[]>();
-  /** Ready steps, in order; those before `#readyHead` have started (no O(n) `shift`). */
-  readonly #ready: number[] = [];
-  #readyHead = 0;
   readonly results = new Map<number, unknown>();
   readonly errors = new Map<number, StepError>();
   readonly skipped: number[] = [];
   readonly diagnostics: Diagnostic[] = [];
   readonly timings = new Map<number, StepTiming>();
+  readonly #records = new Map<number, StepRecord>();
+  /** Steps waiting on a step id that has not arrived yet (a later step, or one still to be streamed). */
+  readonly #waitingOn = new Map<number, StepRecord[]>();
+  /** Ready steps, in order; those before `#readyHead` have started (no O(n) `shift`). */
+  readonly #ready: StepRecord[] = [];
+  #readyHead = 0;
   /** When scheduling began: lint and schema compilation happen before it. */
   #started = performance.now();
-  readonly #concurrency: number;
   #running = 0;
+  #pumping = false;
   #streamOpen = false;
   #stopped: "aborted" | "failed" | undefined;
-  #finish: (() => void) | undefined;
-  #resolveOptions: NormalizedOptions = normalizeOptions(undefined);
+  #finished = false;
+  /** An error of plan-refs' own making while running (a bug): the run ends and runPlan rejects with it. */
+  #fatal: RefError | undefined;
+  readonly #done: Promise<void>;
+  #resolveDone: () => void = ignore;
+  /** Wakes a streamed run that waits for the planner's next step when the run stops. */
+  #interrupt: ((value: typeof STOPPED) => void) | undefined;
+  /** The language options of the run, and what resolveRefs gets (`undefined` for the defaults: its fast path). */
+  #language: NormalizedOptions = normalizeOptions(undefined);
+  #resolveOptions: NormalizedOptions | undefined;
   #catalog: ToolCatalog | undefined;
+  readonly #tools = new Map<string, ToolFunction | undefined>();
+  readonly #schemas = new Map<string, JsonSchema | undefined>();
+  #listening = false;
+  readonly #onAbort = (): void => {
+    try {
+      this.#stop("aborted");
+    } catch (error) {
+      this.fatal(error);
+    }
+  };
 
   constructor(
     readonly tools: ToolFunctions,
+    readonly settings: RunSettings,
+    /** The caller's options object: only `this` for `onEvent`, never read again. */
     readonly options: RunOptions,
   ) {
-    const concurrency = options.concurrency ?? 8;
-    if (!Number.isInteger(concurrency) || concurrency < 1) throw new RefError("invalid-options", "option concurrency must be a positive integer");
-    if (options.timeoutMs !== undefined && !(typeof options.timeoutMs === "number" && options.timeoutMs > 0)) {
-      throw new RefError("invalid-options", "option timeoutMs must be a positive number");
-    }
-    this.#concurrency = concurrency;
+    this.#done = new Promise((resolve) => {
+      this.#resolveDone = resolve;
+    });
   }
 
-  #languageOptions(planOptions: object | undefined): NormalizedOptions {
-    const { syntax, templates, deep } = this.options;
-    return normalizeOptions({
+  #setLanguage(planOptions: object | undefined): void {
+    const { syntax, templates, deep } = this.settings;
+    this.#language = normalizeOptions({
       ...planOptions,
       ...(syntax === undefined ? {} : { syntax }),
       ...(templates === undefined ? {} : { templates }),
       ...(deep === undefined ? {} : { deep }),
-    });
+    } as Parameters<typeof normalizeOptions>[0]);
+    const { syntax: s, templates: t, deep: d } = this.#language;
+    this.#resolveOptions = s === "seed" && !t && !d ? undefined : this.#language;
   }
 
   async whole(plan: unknown): Promise<RunReport> {
+    if (!this.#prepare(plan)) return this.#report("invalid");
+    this.#watchSignal();
+    this.#pump();
+    await this.#done;
+    return this.#report();
+  }
+
+  /**
+   * Read, snapshot and lint a whole plan, then add its steps; `false` when it has errors (nothing is
+   * added). Synchronous, so that what it reads is garbage before the first tool runs.
+   */
+  #prepare(plan: unknown): boolean {
     const read = readPlan(plan);
-    this.#catalog = this.options.catalog ?? read.plan.tools;
-    this.#resolveOptions = this.#languageOptions(read.plan.options);
-    const { syntax, templates, deep } = this.#resolveOptions;
-    this.diagnostics.push(...lintReadPlan(plan, read, { syntax, templates, deep, ...(this.#catalog === undefined ? {} : { tools: this.#catalog }) }));
-    read.steps.forEach((step) => {
-      if (toolFunction(this.tools, step.tool) === undefined) {
+    const { steps } = read;
+    this.#catalog = this.settings.catalog ?? read.plan.tools;
+    this.#setLanguage(read.plan.options);
+    // Snapshots first: the linter checks, and the run runs, the same arguments.
+    const snapshots = new Array<ArgsSnapshot | RefError>(steps.length);
+    for (let i = 0; i < steps.length; i++) snapshots[i] = this.#snapshot(steps[i]!);
+    const { syntax, templates, deep } = this.#language;
+    const lint = lintReadPlan(plan, read, { syntax, templates, deep, ...(this.#catalog === undefined ? {} : { tools: this.#catalog }) });
+    for (const diagnostic of lint) this.diagnostics.push(diagnostic);
+    // Every tool is looked up here, once: a tools object that throws rejects the run before anything runs.
+    for (const step of steps) {
+      if (this.#toolOf(step.tool) === undefined) {
         this.diagnostics.push({ code: "unknown-tool", severity: "error", step: step.id, pointer: `${step.pointer}/tool`, message: `no function for tool "${step.tool.slice(0, 60)}" among the tools given to runPlan` });
       }
-    });
-    if (this.diagnostics.some((diagnostic) => diagnostic.severity === "error")) return this.#report("invalid");
-    if (this.options.validateOutputs === true) for (const step of read.plan.steps) this.#outputSchema(step.tool, true);
+    }
+    if (this.diagnostics.some((diagnostic) => diagnostic.severity === "error")) return false;
+    if (this.settings.validateOutputs) for (const step of steps) this.#schemaOf(step.tool, true);
     this.#started = performance.now();
-    const done = this.#whenDone();
-    this.#watchSignal();
-    for (const step of read.plan.steps) this.#add(step);
-    this.#pump();
-    await done;
-    return this.#report();
+    for (let i = 0; i < steps.length; i++) this.#add(steps[i]!, snapshots[i]!);
+    return true;
+  }
+
+  /**
+   * Replace a step's arguments with their snapshot (the step object is readPlan's own, made for this
+   * call), and find what they reference. Arguments that cannot be read (a Proxy trap throws) become
+   * empty ones, and the step fails when it is added, with the error returned here.
+   */
+  #snapshot(step: LocatedStep): ArgsSnapshot | RefError {
+    let snapshot: ArgsSnapshot | RefError;
+    try {
+      snapshot = snapshotArgs(step.args, this.#language);
+    } catch (thrown) {
+      snapshot = asRefError(thrown, `the arguments of step ${step.id}`);
+    }
+    (step as { args: Readonly<Record<string, unknown>> }).args = snapshot instanceof RefError ? {} : snapshot.args;
+    return snapshot;
   }
 
   async streamed(plan: AsyncIterable<unknown>): Promise<RunReport> {
-    this.#catalog = this.options.catalog;
-    this.#resolveOptions = this.#languageOptions(undefined);
-    const done = this.#whenDone();
-    this.#watchSignal();
-    this.#streamOpen = true;
+    this.#catalog = this.settings.catalog;
+    this.#setLanguage(undefined);
     const iterator = plan[Symbol.asyncIterator]();
+    this.#started = performance.now();
+    this.#streamOpen = true;
+    this.#watchSignal();
     let index = 0;
+    let exhausted = false;
     try {
-      while (this.#stopped === undefined) {
-        const next = await iterator.next();
-        if (next.done || this.#stopped !== undefined) break;
-        this.#arrive(next.value, index++);
+      while (!this.#finished) {
+        const next = await new Promise<unknown>((resolve, reject) => {
+          this.#interrupt = resolve;
+          Promise.resolve(iterator.next()).then(resolve, reject);
+        });
+        this.#interrupt = undefined;
+        if (next === STOPPED || this.#finished) break;
+        const { done, value } = next as IteratorResult<unknown>;
+        if (done === true) {
+          exhausted = true;
+          break;
+        }
+        try {
+          this.#arrive(value, index++);
+        } catch (error) {
+          this.fatal(error);
+        }
       }
     } catch (error) {
+      exhausted = true; // a stream that threw is over
       this.diagnostics.push({ code: "invalid-plan", severity: "error", pointer: `/${index}`, message: `the plan stream failed: ${describeError(error)}` });
-    } finally {
-      if (this.#stopped !== undefined) await iterator.return?.().catch(() => undefined);
     }
+    this.#interrupt = undefined;
+    // Stopped while the planner was still producing (or stalled): tell it to finish, without waiting for it.
+    if (!exhausted) closeIterator(iterator);
     this.#streamOpen = false;
     this.#settleIfIdle();
-    await done;
+    await this.#done;
     return this.#report();
   }
 
-  /** A streamed step arrives: check it on its own, then schedule it. */
+  /** A streamed step arrives: check it on its own, snapshot it, then schedule it. */
   #arrive(raw: unknown, index: number): void {
     const read = readPlan([raw]);
-    const step = read.plan.steps[0];
+    const step = read.steps[0];
     const problems = read.problems.map((problem) => ({ ...problem, pointer: `/${index}${problem.pointer.slice(2)}` }));
     if (step === undefined) {
       for (const problem of problems) this.diagnostics.push({ code: problem.code, severity: "error", pointer: problem.pointer, message: problem.message, ...(problem.step === undefined ? {} : { step: problem.step }) });
@@ -240,230 +441,361 @@ class Run {
       this.diagnostics.push({ code: "duplicate-step-id", severity: "error", step: step.id, pointer: `/${index}/id`, message: `step id ${step.id} arrived twice; the second was ignored` });
       return;
     }
-    this.#add(step);
+    this.#add(step, this.#snapshot(step));
     this.#pump();
   }
 
-  #add(step: PlanStep): void {
-    const scan = scanArgs(step.args, this.#resolveOptions);
-    const dependencies = new Set<number>();
-    for (const ref of scan.refs) for (const node of ref.references) dependencies.add(Number(node.step.id));
-    const record: StepRecord = { step, dependencies, state: "waiting", pending: 0 };
+  /** The tool's function, looked up once per name. Throws what a hostile tools object throws. */
+  #toolOf(name: string): ToolFunction | undefined {
+    let fn = this.#tools.get(name);
+    if (fn === undefined && !this.#tools.has(name)) {
+      fn = toolFunction(this.tools, name);
+      this.#tools.set(name, fn);
+    }
+    return fn;
+  }
+
+  #add(step: { readonly id: number; readonly tool: string; readonly args: Readonly<Record<string, unknown>> }, snapshot: ArgsSnapshot | RefError): void {
+    const unreadable = snapshot instanceof RefError ? snapshot : undefined;
+    const dependencies = unreadable === undefined ? (snapshot as ArgsSnapshot).dependencies : [];
+    const record = new StepRecord(step.id, step.tool, step.args as Record<string, unknown>, dependencies, this);
     this.#records.set(step.id, record);
-    if (dependencies.has(step.id)) return this.#fail(record, "cycle", "it references its own result");
-    if (toolFunction(this.tools, step.tool) === undefined) return this.#fail(record, "unknown-tool", `no function for tool "${step.tool.slice(0, 60)}"`);
+    const waiting = this.#waitingOn.get(step.id);
+    if (waiting !== undefined) {
+      record.dependents = waiting;
+      this.#waitingOn.delete(step.id);
+    }
+    if (this.#stopped !== undefined) return this.#skipStopped(record);
+    if (unreadable !== undefined) return this.#fail(record, "unresolved-args", `its arguments could not be read: ${describeError(unreadable)}`, unreadable);
+    if (dependencies.includes(step.id)) return this.#fail(record, "cycle", "it references its own result");
+    let fn: ToolFunction | undefined;
+    try {
+      fn = this.#toolOf(step.tool);
+    } catch (error) {
+      const cause = asRefError(error, "the tools given to runPlan");
+      return this.#fail(record, "unknown-tool", `its tool "${step.tool.slice(0, 60)}" could not be looked up: ${describeError(cause)}`, cause);
+    }
+    if (fn === undefined) return this.#fail(record, "unknown-tool", `no function for tool "${step.tool.slice(0, 60)}"`);
+    record.fn = fn;
     for (const dependency of dependencies) {
       const other = this.#records.get(dependency);
-      if (other?.state === "done") continue;
-      if (other?.state === "failed" || other?.state === "skipped") return this.#skip(record, dependency);
+      if (other === undefined) {
+        record.pending++;
+        const list = this.#waitingOn.get(dependency);
+        if (list === undefined) this.#waitingOn.set(dependency, [record]);
+        else list.push(record);
+        continue;
+      }
+      if (other.state === "done") continue;
+      if (other.state === "failed" || other.state === "skipped") return this.#skip(record, dependency);
       record.pending++;
-      const list = this.#waitingOn.get(dependency);
-      if (list === undefined) this.#waitingOn.set(dependency, [step.id]);
-      else list.push(step.id);
+      (other.dependents ??= []).push(record);
     }
     if (record.pending === 0) this.#makeReady(record);
   }
 
   #makeReady(record: StepRecord): void {
     record.state = "ready";
-    this.#ready.push(record.step.id);
+    this.#ready.push(record);
   }
 
+  /** Start ready steps up to the concurrency limit. Never re-entered: a step settling inside it is picked up by its loop. */
   #pump(): void {
-    while (this.#stopped === undefined && this.#running < this.#concurrency && this.#readyHead < this.#ready.length) {
-      const id = this.#ready[this.#readyHead++]!;
-      if (this.#readyHead === this.#ready.length) this.#ready.length = this.#readyHead = 0;
-      this.#start(this.#records.get(id)!);
+    if (this.#pumping) return;
+    this.#pumping = true;
+    try {
+      const limit = this.settings.concurrency;
+      while (this.#stopped === undefined && this.#running < limit && this.#readyHead < this.#ready.length) {
+        const record = this.#ready[this.#readyHead++]!;
+        if (this.#readyHead === this.#ready.length) this.#ready.length = this.#readyHead = 0;
+        this.#start(record);
+      }
+    } finally {
+      this.#pumping = false;
     }
     this.#settleIfIdle();
   }
 
   #start(record: StepRecord): void {
-    const { step } = record;
     record.state = "running";
     this.#running++;
-    const startMs = this.#now();
-    if (this.options.onEvent !== undefined) this.#emit({ type: "step-start", stepId: step.id, tool: step.tool, startMs });
-    let settled = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const settle = (outcome: { ok: true; value: unknown } | { ok: false; code: StepErrorCode; detail: string; cause?: unknown }): void => {
-      if (settled) return;
-      settled = true;
-      if (timer !== undefined) clearTimeout(timer);
-      if (record.state !== "running") return; // The run already gave up on it (abort, fail-fast).
-      this.#running--;
-      const endMs = this.#now();
-      this.timings.set(step.id, { startMs, endMs, durationMs: endMs - startMs });
-      if (outcome.ok) {
-        const mismatch = this.#checkOutput(step, outcome.value);
-        this.results.set(step.id, outcome.value);
-        if (mismatch === undefined) this.#complete(record, startMs, endMs);
-        else this.#fail(record, "invalid-output", mismatch, undefined, startMs, endMs);
-      } else {
-        this.#fail(record, outcome.code, outcome.detail, outcome.cause, startMs, endMs);
-      }
-      this.#pump();
-    };
-
+    record.startMs = this.#now();
+    if (this.settings.onEvent !== undefined) {
+      this.#emit({ type: "step-start", stepId: record.id, tool: record.tool, startMs: record.startMs });
+      if (record.state !== "running") return; // the listener stopped the run
+    }
     let args: Record<string, unknown>;
     try {
-      args = resolveRefs(step.args, this.results, this.#resolveOptions);
+      args = resolveRefs(record.args!, this.results, this.#resolveOptions);
+      record.args = undefined;
     } catch (error) {
-      queueMicrotask(() => settle({ ok: false, code: "unresolved-args", detail: `its arguments could not be resolved: ${describeError(error)}`, cause: error }));
-      return;
+      return this.#settleFailure(record, "unresolved-args", `its arguments could not be resolved: ${describeError(error)}`, error);
     }
-    if (this.options.timeoutMs !== undefined) {
-      const limit = this.options.timeoutMs;
-      timer = setTimeout(() => {
-        abortStep(record, new StepError("timeout", step.id, step.tool, `timed out after ${limit} ms`));
-        settle({ ok: false, code: "timeout", detail: `timed out after ${limit} ms` });
-      }, limit);
-    }
-    const tool = toolFunction(this.tools, step.tool)!;
+    const limit = this.settings.timeoutMs;
+    if (limit !== undefined) record.timer = setTimeout(onTimeout, limit, record, limit);
     let output: unknown;
     try {
-      output = tool(args, {
-        stepId: step.id,
-        get signal() {
-          return signalOf(record);
-        },
-      });
+      output = record.fn!(args, new StepContext(record));
     } catch (error) {
-      queueMicrotask(() => settle({ ok: false, code: "tool-error", detail: `the tool threw: ${describeError(error)}`, cause: error }));
-      return;
+      return this.#settleFailure(record, "tool-error", `the tool threw: ${describeError(error)}`, error);
     }
-    Promise.resolve(output).then(
-      (value) => settle({ ok: true, value }),
-      (error: unknown) => settle({ ok: false, code: "tool-error", detail: `the tool failed: ${describeError(error)}`, cause: error }),
-    );
+    // A result that is not a thenable settles the step now, without a promise per step.
+    if ((typeof output === "object" && output !== null) || typeof output === "function") {
+      let then: unknown;
+      try {
+        then = (output as { then?: unknown }).then;
+        if (typeof then === "function") {
+          // Handlers are attached even if the run stopped meanwhile: a rejection is never left unhandled.
+          Promise.resolve(output).then(
+            (value) => onToolValue(record, value),
+            (error: unknown) => onToolError(record, error),
+          );
+          return;
+        }
+      } catch (error) {
+        return this.#settleFailure(record, "tool-error", `the tool's result could not be read: ${describeError(error)}`, error);
+      }
+    }
+    this.#settleValue(record, output);
   }
 
-  #checkOutput(step: PlanStep, value: unknown): string | undefined {
-    if (this.options.validateOutputs !== true) return undefined;
-    const schema = this.#outputSchema(step.tool, false);
-    if (schema === undefined) return undefined;
+  /** A tool's promise settled (called from a promise job, so nothing may escape). */
+  toolSettled(record: StepRecord, ok: boolean, outcome: unknown): void {
     try {
-      return outputMismatch(schema, value);
+      if (ok) this.#settleValue(record, outcome);
+      else this.#settleFailure(record, "tool-error", `the tool failed: ${describeError(outcome)}`, outcome);
+      this.#pump();
     } catch (error) {
-      // The validator reads the result: a getter or Proxy trap that throws there fails the step, not the run.
+      this.fatal(error);
+    }
+  }
+
+  /** A step's timer fired (called from a timer, so nothing may escape). */
+  timedOut(record: StepRecord, limit: number): void {
+    try {
+      if (record.state !== "running") return;
+      this.#settleFailure(record, "timeout", `timed out after ${limit} ms`);
+      abortStep(record, new StepError("timeout", record.id, record.tool, `timed out after ${limit} ms`));
+      this.#pump();
+    } catch (error) {
+      this.fatal(error);
+    }
+  }
+
+  /** The step's end: its timer cleared, its timing recorded. */
+  #end(record: StepRecord): number {
+    if (record.timer !== undefined) {
+      clearTimeout(record.timer);
+      record.timer = undefined;
+    }
+    this.#running--;
+    const endMs = this.#now();
+    this.timings.set(record.id, { startMs: record.startMs, endMs, durationMs: endMs - record.startMs });
+    return endMs;
+  }
+
+  #settleValue(record: StepRecord, value: unknown): void {
+    if (record.state !== "running") return; // the run already gave up on it (abort, fail-fast, timeout)
+    const endMs = this.#end(record);
+    const mismatch = this.#checkOutput(record.tool, value);
+    this.results.set(record.id, value);
+    if (mismatch === undefined) this.#complete(record, endMs);
+    else this.#fail(record, "invalid-output", mismatch, undefined, endMs);
+  }
+
+  #settleFailure(record: StepRecord, code: StepErrorCode, detail: string, cause?: unknown): void {
+    if (record.state !== "running") return;
+    const endMs = this.#end(record);
+    this.#fail(record, code, detail, cause, endMs);
+  }
+
+  #checkOutput(tool: string, value: unknown): string | undefined {
+    if (!this.settings.validateOutputs) return undefined;
+    try {
+      const schema = this.#schemaOf(tool, false);
+      return schema === undefined ? undefined : outputMismatch(schema, value);
+    } catch (error) {
+      // The validator reads the result (and the catalog): a getter or Proxy trap that throws fails the step, not the run.
       return `the result could not be read: ${describeError(error)}`;
     }
   }
 
-  /** The catalog's output schema of a tool, if it has a usable one (compiled ahead when `prepare`). */
-  #outputSchema(tool: string, prepare: boolean): boolean | Record<string, unknown> | undefined {
+  /** The catalog's output schema of a tool, if it has a usable one (looked up once; compiled ahead when `prepare`). */
+  #schemaOf(tool: string, prepare: boolean): JsonSchema | undefined {
     if (this.#catalog === undefined) return undefined;
-    const spec = Object.getOwnPropertyDescriptor(this.#catalog, tool)?.value as { output?: unknown } | undefined;
-    const schema = spec?.output;
-    if (schema === undefined || (typeof schema !== "boolean" && (typeof schema !== "object" || schema === null))) return undefined;
-    if (prepare) prepareOutputSchema(schema as boolean | Record<string, unknown>);
-    return schema as boolean | Record<string, unknown>;
+    let schema = this.#schemas.get(tool);
+    if (schema === undefined && !this.#schemas.has(tool)) {
+      const spec = Object.getOwnPropertyDescriptor(this.#catalog, tool)?.value as { output?: unknown } | undefined;
+      const output = typeof spec === "object" && spec !== null ? Object.getOwnPropertyDescriptor(spec, "output")?.value : undefined;
+      schema = typeof output === "boolean" || (typeof output === "object" && output !== null) ? (output as JsonSchema) : undefined;
+      this.#schemas.set(tool, schema);
+    }
+    if (prepare && schema !== undefined) prepareOutputSchema(schema);
+    return schema;
   }
 
-  #complete(record: StepRecord, startMs: number, endMs: number): void {
+  #complete(record: StepRecord, endMs: number): void {
     record.state = "done";
-    const { step } = record;
-    if (this.options.onEvent !== undefined) this.#emit({ type: "step-done", stepId: step.id, tool: step.tool, startMs, endMs, durationMs: endMs - startMs });
-    for (const dependentId of this.#waitingOn.get(step.id) ?? []) {
-      const dependent = this.#records.get(dependentId)!;
+    if (this.settings.onEvent !== undefined) this.#emit({ type: "step-done", stepId: record.id, tool: record.tool, startMs: record.startMs, endMs, durationMs: endMs - record.startMs });
+    const dependents = record.dependents;
+    if (dependents === undefined) return;
+    record.dependents = undefined;
+    for (let i = 0; i < dependents.length; i++) {
+      const dependent = dependents[i]!;
       if (dependent.state === "waiting" && --dependent.pending === 0) this.#makeReady(dependent);
     }
-    this.#waitingOn.delete(step.id);
   }
 
-  #fail(record: StepRecord, code: StepErrorCode, detail: string, cause?: unknown, startMs = this.#now(), endMs = startMs): void {
+  /** Fail a step: one that ran (`endMs` given, its start recorded), or one that never started. */
+  #fail(record: StepRecord, code: StepErrorCode, detail: string, cause?: unknown, endMs?: number): void {
     record.state = "failed";
-    const { step } = record;
-    const error = new StepError(code, step.id, step.tool, detail, cause);
-    this.errors.set(step.id, error);
-    this.#emit({ type: "step-failed", stepId: step.id, tool: step.tool, error, startMs, endMs, durationMs: endMs - startMs });
-    this.#skipDependents(step.id);
-    if (this.options.failFast === true && this.#stopped === undefined) this.#stop("failed");
+    const error = new StepError(code, record.id, record.tool, detail, cause);
+    this.errors.set(record.id, error);
+    if (this.settings.onEvent !== undefined) {
+      const end = endMs ?? this.#now();
+      const start = endMs === undefined ? end : record.startMs;
+      this.#emit({ type: "step-failed", stepId: record.id, tool: record.tool, error, startMs: start, endMs: end, durationMs: end - start });
+    }
+    this.#skipDependents(record);
+    if (this.settings.failFast) this.#stop("failed");
   }
 
   #skip(record: StepRecord, blockedBy: number): void {
     record.state = "skipped";
-    this.skipped.push(record.step.id);
-    this.#emit({ type: "step-skipped", stepId: record.step.id, tool: record.step.tool, blockedBy, atMs: this.#now() });
-    this.#skipDependents(record.step.id);
+    this.skipped.push(record.id);
+    if (this.settings.onEvent !== undefined) this.#emit({ type: "step-skipped", stepId: record.id, tool: record.tool, blockedBy, atMs: this.#now() });
+    this.#skipDependents(record);
   }
 
-  /** Skip everything waiting on `id`, transitively, without recursion. */
-  #skipDependents(id: number): void {
-    const queue = [id];
-    while (queue.length > 0) {
-      const blocker = queue.shift()!;
-      for (const dependentId of this.#waitingOn.get(blocker) ?? []) {
-        const dependent = this.#records.get(dependentId)!;
+  /** A step added after the run stopped (a failure while the plan's steps were being added, with `failFast`). */
+  #skipStopped(record: StepRecord): void {
+    record.state = "skipped";
+    this.skipped.push(record.id);
+  }
+
+  /** Skip everything waiting on `record`, transitively, without recursion. */
+  #skipDependents(record: StepRecord): void {
+    if (record.dependents === undefined) return;
+    const queue = [record];
+    for (let i = 0; i < queue.length; i++) {
+      const blocker = queue[i]!;
+      const dependents = blocker.dependents;
+      if (dependents === undefined) continue;
+      blocker.dependents = undefined;
+      for (const dependent of dependents) {
         if (dependent.state !== "waiting") continue;
         dependent.state = "skipped";
-        this.skipped.push(dependentId);
-        this.#emit({ type: "step-skipped", stepId: dependentId, tool: dependent.step.tool, blockedBy: blocker, atMs: this.#now() });
-        queue.push(dependentId);
+        this.skipped.push(dependent.id);
+        if (this.settings.onEvent !== undefined) this.#emit({ type: "step-skipped", stepId: dependent.id, tool: dependent.tool, blockedBy: blocker.id, atMs: this.#now() });
+        queue.push(dependent);
       }
-      this.#waitingOn.delete(blocker);
     }
   }
 
-  /** Stop the run: running steps are aborted and recorded as failed, nothing new starts. */
+  /**
+   * Stop the run: running steps are recorded as failed (`aborted`, with their real start and end) and
+   * their signals aborted, every step that has not started is skipped, and the report is returned at once.
+   */
   #stop(reason: "aborted" | "failed"): void {
+    if (this.#stopped !== undefined || this.#finished) return;
     this.#stopped = reason;
-    const cause = reason === "aborted" ? this.options.signal?.reason : undefined;
-    for (const record of this.#records.values()) {
-      if (record.state !== "running") continue;
-      abortStep(record, cause ?? new RefError("aborted", "the run was stopped"));
-      this.#running--;
-      const endMs = this.#now();
-      const detail = reason === "aborted" ? "aborted with the run" : "aborted because another step failed (failFast)";
-      record.state = "failed";
-      const error = new StepError("aborted", record.step.id, record.step.tool, detail, cause);
-      this.errors.set(record.step.id, error);
-      this.#emit({ type: "step-failed", stepId: record.step.id, tool: record.step.tool, error, startMs: endMs, endMs, durationMs: 0 });
+    let cause: unknown;
+    if (reason === "aborted") {
+      try {
+        cause = this.settings.signal?.reason;
+      } catch (error) {
+        cause = error;
+      }
     }
+    const abortReason = cause ?? new RefError("aborted", "the run was stopped");
+    const detail = reason === "aborted" ? "aborted with the run" : "aborted because another step failed (failFast)";
+    const aborted: StepRecord[] = [];
     for (const record of this.#records.values()) {
-      if (record.state === "waiting" || record.state === "ready") {
+      if (record.state === "running") {
+        const endMs = this.#end(record);
+        record.state = "failed";
+        const error = new StepError("aborted", record.id, record.tool, detail, cause);
+        this.errors.set(record.id, error);
+        if (this.settings.onEvent !== undefined) this.#emit({ type: "step-failed", stepId: record.id, tool: record.tool, error, startMs: record.startMs, endMs, durationMs: endMs - record.startMs });
+        aborted.push(record);
+      } else if (record.state === "waiting" || record.state === "ready") {
         record.state = "skipped";
-        this.skipped.push(record.step.id);
+        this.skipped.push(record.id);
       }
     }
     this.#ready.length = this.#readyHead = 0;
-    this.#finish?.();
+    this.#finish();
+    // Last: a tool's abort listener runs here, and whatever it does can no longer change the report.
+    for (const record of aborted) abortStep(record, abortReason);
   }
 
   #watchSignal(): void {
-    const signal = this.options.signal;
+    const signal = this.settings.signal;
     if (signal === undefined) return;
     if (signal.aborted) return this.#stop("aborted");
-    signal.addEventListener("abort", () => {
-      if (this.#stopped === undefined) this.#stop("aborted");
-    }, { once: true });
+    signal.addEventListener("abort", this.#onAbort);
+    this.#listening = true;
   }
 
-  #whenDone(): Promise<void> {
-    return new Promise((resolve) => {
-      this.#finish = resolve;
-    });
+  /** Remove what the run added (its abort listener, its timers) and let go of the records. Never throws. */
+  cleanup(): void {
+    this.#finished = true;
+    if (this.#listening) {
+      this.#listening = false;
+      try {
+        this.settings.signal!.removeEventListener("abort", this.#onAbort);
+      } catch {
+        // A signal whose methods were replaced and throw: nothing more to do.
+      }
+    }
+    for (const record of this.#records.values()) {
+      if (record.timer !== undefined) {
+        clearTimeout(record.timer);
+        record.timer = undefined;
+      }
+      record.run = undefined;
+      record.dependents = undefined;
+    }
+    this.#waitingOn.clear();
+  }
+
+  /** An error of plan-refs' own (never expected): the run ends and runPlan rejects with it as a RefError. */
+  fatal(error: unknown): void {
+    this.#fatal ??= asRefError(error, "the run");
+    try {
+      this.#stop("failed");
+    } catch {
+      // Already failing: the rejection says why.
+    }
+    this.#finish();
+  }
+
+  #finish(): void {
+    if (this.#finished) return;
+    this.#finished = true;
+    this.#resolveDone();
+    this.#interrupt?.(STOPPED);
   }
 
   /** When nothing runs or can start, and no more steps can arrive: fail what still waits, and finish. */
   #settleIfIdle(): void {
-    if (this.#stopped !== undefined) return this.#finish?.();
+    if (this.#finished) return;
+    if (this.#stopped !== undefined) return this.#finish();
     if (this.#running > 0 || this.#readyHead < this.#ready.length || this.#streamOpen) return;
     for (const record of this.#records.values()) {
       if (record.state !== "waiting") continue;
-      const missing = [...record.dependencies].filter((id) => !this.#records.has(id));
+      const missing = record.dependencies.filter((id) => !this.#records.has(id));
       if (missing.length > 0) this.#fail(record, "missing-dependency", `it references step${missing.length > 1 ? "s" : ""} ${missing.join(", ")}, which never arrived`);
     }
     for (const record of this.#records.values()) {
       if (record.state === "waiting") this.#fail(record, "cycle", "it is part of a reference cycle and can never run");
     }
-    this.#finish?.();
+    this.#finish();
   }
 
   #emit(event: RunEvent): void {
-    if (this.options.onEvent === undefined) return;
     try {
-      this.options.onEvent(event);
+      handled(this.settings.onEvent!.call(this.options, event));
     } catch {
       // A broken progress listener must not break the run.
     }
@@ -474,6 +806,7 @@ class Run {
   }
 
   #report(status?: RunReport["status"]): RunReport {
+    if (this.#fatal !== undefined) throw this.#fatal;
     const final = status ?? (this.#stopped === "aborted" ? "aborted" : this.errors.size > 0 || this.diagnostics.some((d) => d.severity === "error") ? "failed" : "ok");
     return {
       status: final,
@@ -483,6 +816,16 @@ class Run {
       diagnostics: this.diagnostics,
       timings: { totalMs: this.#now(), steps: this.timings },
     };
+  }
+}
+
+/** Tell an iterator the run will not read it any further, without waiting for it (it may be stalled). Never throws. */
+function closeIterator(iterator: AsyncIterator<unknown>): void {
+  try {
+    const close = iterator.return;
+    if (typeof close === "function") handled(close.call(iterator));
+  } catch {
+    // A planner whose return() throws: it was told.
   }
 }
 
