@@ -6,6 +6,7 @@
 import { parseArgs } from "node:util";
 import { lintPlanText } from "../lint/index.js";
 import { readPlan, type ToolCatalog } from "../plan/plan.js";
+import { readOwnData } from "../resolve/access.js";
 import { reportToJSON } from "../run/report-json.js";
 import { runPlan, type RunReport } from "../run/run-plan.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
@@ -162,25 +163,21 @@ function placedErrors(report: RunReport, plan: unknown): Diagnostic[] {
   const out: Diagnostic[] = [];
   const pointers = new Map(readPlan(plan).steps.map((step) => [step.id, step.pointer] as const));
   for (const [id, error] of report.errors) {
-    const arg = ownString(error, "arg");
+    // Own data only, as everywhere: a StepError is plan-refs's own, but its fields are read the same way.
+    const arg = readOwnData(error, "arg");
     const at = pointers.get(id);
-    if (arg === undefined || at === undefined) continue;
-    const span = Object.getOwnPropertyDescriptor(error, "span")?.value as { start: number; end: number } | undefined;
+    if (typeof arg !== "string" || at === undefined) continue;
+    const span = readOwnData(error, "span") as { start?: unknown; end?: unknown } | undefined;
     out.push({
       code: error.code as Diagnostic["code"],
       severity: "error",
       step: id,
       pointer: `${at}/args${arg}`,
       message: error.message,
-      ...(span !== undefined && typeof span.start === "number" && typeof span.end === "number" ? { span: { start: span.start, end: span.end } } : {}),
+      ...(typeof span === "object" && span !== null && typeof span.start === "number" && typeof span.end === "number" ? { span: { start: span.start, end: span.end } } : {}),
     });
   }
   return out;
-}
-
-function ownString(value: object, key: string): string | undefined {
-  const descriptor = Object.getOwnPropertyDescriptor(value, key);
-  return descriptor !== undefined && typeof descriptor.value === "string" ? descriptor.value : undefined;
 }
 
 function stepCount(plan: unknown): number {

@@ -3,6 +3,7 @@
  * results and errors (they are `Map`s) and can throw (a result with a cycle or a BigInt); this never
  * throws, and a result JSON cannot hold becomes that step's error rather than losing every result.
  */
+import { readOwnData } from "../resolve/access.js";
 import { describeThrown } from "../shared/errors.js";
 import type { RunReport } from "./run-plan.js";
 
@@ -73,14 +74,14 @@ function stepErrorJSON(error: unknown): StepErrorJSON {
   return { code, message, ...(ref === undefined ? {} : { ref }), ...(arg === undefined ? {} : { arg }), ...(pointer === undefined ? {} : { pointer }) };
 }
 
-/** A string property of an error (own, or the `message` Error keeps on itself), never running a getter. */
+/** An own string property of an error (Error keeps `message` on itself), never running a getter. Never throws. */
 function ownString(value: unknown, key: string): string | undefined {
   if (typeof value !== "object" || value === null) return undefined;
   try {
-    const descriptor = Object.getOwnPropertyDescriptor(value, key);
-    return descriptor !== undefined && "value" in descriptor && typeof descriptor.value === "string" ? descriptor.value : undefined;
+    const read = readOwnData(value, key);
+    return typeof read === "string" ? read : undefined;
   } catch {
-    return undefined;
+    return undefined; // A Proxy whose trap throws.
   }
 }
 
