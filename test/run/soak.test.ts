@@ -1,0 +1,92 @@
+/**
+ * Issue 12, item 1: runs that share one AbortSignal leave nothing behind. Each run used to add an
+ * `abort` listener to the signal and never remove it (50 runs: 50 listeners and Node's
+ * MaxListenersExceededWarning; 200 runs kept about 160 MB of finished results alive through them).
+ *
+ * The heap figure needs a garbage collection on demand, so the soak itself runs in a child vitest with
+ * `--expose-gc`; in the normal run (no `gc`), the one test here starts that child and checks it passed.
+ */
+import { spawnSync } from "node:child_process";
+import { getEventListeners } from "node:events";
+import { fileURLToPath } from "node:url";
+import { describe, expect, test } from "vitest";
+import { runPlan } from "../../src/run/run-plan.js";
+
+const gc = (globalThis as { gc?: () => void }).gc;
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const thisFile = fileURLToPath(import.meta.url);
+
+const RUNS = 10_000;
+
+function collect(): number {
+  gc!();
+  gc!();
+  return process.memoryUsage().heapUsed;
+}
+
+function activeTimers(): number {
+  return process.getActiveResourcesInfo().filter((kind) => kind === "Timeout").length;
+}
+
+describe.runIf(gc !== undefined)("runs sharing one AbortSignal (child process with --expose-gc)", () => {
+  test(`${RUNS.toLocaleString("en")} runs leave no listener, no timer and no retained results behind`, async () => {
+    const controller = new AbortController();
+    const { signal } = controller;
+    // Each run produces about 100 KB of results, so 10,000 retained runs would hold about 1 GB.
+    const big = () => new Array(1_000).fill("x".repeat(10)).map((s, i) => `${s}${i}`);
+    const plan = { steps: [{ id: 1, tool: "big", args: {} }, { id: 2, tool: "echo", args: { n: "$1" } }] };
+    const tools = { big, echo: ({ n }: Record<string, unknown>) => (n as string[]).length };
+    const listenersBefore = getEventListeners(signal, "abort").length;
+    const timersBefore = activeTimers();
+    // A first run warms up the code, so the heap is measured without the modules it loads.
+    await runPlan(plan, tools, { signal, timeoutMs: 60_000 });
+    const heapBefore = collect();
+    for (let i = 0; i < RUNS; i++) {
+      const report = await runPlan(plan, tools, { signal, timeoutMs: 60_000, concurrency: 2 });
+      if (report.status !== "ok") throw new Error(`run ${i}: ${report.status}`);
+      if (i === 100) {
+        expect(getEventListeners(signal, "abort").length).toBe(listenersBefore);
+        expect(activeTimers()).toBe(timersBefore);
+      }
+    }
+    expect(getEventListeners(signal, "abort").length).toBe(listenersBefore);
+    expect(activeTimers()).toBe(timersBefore);
+    const growth = collect() - heapBefore;
+    expect(growth).toBeLessThan(4 * 1024 * 1024);
+  });
+
+  test("aborted and failFast-stopped runs with hanging tools also remove their listener and timers", async () => {
+    const { signal } = new AbortController();
+    const listenersBefore = getEventListeners(signal, "abort").length;
+    const timersBefore = activeTimers();
+    for (let i = 0; i < 200; i++) {
+      const local = new AbortController();
+      const both = AbortSignal.any([signal, local.signal]);
+      const running = runPlan(
+        [{ id: 1, tool: "hang", args: {} }, { id: 2, tool: "hang", args: {} }, { id: 3, tool: "boom", args: {} }],
+        { hang: () => new Promise(() => {}), boom: () => Promise.reject(new Error("x")) },
+        { signal: i % 2 === 0 ? both : signal, timeoutMs: 60_000, failFast: i % 2 === 1 },
+      );
+      if (i % 2 === 0) setImmediate(() => local.abort());
+      const report = await running;
+      expect(report.status).toBe(i % 2 === 0 ? "aborted" : "failed");
+    }
+    expect(getEventListeners(signal, "abort").length).toBe(listenersBefore);
+    expect(activeTimers()).toBe(timersBefore);
+  });
+});
+
+describe.runIf(gc === undefined)("runs sharing one AbortSignal", () => {
+  test("the soak test passes in a child vitest run with --expose-gc", () => {
+    const child = spawnSync(process.execPath, [fileURLToPath(new URL("../../node_modules/vitest/vitest.mjs", import.meta.url)), "run", thisFile, "--execArgv=--expose-gc", "--reporter=dot"], {
+      cwd: root,
+      encoding: "utf8",
+      env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" },
+      timeout: 600_000,
+    });
+    // eslint-disable-next-line no-control-regex
+    const output = `${child.stdout}\n${child.stderr}`.replace(/\u001b\[[0-9;]*m/g, "");
+    expect(output, output).toMatch(/Tests\s+2 passed/);
+    expect(child.status, output).toBe(0);
+  }, 600_000);
+});
