@@ -7,10 +7,31 @@
 // The grammar reads the raw JSON source of a string (between its quotes), not the decoded value the
 // Parsimmon grammar in src/grammar/language.ts parses: a `"` inside a quoted key or a literal is
 // written `\"`, a `\` is written `\\`. Everything below is an Oniguruma pattern over that raw text.
-import { writeFileSync } from "node:fs";
+//
+// The tokens that read the same in both (digits, a JSON escape, a number, `??`, the literal words,
+// the characters that end a path name) come from src/grammar/tokens.ts, their one home. In the
+// repository that file is read from source and transpiled with the TypeScript compiler (a dev
+// dependency), so the generator never depends on a build of dist/ being present or current; in the
+// published package, which has no src/, the built dist/grammar/tokens.js is imported instead.
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-const HEX4 = String.raw`[0-9a-fA-F]{4}`;
+/** The exports of src/grammar/tokens.ts (a module without imports), evaluated from its source. */
+async function loadTokens() {
+  const sourceUrl = new URL("../src/grammar/tokens.ts", import.meta.url);
+  if (!existsSync(sourceUrl)) return import(new URL("../dist/grammar/tokens.js", import.meta.url).href);
+  const { default: ts } = await import("typescript");
+  const source = readFileSync(sourceUrl, "utf8");
+  const { outputText } = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 } });
+  const module = { exports: {} };
+  new Function("module", "exports", outputText)(module, module.exports);
+  return module.exports;
+}
+
+const tokens = await loadTokens();
+
+const HEX4 = tokens.HEX4_SOURCE;
+const DIGITS = tokens.DIGITS_SOURCE;
 
 // What JavaScript's \s matches (the Parsimmon grammar's "whitespace"), as Oniguruma class members.
 const WHITESPACE = String.raw`\t\n\x{0B}\f\r \x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}`;
@@ -18,11 +39,11 @@ const WHITESPACE = String.raw`\t\n\x{0B}\f\r \x{A0}\x{1680}\x{2000}-\x{200A}\x{2
 const NAME_FORBIDDEN_HEX = "(?i:000[9abcd]|0020|00a0|1680|200[0-9a]|202[89f]|205f|3000|feff|002e|005[bd]|007[bd]|0024|003f)";
 
 // One JSON escape of the enclosing JSON string: \" \\ \/ \b \f \n \r \t \uXXXX.
-const JSON_ESCAPE = String.raw`\\(?:["\\/bfnrt]|u${HEX4})`;
+const JSON_ESCAPE = tokens.JSON_ESCAPE_SOURCE;
 
 // A path name after ".": characters other than . [ ] { } $ ? and whitespace. JSON escapes that decode
 // to an allowed character count as one character (\" \\ \/ \b, and \uXXXX unless it spells a forbidden one).
-const NAME = String.raw`(?:[^.\[\]{}$?"\\\x00-\x1F${WHITESPACE}]|\\["\\/b]|\\u(?!${NAME_FORBIDDEN_HEX})${HEX4})+`;
+const NAME = String.raw`(?:[^${tokens.PATH_NAME_STOPS_CLASS}"\\\x00-\x1F${WHITESPACE}]|\\["\\/b]|\\u(?!${NAME_FORBIDDEN_HEX})${HEX4})+`;
 
 // A JSON string written inside the JSON string (quoted keys, string literals), without its quotes.
 // Each decoded character is a plain character, \/ or a \uXXXX that is not a quote, backslash or
@@ -31,11 +52,12 @@ const INNER_ESCAPE = String.raw`\\\\(?:\\["\\/]|[/bfnrt]|u${HEX4})`;
 const INNER_CHAR = String.raw`(?:[^"\\\x00-\x1F]|\\/|\\u(?!(?i:00[01][0-9a-f]|0022|005c))${HEX4}|${INNER_ESCAPE})`;
 const INNER_STRING = String.raw`\\"${INNER_CHAR}*\\"`;
 
-const SEGMENT = String.raw`(?:\.${NAME}|\[[0-9]+\]|\[${INNER_STRING}\])`;
-const REFERENCE = String.raw`\$[0-9]+${SEGMENT}*`;
-const NUMBER = String.raw`-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?`;
-const LITERAL = String.raw`(?:${INNER_STRING}|${NUMBER}|true|false|null)`;
-const DEFAULT_OP = String.raw` *\?\? *`;
+const SEGMENT = String.raw`(?:\.${NAME}|\[${DIGITS}\]|\[${INNER_STRING}\])`;
+const REFERENCE = String.raw`\$${DIGITS}${SEGMENT}*`;
+const NUMBER = tokens.JSON_NUMBER_SOURCE;
+const LITERAL_WORDS = tokens.LITERAL_WORDS.map(([word]) => word);
+const LITERAL = String.raw`(?:${INNER_STRING}|${NUMBER}|${LITERAL_WORDS.join("|")})`;
+const DEFAULT_OP = tokens.DEFAULT_OP_SOURCE;
 // What may follow the step of the first reference: segments, then `?? reference`s, then `?? literal`.
 const PATH_TAIL = String.raw`${SEGMENT}*(?:${DEFAULT_OP}${REFERENCE})*(?:${DEFAULT_OP}${LITERAL})?`;
 
@@ -81,7 +103,7 @@ export function buildGrammar() {
       "placeholder-path": {
         comment: "A whole string that is a path-syntax expression: $1.a[0][\"k\"] ?? $2.b ?? \"x\". Checked whole by the look-ahead, then tokenized.",
         name: scope("meta.placeholder.path"),
-        begin: String.raw`${STRING_START}(\$)([0-9]+)(?=${PATH_TAIL}")`,
+        begin: String.raw`${STRING_START}(\$)(${DIGITS})(?=${PATH_TAIL}")`,
         beginCaptures: {
           1: { name: scope("punctuation.definition.variable") },
           2: { name: scope("constant.numeric.integer.step") },
@@ -92,7 +114,7 @@ export function buildGrammar() {
       "placeholder-seed": {
         comment: "A whole string that is a seed placeholder but not a path expression: the key is the whole rest ($1.a b).",
         name: scope("meta.placeholder.seed"),
-        match: String.raw`${STRING_START}(\$)([0-9]+)(?:(\.)(${SEED_KEY}))?(?=")`,
+        match: String.raw`${STRING_START}(\$)(${DIGITS})(?:(\.)(${SEED_KEY}))?(?=")`,
         captures: {
           1: { name: scope("punctuation.definition.variable") },
           2: { name: scope("constant.numeric.integer.step") },
@@ -110,7 +132,7 @@ export function buildGrammar() {
       "interpolation-path": {
         comment: "${1.a[0] ?? $2.b ?? \"x\"}: the first reference has no $. Only a complete, valid interpolation is highlighted.",
         name: scope("meta.interpolation.path"),
-        begin: String.raw`((\$)\{)([0-9]+)(?=${PATH_TAIL}\})`,
+        begin: String.raw`((\$)\{)(${DIGITS})(?=${PATH_TAIL}\})`,
         beginCaptures: {
           1: { name: scope("punctuation.section.embedded.begin") },
           2: { name: scope("punctuation.definition.variable") },
@@ -123,7 +145,7 @@ export function buildGrammar() {
       "interpolation-seed": {
         comment: "${1.a b}: a seed reference whose key runs up to the first }, when it is not a path expression.",
         name: scope("meta.interpolation.seed"),
-        match: String.raw`((\$)\{)([0-9]+)(?:(\.)(${SEED_BRACED_KEY}))?(\})`,
+        match: String.raw`((\$)\{)(${DIGITS})(?:(\.)(${SEED_BRACED_KEY}))?(\})`,
         captures: {
           1: { name: scope("punctuation.section.embedded.begin") },
           2: { name: scope("punctuation.definition.variable") },
@@ -137,7 +159,7 @@ export function buildGrammar() {
         comment: "The pieces of an expression that a look-ahead has already validated, so each can be matched on its own.",
         patterns: [
           {
-            match: String.raw`(\$)([0-9]+)`,
+            match: String.raw`(\$)(${DIGITS})`,
             captures: {
               1: { name: scope("punctuation.definition.variable") },
               2: { name: scope("constant.numeric.integer.step") },
@@ -151,7 +173,7 @@ export function buildGrammar() {
             },
           },
           {
-            match: String.raw`(\[)([0-9]+)(\])`,
+            match: String.raw`(\[)(${DIGITS})(\])`,
             captures: {
               1: { name: scope("punctuation.section.brackets.begin") },
               2: { name: scope("constant.numeric.integer.index") },

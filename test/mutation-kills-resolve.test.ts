@@ -1,14 +1,14 @@
 /**
  * Behaviour pinned to kill surviving mutants of src/resolve/access.ts (own-data reads, error message
  * helpers) and src/resolve/stringify.ts (template interpolation text). Public API first (evaluate,
- * parseRef, exact error messages and codes); the message helpers of access.ts (someKeys, sizeOf,
+ * parseRef, exact error messages and codes); the message helpers of access.ts (keySample, sizeOf,
  * describeValue, stackLimit, accessError) are also checked directly, since several of their branches
  * cannot be reached through the evaluator.
  */
 import { describe, expect, test } from "vitest";
 import { evaluate, KeyError, parseRef, RefError } from "../src/index.js";
 import type { Results } from "../src/resolve/access.js";
-import { accessError, describeValue, sizeOf, someKeys, stackLimit } from "../src/resolve/access.js";
+import { accessError, describeValue, keySample, sizeOf, stackLimit } from "../src/resolve/access.js";
 import { interpolationText } from "../src/resolve/stringify.js";
 
 /** Evaluate a path-syntax reference. */
@@ -145,7 +145,7 @@ describe("src/resolve/access.ts", () => {
     });
   });
 
-  describe("someKeys: at most `max` own keys, none for a non-container", () => {
+  describe("keySample: at most `max` own keys, none for a non-container", () => {
     test.each([
       ["a string", "abc"],
       ["a number", 42],
@@ -153,19 +153,19 @@ describe("src/resolve/access.ts", () => {
       ["undefined", undefined],
       ["a revoked Proxy", revoked()],
     ])("%s lists no keys", (_, value) => {
-      expect(someKeys(value)).toEqual([]);
+      expect(keySample(value).keys).toEqual([]);
     });
 
     test("an object lists its first 9 keys by default, or `max`", () => {
-      expect(someKeys(keyed(12))).toEqual(["k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7", "k8"]);
-      expect(someKeys(keyed(12), 3)).toEqual(["k0", "k1", "k2"]);
-      expect(someKeys({ a: 1, b: 2 })).toEqual(["a", "b"]);
+      expect(keySample(keyed(12)).keys).toEqual(["k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7", "k8"]);
+      expect(keySample(keyed(12), 3).keys).toEqual(["k0", "k1", "k2"]);
+      expect(keySample({ a: 1, b: 2 }).keys).toEqual(["a", "b"]);
     });
 
     test("a Map lists its first 9 keys by default, or `max`", () => {
       const map = new Map(Array.from({ length: 12 }, (_, i) => [i + 1, i] as const));
-      expect(someKeys(map)).toEqual(["1", "2", "3", "4", "5", "6", "7", "8", "9"]);
-      expect(someKeys(map, 2)).toEqual(["1", "2"]);
+      expect(keySample(map).keys).toEqual(["1", "2", "3", "4", "5", "6", "7", "8", "9"]);
+      expect(keySample(map, 2).keys).toEqual(["1", "2"]);
     });
 
     test("a missing key on an object lists its keys in the message", () => {

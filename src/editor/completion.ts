@@ -3,11 +3,12 @@
  * `[` the keys and indexes that the producing tool's output schema has at that path. Every item
  * carries the file span it replaces and text that is already escaped for the JSON string it goes in.
  */
+import { isPathName } from "../grammar/tokens.js";
 import type { Span } from "../shared/span.js";
 import { cursorAt, fileSpan, pathOf, referenceAt, stepNumber, type Cursor } from "./cursor.js";
 import { ownData, type EditorOptions } from "./editor-options.js";
 import type { LexedReference, LexedSegment } from "./lexer.js";
-import { guarded } from "./guard.js";
+import { withFallback } from "./guard.js";
 import { analyzePlan, dependenciesOf, type PlanDocument } from "./plan-document.js";
 import { membersAt, schemasAt, typeNames } from "./schema-at.js";
 
@@ -26,8 +27,6 @@ export interface CompletionItem {
   readonly span: Span;
 }
 
-const PATH_NAME = /^[^.[\]{}$?\s]+$/;
-
 /**
  * The completions at file offset `offset` of a plan document. Never throws; works on half-typed text
  * (`"q": "$1.` at the end of the file).
@@ -37,7 +36,7 @@ const PATH_NAME = /^[^.[\]{}$?\s]+$/;
  * // [{ label: "1", kind: "step", detail: "geocode", insertText: "1", span: { start: 86, end: 86 } }]
  */
 export function completionsAt(planText: string, offset: number, options?: EditorOptions): CompletionItem[] {
-  return guarded("completionsAt", [], () => {
+  return withFallback("completionsAt", [], () => {
     const document = analyzePlan(planText, options);
     const cursor = cursorAt(document, offset);
     if (cursor === undefined) return [];
@@ -130,7 +129,7 @@ function pathItems(cursor: Cursor, reference: LexedReference, segment: LexedSegm
     for (const [name, schemas] of members.keys) {
       let insert = name;
       let span = segment.name;
-      if (syntax === "path" && !PATH_NAME.test(name)) {
+      if (syntax === "path" && !isPathName(name)) {
         insert = `[${JSON.stringify(name)}]`;
         span = { start: segment.dot, end: segment.name.end };
       } else if (name === "" || (braced && name.includes("}"))) {

@@ -3,17 +3,17 @@
  * decoded string, and the lexed reference there (complete or half-typed). Shared by completion,
  * hover and definition.
  */
+import type { PathStep } from "../lint/schema-walk.js";
 import type { Span } from "../shared/span.js";
 import { decodedOffset } from "./json-string.js";
 import { lexString, type Lexed, type LexedReference, type LexedSegment, type StringMode } from "./lexer.js";
-import { siteAt, type PlanDocument, type ReferenceSite } from "./plan-document.js";
-import type { SchemaPathStep } from "./schema-at.js";
+import { siteAt, type PlanDocument, type StringSite } from "./plan-document.js";
 import { stringMode } from "./tokens.js";
 
 /** A cursor inside a reference string. */
 export interface Cursor {
   readonly document: PlanDocument;
-  readonly site: ReferenceSite;
+  readonly site: StringSite;
   /** The cursor's offset inside the decoded string. */
   readonly at: number;
   readonly mode: StringMode;
@@ -83,8 +83,8 @@ export function segmentStart(segment: LexedSegment): number {
  * pathOf("$1.a[0]", lexString("$1.a[0]", "path", "placeholder").references[0].segments)
  * // [{ kind: "key", name: "a" }, { kind: "index", index: 0 }]
  */
-export function pathOf(value: string, segments: readonly LexedSegment[]): SchemaPathStep[] | undefined {
-  const path: SchemaPathStep[] = [];
+export function pathOf(value: string, segments: readonly LexedSegment[]): PathStep[] | undefined {
+  const path: PathStep[] = [];
   for (const segment of segments) {
     if (segment.kind === "key") {
       if (segment.name.end <= segment.name.start) return undefined;
@@ -117,7 +117,7 @@ function parseQuoted(text: string): string | undefined {
  * @example
  * fileSpan(site, { start: 0, end: 1 }) // where the string's first character is in the file
  */
-export function fileSpan(site: ReferenceSite, span: Span): Span {
+export function fileSpan(site: StringSite, span: Span): Span {
   const { offsets } = site.string;
   const last = offsets.length - 1;
   const clamp = (k: number): number => offsets[Math.max(0, Math.min(k, last))]!;

@@ -7,7 +7,7 @@ import { referencesIn } from "../grammar/ast.js";
 import type { Span } from "../shared/span.js";
 import { cursorAt, fileSpan, referenceAt, stepNumber } from "./cursor.js";
 import type { EditorOptions } from "./editor-options.js";
-import { guarded } from "./guard.js";
+import { withFallback } from "./guard.js";
 import { analyzePlan, type PlanDocument } from "./plan-document.js";
 
 /**
@@ -17,7 +17,7 @@ import { analyzePlan, type PlanDocument } from "./plan-document.js";
  * definitionAt(planText, offsetOf("$|1.city")) // the span of `{ "id": 1, … }`
  */
 export function definitionAt(planText: string, offset: number, options?: EditorOptions): Span | undefined {
-  return guarded("definitionAt", undefined, () => {
+  return withFallback("definitionAt", undefined, () => {
     const document = analyzePlan(planText, options);
     const cursor = cursorAt(document, offset);
     if (cursor === undefined) return undefined;
@@ -36,7 +36,7 @@ export function definitionAt(planText: string, offset: number, options?: EditorO
  * referencesTo('{"steps":[{"id":1,"tool":"a"},{"id":2,"tool":"b","args":{"q":"$1.city"}}]}', 1) // [{ start: 63, end: 64 }]
  */
 export function referencesTo(planText: string, stepId: number, options?: EditorOptions): Span[] {
-  return guarded("referencesTo", [], () => {
+  return withFallback("referencesTo", [], () => {
     if (!isStepId(stepId)) return [];
     return referenceSpans(analyzePlan(planText, options), stepId).map(({ start, end }) => ({ start, end }));
   });
@@ -79,7 +79,7 @@ export interface StepAt {
  * stepAt(planText, offsetOf('"id": |2')) // { stepId: 2, declaration: true, exists: true, span: … }
  */
 export function stepAt(planText: string, offset: number, options?: EditorOptions): StepAt | undefined {
-  return guarded("stepAt", undefined, () => {
+  return withFallback("stepAt", undefined, () => {
     const document = analyzePlan(planText, options);
     for (const step of document.steps) {
       const node = step.idNode;

@@ -7,7 +7,7 @@ import type { Span } from "../shared/span.js";
 import { fileSpan } from "./cursor.js";
 import type { EditorOptions } from "./editor-options.js";
 import type { TokenKind } from "./lexer.js";
-import { guarded } from "./guard.js";
+import { withFallback } from "./guard.js";
 import { analyzePlan } from "./plan-document.js";
 import { tokensOf } from "./tokens.js";
 
@@ -25,7 +25,7 @@ export interface DocumentToken {
  * documentTokens('{"steps":[{"id":2,"tool":"t","args":{"q":"$1"}}]}').map((t) => t.kind) // ["dollar", "step"]
  */
 export function documentTokens(planText: string, options?: EditorOptions): DocumentToken[] {
-  return guarded("documentTokens", [], () => {
+  return withFallback("documentTokens", [], () => {
     const document = analyzePlan(planText, options);
     const out: DocumentToken[] = [];
     for (const site of document.sites) {

@@ -25,9 +25,9 @@ export function setEditorErrorReporter(next: Reporter | undefined): Reporter | u
  * Run `body`; on an error, report it and return `fallback`.
  *
  * @example
- * guarded("hoverAt", undefined, () => hover(text, offset))
+ * withFallback("hoverAt", undefined, () => hover(text, offset))
  */
-export function guarded<T>(what: string, fallback: T, body: () => T): T {
+export function withFallback<T>(what: string, fallback: T, body: () => T): T {
   try {
     return body();
   } catch (error) {

@@ -5,7 +5,7 @@
 import type { Span } from "../shared/span.js";
 import { cursorAt, fileSpan, pathOf, referenceAt, segmentEnd, segmentStart, stepNumber } from "./cursor.js";
 import { ownData, type EditorOptions } from "./editor-options.js";
-import { guarded } from "./guard.js";
+import { withFallback } from "./guard.js";
 import { analyzePlan } from "./plan-document.js";
 import { safeJson } from "./safe-json.js";
 import { dereference, schemasAt } from "./schema-at.js";
@@ -25,7 +25,7 @@ export interface Hover {
  * // "**Step 1** · `geocode`\n\nFind a city.\n\n`$1.city`:\n\n```json\n{\n  \"type\": \"string\"\n}\n```"
  */
 export function hoverAt(planText: string, offset: number, options?: EditorOptions): Hover | undefined {
-  return guarded("hoverAt", undefined, () => hover(planText, offset, options));
+  return withFallback("hoverAt", undefined, () => hover(planText, offset, options));
 }
 
 function hover(planText: string, offset: number, options: EditorOptions | undefined): Hover | undefined {

@@ -6,6 +6,21 @@
  * reference (step digits, segments) that completion needs. It never fails: what it cannot read is
  * an `invalid` token, and the tokens always tile the whole string.
  */
+import {
+  BACKSLASH,
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  DEFAULT_OP_SOURCE,
+  DOLLAR,
+  DOT,
+  isDigit,
+  JSON_NUMBER_SOURCE,
+  JSON_STRING_SOURCE,
+  LITERAL_WORDS,
+  OPEN_BRACKET,
+  PATH_NAME_CHAR_SOURCE,
+  QUOTE,
+} from "../grammar/tokens.js";
 import type { Syntax } from "../shared/options.js";
 import type { Span } from "../shared/span.js";
 
@@ -54,15 +69,12 @@ export interface Lexed {
 /** How a string is read: one whole-string placeholder, or a template with `${…}` parts. */
 export type StringMode = "placeholder" | "template";
 
-// The grammar's token patterns (language.ts), sticky so they match at an offset.
-const NAME = /[^.[\]{}$?\s]*/y;
-const JSON_STRING = /"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y;
-const JSON_NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
-const DEFAULT_OP = / *\?\? */y;
-
-function isDigit(code: number): boolean {
-  return code >= 48 && code <= 57;
-}
+// The grammar's token patterns (grammar/tokens.ts), sticky so they match at an offset. A name may be
+// empty here (`$1.` while typing).
+const NAME = new RegExp(`${PATH_NAME_CHAR_SOURCE}*`, "y");
+const JSON_STRING = new RegExp(JSON_STRING_SOURCE, "y");
+const JSON_NUMBER = new RegExp(JSON_NUMBER_SOURCE, "y");
+const DEFAULT_OP = new RegExp(DEFAULT_OP_SOURCE, "y");
 
 function match(pattern: RegExp, text: string, at: number): number {
   pattern.lastIndex = at;
@@ -95,8 +107,8 @@ export function lexString(text: string, syntax: Syntax, mode: StringMode): Lexed
     if (end >= 0) return end;
     for (let i = at + 1; i < text.length; i++) {
       const char = text.charCodeAt(i);
-      if (char === 92) i++;
-      else if (char === 34) return i + 1;
+      if (char === BACKSLASH) i++;
+      else if (char === QUOTE) return i + 1;
     }
     return text.length;
   };
@@ -118,7 +130,7 @@ export function lexString(text: string, syntax: Syntax, mode: StringMode): Lexed
   };
 
   const seedKey = (at: number, braced: boolean, segments: LexedSegment[]): number => {
-    if (text.charCodeAt(at) !== 46) return at;
+    if (text.charCodeAt(at) !== DOT) return at;
     push("separator", at, at + 1);
     let end = text.length;
     if (braced) {
@@ -134,7 +146,7 @@ export function lexString(text: string, syntax: Syntax, mode: StringMode): Lexed
     let at = start;
     for (;;) {
       const code = text.charCodeAt(at);
-      if (code === 46) {
+      if (code === DOT) {
         push("separator", at, at + 1);
         const end = match(NAME, text, at + 1);
         push("key", at + 1, end);
@@ -142,7 +154,7 @@ export function lexString(text: string, syntax: Syntax, mode: StringMode): Lexed
         at = end;
         continue;
       }
-      if (code !== 91) return at;
+      if (code !== OPEN_BRACKET) return at;
       push("separator", at, at + 1);
       const inner = at + 1;
       let contentEnd = inner;
@@ -151,12 +163,12 @@ export function lexString(text: string, syntax: Syntax, mode: StringMode): Lexed
       if (contentEnd > inner) {
         contentKind = "index";
         push("index", inner, contentEnd);
-      } else if (text.charCodeAt(inner) === 34) {
+      } else if (text.charCodeAt(inner) === QUOTE) {
         contentKind = "quoted";
         contentEnd = lenientString(inner);
         push("quoted-key", inner, contentEnd);
       }
-      const closed = text.charCodeAt(contentEnd) === 93;
+      const closed = text.charCodeAt(contentEnd) === CLOSE_BRACKET;
       segments.push({ kind: "bracket", open: at, content: { start: inner, end: contentEnd }, contentKind, close: closed ? contentEnd : undefined });
       if (!closed) return contentEnd;
       if (contentKind === "none") {
@@ -177,14 +189,14 @@ export function lexString(text: string, syntax: Syntax, mode: StringMode): Lexed
       if (afterOp < 0) return at;
       push("operator", at, afterOp);
       at = afterOp;
-      if (text.charCodeAt(at) === 36) {
+      if (text.charCodeAt(at) === DOLLAR) {
         at = reference(at, true, braced);
         continue;
       }
       let end = match(JSON_STRING, text, at);
-      if (end < 0 && text.charCodeAt(at) === 34) end = lenientString(at);
+      if (end < 0 && text.charCodeAt(at) === QUOTE) end = lenientString(at);
       if (end < 0) end = match(JSON_NUMBER, text, at);
-      if (end < 0) for (const word of ["true", "false", "null"]) if (text.startsWith(word, at)) end = at + word.length;
+      if (end < 0) for (const [word] of LITERAL_WORDS) if (text.startsWith(word, at)) end = at + word.length;
       if (end < 0) return at;
       push("literal", at, end);
       return end;
@@ -192,7 +204,7 @@ export function lexString(text: string, syntax: Syntax, mode: StringMode): Lexed
   };
 
   if (mode === "placeholder") {
-    const end = text.charCodeAt(0) === 36 ? expression(0, true, false) : 0;
+    const end = text.charCodeAt(0) === DOLLAR ? expression(0, true, false) : 0;
     push("invalid", end, text.length);
     return { tokens, references };
   }
@@ -209,7 +221,7 @@ export function lexString(text: string, syntax: Syntax, mode: StringMode): Lexed
     } else if (text.startsWith("${", at)) {
       push("brace", at, at + 2);
       const end = expression(at + 2, false, true);
-      if (text.charCodeAt(end) === 125) {
+      if (text.charCodeAt(end) === CLOSE_BRACE) {
         push("brace", end, end + 1);
         at = end + 1;
       } else {

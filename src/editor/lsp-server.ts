@@ -109,11 +109,14 @@ export function startLanguageServer(connection: Connection, options: LanguageSer
     }
   };
 
-  /** Run a handler; an error is logged and answered with `fallback`. */
   // An editor function that fell back after an internal error says so in the log.
   setEditorErrorReporter((error, what) => log(what, error));
 
-  const guarded = <T>(what: string, fallback: T, run: () => T): T => {
+  /**
+   * Run a handler; an error is logged to this connection and answered with `fallback`. (The editor
+   * functions' own `withFallback` reports to the process-wide reporter instead.)
+   */
+  const runHandler = <T>(what: string, fallback: T, run: () => T): T => {
     try {
       return run();
     } catch (error) {
@@ -221,7 +224,7 @@ export function startLanguageServer(connection: Connection, options: LanguageSer
       uri,
       setTimeout(() => {
         timers.delete(uri);
-        guarded(`validating ${uri}`, undefined, () => validate(uri));
+        runHandler(`validating ${uri}`, undefined, () => validate(uri));
       }, delay),
     );
   };
@@ -248,9 +251,9 @@ export function startLanguageServer(connection: Connection, options: LanguageSer
     }),
   );
 
-  documents.onDidOpen((event) => guarded("opening a document", undefined, () => validate(event.document.uri)));
+  documents.onDidOpen((event) => runHandler("opening a document", undefined, () => validate(event.document.uri)));
   documents.onDidChangeContent((event) =>
-    guarded("a change", undefined, () => {
+    runHandler("a change", undefined, () => {
       const { uri } = event.document;
       if (basename(uriPath(uri)) === "tools.json") {
         // A catalog changed: lint the plans next to it again.
@@ -265,7 +268,7 @@ export function startLanguageServer(connection: Connection, options: LanguageSer
     }),
   );
   documents.onDidClose((event) =>
-    guarded("closing a document", undefined, () => {
+    runHandler("closing a document", undefined, () => {
       const { uri } = event.document;
       const pending = timers.get(uri);
       if (pending !== undefined) clearTimeout(pending);
@@ -276,7 +279,7 @@ export function startLanguageServer(connection: Connection, options: LanguageSer
   );
 
   connection.onCompletion((params) =>
-    guarded("completion", null, () => {
+    runHandler("completion", null, () => {
       const request = at(params.textDocument.uri, params.position);
       if (request === undefined) return null;
       const { document, text, offset } = request;
@@ -297,7 +300,7 @@ export function startLanguageServer(connection: Connection, options: LanguageSer
   );
 
   connection.onHover((params) =>
-    guarded("hover", null, () => {
+    runHandler("hover", null, () => {
       const request = at(params.textDocument.uri, params.position);
       const hover = request === undefined ? undefined : hoverAt(request.text, request.offset, editorOptions(request.document));
       if (request === undefined || hover === undefined) return null;
@@ -306,7 +309,7 @@ export function startLanguageServer(connection: Connection, options: LanguageSer
   );
 
   connection.onDefinition((params) =>
-    guarded("definition", null, () => {
+    runHandler("definition", null, () => {
       const request = at(params.textDocument.uri, params.position);
       const span = request === undefined ? undefined : definitionAt(request.text, request.offset, editorOptions(request.document));
       if (request === undefined || span === undefined) return null;
@@ -315,7 +318,7 @@ export function startLanguageServer(connection: Connection, options: LanguageSer
   );
 
   connection.onReferences((params) =>
-    guarded("references", null, () => {
+    runHandler("references", null, () => {
       const request = at(params.textDocument.uri, params.position);
       if (request === undefined) return null;
       const { document, text, offset } = request;
@@ -336,7 +339,7 @@ export function startLanguageServer(connection: Connection, options: LanguageSer
   );
 
   connection.onPrepareRename((params) =>
-    guarded("prepare rename", null, () => {
+    runHandler("prepare rename", null, () => {
       const request = at(params.textDocument.uri, params.position);
       if (request === undefined) return null;
       const { document, text, offset } = request;
@@ -358,7 +361,7 @@ export function startLanguageServer(connection: Connection, options: LanguageSer
     if (!STEP_ID.test(newName) || !Number.isSafeInteger(newId)) {
       return new ResponseError(ErrorCodes.InvalidParams, `a step id is a non-negative integer, not "${newName.slice(0, 20)}"`);
     }
-    return guarded("rename", null, () => {
+    return runHandler("rename", null, () => {
       const options = editorOptions(document);
       const target = stepAt(text, offset, options);
       if (target === undefined || !target.exists) return null;
@@ -371,7 +374,7 @@ export function startLanguageServer(connection: Connection, options: LanguageSer
   });
 
   connection.languages.semanticTokens.on((params) =>
-    guarded("semantic tokens", { data: [] }, () => {
+    runHandler("semantic tokens", { data: [] }, () => {
       const document = documents.get(params.textDocument.uri);
       if (document === undefined || !isPlan(document)) return { data: [] };
       const builder = new SemanticTokensBuilder();

@@ -1,6 +1,6 @@
 /**
  * The editor's view of a plan document: its steps, options, tool catalog and every string the
- * resolver reads (the reference sites), with file offsets. Built from `jsonc-parser`'s tolerant syntax
+ * resolver reads (its string sites), with file offsets. Built from `jsonc-parser`'s tolerant syntax
  * tree, so a document being typed (unterminated strings, missing brackets) still has steps and
  * references. Values are read from the tree, never by evaluating anything, and objects are built with
  * own properties only (a `"__proto__"` key never changes a prototype).
@@ -30,8 +30,8 @@ export interface EditorStep {
   readonly argsNode: JsonNode | undefined;
 }
 
-/** A string the resolver reads (a top-level argument, or any nested one with `deep`). */
-export interface ReferenceSite {
+/** A string the resolver reads (a top-level argument, or any nested one with `deep`), where it sits in the document. (The linter's `ReferenceSite` is a reference inside a parsed string.) */
+export interface StringSite {
   readonly node: JsonNode;
   readonly string: DecodedString;
   readonly step: EditorStep;
@@ -50,7 +50,7 @@ export interface PlanDocument {
   readonly byId: ReadonlyMap<number, EditorStep>;
   readonly options: NormalizedOptions;
   readonly catalog: ToolCatalog | undefined;
-  readonly sites: readonly ReferenceSite[];
+  readonly sites: readonly StringSite[];
 }
 
 /** Deeper nesting than this is not analysed: the one limit of the JSON reader, kept in plan/json-text.ts. */
@@ -121,8 +121,8 @@ function analyze(text: string, options: EditorOptions | undefined): PlanDocument
 }
 
 /** Every string the resolver reads, in document order. */
-function collectSites(document: PlanDocument): ReferenceSite[] {
-  const sites: ReferenceSite[] = [];
+function collectSites(document: PlanDocument): StringSite[] {
+  const sites: StringSite[] = [];
   const strict = { ...document.options, strict: true };
   for (const step of document.steps) {
     if (step.argsNode === undefined) continue;
@@ -227,7 +227,7 @@ export function dependenciesOf(document: PlanDocument): Map<number, Set<number>>
  * @example
  * siteAt(analyzePlan(text), text.indexOf("$1") + 1)?.string.value // "$1"
  */
-export function siteAt(document: PlanDocument, offset: number): ReferenceSite | undefined {
+export function siteAt(document: PlanDocument, offset: number): StringSite | undefined {
   // Sites are in document order: binary search on the string's start.
   const sites = document.sites;
   let low = 0;

@@ -6,7 +6,7 @@
 import type { Span } from "../shared/span.js";
 import { isStepId, referenceSpans } from "./definition.js";
 import type { EditorOptions } from "./editor-options.js";
-import { guarded } from "./guard.js";
+import { withFallback } from "./guard.js";
 import { analyzePlan } from "./plan-document.js";
 
 /** A replacement of the text at `span` (file offsets). */
@@ -25,7 +25,7 @@ export interface TextEdit {
  * applyTextEdits(text, renameStep(text, 1, 5)) // "id": 5, and "$1.city" is now "$5.city"
  */
 export function renameStep(planText: string, stepId: number, newId: number, options?: EditorOptions): TextEdit[] {
-  return guarded("renameStep", [], () => {
+  return withFallback("renameStep", [], () => {
     if (!isStepId(stepId) || !isStepId(newId) || stepId === newId) return [];
     const document = analyzePlan(planText, options);
     if (!document.byId.has(stepId) || document.byId.has(newId)) return [];

@@ -5,12 +5,10 @@
  * `allOf` is a candidate, and `open` says when the schema also allows values it does not describe.
  * Only local `$ref`s are followed, only own data properties are read, and the work is bounded.
  */
+import type { PathStep } from "../lint/schema-walk.js";
 import { isPlainObject } from "../resolve/access.js";
 import { pointerTokens } from "../shared/pointer.js";
 import { ownData } from "./editor-options.js";
-
-/** One step of a path into a value. */
-export type SchemaPathStep = { readonly kind: "key"; readonly name: string } | { readonly kind: "index"; readonly index: number };
 
 /** The schemas a path can lead to. */
 export interface SchemaLookup {
@@ -48,7 +46,7 @@ interface Context {
  * schemasAt({ type: "object", properties: { city: { type: "string" } } }, [{ kind: "key", name: "city" }])
  * // { schemas: [{ type: "string" }], open: false }
  */
-export function schemasAt(schema: unknown, path: readonly SchemaPathStep[]): SchemaLookup {
+export function schemasAt(schema: unknown, path: readonly PathStep[]): SchemaLookup {
   const context: Context = { root: schema, visited: 0, open: false };
   let current: unknown[] = [schema];
   for (const step of path) {
@@ -68,7 +66,7 @@ export function schemasAt(schema: unknown, path: readonly SchemaPathStep[]): Sch
  * @example
  * membersAt({ properties: { lat: {}, lon: {} } }, []).keys // Map { "lat" => [{}], "lon" => [{}] }
  */
-export function membersAt(schema: unknown, path: readonly SchemaPathStep[]): PathMembers {
+export function membersAt(schema: unknown, path: readonly PathStep[]): PathMembers {
   const context: Context = { root: schema, visited: 0, open: false };
   const keys = new Map<string, unknown[]>();
   let tupleLength = 0;
@@ -123,7 +121,7 @@ function facets(schema: unknown, context: Context): unknown[] {
 }
 
 /** Apply one path step to one facet, pushing the schemas it leads to. */
-function applyStep(facet: unknown, step: SchemaPathStep, next: unknown[], context: Context): void {
+function applyStep(facet: unknown, step: PathStep, next: unknown[], context: Context): void {
   if (!isPlainObject(facet)) {
     context.open = true;
     return;

@@ -5,8 +5,9 @@
  */
 import { assertNever, type Expression, type LiteralNode, type RefAst, type Segment } from "../grammar/ast.js";
 import { classifyString, type Classification } from "../grammar/parse.js";
+import { DOLLAR } from "../grammar/tokens.js";
 import type { NormalizedOptions, SyntaxOptions } from "../shared/options.js";
-import { guarded } from "./guard.js";
+import { withFallback } from "./guard.js";
 import { mergeOptions } from "./editor-options.js";
 import { lexString, type StringMode, type Token, type TokenKind } from "./lexer.js";
 
@@ -22,7 +23,7 @@ export type { Token, TokenKind } from "./lexer.js";
  * tokenize("Paris")                      // []
  */
 export function tokenize(text: string, options?: SyntaxOptions): Token[] {
-  return guarded("tokenize", [], () => (typeof text === "string" ? tokensOf(text, mergeOptions(options)) : []));
+  return withFallback("tokenize", [], () => (typeof text === "string" ? tokensOf(text, mergeOptions(options)) : []));
 }
 
 /**
@@ -51,7 +52,7 @@ export function tokensOf(text: string, options: NormalizedOptions): Token[] {
 export function stringMode(text: string, options: NormalizedOptions, classification: Classification): StringMode | undefined {
   if (classification.kind === "ref") return classification.ast.type === "template" ? "template" : "placeholder";
   if (options.templates && (text.startsWith("$$") || text.includes("${"))) return "template";
-  return text.charCodeAt(0) === 36 ? "placeholder" : undefined;
+  return text.charCodeAt(0) === DOLLAR ? "placeholder" : undefined;
 }
 
 /**
@@ -93,7 +94,7 @@ export function tokensOfAst(text: string, ast: RefAst): Token[] {
         return;
       }
       const reference = current.type === "reference" ? current : current.reference;
-      if (text.charCodeAt(reference.span.start) === 36) push("dollar", reference.span.start, reference.span.start + 1);
+      if (text.charCodeAt(reference.span.start) === DOLLAR) push("dollar", reference.span.start, reference.span.start + 1);
       push("step", reference.step.span.start, reference.step.span.end);
       for (const item of reference.path) segment(item);
       if (current.type === "reference") return;

@@ -8,8 +8,7 @@
 import { asRefError, RefError } from "../shared/errors.js";
 import type { Expression, LiteralNode, RefAst, Segment, TemplateNode } from "./ast.js";
 import { assertNever, readableNode } from "./ast.js";
-
-const PATH_NAME = /^[^.[\]{}$?\s]+$/;
+import { isPathName } from "./tokens.js";
 
 /**
  * Print an AST as canonical reference or template text.
@@ -65,7 +64,7 @@ function formatExpression(node: Expression | LiteralNode, withDollar: boolean): 
 function formatSegment(segment: Segment, syntax: "seed" | "path"): string {
   switch (segment.type) {
     case "key":
-      if (syntax === "seed" || PATH_NAME.test(segment.name)) return `.${segment.name}`;
+      if (syntax === "seed" || isPathName(segment.name)) return `.${segment.name}`;
       return `[${JSON.stringify(segment.name)}]`;
     case "quoted-key":
       return `[${JSON.stringify(segment.name)}]`;

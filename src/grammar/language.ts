@@ -27,6 +27,7 @@
  */
 import P from "parsimmon";
 import { RefError } from "../shared/errors.js";
+import { LineIndex } from "../shared/positions.js";
 import type {
   DefaultNode,
   Expression,
@@ -41,6 +42,7 @@ import type {
   TemplateNode,
   TextPart,
 } from "./ast.js";
+import { DEFAULT_OP_SOURCE, DIGITS_SOURCE, JSON_NUMBER_SOURCE, JSON_STRING_SOURCE, LITERAL_WORDS, PATH_NAME_CHAR_SOURCE } from "./tokens.js";
 
 /**
  * What a rule's `parse` returns: the value, or where the furthest failure is (1-based line and column,
@@ -96,8 +98,11 @@ interface ParsimmonLanguage {
 /** The current offset, without Parsimmon's line/column bookkeeping (which rescans the input). */
 const offset: P.Parser<number> = P((_input, i) => P.makeSuccess(i, i));
 
-const JSON_STRING = /"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/;
-const JSON_NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/;
+const JSON_STRING = new RegExp(JSON_STRING_SOURCE);
+const JSON_NUMBER = new RegExp(JSON_NUMBER_SOURCE);
+const PATH_NAME = new RegExp(`${PATH_NAME_CHAR_SOURCE}+`);
+const DEFAULT_OP = new RegExp(DEFAULT_OP_SOURCE);
+const DIGITS = new RegExp(DIGITS_SOURCE);
 
 function makeLanguage(syntax: "seed" | "path") {
   return P.createLanguage<{
@@ -131,7 +136,7 @@ function makeLanguage(syntax: "seed" | "path") {
 
     // One or more ASCII digits; leading zeros are allowed and dropped from the canonical id.
     step: () =>
-      P.seqMap(offset, P.regexp(/[0-9]+/).desc("a step number (digits 0-9)"), offset, (start, digits, end): StepNode => ({
+      P.seqMap(offset, P.regexp(DIGITS).desc("a step number (digits 0-9)"), offset, (start, digits, end): StepNode => ({
         type: "step",
         span: { start, end },
         digits,
@@ -151,7 +156,7 @@ function makeLanguage(syntax: "seed" | "path") {
 
     // `.name`: a name is a run of characters other than . [ ] { } $ ? and whitespace.
     dotKey: () =>
-      P.seqMap(offset, P.string("."), P.regexp(/[^.[\]{}$?\s]+/).desc("a key"), offset, (start, _dot, name, end) => keyNode(start, end, name)),
+      P.seqMap(offset, P.string("."), P.regexp(PATH_NAME).desc("a key"), offset, (start, _dot, name, end) => keyNode(start, end, name)),
 
     // `[0]` indexes an array; `["a.b"]` is a key written as a JSON string.
     bracket: () =>
@@ -159,7 +164,7 @@ function makeLanguage(syntax: "seed" | "path") {
         offset,
         P.string("["),
         P.alt<{ index: number } | { name: string }>(
-          P.regexp(/[0-9]+/).desc("an index").map((digits) => ({ index: Number(digits) })),
+          P.regexp(DIGITS).desc("an index").map((digits) => ({ index: Number(digits) })),
           P.regexp(JSON_STRING).desc("a quoted key").map((text) => ({ name: JSON.parse(text) as string })),
         ),
         P.string("]"),
@@ -171,7 +176,7 @@ function makeLanguage(syntax: "seed" | "path") {
       ),
 
     // `??` with optional spaces around it (and nowhere else).
-    defaultOp: () => P.regexp(/ *\?\? */).desc("??"),
+    defaultOp: () => P.regexp(DEFAULT_OP).desc("??"),
 
     // A JSON literal: string, number, true, false or null.
     literal: () =>
@@ -180,9 +185,7 @@ function makeLanguage(syntax: "seed" | "path") {
         P.alt<string | number | boolean | null>(
           P.regexp(JSON_STRING).map((text) => JSON.parse(text) as string),
           P.regexp(JSON_NUMBER).map(Number),
-          P.string("true").result(true),
-          P.string("false").result(false),
-          P.string("null").result(null),
+          ...LITERAL_WORDS.map(([word, value]) => P.string(word).result(value)),
         ).desc("a JSON literal"),
         offset,
         (start, value, end): LiteralNode => ({ type: "literal", span: { start, end }, value }),
@@ -291,18 +294,10 @@ function reply<T>(rule: P.Parser<T> | RefRule<T>, text: string): Reply<T> {
   return (rule as unknown as { _: (input: string, index: number) => Reply<T> })._(text, 0);
 }
 
-/** Line and column (1-based) of `offset`, counted as Parsimmon does (LF, CRLF or a lone CR end a line). */
+/** Line and column (1-based) of `offset`, counted as Parsimmon does (LF, CRLF or a lone CR end a line, as in `LineIndex`). */
 function lineColumn(text: string, offset: number): { offset: number; line: number; column: number } {
-  let line = 1;
-  let lineStart = 0;
-  for (let i = 0; i < offset; i++) {
-    const code = text.charCodeAt(i);
-    if (code === 10 || (code === 13 && text.charCodeAt(i + 1) !== 10)) {
-      line++;
-      lineStart = i + 1;
-    }
-  }
-  return { offset, line, column: offset - lineStart + 1 };
+  const { line, column } = new LineIndex(text).position(offset);
+  return { offset, line, column };
 }
 
 /** The rules of a language, each with a `parse` that is safe on any text (see `reply`). */

@@ -8,25 +8,15 @@
  * so error offsets and `expected` lists always come from the grammar. Templates are not scanned.
  *
  * It mirrors the grammar's PEG semantics: `many` is greedy and never backtracks into itself, `alt`
- * commits to its first success, and the token patterns are the grammar's own regular expressions.
+ * commits to its first success, and the token patterns are the grammar's own (from tokens.ts).
  */
 import type { Expression, IndexSegment, KeySegment, LiteralNode, QuotedKeySegment, ReferenceNode, Segment, StepNode } from "./ast.js";
+import { CLOSE_BRACKET, DOLLAR, DOT, isDigit, JSON_NUMBER_SOURCE, JSON_STRING_SOURCE, LITERAL_WORDS, OPEN_BRACKET, PATH_NAME_STOPS, QUESTION, QUOTE, SPACE, ZERO } from "./tokens.js";
 
-const DOLLAR = 36;
-const DOT = 46;
-const OPEN_BRACKET = 91;
-const CLOSE_BRACKET = 93;
-const QUOTE = 34;
-const SPACE = 32;
-const QUESTION = 63;
-const ZERO = 48;
-const NINE = 57;
-
-// The grammar's token patterns, sticky: they match at an offset as Parsimmon's anchored `regexp` does.
-// They are copies of the ones in language.ts; test/scanner.test.ts keeps the two in agreement. A path
-// name (`[^.[\]{}$?\s]+`) is scanned by `nameEnd` instead, a loop that is several times faster.
-const stringToken = /"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y;
-const numberToken = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
+// The grammar's token patterns (tokens.ts), sticky: they match at an offset as Parsimmon's anchored
+// `regexp` does. A path name is scanned by `nameEnd` instead, a loop that is several times faster.
+const stringToken = new RegExp(JSON_STRING_SOURCE, "y");
+const numberToken = new RegExp(JSON_NUMBER_SOURCE, "y");
 
 /**
  * The AST of `text` as one whole-string placeholder in `syntax`, or `undefined` when the text is not
@@ -138,9 +128,7 @@ function scanLiteral(text: string, start: number): LiteralNode | undefined {
   if (stringToken.test(text)) return literalNode(start, stringToken.lastIndex, JSON.parse(text.slice(start, stringToken.lastIndex)) as string);
   numberToken.lastIndex = start;
   if (numberToken.test(text)) return literalNode(start, numberToken.lastIndex, Number(text.slice(start, numberToken.lastIndex)));
-  if (text.startsWith("true", start)) return literalNode(start, start + 4, true);
-  if (text.startsWith("false", start)) return literalNode(start, start + 5, false);
-  if (text.startsWith("null", start)) return literalNode(start, start + 4, null);
+  for (const [word, value] of LITERAL_WORDS) if (text.startsWith(word, start)) return literalNode(start, start + word.length, value);
   return undefined;
 }
 
@@ -155,11 +143,11 @@ function skipDefaultOp(text: string, start: number): number {
 }
 
 /**
- * ASCII characters that end a path name: . [ ] { } $ ? and the ASCII whitespace of `\s`
+ * ASCII characters that end a path name: `PATH_NAME_STOPS` and the ASCII whitespace of `\s`
  * (tab, line feed, vertical tab, form feed, carriage return, space).
  */
 const NAME_STOP = new Uint8Array(128);
-for (const char of ".[]{}$?\t\n\v\f\r ") NAME_STOP[char.charCodeAt(0)] = 1;
+for (const char of `${PATH_NAME_STOPS}\t\n\v\f\r `) NAME_STOP[char.charCodeAt(0)] = 1;
 
 /** Whether a non-ASCII code unit is whitespace for `\s` (WhiteSpace and LineTerminator of ECMAScript). */
 function isWideSpace(code: number): boolean {
@@ -185,7 +173,7 @@ function codeAt(text: string, at: number): number {
 
 function skipDigits(text: string, start: number): number {
   let at = start;
-  for (let code = codeAt(text, at); code >= ZERO && code <= NINE; code = codeAt(text, at)) at++;
+  while (isDigit(codeAt(text, at))) at++;
   return at;
 }
 

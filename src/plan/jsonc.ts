@@ -11,5 +11,3 @@ type Jsonc = typeof jsoncModule;
 export const jsonc: Jsonc = ((jsoncModule as Jsonc & { default?: Jsonc }).default ?? jsoncModule) as Jsonc;
 
 export type JsoncNode = jsoncModule.Node;
-export type JsoncParseError = jsoncModule.ParseError;
-export type JsoncVisitor = jsoncModule.JSONVisitor;

@@ -17,7 +17,7 @@ export const MISSING: unique symbol = Symbol("plan-refs: missing");
 export const NOT_INDEXABLE: unique symbol = Symbol("plan-refs: not indexable");
 
 /** Run `read`, turning any non-`RefError` failure (a throwing Proxy trap, a revoked Proxy) into `RefError` code `access`. */
-export function guarded<T>(what: string | (() => string), read: () => T): T {
+export function rethrowAsAccess<T>(what: string | (() => string), read: () => T): T {
   try {
     return read();
   } catch (error) {
@@ -103,11 +103,6 @@ export function readIndex(container: unknown, index: number): unknown {
   if (!isPlainArray(container)) return NOT_INDEXABLE;
   if (!Number.isSafeInteger(index) || index >= container.length) return MISSING;
   return readOwnData(container, index);
-}
-
-/** Up to `max` own keys of a container, for error messages. */
-export function someKeys(container: unknown, max = 9): string[] {
-  return keySample(container, max).keys;
 }
 
 /**

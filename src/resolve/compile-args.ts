@@ -15,7 +15,7 @@ import type { RefAst } from "../grammar/ast.js";
 import { atArgument, RefError } from "../shared/errors.js";
 import { normalizeOptions, type NormalizedOptions, type ResolveOptions } from "../shared/options.js";
 import { safeText } from "../shared/text.js";
-import { assertResults, guarded, isPlainArray, isPlainObject, stackLimit, type Results } from "./access.js";
+import { assertResults, isPlainArray, isPlainObject, rethrowAsAccess, stackLimit, type Results } from "./access.js";
 import { evaluateAst } from "./evaluate.js";
 import { assertArgs, childPointer, defineOwn, ownEntries } from "./resolve-refs.js";
 
@@ -140,8 +140,8 @@ class Compiler {
     if (typeof value === "string") return this.compileString(value, parent, key);
     if (!this.options.deep || typeof value !== "object" || value === null) return { kind: "value", value };
     const pointer = childPointer(parent, key);
-    const plainArray = guarded(() => `args at ${pointer}`, () => isPlainArray(value));
-    if (!plainArray && !guarded(() => `args at ${pointer}`, () => isPlainObject(value))) return { kind: "value", value };
+    const plainArray = rethrowAsAccess(() => `args at ${pointer}`, () => isPlainArray(value));
+    if (!plainArray && !rethrowAsAccess(() => `args at ${pointer}`, () => isPlainObject(value))) return { kind: "value", value };
     if (this.#open.has(value)) throw new RefError("cycle", `args contain a cycle: ${safeText(pointer, 120)} refers back to one of its parents`, { arg: pointer });
     const done = this.#done.get(value);
     if (done !== undefined) {

@@ -8,7 +8,7 @@ import { atArgument, RefError } from "../shared/errors.js";
 import { pointerToken } from "../shared/pointer.js";
 import { normalizeOptions, type NormalizedOptions, type ResolveOptions } from "../shared/options.js";
 import { safeText } from "../shared/text.js";
-import { assertResults, describeValue, guarded, isPlainArray, isPlainObject, stackLimit, type Results } from "./access.js";
+import { assertResults, describeValue, isPlainArray, isPlainObject, rethrowAsAccess, stackLimit, type Results } from "./access.js";
 import { evaluateAst } from "./evaluate.js";
 
 
@@ -41,7 +41,7 @@ export function resolveRefs(args: Readonly<Record<string, unknown>>, results: Re
 
 /** Throws `RefError` code `invalid-args` unless `args` is an object (shared with compile-args.ts). */
 export function assertArgs(args: unknown): asserts args is Record<string, unknown> {
-  const ok = guarded("args", () => typeof args === "object" && args !== null && !Array.isArray(args));
+  const ok = rethrowAsAccess("args", () => typeof args === "object" && args !== null && !Array.isArray(args));
   if (!ok) throw new RefError("invalid-args", `args must be an object of named arguments, not ${describeValue(args)}`);
 }
 
@@ -61,7 +61,7 @@ export function defineOwn(target: Record<string, unknown> | unknown[], key: stri
 
 /** Own enumerable data entries of an args container; a getter is refused rather than invoked. */
 export function ownEntries(container: object, pointer: string): [string, unknown][] {
-  return guarded(`args at ${pointer || "(root)"}`, () => {
+  return rethrowAsAccess(`args at ${pointer || "(root)"}`, () => {
     const entries: [string, unknown][] = [];
     for (const key of Object.keys(container)) {
       const descriptor = Object.getOwnPropertyDescriptor(container, key);
@@ -108,8 +108,8 @@ class Walker {
     if (typeof value === "string") return this.resolveString(value, parent, key);
     if (!this.options.deep || typeof value !== "object" || value === null) return value;
     const pointer = childPointer(parent, key);
-    const plainArray = guarded(() => `args at ${pointer}`, () => isPlainArray(value));
-    if (!plainArray && !guarded(() => `args at ${pointer}`, () => isPlainObject(value))) return value;
+    const plainArray = rethrowAsAccess(() => `args at ${pointer}`, () => isPlainArray(value));
+    if (!plainArray && !rethrowAsAccess(() => `args at ${pointer}`, () => isPlainObject(value))) return value;
     if (this.#open.has(value)) throw new RefError("cycle", `args contain a cycle: ${safeText(pointer, 120)} refers back to one of its parents`, { arg: pointer });
     if (this.#done.has(value)) return this.#done.get(value);
     if (depth > this.options.maxDepth) throw new RefError("limit", `args are nested deeper than maxDepth (${this.options.maxDepth})`, { arg: pointer });

@@ -5,7 +5,7 @@
  * turns cycles and runaway sizes into `RefError`s instead of crashing.
  */
 import { RefError } from "../shared/errors.js";
-import { guarded, isPlainArray } from "./access.js";
+import { isPlainArray, rethrowAsAccess } from "./access.js";
 
 /**
  * The error of an interpolated value longer than the room left for it: the template turns it into its
@@ -56,7 +56,7 @@ function compactJson(root: object, maxLength: number, maxDepth: number): string 
     if (depth > maxDepth) throw new RefError("limit", `interpolated value is nested deeper than maxDepth (${maxDepth})`);
     if (ancestors.has(object)) throw new RefError("cycle", "interpolated value contains a cycle");
     ancestors.add(object);
-    guarded("an interpolated value", () => {
+    rethrowAsAccess("an interpolated value", () => {
       if (object instanceof Date) {
         push(Number.isNaN(object.getTime()) ? "null" : JSON.stringify(object.toISOString()));
       } else if (Array.isArray(object)) {

@@ -113,8 +113,3 @@ function limit(value: unknown, name: keyof typeof DEFAULT_LIMITS): number {
   }
   return value;
 }
-
-/** A short key that tells option sets apart where they change parsing (for caches). */
-export function syntaxKey(options: NormalizedOptions): string {
-  return `${options.syntax}${options.templates ? "+t" : ""}/${options.maxSegments}`;
-}

@@ -18,8 +18,3 @@ export interface Range {
   readonly start: Position;
   readonly end: Position;
 }
-
-/** Build a span. */
-export function span(start: number, end: number): Span {
-  return { start, end };
-}
