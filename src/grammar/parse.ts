@@ -9,6 +9,7 @@ import type { AstNode, Expression, LiteralNode, RefAst, TemplateNode } from "./a
 import { BoundedCache } from "./cache.js";
 import { pathLanguage, runRule, seedLanguage, type RefLanguage, type RuleResult } from "./language.js";
 import { scanPlaceholder } from "./scanner.js";
+import { DOLLAR, DOT, isDigit, OPEN_BRACKET, QUESTION, QUOTE, SPACE } from "./tokens.js";
 
 /** A value or an error, for callers that go on after a failure. */
 export type Result<T, E = RefError> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: E };
@@ -126,10 +127,6 @@ function parsePlaceholder(text: string, options: NormalizedOptions): RuleResult<
   return runRule(languageOf(options).placeholder, text);
 }
 
-function isDigit(code: number): boolean {
-  return code >= 48 && code <= 57;
-}
-
 /**
  * Classify a string the way `resolveRefs` does, with options already normalized. Fast for the common
  * case: a string that cannot be a placeholder or template is recognized without parsing, and a string
@@ -145,7 +142,7 @@ export function classifyString(text: string, options: NormalizedOptions): Classi
 
 /** `classifyString` with `strict` given apart from the options (so callers need not copy them). */
 function classify(text: string, options: NormalizedOptions, strict: boolean): Classification {
-  const startsWithDollar = text.charCodeAt(0) === 36;
+  const startsWithDollar = text.charCodeAt(0) === DOLLAR;
   if (!startsWithDollar && !(options.templates && text.includes("${"))) return LITERAL;
   if (startsWithDollar && !options.templates && !isDigit(text.charCodeAt(1))) return LITERAL;
   // An over-long string is refused only if it could be a placeholder or template; other text (`$5 off …`) passes.
@@ -197,7 +194,7 @@ const STEP_DIGITS = /[0-9]*/y;
  */
 function mightBeRef(text: string, options: NormalizedOptions): boolean {
   if (options.templates && (text.startsWith("$$") || text.includes("${"))) return true;
-  if (text.charCodeAt(0) !== 36) return false;
+  if (text.charCodeAt(0) !== DOLLAR) return false;
   // A regular expression runs through a megabyte of digits several times faster than a loop.
   STEP_DIGITS.lastIndex = 1;
   STEP_DIGITS.test(text);
@@ -205,12 +202,12 @@ function mightBeRef(text: string, options: NormalizedOptions): boolean {
   if (at === 1) return false;
   if (at === text.length) return true;
   const next = text.charCodeAt(at);
-  if (next === 46) return true;
+  if (next === DOT) return true;
   if (options.syntax !== "path") return false;
   // Path syntax: a segment `[0]`/`["k"]`, or a default ` ?? ` (spaces, then `??`).
-  if (next === 91) return isDigit(text.charCodeAt(at + 1)) || text.charCodeAt(at + 1) === 34;
-  while (text.charCodeAt(at) === 32) at++;
-  return text.charCodeAt(at) === 63 && text.charCodeAt(at + 1) === 63;
+  if (next === OPEN_BRACKET) return isDigit(text.charCodeAt(at + 1)) || text.charCodeAt(at + 1) === QUOTE;
+  while (text.charCodeAt(at) === SPACE) at++;
+  return text.charCodeAt(at) === QUESTION && text.charCodeAt(at + 1) === QUESTION;
 }
 
 function lengthLimit(text: string, options: NormalizedOptions, what: "placeholder" | "template"): RefError {
@@ -220,7 +217,7 @@ function lengthLimit(text: string, options: NormalizedOptions, what: "placeholde
 /** Parse `text` in the syntax mode of `options` (strict and maxSegments aside). */
 function parseOutcome(text: string, options: NormalizedOptions): Outcome {
   const isTemplate = options.templates && (text.startsWith("$$") || text.includes("${"));
-  if (isDigit(text.charCodeAt(1)) && text.charCodeAt(0) === 36) {
+  if (isDigit(text.charCodeAt(1)) && text.charCodeAt(0) === DOLLAR) {
     const scanned = scanPlaceholder(text, options.syntax);
     if (scanned !== undefined) return refOutcome(scanned, true);
     // Not a placeholder: the grammar says where and why (the scanner reports nothing).
@@ -387,7 +384,7 @@ export function parseTemplate(text: string, options?: SyntaxOptions): TemplateNo
     // No `${`, no leading `$$`, not a placeholder: the whole text is one text part (every `$` in it is literal).
     return { type: "template", span: { start: 0, end: text.length }, parts: [{ type: "text", span: { start: 0, end: text.length }, value: text }] };
   }
-  if (text.charCodeAt(0) === 36 && isDigit(text.charCodeAt(1))) {
+  if (text.charCodeAt(0) === DOLLAR && isDigit(text.charCodeAt(1))) {
     const whole = parsePlaceholder(text, normalized);
     if (whole.ok) {
       const expression: Expression = whole.value;
