@@ -17,7 +17,7 @@ import type { Diagnostic } from "../shared/diagnostic.js";
 import { asRefError, describeThrown, RefError, StepError, type StepErrorCode } from "../shared/errors.js";
 import { normalizeOptions, type NormalizedOptions, type Syntax } from "../shared/options.js";
 import { outputMismatch, prepareOutputSchema } from "./output-validator.js";
-import { snapshotArgs, type ArgsSnapshot } from "./snapshot.js";
+import { ArgsSnapshotter } from "./snapshot.js";
 
 /** What a tool receives besides its arguments. */
 export interface ToolContext {
@@ -160,6 +160,8 @@ class StepRecord {
   /** The tool's function, looked up once (set when the step can run). */
   fn: ToolFunction | undefined = undefined;
   startMs = 0;
+  /** When it ended, once it has (-1 before). */
+  endMs = -1;
   timer: ReturnType<typeof setTimeout> | undefined = undefined;
   /** Made when the tool first reads `context.signal` (most never do, and a controller is costly). */
   controller: AbortController | undefined = undefined;
@@ -277,6 +279,7 @@ class Run {
   readonly errors = new Map<number, StepError>();
   readonly skipped: number[] = [];
   readonly diagnostics: Diagnostic[] = [];
+  /** Filled when the report is made, from the records (no object per step while the run goes). */
   readonly timings = new Map<number, StepTiming>();
   readonly #records = new Map<number, StepRecord>();
   /** Steps waiting on a step id that has not arrived yet (a later step, or one still to be streamed). */
@@ -299,6 +302,7 @@ class Run {
   #interrupt: ((value: typeof STOPPED) => void) | undefined;
   /** The language options of the run, and what resolveRefs gets (`undefined` for the defaults: its fast path). */
   #language: NormalizedOptions = normalizeOptions(undefined);
+  #snapshots = new ArgsSnapshotter(this.#language);
   #resolveOptions: NormalizedOptions | undefined;
   #catalog: ToolCatalog | undefined;
   readonly #tools = new Map<string, ToolFunction | undefined>();
@@ -331,6 +335,7 @@ class Run {
       ...(templates === undefined ? {} : { templates }),
       ...(deep === undefined ? {} : { deep }),
     } as Parameters<typeof normalizeOptions>[0]);
+    this.#snapshots = new ArgsSnapshotter(this.#language);
     const { syntax: s, templates: t, deep: d } = this.#language;
     this.#resolveOptions = s === "seed" && !t && !d ? undefined : this.#language;
   }
@@ -353,7 +358,7 @@ class Run {
     this.#catalog = this.settings.catalog ?? read.plan.tools;
     this.#setLanguage(read.plan.options);
     // Snapshots first: the linter checks, and the run runs, the same arguments.
-    const snapshots = new Array<ArgsSnapshot | RefError>(steps.length);
+    const snapshots = new Array<readonly number[] | RefError>(steps.length);
     for (let i = 0; i < steps.length; i++) snapshots[i] = this.#snapshot(steps[i]!);
     const { syntax, templates, deep } = this.#language;
     const lint = lintReadPlan(plan, read, { syntax, templates, deep, ...(this.#catalog === undefined ? {} : { tools: this.#catalog }) });
@@ -376,15 +381,18 @@ class Run {
    * call), and find what they reference. Arguments that cannot be read (a Proxy trap throws) become
    * empty ones, and the step fails when it is added, with the error returned here.
    */
-  #snapshot(step: LocatedStep): ArgsSnapshot | RefError {
-    let snapshot: ArgsSnapshot | RefError;
+  #snapshot(step: LocatedStep): readonly number[] | RefError {
+    let args: Record<string, unknown>;
+    let found: readonly number[] | RefError;
     try {
-      snapshot = snapshotArgs(step.args, this.#language);
+      args = this.#snapshots.take(step.args);
+      found = this.#snapshots.dependencies;
     } catch (thrown) {
-      snapshot = asRefError(thrown, `the arguments of step ${step.id}`);
+      args = {};
+      found = asRefError(thrown, `the arguments of step ${step.id}`);
     }
-    (step as { args: Readonly<Record<string, unknown>> }).args = snapshot instanceof RefError ? {} : snapshot.args;
-    return snapshot;
+    (step as { args: Readonly<Record<string, unknown>> }).args = args;
+    return found;
   }
 
   async streamed(plan: AsyncIterable<unknown>): Promise<RunReport> {
@@ -455,9 +463,10 @@ class Run {
     return fn;
   }
 
-  #add(step: { readonly id: number; readonly tool: string; readonly args: Readonly<Record<string, unknown>> }, snapshot: ArgsSnapshot | RefError): void {
-    const unreadable = snapshot instanceof RefError ? snapshot : undefined;
-    const dependencies = unreadable === undefined ? (snapshot as ArgsSnapshot).dependencies : [];
+  /** Add a step (its arguments already snapshotted) with the steps it depends on, or why its arguments could not be read. */
+  #add(step: { readonly id: number; readonly tool: string; readonly args: Readonly<Record<string, unknown>> }, found: readonly number[] | RefError): void {
+    const unreadable = found instanceof RefError ? found : undefined;
+    const dependencies = unreadable === undefined ? (found as readonly number[]) : [];
     const record = new StepRecord(step.id, step.tool, step.args as Record<string, unknown>, dependencies, this);
     this.#records.set(step.id, record);
     const waiting = this.#waitingOn.get(step.id);
@@ -590,7 +599,7 @@ class Run {
     }
     this.#running--;
     const endMs = this.#now();
-    this.timings.set(record.id, { startMs: record.startMs, endMs, durationMs: endMs - record.startMs });
+    record.endMs = endMs;
     return endMs;
   }
 
@@ -805,6 +814,17 @@ class Run {
     return performance.now() - this.#started;
   }
 
+  /** The timing of every step that started (and so ended: by settling, or when the run stopped), in plan order. */
+  #stepTimings(): Map<number, StepTiming> {
+    const timings = this.timings;
+    if (timings.size === 0) {
+      for (const record of this.#records.values()) {
+        if (record.endMs >= 0) timings.set(record.id, { startMs: record.startMs, endMs: record.endMs, durationMs: record.endMs - record.startMs });
+      }
+    }
+    return timings;
+  }
+
   #report(status?: RunReport["status"]): RunReport {
     if (this.#fatal !== undefined) throw this.#fatal;
     const final = status ?? (this.#stopped === "aborted" ? "aborted" : this.errors.size > 0 || this.diagnostics.some((d) => d.severity === "error") ? "failed" : "ok");
@@ -814,7 +834,7 @@ class Run {
       errors: this.errors,
       skipped: this.skipped,
       diagnostics: this.diagnostics,
-      timings: { totalMs: this.#now(), steps: this.timings },
+      timings: { totalMs: this.#now(), steps: this.#stepTimings() },
     };
   }
 }

@@ -12,12 +12,6 @@ import type { NormalizedOptions } from "../shared/options.js";
 
 type Container = Record<string, unknown> | unknown[];
 
-/** A step's arguments, copied, and the step ids they reference (each once, in order of appearance). */
-export interface ArgsSnapshot {
-  readonly args: Record<string, unknown>;
-  readonly dependencies: readonly number[];
-}
-
 /** An empty container of the same kind: an array of the same length, or an object with the same (plain) prototype. */
 function shell(source: Container): Container {
   if (Array.isArray(source)) return new Array<unknown>(source.length);
@@ -45,8 +39,11 @@ function stepIds(ast: RefAst): readonly number[] {
   return ids;
 }
 
+const NONE: readonly number[] = Object.freeze([]);
+
 /**
- * Copy a step's arguments and find the steps they reference.
+ * Copies steps' arguments and finds the steps they reference; one per run (it keeps no argument
+ * between calls, only its scratch space).
  *
  * The copy: every plain object and plain array (the containers the resolver and the linter walk), own
  * enumerable keys in order, holes kept, `__proto__` kept as an own key; shared sub-objects stay shared
@@ -62,40 +59,49 @@ function stepIds(ast: RefAst): readonly number[] {
  * which the caller turns into the step's error.
  *
  * @example
+ * const snapshots = new ArgsSnapshotter(normalizeOptions({ deep: true }));
  * const args = { q: "$1.city", filters: [{ at: "$2.lat" }] };
- * const { args: copy, dependencies } = snapshotArgs(args, normalizeOptions({ deep: true }));
- * args.filters[0].at = "changed"; // copy.filters[0].at is still "$2.lat"; dependencies: [1, 2]
+ * const copy = snapshots.take(args); // snapshots.dependencies: [1, 2]
+ * args.filters[0].at = "changed";    // copy.filters[0].at is still "$2.lat"
  */
-export function snapshotArgs(args: Readonly<Record<string, unknown>>, options: NormalizedOptions): ArgsSnapshot {
-  const root = shell(args as Container);
-  const walk = new SnapshotWalk(args as Container, root, options);
-  walk.fill(args as Container, root, 0);
-  // Nested containers (met by copy) wait here, each with its copy and its depth (the arguments are depth 0).
-  while (walk.stack.length > 0) {
-    const depth = walk.stack.pop() as number;
-    const target = walk.stack.pop() as Container;
-    const source = walk.stack.pop() as Container;
-    walk.fill(source, target, depth);
-  }
-  return { args: root as Record<string, unknown>, dependencies: walk.dependencies ?? NONE };
-}
-
-const NONE: readonly number[] = Object.freeze([]);
-
-class SnapshotWalk {
-  dependencies: number[] | undefined;
+export class ArgsSnapshotter {
+  /** The step ids the arguments of the last `take` reference, each once (a shared, frozen array: never change it). */
+  dependencies: readonly number[] = NONE;
+  /** Whether `dependencies` is this walk's own array (else it is shared: copied before it grows). */
+  #own = false;
   #seen: Set<number> | undefined;
+  #args: Container | undefined;
+  #root: Container | undefined;
   #copies: Map<object, Container> | undefined;
-  /** Containers still to fill, three entries each: source, copy, depth (flat, so a flat args object allocates nothing here). */
-  readonly stack: unknown[] = [];
+  /** Containers still to fill, three entries each: source, copy, depth (the arguments are depth 0). */
+  readonly #stack: unknown[] = [];
 
-  constructor(
-    readonly args: Container,
-    readonly root: Container,
-    readonly options: NormalizedOptions,
-  ) {}
+  constructor(readonly options: NormalizedOptions) {}
 
-  fill(source: Container, target: Container, depth: number): void {
+  take(args: Readonly<Record<string, unknown>>): Record<string, unknown> {
+    this.dependencies = NONE;
+    this.#own = false;
+    this.#seen = undefined;
+    const root = shell(args as Container);
+    this.#args = args as Container;
+    this.#root = root;
+    const stack = this.#stack;
+    try {
+      this.#fill(args as Container, root, 0);
+      while (stack.length > 0) {
+        const depth = stack.pop() as number;
+        const target = stack.pop() as Container;
+        const source = stack.pop() as Container;
+        this.#fill(source, target, depth);
+      }
+    } finally {
+      stack.length = 0;
+      this.#args = this.#root = this.#copies = undefined;
+    }
+    return root as Record<string, unknown>;
+  }
+
+  #fill(source: Container, target: Container, depth: number): void {
     const { options } = this;
     // The strings resolveRefs resolves: those of the arguments object, and with `deep` those of every container within maxDepth.
     const resolved = depth === 0 || (options.deep && depth <= options.maxDepth);
@@ -123,26 +129,38 @@ class SnapshotWalk {
 
   /** The copy of a nested container: made once (shared stays shared, a cycle stays a cycle), filled later. */
   #nested(source: Container, depth: number): Container {
-    this.#copies ??= new Map<object, Container>([[this.args, this.root]]);
+    this.#copies ??= new Map<object, Container>([[this.#args!, this.#root!]]);
     let copy = this.#copies.get(source);
     if (copy === undefined) {
       copy = shell(source);
       this.#copies.set(source, copy);
-      this.stack.push(source, copy, depth);
+      this.#stack.push(source, copy, depth);
     }
     return copy;
   }
 
+  /** Add a placeholder's step ids (a fan-out's steps all share the placeholder's own frozen list). */
   #depend(ids: readonly number[]): void {
+    if (ids.length === 0) return;
+    if (this.dependencies.length === 0) {
+      this.dependencies = ids;
+      return;
+    }
     for (let i = 0; i < ids.length; i++) {
       const id = ids[i]!;
-      const dependencies = (this.dependencies ??= []);
-      if (this.#seen === undefined && dependencies.length < 16) {
-        if (!dependencies.includes(id)) dependencies.push(id);
-      } else if (!(this.#seen ??= new Set(dependencies)).has(id)) {
-        this.#seen.add(id);
-        dependencies.push(id);
+      if (this.#has(id)) continue;
+      if (!this.#own) {
+        this.dependencies = [...this.dependencies];
+        this.#own = true;
       }
+      (this.dependencies as number[]).push(id);
+      this.#seen?.add(id);
     }
+  }
+
+  #has(id: number): boolean {
+    if (this.#seen === undefined && this.dependencies.length < 16) return this.dependencies.includes(id);
+    this.#seen ??= new Set(this.dependencies);
+    return this.#seen.has(id);
   }
 }
