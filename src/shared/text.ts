@@ -12,6 +12,30 @@ export function safeText(text: string, max = DEFAULT_MAX): string {
   return text.length > max ? `${escaped}…` : escaped;
 }
 
+/**
+ * C0 controls, DEL, C1 controls (U+009B is a one-byte CSI on some terminals), the Unicode line and
+ * paragraph separators, bidirectional overrides and lone surrogates: what a terminal acts on, and what
+ * could reorder or forge the text of a label in a picture.
+ */
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * One line of text, safe to show: every character a terminal acts on (and every bidirectional
+ * override) is written as an escape (`safeText`'s, JSON's `\n`, `\u001b`); everything else, quotes
+ * and backslashes included, is left as written. The command line prints with it; `plan-refs/draw`
+ * labels with it.
+ *
+ * @example
+ * printable("boom\nplan-refs: ok") // "boom\\nplan-refs: ok"
+ */
+export function printable(text: string): string {
+  return text.replace(UNPRINTABLE, (character) => {
+    const escaped = safeText(character, 1);
+    // JSON leaves DEL, C1 controls and the separators as they are: write those as \uXXXX.
+    return escaped === character ? `\\u${character.charCodeAt(0).toString(16).padStart(4, "0")}` : escaped;
+  });
+}
+
 /** `safeText` inside double quotes. */
 export function quoted(text: string, max = DEFAULT_MAX): string {
   return `"${safeText(text, max)}"`;

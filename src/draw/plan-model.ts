@@ -1,0 +1,221 @@
+/**
+ * What a picture of a plan shows, computed without any geometry: the steps by execution level, the
+ * steps that never run (in or behind a cycle), referenced steps that do not exist, one edge per
+ * (referenced step, referencing step) pair with the keys it reads, and the linter's errors on each
+ * step and edge. Never throws on any plan: what cannot be read is left out, as the linter does.
+ */
+import type { ReferenceNode } from "../grammar/ast.js";
+import { lintPlan } from "../lint/lint-plan.js";
+import { graphFromEdges } from "../plan/graph.js";
+import { readPlan, type ToolCatalog } from "../plan/plan.js";
+import { scanArgs } from "../plan/references.js";
+import type { Diagnostic } from "../shared/diagnostic.js";
+import { RefError } from "../shared/errors.js";
+import { normalizeOptions, type NormalizedOptions, type ResolveOptions } from "../shared/options.js";
+
+/**
+ * The state of a dependency arrow: `ok`; `missing`: the referenced step does not exist; `cycle`: both
+ * steps are in one cycle (or a step references itself); `error`: the linter reports an error at the
+ * reference (an unknown key against the catalog, say).
+ */
+export type EdgeState = "ok" | "missing" | "cycle" | "error";
+
+/** Options of `layoutPlan`, `planToSvg`, `planToMermaid` and `planToDot`. */
+export interface DrawPlanOptions {
+  /** The tool catalog the linter checks against (overrides the plan's inline `tools`). */
+  readonly catalog?: ToolCatalog | undefined;
+  /** Language options (`syntax`, `templates`, `deep`, limits); override the plan's own `options`. */
+  readonly options?: ResolveOptions | undefined;
+  /** Diagnostics already computed for this plan (`lintPlan`'s): the plan is then not linted again. */
+  readonly diagnostics?: readonly Diagnostic[] | undefined;
+  /** Most boxes stacked in one column before a level wraps into another column (default 12). */
+  readonly maxRows?: number | undefined;
+}
+
+/** One step of the picture. `kind` `missing`: a referenced step that is not in the plan. */
+export interface PictureStep {
+  readonly id: number;
+  readonly tool: string;
+  readonly kind: "step" | "stuck" | "missing";
+  /** The 0-based execution level; `null` for steps that never run and missing steps. */
+  readonly level: number | null;
+  /** The linter's error messages about this step. */
+  readonly errors: readonly string[];
+}
+
+/** One dependency: `to` reads the result of `from`. */
+export interface PictureEdge {
+  readonly from: number;
+  readonly to: number;
+  readonly state: EdgeState;
+  /** The paths read from `from`'s result, in the order written (`city`, `items[0]`, `(whole result)`). */
+  readonly keys: readonly string[];
+  /** The linter's error messages at these references. */
+  readonly errors: readonly string[];
+}
+
+/** The picture of a plan, without geometry. */
+export interface PlanPicture {
+  readonly steps: readonly PictureStep[];
+  readonly levels: readonly (readonly number[])[];
+  readonly stuck: readonly number[];
+  readonly missing: readonly number[];
+  readonly edges: readonly PictureEdge[];
+  /** Lint errors that are about no step (the plan's shape, options, catalog). */
+  readonly planErrors: readonly string[];
+  /** How many lint errors there are in all. */
+  readonly errorCount: number;
+}
+
+/** The text of a reference's path, as an arrow label shows it. */
+export const WHOLE_RESULT = "(whole result)";
+
+function pathText(node: ReferenceNode): string {
+  if (node.path.length === 0) return WHOLE_RESULT;
+  return node.path.map((segment, i) => (segment.type === "key" ? (i === 0 ? segment.name : `.${segment.name}`) : segment.type === "index" ? `[${segment.index}]` : `[${JSON.stringify(segment.name)}]`)).join("");
+}
+
+/** An own data property (a getter is never run). */
+export function ownOption(object: unknown, key: string): unknown {
+  if (typeof object !== "object" || object === null) return undefined;
+  try {
+    const descriptor = Object.getOwnPropertyDescriptor(object, key);
+    return descriptor !== undefined && "value" in descriptor ? descriptor.value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The draw options, checked: `RefError` `invalid-options` for a value that is not an object or a bad `maxRows`. */
+export function readDrawOptions(given: unknown): { catalog: ToolCatalog | undefined; options: ResolveOptions | undefined; diagnostics: readonly Diagnostic[] | undefined; maxRows: number } {
+  if (given !== undefined && (typeof given !== "object" || given === null)) throw new RefError("invalid-options", "the draw options must be an object");
+  const maxRows = ownOption(given, "maxRows") ?? 12;
+  if (typeof maxRows !== "number" || !Number.isSafeInteger(maxRows) || maxRows < 1) throw new RefError("invalid-options", "maxRows must be a positive integer");
+  const diagnostics = ownOption(given, "diagnostics");
+  if (diagnostics !== undefined && !Array.isArray(diagnostics)) throw new RefError("invalid-options", "diagnostics must be an array (lintPlan's)");
+  return {
+    catalog: ownOption(given, "catalog") as ToolCatalog | undefined,
+    options: ownOption(given, "options") as ResolveOptions | undefined,
+    diagnostics: diagnostics as readonly Diagnostic[] | undefined,
+    maxRows,
+  };
+}
+
+/** The language options for scanning: the caller's over the plan's; bad ones fall back (the linter reports them). */
+function scanOptions(planOptions: object | undefined, options: ResolveOptions | undefined): NormalizedOptions {
+  const defined: Record<string, unknown> = {};
+  if (typeof options === "object" && options !== null) {
+    try {
+      for (const key of Object.keys(options)) {
+        const value = ownOption(options, key);
+        if (value !== undefined) defined[key] = value;
+      }
+    } catch {
+      // An unreadable options object: the plan's options.
+    }
+  }
+  for (const attempt of [{ ...planOptions, ...defined }, { ...planOptions }, {}]) {
+    try {
+      return normalizeOptions(attempt as ResolveOptions);
+    } catch {
+      // try the next
+    }
+  }
+  return normalizeOptions(undefined);
+}
+
+/**
+ * The picture of a plan (steps, levels, edges and their states). Never throws on any plan; bad
+ * draw options are a `RefError` (`invalid-options`).
+ *
+ * @example
+ * planPicture({ steps: [{ id: 1, tool: "geocode", args: {} }, { id: 2, tool: "weather", args: { q: "$1.city" } }] }).edges
+ * // [{ from: 1, to: 2, state: "ok", keys: ["city"], errors: [] }]
+ */
+export function planPicture(plan: unknown, given?: DrawPlanOptions): PlanPicture {
+  const settings = readDrawOptions(given);
+  const read = readPlan(plan);
+  const options = scanOptions(read.plan.options, settings.options);
+  let diagnostics: readonly Diagnostic[];
+  if (settings.diagnostics !== undefined) diagnostics = settings.diagnostics;
+  else {
+    const lintOptions: Record<string, unknown> = {};
+    if (typeof settings.options === "object" && settings.options !== null) {
+      for (const key of Object.keys(settings.options)) lintOptions[key] = ownOption(settings.options, key);
+    }
+    if (settings.catalog !== undefined) lintOptions.tools = settings.catalog;
+    diagnostics = lintPlan(plan, lintOptions);
+  }
+  const errors = diagnostics.filter((d) => ownOption(d, "severity") === "error");
+
+  const ids = new Set(read.plan.steps.map((step) => step.id));
+  const dependencies = new Map<number, Set<number>>();
+  const edges = new Map<string, { from: number; to: number; keys: string[]; nodes: { pointer: string; node: ReferenceNode }[] }>();
+  const missing = new Set<number>();
+  for (const step of read.steps) {
+    const targets = new Set<number>();
+    dependencies.set(step.id, targets);
+    for (const ref of scanArgs(step.args, options).refs) {
+      for (const node of ref.references) {
+        const from = Number(node.step.id);
+        if (!Number.isSafeInteger(from)) continue;
+        if (ids.has(from)) targets.add(from);
+        else missing.add(from);
+        const key = `${from}>${step.id}`;
+        let edge = edges.get(key);
+        if (edge === undefined) edges.set(key, (edge = { from, to: step.id, keys: [], nodes: [] }));
+        const text = pathText(node);
+        if (!edge.keys.includes(text)) edge.keys.push(text);
+        edge.nodes.push({ pointer: `${step.pointer}/args${ref.pointer}`, node });
+      }
+    }
+  }
+  const graph = graphFromEdges(read.plan.steps, dependencies);
+  const cycleOf = new Map<number, number>();
+  graph.cycles.forEach((cycle, i) => cycle.forEach((id) => cycleOf.set(id, i)));
+  const placed = new Map<number, number>();
+  graph.levels.forEach((level, i) => level.forEach((id) => placed.set(id, i)));
+
+  // Lint errors by step, and by the pointer of the argument they are in.
+  const stepErrors = new Map<number, string[]>();
+  const pointerErrors = new Map<string, Diagnostic[]>();
+  const planErrors: string[] = [];
+  for (const diagnostic of errors) {
+    const message = String(ownOption(diagnostic, "message") ?? "");
+    const step = ownOption(diagnostic, "step");
+    if (typeof step === "number" && ids.has(step)) stepErrors.set(step, [...(stepErrors.get(step) ?? []), message]);
+    else planErrors.push(message);
+    const pointer = ownOption(diagnostic, "pointer");
+    if (typeof pointer === "string") pointerErrors.set(pointer, [...(pointerErrors.get(pointer) ?? []), diagnostic]);
+  }
+
+  const pictureEdges: PictureEdge[] = [];
+  for (const edge of edges.values()) {
+    const found: string[] = [];
+    for (const { pointer, node } of edge.nodes) {
+      for (const diagnostic of pointerErrors.get(pointer) ?? []) {
+        const span = ownOption(diagnostic, "span") as { start?: unknown; end?: unknown } | undefined;
+        const overlaps = span === undefined || (typeof span.start === "number" && typeof span.end === "number" && span.start < node.span.end && node.span.start < span.end);
+        const message = String(ownOption(diagnostic, "message") ?? "");
+        if (overlaps && !found.includes(message)) found.push(message);
+      }
+    }
+    let state: EdgeState = "ok";
+    if (!ids.has(edge.from)) state = "missing";
+    else if (edge.from === edge.to || (cycleOf.has(edge.from) && cycleOf.get(edge.from) === cycleOf.get(edge.to))) state = "cycle";
+    else if (found.length > 0) state = "error";
+    pictureEdges.push({ from: edge.from, to: edge.to, state, keys: edge.keys, errors: found });
+  }
+
+  const stuck = read.plan.steps.map((step) => step.id).filter((id) => !placed.has(id));
+  const steps: PictureStep[] = read.plan.steps.map((step) => ({
+    id: step.id,
+    tool: step.tool,
+    kind: placed.has(step.id) ? "step" : "stuck",
+    level: placed.get(step.id) ?? null,
+    errors: stepErrors.get(step.id) ?? [],
+  }));
+  const missingIds = [...missing].sort((a, b) => a - b);
+  for (const id of missingIds) steps.push({ id, tool: "", kind: "missing", level: null, errors: [] });
+  return { steps, levels: graph.levels, stuck, missing: missingIds, edges: pictureEdges, planErrors, errorCount: errors.length };
+}

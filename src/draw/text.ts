@@ -1,0 +1,110 @@
+/**
+ * Text in pictures: escaping for XML, a width estimate, and fitting a label into a width. Every label
+ * a picture shows goes through `label` (or `fitText`): unprintable characters become visible escapes
+ * (the command line's rule, `printable`), and a label too wide for its place is cut with an ellipsis.
+ */
+import { printable } from "../shared/text.js";
+
+/** Every font in the pictures is monospace, so a width estimate holds on any machine. */
+export const FONT_FAMILY = `ui-monospace, "SFMono-Regular", "DejaVu Sans Mono", Menlo, Consolas, monospace`;
+
+/**
+ * The width of one character as a fraction of the font size: monospace Latin, Greek and Cyrillic
+ * advance 0.6 em (DejaVu Sans Mono 0.602, SF Mono 0.600, Consolas 0.55); anything else may come from a
+ * proportional fallback font, so it counts as a full em (emoji as 1.25). Estimates err on the wide side.
+ */
+const NARROW = 0.62;
+const WIDE = 1;
+const EMOJI = 1.25;
+
+/** How many characters of a tooltip are kept (a 10,000-character tool name is cut there). */
+export const MAX_TOOLTIP = 2000;
+
+function charWidth(code: number): number {
+  if (code < 0x0300) return NARROW;
+  if (code < 0x0370) return 0; // combining diacritical marks
+  if (code < 0x0530) return NARROW; // Greek, Cyrillic
+  if (code >= 0xfe00 && code <= 0xfe0f) return 0; // variation selectors
+  if (code === 0x200d) return 0; // zero-width joiner
+  if (code >= 0x1f000) return EMOJI;
+  return WIDE;
+}
+
+/**
+ * The estimated width of `text` in pixels at `fontSize` (monospace, `FONT_FAMILY`), never less than
+ * the rendered width on common fonts.
+ *
+ * @example
+ * textWidth("geocode", 12) // 52.08
+ */
+export function textWidth(text: string, fontSize: number): number {
+  let width = 0;
+  for (const character of text) width += charWidth(character.codePointAt(0)!);
+  return Math.round(width * fontSize * 100) / 100;
+}
+
+/**
+ * `text` made printable, then cut to fit `maxWidth` pixels at `fontSize`, with `…` when cut (never in
+ * the middle of a surrogate pair). `fits` says whether it was cut.
+ *
+ * @example
+ * fitText("summarise-the-whole-trip", 80, 12) // { text: "summarise-…", cut: true, width: 78.12 }
+ */
+export function fitText(text: string, maxWidth: number, fontSize: number): { readonly text: string; readonly cut: boolean; readonly width: number } {
+  // Only the start of a very long label can be shown: escape and measure just that much.
+  const limit = Math.ceil(maxWidth / (fontSize * NARROW)) * 4 + 16;
+  const long = text.length > limit;
+  const shown = printable(long ? text.slice(0, limit) : text);
+  if (!long) {
+    const full = textWidth(shown, fontSize);
+    if (full <= maxWidth) return { text: shown, cut: false, width: full };
+  }
+  const ellipsis = textWidth("…", fontSize);
+  let width = 0;
+  let end = 0;
+  for (const character of shown) {
+    const next = width + charWidth(character.codePointAt(0)!) * fontSize;
+    if (next + ellipsis > maxWidth) break;
+    width = next;
+    end += character.length;
+  }
+  const cutText = `${shown.slice(0, end)}…`;
+  return { text: cutText, cut: true, width: textWidth(cutText, fontSize) };
+}
+
+/**
+ * A tooltip's text: printable, at most `MAX_TOOLTIP` characters (then `…`).
+ *
+ * @example
+ * tooltip("a\nb") // "a\\nb"
+ */
+export function tooltip(text: string): string {
+  return text.length > MAX_TOOLTIP ? `${printable(text.slice(0, MAX_TOOLTIP))}…` : printable(text);
+}
+
+/** The noncharacters XML 1.0 forbids that `printable` leaves alone. */
+const NOT_XML = /[\ufffe\uffff]/g;
+
+/**
+ * Text for XML character data or a quoted attribute value: `& < > " '` as entities, and the two
+ * characters XML forbids that `printable` does not escape (U+FFFE, U+FFFF) as `\ufffe`, `\uffff`.
+ * The input must already be printable (every label and tooltip is).
+ *
+ * @example
+ * escapeXml(`<script>"x" & 'y'`) // "&lt;script&gt;&quot;x&quot; &amp; &#39;y&#39;"
+ */
+export function escapeXml(text: string): string {
+  return text
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&#39;")
+    .replace(NOT_XML, (character) => `\\u${character.charCodeAt(0).toString(16)}`);
+}
+
+/** A number for an SVG attribute: at most two decimals, no `-0`. */
+export function num(value: number): string {
+  const rounded = Math.round(value * 100) / 100;
+  return Object.is(rounded, -0) ? "0" : String(rounded);
+}
