@@ -1,0 +1,183 @@
+/**
+ * `connectMcp`: start an MCP server over stdio (or reach one over Streamable HTTP) and complete the
+ * handshake, with `@modelcontextprotocol/sdk` loaded only then: the rest of `plan-refs/mcp` works with
+ * any client and needs no SDK, so importing the subpath never fails; connecting without the SDK fails
+ * with one line naming the install command (`McpSetupError` code `missing-sdk`).
+ */
+import { describeThrown } from "../shared/errors.js";
+import { quoted, safeText } from "../shared/text.js";
+import { requestOptions } from "./catalog.js";
+import type { McpClient } from "./client.js";
+import { McpSetupError } from "./errors.js";
+
+/** How to reach a server: a command to start (its stdin and stdout carry MCP), or a Streamable HTTP URL. */
+export type McpServerSpec =
+  | {
+      /** The program to run (no shell: see `splitCommand` for a command line). */
+      readonly command: string;
+      readonly args?: readonly string[];
+      readonly cwd?: string;
+      /** The server's environment (default: this process's). */
+      readonly env?: Readonly<Record<string, string>>;
+    }
+  | { readonly url: string | URL };
+
+/** Options of `connectMcp`. */
+export interface ConnectMcpOptions {
+  /** Cancels the connection while it is being made (the server is stopped). */
+  readonly signal?: AbortSignal;
+  /** Milliseconds to wait for the handshake (default: the SDK's, 60 s). */
+  readonly timeoutMs?: number;
+  /** How the client introduces itself (default `{ name: "plan-refs", version: "0" }`). */
+  readonly clientInfo?: { readonly name: string; readonly version: string };
+  /** A name for the server in messages (default: its command line or URL). */
+  readonly label?: string;
+}
+
+/** A connected server. */
+export interface McpConnection {
+  /** The SDK's `Client`, connected. */
+  readonly client: McpClient;
+  /** The server's name in messages. */
+  readonly label: string;
+  /** The last lines the server wrote on stderr (a stdio server; empty otherwise), for a message when it fails. */
+  stderrTail(): string;
+  /** Close the connection; a stdio server is stopped (stdin closed, then SIGTERM, then SIGKILL). Never rejects. */
+  close(): Promise<void>;
+}
+
+/** How much of a server's stderr is kept. */
+const STDERR_TAIL_CHARS = 4096;
+
+const INSTALL = "npm install @modelcontextprotocol/sdk";
+
+/**
+ * Start an MCP server over stdio (`{ command, args }`: no shell) or reach one over Streamable HTTP
+ * (`{ url }`), and complete the MCP handshake. The server's stderr is kept (the last 4 KiB), not
+ * printed. Over HTTP, a response stream that drops mid-call closes the connection, so calls waiting
+ * on it fail at once instead of waiting for their timeout. Fails with an `McpSetupError`: code
+ * `missing-sdk` when `@modelcontextprotocol/sdk` is not installed, `connect-failed` when the server
+ * cannot be started or reached or does not answer the handshake.
+ *
+ * @example
+ * const server = await connectMcp({ command: "node", args: ["server.mjs"] })
+ * try { console.log(await catalogFromMcp(server.client)) } finally { await server.close() }
+ */
+export async function connectMcp(server: McpServerSpec, options: ConnectMcpOptions = {}): Promise<McpConnection> {
+  const request = requestOptions(options, "connectMcp option");
+  const spec = readSpec(server);
+  const label = typeof options.label === "string" ? options.label : spec.kind === "stdio" ? [spec.command, ...spec.args].join(" ") : spec.url.href;
+  const shown = quoted(label, 80);
+  const { Client } = await loadSdk("client/index.js");
+  const info = options.clientInfo ?? { name: "plan-refs", version: "0" };
+  const client = new Client({ name: info.name, version: info.version });
+  let tail = "";
+  let transport: { close(): Promise<void> };
+  if (spec.kind === "stdio") {
+    const { StdioClientTransport } = await loadSdk("client/stdio.js");
+    const stdio = new StdioClientTransport({
+      command: spec.command,
+      args: [...spec.args],
+      env: spec.env,
+      ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }),
+      stderr: "pipe",
+    });
+    stdio.stderr?.on("data", (chunk: Buffer | string) => {
+      tail = (tail + String(chunk)).slice(-STDERR_TAIL_CHARS);
+    });
+    transport = stdio;
+  } else {
+    const { StreamableHTTPClientTransport } = await loadSdk("client/streamableHttp.js");
+    transport = new StreamableHTTPClientTransport(spec.url);
+  }
+  const stderrTail = (): string => tail;
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> =>
+    (closing ??= client.close().then(
+      () => undefined,
+      () => transport.close().catch(() => undefined),
+    ));
+  try {
+    await client.connect(transport as Parameters<typeof client.connect>[0], request);
+  } catch (error) {
+    await close();
+    if (request.signal?.aborted === true) throw new McpSetupError("connect-failed", `MCP server ${shown}: interrupted while connecting`, { cause: error });
+    throw new McpSetupError("connect-failed", `MCP server ${shown}: ${connectFailure(error, spec.kind)}${lastLine(tail)}`, { cause: error });
+  }
+  if (spec.kind === "http") {
+    // A POST's response stream that drops before the answer (the server died) is only reported to
+    // onerror: the call would wait for its timeout. Closing the client fails every waiting call now.
+    const previous = client.onerror;
+    client.onerror = (error: Error) => {
+      previous?.(error);
+      if (describeThrown(error).startsWith("SSE stream disconnected")) void close();
+    };
+  }
+  return { client: client as unknown as McpClient, label, stderrTail, close };
+}
+
+type Spec = { kind: "stdio"; command: string; args: string[]; cwd?: string; env: Record<string, string> } | { kind: "http"; url: URL };
+
+function readSpec(server: McpServerSpec): Spec {
+  if (typeof server !== "object" || server === null) throw new McpSetupError("invalid-options", "connectMcp needs { command, args } or { url }");
+  if ("url" in server) {
+    let url: URL;
+    try {
+      url = new URL(server.url);
+    } catch {
+      throw new McpSetupError("invalid-options", `${quoted(String(server.url), 80)} is not a URL`);
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") throw new McpSetupError("invalid-options", `MCP server URL ${quoted(url.href, 80)} must be http: or https:`);
+    return { kind: "http", url };
+  }
+  const { command, args = [], cwd, env } = server;
+  if (typeof command !== "string" || command === "") throw new McpSetupError("invalid-options", "connectMcp needs a command (a non-empty string)");
+  if (!Array.isArray(args) || !args.every((arg): arg is string => typeof arg === "string")) throw new McpSetupError("invalid-options", "connectMcp args must be an array of strings");
+  const environment: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env ?? process.env)) if (typeof value === "string") environment[name] = value;
+  return { kind: "stdio", command, args: [...args], ...(cwd === undefined ? {} : { cwd }), env: environment };
+}
+
+type SdkModules = {
+  "client/index.js": typeof import("@modelcontextprotocol/sdk/client/index.js");
+  "client/stdio.js": typeof import("@modelcontextprotocol/sdk/client/stdio.js");
+  "client/streamableHttp.js": typeof import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+};
+
+/** A module of the SDK, imported when first needed; not installed: one line naming the install command. */
+async function loadSdk<K extends keyof SdkModules>(path: K): Promise<SdkModules[K]> {
+  try {
+    // Each path written out: bundlers and `tsc` see the specifiers.
+    switch (path) {
+      case "client/index.js":
+        return (await import("@modelcontextprotocol/sdk/client/index.js")) as SdkModules[K];
+      case "client/stdio.js":
+        return (await import("@modelcontextprotocol/sdk/client/stdio.js")) as SdkModules[K];
+      default:
+        return (await import("@modelcontextprotocol/sdk/client/streamableHttp.js")) as SdkModules[K];
+    }
+  } catch (error) {
+    const code = typeof error === "object" && error !== null ? (Object.getOwnPropertyDescriptor(error, "code")?.value as unknown) : undefined;
+    if (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") {
+      throw new McpSetupError("missing-sdk", `plan-refs/mcp needs @modelcontextprotocol/sdk, which is not installed: ${INSTALL}`, { cause: error });
+    }
+    throw new McpSetupError("missing-sdk", `@modelcontextprotocol/sdk could not be loaded (${safeText(describeThrown(error), 200)}); reinstall it: ${INSTALL}`, { cause: error });
+  }
+}
+
+/** Why connecting failed, in a few words. */
+function connectFailure(error: unknown, kind: Spec["kind"]): string {
+  const code = typeof error === "object" && error !== null ? (Object.getOwnPropertyDescriptor(error, "code")?.value as unknown) : undefined;
+  if (code === "ENOENT") return "cannot start the server: no such program";
+  if (code === "EACCES") return "cannot start the server: permission denied";
+  if (code === -32000) return kind === "stdio" ? "the server exited before completing the MCP handshake" : "the connection closed before the MCP handshake completed";
+  if (code === -32001) return "no answer to the MCP handshake in time";
+  const message = describeThrown(error);
+  return kind === "http" ? `cannot connect: ${safeText(message, 200)}` : `the MCP handshake failed: ${safeText(message, 200)}`;
+}
+
+/** The server's last stderr line, as the end of a message. */
+function lastLine(tail: string): string {
+  const line = tail.trimEnd().split("\n").pop()?.trim() ?? "";
+  return line === "" ? "" : ` (its stderr: ${safeText(line, 200)})`;
+}

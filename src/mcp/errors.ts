@@ -1,0 +1,66 @@
+/**
+ * The errors of `plan-refs/mcp`. Setting up (starting a server, listing its tools, combining several
+ * servers) fails with an `McpSetupError`; a tool call that fails rejects with an `McpCallError`, which
+ * `runPlan` reports as the step's `tool-error` (the `McpCallError` is the step error's `cause`).
+ */
+
+/** Why connecting to MCP servers or reading their tools failed. */
+export type McpSetupErrorCode =
+  /** `@modelcontextprotocol/sdk` is not installed. */
+  | "missing-sdk"
+  /** A server command string that cannot be split into words (an open quote, a shell operator). */
+  | "invalid-command"
+  /** A server could not be started or reached, or did not complete the MCP handshake. */
+  | "connect-failed"
+  /** A server's `tools/list` answer is not a list of tools (or repeats a tool, or never ends). */
+  | "invalid-tools-list"
+  /** Two servers (or a server and a tools module) offer a tool of the same name. */
+  | "tool-collision"
+  /** An option of the wrong type or out of range. */
+  | "invalid-options";
+
+/**
+ * Setting up MCP tools failed: the message is one line, safe to print.
+ *
+ * @example
+ * try { await connectMcp({ command: "node", args: ["server.mjs"] }) } catch (e) { if (e instanceof McpSetupError) console.error(e.code, e.message) }
+ */
+export class McpSetupError extends Error {
+  override name = "McpSetupError";
+  constructor(
+    readonly code: McpSetupErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** Why an MCP tool call failed. */
+export type McpCallErrorCode =
+  /** The server answered with `isError: true`: the message holds its text (escaped). */
+  | "server-error"
+  /** The connection closed (the server exited, the network dropped) before the answer came. */
+  | "connection-closed"
+  /** No answer within `timeoutMs`. */
+  | "timeout"
+  /** The request failed otherwise (a protocol error, an answer of the wrong shape). */
+  | "call-failed";
+
+/**
+ * A call to an MCP tool failed. `runPlan` turns it into the step's `StepError` (code `tool-error`) and
+ * keeps it as the step error's `cause`.
+ *
+ * @example
+ * const cause = report.errors.get(2)?.cause; if (cause instanceof McpCallError) cause.code // "server-error"
+ */
+export class McpCallError extends Error {
+  override name = "McpCallError";
+  constructor(
+    readonly code: McpCallErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}

@@ -1,0 +1,14 @@
+/**
+ * `plan-refs/mcp`: plans against Model Context Protocol servers. `catalogFromMcp` turns a server's
+ * `tools/list` into a tool catalog (the linter then checks plans against the server's real schemas);
+ * `mcpTools` turns its tools into tool functions for `runPlan`. Both take a connected `Client` of
+ * `@modelcontextprotocol/sdk` (an optional peer dependency); `connectMcp` and `connectMcpServers`
+ * make one (the SDK is imported only then).
+ */
+export { catalogFromMcp, MAX_TOOL_PAGES, type CatalogFromMcpOptions } from "./catalog.js";
+export { mcpTools, type McpToolsOptions } from "./tools.js";
+export { connectMcp, type ConnectMcpOptions, type McpConnection, type McpServerSpec } from "./connect.js";
+export { connectMcpServers, type McpServers } from "./servers.js";
+export { splitCommand } from "./split-command.js";
+export { McpCallError, McpSetupError, type McpCallErrorCode, type McpSetupErrorCode } from "./errors.js";
+export type { McpClient, McpRequestOptions } from "./client.js";

@@ -1,0 +1,85 @@
+/**
+ * `connectMcpServers`: several MCP servers at once, their tools combined in one catalog and one set of
+ * tool functions; a tool name that two servers offer is an error naming both.
+ */
+import type { ToolCatalog, ToolSpec } from "../plan/plan.js";
+import type { ToolFunctions } from "../run/run-plan.js";
+import { quoted } from "../shared/text.js";
+import { listMcpTools, requestOptions } from "./catalog.js";
+import { connectMcp, type ConnectMcpOptions, type McpConnection, type McpServerSpec } from "./connect.js";
+import { McpSetupError } from "./errors.js";
+import { toolFunctions } from "./tools.js";
+
+/** Servers connected together. */
+export interface McpServers {
+  readonly connections: readonly McpConnection[];
+  /** Every server's tools, as one catalog. */
+  readonly catalog: ToolCatalog;
+  /** The label of the server that offers each tool. */
+  readonly owners: ReadonlyMap<string, string>;
+  /** Tool functions for `runPlan`, each calling its own server (`timeoutMs` as in `mcpTools`). */
+  tools(options?: { readonly timeoutMs?: number }): ToolFunctions;
+  /** Close every connection (stop every stdio server). Never rejects. */
+  close(): Promise<void>;
+}
+
+/**
+ * Connect to several MCP servers (at the same time), list their tools (every page), and combine them:
+ * one catalog, one set of tool functions. A tool offered by two servers is an `McpSetupError` code
+ * `tool-collision` naming both; any failure closes every server before it is thrown.
+ *
+ * @example
+ * const servers = await connectMcpServers([{ command: "node", args: ["a.mjs"] }, { url: "http://127.0.0.1:3000/mcp" }])
+ * try { await runPlan(plan, servers.tools(), { catalog: servers.catalog }) } finally { await servers.close() }
+ */
+export async function connectMcpServers(servers: readonly McpServerSpec[], options: Omit<ConnectMcpOptions, "label"> & { readonly labels?: readonly string[] } = {}): Promise<McpServers> {
+  const request = requestOptions(options, "connectMcpServers option");
+  const { labels, ...connectOptions } = options;
+  const settled = await Promise.allSettled(servers.map((server, i) => connectMcp(server, { ...connectOptions, ...(labels?.[i] === undefined ? {} : { label: labels[i] }) })));
+  const connections = settled.flatMap((outcome) => (outcome.status === "fulfilled" ? [outcome.value] : []));
+  const close = async (): Promise<void> => {
+    await Promise.all(connections.map((connection) => connection.close()));
+  };
+  try {
+    const failed = settled.find((outcome) => outcome.status === "rejected");
+    if (failed !== undefined) throw failed.reason;
+    const listings = await Promise.all(
+      connections.map(async (connection) => {
+        try {
+          return await listMcpTools(connection.client, request);
+        } catch (error) {
+          if (error instanceof McpSetupError) throw new McpSetupError(error.code, `MCP server ${quoted(connection.label, 80)}: ${error.message}`, { cause: error });
+          throw error;
+        }
+      }),
+    );
+    const catalog = Object.create(null) as Record<string, ToolSpec>;
+    const owners = new Map<string, string>();
+    const names = connections.map(() => [] as string[]);
+    listings.forEach((listing, i) => {
+      const label = connections[i]!.label;
+      for (const { name, spec } of listing) {
+        const owner = owners.get(name);
+        if (owner !== undefined) {
+          throw new McpSetupError("tool-collision", `tool ${quoted(name)} is offered by two MCP servers, ${quoted(owner, 80)} and ${quoted(label, 80)}; tool names must be unique across servers`);
+        }
+        owners.set(name, label);
+        names[i]!.push(name);
+        Object.defineProperty(catalog, name, { value: spec, enumerable: true, writable: true, configurable: true });
+      }
+    });
+    return {
+      connections,
+      catalog,
+      owners,
+      tools(toolOptions = {}) {
+        const { timeout } = requestOptions(toolOptions, "tools option");
+        return Object.assign(Object.create(null) as object, ...connections.map((connection, i) => toolFunctions(connection.client, names[i]!, timeout))) as ToolFunctions;
+      },
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
