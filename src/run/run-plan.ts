@@ -159,9 +159,6 @@ class StepRecord {
   dependents: StepRecord[] | undefined = undefined;
   /** The tool's function, looked up once (set when the step can run). */
   fn: ToolFunction | undefined = undefined;
-  startMs = 0;
-  /** When it ended, once it has (-1 before). */
-  endMs = -1;
   timer: ReturnType<typeof setTimeout> | undefined = undefined;
   /** Made when the tool first reads `context.signal` (most never do, and a controller is costly). */
   controller: AbortController | undefined = undefined;
@@ -170,6 +167,8 @@ class StepRecord {
 
   constructor(
     readonly id: number,
+    /** Where its start and end times are kept in the run's `#times` (numbers there cost no allocation). */
+    readonly slot: number,
     readonly tool: string,
     /** The snapshot of the step's arguments (never the caller's object); let go once resolved. */
     public args: Record<string, unknown> | undefined,
@@ -282,6 +281,8 @@ class Run {
   /** Filled when the report is made, from the records (no object per step while the run goes). */
   readonly timings = new Map<number, StepTiming>();
   readonly #records = new Map<number, StepRecord>();
+  /** Start and end of each step by its slot (2 × slot, 2 × slot + 1), in ms since scheduling began; NaN until set. */
+  #times = new Float64Array(0);
   /** Steps waiting on a step id that has not arrived yet (a later step, or one still to be streamed). */
   readonly #waitingOn = new Map<number, StepRecord[]>();
   /** Ready steps, in order; those before `#readyHead` have started (no O(n) `shift`). */
@@ -372,6 +373,7 @@ class Run {
     if (this.diagnostics.some((diagnostic) => diagnostic.severity === "error")) return false;
     if (this.settings.validateOutputs) for (const step of steps) this.#schemaOf(step.tool, true);
     this.#started = performance.now();
+    this.#growTimes(2 * steps.length);
     for (let i = 0; i < steps.length; i++) this.#add(steps[i]!, snapshots[i]!);
     return true;
   }
@@ -467,7 +469,9 @@ class Run {
   #add(step: { readonly id: number; readonly tool: string; readonly args: Readonly<Record<string, unknown>> }, found: readonly number[] | RefError): void {
     const unreadable = found instanceof RefError ? found : undefined;
     const dependencies = unreadable === undefined ? (found as readonly number[]) : [];
-    const record = new StepRecord(step.id, step.tool, step.args as Record<string, unknown>, dependencies, this);
+    const slot = this.#records.size;
+    if (2 * slot + 1 >= this.#times.length) this.#growTimes(2 * slot + 2);
+    const record = new StepRecord(step.id, slot, step.tool, step.args as Record<string, unknown>, dependencies, this);
     this.#records.set(step.id, record);
     const waiting = this.#waitingOn.get(step.id);
     if (waiting !== undefined) {
@@ -503,6 +507,13 @@ class Run {
     if (record.pending === 0) this.#makeReady(record);
   }
 
+  /** Room for the times of more steps (NaN: not started, not ended). */
+  #growTimes(least: number): void {
+    const times = new Float64Array(Math.max(least, 2 * this.#times.length, 16)).fill(Number.NaN);
+    times.set(this.#times);
+    this.#times = times;
+  }
+
   #makeReady(record: StepRecord): void {
     record.state = "ready";
     this.#ready.push(record);
@@ -528,9 +539,10 @@ class Run {
   #start(record: StepRecord): void {
     record.state = "running";
     this.#running++;
-    record.startMs = this.#now();
+    const startMs = this.#now();
+    this.#times[2 * record.slot] = startMs;
     if (this.settings.onEvent !== undefined) {
-      this.#emit({ type: "step-start", stepId: record.id, tool: record.tool, startMs: record.startMs });
+      this.#emit({ type: "step-start", stepId: record.id, tool: record.tool, startMs });
       if (record.state !== "running") return; // the listener stopped the run
     }
     let args: Record<string, unknown>;
@@ -599,7 +611,7 @@ class Run {
     }
     this.#running--;
     const endMs = this.#now();
-    record.endMs = endMs;
+    this.#times[2 * record.slot + 1] = endMs;
     return endMs;
   }
 
@@ -645,7 +657,10 @@ class Run {
 
   #complete(record: StepRecord, endMs: number): void {
     record.state = "done";
-    if (this.settings.onEvent !== undefined) this.#emit({ type: "step-done", stepId: record.id, tool: record.tool, startMs: record.startMs, endMs, durationMs: endMs - record.startMs });
+    if (this.settings.onEvent !== undefined) {
+      const startMs = this.#times[2 * record.slot]!;
+      this.#emit({ type: "step-done", stepId: record.id, tool: record.tool, startMs, endMs, durationMs: endMs - startMs });
+    }
     const dependents = record.dependents;
     if (dependents === undefined) return;
     record.dependents = undefined;
@@ -662,7 +677,7 @@ class Run {
     this.errors.set(record.id, error);
     if (this.settings.onEvent !== undefined) {
       const end = endMs ?? this.#now();
-      const start = endMs === undefined ? end : record.startMs;
+      const start = endMs === undefined ? end : this.#times[2 * record.slot]!;
       this.#emit({ type: "step-failed", stepId: record.id, tool: record.tool, error, startMs: start, endMs: end, durationMs: end - start });
     }
     this.#skipDependents(record);
@@ -725,7 +740,10 @@ class Run {
         record.state = "failed";
         const error = new StepError("aborted", record.id, record.tool, detail, cause);
         this.errors.set(record.id, error);
-        if (this.settings.onEvent !== undefined) this.#emit({ type: "step-failed", stepId: record.id, tool: record.tool, error, startMs: record.startMs, endMs, durationMs: endMs - record.startMs });
+        if (this.settings.onEvent !== undefined) {
+          const startMs = this.#times[2 * record.slot]!;
+          this.#emit({ type: "step-failed", stepId: record.id, tool: record.tool, error, startMs, endMs, durationMs: endMs - startMs });
+        }
         aborted.push(record);
       } else if (record.state === "waiting" || record.state === "ready") {
         record.state = "skipped";
@@ -818,8 +836,11 @@ class Run {
   #stepTimings(): Map<number, StepTiming> {
     const timings = this.timings;
     if (timings.size === 0) {
+      const times = this.#times;
       for (const record of this.#records.values()) {
-        if (record.endMs >= 0) timings.set(record.id, { startMs: record.startMs, endMs: record.endMs, durationMs: record.endMs - record.startMs });
+        const startMs = times[2 * record.slot]!;
+        const endMs = times[2 * record.slot + 1]!;
+        if (!Number.isNaN(endMs)) timings.set(record.id, { startMs, endMs, durationMs: endMs - startMs });
       }
     }
     return timings;
