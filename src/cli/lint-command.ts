@@ -1,6 +1,6 @@
 /**
- * `plan-refs lint plan.json [--catalog tools.json] [--tools tools.mjs] [--format pretty|json] [--strict]`:
- * lint a plan file. Exit 0 with no errors (with `--strict`, no warnings either), 1 with some, 2 for
+ * `plan-refs lint plan.json [--catalog tools.json] [--tools tools.mjs] [--mcp "COMMAND"]… [--mcp-url URL]…
+ * [--format pretty|json] [--strict]`: lint a plan file (with `--mcp`/`--mcp-url`, against MCP servers' schemas). Exit 0 with no errors (with `--strict`, no warnings either), 1 with some, 2 for
  * usage and file errors (a plan that is not JSON included: there is no plan to lint).
  */
 import { parseArgs } from "node:util";
@@ -12,9 +12,11 @@ import { formatDiagnostics, locateDiagnostics, unknownTools } from "./diagnostic
 import { CliError, readTextInput } from "./input.js";
 import { readCatalog, type CliIo } from "./io.js";
 import { loadTools, wrongFlagHint } from "./load-tools.js";
+import { MCP_HELP, MCP_OPTIONS, withMcpServers } from "./mcp-flags.js";
+import { combineCatalogs } from "../mcp/index.js";
 import { printable } from "./terminal.js";
 
-export const lintUsage = "usage: plan-refs lint <plan.json|-> [--catalog <tools.json>] [--tools <tools.mjs>] [--format pretty|json] [--strict]";
+export const lintUsage = 'usage: plan-refs lint <plan.json|-> [--catalog <tools.json>] [--tools <tools.mjs>] [--mcp "COMMAND"]… [--mcp-url URL]… [--format pretty|json] [--strict]';
 
 export const lintHelp = `${lintUsage}
 
@@ -27,6 +29,9 @@ options:
                         mismatches against input schemas (default: the plan's inline "tools", if any)
   --tools MODULE        the JavaScript module that implements the tools: a step whose tool it does
                         not export is an error (the module is imported: its top-level code runs)
+${MCP_HELP}
+                        With MCP servers, the plan is linted against their tools' schemas
+                        (inputSchema, outputSchema); a --catalog entry replaces a server's
   --format pretty|json  pretty (default; colour on a terminal unless NO_COLOR is set) or json
   --strict              warnings fail too (exit 1)
   -h, --help            show this help
@@ -38,6 +43,7 @@ exit codes:
 
 example:
   plan-refs lint examples/lint/mistakes.plan.json --catalog examples/lint/tools.json
+  plan-refs lint examples/mcp/plan.json --mcp "node examples/mcp/server.mjs"
 `;
 
 /**
@@ -54,6 +60,7 @@ export async function lintCommand(argv: string[], io: CliIo): Promise<number> {
       tools: { type: "string" },
       format: { type: "string" },
       strict: { type: "boolean" },
+      ...MCP_OPTIONS,
     },
     strict: true,
     allowPositionals: true,
@@ -70,23 +77,27 @@ export async function lintCommand(argv: string[], io: CliIo): Promise<number> {
   const text = readTextInput(path);
   const catalog = values.catalog === undefined ? undefined : readCatalog(values.catalog);
   const module = values.tools === undefined ? undefined : await loadTools(values.tools, io.signal);
-  let diagnostics = lintPlanText(text, catalog === undefined ? {} : { tools: catalog });
-  // Not JSON: there is no plan to lint, so it is a file error like the others.
-  const syntax = diagnostics.find((diagnostic) => diagnostic.code === "json-syntax");
-  if (syntax !== undefined) {
-    const start = syntax.range?.start ?? { line: 1, column: 1 };
-    throw new CliError(`${name}:${start.line}:${start.column}: ${syntax.message}`, "json-syntax");
-  }
-  if (module !== undefined) diagnostics = mergeByOffset(diagnostics, locateDiagnostics(text, unknownTools(planValue(text), module.names, values.tools!)));
-  if (format === "json") {
-    io.stdout(`${JSON.stringify(diagnostics, null, 2)}\n`);
-  } else {
-    const color = io.stdoutIsTTY && process.env["NO_COLOR"] === undefined;
-    io.stdout(formatDiagnostics(diagnostics, name, new LineIndex(text), color));
-  }
-  const errors = diagnostics.some((diagnostic) => diagnostic.severity === "error");
-  const warnings = diagnostics.some((diagnostic) => diagnostic.severity === "warning");
-  return errors || (values.strict === true && warnings) ? 1 : 0;
+  return withMcpServers(values.mcp, values["mcp-url"], io.signal, async (servers) => {
+    // With servers, the catalog holds every tool (a module's too): the linter reports unknown tools.
+    const tools = servers === undefined ? catalog : combineCatalogs(servers, module === undefined ? undefined : { names: module.names, label: `--tools ${printable(values.tools!)}` }, catalog);
+    let diagnostics = lintPlanText(text, tools === undefined ? {} : { tools });
+    // Not JSON: there is no plan to lint, so it is a file error like the others.
+    const syntax = diagnostics.find((diagnostic) => diagnostic.code === "json-syntax");
+    if (syntax !== undefined) {
+      const start = syntax.range?.start ?? { line: 1, column: 1 };
+      throw new CliError(`${name}:${start.line}:${start.column}: ${syntax.message}`, "json-syntax");
+    }
+    if (module !== undefined && servers === undefined) diagnostics = mergeByOffset(diagnostics, locateDiagnostics(text, unknownTools(planValue(text), module.names, values.tools!)));
+    if (format === "json") {
+      io.stdout(`${JSON.stringify(diagnostics, null, 2)}\n`);
+    } else {
+      const color = io.stdoutIsTTY && process.env["NO_COLOR"] === undefined;
+      io.stdout(formatDiagnostics(diagnostics, name, new LineIndex(text), color));
+    }
+    const errors = diagnostics.some((diagnostic) => diagnostic.severity === "error");
+    const warnings = diagnostics.some((diagnostic) => diagnostic.severity === "warning");
+    return errors || (values.strict === true && warnings) ? 1 : 0;
+  });
 }
 
 /** The plan value of a text `lintPlanText` accepted as JSON. */

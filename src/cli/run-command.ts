@@ -1,7 +1,7 @@
 /**
- * `plan-refs run plan.json --tools ./tools.mjs [--catalog tools.json] [--results out.json]
- *  [--concurrency N] [--timeout MS] [--fail-fast] [--validate-outputs]`: run a plan with the tools a
- * module exports by name. Progress goes to stderr, the results to stdout as JSON (or to --results).
+ * `plan-refs run plan.json --tools ./tools.mjs [--mcp "COMMAND"]… [--mcp-url URL]… [--catalog tools.json]
+ *  [--results out.json] [--concurrency N] [--timeout MS] [--fail-fast] [--validate-outputs]`: run a plan
+ * with the tools a module exports by name and those of MCP servers. Progress goes to stderr, the results to stdout as JSON (or to --results).
  */
 import { parseArgs } from "node:util";
 import { lintPlanText } from "../lint/index.js";
@@ -16,12 +16,15 @@ import { locateDiagnostics, printDiagnostics, unknownTools } from "./diagnostics
 import { CliError } from "./input.js";
 import { interruptedExitCode, readCatalog, readJsonInput, type CliIo } from "./io.js";
 import { loadTools } from "./load-tools.js";
+import { MCP_HELP, MCP_OPTIONS, withMcpServers } from "./mcp-flags.js";
+import { combineCatalogs, type McpServers } from "../mcp/index.js";
+import type { ToolFunctions } from "../run/run-plan.js";
 import { liveProgress, lineProgress } from "./progress.js";
 import { checkResultsTarget, writeResults, type GuardedFile, type ResultsTarget } from "./results-file.js";
 import { printable } from "./terminal.js";
 
 export const runUsage =
-  "usage: plan-refs run <plan.json|-> --tools <tools.mjs> [--catalog tools.json] [--results out.json] [--concurrency N] [--timeout MS] [--fail-fast] [--validate-outputs]";
+  'usage: plan-refs run <plan.json|-> (--tools <tools.mjs> | --mcp "COMMAND" | --mcp-url URL)… [--catalog tools.json] [--results out.json] [--concurrency N] [--timeout MS] [--fail-fast] [--validate-outputs]';
 
 export const runHelp = `${runUsage}
 
@@ -32,7 +35,11 @@ written as JSON to stdout, or to --results.
 
 options:
   --tools MODULE        the JavaScript module (.mjs/.js; .ts where Node strips types) whose exported
-                        functions implement the tools (required)
+                        functions implement the tools (--tools, --mcp or --mcp-url is required)
+${MCP_HELP}
+                        The servers' tools are called with tools/call; the plan is linted against
+                        their schemas first (a --catalog entry replaces a server's). The servers are
+                        stopped when the run ends, also on an error or a signal
   --catalog FILE.json   the tool catalog (JSON): lint against its schemas, and --validate-outputs
   --results FILE        write the report to FILE instead of stdout (a regular file or a new one;
                         a symbolic link is written through; written whole or not at all)
@@ -51,6 +58,7 @@ exit codes:
 
 example:
   plan-refs run examples/trip/plan.json --tools examples/trip/tools.mjs --catalog examples/trip/tools.json --results trip.json
+  plan-refs run examples/mcp/plan.json --mcp "node examples/mcp/server.mjs"
 `;
 
 export async function runCommand(argv: string[], io: CliIo): Promise<number> {
@@ -64,13 +72,15 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
       timeout: { type: "string" },
       "fail-fast": { type: "boolean" },
       "validate-outputs": { type: "boolean" },
+      ...MCP_OPTIONS,
     },
     strict: true,
     allowPositionals: true,
   });
   const [planPath, ...extra] = positionals;
   if (planPath === undefined || extra.length > 0) throw new CliError(`expected exactly one plan file\n${runUsage}`, "usage");
-  if (values.tools === undefined) throw new CliError(`missing --tools <module>\n${runUsage}`, "usage");
+  const mcp = values.mcp !== undefined || values["mcp-url"] !== undefined;
+  if (values.tools === undefined && !mcp) throw new CliError(`missing --tools <module> (or --mcp, --mcp-url)\n${runUsage}`, "usage");
   const concurrency = positiveInteger(values.concurrency, "--concurrency");
   const timeoutMs = positiveInteger(values.timeout, "--timeout");
   if (planPath === "-" && values.catalog === "-") throw new CliError("only one of the plan and --catalog can be read from stdin", "usage");
@@ -81,15 +91,46 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   // Checked before anything runs: a bad target is found now, not after every tool has run.
   const guarded: GuardedFile[] = [
     ...(planPath === "-" ? [] : [{ path: planPath, role: "the plan" }]),
-    { path: values.tools, role: "the tools module" },
+    ...(values.tools === undefined ? [] : [{ path: values.tools, role: "the tools module" }]),
     ...(values.catalog === undefined || values.catalog === "-" ? [] : [{ path: values.catalog, role: "the tool catalog" }]),
   ];
   const target: ResultsTarget | undefined = values.results === undefined ? undefined : checkResultsTarget(values.results, guarded);
-  const { tools, names } = await loadTools(values.tools, io.signal);
+  const module = values.tools === undefined ? undefined : await loadTools(values.tools, io.signal);
+  return withMcpServers(values.mcp, values["mcp-url"], io.signal, (servers) =>
+    runWith(io, { planName, planValue, planText, catalog, target, guarded, concurrency, timeoutMs, failFast: values["fail-fast"] === true, validateOutputs: values["validate-outputs"] === true, module, modulePath: values.tools, servers }),
+  );
+}
+
+interface RunSetup {
+  planName: string;
+  planValue: unknown;
+  planText: string;
+  catalog: ToolCatalog | undefined;
+  target: ResultsTarget | undefined;
+  guarded: GuardedFile[];
+  concurrency: number | undefined;
+  timeoutMs: number | undefined;
+  failFast: boolean;
+  validateOutputs: boolean;
+  module: { tools: ToolFunctions; names: string[] } | undefined;
+  modulePath: string | undefined;
+  servers: McpServers | undefined;
+}
+
+async function runWith(io: CliIo, setup: RunSetup): Promise<number> {
+  const { planName, planValue, planText, target, guarded, concurrency, timeoutMs, module, servers } = setup;
+  let tools: ToolFunctions = module?.tools ?? {};
+  let catalog = setup.catalog;
+  if (servers !== undefined) {
+    // Every tool in one catalog (a module's too, with an empty entry): the linter reports unknown tools.
+    catalog = combineCatalogs(servers, module === undefined ? undefined : { names: module.names, label: `--tools ${printable(setup.modulePath!)}` }, catalog);
+    // No --timeout: no limit for MCP calls either (not the SDK's default of 60 s).
+    tools = Object.assign(Object.create(null) as object, tools, servers.tools({ timeoutMs: timeoutMs ?? Infinity })) as ToolFunctions;
+  }
 
   const lines = new LineIndex(planText);
   const diagnostics = lintPlanText(planText, catalog === undefined ? {} : { tools: catalog });
-  const unknown = unknownTools(planValue, names, values.tools);
+  const unknown = servers === undefined && module !== undefined ? unknownTools(planValue, module.names, setup.modulePath!) : [];
   const errors = [...diagnostics.filter((diagnostic) => diagnostic.severity === "error"), ...locateDiagnostics(planText, unknown)];
   if (errors.length > 0) return nothingRun(io, errors, planName, lines);
 
@@ -103,8 +144,8 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
       ...(catalog === undefined ? {} : { catalog }),
       ...(concurrency === undefined ? {} : { concurrency }),
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
-      failFast: values["fail-fast"] === true,
-      validateOutputs: values["validate-outputs"] === true,
+      failFast: setup.failFast,
+      validateOutputs: setup.validateOutputs,
       onEvent: progress.onEvent,
       ...(io.signal === undefined ? {} : { signal: io.signal }),
     });

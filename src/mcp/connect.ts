@@ -9,6 +9,7 @@ import { quoted, safeText } from "../shared/text.js";
 import { requestOptions } from "./catalog.js";
 import type { McpClient } from "./client.js";
 import { McpSetupError } from "./errors.js";
+import { splitCommand } from "./split-command.js";
 
 /** How to reach a server: a command to start (its stdin and stdout carry MCP), or a Streamable HTTP URL. */
 export type McpServerSpec =
@@ -20,7 +21,9 @@ export type McpServerSpec =
       /** The server's environment (default: this process's). */
       readonly env?: Readonly<Record<string, string>>;
     }
-  | { readonly url: string | URL };
+  | { readonly url: string | URL }
+  /** A command line, split into words by `splitCommand` (quotes understood, no shell). */
+  | { readonly commandLine: string };
 
 /** Options of `connectMcp`. */
 export interface ConnectMcpOptions {
@@ -52,8 +55,8 @@ const STDERR_TAIL_CHARS = 4096;
 const INSTALL = "npm install @modelcontextprotocol/sdk";
 
 /**
- * Start an MCP server over stdio (`{ command, args }`: no shell) or reach one over Streamable HTTP
- * (`{ url }`), and complete the MCP handshake. The server's stderr is kept (the last 4 KiB), not
+ * Start an MCP server over stdio (`{ command, args }`, or `{ commandLine }` split by `splitCommand`:
+ * no shell either way) or reach one over Streamable HTTP (`{ url }`), and complete the MCP handshake. The server's stderr is kept (the last 4 KiB), not
  * printed. Over HTTP, a response stream that drops mid-call closes the connection, so calls waiting
  * on it fail at once instead of waiting for their timeout. Fails with an `McpSetupError`: code
  * `missing-sdk` when `@modelcontextprotocol/sdk` is not installed, `connect-failed` when the server
@@ -66,7 +69,7 @@ const INSTALL = "npm install @modelcontextprotocol/sdk";
 export async function connectMcp(server: McpServerSpec, options: ConnectMcpOptions = {}): Promise<McpConnection> {
   const request = requestOptions(options, "connectMcp option");
   const spec = readSpec(server);
-  const label = typeof options.label === "string" ? options.label : spec.kind === "stdio" ? [spec.command, ...spec.args].join(" ") : spec.url.href;
+  const label = typeof options.label === "string" ? options.label : spec.label;
   const shown = quoted(label, 80);
   const { Client } = await loadSdk("client/index.js");
   const info = options.clientInfo ?? { name: "plan-refs", version: "0" };
@@ -116,7 +119,7 @@ export async function connectMcp(server: McpServerSpec, options: ConnectMcpOptio
   return { client: client as unknown as McpClient, label, stderrTail, close };
 }
 
-type Spec = { kind: "stdio"; command: string; args: string[]; cwd?: string; env: Record<string, string> } | { kind: "http"; url: URL };
+type Spec = { kind: "stdio"; command: string; args: string[]; cwd?: string; env: Record<string, string>; label: string } | { kind: "http"; url: URL; label: string };
 
 function readSpec(server: McpServerSpec): Spec {
   if (typeof server !== "object" || server === null) throw new McpSetupError("invalid-options", "connectMcp needs { command, args } or { url }");
@@ -128,14 +131,23 @@ function readSpec(server: McpServerSpec): Spec {
       throw new McpSetupError("invalid-options", `${quoted(String(server.url), 80)} is not a URL`);
     }
     if (url.protocol !== "http:" && url.protocol !== "https:") throw new McpSetupError("invalid-options", `MCP server URL ${quoted(url.href, 80)} must be http: or https:`);
-    return { kind: "http", url };
+    return { kind: "http", url, label: url.href };
+  }
+  if ("commandLine" in server) {
+    const [command, ...args] = splitCommand(server.commandLine);
+    return { kind: "stdio", command: command!, args, env: environment(undefined), label: server.commandLine };
   }
   const { command, args = [], cwd, env } = server;
   if (typeof command !== "string" || command === "") throw new McpSetupError("invalid-options", "connectMcp needs a command (a non-empty string)");
   if (!Array.isArray(args) || !args.every((arg): arg is string => typeof arg === "string")) throw new McpSetupError("invalid-options", "connectMcp args must be an array of strings");
-  const environment: Record<string, string> = {};
-  for (const [name, value] of Object.entries(env ?? process.env)) if (typeof value === "string") environment[name] = value;
-  return { kind: "stdio", command, args: [...args], ...(cwd === undefined ? {} : { cwd }), env: environment };
+  return { kind: "stdio", command, args: [...args], ...(cwd === undefined ? {} : { cwd }), env: environment(env), label: [command, ...args].join(" ") };
+}
+
+/** The server's environment: the one given, else this process's (string values only). */
+function environment(env: Readonly<Record<string, string>> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env ?? process.env)) if (typeof value === "string") out[name] = value;
+  return out;
 }
 
 type SdkModules = {

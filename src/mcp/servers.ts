@@ -83,3 +83,26 @@ export async function connectMcpServers(servers: readonly McpServerSpec[], optio
     throw error;
   }
 }
+
+/**
+ * The servers' catalog combined with tools of another source (a module's functions, by name) and a
+ * catalog file. A name offered both by a server and by the other source is an `McpSetupError` code
+ * `tool-collision` naming both; a tool of the other source with no entry gets an empty one (so the
+ * linter knows it); the catalog file's entry for a tool replaces the server's (to add an output
+ * schema a server does not declare, say).
+ *
+ * @example
+ * combineCatalogs(servers, { names: ["summarise"], label: "--tools ./tools.mjs" }, fileCatalog)
+ */
+export function combineCatalogs(servers: Pick<McpServers, "catalog" | "owners">, local: { readonly names: readonly string[]; readonly label: string } | undefined, file: ToolCatalog | undefined): ToolCatalog {
+  const out = Object.create(null) as Record<string, ToolSpec>;
+  const put = (name: string, spec: ToolSpec): void => void Object.defineProperty(out, name, { value: spec, enumerable: true, writable: true, configurable: true });
+  for (const name of Object.keys(servers.catalog)) put(name, servers.catalog[name]!);
+  for (const name of local?.names ?? []) {
+    const owner = servers.owners.get(name);
+    if (owner !== undefined) throw new McpSetupError("tool-collision", `tool ${quoted(name)} is offered by MCP server ${quoted(owner, 80)} and by ${local!.label}; tool names must be unique`);
+    put(name, {});
+  }
+  if (file !== undefined) for (const name of Object.keys(file)) put(name, file[name]!);
+  return out;
+}

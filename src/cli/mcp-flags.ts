@@ -1,0 +1,51 @@
+/**
+ * `--mcp "COMMAND LINE"` and `--mcp-url URL` (both repeatable) of `lint` and `run`: start or reach the
+ * MCP servers, list their tools, and always close them when the command ends. The command line is
+ * split by `splitCommand` (quotes understood, nothing expanded, no shell).
+ */
+import { connectMcpServers, McpSetupError, type McpServers } from "../mcp/index.js";
+import { packageVersion } from "./cli.js";
+import { CliError } from "./input.js";
+import { interruptedExitCode } from "./io.js";
+
+/** The option definitions for `node:util` parseArgs. */
+export const MCP_OPTIONS = {
+  mcp: { type: "string", multiple: true },
+  "mcp-url": { type: "string", multiple: true },
+} as const;
+
+/** The lines of `--help` that describe the flags. */
+export const MCP_HELP = `  --mcp "COMMAND"       start an MCP server (its stdin and stdout carry MCP) and use its tools; the
+                        command is split into words without a shell: quotes ('…', "…") and \\ are
+                        understood, nothing is expanded (no $VAR, globs, pipes or redirections).
+                        Repeatable: several servers; a tool name two servers offer is an error
+  --mcp-url URL         use the tools of a Streamable HTTP MCP server (repeatable)`;
+
+/**
+ * Connect the servers the flags name (none: undefined), then run `use` and close them, also when it
+ * throws or the command is interrupted. Setup failures are one-line `CliError`s (exit 2).
+ */
+export async function withMcpServers<T>(commands: readonly string[] | undefined, urls: readonly string[] | undefined, signal: AbortSignal | undefined, use: (servers: McpServers | undefined) => Promise<T>): Promise<T> {
+  const specs = [...(commands ?? []).map((commandLine) => ({ commandLine })), ...(urls ?? []).map((url) => ({ url }))];
+  if (specs.length === 0) return use(undefined);
+  let servers: McpServers;
+  try {
+    servers = await connectMcpServers(specs, { clientInfo: { name: "plan-refs", version: packageVersion() }, ...(signal === undefined ? {} : { signal }) });
+  } catch (error) {
+    throw asCliError(error, signal);
+  }
+  try {
+    return await use(servers);
+  } catch (error) {
+    throw asCliError(error, signal);
+  } finally {
+    await servers.close();
+  }
+}
+
+/** An `McpSetupError` as the command line's error; anything else as it is. */
+export function asCliError(error: unknown, signal: AbortSignal | undefined): unknown {
+  if (!(error instanceof McpSetupError)) return error;
+  if (signal?.aborted === true) return new CliError("interrupted while connecting to the MCP servers; nothing was run", "interrupted", interruptedExitCode(signal));
+  return new CliError(error.message, error.code === "missing-sdk" ? "missing-sdk" : `mcp-${error.code}`);
+}
