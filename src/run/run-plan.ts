@@ -43,6 +43,9 @@ export type RunEvent =
  * The longest finite `timeoutMs`: 2^31 − 1 ms (about 24.8 days), the most a timer can wait (Node and
  * browsers fire a longer timer after 1 ms). Longer finite values are refused (`invalid-options`);
  * `Infinity` means no limit.
+ *
+ * @example
+ * await runPlan(plan, tools, { timeoutMs: Math.min(hours * 3_600_000, MAX_TIMEOUT_MS) })
  */
 export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
