@@ -201,7 +201,8 @@ export function layoutRun(report: RunReport, options?: DrawRunOptions): RunLayou
   let totalMs = read.totalMs;
   for (const { at: time } of order) totalMs = Math.max(totalMs, time);
   for (const timing of read.timings.values()) totalMs = Math.max(totalMs, timing.endMs);
-  const span = totalMs > 0 ? totalMs : 1;
+  // At least a millisecond: a run of no-op tools still gets a readable axis (and a tick step above 0).
+  const span = Math.max(1, totalMs);
   const chartLeft = R.padding + R.labelWidth;
   const x = (ms: number): number => chartLeft + (ms / span) * R.chartWidth;
   const top = R.padding + R.header;
@@ -280,7 +281,7 @@ export function layoutRun(report: RunReport, options?: DrawRunOptions): RunLayou
 
   const step = tickStep(span, 8);
   const ticks: RunLayout["ticks"][number][] = [];
-  for (let ms = 0; ms <= span + step * 1e-9; ms += step) ticks.push({ ms, x: x(ms), label: place(formatMs(Number(ms.toPrecision(12))), 80, R.axisFont, x(ms), top - 12, "middle") });
+  for (let k = 0, ms = 0; ms <= span + step * 1e-9 && k <= 20; k++, ms = k * step) ticks.push({ ms, x: x(ms), label: place(formatMs(Number(ms.toPrecision(12))), 80, R.axisFont, x(ms), top - 12, "middle") });
 
   const counts = new Map<StepOutcome, number>();
   for (const row of rows) counts.set(row.outcome, (counts.get(row.outcome) ?? 0) + 1);

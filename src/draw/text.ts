@@ -1,7 +1,8 @@
 /**
  * Text in pictures: escaping for XML, a width estimate, and fitting a label into a width. Every label
- * a picture shows goes through `label` (or `fitText`): unprintable characters become visible escapes
- * (the command line's rule, `printable`), and a label too wide for its place is cut with an ellipsis.
+ * a picture shows goes through `fitText` and every tooltip through `tooltip`: unprintable characters
+ * become visible escapes (`visible`: the command line's rule, `printable`, plus XML's two forbidden
+ * noncharacters), and a label too wide for its place is cut with an ellipsis.
  */
 import { printable } from "../shared/text.js";
 
@@ -19,6 +20,20 @@ const EMOJI = 1.25;
 
 /** How many characters of a tooltip are kept (a 10,000-character tool name is cut there). */
 export const MAX_TOOLTIP = 2000;
+
+/** The noncharacters XML 1.0 forbids that `printable` leaves alone. */
+const NOT_XML = /[\ufffe\uffff]/g;
+
+/**
+ * Text as a picture shows it: `printable` (controls, separators, bidirectional overrides and lone
+ * surrogates as escapes), and the two noncharacters XML forbids (U+FFFE, U+FFFF) as `\ufffe`, `\uffff`.
+ *
+ * @example
+ * visible("a\nb\ufffe") // "a\\nb\\ufffe"
+ */
+export function visible(text: string): string {
+  return printable(text).replace(NOT_XML, (character) => `\\u${character.charCodeAt(0).toString(16)}`);
+}
 
 function charWidth(code: number): number {
   if (code < 0x0300) return NARROW;
@@ -44,7 +59,7 @@ export function textWidth(text: string, fontSize: number): number {
 }
 
 /**
- * `text` made printable, then cut to fit `maxWidth` pixels at `fontSize`, with `…` when cut (never in
+ * `text` made `visible`, then cut to fit `maxWidth` pixels at `fontSize`, with `…` when cut (never in
  * the middle of a surrogate pair). `fits` says whether it was cut.
  *
  * @example
@@ -54,7 +69,7 @@ export function fitText(text: string, maxWidth: number, fontSize: number): { rea
   // Only the start of a very long label can be shown: escape and measure just that much.
   const limit = Math.ceil(maxWidth / (fontSize * NARROW)) * 4 + 16;
   const long = text.length > limit;
-  const shown = printable(long ? text.slice(0, limit) : text);
+  const shown = visible(long ? text.slice(0, limit) : text);
   if (!long) {
     const full = textWidth(shown, fontSize);
     if (full <= maxWidth) return { text: shown, cut: false, width: full };
@@ -73,22 +88,20 @@ export function fitText(text: string, maxWidth: number, fontSize: number): { rea
 }
 
 /**
- * A tooltip's text: printable, at most `MAX_TOOLTIP` characters (then `…`).
+ * A tooltip's text: `visible`, at most `MAX_TOOLTIP` characters (then `…`).
  *
  * @example
  * tooltip("a\nb") // "a\\nb"
  */
 export function tooltip(text: string): string {
-  return text.length > MAX_TOOLTIP ? `${printable(text.slice(0, MAX_TOOLTIP))}…` : printable(text);
+  return text.length > MAX_TOOLTIP ? `${visible(text.slice(0, MAX_TOOLTIP))}…` : visible(text);
 }
 
-/** The noncharacters XML 1.0 forbids that `printable` leaves alone. */
-const NOT_XML = /[\ufffe\uffff]/g;
 
 /**
- * Text for XML character data or a quoted attribute value: `& < > " '` as entities, and the two
- * characters XML forbids that `printable` does not escape (U+FFFE, U+FFFF) as `\ufffe`, `\uffff`.
- * The input must already be printable (every label and tooltip is).
+ * Text for XML character data or a quoted attribute value: `& < > " '` as entities (and, should
+ * any be left, U+FFFE and U+FFFF as `visible` writes them). The input must already be `visible`
+ * (every label and tooltip is): a control character would not be valid XML.
  *
  * @example
  * escapeXml(`<script>"x" & 'y'`) // "&lt;script&gt;&quot;x&quot; &amp; &#39;y&#39;"
