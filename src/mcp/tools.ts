@@ -23,7 +23,7 @@ export interface McpToolsOptions {
 }
 
 /** Longest server text kept in an error message. */
-const MAX_ERROR_TEXT = 500;
+const MAX_ERROR_TEXT = 300;
 
 /** JSON-RPC error codes of the SDK's `McpError`: the connection closed; the request timed out. */
 const CONNECTION_CLOSED = -32000;

@@ -191,7 +191,7 @@ describe("run --mcp / --mcp-url", () => {
       });
     });
     child.kill("SIGTERM");
-    const [code] = (await new Promise((resolve) => child.on("close", (...args) => resolve(args)))) as [number | null];
+    const code = await new Promise<number | null>((resolve) => child.on("close", (exitCode) => resolve(exitCode)));
     expect(code).toBe(143);
     expect((JSON.parse(stdout) as { status: string }).status).toBe("aborted");
     expect(alive(Number(readFileSync(pidFile("signal"), "utf8")))).toBe(false);
