@@ -379,8 +379,7 @@ export function stepNumber(digits: string): number | undefined {
  */
 export function* sourceLines(text: string, conversion: Conversion): Generator<SourceLine> {
   const end = Math.min(text.length, MAX_PLAN_TEXT_LENGTH);
-  const overLimit = (offset: number, line: number, column: number): void =>
-    conversion.report("limit", `the text is ${text.length} characters long, over the limit of ${MAX_PLAN_TEXT_LENGTH}; the rest is left out`, "", offset, offset, { line, column });
+  const overLimit = (offset: number, line: number, column: number): void => reportLongText(conversion, offset, line, column);
   let line = 1;
   let offset = 0;
   while (offset < end) {
@@ -393,7 +392,7 @@ export function* sourceLines(text: string, conversion: Conversion): Generator<So
     const body = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
     const source = { text: body, line, offset };
     if (body.length > MAX_PLAN_LINE_LENGTH) {
-      conversion.problemOn(source, "limit", `line ${line} is ${body.length} characters long, over the limit of ${MAX_PLAN_LINE_LENGTH}; it is left out`, "", offset, offset + 1);
+      reportLongLine(conversion, source);
     } else {
       yield source;
     }
@@ -402,4 +401,14 @@ export function* sourceLines(text: string, conversion: Conversion): Generator<So
     line++;
   }
   if (end < text.length) overLimit(end, line, 1);
+}
+
+/** The `limit` diagnostic of a line longer than `MAX_PLAN_LINE_LENGTH` (at its first character). */
+export function reportLongLine(conversion: Conversion, source: SourceLine): void {
+  conversion.problemOn(source, "limit", `line ${source.line} is over the limit of ${MAX_PLAN_LINE_LENGTH} characters; it is left out`, "", source.offset, source.offset + 1);
+}
+
+/** The `limit` diagnostic of text past `MAX_PLAN_TEXT_LENGTH`, at the offset where the limit cuts it. */
+export function reportLongText(conversion: Conversion, offset: number, line: number, column: number): void {
+  conversion.report("limit", `the text is over the limit of ${MAX_PLAN_TEXT_LENGTH} characters; the rest is left out`, "", offset, offset, { line, column });
 }

@@ -22,6 +22,8 @@ import {
   nameArguments,
   needs,
   renderStep,
+  reportLongLine,
+  reportLongText,
   SourceProblem,
   sourceLines,
   stepNumber,
@@ -126,9 +128,14 @@ export async function* streamSteps(
   let total = 0;
   let index = 0;
   let chunkNumber = 0;
+  const tooLong = (source: SourceLine): void => reportLongLine(conversion, source);
   const emit = (text: string, offset: number): ConvertedStep | undefined => {
     const body = text.endsWith("\r") ? text.slice(0, -1) : text;
     const source = { text: body, line, offset };
+    if (body.length > MAX_PLAN_LINE_LENGTH) {
+      tooLong(source);
+      return undefined;
+    }
     const draft = read(source, conversion, index);
     if (draft === undefined) return undefined;
     index++;
@@ -161,7 +168,7 @@ export async function* streamSteps(
     }
     searched = buffer.length;
     if (!skipping && buffer.length > MAX_PLAN_LINE_LENGTH) {
-      conversion.problemOn({ text: buffer, line, offset: bufferStart }, "limit", `line ${line} is over the limit of ${MAX_PLAN_LINE_LENGTH} characters; it is left out`, "", bufferStart, bufferStart + 1);
+      tooLong({ text: buffer, line, offset: bufferStart });
       skipping = true;
     }
     if (skipping) {
@@ -170,7 +177,7 @@ export async function* streamSteps(
       searched = 0;
     }
     if (over) {
-      conversion.report("limit", `the text is over the limit of ${MAX_PLAN_TEXT_LENGTH} characters; the rest is left out`, "", bufferStart + buffer.length, bufferStart + buffer.length, { line, column: buffer.length + 1 });
+      reportLongText(conversion, bufferStart + buffer.length, line, buffer.length + 1);
       return; // the line the limit cuts is left out
     }
   }
