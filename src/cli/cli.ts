@@ -10,6 +10,7 @@ import { lintCommand, lintHelp, lintUsage } from "./lint-command.js";
 import { lspCommand, lspHelp, lspUsage } from "./lsp-command.js";
 import { resolveCommand, resolveHelp, resolveUsage } from "./resolve-command.js";
 import { runCommand, runHelp, runUsage } from "./run-command.js";
+import { schemaCommand, schemaHelp, schemaUsage } from "./schema-command.js";
 import { printable } from "./terminal.js";
 
 type Command = (argv: string[], io: CliIo) => number | Promise<number>;
@@ -19,6 +20,7 @@ const commands: Record<string, { run: Command; usage: string; help: string }> = 
   lint: { run: lintCommand, usage: lintUsage, help: lintHelp },
   run: { run: runCommand, usage: runUsage, help: runHelp },
   lsp: { run: lspCommand, usage: lspUsage, help: lspHelp },
+  schema: { run: schemaCommand, usage: schemaUsage, help: schemaHelp },
 };
 
 const help = `plan-refs: step references in AI-agent tool plans

@@ -1,0 +1,79 @@
+/**
+ * `plan-refs schema --catalog tools.json [--dialect json-schema|openai-strict] [--syntax seed|path]
+ * [--templates] [--deep]`: print the JSON Schema of a plan over a tool catalog (`planSchema`), to give
+ * a model as its structured output format.
+ */
+import { parseArgs } from "node:util";
+import { planSchema } from "../formats/plan-schema.js";
+import { RefError } from "../shared/errors.js";
+import { CliError } from "./input.js";
+import { readCatalog, type CliIo } from "./io.js";
+import { printable } from "./terminal.js";
+
+export const schemaUsage = "usage: plan-refs schema --catalog <tools.json|-> [--dialect json-schema|openai-strict] [--syntax seed|path] [--templates] [--deep]";
+
+export const schemaHelp = `${schemaUsage}
+
+Print the JSON Schema of a plan over a tool catalog on stdout, for a model's structured output: each
+step's "tool" is one of the catalog's names and its "args" follow that tool's input schema; where a
+value may be a reference ($1.city), a string in the reference language is accepted too.
+
+options:
+  --catalog FILE.json   the tool catalog (- reads stdin) (required)
+  --dialect NAME        json-schema (default): JSON Schema 2020-12; openai-strict: the subset OpenAI's
+                        strict structured output accepts (every property required, optional ones
+                        nullable, additionalProperties false; see the README for every rewrite)
+  --syntax seed|path    the reference language of the plan (default: seed); run the plan with the same
+  --templates           accept a whole-value \${1.city} where a reference may stand (default: off)
+  --deep                accept references inside nested objects and arrays of args (default: top-level
+                        arguments only)
+  -h, --help            show this help
+
+exit codes:
+  0    the schema was printed
+  2    usage or file errors (a catalog that cannot be read, is not JSON, has the wrong shape, has no
+       tool, or is past a limit)
+
+example:
+  plan-refs schema --catalog examples/trip/tools.json --dialect openai-strict
+`;
+
+/**
+ * Run `plan-refs schema`; returns the exit code.
+ *
+ * @example
+ * schemaCommand(["--catalog", "tools.json", "--dialect", "openai-strict"], io) // 0, or 2
+ */
+export function schemaCommand(argv: string[], io: CliIo): number {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      catalog: { type: "string" },
+      dialect: { type: "string" },
+      syntax: { type: "string" },
+      templates: { type: "boolean" },
+      deep: { type: "boolean" },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.catalog === undefined) throw new CliError(`missing --catalog\n${schemaUsage}`, "usage");
+  if (values.dialect !== undefined && values.dialect !== "json-schema" && values.dialect !== "openai-strict") throw new CliError(`--dialect must be "json-schema" or "openai-strict"`, "usage");
+  if (values.syntax !== undefined && values.syntax !== "seed" && values.syntax !== "path") throw new CliError(`--syntax must be "seed" or "path"`, "usage");
+  const catalog = readCatalog(values.catalog);
+  let schema: unknown;
+  try {
+    schema = planSchema(catalog, { dialect: values.dialect as "json-schema" | "openai-strict" | undefined, syntax: values.syntax as "seed" | "path" | undefined, templates: values.templates, deep: values.deep });
+  } catch (error) {
+    if (!(error instanceof RefError)) throw error;
+    const name = values.catalog === "-" ? "<stdin>" : values.catalog;
+    throw new CliError(`${name}: ${error.code}: ${error.message}`, error.code);
+  }
+  // Characters a terminal acts on (inside JSON strings only: JSON's structure is plain ASCII) become \uXXXX escapes: still JSON.
+  const text = JSON.stringify(schema, null, 2)
+    .split("\n")
+    .map((line) => printable(line))
+    .join("\n");
+  io.stdout(`${text}\n`);
+  return 0;
+}
