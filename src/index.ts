@@ -10,4 +10,5 @@ export * from "./plan/index.js";
 export * from "./lint/index.js";
 export * from "./run/index.js";
 export * from "./editor/index.js";
+export * from "./formats/index.js";
 export * from "./draw/index.js";
