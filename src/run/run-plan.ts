@@ -276,6 +276,34 @@ function toolFunction(tools: ToolFunctions, name: string): ToolFunction | undefi
   return descriptor !== undefined && typeof descriptor.value === "function" ? (descriptor.value as ToolFunction) : undefined;
 }
 
+/** Ids below this are kept in an array (a plan's ids are usually 0 or 1 to n); larger ones in a Map. */
+const DENSE_IDS = 1 << 20;
+
+/** The run's step records by id, and in the order they were added (a Map costs ten times more to fill). */
+class StepIndex {
+  readonly list: StepRecord[] = [];
+  readonly #dense: (StepRecord | undefined)[] = [];
+  #sparse: Map<number, StepRecord> | undefined;
+
+  get size(): number {
+    return this.list.length;
+  }
+
+  get(id: number): StepRecord | undefined {
+    return id < DENSE_IDS ? this.#dense[id] : this.#sparse?.get(id);
+  }
+
+  has(id: number): boolean {
+    return this.get(id) !== undefined;
+  }
+
+  set(id: number, record: StepRecord): void {
+    if (id < DENSE_IDS) this.#dense[id] = record;
+    else (this.#sparse ??= new Map()).set(id, record);
+    this.list.push(record);
+  }
+}
+
 class Run {
   readonly results = new Map<number, unknown>();
   readonly errors = new Map<number, StepError>();
@@ -283,7 +311,7 @@ class Run {
   readonly diagnostics: Diagnostic[] = [];
   /** Filled when the report is made, from the records (no object per step while the run goes). */
   readonly timings = new Map<number, StepTiming>();
-  readonly #records = new Map<number, StepRecord>();
+  readonly #records = new StepIndex();
   /** Start and end of each step by its slot (2 × slot, 2 × slot + 1), in ms since scheduling began; NaN until set. */
   #times = new Float64Array(0);
   /** Steps waiting on a step id that has not arrived yet (a later step, or one still to be streamed). */
@@ -737,7 +765,7 @@ class Run {
     const abortReason = cause ?? new RefError("aborted", "the run was stopped");
     const detail = reason === "aborted" ? "aborted with the run" : "aborted because another step failed (failFast)";
     const aborted: StepRecord[] = [];
-    for (const record of this.#records.values()) {
+    for (const record of this.#records.list) {
       if (record.state === "running") {
         const endMs = this.#end(record);
         record.state = "failed";
@@ -778,7 +806,7 @@ class Run {
         // A signal whose methods were replaced and throw: nothing more to do.
       }
     }
-    for (const record of this.#records.values()) {
+    for (const record of this.#records.list) {
       if (record.timer !== undefined) {
         clearTimeout(record.timer);
         record.timer = undefined;
@@ -812,12 +840,12 @@ class Run {
     if (this.#finished) return;
     if (this.#stopped !== undefined) return this.#finish();
     if (this.#running > 0 || this.#readyHead < this.#ready.length || this.#streamOpen) return;
-    for (const record of this.#records.values()) {
+    for (const record of this.#records.list) {
       if (record.state !== "waiting") continue;
       const missing = record.dependencies.filter((id) => !this.#records.has(id));
       if (missing.length > 0) this.#fail(record, "missing-dependency", `it references step${missing.length > 1 ? "s" : ""} ${missing.join(", ")}, which never arrived`);
     }
-    for (const record of this.#records.values()) {
+    for (const record of this.#records.list) {
       if (record.state === "waiting") this.#fail(record, "cycle", "it is part of a reference cycle and can never run");
     }
     this.#finish();
@@ -840,7 +868,7 @@ class Run {
     const timings = this.timings;
     if (timings.size === 0) {
       const times = this.#times;
-      for (const record of this.#records.values()) {
+      for (const record of this.#records.list) {
         const startMs = times[2 * record.slot]!;
         const endMs = times[2 * record.slot + 1]!;
         if (!Number.isNaN(endMs)) timings.set(record.id, { startMs, endMs, durationMs: endMs - startMs });
