@@ -302,3 +302,20 @@ describe("runPlan with a streamed plan", () => {
     expect(report.results.size).toBe(0);
   });
 });
+
+describe("runPlan with large step ids", () => {
+  test("ids of any size (below 2^20 and above, up to Number.MAX_SAFE_INTEGER) are scheduled alike", async () => {
+    const big = Number.MAX_SAFE_INTEGER;
+    const mid = 2 ** 20;
+    const plan = [
+      { id: big, tool: "a", args: { x: `$${mid}` } },
+      { id: mid, tool: "a", args: { y: "$5" } },
+      { id: 5, tool: "a", args: {} },
+      { id: mid - 1, tool: "a", args: { z: `$${big}` } },
+    ];
+    const report = await runPlan(plan, { a: (args) => args });
+    expect(report.status).toBe("ok");
+    expect(report.results.get(mid - 1)).toEqual({ z: { x: { y: {} } } });
+    expect([...report.timings.steps.keys()]).toEqual([big, mid, 5, mid - 1]);
+  });
+});
