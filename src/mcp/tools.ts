@@ -85,6 +85,10 @@ function callFailure(error: unknown, timeout: number | undefined): McpCallError 
   if (code === CONNECTION_CLOSED) {
     return new McpCallError("connection-closed", "the MCP server closed the connection before answering (it exited, or the connection dropped)", { cause: error });
   }
+  // The SDK's Client refuses a request once its connection has closed with this plain Error.
+  if (error instanceof Error && error.message === "Not connected") {
+    return new McpCallError("connection-closed", "the connection to the MCP server is closed (the server exited, or the connection dropped)", { cause: error });
+  }
   if (code === REQUEST_TIMEOUT) {
     return new McpCallError("timeout", `the MCP server did not answer within ${timeout ?? 60_000} ms`, { cause: error });
   }

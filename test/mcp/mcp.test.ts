@@ -149,6 +149,19 @@ describe("a server that exits mid-call", () => {
     }
   });
 
+  test("over stdio: a step that starts after the server exited fails with a clear error", async () => {
+    const { client } = await connect(stdio());
+    const plan = {
+      steps: [
+        { id: 1, tool: "crash", args: {} },
+        { id: 2, tool: "shout", args: { text: "late" } },
+      ],
+    };
+    const report = await runPlan(plan, await mcpTools(client), { concurrency: 1 });
+    expect(report.errors.get(2)!.message).toBe("step 2 (shout): the tool failed: the connection to the MCP server is closed (the server exited, or the connection dropped)");
+    expect((report.errors.get(2)!.cause as McpCallError).code).toBe("connection-closed");
+  });
+
   test("over HTTP: the running step fails with a clear error (no hang)", async () => {
     const served = await httpServer();
     children.push(served.child);
