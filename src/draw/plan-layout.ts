@@ -10,7 +10,12 @@
 import { fitText, tooltip } from "./text.js";
 import { planPicture, readDrawOptions, type DrawPlanOptions, type EdgeState, type PictureStep, type PlanPicture } from "./plan-model.js";
 
-/** Box and gap sizes, in pixels. */
+/**
+ * Box and gap sizes, in pixels.
+ *
+ * @example
+ * PLAN_GEOMETRY.boxWidth + PLAN_GEOMETRY.columnGap // 280: the distance between two levels
+ */
 export const PLAN_GEOMETRY = Object.freeze({
   boxWidth: 176,
   boxHeight: 52,

@@ -67,7 +67,12 @@ export interface PlanPicture {
   readonly errorCount: number;
 }
 
-/** The text of a reference's path, as an arrow label shows it. */
+/**
+ * The key an arrow label shows for a reference to a whole result (`$1`).
+ *
+ * @example
+ * layoutPlan({ steps: [{ id: 1, tool: "a", args: {} }, { id: 2, tool: "b", args: { x: "$1" } }] }).edges[0]?.keys // [WHOLE_RESULT]
+ */
 export const WHOLE_RESULT = "(whole result)";
 
 function pathText(node: ReferenceNode): string {
@@ -103,13 +108,11 @@ export function readDrawOptions(given: unknown): { catalog: ToolCatalog | undefi
 
 /** The language options for scanning: the caller's over the plan's; bad ones fall back (the linter reports them). */
 function scanOptions(planOptions: object | undefined, options: ResolveOptions | undefined): NormalizedOptions {
-  const defined: Record<string, unknown> = {};
+  let defined: Record<string, unknown> = {};
   if (typeof options === "object" && options !== null) {
     try {
-      for (const key of Object.keys(options)) {
-        const value = ownOption(options, key);
-        if (value !== undefined) defined[key] = value;
-      }
+      // Defined, never assigned: a "__proto__" key stays a plain key.
+      defined = Object.fromEntries(Object.keys(options).map((key) => [key, ownOption(options, key)]).filter(([, value]) => value !== undefined));
     } catch {
       // An unreadable options object: the plan's options.
     }
@@ -139,12 +142,16 @@ export function planPicture(plan: unknown, given?: DrawPlanOptions): PlanPicture
   let diagnostics: readonly Diagnostic[];
   if (settings.diagnostics !== undefined) diagnostics = settings.diagnostics;
   else {
-    const lintOptions: Record<string, unknown> = {};
-    if (typeof settings.options === "object" && settings.options !== null) {
-      for (const key of Object.keys(settings.options)) lintOptions[key] = ownOption(settings.options, key);
+    const language = settings.options;
+    const entries: [string, unknown][] = [];
+    try {
+      if (typeof language === "object" && language !== null) for (const key of Object.keys(language)) entries.push([key, ownOption(language, key)]);
+    } catch {
+      // An unreadable options object (a revoked Proxy): lint with the plan's own options.
     }
-    if (settings.catalog !== undefined) lintOptions.tools = settings.catalog;
-    diagnostics = lintPlan(plan, lintOptions);
+    if (settings.catalog !== undefined) entries.push(["tools", settings.catalog]);
+    // Defined, never assigned: a "__proto__" key stays a plain key (and lintPlan ignores it).
+    diagnostics = lintPlan(plan, Object.fromEntries(entries));
   }
   const errors = diagnostics.filter((d) => ownOption(d, "severity") === "error");
 

@@ -10,7 +10,12 @@ import { layoutPlan, type PlacedLabel, type PlanLayout } from "./plan-layout.js"
 import { planPicture, type DrawPlanOptions, type EdgeState } from "./plan-model.js";
 import { escapeXml, FONT_FAMILY, fitText, num } from "./text.js";
 
-/** The colours of the pictures (the playground's). */
+/**
+ * The colours of the pictures (the playground's).
+ *
+ * @example
+ * COLORS.bad // "#dc2626": missing steps, cycles, lint errors
+ */
 export const COLORS = Object.freeze({
   box: "#f5f3ff",
   boxLine: "#a78bfa",
@@ -23,12 +28,22 @@ export const COLORS = Object.freeze({
   background: "#ffffff",
 });
 
-/** `<text>` for a placed label. */
+/**
+ * `<text>` for a placed label (its text escaped).
+ *
+ * @example
+ * textElement(layoutPlan(plan).boxes[0]!.idLabel, `fill="#4c1d95"`) // '<text x="28" y="63" font-size="14" fill="#4c1d95">$1</text>'
+ */
 export function textElement(label: PlacedLabel, attributes: string): string {
   return `<text x="${num(label.x)}" y="${num(label.y)}" font-size="${label.fontSize}"${label.anchor === "start" ? "" : ` text-anchor="${label.anchor}"`} ${attributes}>${escapeXml(label.text)}</text>`;
 }
 
-/** The `<defs>` with the two arrow heads (ids scoped by `prefix`). */
+/**
+ * The `<defs>` with one arrow head per colour, ids `<prefix>-<name>` (used as `marker-end="url(#…)"`).
+ *
+ * @example
+ * arrowDefs("plan-refs-arrow", { ok: "#9ca3af", bad: "#dc2626" }) // '<defs><marker id="plan-refs-arrow-ok" …'
+ */
 export function arrowDefs(prefix: string, colors: Readonly<Record<string, string>>, size?: number): string {
   // Without a size, heads scale with the line's width; with one, they are `size` pixels whatever the width.
   const dimensions = size === undefined ? `markerWidth="7" markerHeight="7"` : `markerUnits="userSpaceOnUse" markerWidth="${size}" markerHeight="${size}"`;
@@ -36,7 +51,15 @@ export function arrowDefs(prefix: string, colors: Readonly<Record<string, string
   return `<defs>${markers.join("")}</defs>`;
 }
 
-/** The SVG of a layout from `layoutPlan` (what `planToSvg` returns). */
+/**
+ * The SVG of a layout from `layoutPlan` (what `planToSvg` returns): for a caller that looks at the
+ * geometry before drawing it.
+ *
+ * @example
+ * const layout = layoutPlan(plan);
+ * if (layout.width > 4000) console.log("a wide picture: show it in a scrolling panel");
+ * const svg = layoutToSvg(layout); // === planToSvg(plan)
+ */
 export function layoutToSvg(layout: PlanLayout): string {
   const out: string[] = [];
   out.push(

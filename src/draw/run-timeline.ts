@@ -22,7 +22,12 @@ export interface DrawRunOptions {
   readonly plan?: unknown;
 }
 
-/** Sizes of the timeline, in pixels. */
+/**
+ * Sizes of the timeline, in pixels.
+ *
+ * @example
+ * RUN_GEOMETRY.rowHeight * 1000 // 22,000: a 1,000-step run's rows, to scroll through
+ */
 export const RUN_GEOMETRY = Object.freeze({
   labelWidth: 208,
   chartWidth: 720,
@@ -87,7 +92,12 @@ export interface RunLayout {
 
 const R = RUN_GEOMETRY;
 
-/** Fill and stroke of each outcome. */
+/**
+ * Fill, stroke and text colour of each outcome.
+ *
+ * @example
+ * OUTCOME_COLORS.failed.fill // "#dc2626"
+ */
 export const OUTCOME_COLORS: Readonly<Record<StepOutcome, { readonly fill: string; readonly stroke: string; readonly text: string }>> = Object.freeze({
   ok: { fill: "#22c55e", stroke: "#15803d", text: "#ffffff" },
   failed: { fill: "#dc2626", stroke: "#991b1b", text: "#ffffff" },
@@ -111,7 +121,14 @@ function tickStep(total: number, count: number): number {
   return 10 * power;
 }
 
-/** Milliseconds as an axis or tooltip shows them. */
+/**
+ * Milliseconds as an axis or tooltip shows them.
+ *
+ * @example
+ * formatMs(12.345) // "12.3 ms"
+ * formatMs(1234.5) // "1,235 ms"
+ * formatMs(65432) // "65.4 s"
+ */
 export function formatMs(ms: number): string {
   if (ms >= 10_000) return `${Number((ms / 1000).toFixed(ms >= 100_000 ? 0 : 1)).toLocaleString("en")} s`;
   if (ms >= 100 || Number.isInteger(ms)) return `${Math.round(ms).toLocaleString("en")} ms`;
@@ -306,7 +323,15 @@ export function layoutRun(report: RunReport, options?: DrawRunOptions): RunLayou
   };
 }
 
-/** The SVG of a layout from `layoutRun` (what `runToSvg` returns). */
+/**
+ * The SVG of a layout from `layoutRun` (what `runToSvg` returns): for a caller that reads the
+ * critical path or the rows before drawing.
+ *
+ * @example
+ * const layout = layoutRun(report, { plan });
+ * console.log(layout.criticalPath); // [1, 2, 4]
+ * const svg = runLayoutToSvg(layout); // === runToSvg(report, { plan })
+ */
 export function runLayoutToSvg(layout: RunLayout): string {
   const out: string[] = [];
   out.push(`<svg xmlns="http://www.w3.org/2000/svg" class="plan-refs-timeline" width="${num(layout.width)}" height="${num(layout.height)}" viewBox="0 0 ${num(layout.width)} ${num(layout.height)}" role="img" font-family="${escapeXml(FONT_FAMILY)}">`);

@@ -6,7 +6,12 @@
  */
 import { printable } from "../shared/text.js";
 
-/** Every font in the pictures is monospace, so a width estimate holds on any machine. */
+/**
+ * Every font in the pictures is monospace, so a width estimate holds on any machine.
+ *
+ * @example
+ * `<text font-family="${escapeXml(FONT_FAMILY)}">`
+ */
 export const FONT_FAMILY = `ui-monospace, "SFMono-Regular", "DejaVu Sans Mono", Menlo, Consolas, monospace`;
 
 /**
@@ -18,7 +23,12 @@ const NARROW = 0.62;
 const WIDE = 1;
 const EMOJI = 1.25;
 
-/** How many characters of a tooltip are kept (a 10,000-character tool name is cut there). */
+/**
+ * How many characters of a tooltip are kept (a 10,000-character tool name is cut there).
+ *
+ * @example
+ * tooltip("x".repeat(10_000)).length // MAX_TOOLTIP + 1 (the "…")
+ */
 export const MAX_TOOLTIP = 2000;
 
 /** The noncharacters XML 1.0 forbids that `printable` leaves alone. */
@@ -63,7 +73,7 @@ export function textWidth(text: string, fontSize: number): number {
  * the middle of a surrogate pair). `fits` says whether it was cut.
  *
  * @example
- * fitText("summarise-the-whole-trip", 80, 12) // { text: "summarise-…", cut: true, width: 78.12 }
+ * fitText("summarise-the-whole-trip", 80, 12) // { text: "summarise…", cut: true, width: 78.96 }
  */
 export function fitText(text: string, maxWidth: number, fontSize: number): { readonly text: string; readonly cut: boolean; readonly width: number } {
   // Only the start of a very long label can be shown: escape and measure just that much.
@@ -116,7 +126,12 @@ export function escapeXml(text: string): string {
     .replace(NOT_XML, (character) => `\\u${character.charCodeAt(0).toString(16)}`);
 }
 
-/** A number for an SVG attribute: at most two decimals, no `-0`. */
+/**
+ * A number for an SVG attribute: at most two decimals, no `-0`.
+ *
+ * @example
+ * num(1 / 3) // "0.33"
+ */
 export function num(value: number): string {
   const rounded = Math.round(value * 100) / 100;
   return Object.is(rounded, -0) ? "0" : String(rounded);

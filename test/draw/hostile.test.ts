@@ -105,3 +105,19 @@ describe("the escapes", () => {
     expect(actual).toBe(expected);
   });
 });
+
+describe("hostile options", () => {
+  test("a \"__proto__\" key in the language options stays a plain key (nothing reaches a prototype)", () => {
+    const options = JSON.parse('{ "__proto__": { "polluted": true }, "syntax": "path" }') as Record<string, unknown>;
+    const layout = layoutPlan({ steps: [{ id: 1, tool: "a", args: {} }, { id: 2, tool: "b", args: { x: "$1.items[0]" } }] }, { options });
+    expect(layout.edges[0]?.keys).toEqual(["items[0]"]);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  test("a revoked Proxy as options or plan draws without throwing", () => {
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    expect(() => planToSvg({ steps: [] }, { options: proxy })).not.toThrow();
+    expect(layoutPlan(proxy).boxes).toEqual([]);
+  });
+});
