@@ -8,7 +8,7 @@
  * of its target. Every label is fitted to its place (cut with `…`, the full text in a tooltip).
  */
 import { fitText, tooltip } from "./text.js";
-import { planPicture, readDrawOptions, type DrawPlanOptions, type EdgeState, type PictureStep, type PlanPicture } from "./plan-model.js";
+import { planPicture, pushTo, readDrawOptions, type DrawPlanOptions, type EdgeState, type PictureStep, type PlanPicture } from "./plan-model.js";
 
 /**
  * Box and gap sizes, in pixels.
@@ -207,9 +207,14 @@ export function layoutPlan(plan: unknown, options?: DrawPlanOptions): PlanLayout
   // Where arrows leave and enter: spread along the box's side, in a stable order.
   const outgoing = new Map<string, number[]>();
   const incoming = new Map<string, number[]>();
+  // Each arrow's place among its source's outgoing and its target's incoming arrows.
+  const outSlot = new Int32Array(placedEdges.length);
+  const inSlot = new Int32Array(placedEdges.length);
   placedEdges.forEach((edge, i) => {
-    outgoing.set(edgeKey(edge), [...(outgoing.get(edgeKey(edge)) ?? []), i]);
-    incoming.set(`s${edge.to}`, [...(incoming.get(`s${edge.to}`) ?? []), i]);
+    outSlot[i] = outgoing.get(edgeKey(edge))?.length ?? 0;
+    inSlot[i] = incoming.get(`s${edge.to}`)?.length ?? 0;
+    pushTo(outgoing, edgeKey(edge), i);
+    pushTo(incoming, `s${edge.to}`, i);
   });
   // Tracks inside the gaps, so that arrows sharing a gap or a channel do not run on top of each other.
   const verticalTracks = Math.max(1, Math.floor((G.columnGap - 24) / 6));
@@ -227,9 +232,9 @@ export function layoutPlan(plan: unknown, options?: DrawPlanOptions): PlanLayout
     const outs = outgoing.get(edgeKey(edge))!;
     const ins = incoming.get(`s${edge.to}`)!;
     const x1 = source.x + source.width;
-    const y1 = source.y + (source.height * (outs.indexOf(i) + 1)) / (outs.length + 1);
+    const y1 = source.y + (source.height * (outSlot[i]! + 1)) / (outs.length + 1);
     const x2 = target.x - 2;
-    const y2 = target.y + (target.height * (ins.indexOf(i) + 1)) / (ins.length + 1);
+    const y2 = target.y + (target.height * (inSlot[i]! + 1)) / (ins.length + 1);
     let path: string;
     let points: { x: number; y: number }[];
     const curve = isCurve(edge);

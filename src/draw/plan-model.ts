@@ -80,6 +80,13 @@ function pathText(node: ReferenceNode): string {
   return node.path.map((segment, i) => (segment.type === "key" ? (i === 0 ? segment.name : `.${segment.name}`) : segment.type === "index" ? `[${segment.index}]` : `[${JSON.stringify(segment.name)}]`)).join("");
 }
 
+/** Append `value` to the list under `key` (made on first use). */
+export function pushTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [value]);
+  else list.push(value);
+}
+
 /** An own data property (a getter is never run). */
 export function ownOption(object: unknown, key: string): unknown {
   if (typeof object !== "object" || object === null) return undefined;
@@ -190,10 +197,10 @@ export function planPicture(plan: unknown, given?: DrawPlanOptions): PlanPicture
   for (const diagnostic of errors) {
     const message = String(ownOption(diagnostic, "message") ?? "");
     const step = ownOption(diagnostic, "step");
-    if (typeof step === "number" && ids.has(step)) stepErrors.set(step, [...(stepErrors.get(step) ?? []), message]);
+    if (typeof step === "number" && ids.has(step)) pushTo(stepErrors, step, message);
     else planErrors.push(message);
     const pointer = ownOption(diagnostic, "pointer");
-    if (typeof pointer === "string") pointerErrors.set(pointer, [...(pointerErrors.get(pointer) ?? []), diagnostic]);
+    if (typeof pointer === "string") pushTo(pointerErrors, pointer, diagnostic);
   }
 
   const pictureEdges: PictureEdge[] = [];

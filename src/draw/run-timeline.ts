@@ -6,7 +6,7 @@
  * scrolls vertically). Steps that never ran (skipped) have no bar: a dashed marker stands at the time
  * their last dependency ended.
  */
-import { ownOption, planPicture } from "./plan-model.js";
+import { ownOption, planPicture, pushTo } from "./plan-model.js";
 import type { PlacedLabel } from "./plan-layout.js";
 import { arrowDefs, mermaidText, textElement } from "./plan-svg.js";
 import { escapeXml, FONT_FAMILY, fitText, num, tooltip } from "./text.js";
@@ -191,7 +191,7 @@ export function layoutRun(report: RunReport, options?: DrawRunOptions): RunLayou
   for (const step of picture?.steps ?? []) if (step.kind !== "missing") toolOf.set(step.id, step.tool);
   for (const [id, error] of read.errors) if (!toolOf.has(id) && error.tool !== undefined) toolOf.set(id, error.tool);
   const dependencies = new Map<number, number[]>();
-  for (const edge of picture?.edges ?? []) if (edge.state !== "missing" && edge.from !== edge.to) dependencies.set(edge.to, [...(dependencies.get(edge.to) ?? []), edge.from]);
+  for (const edge of picture?.edges ?? []) if (edge.state !== "missing" && edge.from !== edge.to) pushTo(dependencies, edge.to, edge.from);
 
   const ids = new Set<number>([...toolOf.keys(), ...read.timings.keys(), ...read.results, ...read.errors.keys(), ...read.skipped]);
   const outcomeOf = (id: number): StepOutcome => {
@@ -240,6 +240,7 @@ export function layoutRun(report: RunReport, options?: DrawRunOptions): RunLayou
     current = next;
   }
   criticalPath.reverse();
+  const pathIndex = new Map(criticalPath.map((id, i) => [id, i]));
 
   const rowOf = new Map<number, number>();
   const rows: TimelineRow[] = order.map(({ id, at: time }, index) => {
@@ -292,7 +293,7 @@ export function layoutRun(report: RunReport, options?: DrawRunOptions): RunLayou
       const x2 = row.bar.x - 1;
       // Down (or up) from the producer's end, then along the consumer's row to its start.
       const path = `M ${num(x1)} ${num(y1 + (y2 > y1 ? source.bar.height / 2 : -source.bar.height / 2))} V ${num(y2)} H ${num(Math.max(x2, x1 + 0.01))}`;
-      edges.push({ from, to: row.id, path, critical: onPath.has(from) && onPath.has(row.id) && criticalPath.indexOf(row.id) === criticalPath.indexOf(from) + 1 });
+      edges.push({ from, to: row.id, path, critical: onPath.has(from) && onPath.has(row.id) && pathIndex.get(row.id) === pathIndex.get(from)! + 1 });
     }
   }
 
