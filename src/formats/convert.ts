@@ -11,10 +11,11 @@ import type { TemplateNode } from "../grammar/ast.js";
 import { formatRef } from "../grammar/format.js";
 import { didYouMean } from "../lint/did-you-mean.js";
 import { readTools, type Plan, type PlanStep, type ToolCatalog } from "../plan/plan.js";
-import { isPlainObject, MISSING, readOwnData } from "../resolve/access.js";
+import { isPlainObject } from "../resolve/access.js";
 import type { Diagnostic, DiagnosticCode } from "../shared/diagnostic.js";
 import { pointerToken } from "../shared/pointer.js";
 import { quoted } from "../shared/text.js";
+import { defineOwn, own } from "./own-data.js";
 
 /** The longest source text converted, in UTF-16 code units (1 MiB of text); the rest is one `limit` diagnostic. */
 export const MAX_PLAN_TEXT_LENGTH = 1_048_576;
@@ -217,12 +218,6 @@ export class Conversion {
   }
 }
 
-/** An own data property, or undefined (getters are never run). */
-export function own(target: object, key: string): unknown {
-  const value = readOwnData(target, key);
-  return value === MISSING ? undefined : value;
-}
-
 /** Every reference in a value. */
 export function refsOf(value: Value, out: RefPart[] = []): RefPart[] {
   switch (value.kind) {
@@ -313,11 +308,6 @@ function renderValue(value: Value, templates: boolean, report: (message: string,
     default:
       return null;
   }
-}
-
-/** Set an own data property whatever its name (`__proto__` included). */
-export function defineOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /**

@@ -7,11 +7,12 @@
  * accepts; every rewrite is listed in `STRICT_REWRITES` and in the README ("Plans from models").
  */
 import { readTools, type JsonSchema, type ToolCatalog } from "../plan/plan.js";
-import { isPlainObject, readOwnData, MISSING } from "../resolve/access.js";
+import { isPlainObject, MISSING, readOwnData } from "../resolve/access.js";
 import { describeThrown, RefError } from "../shared/errors.js";
 import type { Syntax } from "../shared/options.js";
 import { pointerTokens } from "../shared/pointer.js";
 import { quoted, safeText } from "../shared/text.js";
+import { defineOwn as define, own } from "./own-data.js";
 import { referencePattern } from "./reference-pattern.js";
 
 /** Which JSON Schema to produce: full JSON Schema 2020-12, or OpenAI's strict structured-output subset. */
@@ -169,12 +170,6 @@ function readCatalogOrThrow(catalog: unknown): [string, JsonSchema | undefined][
   });
 }
 
-/** An own data property of a schema object, or undefined. */
-function own(schema: object, key: string): unknown {
-  const value = readOwnData(schema, key);
-  return value === MISSING ? undefined : value;
-}
-
 /** A deep copy of a JSON value (own data only): enum values, defaults, examples. */
 function copyData(value: unknown, depth = 0): unknown {
   if (depth > MAX_SCHEMA_DEPTH) throw new RefError("limit", `a value in a tool's schema is nested deeper than ${MAX_SCHEMA_DEPTH}`);
@@ -185,11 +180,6 @@ function copyData(value: unknown, depth = 0): unknown {
     return out;
   }
   return typeof value === "number" && !Number.isFinite(value) ? null : value;
-}
-
-/** Set a property as own data, whatever its name (`__proto__` included). */
-function define(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 class SchemaWriter {

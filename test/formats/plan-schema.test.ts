@@ -10,7 +10,9 @@ import { join } from "node:path";
 import Ajv2020Module from "ajv/dist/2020.js";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { planSchema, type PlanSchemaOptions } from "../../src/formats/plan-schema.js";
+import { planSchema, STRICT_REWRITES, type PlanSchemaOptions } from "../../src/formats/plan-schema.js";
+import { fromStrictOutput } from "../../src/formats/strict-output.js";
+import { lintPlan } from "../../src/lint/lint-plan.js";
 import { referencePattern } from "../../src/formats/reference-pattern.js";
 import { tryParseRef } from "../../src/grammar/parse.js";
 import type { JsonSchema, ToolCatalog } from "../../src/plan/plan.js";
@@ -72,6 +74,12 @@ describe("planSchema on the example catalogs", () => {
       expect(validate({ steps: plan.steps }), JSON.stringify(validate.errors)).toBe(true);
       const strict = ajv().compile(planSchema(catalog, { dialect: "openai-strict", ...language }));
       expect(strict(strictShape(plan, catalog)), JSON.stringify(strict.errors)).toBe(true);
+    });
+
+    test(`${file}: written the strict way (nulls for what is left out), fromStrictOutput gives the plan back and it lints clean`, () => {
+      const back = fromStrictOutput(strictShape(plan, catalog), catalog);
+      expect(back).toEqual({ steps: plan.steps.map(({ id, tool, args }) => ({ id, tool, args })) });
+      expect(lintPlan(back, { tools: catalog, ...language }).filter((d) => d.severity === "error")).toEqual([]);
     });
 
     test(`${file} with a wrong tool name, a wrong argument type or an extra argument does not validate`, () => {
@@ -241,5 +249,49 @@ describe("properties", () => {
       }),
       { numRuns: 3000 },
     );
+  });
+});
+
+describe("fromStrictOutput", () => {
+  const catalog: ToolCatalog = {
+    t: {
+      input: {
+        type: "object",
+        properties: { a: { type: "string" }, b: { type: ["string", "null"] }, o: { $ref: "#/$defs/o" }, list: { type: "array", items: { $ref: "#/$defs/o" } } },
+        required: ["a", "b"],
+        $defs: { o: { type: "object", properties: { x: { type: "number" }, y: { type: "number" } }, required: ["x"] } },
+      },
+    },
+  };
+
+  test("drops the nulls of optional properties only, following properties, items and local $refs", () => {
+    const output = { steps: [{ id: 1, tool: "t", args: { a: null, b: null, o: { x: null, y: null }, list: [{ x: 1, y: null }] } }, { id: 2, tool: "unknown", args: { z: null } }] };
+    expect(fromStrictOutput(output, catalog)).toEqual({
+      steps: [
+        { id: 1, tool: "t", args: { a: null, b: null, o: { x: null }, list: [{ x: 1 }] } },
+        { id: 2, tool: "unknown", args: { z: null } },
+      ],
+    });
+    expect(output.steps[0]!.args.o).toEqual({ x: null, y: null }); // the output is not changed
+  });
+
+  test("what is not a plan comes back as it is, and getters never run", () => {
+    expect(fromStrictOutput(42, catalog)).toBe(42);
+    const noSteps = { steps: 3 };
+    expect(fromStrictOutput(noSteps, catalog)).toBe(noSteps);
+    let ran = false;
+    const step = { id: 1, tool: "t" };
+    Object.defineProperty(step, "args", { enumerable: true, get: () => ((ran = true), {}) });
+    fromStrictOutput({ steps: [step] }, catalog);
+    expect(ran).toBe(false);
+    const hostile = new Proxy({}, { ownKeys: () => { throw new Error("trap"); } });
+    expect(fromStrictOutput(hostile, catalog)).toBe(hostile);
+  });
+});
+
+describe("documentation", () => {
+  test("the README lists every openai-strict rewrite, as STRICT_REWRITES says it", () => {
+    const readme = readFileSync(join(root, "README.md"), "utf8");
+    for (const [construct, becomes] of STRICT_REWRITES) expect(readme).toContain(`| ${construct} | ${becomes} |`);
   });
 });
