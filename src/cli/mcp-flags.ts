@@ -28,19 +28,54 @@ export const MCP_HELP = `  --mcp "COMMAND"       start an MCP server (its stdin 
 export async function withMcpServers<T>(commands: readonly string[] | undefined, urls: readonly string[] | undefined, signal: AbortSignal | undefined, use: (servers: McpServers | undefined) => Promise<T>): Promise<T> {
   const specs = [...(commands ?? []).map((commandLine) => ({ commandLine })), ...(urls ?? []).map((url) => ({ url }))];
   if (specs.length === 0) return use(undefined);
-  let servers: McpServers;
+  // Aborted by the command's signal, or by a signal that nothing else handles (see stopOnSignal).
+  const controller = new AbortController();
+  const connecting = connectMcpServers(specs, { clientInfo: { name: "plan-refs", version: packageVersion() }, signal: signal === undefined ? controller.signal : AbortSignal.any([signal, controller.signal]) });
+  const release = stopOnSignal(controller, connecting);
   try {
-    servers = await connectMcpServers(specs, { clientInfo: { name: "plan-refs", version: packageVersion() }, ...(signal === undefined ? {} : { signal }) });
-  } catch (error) {
-    throw asCliError(error, signal);
-  }
-  try {
-    return await use(servers);
-  } catch (error) {
-    throw asCliError(error, signal);
+    let servers: McpServers;
+    try {
+      servers = await connecting;
+    } catch (error) {
+      throw asCliError(error, signal);
+    }
+    try {
+      return await use(servers);
+    } catch (error) {
+      throw asCliError(error, signal);
+    } finally {
+      await servers.close();
+    }
   } finally {
-    await servers.close();
+    release();
   }
+}
+
+const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
+/**
+ * A signal that nothing handles ends the process at once (Node's default; `run` handles them and
+ * aborts, the other commands do not), which would leave a server that does not exit when its stdin
+ * closes running. While the servers are open, such a signal stops them first, then ends the process
+ * by the same signal, as the default would (a connection still being made is abandoned). Returns the
+ * function that removes the listeners.
+ */
+function stopOnSignal(controller: AbortController, connecting: Promise<McpServers>): () => void {
+  const listeners = new Map<string, () => void>();
+  for (const name of SIGNALS) {
+    if (process.listenerCount(name) > 0) continue;
+    const listener = (): void => {
+      for (const [signal, other] of listeners) process.off(signal, other);
+      const die = (): void => void process.kill(process.pid, name);
+      controller.abort();
+      connecting.then((servers) => servers.close()).then(die, die);
+    };
+    listeners.set(name, listener);
+    process.on(name, listener);
+  }
+  return () => {
+    for (const [name, listener] of listeners) process.off(name, listener);
+  };
 }
 
 /** An `McpSetupError` as the command line's error; anything else as it is. */

@@ -75,6 +75,7 @@ export async function connectMcp(server: McpServerSpec, options: ConnectMcpOptio
   const info = options.clientInfo ?? { name: "plan-refs", version: "0" };
   const client = new Client({ name: info.name, version: info.version });
   let tail = "";
+  let pid: number | undefined;
   let transport: { close(): Promise<void> };
   if (spec.kind === "stdio") {
     const { StdioClientTransport } = await loadSdk("client/stdio.js");
@@ -88,6 +89,12 @@ export async function connectMcp(server: McpServerSpec, options: ConnectMcpOptio
     stdio.stderr?.on("data", (chunk: Buffer | string) => {
       tail = (tail + String(chunk)).slice(-STDERR_TAIL_CHARS);
     });
+    // The process id, taken as soon as it exists: the SDK forgets its process when a close begins.
+    const start = stdio.start.bind(stdio);
+    stdio.start = async () => {
+      await start();
+      pid = stdio.pid ?? undefined;
+    };
     transport = stdio;
   } else {
     const { StreamableHTTPClientTransport } = await loadSdk("client/streamableHttp.js");
@@ -96,10 +103,12 @@ export async function connectMcp(server: McpServerSpec, options: ConnectMcpOptio
   const stderrTail = (): string => tail;
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>
-    (closing ??= client.close().then(
-      () => undefined,
-      () => transport.close().catch(() => undefined),
-    ));
+    (closing ??= client
+      .close()
+      .catch(() => transport.close())
+      .catch(() => undefined)
+      // The SDK may have begun closing on its own (a failed handshake) without waiting: wait here.
+      .then(() => (pid === undefined ? undefined : waitForExit(pid))));
   try {
     await client.connect(transport as Parameters<typeof client.connect>[0], request);
   } catch (error) {
@@ -117,6 +126,32 @@ export async function connectMcp(server: McpServerSpec, options: ConnectMcpOptio
     };
   }
   return { client: client as unknown as McpClient, label, stderrTail, close };
+}
+
+/**
+ * Resolve once process `pid` has exited. The SDK's close ends its stdin, then sends SIGTERM after 2 s
+ * and SIGKILL after 4 s; if the process is still there after 5 s, it is sent SIGKILL here.
+ */
+async function waitForExit(pid: number): Promise<void> {
+  const gone = (): boolean => {
+    try {
+      process.kill(pid, 0);
+      return false;
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === "ESRCH";
+    }
+  };
+  for (let waited = 0; !gone(); waited += 25) {
+    if (waited >= 5000) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
 }
 
 type Spec = { kind: "stdio"; command: string; args: string[]; cwd?: string; env: Record<string, string>; label: string } | { kind: "http"; url: URL; label: string };

@@ -198,6 +198,27 @@ describe("run --mcp / --mcp-url", () => {
   });
 });
 
+describe("lint --mcp and signals", () => {
+  test("SIGTERM while a server is starting: the server is stopped (even one that outlives its stdin), then plan-refs ends by SIGTERM", async () => {
+    const pidFile = join(work, "lint-signal.pid");
+    const path = writePlan("lint-signal.plan.json", { steps: [{ id: 1, tool: "shout", args: { text: "x" } }] });
+    const child = spawn(process.execPath, [join(root, "dist/cli/main.js"), "lint", path, "--mcp", `node ${SERVER} --linger --slow-start 60000 --pid-file ${pidFile}`], { cwd: root, stdio: "ignore" });
+    const closed = new Promise<[number | null, string | null]>((resolve) => child.on("close", (code, signal) => resolve([code, signal])));
+    let pid = Number.NaN;
+    while (Number.isNaN(pid)) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      try {
+        pid = Number(readFileSync(pidFile, "utf8"));
+      } catch {
+        // not started yet
+      }
+    }
+    child.kill("SIGTERM");
+    expect(await closed).toEqual([null, "SIGTERM"]);
+    expect(alive(pid)).toBe(false);
+  });
+});
+
 describe("without @modelcontextprotocol/sdk installed", () => {
   test("plan-refs/mcp imports; connecting, and the CLI's --mcp, fail with one line naming the install command", () => {
     // The build, with every dependency but the SDK.
