@@ -290,7 +290,7 @@ class SchemaWriter {
       } else if (ONE_SCHEMA.includes(key)) {
         out[key] = this.plainBody(origin, value, depth + 1, false);
       } else {
-        out[key] = copyData(value);
+        define(out, key, copyData(value));
       }
     }
     return out;

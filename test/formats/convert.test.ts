@@ -349,3 +349,15 @@ describe("limits", () => {
     expect(diagnostics.filter((d) => d.code === "limit").length).toBe(1);
   });
 });
+
+describe("__proto__ is a name like any other", () => {
+  test("a dict key and a keyword argument named __proto__ are own data of the plan", () => {
+    const { plan, diagnostics } = fromLLMCompiler("1. anything(__proto__={'__proto__': 1})");
+    expect(diagnostics).toEqual([]);
+    const args = plan.steps[0]!.args;
+    expect(Object.getPrototypeOf(args)).toBe(Object.prototype);
+    expect(Object.hasOwn(args, "__proto__")).toBe(true);
+    const inner = Object.getOwnPropertyDescriptor(args, "__proto__")!.value as object;
+    expect(Object.getOwnPropertyDescriptor(inner, "__proto__")!.value).toBe(1);
+  });
+});

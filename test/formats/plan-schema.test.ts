@@ -295,3 +295,20 @@ describe("documentation", () => {
     for (const [construct, becomes] of STRICT_REWRITES) expect(readme).toContain(`| ${construct} | ${becomes} |`);
   });
 });
+
+describe("__proto__ is a name like any other", () => {
+  test("a property, a keyword and a tool named __proto__ stay own data in both dialects", () => {
+    const input = JSON.parse('{ "type": "object", "properties": { "__proto__": { "type": "string" } }, "__proto__": { "x": 1 }, "required": ["__proto__"] }') as JsonSchema;
+    const catalog = JSON.parse('{ "__proto__": { "input": { "type": "object" } } }') as ToolCatalog;
+    Object.defineProperty(catalog, "t", { value: { input }, enumerable: true });
+    for (const dialect of ["json-schema", "openai-strict"] as const) {
+      const schema = planSchema(catalog, { dialect });
+      const branches = schema.properties.steps.items.anyOf;
+      expect(branches.map((branch) => branch.properties.tool.enum[0])).toEqual(["__proto__", "t"]);
+      const args = branches[1]!.properties.args as Record<string, unknown>;
+      expect(Object.getPrototypeOf(args)).toBe(Object.prototype);
+      expect(Object.hasOwn(args["properties"] as object, "__proto__")).toBe(true);
+      if (dialect === "json-schema") expect(Object.hasOwn(args, "__proto__")).toBe(true);
+    }
+  });
+});
