@@ -191,7 +191,7 @@ export async function* streamSteps(
 function readLine(line: SourceLine, conversion: Conversion, index: number): DraftStep | undefined {
   if (conversion.ended) return undefined;
   const text = line.text;
-  if (JOIN.test(text) || text.trim().startsWith(END_OF_PLAN)) {
+  if (JOIN.test(text) || (!NUMBERED.test(text) && text.includes(END_OF_PLAN))) {
     conversion.ended = true;
     return undefined;
   }

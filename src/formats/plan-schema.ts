@@ -234,7 +234,9 @@ class SchemaWriter {
       return free;
     }
     if (schema === false) return this.settings.strict ? { type: "object", properties: {}, required: [], additionalProperties: false } : false;
-    return this.schema(origin, schema, 0, "args");
+    const args = this.schema(origin, schema, 0, "args");
+    // A plan's args is always an object: say so where the tool's schema does not (Ajv's strict mode wants it beside "properties").
+    return isPlainObject(args) && !Object.hasOwn(args, "type") && !Object.hasOwn(args, "$ref") ? { type: "object", ...args } : args;
   }
 
   /**

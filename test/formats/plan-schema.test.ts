@@ -296,6 +296,15 @@ describe("documentation", () => {
   });
 });
 
+test("an input schema without a type still makes args an object (and Ajv's strict mode compiles it)", () => {
+  const schema = planSchema({ t: { input: { properties: { q: { type: "string" } } } } });
+  const args = schema.properties.steps.items.anyOf[0]!.properties.args as Record<string, unknown>;
+  expect(args["type"]).toBe("object");
+  const validate = ajv().compile(schema);
+  expect(validate({ steps: [{ id: 1, tool: "t", args: { q: "x" } }] })).toBe(true);
+  expect(validate({ steps: [{ id: 1, tool: "t", args: [] }] })).toBe(false);
+});
+
 describe("__proto__ is a name like any other", () => {
   test("a property, a keyword and a tool named __proto__ stay own data in both dialects", () => {
     const input = JSON.parse('{ "type": "object", "properties": { "__proto__": { "type": "string" } }, "__proto__": { "x": 1 }, "required": ["__proto__"] }') as JsonSchema;
