@@ -25,6 +25,8 @@ export const MAX_PLAN_LINE_LENGTH = 65_536;
 export const MAX_PLAN_STEPS = 10_000;
 /** The deepest nesting of lists and dicts in one argument. */
 export const MAX_ARGUMENT_DEPTH = 64;
+/** The most thought lines kept for one step's description (the rest are dropped). */
+const MAX_THOUGHT_LINES = 64;
 /** The most diagnostics one conversion reports; the last one says the rest were left out. */
 export const MAX_CONVERSION_DIAGNOSTICS = 1_000;
 
@@ -150,7 +152,7 @@ export class Conversion {
   /** Keep a thought line for the next step's description. */
   thought(text: string): void {
     const trimmed = text.trim();
-    if (this.keepThoughts && trimmed !== "" && this.#thought.length < 64) this.#thought.push(trimmed);
+    if (this.keepThoughts && trimmed !== "" && this.#thought.length < MAX_THOUGHT_LINES) this.#thought.push(trimmed);
   }
 
   /** The thought since the last step (and forget it). */

@@ -1,0 +1,31 @@
+/**
+ * plan-refs/formats sits on top: it imports the layers below it (grammar, plan, lint, resolve's
+ * own-data readers, shared) and nothing but the package root and the `schema` command imports it.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { expect, test } from "vitest";
+
+const src = join(import.meta.dirname, "../../src");
+
+function files(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? files(join(dir, entry.name)) : entry.name.endsWith(".ts") ? [join(dir, entry.name)] : []));
+}
+
+const importsOf = (file: string): string[] => [...readFileSync(file, "utf8").matchAll(/^(?:import|export)[^;]*? from "([^"]+)";/gms)].map((match) => match[1]!);
+
+test("src/formats imports only the layers below it", () => {
+  const allowed = /^(?:\.\/[\w-]+\.js|\.\.\/(?:grammar|plan|lint|shared)\/[\w-]+\.js|\.\.\/resolve\/access\.js)$/;
+  for (const file of files(join(src, "formats"))) {
+    expect(importsOf(file).filter((specifier) => !allowed.test(specifier)), relative(src, file)).toEqual([]);
+  }
+});
+
+test("only the package root and the schema command import src/formats", () => {
+  const importers = files(src)
+    .filter((file) => !file.startsWith(join(src, "formats")))
+    .filter((file) => importsOf(file).some((specifier) => specifier.includes("formats/")))
+    .map((file) => relative(src, file))
+    .sort();
+  expect(importers).toEqual(["cli/schema-command.ts", "index.ts"]);
+});
