@@ -8,6 +8,7 @@ import { quoted } from "../shared/text.js";
 import { listMcpTools, requestOptions } from "./catalog.js";
 import { connectMcp, type ConnectMcpOptions, type McpConnection, type McpServerSpec } from "./connect.js";
 import { McpSetupError } from "./errors.js";
+import { splitCommand } from "./split-command.js";
 import { toolFunctions } from "./tools.js";
 
 /** Servers connected together. */
@@ -35,6 +36,8 @@ export interface McpServers {
 export async function connectMcpServers(servers: readonly McpServerSpec[], options: Omit<ConnectMcpOptions, "label"> & { readonly labels?: readonly string[] } = {}): Promise<McpServers> {
   const request = requestOptions(options, "connectMcpServers option");
   const { labels, ...connectOptions } = options;
+  // A command line that cannot be split is found before any server starts.
+  for (const server of servers) if (typeof server === "object" && server !== null && "commandLine" in server) splitCommand(server.commandLine);
   const settled = await Promise.allSettled(servers.map((server, i) => connectMcp(server, { ...connectOptions, ...(labels?.[i] === undefined ? {} : { label: labels[i] }) })));
   const connections = settled.flatMap((outcome) => (outcome.status === "fulfilled" ? [outcome.value] : []));
   const close = async (): Promise<void> => {

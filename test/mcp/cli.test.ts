@@ -108,6 +108,13 @@ describe("lint --mcp / --mcp-url", () => {
     expect(cli(["lint", path, "--mcp", command])).toEqual({ code: 2, stdout: "", stderr: message });
   });
 
+  test("a bad command line among several: no server is started", () => {
+    const path = writePlan("typo.plan.json", plan);
+    const pidFile = join(work, "never.pid");
+    expect(cli(["lint", path, "--mcp", `node ${SERVER} --pid-file ${pidFile}`, "--mcp", "node s.mjs |"]).code).toBe(2);
+    expect(() => readFileSync(pidFile)).toThrow(/ENOENT/);
+  });
+
   test("a server that cannot start: exit 2, one line", () => {
     const path = writePlan("typo.plan.json", plan);
     expect(cli(["lint", path, "--mcp", "plan-refs-no-such-server --x"])).toEqual({ code: 2, stdout: "", stderr: `plan-refs: MCP server "plan-refs-no-such-server --x": cannot start the server: no such program\n` });
