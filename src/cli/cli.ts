@@ -11,7 +11,7 @@ import { lspCommand, lspHelp, lspUsage } from "./lsp-command.js";
 import { resolveCommand, resolveHelp, resolveUsage } from "./resolve-command.js";
 import { runCommand, runHelp, runUsage } from "./run-command.js";
 import { schemaCommand, schemaHelp, schemaUsage } from "./schema-command.js";
-import { printable } from "./terminal.js";
+import { printable } from "../shared/text.js";
 
 type Command = (argv: string[], io: CliIo) => number | Promise<number>;
 

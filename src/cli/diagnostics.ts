@@ -12,7 +12,7 @@ import type { Diagnostic } from "../shared/diagnostic.js";
 import { LineIndex } from "../shared/positions.js";
 import { listSome, quoted } from "../shared/text.js";
 import type { CliIo } from "./io.js";
-import { printable } from "./terminal.js";
+import { printable } from "../shared/text.js";
 
 /**
  * Steps whose tool the `--tools` module does not export: `unknown-tool` diagnostics (pointer only), in

@@ -7,7 +7,7 @@ import { readTools, type ToolCatalog } from "../plan/plan.js";
 import { LineIndex } from "../shared/positions.js";
 import { CliError, readTextInput } from "./input.js";
 import { wrongFlagHint } from "./load-tools.js";
-import { printable } from "./terminal.js";
+import { printable } from "../shared/text.js";
 
 /** Where a command writes, and whether its streams are terminals. */
 export interface CliIo {

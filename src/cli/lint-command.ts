@@ -14,7 +14,7 @@ import { readCatalog, type CliIo } from "./io.js";
 import { loadTools, wrongFlagHint } from "./load-tools.js";
 import { MCP_HELP, MCP_OPTIONS, withMcpServers } from "./mcp-flags.js";
 import { combineCatalogs } from "../mcp/index.js";
-import { printable } from "./terminal.js";
+import { printable } from "../shared/text.js";
 
 export const lintUsage = 'usage: plan-refs lint <plan.json|-> [--catalog <tools.json>] [--tools <tools.mjs>] [--mcp "COMMAND"]… [--mcp-url URL]… [--format pretty|json] [--strict]';
 

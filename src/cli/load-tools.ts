@@ -12,7 +12,7 @@ import type { ToolFunction, ToolFunctions } from "../run/run-plan.js";
 import { describeThrown } from "../shared/errors.js";
 import { CliError } from "./input.js";
 import { interruptedExitCode } from "./io.js";
-import { printable } from "./terminal.js";
+import { printable } from "../shared/text.js";
 
 /** Extensions of files that are data, not code: a JSON file given to `--tools` is a catalog. */
 const DATA_EXTENSIONS = new Set([".json", ".jsonc"]);

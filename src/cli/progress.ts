@@ -10,7 +10,7 @@
  */
 import pc from "picocolors";
 import type { RunEvent } from "../run/run-plan.js";
-import { printable } from "./terminal.js";
+import { printable } from "../shared/text.js";
 
 /** A progress view: feed it events, call `finish` at the end. */
 export interface Progress {

@@ -17,7 +17,7 @@ import { quoted } from "../shared/text.js";
 import { locateDiagnostics, printDiagnostics } from "./diagnostics.js";
 import { CliError } from "./input.js";
 import { readJsonInput, type CliIo } from "./io.js";
-import { printable } from "./terminal.js";
+import { printable } from "../shared/text.js";
 
 export const resolveUsage = "usage: plan-refs resolve --args <file|-> --results <file|-> [--syntax seed|path] [--templates] [--deep] [--strict]";
 

@@ -21,7 +21,7 @@ import { combineCatalogs, type McpServers } from "../mcp/index.js";
 import type { ToolFunctions } from "../run/run-plan.js";
 import { liveProgress, lineProgress } from "./progress.js";
 import { checkResultsTarget, writeResults, type GuardedFile, type ResultsTarget } from "./results-file.js";
-import { printable } from "./terminal.js";
+import { printable } from "../shared/text.js";
 
 export const runUsage =
   'usage: plan-refs run <plan.json|-> (--tools <tools.mjs> | --mcp "COMMAND" | --mcp-url URL)… [--catalog tools.json] [--results out.json] [--concurrency N] [--timeout MS] [--fail-fast] [--validate-outputs]';

@@ -8,7 +8,7 @@ import { planSchema } from "../formats/plan-schema.js";
 import { RefError } from "../shared/errors.js";
 import { CliError } from "./input.js";
 import { readCatalog, type CliIo } from "./io.js";
-import { printable } from "./terminal.js";
+import { printable } from "../shared/text.js";
 
 export const schemaUsage = "usage: plan-refs schema --catalog <tools.json|-> [--dialect json-schema|openai-strict] [--syntax seed|path] [--templates] [--deep]";
 
