@@ -154,7 +154,7 @@ function readSchemaOptions(options: PlanSchemaOptions): Settings {
   return { strict: dialect === "openai-strict", syntax, templates: flag("templates"), deep: flag("deep") };
 }
 
-function readCatalogOrThrow(catalog: unknown): [string, JsonSchema | undefined][] {
+function readCatalogOrThrow(catalog: unknown): [string, JsonSchema | undefined, string | undefined][] {
   const problems: string[] = [];
   const tools = readTools(catalog, (pointer, message) => void problems.push(`${pointer || "/"}: ${message}`), "");
   if (problems.length > 0 || tools === undefined) {
@@ -166,7 +166,8 @@ function readCatalogOrThrow(catalog: unknown): [string, JsonSchema | undefined][
   return names.map((name) => {
     const spec = readOwnData(tools, name) as object;
     const input = readOwnData(spec, "input");
-    return [name, input === MISSING ? undefined : (input as JsonSchema | undefined)];
+    const description = readOwnData(spec, "description");
+    return [name, input === MISSING ? undefined : (input as JsonSchema | undefined), typeof description === "string" ? description : undefined];
   });
 }
 
@@ -191,15 +192,16 @@ class SchemaWriter {
 
   constructor(readonly settings: Settings) {}
 
-  plan(tools: [string, JsonSchema | undefined][]): PlanSchema {
+  plan(tools: [string, JsonSchema | undefined, string | undefined][]): PlanSchema {
     const strict = this.settings.strict;
-    const branches = tools.map(([name, input]): StepBranch => {
+    const branches = tools.map(([name, input, description]): StepBranch => {
       const properties = {
         id: { type: "integer", minimum: 0, description: "The step number; $1 in a later step is this step's result." },
         tool: { type: "string" as const, enum: [name] as const },
         args: this.args({ tool: name, root: input ?? true }),
       };
-      return { type: "object", properties, required: ["id", "tool", "args"], additionalProperties: false };
+      // The tool's description tells the model what the tool is for.
+      return { type: "object", ...(description === undefined ? {} : { description }), properties, required: ["id", "tool", "args"], additionalProperties: false };
     });
     const reference = {
       type: "string",
@@ -252,7 +254,10 @@ class SchemaWriter {
     const referable = position === "top" || (position === "nested" && this.settings.deep);
     if (!referable || body === true) return body;
     if (isPlainObject(body) && Object.keys(body).length === 0) return body;
-    return { anyOf: [body, { $ref: `#/$defs/${REFERENCE_DEF}` }] };
+    const reference = { $ref: `#/$defs/${REFERENCE_DEF}` };
+    // One flat anyOf: a body that is only an anyOf gets the reference as one more branch.
+    if (isPlainObject(body) && Object.keys(body).length === 1 && Array.isArray(body["anyOf"])) return { anyOf: [...(body["anyOf"] as unknown[]), reference] };
+    return { anyOf: [body, reference] };
   }
 
   /** The position of a subschema below one at `depth`: a property of `args` is a top-level value. */

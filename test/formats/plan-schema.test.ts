@@ -137,6 +137,16 @@ describe("where a reference may stand", () => {
     expect(shallow(plan({ days: "$1 ?? 3" }))).toBe(false); // a default is path syntax: in seed it is no reference
   });
 
+  test("each branch carries its tool's description; a reference is one more branch of an argument's anyOf", () => {
+    const catalog: ToolCatalog = { t: { description: "Does t.", input: { type: "object", properties: { v: { anyOf: [{ type: "number" }, { type: "boolean" }] } } } } };
+    for (const dialect of ["json-schema", "openai-strict"] as const) {
+      const branch = planSchema(catalog, { dialect }).properties.steps.items.anyOf[0]!;
+      expect(branch["description"]).toBe("Does t.");
+      const v = (branch.properties.args as { properties: Record<string, unknown> }).properties["v"];
+      expect(v).toEqual({ anyOf: [{ type: "number" }, { type: "boolean" }, { $ref: "#/$defs/reference" }, ...(dialect === "openai-strict" ? [{ type: "null" }] : [])] });
+    }
+  });
+
   test("local $refs are hoisted into the plan's $defs, recursion included", () => {
     const catalog: ToolCatalog = {
       tree: {
