@@ -254,6 +254,8 @@ class SchemaWriter {
     const referable = position === "top" || (position === "nested" && this.settings.deep);
     if (!referable || body === true) return body;
     if (isPlainObject(body) && Object.keys(body).length === 0) return body;
+    // Any string is already accepted: a reference adds nothing.
+    if (isPlainObject(body) && body["type"] === "string" && Object.keys(body).every((key) => key === "type" || key === "description")) return body;
     const reference = { $ref: `#/$defs/${REFERENCE_DEF}` };
     // One flat anyOf: a body that is only an anyOf gets the reference as one more branch.
     if (isPlainObject(body) && Object.keys(body).length === 1 && Array.isArray(body["anyOf"])) return { anyOf: [...(body["anyOf"] as unknown[]), reference] };

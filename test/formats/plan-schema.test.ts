@@ -147,6 +147,16 @@ describe("where a reference may stand", () => {
     }
   });
 
+  test("a plain string argument takes references as it is; a constrained one gets the reference branch", () => {
+    const catalog: ToolCatalog = { t: { input: { type: "object", properties: { q: { type: "string" }, units: { type: "string", enum: ["metric", "imperial"] } }, required: ["q", "units"] } } };
+    const args = planSchema(catalog).properties.steps.items.anyOf[0]!.properties.args as { properties: Record<string, unknown> };
+    expect(args.properties["q"]).toEqual({ type: "string" });
+    expect(args.properties["units"]).toEqual({ anyOf: [{ type: "string", enum: ["metric", "imperial"] }, { $ref: "#/$defs/reference" }] });
+    const validate = ajv().compile(planSchema(catalog));
+    expect(validate({ steps: [{ id: 2, tool: "t", args: { q: "$1.q", units: "$1.units" } }] })).toBe(true);
+    expect(validate({ steps: [{ id: 2, tool: "t", args: { q: "x", units: "kelvin" } }] })).toBe(false);
+  });
+
   test("local $refs are hoisted into the plan's $defs, recursion included", () => {
     const catalog: ToolCatalog = {
       tree: {
