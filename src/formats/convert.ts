@@ -14,7 +14,8 @@ import { readTools, type Plan, type PlanStep, type ToolCatalog } from "../plan/p
 import { isPlainObject } from "../resolve/access.js";
 import type { Diagnostic, DiagnosticCode } from "../shared/diagnostic.js";
 import { pointerToken } from "../shared/pointer.js";
-import { quoted } from "../shared/text.js";
+import { describeThrown } from "../shared/errors.js";
+import { quoted, safeText } from "../shared/text.js";
 import { defineOwn, own } from "./own-data.js";
 
 /** The longest source text converted, in UTF-16 code units (1 MiB of text); the rest is one `limit` diagnostic. */
@@ -120,8 +121,13 @@ export class Conversion {
       if (typeof options !== "object" || options === null) {
         this.report("invalid-options", "the converter's options must be an object", "", 0, 0, { line: 1, column: 1 });
       } else {
-        catalog = own(options, "catalog");
-        thoughts = own(options, "thoughts");
+        try {
+          catalog = own(options, "catalog");
+          thoughts = own(options, "thoughts");
+        } catch (error) {
+          // A Proxy trap that throws: the options count as absent.
+          this.report("invalid-options", `the converter's options could not be read: ${safeText(describeThrown(error), 80)}`, "", 0, 0, { line: 1, column: 1 });
+        }
       }
     }
     if (thoughts !== undefined && thoughts !== "description" && thoughts !== "drop") {

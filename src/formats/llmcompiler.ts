@@ -136,7 +136,14 @@ export async function* streamSteps(
       tooLong(source);
       return undefined;
     }
-    const draft = read(source, conversion, index);
+    let draft: DraftStep | undefined;
+    try {
+      draft = read(source, conversion, index);
+    } catch (error) {
+      // Not the text's doing (a catalog whose Proxy trap throws): one diagnostic, the line left out.
+      conversion.problemOn(source, "invalid-plan", `line ${source.line} could not be converted: ${safeText(describeThrown(error), 120)}`, "", source.offset, source.offset);
+      return undefined;
+    }
     if (draft === undefined) return undefined;
     index++;
     return renderStep(draft, true, (message, ref) => conversion.problemOn(source, "invalid-plan", message, `/steps/${index - 1}`, ref.start, ref.end));

@@ -361,3 +361,22 @@ describe("__proto__ is a name like any other", () => {
     expect(Object.getOwnPropertyDescriptor(inner, "__proto__")!.value).toBe(1);
   });
 });
+
+describe("hostile options", () => {
+  const trap = (): never => {
+    throw new Error("trap");
+  };
+  const hostile = new Proxy({}, { getOwnPropertyDescriptor: trap, ownKeys: trap, get: trap });
+
+  test("options or a catalog whose Proxy traps throw are diagnostics, in every converter", async () => {
+    const text = '1. web_search("x")\n#E1 = Search[x]';
+    for (const options of [hostile, { catalog: hostile }, { catalog: { web_search: hostile } }]) {
+      expect(() => fromLLMCompiler(text, options as never)).not.toThrow();
+      expect(() => fromReWOO(text, options as never)).not.toThrow();
+      const stream = fromLLMCompilerStream([text], options as never);
+      const steps: unknown[] = [];
+      for await (const step of stream) steps.push(step);
+      expect(fromLLMCompiler(text, options as never).diagnostics.length + stream.diagnostics.length).toBeGreaterThan(0);
+    }
+  });
+});
