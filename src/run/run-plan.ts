@@ -14,7 +14,7 @@ import { lintReadPlan } from "../lint/lint-plan.js";
 import { readPlan, type JsonSchema, type LocatedStep, type ToolCatalog } from "../plan/plan.js";
 import { resolveRefs } from "../resolve/resolve-refs.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
-import { asRefError, describeThrown, RefError, StepError, type StepErrorCode } from "../shared/errors.js";
+import { asRefError, describeThrown, RefError, StepError, withoutStack, type StepErrorCode } from "../shared/errors.js";
 import { normalizeOptions, type NormalizedOptions, type Syntax } from "../shared/options.js";
 import { outputMismatch, prepareOutputSchema } from "./output-validator.js";
 import { ArgsSnapshotter } from "./snapshot.js";
@@ -322,6 +322,8 @@ class Run {
   /** When scheduling began: lint and schema compilation happen before it. */
   #started = performance.now();
   #running = 0;
+  /** Steps in state `waiting` (when none is left at the end, there is nothing to fail as stuck). */
+  #waiting = 0;
   #pumping = false;
   #streamOpen = false;
   #stopped: "aborted" | "failed" | undefined;
@@ -390,23 +392,37 @@ class Run {
     this.#catalog = this.settings.catalog ?? read.plan.tools;
     this.#setLanguage(read.plan.options);
     // Snapshots first: the linter checks, and the run runs, the same arguments.
-    const snapshots = new Array<readonly number[] | RefError>(steps.length);
-    for (let i = 0; i < steps.length; i++) snapshots[i] = this.#snapshot(steps[i]!);
+    const snapshots = this.#snapshotAll(steps);
     const { syntax, templates, deep } = this.#language;
     const lint = lintReadPlan(plan, read, { syntax, templates, deep, ...(this.#catalog === undefined ? {} : { tools: this.#catalog }) });
     for (const diagnostic of lint) this.diagnostics.push(diagnostic);
-    // Every tool is looked up here, once: a tools object that throws rejects the run before anything runs.
-    for (const step of steps) {
-      if (this.#toolOf(step.tool) === undefined) {
-        this.diagnostics.push({ code: "unknown-tool", severity: "error", step: step.id, pointer: `${step.pointer}/tool`, message: `no function for tool "${step.tool.slice(0, 60)}" among the tools given to runPlan` });
-      }
-    }
+    this.#lookUpTools(steps);
     if (this.diagnostics.some((diagnostic) => diagnostic.severity === "error")) return false;
     if (this.settings.validateOutputs) for (const step of steps) this.#schemaOf(step.tool, true);
     this.#started = performance.now();
     this.#growTimes(2 * steps.length);
-    for (let i = 0; i < steps.length; i++) this.#add(steps[i]!, snapshots[i]!);
+    this.#addAll(steps, snapshots);
     return true;
+  }
+
+  #snapshotAll(steps: readonly LocatedStep[]): (readonly number[] | RefError)[] {
+    const snapshots = new Array<readonly number[] | RefError>(steps.length);
+    for (let i = 0; i < steps.length; i++) snapshots[i] = this.#snapshot(steps[i]!);
+    return snapshots;
+  }
+
+  /** Every tool is looked up here, once: a tools object that throws rejects the run before anything runs. */
+  #lookUpTools(steps: readonly LocatedStep[]): void {
+    for (let i = 0; i < steps.length; i++) {
+      const step = steps[i]!;
+      if (this.#toolOf(step.tool) === undefined) {
+        this.diagnostics.push({ code: "unknown-tool", severity: "error", step: step.id, pointer: `${step.pointer}/tool`, message: `no function for tool "${step.tool.slice(0, 60)}" among the tools given to runPlan` });
+      }
+    }
+  }
+
+  #addAll(steps: readonly LocatedStep[], snapshots: readonly (readonly number[] | RefError)[]): void {
+    for (let i = 0; i < steps.length; i++) this.#add(steps[i]!, snapshots[i]!);
   }
 
   /**
@@ -504,6 +520,7 @@ class Run {
     if (2 * slot + 1 >= this.#times.length) this.#growTimes(2 * slot + 2);
     const record = new StepRecord(step.id, slot, step.tool, step.args as Record<string, unknown>, dependencies, this);
     this.#records.set(step.id, record);
+    this.#waiting++;
     const waiting = this.#waitingOn.get(step.id);
     if (waiting !== undefined) {
       record.dependents = waiting;
@@ -545,8 +562,14 @@ class Run {
     this.#times = times;
   }
 
+  /** Change a step's state, counting the steps that wait. */
+  #setState(record: StepRecord, state: StepState): void {
+    if (record.state === "waiting") this.#waiting--;
+    record.state = state;
+  }
+
   #makeReady(record: StepRecord): void {
-    record.state = "ready";
+    this.#setState(record, "ready");
     this.#ready.push(record);
   }
 
@@ -555,16 +578,22 @@ class Run {
     if (this.#pumping) return;
     this.#pumping = true;
     try {
-      const limit = this.settings.concurrency;
-      while (this.#stopped === undefined && this.#running < limit && this.#readyHead < this.#ready.length) {
-        const record = this.#ready[this.#readyHead++]!;
-        if (this.#readyHead === this.#ready.length) this.#ready.length = this.#readyHead = 0;
-        this.#start(record);
-      }
+      this.#startReady();
     } finally {
       this.#pumping = false;
     }
     this.#settleIfIdle();
+  }
+
+  // Long loops live in small methods of their own: the optimizing compiler enters a loop while it runs
+  // (on-stack replacement), and code after a loop in a larger method was deoptimized again and again.
+  #startReady(): void {
+    const limit = this.settings.concurrency;
+    while (this.#stopped === undefined && this.#running < limit && this.#readyHead < this.#ready.length) {
+      const record = this.#ready[this.#readyHead++]!;
+      if (this.#readyHead === this.#ready.length) this.#ready.length = this.#readyHead = 0;
+      this.#start(record);
+    }
   }
 
   #start(record: StepRecord): void {
@@ -627,7 +656,9 @@ class Run {
     try {
       if (record.state !== "running") return;
       this.#settleFailure(record, "timeout", `timed out after ${limit} ms`);
-      abortStep(record, new StepError("timeout", record.id, record.tool, `timed out after ${limit} ms`));
+      // Abort reasons are built without a stack: a captured stack keeps its frames' receivers (this run,
+      // and so its results) alive for as long as a tool that never settles keeps its signal.
+      abortStep(record, withoutStack(() => new StepError("timeout", record.id, record.tool, `timed out after ${limit} ms`)));
       this.#pump();
     } catch (error) {
       this.fatal(error);
@@ -703,7 +734,7 @@ class Run {
 
   /** Fail a step: one that ran (`endMs` given, its start recorded), or one that never started. */
   #fail(record: StepRecord, code: StepErrorCode, detail: string, cause?: unknown, endMs?: number): void {
-    record.state = "failed";
+    this.#setState(record, "failed");
     const error = new StepError(code, record.id, record.tool, detail, cause);
     this.errors.set(record.id, error);
     if (this.settings.onEvent !== undefined) {
@@ -716,7 +747,7 @@ class Run {
   }
 
   #skip(record: StepRecord, blockedBy: number): void {
-    record.state = "skipped";
+    this.#setState(record, "skipped");
     this.skipped.push(record.id);
     if (this.settings.onEvent !== undefined) this.#emit({ type: "step-skipped", stepId: record.id, tool: record.tool, blockedBy, atMs: this.#now() });
     this.#skipDependents(record);
@@ -724,7 +755,7 @@ class Run {
 
   /** A step added after the run stopped (a failure while the plan's steps were being added, with `failFast`). */
   #skipStopped(record: StepRecord): void {
-    record.state = "skipped";
+    this.#setState(record, "skipped");
     this.skipped.push(record.id);
   }
 
@@ -739,7 +770,7 @@ class Run {
       blocker.dependents = undefined;
       for (const dependent of dependents) {
         if (dependent.state !== "waiting") continue;
-        dependent.state = "skipped";
+        this.#setState(dependent, "skipped");
         this.skipped.push(dependent.id);
         if (this.settings.onEvent !== undefined) this.#emit({ type: "step-skipped", stepId: dependent.id, tool: dependent.tool, blockedBy: blocker.id, atMs: this.#now() });
         queue.push(dependent);
@@ -762,7 +793,7 @@ class Run {
         cause = error;
       }
     }
-    const abortReason = cause ?? new RefError("aborted", "the run was stopped");
+    const abortReason = cause ?? withoutStack(() => new RefError("aborted", "the run was stopped"));
     const detail = reason === "aborted" ? "aborted with the run" : "aborted because another step failed (failFast)";
     const aborted: StepRecord[] = [];
     for (const record of this.#records.list) {
@@ -777,7 +808,7 @@ class Run {
         }
         aborted.push(record);
       } else if (record.state === "waiting" || record.state === "ready") {
-        record.state = "skipped";
+        this.#setState(record, "skipped");
         this.skipped.push(record.id);
       }
     }
@@ -806,6 +837,13 @@ class Run {
         // A signal whose methods were replaced and throw: nothing more to do.
       }
     }
+    // A tool may still be running (the run gave up on it: a stop, a timeout), or may keep its context:
+    // either holds only its own step's record once the records let go of the run.
+    this.#release();
+    this.#waitingOn.clear();
+  }
+
+  #release(): void {
     for (const record of this.#records.list) {
       if (record.timer !== undefined) {
         clearTimeout(record.timer);
@@ -814,7 +852,6 @@ class Run {
       record.run = undefined;
       record.dependents = undefined;
     }
-    this.#waitingOn.clear();
   }
 
   /** An error of plan-refs' own (never expected): the run ends and runPlan rejects with it as a RefError. */
@@ -840,15 +877,23 @@ class Run {
     if (this.#finished) return;
     if (this.#stopped !== undefined) return this.#finish();
     if (this.#running > 0 || this.#readyHead < this.#ready.length || this.#streamOpen) return;
-    for (const record of this.#records.list) {
+    if (this.#waiting > 0) this.#failStuck();
+    this.#finish();
+  }
+
+  /** Steps still waiting when nothing else can happen: a dependency never arrived, or they are in a cycle. */
+  #failStuck(): void {
+    const records = this.#records.list;
+    for (let i = 0; i < records.length; i++) {
+      const record = records[i]!;
       if (record.state !== "waiting") continue;
       const missing = record.dependencies.filter((id) => !this.#records.has(id));
       if (missing.length > 0) this.#fail(record, "missing-dependency", `it references step${missing.length > 1 ? "s" : ""} ${missing.join(", ")}, which never arrived`);
     }
-    for (const record of this.#records.list) {
+    for (let i = 0; i < records.length; i++) {
+      const record = records[i]!;
       if (record.state === "waiting") this.#fail(record, "cycle", "it is part of a reference cycle and can never run");
     }
-    this.#finish();
   }
 
   #emit(event: RunEvent): void {

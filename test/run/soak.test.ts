@@ -76,6 +76,38 @@ describe.runIf(gc !== undefined)("runs sharing one AbortSignal (child process wi
   });
 });
 
+describe.runIf(gc !== undefined)("tools that never settle (child process with --expose-gc)", () => {
+  test("after a timeout, a tool that keeps its context for ever keeps only its own step, not the run's results", async () => {
+    const kept: unknown[] = [];
+    const big = () => Array.from({ length: 1_000 }, (_, i) => `result ${i} `.repeat(10));
+    const plan = [{ id: 1, tool: "big", args: {} }, { id: 2, tool: "hang", args: { after: "$1" } }];
+    const tools = { big, hang: (_args: Record<string, unknown>, context: unknown) => new Promise(() => void kept.push(context)) };
+    await runPlan(plan, tools, { timeoutMs: 1 });
+    const heapBefore = collect();
+    for (let i = 0; i < 300; i++) {
+      const report = await runPlan(plan, tools, { timeoutMs: 1 });
+      expect(report.errors.get(2)?.code).toBe("timeout");
+    }
+    // 300 runs' results would be about 40 MB; the contexts and their step records are a few hundred KB.
+    expect(collect() - heapBefore).toBeLessThan(4 * 1024 * 1024);
+    expect(kept).toHaveLength(301);
+  });
+});
+
+describe.runIf(gc !== undefined)("tools that keep their context after they settle (child process with --expose-gc)", () => {
+  test("a kept context holds its own step, not the run's results", async () => {
+    const kept: unknown[] = [];
+    const big = () => Array.from({ length: 1_000 }, (_, i) => `result ${i} `.repeat(10));
+    const plan = [{ id: 1, tool: "big", args: {} }, { id: 2, tool: "keep", args: { after: "$1" } }];
+    const tools = { big, keep: (_args: Record<string, unknown>, context: unknown) => void kept.push(context) };
+    await runPlan(plan, tools);
+    const heapBefore = collect();
+    for (let i = 0; i < 300; i++) expect((await runPlan(plan, tools)).status).toBe("ok");
+    expect(collect() - heapBefore).toBeLessThan(4 * 1024 * 1024);
+    expect(kept).toHaveLength(301);
+  });
+});
+
 describe.runIf(gc === undefined)("runs sharing one AbortSignal", () => {
   test("the soak test passes in a child vitest run with --expose-gc", () => {
     const child = spawnSync(process.execPath, [fileURLToPath(new URL("../../node_modules/vitest/vitest.mjs", import.meta.url)), "run", thisFile, "--execArgv=--expose-gc", "--reporter=dot"], {
@@ -86,7 +118,7 @@ describe.runIf(gc === undefined)("runs sharing one AbortSignal", () => {
     });
     // eslint-disable-next-line no-control-regex
     const output = `${child.stdout}\n${child.stderr}`.replace(/\u001b\[[0-9;]*m/g, "");
-    expect(output, output).toMatch(/Tests\s+2 passed/);
+    expect(output, output).toMatch(/Tests\s+4 passed/);
     expect(child.status, output).toBe(0);
   }, 600_000);
 });
