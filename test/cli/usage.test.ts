@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
+import { splitCommand } from "../../src/mcp/split-command.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 // PLAN_REFS_CLI: another build of the executable (to check that a test fails on the build before a fix).
@@ -46,12 +47,19 @@ describe("help and version", () => {
     expect(cli([command, "--strict", "--help"]).status).toBe(0);
   });
 
-  test.each(["resolve", "lint", "run"])("the example in plan-refs %s --help runs (exit 0 or 1, never a usage error)", (command) => {
+  test.each(["resolve", "lint", "run"])("every example in plan-refs %s --help runs (exit 0 or 1, never a usage error)", (command) => {
     const help = cli([command, "--help"]).stdout;
-    const example = help.slice(help.lastIndexOf("\n  plan-refs ") + "\n  plan-refs ".length).trim().split(/\s+/);
-    const result = cli(example.map((arg) => (arg === "trip.json" ? join(tmp, "trip.json") : arg)));
-    expect([0, 1]).toContain(result.status);
-    expect(result.stderr).not.toMatch(noStackTrace);
+    const examples = help
+      .slice(help.search(/\nexamples?:\n/))
+      .split("\n")
+      .filter((line) => line.startsWith("  plan-refs "))
+      .map((line) => splitCommand(line.trim()).slice(1));
+    expect(examples.length).toBeGreaterThan(0);
+    for (const example of examples) {
+      const result = cli(example.map((arg) => (arg === "trip.json" ? join(tmp, "trip.json") : arg)));
+      expect([0, 1], example.join(" ")).toContain(result.status);
+      expect(result.stderr).not.toMatch(noStackTrace);
+    }
   });
 
   test("the defaults are stated", () => {
