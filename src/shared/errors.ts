@@ -217,7 +217,7 @@ export function describeThrown(thrown: unknown): string {
 }
 
 /** Why a step of `runPlan` failed. */
-export type StepErrorCode = "tool-error" | "unknown-tool" | "unresolved-args" | "timeout" | "aborted" | "invalid-output" | "missing-dependency" | "cycle" | "invalid-step";
+export type StepErrorCode = "tool-error" | "unknown-tool" | "unresolved-args" | "timeout" | "aborted" | "invalid-output" | "missing-dependency" | "cycle" | "invalid-step" | "unserializable";
 
 /**
  * A step of a run failed: its tool threw or rejected (`tool-error`), its arguments could not be

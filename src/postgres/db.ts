@@ -1,0 +1,153 @@
+/**
+ * Connections: the connection string (`DATABASE_URL` by default), one pool per connection string (it
+ * lets the process exit when idle), the schema name, and database errors turned into `PostgresError`s.
+ */
+import { describeThrown } from "../shared/errors.js";
+import { safeText } from "../shared/text.js";
+import { PostgresError } from "./errors.js";
+import { loadPg, type PgClient, type PgPool, type PgPoolClient } from "./peers.js";
+
+/** Where the database is: what every `plan-refs/postgres` function takes. */
+export interface ConnectionOptions {
+  /** A PostgreSQL connection string (`postgres://user:password@host:5432/db`); default: the `DATABASE_URL` environment variable. */
+  readonly connectionString?: string;
+  /** The schema of plan-refs' tables (default `plan_refs`). graphile-worker keeps its own schema, `graphile_worker`. */
+  readonly schema?: string;
+}
+
+/** The default schema of plan-refs' tables. */
+export const DEFAULT_SCHEMA = "plan_refs";
+
+/** A schema name plan-refs accepts: a plain lower-case SQL identifier (so it never needs quoting tricks). */
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** Connection string and schema, read once from own data (a getter never runs). */
+export interface Connection {
+  readonly connectionString: string;
+  /** The schema, already a safe identifier. */
+  readonly schema: string;
+  /** `host:port` for messages. */
+  readonly where: string;
+}
+
+function own(options: object, key: string): unknown {
+  return Object.getOwnPropertyDescriptor(options, key)?.value;
+}
+
+/** Read `connectionString` and `schema` from options (or `DATABASE_URL`). */
+export function readConnection(options: unknown, what: string): Connection {
+  if (options !== undefined && (typeof options !== "object" || options === null)) throw new PostgresError("invalid-options", `${what} options must be an object`);
+  const given = options === undefined ? undefined : own(options, "connectionString");
+  const schema = options === undefined ? undefined : own(options, "schema");
+  if (given !== undefined && typeof given !== "string") throw new PostgresError("invalid-options", `${what}: connectionString must be a string`);
+  const connectionString = given ?? process.env.DATABASE_URL;
+  if (connectionString === undefined || connectionString === "") {
+    throw new PostgresError("invalid-connection", `${what}: no database given: pass connectionString (--database URL) or set DATABASE_URL`);
+  }
+  if (schema !== undefined && (typeof schema !== "string" || !SCHEMA_NAME.test(schema))) {
+    throw new PostgresError("invalid-options", `${what}: schema must be a lower-case SQL identifier (letters, digits, _), at most 63 characters`);
+  }
+  return { connectionString, schema: (schema as string | undefined) ?? DEFAULT_SCHEMA, where: hostAndPort(connectionString) };
+}
+
+/** `host:port` of a connection string, for messages (never the password). */
+export function hostAndPort(connectionString: string): string {
+  try {
+    const url = new URL(connectionString);
+    const host = url.hostname === "" ? (url.searchParams.get("host") ?? "localhost") : url.hostname;
+    return safeText(`${host}:${url.port === "" ? "5432" : url.port}`, 120);
+  } catch {
+    return "the database in the connection string";
+  }
+}
+
+const pools = new Map<string, Promise<PgPool>>();
+
+/** The process's pool for this database (made once; idle clients let the process exit). */
+export function poolFor(connection: Connection): Promise<PgPool> {
+  let pool = pools.get(connection.connectionString);
+  if (pool === undefined) {
+    pool = loadPg().then(({ Pool }) => {
+      const made = new Pool({ connectionString: connection.connectionString, max: 10, idleTimeoutMillis: 2_000, allowExitOnIdle: true, connectionTimeoutMillis: 10_000 });
+      // A client that dies while idle (the server restarted): the pool drops it, the next query reconnects.
+      made.on("error", () => undefined);
+      return made;
+    });
+    pools.set(connection.connectionString, pool);
+    pool.catch(() => pools.delete(connection.connectionString));
+  }
+  return pool;
+}
+
+/** A fresh client of its own (for LISTEN), connected. */
+export async function connectClient(connection: Connection): Promise<PgClient> {
+  const { Client } = await loadPg();
+  const client = new Client({ connectionString: connection.connectionString, connectionTimeoutMillis: 10_000 });
+  client.on("error", () => undefined);
+  try {
+    await client.connect();
+  } catch (error) {
+    throw databaseError(error, connection);
+  }
+  return client;
+}
+
+/** Codes of errors that mean the server is not there (or went away). */
+const UNREACHABLE = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ECONNRESET", "57P01", "57P03", "08006", "08001", "08003", "08004"]);
+
+function codeOf(error: unknown): unknown {
+  if (typeof error !== "object" || error === null) return undefined;
+  return Object.getOwnPropertyDescriptor(error, "code")?.value;
+}
+
+/** Whether an error means the database could not be reached (worth retrying later). */
+export function isConnectionError(error: unknown): boolean {
+  const code = codeOf(error);
+  if (typeof code === "string" && UNREACHABLE.has(code)) return true;
+  const message = describeThrown(error);
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connect ECONNREFUSED/i.test(message);
+}
+
+/** A database error as a `PostgresError` (one line, escaped). A `PostgresError` passes through. */
+export function databaseError(error: unknown, connection: Connection): PostgresError {
+  if (error instanceof PostgresError) return error;
+  if (isConnectionError(error)) {
+    return new PostgresError("database-unreachable", `cannot reach PostgreSQL at ${connection.where}: ${safeText(firstLine(describeThrown(error)), 200)}`, { cause: error });
+  }
+  if (codeOf(error) === "3F000" || codeOf(error) === "42P01") {
+    return new PostgresError("not-migrated", `the plan-refs tables are not in ${connection.where} (schema ${connection.schema}): run migrate() or plan-refs db migrate first`, { cause: error });
+  }
+  return new PostgresError("database-error", `PostgreSQL at ${connection.where} failed: ${safeText(firstLine(describeThrown(error)), 300)}`, { cause: error });
+}
+
+function firstLine(text: string): string {
+  return text.split("\n")[0]!;
+}
+
+/** Run `work` in a transaction on a pooled client (rolled back if it throws). */
+export async function inTransaction<T>(pool: PgPool, work: (client: PgPoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken: unknown;
+  try {
+    await client.query("begin");
+    const value = await work(client);
+    await client.query("commit");
+    return value;
+  } catch (error) {
+    broken = error;
+    try {
+      await client.query("rollback");
+      broken = undefined;
+    } catch {
+      // The connection is gone: it is dropped below.
+    }
+    throw error;
+  } finally {
+    client.release(broken === undefined ? undefined : true);
+  }
+}
+
+/** A schema-qualified table name. */
+export function table(connection: Connection, name: string): string {
+  return `"${connection.schema}".${name}`;
+}

@@ -1,0 +1,42 @@
+/**
+ * The errors of `plan-refs/postgres`. Everything that goes wrong before or around a run (no database,
+ * a run id that does not exist, a peer dependency missing) is a `PostgresError` with a stable code and
+ * a one-line message that is safe to print; what goes wrong inside a step is that step's `StepError`.
+ */
+
+/** Why a `plan-refs/postgres` call failed. */
+export type PostgresErrorCode =
+  /** `pg` or `graphile-worker` is not installed. */
+  | "missing-dependency"
+  /** No connection string (neither given nor in `DATABASE_URL`), or one that cannot be read. */
+  | "invalid-connection"
+  /** PostgreSQL could not be reached (the message names the host and port). */
+  | "database-unreachable"
+  /** The plan-refs tables are not there: run `migrate` (or `plan-refs db migrate`) first. */
+  | "not-migrated"
+  /** No run with this id. */
+  | "unknown-run"
+  /** An option of the wrong type or out of range. */
+  | "invalid-options"
+  /** `waitForRun` gave up: its `timeoutMs` passed or its signal was aborted. */
+  | "wait-timeout"
+  | "wait-aborted"
+  /** The database answered with an error. */
+  | "database-error";
+
+/**
+ * A `plan-refs/postgres` call failed: the message is one line, safe to print.
+ *
+ * @example
+ * try { await getRun("nope") } catch (e) { if (e instanceof PostgresError && e.code === "unknown-run") console.error(e.message) }
+ */
+export class PostgresError extends Error {
+  override name = "PostgresError";
+  constructor(
+    readonly code: PostgresErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}

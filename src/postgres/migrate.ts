@@ -1,0 +1,79 @@
+/**
+ * `migrate`: creates or upgrades plan-refs' tables and graphile-worker's schema. Idempotent, and safe
+ * from several processes at once (they take turns on an advisory lock).
+ */
+import { connectClient, databaseError, readConnection, table, type Connection, type ConnectionOptions } from "./db.js";
+import { loadGraphileWorker } from "./peers.js";
+import { silentLogger } from "./worker-logger.js";
+
+/** A lock id of plan-refs' migrations (any constant; advisory locks are per database). */
+const MIGRATE_LOCK = 7_214_503_111;
+
+/** The plan-refs schema, version 1 (each statement idempotent). */
+function statements(connection: Connection): string[] {
+  const runs = table(connection, "runs");
+  return [
+    `create schema if not exists "${connection.schema}"`,
+    `create table if not exists ${runs} (
+      id text primary key,
+      status text not null,
+      options json not null,
+      catalog json,
+      diagnostics json not null,
+      steps_total integer not null,
+      created_at timestamptz not null default clock_timestamp(),
+      finished_at timestamptz
+    )`,
+    `create table if not exists ${table(connection, "steps")} (
+      run_id text not null references ${runs} (id) on delete cascade,
+      step_id bigint not null,
+      ordinal integer not null,
+      tool text not null,
+      args json not null,
+      dependencies json not null,
+      state text not null,
+      attempt integer not null default 0,
+      has_result boolean not null default false,
+      result json,
+      error json,
+      blocked_by bigint,
+      started_at timestamptz,
+      ended_at timestamptz,
+      worker text,
+      primary key (run_id, step_id)
+    )`,
+    `create table if not exists ${table(connection, "workers")} (
+      id text primary key,
+      label text not null,
+      heartbeat_at timestamptz not null default clock_timestamp(),
+      started_at timestamptz not null default clock_timestamp()
+    )`,
+  ];
+}
+
+/**
+ * Create or upgrade the plan-refs tables (schema `plan_refs` unless `schema` says otherwise) and
+ * graphile-worker's schema. Run it once before submitting plans or starting workers; running it again
+ * changes nothing.
+ *
+ * @example
+ * await migrate({ connectionString: "postgres://localhost/agents" })
+ */
+export async function migrate(options: ConnectionOptions = {}): Promise<void> {
+  const connection = readConnection(options, "migrate");
+  const { runMigrations } = await loadGraphileWorker();
+  const client = await connectClient(connection);
+  try {
+    await client.query("select pg_advisory_lock($1)", [MIGRATE_LOCK]);
+    await runMigrations({ connectionString: connection.connectionString, logger: await silentLogger() });
+    await client.query("begin");
+    for (const statement of statements(connection)) await client.query(statement);
+    await client.query("commit");
+  } catch (error) {
+    await client.query("rollback").catch(() => undefined);
+    throw databaseError(error, connection);
+  } finally {
+    await client.query("select pg_advisory_unlock($1)", [MIGRATE_LOCK]).catch(() => undefined);
+    await client.end().catch(() => undefined);
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * The optional peers of `plan-refs/postgres`, loaded when first needed: importing the subpath works
+ * without them, and the first call that needs them fails with one line naming the install command.
+ */
+import { describeThrown } from "../shared/errors.js";
+import { safeText } from "../shared/text.js";
+import { PostgresError } from "./errors.js";
+
+/** What users run to get the peers. */
+export const POSTGRES_INSTALL = "npm install pg graphile-worker";
+
+/** The parts of `pg` that plan-refs uses. */
+export interface PgModule {
+  readonly Pool: new (config: Record<string, unknown>) => PgPool;
+  readonly Client: new (config: Record<string, unknown>) => PgClient;
+}
+
+export interface PgQueryResult {
+  readonly rows: Record<string, unknown>[];
+  readonly rowCount: number | null;
+}
+
+export interface PgQueryable {
+  query(text: string, values?: readonly unknown[]): Promise<PgQueryResult>;
+}
+
+export interface PgClient extends PgQueryable {
+  connect(): Promise<void>;
+  end(): Promise<void>;
+  on(event: "notification", listener: (message: { channel: string; payload?: string }) => void): unknown;
+  on(event: "error" | "end", listener: (error?: Error) => void): unknown;
+}
+
+export interface PgPoolClient extends PgQueryable {
+  release(destroy?: boolean | Error): void;
+}
+
+export interface PgPool extends PgQueryable {
+  connect(): Promise<PgPoolClient>;
+  end(): Promise<void>;
+  on(event: "error", listener: (error: Error) => void): unknown;
+  on(event: "connect", listener: (client: PgClient) => void): unknown;
+}
+
+let pgModule: Promise<PgModule> | undefined;
+let workerModule: Promise<typeof import("graphile-worker")> | undefined;
+
+function notInstalled(name: string, error: unknown): PostgresError {
+  const code = typeof error === "object" && error !== null ? (Object.getOwnPropertyDescriptor(error, "code")?.value as unknown) : undefined;
+  if (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") {
+    return new PostgresError("missing-dependency", `plan-refs/postgres needs pg and graphile-worker, and ${name} is not installed: ${POSTGRES_INSTALL}`, { cause: error });
+  }
+  return new PostgresError("missing-dependency", `${name} could not be loaded (${safeText(describeThrown(error), 200)}); reinstall it: ${POSTGRES_INSTALL}`, { cause: error });
+}
+
+/** `pg`, loaded once. */
+export function loadPg(): Promise<PgModule> {
+  pgModule ??= import("pg").then(
+    (module) => ((module as { default?: unknown }).default ?? module) as PgModule,
+    (error: unknown) => {
+      pgModule = undefined;
+      throw notInstalled("pg", error);
+    },
+  );
+  return pgModule;
+}
+
+/** `graphile-worker`, loaded once. */
+export function loadGraphileWorker(): Promise<typeof import("graphile-worker")> {
+  workerModule ??= import("graphile-worker").catch((error: unknown) => {
+    workerModule = undefined;
+    throw notInstalled("graphile-worker", error);
+  });
+  return workerModule;
+}

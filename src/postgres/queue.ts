@@ -1,0 +1,45 @@
+/**
+ * Enqueueing steps (graphile-worker jobs, added from SQL inside the caller's transaction) and the
+ * notifications plan-refs sends: a run finished, a run was stopped.
+ */
+import { table, type Connection } from "./db.js";
+import type { PgQueryable } from "./peers.js";
+
+/** graphile-worker's task name of a plan-refs step (one per schema, so two schemas never share jobs). */
+export function stepTask(connection: Connection): string {
+  return `${connection.schema}.step`;
+}
+
+/** The channel where finished runs are announced (payload: the run id). */
+export function finishedChannel(connection: Connection): string {
+  return `${connection.schema}_finished`;
+}
+
+/** The channel where stopped runs are announced to workers (payload: the run id). */
+export function stoppedChannel(connection: Connection): string {
+  return `${connection.schema}_stopped`;
+}
+
+/** Add one job per step, in the caller's transaction. A job key per step: a step is never queued twice. */
+export async function enqueueSteps(client: PgQueryable, connection: Connection, runId: string, stepIds: readonly number[]): Promise<void> {
+  if (stepIds.length === 0) return;
+  await client.query(
+    `select graphile_worker.add_job($1::text, json_build_object('runId', $2::text, 'stepId', s), job_key := $2::text || ':' || s::text, job_key_mode := 'unsafe_dedupe', max_attempts := 25)
+     from unnest($3::bigint[]) as s`,
+    [stepTask(connection), runId, stepIds],
+  );
+}
+
+export async function notifyRunFinished(client: PgQueryable, connection: Connection, runId: string): Promise<void> {
+  await client.query("select pg_notify($1, $2)", [finishedChannel(connection), runId]);
+}
+
+export async function notifyRunStopped(client: PgQueryable, connection: Connection, runId: string): Promise<void> {
+  await client.query("select pg_notify($1, $2)", [stoppedChannel(connection), runId]);
+}
+
+/** Lock a run's row for the transaction (every change to a run's steps takes it: they happen one at a time). */
+export async function lockRun(client: PgQueryable, connection: Connection, runId: string): Promise<{ status: string; options: unknown } | undefined> {
+  const found = await client.query(`select status, options from ${table(connection, "runs")} where id = $1 for update`, [runId]);
+  return found.rows[0] as { status: string; options: unknown } | undefined;
+}

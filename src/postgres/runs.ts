@@ -1,0 +1,189 @@
+/**
+ * Reading runs back: `getRun` (the snapshot now), `waitForRun` (the final report, woken by
+ * LISTEN/NOTIFY, never a tight polling loop) and `cancelRun`.
+ */
+import type { RunReport, StepTiming } from "../run/run-plan.js";
+import type { Diagnostic } from "../shared/diagnostic.js";
+import type { StepError } from "../shared/errors.js";
+import { connectClient, databaseError, inTransaction, isConnectionError, poolFor, readConnection, table, type Connection, type ConnectionOptions } from "./db.js";
+import { PostgresError } from "./errors.js";
+import type { PgClient, PgQueryable } from "./peers.js";
+import { finishedChannel, lockRun } from "./queue.js";
+import { stopSteps, type StoredStepError } from "./transitions.js";
+import { rebuildStepError } from "./worker.js";
+
+/** A run as it stands: `status` is `running` until every step has settled, then the report's own. */
+export interface RunSnapshot extends Omit<RunReport, "status"> {
+  readonly runId: string;
+  readonly status: RunReport["status"] | "running";
+}
+
+/** Options of `waitForRun`. */
+export interface WaitOptions extends ConnectionOptions {
+  /** Stop waiting (the promise rejects with `wait-aborted`; the run goes on). */
+  readonly signal?: AbortSignal;
+  /** Stop waiting after this long (rejects with `wait-timeout`; the run goes on). Default: no limit. */
+  readonly timeoutMs?: number;
+}
+
+/** Milliseconds since the run was created, as PostgreSQL measures it (one clock for every worker). */
+const SINCE = (column: string): string => `extract(epoch from (${column} - r.created_at)) * 1000`;
+
+async function readSnapshot(client: PgQueryable, connection: Connection, runId: string): Promise<RunSnapshot> {
+  const runs = await client.query(
+    `select r.status, r.diagnostics, ${SINCE("coalesce(r.finished_at, clock_timestamp())")} as total_ms from ${table(connection, "runs")} r where r.id = $1`,
+    [runId],
+  );
+  const run = runs.rows[0];
+  if (run === undefined) throw new PostgresError("unknown-run", `no run ${JSON.stringify(runId.slice(0, 200))} in ${connection.where}`);
+  const steps = await client.query(
+    `select s.step_id, s.tool, s.state, s.has_result, s.result, s.error, ${SINCE("s.started_at")} as start_ms, ${SINCE("s.ended_at")} as end_ms
+     from ${table(connection, "steps")} s join ${table(connection, "runs")} r on r.id = s.run_id
+     where s.run_id = $1 order by s.ended_at nulls last, s.ordinal`,
+    [runId],
+  );
+  const results = new Map<number, unknown>();
+  const errors = new Map<number, StepError>();
+  const skipped: number[] = [];
+  const timings = new Map<number, StepTiming>();
+  for (const row of steps.rows) {
+    const id = Number(row.step_id);
+    if (row.has_result === true) results.set(id, row.result === null ? undefined : row.result);
+    if (row.state === "failed") errors.set(id, rebuildStepError(id, String(row.tool), row.error as StoredStepError));
+    if (row.state === "skipped") skipped.push(id);
+    if (row.start_ms !== null && row.end_ms !== null && (row.state === "done" || row.state === "failed")) {
+      const startMs = Number(row.start_ms);
+      const endMs = Number(row.end_ms);
+      timings.set(id, { startMs, endMs, durationMs: endMs - startMs });
+    }
+  }
+  return {
+    runId,
+    status: run.status as RunSnapshot["status"],
+    results,
+    errors,
+    skipped,
+    diagnostics: run.diagnostics as Diagnostic[],
+    timings: { totalMs: Number(run.total_ms), steps: timings },
+  };
+}
+
+function readRunId(runId: unknown, what: string): string {
+  if (typeof runId !== "string" || runId === "") throw new PostgresError("invalid-options", `${what}: the run id must be a non-empty string`);
+  return runId;
+}
+
+/**
+ * The run as it stands now. Rejects with `unknown-run` for a run id that does not exist.
+ *
+ * @example
+ * const { status, results } = await getRun(runId, { connectionString })
+ */
+export async function getRun(runId: string, options: ConnectionOptions = {}): Promise<RunSnapshot> {
+  const connection = readConnection(options, "getRun");
+  const id = readRunId(runId, "getRun");
+  const pool = await poolFor(connection);
+  try {
+    return await readSnapshot(pool, connection, id);
+  } catch (error) {
+    throw databaseError(error, connection);
+  }
+}
+
+/**
+ * Wait for a run to finish and get its report: the same shape as `runPlan`'s. Woken by PostgreSQL's
+ * LISTEN/NOTIFY (and a slow check every few seconds, in case a notification was missed); when the
+ * database goes away after the first connection, it reconnects until `timeoutMs`.
+ *
+ * @example
+ * const report = await waitForRun(runId, { connectionString, timeoutMs: 60_000 })
+ * report.status // "ok"
+ */
+export async function waitForRun(runId: string, options: WaitOptions = {}): Promise<RunReport & { readonly runId: string }> {
+  const connection = readConnection(options, "waitForRun");
+  const id = readRunId(runId, "waitForRun");
+  const signal = Object.getOwnPropertyDescriptor(options, "signal")?.value as unknown;
+  const timeoutMs = Object.getOwnPropertyDescriptor(options, "timeoutMs")?.value as unknown;
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new PostgresError("invalid-options", "waitForRun: signal must be an AbortSignal");
+  if (timeoutMs !== undefined && (typeof timeoutMs !== "number" || !(timeoutMs > 0))) throw new PostgresError("invalid-options", "waitForRun: timeoutMs must be a positive number");
+  const deadline = timeoutMs === undefined ? Infinity : performance.now() + timeoutMs;
+  const pool = await poolFor(connection);
+  let client: PgClient | undefined;
+  let wake: (() => void) | undefined;
+  const onAbort = (): void => wake?.();
+  signal?.addEventListener("abort", onAbort);
+  let connectedOnce = false;
+  try {
+    for (;;) {
+      if (signal?.aborted === true) throw new PostgresError("wait-aborted", `stopped waiting for run ${JSON.stringify(id.slice(0, 200))}: the signal was aborted (the run goes on)`);
+      if (performance.now() >= deadline) throw new PostgresError("wait-timeout", `run ${JSON.stringify(id.slice(0, 200))} did not finish within ${String(timeoutMs)} ms (it goes on)`);
+      let notified: Promise<void> = Promise.resolve();
+      try {
+        if (client === undefined) {
+          const made = await connectClient(connection);
+          made.on("notification", (message) => {
+            if (message.payload === id) wake?.();
+          });
+          made.on("error", () => {
+            if (client === made) client = undefined;
+            wake?.();
+          });
+          await made.query(`listen "${finishedChannel(connection)}"`);
+          client = made;
+        }
+        notified = new Promise((resolve) => {
+          wake = resolve;
+        });
+        const snapshot = await readSnapshot(pool, connection, id);
+        connectedOnce = true;
+        if (snapshot.status !== "running") {
+          const { status, ...rest } = snapshot;
+          return { ...rest, status };
+        }
+      } catch (error) {
+        const failed = error instanceof PostgresError ? error : databaseError(error, connection);
+        if (!connectedOnce || failed.code !== "database-unreachable" && !isConnectionError(error)) throw failed;
+        await client?.end().catch(() => undefined);
+        client = undefined;
+        notified = new Promise((resolve) => {
+          wake = resolve;
+          setTimeout(resolve, 500);
+        });
+      }
+      // Woken by the run's notification, a lost connection, the signal, or a slow re-check.
+      const wait = Math.min(5_000, Math.max(0, deadline - performance.now()));
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([notified, new Promise<void>((resolve) => (timer = setTimeout(resolve, wait)))]);
+      clearTimeout(timer);
+      wake = undefined;
+    }
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+    await client?.end().catch(() => undefined);
+  }
+}
+
+/**
+ * Abort a run: running steps fail with code `aborted` and their signals are aborted on their workers,
+ * steps not started are skipped, and the run's status becomes `aborted`. `false` when the run had
+ * already finished. Rejects with `unknown-run` for a run id that does not exist.
+ *
+ * @example
+ * await cancelRun(runId, { connectionString }) // true
+ */
+export async function cancelRun(runId: string, options: ConnectionOptions = {}): Promise<boolean> {
+  const connection = readConnection(options, "cancelRun");
+  const id = readRunId(runId, "cancelRun");
+  const pool = await poolFor(connection);
+  try {
+    return await inTransaction(pool, async (client) => {
+      const run = await lockRun(client, connection, id);
+      if (run === undefined) throw new PostgresError("unknown-run", `no run ${JSON.stringify(id.slice(0, 200))} in ${connection.where}`);
+      if (run.status !== "running") return false;
+      await stopSteps(client, connection, id, "aborted");
+      return true;
+    });
+  } catch (error) {
+    throw databaseError(error, connection);
+  }
+}

@@ -1,0 +1,183 @@
+/**
+ * `submitPlan`: reads and lints a plan exactly as `runPlan` does, stores it with a run row, and
+ * enqueues the steps that depend on nothing, all in one transaction.
+ */
+import { randomUUID } from "node:crypto";
+import { lintReadPlan } from "../lint/lint-plan.js";
+import { readPlan, type ToolCatalog } from "../plan/plan.js";
+import { MAX_TIMEOUT_MS, type RunOptions } from "../run/run-plan.js";
+import { runStatus } from "../run/schedule.js";
+import { ArgsSnapshotter } from "../run/snapshot.js";
+import type { Diagnostic } from "../shared/diagnostic.js";
+import { asRefError, describeThrown, RefError } from "../shared/errors.js";
+import { normalizeOptions } from "../shared/options.js";
+import { safeText } from "../shared/text.js";
+import { databaseError, inTransaction, poolFor, readConnection, table, type Connection, type ConnectionOptions } from "./db.js";
+import { enqueueSteps, notifyRunFinished } from "./queue.js";
+
+/** What a stored run keeps of `RunOptions`: the options that mean something to a run in the database. */
+export type SubmitRunOptions = Pick<RunOptions, "failFast" | "timeoutMs" | "catalog" | "validateOutputs" | "syntax" | "templates" | "deep">;
+
+/** Options of `submitPlan`. */
+export interface SubmitOptions extends ConnectionOptions {
+  /** The run's options (the plan's own `options` give the language options, these override them). */
+  readonly options?: SubmitRunOptions;
+  /** The run's id (default: a random UUID). Submitting again with the same id changes nothing and returns it. */
+  readonly runId?: string;
+}
+
+/** The options a run keeps in the database (JSON). */
+export interface StoredRunOptions {
+  readonly failFast: boolean;
+  /** `null`: no limit. */
+  readonly timeoutMs: number | null;
+  readonly validateOutputs: boolean;
+  readonly language: { readonly syntax: "seed" | "path"; readonly templates: boolean; readonly deep: boolean };
+}
+
+/** A run id: 1 to 200 printable characters. */
+const RUN_ID = /^[\x21-\x7e]{1,200}$/;
+
+function own(options: object, key: string): unknown {
+  return Object.getOwnPropertyDescriptor(options, key)?.value;
+}
+
+/** Read the run options once, as `runPlan` reads its own (same limits, same codes). */
+function readRunOptions(options: unknown): { failFast: boolean; timeoutMs: number | null; validateOutputs: boolean; catalog: ToolCatalog | undefined; overrides: Record<string, unknown> } {
+  if (options === undefined) return { failFast: false, timeoutMs: null, validateOutputs: false, catalog: undefined, overrides: {} };
+  if (typeof options !== "object" || options === null) throw new RefError("invalid-options", "submitPlan: options must be an object");
+  const timeout = own(options, "timeoutMs");
+  let timeoutMs: number | null = null;
+  if (timeout !== undefined) {
+    if (typeof timeout !== "number" || !(timeout > 0)) throw new RefError("invalid-options", "option timeoutMs must be a positive number of milliseconds (or Infinity for no limit)");
+    if (timeout !== Infinity && timeout > MAX_TIMEOUT_MS) throw new RefError("invalid-options", `option timeoutMs must be at most ${MAX_TIMEOUT_MS} ms (about 24.8 days), or Infinity for no limit`);
+    timeoutMs = timeout === Infinity ? null : timeout;
+  }
+  const overrides: Record<string, unknown> = {};
+  for (const key of ["syntax", "templates", "deep"]) {
+    const value = own(options, key);
+    if (value !== undefined) overrides[key] = value;
+  }
+  const catalog = own(options, "catalog");
+  return { failFast: own(options, "failFast") === true, timeoutMs, validateOutputs: own(options, "validateOutputs") === true, catalog: catalog as ToolCatalog | undefined, overrides };
+}
+
+/**
+ * Submit a plan to run on PostgreSQL workers, and get its run id. The plan is read and linted exactly
+ * as `runPlan` reads and lints it: with lint errors the run is stored with status `invalid` and its
+ * diagnostics, and nothing is enqueued. Otherwise the plan and a run row are stored and the steps that
+ * depend on nothing are enqueued, in one transaction. The run is durable: it completes once a worker
+ * runs (`startWorker`), whenever that is. A given `runId` makes submitting idempotent.
+ *
+ * @example
+ * const runId = await submitPlan({ steps: [{ id: 1, tool: "geocode", args: { city: "Lisbon" } }] }, { connectionString })
+ * const report = await waitForRun(runId, { connectionString })
+ */
+export async function submitPlan(plan: unknown, options: SubmitOptions = {}): Promise<string> {
+  const connection = readConnection(options, "submitPlan");
+  const givenId = own(options, "runId");
+  if (givenId !== undefined && (typeof givenId !== "string" || !RUN_ID.test(givenId))) {
+    throw new RefError("invalid-options", "submitPlan: runId must be 1 to 200 printable ASCII characters without spaces");
+  }
+  const runId = (givenId as string | undefined) ?? randomUUID();
+  const settings = readRunOptions(own(options, "options"));
+  const prepared = prepare(plan, settings);
+  const pool = await poolFor(connection);
+  try {
+    await inTransaction(pool, (client) => store(client, connection, runId, prepared));
+  } catch (error) {
+    throw databaseError(error, connection);
+  }
+  return runId;
+}
+
+interface PreparedStep {
+  readonly id: number;
+  readonly tool: string;
+  readonly args: string;
+  readonly dependencies: readonly number[];
+}
+
+interface Prepared {
+  readonly stored: StoredRunOptions;
+  readonly catalog: string | null;
+  readonly diagnostics: Diagnostic[];
+  readonly steps: PreparedStep[];
+}
+
+/** Read, snapshot and lint the plan as runPlan does (its `#prepare`). */
+function prepare(plan: unknown, settings: ReturnType<typeof readRunOptions>): Prepared {
+  try {
+    const read = readPlan(plan);
+    const catalog = settings.catalog ?? read.plan.tools;
+    const language = normalizeOptions({ ...read.plan.options, ...settings.overrides } as Parameters<typeof normalizeOptions>[0]);
+    const snapshots = new ArgsSnapshotter(language);
+    const taken: { args: Record<string, unknown>; dependencies: readonly number[] }[] = [];
+    for (const step of read.steps) {
+      const args = snapshots.take(step.args);
+      taken.push({ args, dependencies: [...snapshots.dependencies] });
+      (step as { args: Readonly<Record<string, unknown>> }).args = args;
+    }
+    const { syntax, templates, deep } = language;
+    const diagnostics = lintReadPlan(plan, read, { syntax, templates, deep, ...(catalog === undefined ? {} : { tools: catalog }) });
+    const steps: PreparedStep[] = [];
+    read.steps.forEach((step, i) => {
+      let args: string | undefined;
+      try {
+        args = JSON.stringify(taken[i]!.args);
+      } catch (error) {
+        throw new RefError("invalid-args", `step ${step.id}: its arguments cannot be stored as JSON: ${safeText(describeThrown(error), 200)}`);
+      }
+      steps.push({ id: step.id, tool: step.tool, args: args ?? "{}", dependencies: taken[i]!.dependencies });
+    });
+    let catalogText: string | null = null;
+    if (settings.validateOutputs && catalog !== undefined) {
+      try {
+        catalogText = JSON.stringify(catalog) ?? null;
+      } catch (error) {
+        throw new RefError("invalid-options", `option catalog cannot be stored as JSON: ${safeText(describeThrown(error), 200)}`);
+      }
+    }
+    return {
+      stored: { failFast: settings.failFast, timeoutMs: settings.timeoutMs, validateOutputs: settings.validateOutputs, language: { syntax, templates, deep } },
+      catalog: catalogText,
+      diagnostics,
+      steps,
+    };
+  } catch (error) {
+    throw asRefError(error, "the plan or options of submitPlan");
+  }
+}
+
+async function store(client: import("./peers.js").PgQueryable, connection: Connection, runId: string, prepared: Prepared): Promise<void> {
+  const invalid = prepared.diagnostics.some((diagnostic) => diagnostic.severity === "error");
+  const settled = invalid || prepared.steps.length === 0;
+  const status = invalid ? "invalid" : settled ? runStatus(undefined, 0, prepared.diagnostics) : "running";
+  const inserted = await client.query(
+    `insert into ${table(connection, "runs")} (id, status, options, catalog, diagnostics, steps_total, finished_at)
+     values ($1, $2, $3, $4, $5, $6, case when $7::boolean then clock_timestamp() end)
+     on conflict (id) do nothing returning id`,
+    [runId, status, JSON.stringify(prepared.stored), prepared.catalog, JSON.stringify(prepared.diagnostics), invalid ? 0 : prepared.steps.length, settled],
+  );
+  if (inserted.rowCount === 0) return; // submitted before: idempotent
+  if (settled) {
+    await notifyRunFinished(client, connection, runId);
+    return;
+  }
+  const steps = prepared.steps;
+  await client.query(
+    `insert into ${table(connection, "steps")} (run_id, step_id, ordinal, tool, args, dependencies, state)
+     select $1, s.step_id, s.ordinal, s.tool, s.args, s.dependencies, s.state
+     from unnest($2::bigint[], $3::integer[], $4::text[], $5::json[], $6::json[], $7::text[]) as s(step_id, ordinal, tool, args, dependencies, state)`,
+    [
+      runId,
+      steps.map((step) => step.id),
+      steps.map((_, i) => i),
+      steps.map((step) => step.tool),
+      steps.map((step) => step.args),
+      steps.map((step) => JSON.stringify(step.dependencies)),
+      steps.map((step) => (step.dependencies.length === 0 ? "ready" : "waiting")),
+    ],
+  );
+  await enqueueSteps(client, connection, runId, steps.filter((step) => step.dependencies.length === 0).map((step) => step.id));
+}

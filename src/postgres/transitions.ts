@@ -1,0 +1,129 @@
+/**
+ * Changes to a run's steps in the database, each inside the caller's transaction with the run's row
+ * locked (`lockRun`): a step finished, a run stopped, a run settled. What to change is decided by the
+ * rules of `../run/schedule.ts`, the same ones `runPlan` follows.
+ */
+import { dependentsToSkip, isSettled, onStop, planGraph, runStatus, stopDetail, unblockedBy, type PlanGraph, type StepState, type StopReason } from "../run/schedule.js";
+import type { Diagnostic } from "../shared/diagnostic.js";
+import { table, type Connection } from "./db.js";
+import type { PgQueryable } from "./peers.js";
+import { enqueueSteps, notifyRunFinished, notifyRunStopped } from "./queue.js";
+
+/** A step's error as stored: its code and detail (the `StepError` is rebuilt from them), and where. */
+export interface StoredStepError {
+  readonly code: string;
+  readonly detail: string;
+  readonly ref?: string;
+  readonly arg?: string;
+}
+
+interface RunSteps {
+  readonly graph: PlanGraph;
+  readonly states: Map<number, StepState>;
+}
+
+async function loadSteps(client: PgQueryable, connection: Connection, runId: string): Promise<RunSteps> {
+  const found = await client.query(`select step_id, state, dependencies from ${table(connection, "steps")} where run_id = $1 order by ordinal`, [runId]);
+  const states = new Map<number, StepState>();
+  const steps = found.rows.map((row) => {
+    const id = Number(row.step_id);
+    states.set(id, row.state as StepState);
+    return { id, dependencies: row.dependencies as number[] };
+  });
+  return { graph: planGraph(steps), states };
+}
+
+/** What a step's attempt came to. */
+export type StepOutcome = { readonly ok: true; readonly result: string | null } | { readonly ok: false; readonly error: StoredStepError; readonly result?: string | null };
+
+/**
+ * Store a step's outcome (once: only the attempt that holds the step writes), then enqueue the
+ * dependents it makes ready, or skip those a failure blocks (and stop the run with `failFast`).
+ * `false` when the outcome was not stored (the run stopped, or another attempt took the step).
+ */
+export async function settleStep(client: PgQueryable, connection: Connection, runId: string, stepId: number, attempt: number, outcome: StepOutcome, failFast: boolean): Promise<boolean> {
+  const steps = table(connection, "steps");
+  const result = outcome.ok ? outcome.result : (outcome.result ?? null);
+  const hasResult = outcome.ok || outcome.result !== undefined;
+  const stored = await client.query(
+    `update ${steps} set state = $4, has_result = $5, result = $6, error = $7, ended_at = clock_timestamp()
+     where run_id = $1 and step_id = $2 and attempt = $3 and state = 'running'`,
+    [runId, stepId, attempt, outcome.ok ? "done" : "failed", hasResult, hasResult ? result : null, outcome.ok ? null : JSON.stringify(outcome.error)],
+  );
+  if (stored.rowCount === 0) return false;
+  const { graph, states } = await loadSteps(client, connection, runId);
+  if (outcome.ok) {
+    const ready = unblockedBy(graph, stepId, states);
+    if (ready.length > 0) {
+      await client.query(`update ${steps} set state = 'ready' where run_id = $1 and step_id = any($2::bigint[]) and state = 'waiting'`, [runId, ready]);
+      await enqueueSteps(client, connection, runId, ready);
+      for (const id of ready) states.set(id, "ready");
+    }
+    states.set(stepId, "done");
+  } else {
+    const skipped = dependentsToSkip(graph, stepId, states);
+    await skip(client, connection, runId, skipped);
+    for (const { id } of skipped) states.set(id, "skipped");
+    states.set(stepId, "failed");
+    if (failFast) {
+      await stopSteps(client, connection, runId, "failed", states);
+      return true;
+    }
+  }
+  await settleIfDone(client, connection, runId, states, undefined);
+  return true;
+}
+
+async function skip(client: PgQueryable, connection: Connection, runId: string, skipped: readonly { id: number; blockedBy: number }[]): Promise<void> {
+  if (skipped.length === 0) return;
+  await client.query(
+    `update ${table(connection, "steps")} as t set state = 'skipped', blocked_by = s.blocked_by, ended_at = clock_timestamp() + s.n * interval '1 microsecond'
+     from unnest($2::bigint[], $3::bigint[], $4::integer[]) as s(step_id, blocked_by, n)
+     where t.run_id = $1 and t.step_id = s.step_id`,
+    [runId, skipped.map((step) => step.id), skipped.map((step) => step.blockedBy), skipped.map((_, i) => i)],
+  );
+}
+
+/**
+ * Stop a run (its row locked): running steps fail with code `aborted`, steps not started are skipped,
+ * the run gets its final status, and workers are told (they abort the running steps' signals).
+ */
+export async function stopSteps(client: PgQueryable, connection: Connection, runId: string, reason: StopReason, states?: Map<number, StepState>): Promise<void> {
+  const current = states ?? (await loadSteps(client, connection, runId)).states;
+  const aborted: number[] = [];
+  const skipped: number[] = [];
+  for (const [id, state] of current) {
+    const action = onStop(state);
+    if (action === "abort") aborted.push(id);
+    else if (action === "skip") skipped.push(id);
+  }
+  const steps = table(connection, "steps");
+  if (aborted.length > 0) {
+    await client.query(`update ${steps} set state = 'failed', error = $3, ended_at = clock_timestamp() where run_id = $1 and step_id = any($2::bigint[])`, [
+      runId,
+      aborted,
+      JSON.stringify({ code: "aborted", detail: stopDetail(reason) } satisfies StoredStepError),
+    ]);
+  }
+  if (skipped.length > 0) {
+    await client.query(`update ${steps} set state = 'skipped', ended_at = clock_timestamp() where run_id = $1 and step_id = any($2::bigint[])`, [runId, skipped]);
+  }
+  for (const id of aborted) current.set(id, "failed");
+  for (const id of skipped) current.set(id, "skipped");
+  await notifyRunStopped(client, connection, runId);
+  await settleIfDone(client, connection, runId, current, reason);
+}
+
+/** When every step is settled: the run's final status, and the announcement. */
+async function settleIfDone(client: PgQueryable, connection: Connection, runId: string, states: ReadonlyMap<number, StepState>, stopped: StopReason | undefined): Promise<void> {
+  let failures = 0;
+  for (const state of states.values()) {
+    if (!isSettled(state)) return;
+    if (state === "failed") failures++;
+  }
+  const runs = table(connection, "runs");
+  const diagnostics = (await client.query(`select diagnostics from ${runs} where id = $1`, [runId])).rows[0]?.diagnostics as Diagnostic[] | undefined;
+  const status = runStatus(stopped, failures, diagnostics ?? []);
+  await client.query(`update ${runs} set status = $2, finished_at = clock_timestamp() where id = $1`, [runId, status]);
+  await notifyRunFinished(client, connection, runId);
+}

@@ -1,0 +1,493 @@
+/**
+ * `startWorker`: a graphile-worker runner whose one task runs a plan-refs step. For each job it marks
+ * the step running (a new attempt), reads the results of the step's dependencies, resolves its
+ * arguments with the run's options (the same evaluator as `runPlan`), calls the tool, and stores the
+ * outcome and enqueues the dependents it makes ready in one transaction (`settleStep`).
+ *
+ * Recovery: every worker writes a heartbeat row; a worker whose heartbeat is older than `recoveryMs`
+ * is taken for dead by the others, which release its jobs with graphile-worker's
+ * `force_unlock_workers`, so its steps run again elsewhere (tools run at least once; `ctx.attempt`
+ * counts). A result is stored once: only the attempt that holds the step may write it.
+ */
+import { EventEmitter } from "node:events";
+import { hostname } from "node:os";
+import { outputMismatch } from "../run/output-validator.js";
+import type { ToolContext, ToolFunction, ToolFunctions } from "../run/run-plan.js";
+import { resolveRefs } from "../resolve/resolve-refs.js";
+import type { JsonSchema } from "../plan/plan.js";
+import { describeThrown, RefError, StepError, type StepErrorCode } from "../shared/errors.js";
+import { normalizeOptions, type NormalizedOptions } from "../shared/options.js";
+import { safeText } from "../shared/text.js";
+import { connectClient, databaseError, inTransaction, poolFor, readConnection, table, type Connection, type ConnectionOptions } from "./db.js";
+import { PostgresError } from "./errors.js";
+import type { PgClient, PgPool } from "./peers.js";
+import { loadGraphileWorker, loadPg } from "./peers.js";
+import { lockRun, stepTask, stoppedChannel } from "./queue.js";
+import type { StoredRunOptions } from "./submit.js";
+import { settleStep, type StepOutcome, type StoredStepError } from "./transitions.js";
+import { silentLogger } from "./worker-logger.js";
+
+/** What a tool run by a PostgreSQL worker receives besides its arguments. */
+export interface WorkerToolContext extends ToolContext {
+  /** The run the step belongs to. */
+  readonly runId: string;
+  /** 1 on the first try; more when the step runs again (its worker died, or was stopped before it finished). Use it to deduplicate. */
+  readonly attempt: number;
+}
+
+/** What a worker does, as it happens. */
+export type WorkerEvent =
+  | { readonly type: "step-start"; readonly runId: string; readonly stepId: number; readonly tool: string; readonly attempt: number }
+  | { readonly type: "step-done"; readonly runId: string; readonly stepId: number; readonly tool: string; readonly attempt: number; readonly durationMs: number }
+  | { readonly type: "step-failed"; readonly runId: string; readonly stepId: number; readonly tool: string; readonly attempt: number; readonly durationMs: number; readonly error: StepError }
+  | { readonly type: "step-released"; readonly runId: string; readonly stepId: number; readonly tool: string; readonly attempt: number }
+  | { readonly type: "workers-recovered"; readonly workerIds: readonly string[] };
+
+/** Options of `startWorker`. */
+export interface WorkerOptions extends ConnectionOptions {
+  /** The tools this worker can run, by name (own data properties, read once). A step whose tool is not here fails with `unknown-tool`. */
+  readonly tools: ToolFunctions;
+  /** Most steps running at once in this worker (default 8). */
+  readonly concurrency?: number;
+  /** Stop the worker (as `worker.stop()`). */
+  readonly signal?: AbortSignal;
+  /** A worker silent for longer than this is taken for dead and its steps run elsewhere (default 30,000 ms). */
+  readonly recoveryMs?: number;
+  /** Default step timeout when the run gives none (default: no limit). */
+  readonly timeoutMs?: number;
+  /** When stopping, how long running steps may go on before their signals are aborted and they are released (default 5,000 ms). */
+  readonly graceMs?: number;
+  /** Called for every event; what it throws is ignored. */
+  readonly onEvent?: (event: WorkerEvent) => void;
+}
+
+/** A running worker. */
+export interface Worker {
+  /** graphile-worker's id of this worker's pool (what its jobs are locked by). */
+  readonly id: string;
+  /** Stop taking steps, let running ones finish (up to `graceMs`), release the rest; resolves when stopped. */
+  stop(): Promise<void>;
+  /** Settles when the worker has stopped (rejects if it stopped because of an error). */
+  readonly promise: Promise<void>;
+}
+
+/** The default `recoveryMs`. */
+export const DEFAULT_RECOVERY_MS = 30_000;
+
+function own(options: object, key: string): unknown {
+  return Object.getOwnPropertyDescriptor(options, key)?.value;
+}
+
+function positiveInteger(value: unknown, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) throw new PostgresError("invalid-options", `startWorker: ${name} must be a positive integer`);
+  return value;
+}
+
+interface Settings {
+  readonly tools: Map<string, ToolFunction>;
+  readonly concurrency: number;
+  readonly recoveryMs: number;
+  readonly timeoutMs: number | undefined;
+  readonly graceMs: number;
+  readonly signal: AbortSignal | undefined;
+  readonly onEvent: ((event: WorkerEvent) => void) | undefined;
+}
+
+function readSettings(options: object): Settings {
+  const tools = own(options, "tools");
+  if (typeof tools !== "object" || tools === null) throw new PostgresError("invalid-options", "startWorker: tools must be an object of tool functions");
+  const map = new Map<string, ToolFunction>();
+  for (const name of Object.keys(tools)) {
+    const fn = own(tools, name);
+    if (typeof fn === "function") map.set(name, fn as ToolFunction);
+  }
+  const timeout = own(options, "timeoutMs");
+  const signal = own(options, "signal");
+  const onEvent = own(options, "onEvent");
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new PostgresError("invalid-options", "startWorker: signal must be an AbortSignal");
+  if (onEvent !== undefined && typeof onEvent !== "function") throw new PostgresError("invalid-options", "startWorker: onEvent must be a function");
+  return {
+    tools: map,
+    concurrency: positiveInteger(own(options, "concurrency"), "concurrency", 8),
+    recoveryMs: positiveInteger(own(options, "recoveryMs"), "recoveryMs", DEFAULT_RECOVERY_MS),
+    timeoutMs: timeout === undefined || timeout === Infinity ? undefined : positiveInteger(timeout, "timeoutMs", 1),
+    graceMs: positiveInteger(own(options, "graceMs"), "graceMs", 5_000),
+    signal: signal as AbortSignal | undefined,
+    onEvent: onEvent as ((event: WorkerEvent) => void) | undefined,
+  };
+}
+
+/**
+ * Start a worker: it takes step jobs of any run from PostgreSQL and runs them with `tools`, until
+ * `stop()` (or `signal`). Run as many as you like, in as many processes and on as many machines.
+ *
+ * @example
+ * const worker = await startWorker({ connectionString, tools: { geocode, weather } })
+ * process.on("SIGTERM", () => void worker.stop())
+ */
+export async function startWorker(options: WorkerOptions): Promise<Worker> {
+  if (typeof options !== "object" || options === null) throw new PostgresError("invalid-options", "startWorker options must be an object");
+  const connection = readConnection(options, "startWorker");
+  const settings = readSettings(options);
+  const graphile = await loadGraphileWorker();
+  const pool = await poolFor(connection);
+  const events = new EventEmitter() as import("graphile-worker").WorkerEvents;
+  let workerPool: import("graphile-worker").WorkerPool | undefined;
+  events.on("pool:create", ({ workerPool: made }) => {
+    workerPool = made;
+  });
+  const worker = new StepWorker(connection, settings, pool);
+  // graphile-worker's own pool, so that its clients' errors (a server restart) are handled and it ends with the worker.
+  const { Pool } = await loadPg();
+  const jobPool = new Pool({ connectionString: connection.connectionString, max: settings.concurrency + 2, connectionTimeoutMillis: 10_000 });
+  jobPool.on("error", () => undefined);
+  jobPool.on("connect", (client) => client.on("error", () => undefined));
+  let runner: import("graphile-worker").Runner;
+  try {
+    // The plan-refs tables must be there (a clear error rather than failing jobs).
+    await pool.query(`select 1 from ${table(connection, "workers")} limit 0`);
+    runner = await graphile.run({
+      pgPool: jobPool as unknown as import("graphile-worker").RunnerOptions["pgPool"],
+      concurrency: settings.concurrency,
+      noHandleSignals: true,
+      pollInterval: Math.min(2_000, Math.max(100, Math.floor(settings.recoveryMs / 4))),
+      gracefulShutdownAbortTimeout: settings.graceMs,
+      logger: await silentLogger(),
+      events,
+      taskList: { [stepTask(connection)]: (payload, helpers) => worker.runJob(payload, helpers) },
+    });
+  } catch (error) {
+    await jobPool.end().catch(() => undefined);
+    throw databaseError(error, connection);
+  }
+  const id = workerPool?.id ?? "unknown";
+  worker.id = id;
+  worker.nudge = (n) => workerPool?.nudge(n);
+  await worker.start();
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      worker.stopping = true;
+      const force = setTimeout(() => void runner.kill("plan-refs worker: grace period over").catch(() => undefined), settings.graceMs + 5_000);
+      try {
+        await runner.stop("plan-refs worker stopping");
+      } catch {
+        // Already stopped, or stopping failed: the worker is gone either way.
+      } finally {
+        clearTimeout(force);
+        await worker.close();
+        await jobPool.end().catch(() => undefined);
+      }
+    })();
+    return stopping;
+  };
+  const signal = settings.signal;
+  if (signal !== undefined) {
+    if (signal.aborted) void stop();
+    else signal.addEventListener("abort", () => void stop(), { once: true });
+  }
+  const promise = runner.promise.then(
+    () => stop(),
+    async (error: unknown) => {
+      await stop();
+      throw databaseError(error, connection);
+    },
+  );
+  promise.catch(() => undefined);
+  return { id, stop, promise };
+}
+
+/** A step this worker is running. */
+interface Active {
+  readonly runId: string;
+  readonly controller: AbortController;
+}
+
+/** The state of one worker: its heartbeat, the steps it runs, and the job handler. */
+class StepWorker {
+  id = "unknown";
+  stopping = false;
+  nudge: (n: number) => void = () => undefined;
+  readonly #active = new Set<Active>();
+  #heartbeat: ReturnType<typeof setInterval> | undefined;
+  #listener: PgClient | undefined;
+  #closed = false;
+  readonly #languages = new Map<string, NormalizedOptions>();
+
+  constructor(
+    readonly connection: Connection,
+    readonly settings: Settings,
+    readonly pool: PgPool,
+  ) {}
+
+  async start(): Promise<void> {
+    await this.#beat();
+    const every = Math.max(100, Math.floor(this.settings.recoveryMs / 4));
+    this.#heartbeat = setInterval(() => void this.#tick(), every);
+    this.#heartbeat.unref();
+    await this.#listen();
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#heartbeat !== undefined) clearInterval(this.#heartbeat);
+    for (const active of this.#active) active.controller.abort(new RefError("aborted", "the worker stopped"));
+    await this.pool.query(`delete from ${table(this.connection, "workers")} where id = $1`, [this.id]).catch(() => undefined);
+    await this.#listener?.end().catch(() => undefined);
+    this.#listener = undefined;
+  }
+
+  async #beat(): Promise<void> {
+    await this.pool.query(
+      `insert into ${table(this.connection, "workers")} (id, label) values ($1, $2) on conflict (id) do update set heartbeat_at = clock_timestamp()`,
+      [this.id, `${hostname()} pid ${process.pid}`],
+    );
+  }
+
+  /** The heartbeat, and the search for dead workers whose jobs are to be released. */
+  async #tick(): Promise<void> {
+    if (this.#closed) return;
+    try {
+      await this.#beat();
+      const found = await this.pool.query(
+        `with dead as (
+           delete from ${table(this.connection, "workers")} where heartbeat_at < clock_timestamp() - $1 * interval '1 millisecond' returning id
+         ), orphans as (
+           select distinct locked_by as id from graphile_worker.jobs
+           where locked_by is not null and locked_at < now() - $1 * interval '1 millisecond'
+             and locked_by not in (select id from ${table(this.connection, "workers")})
+         )
+         select id from dead union select id from orphans`,
+        [this.settings.recoveryMs],
+      );
+      const ids = found.rows.map((row) => String(row.id)).filter((id) => id !== this.id);
+      if (ids.length > 0) {
+        await this.pool.query("select graphile_worker.force_unlock_workers($1::text[])", [ids]);
+        this.#emit({ type: "workers-recovered", workerIds: ids });
+        this.nudge(ids.length);
+      }
+      if (this.#listener === undefined) await this.#listen();
+    } catch {
+      // The database is away: the next beat tries again.
+    }
+  }
+
+  /** Listen for stopped runs (their running steps' signals are aborted here). Reconnects from the heartbeat. */
+  async #listen(): Promise<void> {
+    if (this.#closed) return;
+    let client: PgClient;
+    try {
+      client = await connectClient(this.connection);
+    } catch {
+      return;
+    }
+    client.on("notification", (message) => {
+      const runId = message.payload;
+      for (const active of this.#active) if (active.runId === runId) active.controller.abort(new RefError("aborted", "the run was stopped"));
+    });
+    client.on("error", () => {
+      if (this.#listener === client) this.#listener = undefined;
+      void client.end().catch(() => undefined);
+    });
+    try {
+      await client.query(`listen "${stoppedChannel(this.connection)}"`);
+      this.#listener = client;
+    } catch {
+      await client.end().catch(() => undefined);
+    }
+  }
+
+  #emit(event: WorkerEvent): void {
+    try {
+      this.settings.onEvent?.(event);
+    } catch {
+      // A broken listener must not break the worker.
+    }
+  }
+
+  /** graphile-worker's task: one step of one run. Throws only to have the job retried (the database failed, or the worker is stopping). */
+  async runJob(payload: unknown, helpers: import("graphile-worker").JobHelpers): Promise<void> {
+    const runId = typeof payload === "object" && payload !== null ? own(payload, "runId") : undefined;
+    const stepId = typeof payload === "object" && payload !== null ? own(payload, "stepId") : undefined;
+    if (typeof runId !== "string" || typeof stepId !== "number") return; // not a job of ours to run
+    const started = await this.#begin(runId, stepId);
+    if (started === undefined) return;
+    const { tool, attempt, options } = started;
+    const t0 = performance.now();
+    this.#emit({ type: "step-start", runId, stepId, tool, attempt });
+    const controller = new AbortController();
+    const active: Active = { runId, controller };
+    this.#active.add(active);
+    const onShutdown = (): void => controller.abort(new RefError("aborted", "the worker is stopping"));
+    helpers.abortSignal.addEventListener("abort", onShutdown);
+    let outcome: StepOutcome;
+    try {
+      outcome = await this.#run(runId, stepId, started, controller);
+    } finally {
+      helpers.abortSignal.removeEventListener("abort", onShutdown);
+      this.#active.delete(active);
+    }
+    if (helpers.abortSignal.aborted && !outcome.ok) {
+      // Stopped before the step finished: released, another worker runs it (the job is retried).
+      this.#emit({ type: "step-released", runId, stepId, tool, attempt });
+      throw new Error(`plan-refs: step ${stepId} of run ${runId} released: the worker stopped`);
+    }
+    const stored = await inTransaction(this.pool, async (client) => {
+      const run = await lockRun(client, this.connection, runId);
+      if (run?.status !== "running") return false;
+      return settleStep(client, this.connection, runId, stepId, attempt, outcome, options.failFast);
+    });
+    if (!stored) return;
+    const durationMs = performance.now() - t0;
+    if (outcome.ok) this.#emit({ type: "step-done", runId, stepId, tool, attempt, durationMs });
+    else this.#emit({ type: "step-failed", runId, stepId, tool, attempt, durationMs, error: rebuildStepError(stepId, tool, outcome.error) });
+  }
+
+  /** Mark the step running (a new attempt) and read what it needs; `undefined` when it is not to run (settled, or its run stopped). */
+  async #begin(runId: string, stepId: number): Promise<Started | undefined> {
+    const steps = table(this.connection, "steps");
+    return inTransaction(this.pool, async (client) => {
+      const run = await client.query(`select status, options, catalog from ${table(this.connection, "runs")} where id = $1 for share`, [runId]);
+      const row = run.rows[0];
+      if (row === undefined || row.status !== "running") return undefined;
+      const marked = await client.query(
+        `update ${steps} set state = 'running', attempt = attempt + 1, started_at = clock_timestamp(), worker = $3
+         where run_id = $1 and step_id = $2 and state in ('ready', 'running') returning tool, args, dependencies, attempt`,
+        [runId, stepId, this.id],
+      );
+      const step = marked.rows[0];
+      if (step === undefined) return undefined;
+      const dependencies = step.dependencies as number[];
+      const results = new Map<number, unknown>();
+      if (dependencies.length > 0) {
+        const found = await client.query(`select step_id, result from ${steps} where run_id = $1 and step_id = any($2::bigint[]) and state = 'done'`, [runId, dependencies]);
+        for (const dependency of found.rows) results.set(Number(dependency.step_id), dependency.result === null ? undefined : dependency.result);
+      }
+      return { tool: String(step.tool), args: step.args as Record<string, unknown>, attempt: Number(step.attempt), options: row.options as StoredRunOptions, catalog: row.catalog as Record<string, unknown> | null, results };
+    });
+  }
+
+  #language(options: StoredRunOptions): NormalizedOptions {
+    const key = JSON.stringify(options.language);
+    let language = this.#languages.get(key);
+    if (language === undefined) {
+      language = normalizeOptions(options.language);
+      this.#languages.set(key, language);
+    }
+    return language;
+  }
+
+  /** Resolve, call, serialise: the step's outcome (never throws). */
+  async #run(runId: string, stepId: number, started: Started, controller: AbortController): Promise<StepOutcome> {
+    const { tool, attempt, options } = started;
+    const fn = this.settings.tools.get(tool);
+    if (fn === undefined) return failure("unknown-tool", `no function for tool "${tool.slice(0, 60)}" on this worker`);
+    let args: Record<string, unknown>;
+    try {
+      args = resolveRefs(started.args, started.results, this.#language(options));
+    } catch (error) {
+      const where = error instanceof RefError ? { ...(error.ref === undefined ? {} : { ref: error.ref }), ...(error.arg === undefined ? {} : { arg: error.arg }) } : {};
+      return failure("unresolved-args", `its arguments could not be resolved: ${describe(error)}`, where);
+    }
+    const limit = options.timeoutMs ?? this.settings.timeoutMs;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const context: WorkerToolContext = { stepId, runId, attempt, signal: controller.signal };
+    try {
+      const value = await new Promise<unknown>((resolve, reject) => {
+        if (limit !== undefined) {
+          timer = setTimeout(() => {
+            const error = new StepError("timeout", stepId, tool, `timed out after ${limit} ms`);
+            reject(error);
+            controller.abort(error);
+          }, limit);
+        }
+        controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
+        let output: unknown;
+        try {
+          output = fn(args, context);
+        } catch (error) {
+          reject(new ThrewSync(error));
+          return;
+        }
+        Promise.resolve(output).then(resolve, reject);
+      });
+      const text = toJSONText(value);
+      if (!text.ok) return failure("unserializable", `its result cannot be stored as JSON: ${text.reason}`);
+      const mismatch = this.#checkOutput(started, value);
+      if (mismatch !== undefined) return { ok: false, error: { code: "invalid-output", detail: mismatch }, result: text.text };
+      return { ok: true, result: text.text };
+    } catch (error) {
+      if (error instanceof StepError && error.code === "timeout" && error.stepId === stepId) return failure("timeout", `timed out after ${limit} ms`);
+      if (controller.signal.aborted && error === controller.signal.reason) return failure("aborted", "aborted with the run");
+      if (error instanceof ThrewSync) return failure("tool-error", `the tool threw: ${describe(error.thrown)}`);
+      return failure("tool-error", `the tool failed: ${describe(error)}`);
+    } finally {
+      if (timer !== undefined) clearTimeout(timer);
+    }
+  }
+
+  #checkOutput(started: Started, value: unknown): string | undefined {
+    if (!started.options.validateOutputs || started.catalog === null) return undefined;
+    try {
+      const spec = own(started.catalog, started.tool);
+      const output = typeof spec === "object" && spec !== null ? own(spec, "output") : undefined;
+      if (typeof output !== "boolean" && (typeof output !== "object" || output === null)) return undefined;
+      return outputMismatch(output as JsonSchema, value);
+    } catch (error) {
+      return `the result could not be read: ${describe(error)}`;
+    }
+  }
+}
+
+/** What a tool threw synchronously (runPlan words it "the tool threw"). */
+class ThrewSync {
+  constructor(readonly thrown: unknown) {}
+}
+
+interface Started {
+  readonly tool: string;
+  readonly args: Record<string, unknown>;
+  readonly attempt: number;
+  readonly options: StoredRunOptions;
+  readonly catalog: Record<string, unknown> | null;
+  readonly results: Map<number, unknown>;
+}
+
+function failure(code: string, detail: string, where: { ref?: string; arg?: string } = {}): StepOutcome {
+  return { ok: false, error: { code, detail, ...where } };
+}
+
+function describe(error: unknown): string {
+  return describeThrown(error).slice(0, 500);
+}
+
+/** A step error as runPlan makes it, from what was stored. */
+export function rebuildStepError(stepId: number, tool: string, stored: StoredStepError): StepError {
+  const error = new StepError(stored.code as StepErrorCode, stepId, tool, stored.detail);
+  const where = error as { ref: string | undefined; arg: string | undefined };
+  if (stored.ref !== undefined) where.ref = stored.ref;
+  if (stored.arg !== undefined) where.arg = stored.arg;
+  return error;
+}
+
+/**
+ * A result as JSON text for the database, or why it cannot be stored: a BigInt, a cycle, a function
+ * or a symbol (JSON would drop or refuse them, and the stored result would not be the tool's).
+ * `undefined` is stored as no result text (`null`), and read back as `undefined`.
+ */
+export function toJSONText(value: unknown): { ok: true; text: string | null } | { ok: false; reason: string } {
+  if (value === undefined) return { ok: true, text: null };
+  try {
+    const text = JSON.stringify(value, (_key, item: unknown) => {
+      if (typeof item === "bigint") throw new TypeError("it contains a BigInt");
+      if (typeof item === "function") throw new TypeError("it contains a function");
+      if (typeof item === "symbol") throw new TypeError("it contains a symbol");
+      return item;
+    });
+    return text === undefined ? { ok: false, reason: "JSON has no such value" } : { ok: true, text };
+  } catch (error) {
+    const reason = describeThrown(error);
+    return { ok: false, reason: /circular/i.test(reason) ? "it contains a cycle" : safeText(reason.replace(/^TypeError: /, "").split("\n")[0]!, 200) };
+  }
+}

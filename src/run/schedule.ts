@@ -1,0 +1,148 @@
+/**
+ * The rules of a run, in one place: which steps can start, whom a failure skips, what stopping a run
+ * (an abort, or `failFast` after a failure) does to each step, and a run's final status. `runPlan`
+ * (one process) and the PostgreSQL workers of `plan-refs/postgres` (many processes, the states in the
+ * database) both decide with these functions, so the two executors cannot drift apart. Pure functions:
+ * they read states through the accessors they are given and change nothing themselves.
+ */
+import type { Diagnostic } from "../shared/diagnostic.js";
+
+/** Where a step is in a run. */
+export type StepState = "waiting" | "ready" | "running" | "done" | "failed" | "skipped";
+
+/** A run's final status (`invalid`: lint errors, nothing ran). */
+export type RunStatus = "ok" | "failed" | "aborted" | "invalid";
+
+/** Why a run stopped early: its signal (or `cancelRun`), or a failure with `failFast`. */
+export type StopReason = "aborted" | "failed";
+
+/** The detail of the `aborted` error of a step that was running when the run stopped. */
+export function stopDetail(reason: StopReason): string {
+  return reason === "aborted" ? "aborted with the run" : "aborted because another step failed (failFast)";
+}
+
+/**
+ * What stopping a run does to a step in this state: a running step fails (`abort`: code `aborted`,
+ * its signal aborted), a step that has not started is skipped, a finished one stays as it is.
+ *
+ * @example
+ * onStop("running") // "abort"
+ */
+export function onStop(state: StepState): "abort" | "skip" | "keep" {
+  if (state === "running") return "abort";
+  if (state === "waiting" || state === "ready") return "skip";
+  return "keep";
+}
+
+/** Whether a failure stops the whole run. */
+export function stopsRun(failFast: boolean): boolean {
+  return failFast;
+}
+
+/** Whether a step in this state is finished (nothing more will happen to it). */
+export function isSettled(state: StepState): boolean {
+  return state === "done" || state === "failed" || state === "skipped";
+}
+
+/**
+ * Skip, transitively and breadth first, every step still waiting on `from` (which failed or was
+ * skipped). `dependentsOf` lists the steps that depend on a step; `skip(step, blockedBy)` skips one
+ * step if it is still waiting and says whether it did (a step is skipped once, even in a diamond).
+ * No recursion: a chain of any length is fine.
+ */
+export function skipDependents<T>(from: T, dependentsOf: (step: T) => readonly T[] | undefined, skip: (step: T, blockedBy: T) => boolean): void {
+  const queue = [from];
+  for (let i = 0; i < queue.length; i++) {
+    const blocker = queue[i]!;
+    const dependents = dependentsOf(blocker);
+    if (dependents === undefined) continue;
+    for (let j = 0; j < dependents.length; j++) {
+      const dependent = dependents[j]!;
+      if (skip(dependent, blocker)) queue.push(dependent);
+    }
+  }
+}
+
+/** A step becomes ready when it waits and every step it depends on is done. */
+export function isReady(state: StepState, dependencies: readonly number[], stateOf: (id: number) => StepState | undefined): boolean {
+  if (state !== "waiting") return false;
+  for (let i = 0; i < dependencies.length; i++) if (stateOf(dependencies[i]!) !== "done") return false;
+  return true;
+}
+
+/**
+ * The final status: `aborted` when the run's signal stopped it, else `failed` when a step failed or a
+ * diagnostic is an error, else `ok`.
+ *
+ * @example
+ * runStatus(undefined, 0, []) // "ok"
+ */
+export function runStatus(stopped: StopReason | undefined, failures: number, diagnostics: readonly Diagnostic[]): RunStatus {
+  if (stopped === "aborted") return "aborted";
+  return failures > 0 || diagnostics.some((diagnostic) => diagnostic.severity === "error") ? "failed" : "ok";
+}
+
+/** One step of a plan graph: its id and the ids of the steps it references. */
+export interface GraphStep {
+  readonly id: number;
+  readonly dependencies: readonly number[];
+}
+
+/** A whole plan's graph, for an executor that keeps states outside (the PostgreSQL workers). */
+export interface PlanGraph {
+  /** Step ids in plan order. */
+  readonly order: readonly number[];
+  readonly dependenciesOf: ReadonlyMap<number, readonly number[]>;
+  readonly dependentsOf: ReadonlyMap<number, readonly number[]>;
+}
+
+/**
+ * The graph of a plan's steps (dependents in plan order).
+ *
+ * @example
+ * planGraph([{ id: 1, dependencies: [] }, { id: 2, dependencies: [1] }]).dependentsOf.get(1) // [2]
+ */
+export function planGraph(steps: readonly GraphStep[]): PlanGraph {
+  const order: number[] = [];
+  const dependenciesOf = new Map<number, readonly number[]>();
+  const dependentsOf = new Map<number, number[]>();
+  for (const step of steps) {
+    order.push(step.id);
+    dependenciesOf.set(step.id, step.dependencies);
+    for (const dependency of step.dependencies) {
+      const list = dependentsOf.get(dependency);
+      if (list === undefined) dependentsOf.set(dependency, [step.id]);
+      else if (!list.includes(step.id)) list.push(step.id);
+    }
+  }
+  return { order, dependenciesOf, dependentsOf };
+}
+
+/** The steps that can start now: waiting, with every dependency done (plan order). */
+export function readySteps(graph: PlanGraph, states: ReadonlyMap<number, StepState>): number[] {
+  const stateOf = (id: number): StepState | undefined => states.get(id);
+  return graph.order.filter((id) => isReady(states.get(id)!, graph.dependenciesOf.get(id)!, stateOf));
+}
+
+/** The steps a step's completion makes ready: its dependents now waiting on nothing. */
+export function unblockedBy(graph: PlanGraph, done: number, states: ReadonlyMap<number, StepState>): number[] {
+  const stateOf = (id: number): StepState | undefined => (id === done ? "done" : states.get(id));
+  return (graph.dependentsOf.get(done) ?? []).filter((id) => isReady(states.get(id)!, graph.dependenciesOf.get(id)!, stateOf));
+}
+
+/** The steps a failure (or a skip) of `from` skips, each with the step that blocked it, breadth first. */
+export function dependentsToSkip(graph: PlanGraph, from: number, states: ReadonlyMap<number, StepState>): { readonly id: number; readonly blockedBy: number }[] {
+  const skipped: { id: number; blockedBy: number }[] = [];
+  const seen = new Set<number>();
+  skipDependents(
+    from,
+    (id) => graph.dependentsOf.get(id),
+    (id, blockedBy) => {
+      if (states.get(id) !== "waiting" || seen.has(id)) return false;
+      seen.add(id);
+      skipped.push({ id, blockedBy });
+      return true;
+    },
+  );
+  return skipped;
+}
