@@ -1,0 +1,64 @@
+/** Worker child processes (test/fixtures/pg-worker.mjs, which runs dist/): their tool calls, their exit. */
+import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const FIXTURE = fileURLToPath(new URL("../fixtures/pg-worker.mjs", import.meta.url));
+
+export interface Call {
+  readonly runId: string;
+  readonly stepId: number;
+  readonly attempt: number;
+  readonly tool: string;
+}
+
+export interface WorkerChild {
+  readonly child: ChildProcess;
+  readonly calls: Call[];
+  /** Resolves when the worker takes jobs. */
+  readonly ready: Promise<void>;
+  /** Resolves with the exit code (or the signal) when the process ends. */
+  readonly exited: Promise<number | NodeJS.Signals | null>;
+  /** Resolves at the first call of this tool. */
+  called(tool: string): Promise<Call>;
+  stderr(): string;
+}
+
+export function spawnWorker(url: string, recoveryMs = 3_000, concurrency = 8, graceMs = 3_000): WorkerChild {
+  const child = spawn(process.execPath, [FIXTURE, url, String(recoveryMs), String(concurrency), String(graceMs)], { stdio: ["ignore", "pipe", "pipe"] });
+  const calls: Call[] = [];
+  const waiters: { tool: string; resolve: (call: Call) => void }[] = [];
+  let buffer = "";
+  let errors = "";
+  let onReady: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => (onReady = resolve));
+  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+    buffer += chunk;
+    let newline: number;
+    while ((newline = buffer.indexOf("\n")) >= 0) {
+      const line = buffer.slice(0, newline);
+      buffer = buffer.slice(newline + 1);
+      if (line === "ready") onReady();
+      else if (line.startsWith("{")) {
+        const call = (JSON.parse(line) as { call: Call }).call;
+        calls.push(call);
+        for (const waiter of waiters.filter((w) => w.tool === call.tool)) {
+          waiters.splice(waiters.indexOf(waiter), 1);
+          waiter.resolve(call);
+        }
+      }
+    }
+  });
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (errors += chunk));
+  const exited = new Promise<number | NodeJS.Signals | null>((resolve) => child.on("exit", (code, signal) => resolve(code ?? signal)));
+  return {
+    child,
+    calls,
+    ready: Promise.race([ready, exited.then(() => Promise.reject(new Error(`worker exited before it was ready: ${errors}`)))]),
+    exited,
+    called: (tool) => {
+      const found = calls.find((call) => call.tool === tool);
+      return found !== undefined ? Promise.resolve(found) : new Promise((resolve) => waiters.push({ tool, resolve }));
+    },
+    stderr: () => errors,
+  };
+}
