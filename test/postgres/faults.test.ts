@@ -1,0 +1,214 @@
+/**
+ * Faults and bad input: PostgreSQL restarted mid-run, a plan submitted with no worker running,
+ * results JSON cannot store, an invalid plan, an unknown tool, an unreachable database, a run id that
+ * does not exist, cancelRun, idempotent submission, two migrations at once.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { cancelRun, getRun, migrate, PostgresError, startWorker, submitPlan, waitForRun, type Worker } from "../../src/postgres/index.js";
+import { StepError } from "../../src/shared/errors.js";
+import type { ToolFunctions } from "../../src/run/run-plan.js";
+// @ts-expect-error: a plain ES module without types
+import { tools as fixtureTools } from "../fixtures/pg-tools.mjs";
+import { freePort, startDatabase, type TestDatabase } from "./server.js";
+
+const tools = fixtureTools as ToolFunctions;
+let db: TestDatabase;
+let url: string;
+
+beforeAll(async () => {
+  db = await startDatabase();
+  url = db.url;
+  // Two migrations at once, then a third: idempotent and safe to race.
+  await Promise.all([migrate({ connectionString: url }), migrate({ connectionString: url })]);
+  await migrate({ connectionString: url });
+}, 60_000);
+
+afterAll(async () => {
+  await db?.remove();
+}, 60_000);
+
+async function withWorker<T>(work: (worker: Worker) => Promise<T>, extra: ToolFunctions = {}): Promise<T> {
+  const worker = await startWorker({ connectionString: url, tools: { ...tools, ...extra }, recoveryMs: 3_000 });
+  try {
+    return await work(worker);
+  } finally {
+    await worker.stop();
+  }
+}
+
+async function jobsQueued(): Promise<number> {
+  const { default: pg } = await import("pg");
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return Number((await client.query("select count(*)::int as n from graphile_worker.jobs")).rows[0].n);
+  } finally {
+    await client.end();
+  }
+}
+
+describe("faults", { timeout: 90_000 }, () => {
+  test("a plan submitted while no worker runs completes once a worker starts (the run is durable)", async () => {
+    const runId = await submitPlan({ steps: [{ id: 1, tool: "add", args: { a: 40, b: 2 } }, { id: 2, tool: "add", args: { a: "$1", b: 1 } }] }, { connectionString: url });
+    expect((await getRun(runId, { connectionString: url })).status).toBe("running");
+    expect(await jobsQueued()).toBe(1);
+    const report = await withWorker(() => waitForRun(runId, { connectionString: url, timeoutMs: 30_000 }));
+    expect(report.status).toBe("ok");
+    expect(report.results.get(2)).toBe(43);
+  });
+
+  test("PostgreSQL restarted while runs are in flight: workers and waitForRun reconnect, the runs complete", async () => {
+    await withWorker(async () => {
+      const plan = { steps: [{ id: 1, tool: "slow", args: { ms: 1_500, value: 1 } }, { id: 2, tool: "add", args: { a: "$1", b: 1 } }] };
+      const runIds = await Promise.all([1, 2, 3].map(() => submitPlan(plan, { connectionString: url })));
+      const waiting = runIds.map((runId) => waitForRun(runId, { connectionString: url, timeoutMs: 60_000 }));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await db.stop();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await db.start();
+      const reports = await Promise.all(waiting);
+      expect(reports.map((report) => report.status)).toEqual(["ok", "ok", "ok"]);
+      expect(reports.map((report) => report.results.get(2))).toEqual([2, 2, 2]);
+    });
+  });
+
+  test.each([
+    ["big", "it contains a BigInt"],
+    ["cyclic", "it contains a cycle"],
+    ["fn", "it contains a function"],
+  ])("a result JSON cannot store (%s) fails that step with unserializable, nothing half-written", async (tool, reason) => {
+    const runId = await submitPlan({ steps: [{ id: 1, tool, args: {} }, { id: 2, tool: "echo", args: { x: "$1" } }, { id: 3, tool: "echo", args: { fine: 1 } }] }, { connectionString: url });
+    const report = await withWorker(() => waitForRun(runId, { connectionString: url, timeoutMs: 30_000 }));
+    expect(report.status).toBe("failed");
+    const error = report.errors.get(1)!;
+    expect(error).toBeInstanceOf(StepError);
+    expect(error.code).toBe("unserializable");
+    expect(error.message).toContain(reason);
+    expect([...report.results.keys()]).toEqual([3]);
+    expect(report.skipped).toEqual([2]);
+  });
+
+  test("a result of undefined is kept as undefined", async () => {
+    const runId = await submitPlan({ steps: [{ id: 1, tool: "nothing", args: {} }] }, { connectionString: url });
+    const report = await withWorker(() => waitForRun(runId, { connectionString: url, timeoutMs: 30_000 }));
+    expect(report.status).toBe("ok");
+    expect(report.results.has(1)).toBe(true);
+    expect(report.results.get(1)).toBeUndefined();
+  });
+
+  test("an invalid plan is stored as invalid with its diagnostics, and nothing is enqueued", async () => {
+    const before = await jobsQueued();
+    const runId = await submitPlan({ steps: [{ id: 1, tool: "echo", args: { x: "$9.city" } }] }, { connectionString: url });
+    const report = await waitForRun(runId, { connectionString: url, timeoutMs: 5_000 });
+    expect(report.status).toBe("invalid");
+    expect(report.diagnostics.map((d) => d.code)).toContain("unknown-step");
+    expect(report.results.size + report.errors.size + report.skipped.length).toBe(0);
+    expect(await jobsQueued()).toBe(before);
+  });
+
+  test("an unknown tool on the worker fails the step with unknown-tool", async () => {
+    const runId = await submitPlan({ steps: [{ id: 1, tool: "teleport", args: {} }] }, { connectionString: url });
+    const report = await withWorker(() => waitForRun(runId, { connectionString: url, timeoutMs: 30_000 }));
+    expect(report.status).toBe("failed");
+    expect(report.errors.get(1)?.code).toBe("unknown-tool");
+    expect(report.errors.get(1)?.message).toBe('step 1 (teleport): no function for tool "teleport" on this worker');
+  });
+
+  test("a database that cannot be reached: one line naming host and port", async () => {
+    const port = await freePort();
+    const nowhere = `postgres://postgres:x@127.0.0.1:${port}/postgres`;
+    for (const call of [() => submitPlan({ steps: [] }, { connectionString: nowhere }), () => getRun("x", { connectionString: nowhere }), () => migrate({ connectionString: nowhere })]) {
+      const error = await call().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(PostgresError);
+      expect((error as PostgresError).code).toBe("database-unreachable");
+      expect((error as PostgresError).message).toMatch(new RegExp(`^cannot reach PostgreSQL at 127\\.0\\.0\\.1:${port}: [^\\n]+$`));
+    }
+  });
+
+  test("a run id that does not exist: unknown-run from getRun, waitForRun and cancelRun", async () => {
+    for (const call of [() => getRun("no-such-run", { connectionString: url }), () => waitForRun("no-such-run", { connectionString: url }), () => cancelRun("no-such-run", { connectionString: url })]) {
+      await expect(call()).rejects.toMatchObject({ name: "PostgresError", code: "unknown-run" });
+    }
+  });
+
+  test("no connection string and no DATABASE_URL: invalid-connection", async () => {
+    const saved = process.env.DATABASE_URL;
+    delete process.env.DATABASE_URL;
+    try {
+      await expect(getRun("x")).rejects.toMatchObject({ code: "invalid-connection" });
+    } finally {
+      if (saved !== undefined) process.env.DATABASE_URL = saved;
+    }
+  });
+
+  test("DATABASE_URL is the default connection string", async () => {
+    const saved = process.env.DATABASE_URL;
+    process.env.DATABASE_URL = url;
+    try {
+      const runId = await submitPlan({ steps: [] });
+      expect((await getRun(runId)).status).toBe("ok");
+    } finally {
+      if (saved === undefined) delete process.env.DATABASE_URL;
+      else process.env.DATABASE_URL = saved;
+    }
+  });
+
+  test("a caller-given run id makes submission idempotent", async () => {
+    const plan = { steps: [{ id: 1, tool: "add", args: { a: 1, b: 1 } }] };
+    const before = await jobsQueued();
+    expect(await submitPlan(plan, { connectionString: url, runId: "same-run" })).toBe("same-run");
+    expect(await submitPlan(plan, { connectionString: url, runId: "same-run" })).toBe("same-run");
+    expect(await jobsQueued()).toBe(before + 1);
+    const calls: number[] = [];
+    const report = await withWorker(() => waitForRun("same-run", { connectionString: url, timeoutMs: 30_000 }), { add: ({ a, b }: Record<string, unknown>) => (calls.push(1), (a as number) + (b as number)) });
+    expect(report.results.get(1)).toBe(2);
+    expect(calls.length).toBe(1);
+  });
+
+  test("cancelRun: the running step's signal is aborted, the rest skipped, the run aborted", async () => {
+    const runId = await submitPlan({ steps: [{ id: 1, tool: "slow", args: { ms: 60_000 } }, { id: 2, tool: "echo", args: { x: "$1" } }] }, { connectionString: url });
+    let aborted: unknown;
+    let started: () => void = () => undefined;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const slow = (_args: unknown, ctx: { signal: AbortSignal }): Promise<never> =>
+      new Promise((_resolve, reject) => {
+        started();
+        ctx.signal.addEventListener("abort", () => {
+          aborted = ctx.signal.reason;
+          reject(ctx.signal.reason);
+        });
+      });
+    const report = await withWorker(
+      async () => {
+        await running;
+        expect(await cancelRun(runId, { connectionString: url })).toBe(true);
+        const final = await waitForRun(runId, { connectionString: url, timeoutMs: 30_000 });
+        // The worker hears the stop over LISTEN/NOTIFY.
+        for (let i = 0; i < 100 && aborted === undefined; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+        return final;
+      },
+      { slow } as ToolFunctions,
+    );
+    expect(report.status).toBe("aborted");
+    expect(report.errors.get(1)?.code).toBe("aborted");
+    expect(report.skipped).toEqual([2]);
+    expect(aborted).toBeDefined();
+    expect(await cancelRun(runId, { connectionString: url })).toBe(false);
+  });
+
+  test("a step timeout from the run's options fails the step with timeout", async () => {
+    const runId = await submitPlan({ steps: [{ id: 1, tool: "slow", args: { ms: 30_000 } }] }, { connectionString: url, options: { timeoutMs: 200 } });
+    const report = await withWorker(() => waitForRun(runId, { connectionString: url, timeoutMs: 30_000 }));
+    expect(report.errors.get(1)?.code).toBe("timeout");
+    expect(report.errors.get(1)?.message).toBe("step 1 (slow): timed out after 200 ms");
+  });
+
+  test("waitForRun gives up after its timeoutMs with wait-timeout (the run goes on)", async () => {
+    const runId = await submitPlan({ steps: [{ id: 1, tool: "echo", args: {} }] }, { connectionString: url });
+    await expect(waitForRun(runId, { connectionString: url, timeoutMs: 100 })).rejects.toMatchObject({ code: "wait-timeout" });
+    await withWorker(() => waitForRun(runId, { connectionString: url, timeoutMs: 30_000 }));
+  });
+});
