@@ -11,6 +11,9 @@ import { lspCommand, lspHelp, lspUsage } from "./lsp-command.js";
 import { resolveCommand, resolveHelp, resolveUsage } from "./resolve-command.js";
 import { runCommand, runHelp, runUsage } from "./run-command.js";
 import { schemaCommand, schemaHelp, schemaUsage } from "./schema-command.js";
+import { dbCommand, dbHelp, dbUsage } from "./db-command.js";
+import { statusCommand, statusHelp, statusUsage } from "./status-command.js";
+import { workerCommand, workerHelp, workerUsage } from "./worker-command.js";
 import { printable } from "../shared/text.js";
 
 type Command = (argv: string[], io: CliIo) => number | Promise<number>;
@@ -21,6 +24,9 @@ const commands: Record<string, { run: Command; usage: string; help: string }> = 
   run: { run: runCommand, usage: runUsage, help: runHelp },
   lsp: { run: lspCommand, usage: lspUsage, help: lspHelp },
   schema: { run: schemaCommand, usage: schemaUsage, help: schemaHelp },
+  db: { run: dbCommand, usage: dbUsage, help: dbHelp },
+  worker: { run: workerCommand, usage: workerUsage, help: workerHelp },
+  status: { run: statusCommand, usage: statusUsage, help: statusHelp },
 };
 
 const help = `plan-refs: step references in AI-agent tool plans

@@ -22,9 +22,10 @@ import type { ToolFunctions } from "../run/run-plan.js";
 import { liveProgress, lineProgress } from "./progress.js";
 import { checkResultsTarget, writeResults, type GuardedFile, type ResultsTarget } from "./results-file.js";
 import { printable } from "../shared/text.js";
+import { runOnDatabase } from "./db-command.js";
 
 export const runUsage =
-  'usage: plan-refs run <plan.json|-> (--tools <tools.mjs> | --mcp "COMMAND" | --mcp-url URL)… [--catalog tools.json] [--results out.json] [--concurrency N] [--timeout MS] [--fail-fast] [--validate-outputs]';
+  'usage: plan-refs run <plan.json|-> (--tools <tools.mjs> | --mcp "COMMAND" | --mcp-url URL | --database URL [--detach])… [--catalog tools.json] [--results out.json] [--concurrency N] [--timeout MS] [--fail-fast] [--validate-outputs]';
 
 export const runHelp = `${runUsage}
 
@@ -47,6 +48,10 @@ ${MCP_HELP}
   --timeout MS          fail a step that runs longer than MS milliseconds (default: no limit)
   --fail-fast           stop at the first failure (default: independent steps go on)
   --validate-outputs    fail a step whose result does not match its catalog output schema
+  --database URL        submit the plan to PostgreSQL instead: workers (plan-refs worker) run its
+                        steps; progress and the report are shown as for a run here (needs the
+                        optional packages pg and graphile-worker; plan-refs db migrate first)
+  --detach              with --database: print the run id and exit 0 (plan-refs status RUN_ID later)
   -h, --help            show this help
 
 exit codes:
@@ -72,6 +77,8 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
       timeout: { type: "string" },
       "fail-fast": { type: "boolean" },
       "validate-outputs": { type: "boolean" },
+      database: { type: "string" },
+      detach: { type: "boolean" },
       ...MCP_OPTIONS,
     },
     strict: true,
@@ -80,7 +87,8 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   const [planPath, ...extra] = positionals;
   if (planPath === undefined || extra.length > 0) throw new CliError(`expected exactly one plan file\n${runUsage}`, "usage");
   const mcp = values.mcp !== undefined || values["mcp-url"] !== undefined;
-  if (values.tools === undefined && !mcp) throw new CliError(`missing --tools <module> (or --mcp, --mcp-url)\n${runUsage}`, "usage");
+  if (values.detach === true && values.database === undefined) throw new CliError(`--detach needs --database URL\n${runUsage}`, "usage");
+  if (values.tools === undefined && !mcp && values.database === undefined) throw new CliError(`missing --tools <module> (or --mcp, --mcp-url, --database)\n${runUsage}`, "usage");
   const concurrency = positiveInteger(values.concurrency, "--concurrency");
   const timeoutMs = positiveInteger(values.timeout, "--timeout");
   if (planPath === "-" && values.catalog === "-") throw new CliError("only one of the plan and --catalog can be read from stdin", "usage");
@@ -97,7 +105,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   const target: ResultsTarget | undefined = values.results === undefined ? undefined : checkResultsTarget(values.results, guarded);
   const module = values.tools === undefined ? undefined : await loadTools(values.tools, io.signal);
   return withMcpServers(values.mcp, values["mcp-url"], io.signal, (servers) =>
-    runWith(io, { planName, planValue, planText, catalog, target, guarded, concurrency, timeoutMs, failFast: values["fail-fast"] === true, validateOutputs: values["validate-outputs"] === true, module, modulePath: values.tools, servers }),
+    runWith(io, { planName, planValue, planText, catalog, target, guarded, concurrency, timeoutMs, failFast: values["fail-fast"] === true, validateOutputs: values["validate-outputs"] === true, module, modulePath: values.tools, servers, database: values.database, detach: values.detach === true }),
   );
 }
 
@@ -115,6 +123,9 @@ interface RunSetup {
   module: { tools: ToolFunctions; names: string[] } | undefined;
   modulePath: string | undefined;
   servers: McpServers | undefined;
+  /** `--database URL`: the plan runs on PostgreSQL workers. */
+  database: string | undefined;
+  detach: boolean;
 }
 
 async function runWith(io: CliIo, setup: RunSetup): Promise<number> {
@@ -140,7 +151,17 @@ async function runWith(io: CliIo, setup: RunSetup): Promise<number> {
   const keepAlive = setInterval(() => undefined, 1 << 30);
   let report: RunReport;
   try {
-    report = await runPlan(planValue, tools, {
+    if (setup.database !== undefined) {
+      const remote = await runOnDatabase(io, {
+        planValue,
+        database: setup.database,
+        detach: setup.detach,
+        options: { failFast: setup.failFast, validateOutputs: setup.validateOutputs, ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(catalog === undefined ? {} : { catalog }) },
+        onEvent: progress.onEvent,
+      });
+      if (remote === undefined) return 0;
+      report = remote;
+    } else report = await runPlan(planValue, tools, {
       ...(catalog === undefined ? {} : { catalog }),
       ...(concurrency === undefined ? {} : { concurrency }),
       ...(timeoutMs === undefined ? {} : { timeoutMs }),

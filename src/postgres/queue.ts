@@ -20,6 +20,15 @@ export function stoppedChannel(connection: Connection): string {
   return `${connection.schema}_stopped`;
 }
 
+/** The channel where a run's progress is announced (a step started or settled; payload: the run id). */
+export function progressChannel(connection: Connection): string {
+  return `${connection.schema}_progress`;
+}
+
+export async function notifyProgress(client: PgQueryable, connection: Connection, runId: string): Promise<void> {
+  await client.query("select pg_notify($1, $2)", [progressChannel(connection), runId]);
+}
+
 /** Add one job per step, in the caller's transaction. A job key per step: a step is never queued twice. */
 export async function enqueueSteps(client: PgQueryable, connection: Connection, runId: string, stepIds: readonly number[]): Promise<void> {
   if (stepIds.length === 0) return;

@@ -3,19 +3,34 @@
  * LISTEN/NOTIFY, never a tight polling loop) and `cancelRun`.
  */
 import type { RunReport, StepTiming } from "../run/run-plan.js";
+import type { StepState } from "../run/schedule.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import type { StepError } from "../shared/errors.js";
 import { connectClient, databaseError, inTransaction, isConnectionError, poolFor, readConnection, table, type Connection, type ConnectionOptions } from "./db.js";
 import { PostgresError } from "./errors.js";
 import type { PgClient, PgQueryable } from "./peers.js";
-import { finishedChannel, lockRun } from "./queue.js";
+import { finishedChannel, lockRun, progressChannel } from "./queue.js";
 import { stopSteps, type StoredStepError } from "./transitions.js";
 import { rebuildStepError } from "./worker.js";
+
+/** One step of a run as it stands. Times are milliseconds since the run was submitted. */
+export interface StepSnapshot {
+  readonly tool: string;
+  readonly state: StepState;
+  /** How many times a worker started it (more than 1 after a worker died or stopped while it ran). */
+  readonly attempt: number;
+  readonly startMs?: number;
+  readonly endMs?: number;
+  /** For a skipped step: the step whose failure (or skip) blocked it (none when the run stopped). */
+  readonly blockedBy?: number;
+}
 
 /** A run as it stands: `status` is `running` until every step has settled, then the report's own. */
 export interface RunSnapshot extends Omit<RunReport, "status"> {
   readonly runId: string;
   readonly status: RunReport["status"] | "running";
+  /** Every step, in plan order. */
+  readonly steps: ReadonlyMap<number, StepSnapshot>;
 }
 
 /** Options of `waitForRun`. */
@@ -24,6 +39,8 @@ export interface WaitOptions extends ConnectionOptions {
   readonly signal?: AbortSignal;
   /** Stop waiting after this long (rejects with `wait-timeout`; the run goes on). Default: no limit. */
   readonly timeoutMs?: number;
+  /** Called with a fresh snapshot when the run progresses (a step started or settled); what it throws is ignored. */
+  readonly onProgress?: (snapshot: RunSnapshot) => void;
 }
 
 /** Milliseconds since the run was created, as PostgreSQL measures it (one clock for every worker). */
@@ -37,7 +54,7 @@ async function readSnapshot(client: PgQueryable, connection: Connection, runId: 
   const run = runs.rows[0];
   if (run === undefined) throw new PostgresError("unknown-run", `no run ${JSON.stringify(runId.slice(0, 200))} in ${connection.where}`);
   const steps = await client.query(
-    `select s.step_id, s.tool, s.state, s.has_result, s.result, s.error, ${SINCE("s.started_at")} as start_ms, ${SINCE("s.ended_at")} as end_ms
+    `select s.step_id, s.tool, s.state, s.attempt, s.blocked_by, s.has_result, s.result, s.error, ${SINCE("s.started_at")} as start_ms, ${SINCE("s.ended_at")} as end_ms, s.ordinal
      from ${table(connection, "steps")} s join ${table(connection, "runs")} r on r.id = s.run_id
      where s.run_id = $1 order by s.ended_at nulls last, s.ordinal`,
     [runId],
@@ -46,8 +63,21 @@ async function readSnapshot(client: PgQueryable, connection: Connection, runId: 
   const errors = new Map<number, StepError>();
   const skipped: number[] = [];
   const timings = new Map<number, StepTiming>();
+  const byOrdinal: [number, number, StepSnapshot][] = [];
   for (const row of steps.rows) {
     const id = Number(row.step_id);
+    byOrdinal.push([
+      Number(row.ordinal),
+      id,
+      {
+        tool: String(row.tool),
+        state: row.state as StepState,
+        attempt: Number(row.attempt),
+        ...(row.start_ms === null ? {} : { startMs: Number(row.start_ms) }),
+        ...(row.end_ms === null ? {} : { endMs: Number(row.end_ms) }),
+        ...(row.blocked_by === null ? {} : { blockedBy: Number(row.blocked_by) }),
+      },
+    ]);
     if (row.has_result === true) results.set(id, row.result === null ? undefined : row.result);
     if (row.state === "failed") errors.set(id, rebuildStepError(id, String(row.tool), row.error as StoredStepError));
     if (row.state === "skipped") skipped.push(id);
@@ -65,6 +95,7 @@ async function readSnapshot(client: PgQueryable, connection: Connection, runId: 
     skipped,
     diagnostics: run.diagnostics as Diagnostic[],
     timings: { totalMs: Number(run.total_ms), steps: timings },
+    steps: new Map(byOrdinal.sort((a, b) => a[0] - b[0]).map(([, id, step]) => [id, step])),
   };
 }
 
@@ -106,6 +137,8 @@ export async function waitForRun(runId: string, options: WaitOptions = {}): Prom
   const timeoutMs = Object.getOwnPropertyDescriptor(options, "timeoutMs")?.value as unknown;
   if (signal !== undefined && !(signal instanceof AbortSignal)) throw new PostgresError("invalid-options", "waitForRun: signal must be an AbortSignal");
   if (timeoutMs !== undefined && (typeof timeoutMs !== "number" || !(timeoutMs > 0))) throw new PostgresError("invalid-options", "waitForRun: timeoutMs must be a positive number");
+  const onProgress = Object.getOwnPropertyDescriptor(options, "onProgress")?.value as unknown;
+  if (onProgress !== undefined && typeof onProgress !== "function") throw new PostgresError("invalid-options", "waitForRun: onProgress must be a function");
   const deadline = timeoutMs === undefined ? Infinity : performance.now() + timeoutMs;
   const pool = await poolFor(connection);
   let client: PgClient | undefined;
@@ -129,6 +162,7 @@ export async function waitForRun(runId: string, options: WaitOptions = {}): Prom
             wake?.();
           });
           await made.query(`listen "${finishedChannel(connection)}"`);
+          if (onProgress !== undefined) await made.query(`listen "${progressChannel(connection)}"`);
           client = made;
         }
         notified = new Promise((resolve) => {
@@ -136,6 +170,13 @@ export async function waitForRun(runId: string, options: WaitOptions = {}): Prom
         });
         const snapshot = await readSnapshot(pool, connection, id);
         connectedOnce = true;
+        if (onProgress !== undefined) {
+          try {
+            (onProgress as (snapshot: RunSnapshot) => void)(snapshot);
+          } catch {
+            // A broken listener must not stop the wait.
+          }
+        }
         if (snapshot.status !== "running") {
           const { status, ...rest } = snapshot;
           return { ...rest, status };

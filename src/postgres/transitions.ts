@@ -7,7 +7,7 @@ import { dependentsToSkip, isSettled, onStop, planGraph, runStatus, stopDetail, 
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { table, type Connection } from "./db.js";
 import type { PgQueryable } from "./peers.js";
-import { enqueueSteps, notifyRunFinished, notifyRunStopped } from "./queue.js";
+import { enqueueSteps, notifyProgress, notifyRunFinished, notifyRunStopped } from "./queue.js";
 
 /** A step's error as stored: its code and detail (the `StepError` is rebuilt from them), and where. */
 export interface StoredStepError {
@@ -51,6 +51,7 @@ export async function settleStep(client: PgQueryable, connection: Connection, ru
     [runId, stepId, attempt, outcome.ok ? "done" : "failed", hasResult, hasResult ? result : null, outcome.ok ? null : JSON.stringify(outcome.error)],
   );
   if (stored.rowCount === 0) return false;
+  await notifyProgress(client, connection, runId);
   const { graph, states } = await loadSteps(client, connection, runId);
   if (outcome.ok) {
     const ready = unblockedBy(graph, stepId, states);
@@ -111,6 +112,7 @@ export async function stopSteps(client: PgQueryable, connection: Connection, run
   for (const id of aborted) current.set(id, "failed");
   for (const id of skipped) current.set(id, "skipped");
   await notifyRunStopped(client, connection, runId);
+  await notifyProgress(client, connection, runId);
   await settleIfDone(client, connection, runId, current, reason);
 }
 

@@ -12,7 +12,7 @@
 import { EventEmitter } from "node:events";
 import { hostname } from "node:os";
 import { outputMismatch } from "../run/output-validator.js";
-import type { ToolContext, ToolFunction, ToolFunctions } from "../run/run-plan.js";
+import type { ToolContext } from "../run/run-plan.js";
 import { resolveRefs } from "../resolve/resolve-refs.js";
 import type { JsonSchema } from "../plan/plan.js";
 import { describeThrown, RefError, StepError, type StepErrorCode } from "../shared/errors.js";
@@ -22,7 +22,7 @@ import { connectClient, databaseError, inTransaction, poolFor, readConnection, t
 import { PostgresError } from "./errors.js";
 import type { PgClient, PgPool } from "./peers.js";
 import { loadGraphileWorker, loadPg } from "./peers.js";
-import { lockRun, stepTask, stoppedChannel } from "./queue.js";
+import { lockRun, notifyProgress, stepTask, stoppedChannel } from "./queue.js";
 import type { StoredRunOptions } from "./submit.js";
 import { settleStep, type StepOutcome, type StoredStepError } from "./transitions.js";
 import { silentLogger } from "./worker-logger.js";
@@ -35,6 +35,9 @@ export interface WorkerToolContext extends ToolContext {
   readonly attempt: number;
 }
 
+/** A tool as a worker calls it: `runPlan`'s tools fit (they ignore what they do not read). */
+export type WorkerToolFunction = (args: Record<string, unknown>, context: WorkerToolContext) => unknown;
+
 /** What a worker does, as it happens. */
 export type WorkerEvent =
   | { readonly type: "step-start"; readonly runId: string; readonly stepId: number; readonly tool: string; readonly attempt: number }
@@ -46,7 +49,7 @@ export type WorkerEvent =
 /** Options of `startWorker`. */
 export interface WorkerOptions extends ConnectionOptions {
   /** The tools this worker can run, by name (own data properties, read once). A step whose tool is not here fails with `unknown-tool`. */
-  readonly tools: ToolFunctions;
+  readonly tools: Readonly<Record<string, WorkerToolFunction>>;
   /** Most steps running at once in this worker (default 8). */
   readonly concurrency?: number;
   /** Stop the worker (as `worker.stop()`). */
@@ -85,7 +88,7 @@ function positiveInteger(value: unknown, name: string, fallback: number): number
 }
 
 interface Settings {
-  readonly tools: Map<string, ToolFunction>;
+  readonly tools: Map<string, WorkerToolFunction>;
   readonly concurrency: number;
   readonly recoveryMs: number;
   readonly timeoutMs: number | undefined;
@@ -97,10 +100,10 @@ interface Settings {
 function readSettings(options: object): Settings {
   const tools = own(options, "tools");
   if (typeof tools !== "object" || tools === null) throw new PostgresError("invalid-options", "startWorker: tools must be an object of tool functions");
-  const map = new Map<string, ToolFunction>();
+  const map = new Map<string, WorkerToolFunction>();
   for (const name of Object.keys(tools)) {
     const fn = own(tools, name);
-    if (typeof fn === "function") map.set(name, fn as ToolFunction);
+    if (typeof fn === "function") map.set(name, fn as WorkerToolFunction);
   }
   const timeout = own(options, "timeoutMs");
   const signal = own(options, "signal");
@@ -358,6 +361,7 @@ class StepWorker {
       );
       const step = marked.rows[0];
       if (step === undefined) return undefined;
+      await notifyProgress(client, this.connection, runId);
       const dependencies = step.dependencies as number[];
       const results = new Map<number, unknown>();
       if (dependencies.length > 0) {

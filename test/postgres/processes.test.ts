@@ -88,7 +88,7 @@ describe("worker processes", { timeout: 120_000 }, () => {
     const rescuer = await startWorker({
       connectionString: db.url,
       recoveryMs: 2_000,
-      tools: { ...tools, slow: (_args: unknown, ctx: { attempt: number }) => (attempts.push(ctx.attempt), `done on attempt ${ctx.attempt}`) } as ToolFunctions,
+      tools: { ...tools, slow: (_args: unknown, ctx: { attempt: number }) => (attempts.push(ctx.attempt), `done on attempt ${ctx.attempt}`) } ,
     });
     try {
       const report = await waitForRun(runId, { connectionString: db.url, timeoutMs: 60_000 });
@@ -122,7 +122,7 @@ describe("worker processes", { timeout: 120_000 }, () => {
     expect(await worker.exited).toBe(0);
     expect((await getRun(runId, { connectionString: db.url })).status).toBe("running");
     const attempts: number[] = [];
-    const other = await startWorker({ connectionString: db.url, tools: { slow: (_args: unknown, ctx: { attempt: number }) => (attempts.push(ctx.attempt), "elsewhere") } as ToolFunctions });
+    const other = await startWorker({ connectionString: db.url, tools: { slow: (_args: unknown, ctx: { attempt: number }) => (attempts.push(ctx.attempt), "elsewhere") } });
     try {
       const report = await waitForRun(runId, { connectionString: db.url, timeoutMs: 60_000 });
       expect(report.status).toBe("ok");

@@ -1,0 +1,132 @@
+/**
+ * `plan-refs db migrate [--database URL]`: create or upgrade the plan-refs tables in PostgreSQL. Also
+ * the PostgreSQL side of `plan-refs run --database URL`: submit, follow, report.
+ */
+import { parseArgs } from "node:util";
+import type { RunEvent, RunReport } from "../run/run-plan.js";
+import { printable } from "../shared/text.js";
+import { CliError } from "./input.js";
+import type { CliIo } from "./io.js";
+
+export const dbUsage = "usage: plan-refs db migrate [--database URL]";
+
+export const dbHelp = `${dbUsage}
+
+Create or upgrade plan-refs' tables (schema plan_refs) and graphile-worker's schema in PostgreSQL, for
+plan-refs run --database and plan-refs worker. Running it again changes nothing; several at once are safe.
+Needs the optional packages pg and graphile-worker (npm install pg graphile-worker).
+
+options:
+  --database URL   the PostgreSQL connection string (default: the DATABASE_URL environment variable)
+  -h, --help       show this help
+
+exit codes:
+  0    the tables are there
+  2    usage errors, no database given, PostgreSQL cannot be reached, or pg / graphile-worker missing
+
+example:
+  plan-refs db migrate --database postgres://localhost/agents
+`;
+
+/** The postgres subpath, loaded only by the commands that use it. */
+export async function loadPostgres(): Promise<typeof import("../postgres/index.js")> {
+  return import("../postgres/index.js");
+}
+
+/** A PostgresError as the command line's one-line error (exit 2); anything else goes on. */
+export async function asCliError(error: unknown): Promise<unknown> {
+  const { PostgresError } = await loadPostgres();
+  if (error instanceof PostgresError) return new CliError(error.message, error.code);
+  return error;
+}
+
+/** `--database`, or `DATABASE_URL` (the library's default), as the options of the postgres functions. */
+export function databaseOptions(database: string | undefined): { connectionString?: string } {
+  return database === undefined ? {} : { connectionString: database };
+}
+
+export async function dbCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, options: { database: { type: "string" } }, strict: true, allowPositionals: true });
+  if (positionals.length !== 1 || positionals[0] !== "migrate") throw new CliError(`expected the subcommand migrate\n${dbUsage}`, "usage");
+  const postgres = await loadPostgres();
+  try {
+    await postgres.migrate(databaseOptions(values.database));
+  } catch (error) {
+    throw await asCliError(error);
+  }
+  io.stderr(`plan-refs: the plan-refs tables are ready (schema ${postgres.DEFAULT_SCHEMA})\n`);
+  return 0;
+}
+
+/** What `plan-refs run --database` needs from the run command. */
+export interface RemoteRun {
+  readonly planValue: unknown;
+  readonly database: string | undefined;
+  readonly detach: boolean;
+  readonly options: { failFast: boolean; timeoutMs?: number; validateOutputs: boolean; catalog?: import("../plan/plan.js").ToolCatalog };
+  readonly onEvent: (event: RunEvent) => void;
+}
+
+/**
+ * Submit a plan to PostgreSQL and follow it: progress as the run's own events (made from the run's
+ * snapshots as it progresses), then its report. `undefined` with `--detach` (the run id is printed).
+ */
+export async function runOnDatabase(io: CliIo, remote: RemoteRun): Promise<RunReport | undefined> {
+  const postgres = await loadPostgres();
+  const connection = databaseOptions(remote.database);
+  try {
+    const runId = await postgres.submitPlan(remote.planValue, { ...connection, options: remote.options });
+    if (remote.detach) {
+      io.stdout(`${runId}\n`);
+      return undefined;
+    }
+    io.stderr(`plan-refs: run ${printable(runId)} submitted; waiting for workers\n`);
+    const follow = eventsFrom(remote.onEvent);
+    const onAbort = (): void => void postgres.cancelRun(runId, connection).catch(() => undefined);
+    io.signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      const report = await postgres.waitForRun(runId, { ...connection, onProgress: follow });
+      follow(report as unknown as import("../postgres/index.js").RunSnapshot);
+      return report;
+    } finally {
+      io.signal?.removeEventListener("abort", onAbort);
+    }
+  } catch (error) {
+    throw await asCliError(error);
+  }
+}
+
+/** Turn successive snapshots into the events `runPlan` would have sent (each once). */
+function eventsFrom(onEvent: (event: RunEvent) => void): (snapshot: import("../postgres/index.js").RunSnapshot) => void {
+  const started = new Set<number>();
+  const settled = new Set<number>();
+  return (snapshot) => {
+    if (snapshot.steps === undefined) return;
+    // Events of one snapshot in the order they happened (one step may have started and ended since the last).
+    const events: [number, RunEvent][] = [];
+    const emit = (at: number, event: RunEvent): void => void events.push([at, event]);
+    for (const [id, step] of snapshot.steps) {
+      if (step.startMs !== undefined && !started.has(id) && step.state !== "skipped") {
+        started.add(id);
+        emit(step.startMs, { type: "step-start", stepId: id, tool: step.tool, startMs: step.startMs });
+      }
+      if (settled.has(id)) continue;
+      const endMs = step.endMs ?? 0;
+      const startMs = step.startMs ?? endMs;
+      if (step.state === "done") {
+        settled.add(id);
+        emit(endMs, { type: "step-done", stepId: id, tool: step.tool, startMs, endMs, durationMs: endMs - startMs });
+      } else if (step.state === "failed") {
+        const error = snapshot.errors.get(id);
+        if (error === undefined) continue;
+        settled.add(id);
+        emit(endMs, { type: "step-failed", stepId: id, tool: step.tool, error, startMs, endMs, durationMs: endMs - startMs });
+      } else if (step.state === "skipped") {
+        settled.add(id);
+        if (step.blockedBy !== undefined) emit(endMs, { type: "step-skipped", stepId: id, tool: step.tool, blockedBy: step.blockedBy, atMs: endMs });
+      }
+    }
+    events.sort((a, b) => a[0] - b[0]);
+    for (const [, event] of events) onEvent(event);
+  };
+}

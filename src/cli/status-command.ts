@@ -1,0 +1,59 @@
+/**
+ * `plan-refs status RUN_ID [--database URL] [--format text|json]`: a run submitted to PostgreSQL, as
+ * it stands.
+ */
+import { parseArgs } from "node:util";
+import { reportToJSON } from "../run/report-json.js";
+import { printable } from "../shared/text.js";
+import { asCliError, databaseOptions, loadPostgres } from "./db-command.js";
+import { CliError } from "./input.js";
+import type { CliIo } from "./io.js";
+
+export const statusUsage = "usage: plan-refs status <run-id> [--database URL] [--format text|json]";
+
+export const statusHelp = `${statusUsage}
+
+Show a run submitted to PostgreSQL (plan-refs run --database … --detach, or submitPlan): its status
+(running, ok, failed, aborted, invalid) and its steps' counts, or with --format json the report as
+plan-refs run writes it, with "runId" and the status "running" while it runs.
+
+options:
+  --database URL   the PostgreSQL connection string (default: the DATABASE_URL environment variable)
+  --format F       text (default) or json
+  -h, --help       show this help
+
+exit codes:
+  0    the run is running or ok
+  1    the run failed, was aborted, or is invalid
+  2    usage errors, no such run, PostgreSQL cannot be reached
+
+example:
+  plan-refs status 3f1c… --database postgres://localhost/agents --format json
+`;
+
+export async function statusCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, options: { database: { type: "string" }, format: { type: "string" } }, strict: true, allowPositionals: true });
+  const [runId, ...extra] = positionals;
+  if (runId === undefined || extra.length > 0) throw new CliError(`expected exactly one run id\n${statusUsage}`, "usage");
+  const format = values.format ?? "text";
+  if (format !== "text" && format !== "json") throw new CliError(`--format must be text or json, not "${printable(format.slice(0, 20))}"`, "usage");
+  const postgres = await loadPostgres();
+  let snapshot: Awaited<ReturnType<typeof postgres.getRun>>;
+  try {
+    snapshot = await postgres.getRun(runId, databaseOptions(values.database));
+  } catch (error) {
+    throw await asCliError(error);
+  }
+  if (format === "json") {
+    const json = reportToJSON({ ...snapshot, status: snapshot.status === "running" ? "ok" : snapshot.status });
+    io.stdout(`${JSON.stringify({ runId: snapshot.runId, ...json, status: snapshot.status === "running" ? "running" : json.status }, null, 2)}\n`);
+  } else {
+    const counts = { waiting: 0, ready: 0, running: 0, done: 0, failed: 0, skipped: 0 };
+    for (const step of snapshot.steps.values()) counts[step.state]++;
+    io.stdout(
+      `run ${printable(snapshot.runId)}: ${snapshot.status}: ${counts.done} done, ${counts.failed} failed, ${counts.skipped} skipped, ${counts.running} running, ${counts.waiting + counts.ready} waiting (${Math.round(snapshot.timings.totalMs)} ms)\n`,
+    );
+    for (const [id, error] of snapshot.errors) io.stdout(`  step ${id}: ${printable(error.message.slice(0, 300))}\n`);
+  }
+  return snapshot.status === "running" || snapshot.status === "ok" ? 0 : 1;
+}

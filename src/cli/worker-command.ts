@@ -1,0 +1,106 @@
+/**
+ * `plan-refs worker --tools tools.mjs [--database URL] [--concurrency N] [--recovery-ms N]`: run plan
+ * steps from PostgreSQL with a module's tools until SIGTERM or SIGINT, one line per event.
+ */
+import { parseArgs } from "node:util";
+import { printable } from "../shared/text.js";
+import { asCliError, databaseOptions, loadPostgres } from "./db-command.js";
+import { CliError } from "./input.js";
+import type { CliIo } from "./io.js";
+import { loadTools } from "./load-tools.js";
+
+export const workerUsage = "usage: plan-refs worker --tools <tools.mjs> [--database URL] [--concurrency N] [--recovery-ms N] [--grace-ms N]";
+
+export const workerHelp = `${workerUsage}
+
+Run plan steps submitted to PostgreSQL (plan-refs run --database, or submitPlan) with the tools a
+module exports, until SIGTERM or SIGINT. Start as many workers as you like, on as many machines: each
+step runs on one of them. One line per event on stderr. On SIGTERM or SIGINT the worker takes no new
+step, lets running ones finish (up to --grace-ms), releases the rest to other workers, and exits 0.
+
+options:
+  --tools MODULE      the JavaScript module whose exported functions implement the tools (required)
+  --database URL      the PostgreSQL connection string (default: the DATABASE_URL environment variable)
+  --concurrency N     most steps running at once in this worker (default 8)
+  --recovery-ms N     a worker silent this long is taken for dead and its steps run elsewhere
+                      (default 30000)
+  --grace-ms N        on SIGTERM/SIGINT, how long running steps may go on (default 5000)
+  -h, --help          show this help
+
+exit codes:
+  0    stopped by SIGTERM or SIGINT
+  1    the worker failed while running (the database went away for good)
+  2    usage errors, a tools module that cannot be loaded, PostgreSQL cannot be reached
+
+example:
+  plan-refs worker --tools examples/trip/tools.mjs --database postgres://localhost/agents
+`;
+
+function positiveInteger(text: string | undefined, flag: string): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(value) || value < 1) throw new CliError(`${flag} must be a positive integer, not "${printable(text.slice(0, 20))}"`, "usage");
+  return value;
+}
+
+export async function workerCommand(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: { tools: { type: "string" }, database: { type: "string" }, concurrency: { type: "string" }, "recovery-ms": { type: "string" }, "grace-ms": { type: "string" } },
+    strict: true,
+    allowPositionals: true,
+  });
+  if (positionals.length > 0) throw new CliError(`unexpected argument "${printable(positionals[0]!.slice(0, 40))}"\n${workerUsage}`, "usage");
+  if (values.tools === undefined) throw new CliError(`missing --tools <module>\n${workerUsage}`, "usage");
+  const concurrency = positiveInteger(values.concurrency, "--concurrency");
+  const recoveryMs = positiveInteger(values["recovery-ms"], "--recovery-ms");
+  const graceMs = positiveInteger(values["grace-ms"], "--grace-ms");
+  const { tools } = await loadTools(values.tools, io.signal);
+  const postgres = await loadPostgres();
+  let worker: Awaited<ReturnType<typeof postgres.startWorker>>;
+  try {
+    worker = await postgres.startWorker({
+      ...databaseOptions(values.database),
+      tools,
+      ...(concurrency === undefined ? {} : { concurrency }),
+      ...(recoveryMs === undefined ? {} : { recoveryMs }),
+      ...(graceMs === undefined ? {} : { graceMs }),
+      onEvent: (event) => io.stderr(`${describe(event)}\n`),
+    });
+  } catch (error) {
+    throw await asCliError(error);
+  }
+  io.stderr(`plan-refs: worker ${printable(worker.id)} taking steps (SIGTERM or Ctrl-C stops it)\n`);
+  const stopped = new Promise<void>((resolve) => {
+    if (io.signal === undefined) return;
+    if (io.signal.aborted) resolve();
+    else io.signal.addEventListener("abort", () => resolve(), { once: true });
+  });
+  const outcome = await Promise.race([stopped.then(() => "signal" as const), worker.promise.then(() => "ended" as const, (error: unknown) => error)]);
+  if (outcome === "signal") {
+    io.stderr("plan-refs: stopping: running steps finish, the rest go to other workers\n");
+    await worker.stop();
+    io.stderr("plan-refs: worker stopped\n");
+    return 0;
+  }
+  await worker.stop();
+  if (outcome === "ended") return 0;
+  io.stderr(`plan-refs: the worker failed: ${printable(String((outcome as Error)?.message ?? outcome).slice(0, 300))}\n`);
+  return 1;
+}
+
+function describe(event: import("../postgres/index.js").WorkerEvent): string {
+  if (event.type === "workers-recovered") return `workers ${event.workerIds.map((id) => printable(id.slice(0, 60))).join(", ")} went silent: their steps are released`;
+  const head = `run ${printable(event.runId.slice(0, 60))} step ${event.stepId} (${printable(event.tool.slice(0, 60))})`;
+  const attempt = event.attempt > 1 ? ` (attempt ${event.attempt})` : "";
+  switch (event.type) {
+    case "step-start":
+      return `${head} started${attempt}`;
+    case "step-done":
+      return `${head} done in ${Math.round(event.durationMs)} ms`;
+    case "step-failed":
+      return `${head} failed after ${Math.round(event.durationMs)} ms: ${printable(event.error.message.slice(0, 200))}`;
+    case "step-released":
+      return `${head} released to another worker`;
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * The command line on PostgreSQL: db migrate, worker (SIGTERM exits 0), run --database (the same
+ * JSON as a run here), run --detach and status, and the one-line errors (exit 2).
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { freePort, startDatabase, type TestDatabase } from "./server.js";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const TOOLS = "test/fixtures/pg-tools.mjs";
+let db: TestDatabase;
+let work: string;
+
+function cli(args: string[], env: Record<string, string> = {}): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, ["dist/cli/main.js", ...args], { cwd: root, encoding: "utf8", input: "", env: { ...process.env, ...env }, timeout: 60_000 });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+function cliAsync(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ["dist/cli/main.js", ...args], { cwd: root });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    child.on("exit", (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+const plan = {
+  steps: [
+    { id: 1, tool: "echo", args: { city: "Lisbon" } },
+    { id: 2, tool: "echo", args: { from: "$1.city" } },
+    { id: 3, tool: "fail", args: { message: "no sights" } },
+    { id: 4, tool: "echo", args: { a: "$2", b: "$3" } },
+  ],
+};
+
+beforeAll(async () => {
+  db = await startDatabase();
+  work = mkdtempSync(join(tmpdir(), "plan-refs-pg-cli-"));
+  writeFileSync(join(work, "plan.json"), JSON.stringify(plan, null, 2));
+}, 60_000);
+
+afterAll(async () => {
+  await db?.remove();
+  if (work !== undefined) rmSync(work, { recursive: true, force: true });
+}, 60_000);
+
+describe("plan-refs on PostgreSQL", { timeout: 90_000 }, () => {
+  test("db migrate: exit 0, twice", () => {
+    for (let i = 0; i < 2; i++) {
+      const result = cli(["db", "migrate", "--database", db.url]);
+      expect(result.stderr).toBe("plan-refs: the plan-refs tables are ready (schema plan_refs)\n");
+      expect(result.status).toBe(0);
+    }
+  });
+
+  test("a database that cannot be reached: one line naming host and port, exit 2", async () => {
+    const port = await freePort();
+    for (const args of [["db", "migrate", "--database", `postgres://u:p@127.0.0.1:${port}/x`], ["status", "abc", "--database", `postgres://u:p@127.0.0.1:${port}/x`]]) {
+      const result = cli(args);
+      expect(result.status).toBe(2);
+      expect(result.stderr).toMatch(new RegExp(`^plan-refs: cannot reach PostgreSQL at 127\\.0\\.0\\.1:${port}: [^\\n]*\\n$`));
+    }
+  });
+
+  test("no --database and no DATABASE_URL: one line, exit 2", () => {
+    const result = cli(["status", "abc"], { DATABASE_URL: "" });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toBe("plan-refs: getRun: no database given: pass connectionString (--database URL) or set DATABASE_URL\n");
+  });
+
+  test("worker + run --database: the same JSON as a run here, progress lines; run --detach and status; SIGTERM stops the worker with exit 0", async () => {
+    const worker = spawn(process.execPath, ["dist/cli/main.js", "worker", "--tools", TOOLS, "--database", db.url, "--recovery-ms", "3000"], { cwd: root });
+    let log = "";
+    const ready = new Promise<void>((resolve) =>
+      worker.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+        log += chunk;
+        if (log.includes("taking steps")) resolve();
+      }),
+    );
+    const exited = new Promise<number | null>((resolve) => worker.on("exit", (code) => resolve(code)));
+    try {
+      await ready;
+      const remote = await cliAsync(["run", join(work, "plan.json"), "--database", db.url]);
+      const local = cli(["run", join(work, "plan.json"), "--tools", TOOLS]);
+      expect(remote.status).toBe(1);
+      expect(local.status).toBe(1);
+      const strip = (text: string): unknown => {
+        const json = JSON.parse(text) as { timings: unknown };
+        return { ...json, timings: undefined };
+      };
+      expect(strip(remote.stdout)).toEqual(strip(local.stdout));
+      expect(remote.stderr).toMatch(/step 1 \(echo\) started at \d+ ms\n/);
+      expect(remote.stderr).toMatch(/step 2 \(echo\) done in \d+ ms\n/);
+      expect(remote.stderr).toMatch(/step 3 \(fail\) failed after \d+ ms: step 3 \(fail\): the tool threw: no sights\n/);
+      expect(remote.stderr).toMatch(/step 4 \(echo\) skipped: step 3 did not succeed\n/);
+      expect(remote.stderr).toMatch(/plan-refs: failed: 2 results, 1 failed, 1 skipped in \d+ ms\n$/);
+
+      const detached = cli(["run", join(work, "plan.json"), "--database", db.url, "--detach"]);
+      expect(detached.status).toBe(0);
+      const runId = detached.stdout.trim();
+      expect(runId).toMatch(/^[0-9a-f-]{36}$/);
+      let status: { status: number | null; stdout: string };
+      for (;;) {
+        status = cli(["status", runId, "--database", db.url, "--format", "json"]);
+        if (!status.stdout.includes('"status": "running"')) break;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      expect(status.status).toBe(1);
+      const json = JSON.parse(status.stdout) as { runId: string; status: string; skipped: number[]; results: Record<string, unknown> };
+      expect(json).toMatchObject({ runId, status: "failed", skipped: [4], results: { 1: { city: "Lisbon" }, 2: { from: "Lisbon" } } });
+      const text = cli(["status", runId, "--database", db.url]);
+      expect(text.stdout).toMatch(new RegExp(`^run ${runId}: failed: 2 done, 1 failed, 1 skipped, 0 running, 0 waiting \\(\\d+ ms\\)\\n  step 3: step 3 \\(fail\\): the tool threw: no sights\\n$`));
+      expect(log).toMatch(/run [0-9a-f-]+ step 1 \(echo\) started\n/);
+    } finally {
+      worker.kill("SIGTERM");
+    }
+    expect(await exited).toBe(0);
+    expect(log).toContain("plan-refs: worker stopped\n");
+  });
+
+  test("status of a run that does not exist: one line, exit 2", () => {
+    const result = cli(["status", "no-such-run", "--database", db.url]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toBe(`plan-refs: no run "no-such-run" in 127.0.0.1:${db.port}\n`);
+  });
+
+  test("--detach without --database is a usage error", () => {
+    const result = cli(["run", join(work, "plan.json"), "--tools", TOOLS, "--detach"]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/^plan-refs: --detach needs --database URL\n/);
+  });
+});
