@@ -4,6 +4,14 @@
  * a one-line message that is safe to print; what goes wrong inside a step is that step's `StepError`.
  */
 
+/**
+ * What users run to get the optional peers of `plan-refs/postgres`.
+ *
+ * @example
+ * console.error(`plan-refs/postgres needs its peers: ${POSTGRES_INSTALL}`)
+ */
+export const POSTGRES_INSTALL = "npm install pg graphile-worker";
+
 /** Why a `plan-refs/postgres` call failed. */
 export type PostgresErrorCode =
   /** `pg` or `graphile-worker` is not installed. */

@@ -3,7 +3,7 @@
  * from several processes at once (they take turns on an advisory lock).
  */
 import { connectClient, databaseError, readConnection, table, type Connection, type ConnectionOptions } from "./db.js";
-import { loadGraphileWorker } from "./peers.js";
+import { loadGraphileWorker } from "./graphile.js";
 import { silentLogger } from "./worker-logger.js";
 
 /** A lock id of plan-refs' migrations (any constant; advisory locks are per database). */

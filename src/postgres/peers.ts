@@ -4,10 +4,7 @@
  */
 import { describeThrown } from "../shared/errors.js";
 import { safeText } from "../shared/text.js";
-import { PostgresError } from "./errors.js";
-
-/** What users run to get the peers. */
-export const POSTGRES_INSTALL = "npm install pg graphile-worker";
+import { POSTGRES_INSTALL, PostgresError } from "./errors.js";
 
 /** The parts of `pg` that plan-refs uses. */
 export interface PgModule {
@@ -43,9 +40,8 @@ export interface PgPool extends PgQueryable {
 }
 
 let pgModule: Promise<PgModule> | undefined;
-let workerModule: Promise<typeof import("graphile-worker")> | undefined;
 
-function notInstalled(name: string, error: unknown): PostgresError {
+export function notInstalled(name: string, error: unknown): PostgresError {
   const code = typeof error === "object" && error !== null ? (Object.getOwnPropertyDescriptor(error, "code")?.value as unknown) : undefined;
   if (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") {
     return new PostgresError("missing-dependency", `plan-refs/postgres needs pg and graphile-worker, and ${name} is not installed: ${POSTGRES_INSTALL}`, { cause: error });
@@ -63,13 +59,4 @@ export function loadPg(): Promise<PgModule> {
     },
   );
   return pgModule;
-}
-
-/** `graphile-worker`, loaded once. */
-export function loadGraphileWorker(): Promise<typeof import("graphile-worker")> {
-  workerModule ??= import("graphile-worker").catch((error: unknown) => {
-    workerModule = undefined;
-    throw notInstalled("graphile-worker", error);
-  });
-  return workerModule;
 }

@@ -1,5 +1,5 @@
 /** graphile-worker's logger, silenced: plan-refs reports through its own events. */
-import { loadGraphileWorker } from "./peers.js";
+import { loadGraphileWorker } from "./graphile.js";
 
 export async function silentLogger(): Promise<import("graphile-worker").Logger> {
   const { Logger } = await loadGraphileWorker();
