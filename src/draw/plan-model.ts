@@ -12,6 +12,7 @@ import { scanArgs } from "../plan/references.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { RefError } from "../shared/errors.js";
 import { normalizeOptions, type NormalizedOptions, type ResolveOptions } from "../shared/options.js";
+import { ownData } from "../shared/own-data.js";
 
 /**
  * The state of a dependency arrow: `ok`; `missing`: the referenced step does not exist; `cycle`: both
@@ -91,8 +92,7 @@ export function pushTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
 export function ownOption(object: unknown, key: string): unknown {
   if (typeof object !== "object" || object === null) return undefined;
   try {
-    const descriptor = Object.getOwnPropertyDescriptor(object, key);
-    return descriptor !== undefined && "value" in descriptor ? descriptor.value : undefined;
+    return ownData(object, key);
   } catch {
     return undefined;
   }

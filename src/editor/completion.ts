@@ -6,7 +6,8 @@
 import { isPathName } from "../grammar/tokens.js";
 import type { Span } from "../shared/span.js";
 import { cursorAt, fileSpan, pathOf, referenceAt, stepNumber, type Cursor } from "./cursor.js";
-import { ownData, type EditorOptions } from "./editor-options.js";
+import { ownData } from "../shared/own-data.js";
+import type { EditorOptions } from "./editor-options.js";
 import type { LexedReference, LexedSegment } from "./lexer.js";
 import { withFallback } from "./guard.js";
 import { analyzePlan, dependenciesOf, type PlanDocument } from "./plan-document.js";

@@ -4,7 +4,8 @@
  */
 import type { Span } from "../shared/span.js";
 import { cursorAt, fileSpan, pathOf, referenceAt, segmentEnd, segmentStart, stepNumber } from "./cursor.js";
-import { ownData, type EditorOptions } from "./editor-options.js";
+import { ownData } from "../shared/own-data.js";
+import type { EditorOptions } from "./editor-options.js";
 import { withFallback } from "./guard.js";
 import { analyzePlan } from "./plan-document.js";
 import { safeJson } from "./safe-json.js";

@@ -3,6 +3,7 @@
  * own data properties only (no getter is called), cycles and depth cut, and the text bounded, so a
  * hostile or huge catalog cannot hang or crash the editor.
  */
+import { ownData as own } from "../shared/own-data.js";
 
 /** Longest text `safeJson` returns by default. */
 export const DEFAULT_JSON_LENGTH = 4_000;
@@ -63,9 +64,4 @@ export function safeJson(value: unknown, maxLength = DEFAULT_JSON_LENGTH): strin
     // A Proxy whose traps throw: say so rather than fail.
     return '"(unreadable schema)"';
   }
-}
-
-function own(object: object, key: string): unknown {
-  const descriptor = Object.getOwnPropertyDescriptor(object, key);
-  return descriptor !== undefined && "value" in descriptor ? descriptor.value : undefined;
 }

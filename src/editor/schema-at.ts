@@ -6,9 +6,8 @@
  * Only local `$ref`s are followed, only own data properties are read, and the work is bounded.
  */
 import type { PathStep } from "../lint/schema-walk.js";
-import { isPlainObject } from "../resolve/access.js";
 import { pointerTokens } from "../shared/pointer.js";
-import { ownData } from "./editor-options.js";
+import { isPlainObject, ownData } from "../shared/own-data.js";
 
 /** The schemas a path can lead to. */
 export interface SchemaLookup {

@@ -11,12 +11,11 @@ import type { TemplateNode } from "../grammar/ast.js";
 import { formatRef } from "../grammar/format.js";
 import { didYouMean } from "../lint/did-you-mean.js";
 import { readTools, type Plan, type PlanStep, type ToolCatalog } from "../plan/plan.js";
-import { isPlainObject } from "../resolve/access.js";
 import type { Diagnostic, DiagnosticCode } from "../shared/diagnostic.js";
 import { pointerToken } from "../shared/pointer.js";
 import { describeThrown } from "../shared/errors.js";
 import { quoted, safeText } from "../shared/text.js";
-import { defineOwn, own } from "./own-data.js";
+import { defineOwn, isPlainObject, ownData as own } from "../shared/own-data.js";
 
 /** The longest source text converted, in UTF-16 code units (1 MiB of text); the rest is one `limit` diagnostic. */
 export const MAX_PLAN_TEXT_LENGTH = 1_048_576;

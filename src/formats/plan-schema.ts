@@ -7,12 +7,11 @@
  * accepts; every rewrite is listed in `STRICT_REWRITES` and in the README ("Plans from models").
  */
 import { readTools, type JsonSchema, type ToolCatalog } from "../plan/plan.js";
-import { isPlainObject, MISSING, readOwnData } from "../resolve/access.js";
 import { describeThrown, RefError } from "../shared/errors.js";
 import type { Syntax } from "../shared/options.js";
 import { pointerTokens } from "../shared/pointer.js";
 import { quoted, safeText } from "../shared/text.js";
-import { defineOwn as define, own } from "./own-data.js";
+import { defineOwn as define, isPlainObject, MISSING, ownData as own, readOwnData } from "../shared/own-data.js";
 import { referencePattern } from "./reference-pattern.js";
 
 /** Which JSON Schema to produce: full JSON Schema 2020-12, or OpenAI's strict structured-output subset. */

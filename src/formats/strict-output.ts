@@ -5,9 +5,8 @@
  * the model meant.
  */
 import type { JsonSchema, Plan, ToolCatalog } from "../plan/plan.js";
-import { isPlainObject } from "../resolve/access.js";
 import { pointerTokens } from "../shared/pointer.js";
-import { defineOwn as define, own } from "./own-data.js";
+import { defineOwn as define, isPlainObject, ownData as own } from "../shared/own-data.js";
 import { MAX_SCHEMA_DEPTH } from "./plan-schema.js";
 
 /**

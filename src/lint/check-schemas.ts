@@ -5,7 +5,7 @@
  */
 import { assertNever, type Expression, type RefAst, type ReferenceNode, type Segment } from "../grammar/ast.js";
 import type { LocatedStep, ToolCatalog } from "../plan/plan.js";
-import { isPlainArray, isPlainObject } from "../resolve/access.js";
+import { isPlainArray, isPlainObject, ownData as own } from "../shared/own-data.js";
 import { pointerTokens } from "../shared/pointer.js";
 import { listSome, quoted, safeText } from "../shared/text.js";
 import { isPathLikeKey, pathSyntaxHint } from "../shared/path-hint.js";
@@ -245,9 +245,4 @@ export function refLabel(text: string, node: ReferenceNode): string {
 /** In the seed syntax `$1.address.city` is the one key "address.city": say so when it reads like a path (the rule of `path-like-key`). */
 function seedHint(node: ReferenceNode, name: string, keys: readonly string[]): string {
   return node.syntax === "seed" && isPathLikeKey(name, new Set(keys)) ? `; ${pathSyntaxHint(name)}` : "";
-}
-
-function own(object: object, key: string): unknown {
-  const descriptor = Object.getOwnPropertyDescriptor(object, key);
-  return descriptor !== undefined && "value" in descriptor ? descriptor.value : undefined;
 }

@@ -3,6 +3,7 @@
  * the value (keys in the order `JSON.parse` gave them, array items by index), each container's key
  * positions computed at most once.
  */
+import { ownData } from "../shared/own-data.js";
 import { pointerTokens } from "../shared/pointer.js";
 import type { Draft } from "./draft.js";
 
@@ -29,8 +30,7 @@ export function sortByPointer<T extends Draft>(plan: unknown, drafts: readonly T
       for (const token of pointerTokens(pointer)) {
         if (typeof node !== "object" || node === null) break;
         key.push(Array.isArray(node) ? Number(token) : positionOf(node, token));
-        const descriptor = Object.getOwnPropertyDescriptor(node, token);
-        node = descriptor !== undefined && "value" in descriptor ? descriptor.value : undefined;
+        node = ownData(node, token);
       }
     } catch {
       // A hostile value: what was computed so far orders well enough.

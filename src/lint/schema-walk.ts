@@ -9,7 +9,7 @@
  * `#/definitions/…`, any local JSON Pointer), `allOf` (every branch applies), `anyOf` / `oneOf`
  * (some branch applies).
  */
-import { isPlainObject } from "../resolve/access.js";
+import { isPlainObject, ownData as own } from "../shared/own-data.js";
 import { asRefError, RefError } from "../shared/errors.js";
 import { pointerTokens } from "../shared/pointer.js";
 
@@ -276,10 +276,4 @@ function resolveRef(root: unknown, ref: string): unknown {
     if (node === undefined) return undefined;
   }
   return node;
-}
-
-/** An own data property (getters and inherited members are never read). */
-function own(object: object, key: string): unknown {
-  const descriptor = Object.getOwnPropertyDescriptor(object, key);
-  return descriptor !== undefined && "value" in descriptor ? descriptor.value : undefined;
 }

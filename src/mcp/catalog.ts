@@ -3,7 +3,7 @@
  * the catalog's `input`, its `outputSchema` (when the server declares one) the `output`.
  */
 import type { JsonSchema, ToolCatalog, ToolSpec } from "../plan/plan.js";
-import { isPlainArray, isPlainObject, MISSING, readOwnData } from "../resolve/access.js";
+import { isPlainArray, isPlainObject, MISSING, readOwnData } from "../shared/own-data.js";
 import { MAX_TIMEOUT_MS } from "../run/run-plan.js";
 import { describeThrown } from "../shared/errors.js";
 import { quoted, safeText } from "../shared/text.js";

@@ -5,6 +5,7 @@
  * with one line naming the install command (`McpSetupError` code `missing-sdk`).
  */
 import { describeThrown } from "../shared/errors.js";
+import { ownData } from "../shared/own-data.js";
 import { quoted, safeText } from "../shared/text.js";
 import { requestOptions } from "./catalog.js";
 import type { McpClient } from "./client.js";
@@ -204,7 +205,7 @@ async function loadSdk<K extends keyof SdkModules>(path: K): Promise<SdkModules[
         return (await import("@modelcontextprotocol/sdk/client/streamableHttp.js")) as SdkModules[K];
     }
   } catch (error) {
-    const code = typeof error === "object" && error !== null ? (Object.getOwnPropertyDescriptor(error, "code")?.value as unknown) : undefined;
+    const code = ownData(error, "code");
     if (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") {
       throw new McpSetupError("missing-sdk", `plan-refs/mcp needs @modelcontextprotocol/sdk, which is not installed: ${INSTALL}`, { cause: error });
     }
@@ -214,7 +215,7 @@ async function loadSdk<K extends keyof SdkModules>(path: K): Promise<SdkModules[
 
 /** Why connecting failed, in a few words. */
 function connectFailure(error: unknown, kind: Spec["kind"]): string {
-  const code = typeof error === "object" && error !== null ? (Object.getOwnPropertyDescriptor(error, "code")?.value as unknown) : undefined;
+  const code = ownData(error, "code");
   if (code === "ENOENT") return "cannot start the server: no such program";
   if (code === "EACCES") return "cannot start the server: permission denied";
   if (code === -32000) return kind === "stdio" ? "the server exited before completing the MCP handshake" : "the connection closed before the MCP handshake completed";

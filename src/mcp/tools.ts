@@ -2,7 +2,7 @@
  * `mcpTools`: an MCP server's tools as tool functions for `runPlan`. A step calls `tools/call` with its
  * resolved arguments and its signal; the answer becomes the step's result.
  */
-import { isPlainArray, isPlainObject, MISSING, readOwnData } from "../resolve/access.js";
+import { isPlainArray, isPlainObject, MISSING, readOwnData } from "../shared/own-data.js";
 import type { ToolContext, ToolFunction, ToolFunctions } from "../run/run-plan.js";
 import { describeThrown } from "../shared/errors.js";
 import { safeText } from "../shared/text.js";

@@ -3,7 +3,7 @@
  * or a bare array of steps. `readPlan` checks the shape of any value and reports every problem with a
  * JSON Pointer, so the linter can go on after a mistake.
  */
-import { isPlainObject } from "../resolve/access.js";
+import { isPlainObject, ownData as ownValue, ownElements } from "../shared/own-data.js";
 import { pointerToken } from "../shared/pointer.js";
 import type { Syntax } from "../shared/options.js";
 import { describeThrown, RefError } from "../shared/errors.js";
@@ -171,27 +171,6 @@ function describeId(id: unknown): string {
   if (typeof id === "string") return quoted(id, 40);
   if (id === null || typeof id === "boolean") return String(id);
   return Array.isArray(id) ? "an array" : `a value of type ${typeof id}`;
-}
-
-/**
- * The own elements of an array with their indexes, in order: holes left out, a getter read as
- * `undefined` (never invoked). Walks the keys there are, so a huge sparse `length` costs nothing.
- */
-function ownElements(value: unknown): [unknown, number][] {
-  if (!Array.isArray(value)) return [];
-  const elements: [unknown, number][] = [];
-  for (const key of Object.keys(value)) {
-    const index = Number(key);
-    if (!(index < value.length) || String(index) !== key) continue; // not an element index ("-0", "01", "x")
-    const descriptor = Object.getOwnPropertyDescriptor(value, key)!;
-    elements.push(["value" in descriptor ? descriptor.value : undefined, index]);
-  }
-  return elements;
-}
-
-function ownValue(object: Record<string, unknown>, key: string): unknown {
-  const descriptor = Object.getOwnPropertyDescriptor(object, key);
-  return descriptor !== undefined && "value" in descriptor ? descriptor.value : undefined;
 }
 
 /**

@@ -4,9 +4,9 @@
  */
 import { referencesIn, type ReferenceNode, type RefAst } from "../grammar/ast.js";
 import { classifyString } from "../grammar/parse.js";
-import { isPlainArray, isPlainObject } from "../resolve/access.js";
 import type { RefError } from "../shared/errors.js";
 import { normalizeOptions, type NormalizedOptions, type ResolveOptions } from "../shared/options.js";
+import { isPlainArray, isPlainObject, ownData } from "../shared/own-data.js";
 import { pointerToken } from "../shared/pointer.js";
 
 /** A string argument that is a placeholder or template. */
@@ -137,8 +137,7 @@ export function scanArgs(args: unknown, given?: NormalizedOptions | ResolveOptio
     const key = frame.keys[frame.next++]!;
     let item: unknown;
     try {
-      const descriptor = Object.getOwnPropertyDescriptor(frame.container, key);
-      item = descriptor !== undefined && "value" in descriptor ? descriptor.value : undefined;
+      item = ownData(frame.container, key);
     } catch {
       continue;
     }

@@ -4,16 +4,15 @@
  * traps throw becomes a `RefError` with code `access` rather than a raw `TypeError`.
  */
 import { asRefError, RefError } from "../shared/errors.js";
+import { isPlainArray, isPlainObject, MISSING, readOwnData } from "../shared/own-data.js";
+
+// The reading policy itself lives in src/shared/own-data.ts; re-exported for the evaluator's modules.
+export { isPlainArray, isPlainObject, MISSING, readOwnData };
 
 /** The step results `resolveRefs` reads: a Map keyed by step number, a plain object as `JSON.parse` gives it, or an array. */
 export type Results = ReadonlyMap<number | string, unknown> | Readonly<Record<string, unknown>> | readonly unknown[];
 
-/**
- * What a read returns when there is no value. Module-private symbols, so no input can hold them: the
- * hot path returns the value itself rather than allocating a `{ found, value }` record per lookup.
- */
-export const MISSING: unique symbol = Symbol("plan-refs: missing");
-/** The container cannot take that kind of member (a key of a string, an index of an object). */
+/** The container cannot take that kind of member (a key of a string, an index of an object). A module-private symbol, as `MISSING`. */
 export const NOT_INDEXABLE: unique symbol = Symbol("plan-refs: not indexable");
 
 /** Run `read`, turning any non-`RefError` failure (a throwing Proxy trap, a revoked Proxy) into `RefError` code `access`. */
@@ -38,24 +37,6 @@ export function accessError(what: string | (() => string), error: unknown): RefE
  */
 export function stackLimit(error: unknown): RefError {
   return asRefError(error, "the input");
-}
-
-/** An object whose prototype is `Object.prototype` or `null`: the only objects whose keys a path reads. */
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  const proto: unknown = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
-
-/** An array whose prototype is `Array.prototype` (a subclass is treated as a class instance). */
-export function isPlainArray(value: unknown): value is unknown[] {
-  return Array.isArray(value) && Object.getPrototypeOf(value) === Array.prototype;
-}
-
-/** Read an own data property; accessors and inherited members count as missing. May throw (a Proxy trap): callers guard. */
-export function readOwnData(target: object, key: string | number): unknown {
-  const descriptor = Object.getOwnPropertyDescriptor(target, key);
-  return descriptor !== undefined && "value" in descriptor ? descriptor.value : MISSING;
 }
 
 /** Check that `results` is a Map, a plain object or an array; throws `RefError` code `invalid-results`. */

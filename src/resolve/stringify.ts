@@ -5,7 +5,8 @@
  * turns cycles and runaway sizes into `RefError`s instead of crashing.
  */
 import { RefError } from "../shared/errors.js";
-import { isPlainArray, rethrowAsAccess } from "./access.js";
+import { isPlainArray, MISSING, ownDataEntries, readOwnData } from "../shared/own-data.js";
+import { rethrowAsAccess } from "./access.js";
 
 /**
  * The error of an interpolated value longer than the room left for it: the template turns it into its
@@ -64,8 +65,8 @@ function compactJson(root: object, maxLength: number, maxDepth: number): string 
         const length = isPlainArray(object) ? object.length : 0;
         for (let i = 0; i < length; i++) {
           if (i > 0) push(",");
-          const descriptor = Object.getOwnPropertyDescriptor(object, String(i));
-          write(descriptor && "value" in descriptor ? descriptor.value : null, depth + 1);
+          const item = readOwnData(object, i);
+          write(item === MISSING ? null : item, depth + 1);
         }
         push("]");
       } else {
@@ -86,13 +87,4 @@ function compactJson(root: object, maxLength: number, maxDepth: number): string 
 
   write(root, 0);
   return parts.join("");
-}
-
-function ownDataEntries(object: object): [string, unknown][] {
-  const entries: [string, unknown][] = [];
-  for (const key of Object.keys(object)) {
-    const descriptor = Object.getOwnPropertyDescriptor(object, key);
-    if (descriptor && "value" in descriptor) entries.push([key, descriptor.value]);
-  }
-  return entries;
 }
