@@ -18,6 +18,7 @@ import { asRefError, describeThrown, RefError, StepError, withoutStack, type Ste
 import { normalizeOptions, type NormalizedOptions, type Syntax } from "../shared/options.js";
 import { outputMismatch, prepareOutputSchema } from "./output-validator.js";
 import { ArgsSnapshotter } from "./snapshot.js";
+import { onStop, runStatus, skipDependents, stopDetail, stopsRun, type StepState, type StopReason } from "./schedule.js";
 
 /** What a tool receives besides its arguments. */
 export interface ToolContext {
@@ -151,7 +152,6 @@ function isSignal(value: unknown): value is AbortSignal {
   return typeof target.addEventListener === "function" && typeof target.removeEventListener === "function";
 }
 
-type StepState = "waiting" | "ready" | "running" | "done" | "failed" | "skipped";
 
 /** One step of a run: its snapshot, its place in the graph, and its state. */
 class StepRecord {
@@ -179,6 +179,13 @@ class StepRecord {
     /** The run, until its report is returned: a tool that settles later (or never) holds only this record. */
     public run: Run | undefined,
   ) {}
+}
+
+/** The steps waiting on a record, handed over once (the skip walk of `schedule.ts` visits each blocker once). */
+function takeDependents(record: StepRecord): StepRecord[] | undefined {
+  const dependents = record.dependents;
+  record.dependents = undefined;
+  return dependents;
 }
 
 /** Abort a step's signal, or remember the reason for when the tool first reads it. */
@@ -326,7 +333,7 @@ class Run {
   #waiting = 0;
   #pumping = false;
   #streamOpen = false;
-  #stopped: "aborted" | "failed" | undefined;
+  #stopped: StopReason | undefined;
   #finished = false;
   /** An error of plan-refs' own making while running (a bug): the run ends and runPlan rejects with it. */
   #fatal: RefError | undefined;
@@ -743,7 +750,7 @@ class Run {
       this.#emit({ type: "step-failed", stepId: record.id, tool: record.tool, error, startMs: start, endMs: end, durationMs: end - start });
     }
     this.#skipDependents(record);
-    if (this.settings.failFast) this.#stop("failed");
+    if (stopsRun(this.settings.failFast)) this.#stop("failed");
   }
 
   #skip(record: StepRecord, blockedBy: number): void {
@@ -759,30 +766,23 @@ class Run {
     this.skipped.push(record.id);
   }
 
-  /** Skip everything waiting on `record`, transitively, without recursion. */
+  /** Skip everything waiting on `record`, transitively (the rule of `schedule.ts`, shared with the PostgreSQL workers). */
   #skipDependents(record: StepRecord): void {
     if (record.dependents === undefined) return;
-    const queue = [record];
-    for (let i = 0; i < queue.length; i++) {
-      const blocker = queue[i]!;
-      const dependents = blocker.dependents;
-      if (dependents === undefined) continue;
-      blocker.dependents = undefined;
-      for (const dependent of dependents) {
-        if (dependent.state !== "waiting") continue;
-        this.#setState(dependent, "skipped");
-        this.skipped.push(dependent.id);
-        if (this.settings.onEvent !== undefined) this.#emit({ type: "step-skipped", stepId: dependent.id, tool: dependent.tool, blockedBy: blocker.id, atMs: this.#now() });
-        queue.push(dependent);
-      }
-    }
+    skipDependents(record, takeDependents, (dependent, blocker) => {
+      if (dependent.state !== "waiting") return false;
+      this.#setState(dependent, "skipped");
+      this.skipped.push(dependent.id);
+      if (this.settings.onEvent !== undefined) this.#emit({ type: "step-skipped", stepId: dependent.id, tool: dependent.tool, blockedBy: blocker.id, atMs: this.#now() });
+      return true;
+    });
   }
 
   /**
    * Stop the run: running steps are recorded as failed (`aborted`, with their real start and end) and
    * their signals aborted, every step that has not started is skipped, and the report is returned at once.
    */
-  #stop(reason: "aborted" | "failed"): void {
+  #stop(reason: StopReason): void {
     if (this.#stopped !== undefined || this.#finished) return;
     this.#stopped = reason;
     let cause: unknown;
@@ -794,10 +794,11 @@ class Run {
       }
     }
     const abortReason = cause ?? withoutStack(() => new RefError("aborted", "the run was stopped"));
-    const detail = reason === "aborted" ? "aborted with the run" : "aborted because another step failed (failFast)";
+    const detail = stopDetail(reason);
     const aborted: StepRecord[] = [];
     for (const record of this.#records.list) {
-      if (record.state === "running") {
+      const action = onStop(record.state);
+      if (action === "abort") {
         const endMs = this.#end(record);
         record.state = "failed";
         const error = new StepError("aborted", record.id, record.tool, detail, cause);
@@ -807,7 +808,7 @@ class Run {
           this.#emit({ type: "step-failed", stepId: record.id, tool: record.tool, error, startMs, endMs, durationMs: endMs - startMs });
         }
         aborted.push(record);
-      } else if (record.state === "waiting" || record.state === "ready") {
+      } else if (action === "skip") {
         this.#setState(record, "skipped");
         this.skipped.push(record.id);
       }
@@ -924,7 +925,7 @@ class Run {
 
   #report(status?: RunReport["status"]): RunReport {
     if (this.#fatal !== undefined) throw this.#fatal;
-    const final = status ?? (this.#stopped === "aborted" ? "aborted" : this.errors.size > 0 || this.diagnostics.some((d) => d.severity === "error") ? "failed" : "ok");
+    const final = status ?? runStatus(this.#stopped, this.errors.size, this.diagnostics);
     return {
       status: final,
       results: this.results,
