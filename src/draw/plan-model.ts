@@ -11,7 +11,7 @@ import { readPlan, type ToolCatalog } from "../plan/plan.js";
 import { scanArgs } from "../plan/references.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { RefError } from "../shared/errors.js";
-import { normalizeOptions, type NormalizedOptions, type ResolveOptions } from "../shared/options.js";
+import { layerOptions, type NormalizedOptions, type ResolveOptions } from "../shared/options.js";
 import { ownData } from "../shared/own-data.js";
 
 /**
@@ -113,25 +113,9 @@ export function readDrawOptions(given: unknown): { catalog: ToolCatalog | undefi
   };
 }
 
-/** The language options for scanning: the caller's over the plan's; bad ones fall back (the linter reports them). */
+/** The language options for scanning: the caller's over the plan's (`layerOptions`); a bad one is ignored (the linter reports it). */
 function scanOptions(planOptions: object | undefined, options: ResolveOptions | undefined): NormalizedOptions {
-  let defined: Record<string, unknown> = {};
-  if (typeof options === "object" && options !== null) {
-    try {
-      // Defined, never assigned: a "__proto__" key stays a plain key.
-      defined = Object.fromEntries(Object.keys(options).map((key) => [key, ownOption(options, key)]).filter(([, value]) => value !== undefined));
-    } catch {
-      // An unreadable options object: the plan's options.
-    }
-  }
-  for (const attempt of [{ ...planOptions, ...defined }, { ...planOptions }, {}]) {
-    try {
-      return normalizeOptions(attempt as ResolveOptions);
-    } catch {
-      // try the next
-    }
-  }
-  return normalizeOptions(undefined);
+  return layerOptions(planOptions, options).options;
 }
 
 /**

@@ -11,8 +11,8 @@ import { referencesIn } from "../grammar/ast.js";
 import { classifyString, type Classification } from "../grammar/parse.js";
 import type { JsoncNode as JsonNode } from "../plan/jsonc.js";
 import { readTools, type ToolCatalog } from "../plan/plan.js";
-import type { NormalizedOptions } from "../shared/options.js";
-import { callerTools, mergeOptions, type EditorOptions } from "./editor-options.js";
+import { PLAN_OPTION_NAMES, type NormalizedOptions } from "../shared/options.js";
+import { callerTools, editorLanguage, type EditorOptions } from "./editor-options.js";
 import { decodeStringToken, type DecodedString } from "./json-string.js";
 
 /** A step of the document, as far as it is written. */
@@ -85,7 +85,7 @@ export function analyzePlan(text: string, options?: EditorOptions): PlanDocument
 function analyze(text: string, options: EditorOptions | undefined): PlanDocument {
   const root = typeof text === "string" && text.length <= MAX_DOCUMENT_LENGTH && nestingPast(text) === undefined ? jsonc.parseTree(text, [], { allowTrailingComma: true }) : undefined;
   const planOptions = root?.type === "object" ? optionsValue(property(root, "options")) : undefined;
-  const normalized = mergeOptions(planOptions, options);
+  const normalized = editorLanguage(planOptions, options);
   const stepsNode = root?.type === "array" ? root : root?.type === "object" ? property(root, "steps") : undefined;
   const isPlan = stepsNode?.type === "array";
 
@@ -164,7 +164,7 @@ export function property(node: JsonNode | undefined, name: string): JsonNode | u
 function optionsValue(node: JsonNode | undefined): Record<string, unknown> | undefined {
   if (node?.type !== "object") return undefined;
   const out: Record<string, unknown> = {};
-  for (const name of ["syntax", "templates", "deep"]) {
+  for (const name of PLAN_OPTION_NAMES) {
     const value = property(node, name);
     if (value?.type === "string" || value?.type === "boolean") out[name] = value.value;
   }

@@ -8,7 +8,7 @@ import { classifyString, type Classification } from "../grammar/parse.js";
 import { DOLLAR } from "../grammar/tokens.js";
 import type { NormalizedOptions, SyntaxOptions } from "../shared/options.js";
 import { withFallback } from "./guard.js";
-import { mergeOptions } from "./editor-options.js";
+import { editorLanguage } from "./editor-options.js";
 import { lexString, type StringMode, type Token, type TokenKind } from "./lexer.js";
 
 export type { Token, TokenKind } from "./lexer.js";
@@ -23,7 +23,7 @@ export type { Token, TokenKind } from "./lexer.js";
  * tokenize("Paris")                      // []
  */
 export function tokenize(text: string, options?: SyntaxOptions): Token[] {
-  return withFallback("tokenize", [], () => (typeof text === "string" ? tokensOf(text, mergeOptions(options)) : []));
+  return withFallback("tokenize", [], () => (typeof text === "string" ? tokensOf(text, editorLanguage(undefined, options)) : []));
 }
 
 /**

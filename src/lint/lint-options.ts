@@ -3,8 +3,8 @@
  * `options`) and the tool catalog (the caller's, else the plan's inline `tools`).
  */
 import { readTools, type PlanOptions, type ToolCatalog } from "../plan/plan.js";
-import { RefError } from "../shared/errors.js";
-import { normalizeOptions, type NormalizedOptions, type ResolveOptions } from "../shared/options.js";
+import { layerOptions, type NormalizedOptions, type ResolveOptions } from "../shared/options.js";
+import { ownData } from "../shared/own-data.js";
 import { draft, type Draft } from "./draft.js";
 
 /**
@@ -24,35 +24,22 @@ export interface LintSettings {
   readonly catalog: ToolCatalog | undefined;
 }
 
-const OPTION_NAMES = ["syntax", "templates", "strict", "deep", "maxRefLength", "maxSegments", "maxInterpolations", "maxDepth", "maxPlaceholders", "maxOutputLength"] as const;
-
 /**
- * Merge the plan's options under the caller's (an `undefined` caller option does not override) and
- * pick the catalog. Bad caller options become `invalid-options` diagnostics and the defaults are used.
+ * Layer the caller's options over the plan's (`layerOptions`, the rule every entry point shares) and
+ * pick the catalog. Each problem with the options is an `invalid-options` diagnostic; a bad value is
+ * ignored (the plan's value or the default stands).
  *
  * @example
  * lintSettings({ syntax: "path" }, undefined, { syntax: undefined, deep: true }, []).options // syntax "path", deep true
  */
 export function lintSettings(planOptions: PlanOptions | undefined, planTools: ToolCatalog | undefined, options: LintOptions | undefined, out: Draft[]): LintSettings {
-  const merged: Record<string, unknown> = { ...planOptions };
+  const { options: normalized, problems } = layerOptions(planOptions, options);
+  for (const problem of problems) out.push(draft("invalid-options", "error", problem.message, { pointer: "" }));
   let callerTools: unknown;
-  if (options !== undefined && options !== null && typeof options === "object") {
-    for (const name of OPTION_NAMES) {
-      const descriptor = Object.getOwnPropertyDescriptor(options, name);
-      if (descriptor !== undefined && "value" in descriptor && descriptor.value !== undefined) merged[name] = descriptor.value;
-    }
-    const tools = Object.getOwnPropertyDescriptor(options, "tools");
-    callerTools = tools !== undefined && "value" in tools ? tools.value : undefined;
-  } else if (options !== undefined) {
-    out.push(draft("invalid-options", "error", "lint options must be an object", { pointer: "" }));
-  }
-
-  let normalized: NormalizedOptions;
   try {
-    normalized = normalizeOptions(merged as ResolveOptions);
-  } catch (error) {
-    out.push(draft("invalid-options", "error", error instanceof RefError ? error.message : "invalid options", { pointer: "" }));
-    normalized = normalizeOptions({ ...planOptions });
+    callerTools = ownData(options, "tools");
+  } catch {
+    // Options that cannot be read are already a problem above.
   }
 
   let catalog = planTools;

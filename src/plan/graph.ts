@@ -4,8 +4,7 @@
  * overflow the stack, and linear in steps plus references: steps are numbered densely once and the
  * edges kept in typed arrays, so a large plan costs few allocations.
  */
-import { asRefError, RefError } from "../shared/errors.js";
-import { normalizeOptions, type ResolveOptions } from "../shared/options.js";
+import { layeredOptions, type ResolveOptions } from "../shared/options.js";
 import { readPlan, type PlanStep } from "./plan.js";
 import { scanArgs } from "./references.js";
 
@@ -34,7 +33,7 @@ export interface PlanGraph {
  */
 export function planGraph(plan: unknown, options?: ResolveOptions): PlanGraph {
   const read = readPlan(plan);
-  const normalized = normalizeOptions({ ...read.plan.options, ...definedOnly(options) });
+  const normalized = layeredOptions(read.plan.options, options);
   const ids = new Set(read.plan.steps.map((step) => step.id));
   const edges = new Map<number, Set<number>>();
   for (const step of read.plan.steps) {
@@ -48,17 +47,6 @@ export function planGraph(plan: unknown, options?: ResolveOptions): PlanGraph {
     edges.set(step.id, targets);
   }
   return graphFromEdges(read.plan.steps, edges);
-}
-
-/** Options without their `undefined` members, so that they do not override the plan's own. */
-function definedOnly(options: ResolveOptions | undefined): ResolveOptions {
-  if (options === undefined) return {};
-  if (options === null || typeof options !== "object") throw new RefError("invalid-options", "options must be an object");
-  try {
-    return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as ResolveOptions;
-  } catch (error) {
-    throw asRefError(error, "the options");
-  }
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import { isPlainObject, ownData as ownValue, ownElements } from "../shared/own-data.js";
 import { pointerToken } from "../shared/pointer.js";
-import type { Syntax } from "../shared/options.js";
+import { isValidOption, OPTION_REQUIREMENTS, PLAN_OPTION_NAMES, type Syntax } from "../shared/options.js";
 import { describeThrown, RefError } from "../shared/errors.js";
 import { quoted, safeText } from "../shared/text.js";
 
@@ -229,18 +229,14 @@ function readOptions(value: unknown, problem: (pointer: string, message: string,
     problem("/options", `"options" must be an object`);
     return undefined;
   }
-  const options: { syntax?: Syntax; templates?: boolean; deep?: boolean } = {};
+  const options: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
     const item = ownValue(value, key);
-    if (key === "syntax") {
-      if (item === "seed" || item === "path") options.syntax = item;
-      else problem("/options/syntax", `"syntax" must be "seed" or "path"`);
-    } else if (key === "templates" || key === "deep") {
-      if (typeof item === "boolean") options[key] = item;
-      else problem(`/options/${key}`, `"${key}" must be true or false`);
-    } else {
-      problem(`/options/${pointerToken(key)}`, `unknown plan option ${quoted(key, 40)} (expected syntax, templates, deep)`, undefined, "key");
-    }
+    const name = PLAN_OPTION_NAMES.find((known) => known === key);
+    if (name === undefined) problem(`/options/${pointerToken(key)}`, `unknown plan option ${quoted(key, 40)} (expected ${PLAN_OPTION_NAMES.join(", ")})`, undefined, "key");
+    // A plan is data: null and undefined are not values of its options.
+    else if (item !== undefined && item !== null && isValidOption(name, item)) options[name] = item;
+    else problem(`/options/${name}`, `"${name}" must be ${OPTION_REQUIREMENTS[name]}`);
   }
-  return options;
+  return options as PlanOptions;
 }

@@ -67,6 +67,51 @@ const normalizedDefaults: NormalizedOptions = Object.freeze({
   ...DEFAULT_LIMITS,
 });
 
+/** The names of every language option, in the order they are checked (the first bad one is the one thrown). */
+export const OPTION_NAMES = ["syntax", "templates", "strict", "deep", "maxRefLength", "maxSegments", "maxInterpolations", "maxDepth", "maxPlaceholders", "maxOutputLength"] as const satisfies readonly (keyof NormalizedOptions)[];
+
+/** The name of one language option. */
+export type OptionName = (typeof OPTION_NAMES)[number];
+
+/** The options a plan may set for itself in its `options` (the caller's options layer over them). */
+export const PLAN_OPTION_NAMES = ["syntax", "templates", "deep"] as const satisfies readonly OptionName[];
+
+/** What a value of each option must be, as said in messages ("option deep must be a boolean"). */
+export const OPTION_REQUIREMENTS: Readonly<Record<OptionName, string>> = Object.freeze({
+  syntax: `"seed" or "path"`,
+  templates: "a boolean",
+  strict: "a boolean",
+  deep: "a boolean",
+  maxRefLength: "a non-negative integer",
+  maxSegments: "a non-negative integer",
+  maxInterpolations: "a non-negative integer",
+  maxDepth: "a non-negative integer",
+  maxPlaceholders: "a non-negative integer",
+  maxOutputLength: "a non-negative integer",
+});
+
+/**
+ * Whether `value` is a valid value of option `name` (`undefined`, "not set", is valid; so is a `null`
+ * syntax, which means the default).
+ *
+ * @example
+ * isValidOption("syntax", "path") // true
+ * isValidOption("maxDepth", -1)   // false
+ */
+export function isValidOption(name: OptionName, value: unknown): boolean {
+  if (value === undefined) return true;
+  switch (name) {
+    case "syntax":
+      return value === null || value === "seed" || value === "path";
+    case "templates":
+    case "strict":
+    case "deep":
+      return typeof value === "boolean";
+    default:
+      return typeof value === "number" && Number.isInteger(value) && value >= 0;
+  }
+}
+
 /** Validate options and fill in defaults. Throws `RefError` code `invalid-options` for a bad value. */
 export function normalizeOptions(options: ResolveOptions | undefined): NormalizedOptions {
   if (options === undefined) return normalizedDefaults;
@@ -82,34 +127,110 @@ export function normalizeOptions(options: ResolveOptions | undefined): Normalize
 }
 
 function readOptions(options: ResolveOptions): NormalizedOptions {
-  const syntax = options.syntax ?? "seed";
-  if (syntax !== "seed" && syntax !== "path") {
-    throw new RefError("invalid-options", `option syntax must be "seed" or "path"`);
-  }
   return {
-    syntax,
-    templates: flag(options.templates, "templates"),
-    strict: flag(options.strict, "strict"),
-    deep: flag(options.deep, "deep"),
-    maxRefLength: limit(options.maxRefLength, "maxRefLength"),
-    maxSegments: limit(options.maxSegments, "maxSegments"),
-    maxInterpolations: limit(options.maxInterpolations, "maxInterpolations"),
-    maxDepth: limit(options.maxDepth, "maxDepth"),
-    maxPlaceholders: limit(options.maxPlaceholders, "maxPlaceholders"),
-    maxOutputLength: limit(options.maxOutputLength, "maxOutputLength"),
+    syntax: (checked("syntax", options.syntax) as Syntax | null) ?? "seed",
+    templates: checked("templates", options.templates) as boolean,
+    strict: checked("strict", options.strict) as boolean,
+    deep: checked("deep", options.deep) as boolean,
+    maxRefLength: checked("maxRefLength", options.maxRefLength) as number,
+    maxSegments: checked("maxSegments", options.maxSegments) as number,
+    maxInterpolations: checked("maxInterpolations", options.maxInterpolations) as number,
+    maxDepth: checked("maxDepth", options.maxDepth) as number,
+    maxPlaceholders: checked("maxPlaceholders", options.maxPlaceholders) as number,
+    maxOutputLength: checked("maxOutputLength", options.maxOutputLength) as number,
   };
 }
 
-function flag(value: unknown, name: string): boolean {
-  if (value === undefined) return false;
-  if (typeof value !== "boolean") throw new RefError("invalid-options", `option ${name} must be a boolean`);
+/** The value of an option, its default when not set; throws `invalid-options` for a bad one. */
+function checked(name: OptionName, value: unknown): unknown {
+  if (value === undefined) return normalizedDefaults[name];
+  if (!isValidOption(name, value)) throw new RefError("invalid-options", optionMessage(name));
   return value;
 }
 
-function limit(value: unknown, name: keyof typeof DEFAULT_LIMITS): number {
-  if (value === undefined) return DEFAULT_LIMITS[name];
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
-    throw new RefError("invalid-options", `option ${name} must be a non-negative integer`);
+function optionMessage(name: OptionName): string {
+  return `option ${name} must be ${OPTION_REQUIREMENTS[name]}`;
+}
+
+/** One problem found while layering options: a bad value (ignored), options that are not an object or cannot be read. */
+export interface OptionProblem {
+  /** `invalid-options` for a bad value or a non-object; `access` when reading the options threw (a Proxy trap). */
+  readonly code: "invalid-options" | "access";
+  /** The option, when the problem is one option's value. */
+  readonly option?: OptionName;
+  readonly message: string;
+  /** What reading threw, for `access`. */
+  readonly cause?: unknown;
+}
+
+/** What `layerOptions` returns: usable options whatever was given, and the problems found. */
+export interface LayeredOptions {
+  readonly options: NormalizedOptions;
+  readonly problems: readonly OptionProblem[];
+}
+
+/**
+ * The one rule for how a plan's `options` and a caller's options combine, used by every entry point
+ * (`planGraph`, `lintPlan`, the editor functions, the drawings):
+ *
+ * - the plan's options are read first (its `syntax`, `templates`, `deep` only: `PLAN_OPTION_NAMES`),
+ *   then the caller's (every name of `OPTION_NAMES`) override them where they set a value;
+ *   `undefined` sets nothing, so `{ syntax: undefined }` keeps the plan's syntax;
+ * - each option is read once, as `normalizeOptions` reads options (a getter runs, and what it throws
+ *   is a problem with code `access`); other names are ignored here (they are the entry point's own,
+ *   such as `tools`; a plan's unknown options are `readPlan`'s `invalid-plan`);
+ * - a bad value is a problem and is ignored, so the layer below it (or the default) stands; options
+ *   that are not an object, or that throw when read, are a problem and ignored as a whole.
+ *
+ * Problems are returned as data: the linter reports each as an `invalid-options` diagnostic, the
+ * editor functions use the options as they are (the linter shows the problem), and every other entry
+ * point throws the first one (`layeredOptions`).
+ *
+ * @example
+ * layerOptions({ syntax: "path" }, { deep: true, syntax: undefined }).options.syntax // "path"
+ * layerOptions({ syntax: "path" }, { syntax: "yaml" }).problems[0].message // 'option syntax must be "seed" or "path"'
+ */
+export function layerOptions(planOptions: unknown, callerOptions: unknown): LayeredOptions {
+  const problems: OptionProblem[] = [];
+  const merged: Partial<Record<OptionName, unknown>> = {};
+  readLayer(planOptions, PLAN_OPTION_NAMES, merged, problems);
+  readLayer(callerOptions, OPTION_NAMES, merged, problems);
+  return { options: Object.keys(merged).length === 0 ? normalizedDefaults : readOptions(merged as ResolveOptions), problems };
+}
+
+/**
+ * `layerOptions` for the entry points that throw: the options, or the first problem as a `RefError`
+ * (code `invalid-options`, or `access` with what was thrown as its cause).
+ *
+ * @example
+ * layeredOptions(undefined, { templates: true }).templates // true
+ * layeredOptions(undefined, { maxDepth: -1 })              // throws RefError invalid-options
+ */
+export function layeredOptions(planOptions: unknown, callerOptions: unknown): NormalizedOptions {
+  const { options, problems } = layerOptions(planOptions, callerOptions);
+  const first = problems[0];
+  if (first === undefined) return options;
+  if (first.code === "access") throw asRefError(first.cause, "the options");
+  throw new RefError("invalid-options", first.message);
+}
+
+function readLayer(layer: unknown, names: readonly OptionName[], merged: Partial<Record<OptionName, unknown>>, problems: OptionProblem[]): void {
+  if (layer === undefined) return;
+  if (layer === null || typeof layer !== "object") {
+    problems.push({ code: "invalid-options", message: "options must be an object" });
+    return;
   }
-  return value;
+  const values: unknown[] = [];
+  try {
+    for (const name of names) values.push((layer as Record<string, unknown>)[name]);
+  } catch (error) {
+    problems.push({ code: "access", message: asRefError(error, "the options").message, cause: error });
+    return;
+  }
+  names.forEach((name, i) => {
+    const value = values[i];
+    if (value === undefined) return;
+    if (isValidOption(name, value)) merged[name] = value;
+    else problems.push({ code: "invalid-options", option: name, message: optionMessage(name) });
+  });
 }

@@ -1,0 +1,83 @@
+/**
+ * The one rule for layering a plan's `options` under a caller's (src/shared/options.ts): every entry
+ * point uses it, so planGraph throws exactly when lintPlan reports `invalid-options`, with the same words.
+ */
+import fc from "fast-check";
+import { describe, expect, test } from "vitest";
+import { lintPlan, planGraph, RefError, tokenize } from "../../src/index.js";
+import { layeredOptions, layerOptions, normalizeOptions, OPTION_NAMES, PLAN_OPTION_NAMES } from "../../src/shared/options.js";
+
+const plan = { steps: [{ id: 1, tool: "a", args: {} }, { id: 2, tool: "b", args: { q: "$1.x" } }], options: { syntax: "path" } };
+
+describe("layerOptions", () => {
+  test.each([
+    ["nothing", undefined, undefined, {}, []],
+    ["the plan's options", { syntax: "path", deep: true }, undefined, { syntax: "path", deep: true }, []],
+    ["the caller's override the plan's", { syntax: "path" }, { syntax: "seed", templates: true }, { syntax: "seed", templates: true }, []],
+    ["an undefined caller option sets nothing", { syntax: "path" }, { syntax: undefined }, { syntax: "path" }, []],
+    ["a null syntax means the default (as normalizeOptions)", { syntax: "path" }, { syntax: null }, { syntax: "seed" }, []],
+    ["a plan sets only syntax, templates, deep", { strict: true, maxDepth: 3 }, undefined, { strict: false, maxDepth: 256 }, []],
+    ["other caller names are the entry point's own", undefined, { tools: {}, catalog: 1 }, {}, []],
+    ["a bad caller value is ignored: the plan's stands", { syntax: "path" }, { syntax: "yaml", deep: true }, { syntax: "path", deep: true }, ['option syntax must be "seed" or "path"']],
+    ["every bad value is a problem, in OPTION_NAMES order", undefined, { maxDepth: -1, strict: "yes" }, { strict: false, maxDepth: 256 }, ["option strict must be a boolean", "option maxDepth must be a non-negative integer"]],
+    ["a bad plan value is ignored too", { templates: "yes" }, undefined, { templates: false }, ["option templates must be a boolean"]],
+    ["options that are not an object", undefined, "path", {}, ["options must be an object"]],
+  ] as const)("%s", (_name, planOptions, callerOptions, expected, messages) => {
+    const { options, problems } = layerOptions(planOptions, callerOptions);
+    expect(options).toMatchObject(expected);
+    expect(problems.map((problem) => problem.message)).toEqual(messages);
+  });
+
+  test("options whose getter throws: one access problem, the layer ignored; layeredOptions throws it with its cause", () => {
+    const boom = new Error("boom");
+    const options = Object.defineProperty({}, "deep", { get: () => { throw boom; } });
+    const { options: result, problems } = layerOptions({ syntax: "path" }, options);
+    expect(result.syntax).toBe("path");
+    expect(problems).toMatchObject([{ code: "access", cause: boom }]);
+    const error = (() => { try { layeredOptions(undefined, options); } catch (thrown) { return thrown as RefError; } })();
+    expect(error).toBeInstanceOf(RefError);
+    expect(error).toMatchObject({ code: "access", cause: boom });
+  });
+
+  test("a caller layer reads each option once", () => {
+    const reads: string[] = [];
+    const options = new Proxy({}, { get: (_target, key) => void reads.push(String(key)) });
+    layerOptions(undefined, options);
+    expect(reads).toEqual([...OPTION_NAMES]);
+    expect(PLAN_OPTION_NAMES.every((name) => (OPTION_NAMES as readonly string[]).includes(name))).toBe(true);
+  });
+
+  test("layeredOptions throws the first problem as invalid-options, with normalizeOptions' words", () => {
+    expect(() => layeredOptions(undefined, { maxSegments: 1.5, deep: 1 })).toThrow(new RefError("invalid-options", "option deep must be a boolean"));
+    expect(() => normalizeOptions({ maxSegments: 1.5, deep: 1 } as never)).toThrow("option deep must be a boolean");
+  });
+});
+
+describe("every entry point layers options by the one rule", () => {
+  const optionValue = fc.constantFrom<unknown>(undefined, null, true, false, "seed", "path", "yaml", 0, 3, -1, 1.5, "3");
+  const callerOptions = fc.record(Object.fromEntries(OPTION_NAMES.map((name) => [name, optionValue])), { requiredKeys: [] });
+
+  test("planGraph throws invalid-options exactly when lintPlan reports it, with the same message", () => {
+    fc.assert(
+      fc.property(callerOptions, (options) => {
+        const reported = lintPlan(plan, options).filter((d) => d.code === "invalid-options").map((d) => d.message);
+        let thrown: RefError | undefined;
+        try {
+          planGraph(plan, options);
+        } catch (error) {
+          thrown = error as RefError;
+        }
+        expect(thrown?.code).toBe(reported.length > 0 ? "invalid-options" : undefined);
+        if (thrown !== undefined) expect(reported[0]).toBe(thrown.message);
+        expect(reported).toEqual(layerOptions(plan.options, options).problems.map((problem) => problem.message));
+      }),
+    );
+  });
+
+  test("the editor keeps the good options of a layer with a bad one (it used to drop the whole layer)", () => {
+    // syntax "path" stands although deep is bad: `.b` is a path segment of the reference.
+    const kinds = tokenize("$1.a.b", { syntax: "path", deep: "yes" } as never).map((token) => token.text);
+    expect(kinds).toEqual(tokenize("$1.a.b", { syntax: "path" }).map((token) => token.text));
+    expect(kinds).not.toEqual(tokenize("$1.a.b").map((token) => token.text));
+  });
+});
