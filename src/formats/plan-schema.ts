@@ -8,7 +8,7 @@
  */
 import { readTools, type JsonSchema, type ToolCatalog } from "../plan/plan.js";
 import { describeThrown, RefError } from "../shared/errors.js";
-import type { Syntax } from "../shared/options.js";
+import { layeredOptions, type Syntax } from "../shared/options.js";
 import { pointerTokens } from "../shared/pointer.js";
 import { quoted, safeText } from "../shared/text.js";
 import { defineOwn as define, isPlainObject, MISSING, ownData as own, readOwnData } from "../shared/own-data.js";
@@ -143,14 +143,9 @@ function readSchemaOptions(options: PlanSchemaOptions): Settings {
   };
   const dialect = read("dialect") ?? "json-schema";
   if (dialect !== "json-schema" && dialect !== "openai-strict") throw new RefError("invalid-options", `option dialect must be "json-schema" or "openai-strict"`);
-  const syntax = read("syntax") ?? "seed";
-  if (syntax !== "seed" && syntax !== "path") throw new RefError("invalid-options", `option syntax must be "seed" or "path"`);
-  const flag = (name: string): boolean => {
-    const value = read(name);
-    if (value !== undefined && typeof value !== "boolean") throw new RefError("invalid-options", `option ${name} must be a boolean`);
-    return value === true;
-  };
-  return { strict: dialect === "openai-strict", syntax, templates: flag("templates"), deep: flag("deep") };
+  // The language options are checked by the one rule every entry point shares (src/shared/options.ts).
+  const { syntax, templates, deep } = layeredOptions(undefined, { syntax: read("syntax"), templates: read("templates"), deep: read("deep") });
+  return { strict: dialect === "openai-strict", syntax, templates, deep };
 }
 
 function readCatalogOrThrow(catalog: unknown): [string, JsonSchema | undefined, string | undefined][] {
