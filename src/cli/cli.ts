@@ -14,6 +14,7 @@ import { schemaCommand, schemaHelp, schemaUsage } from "./schema-command.js";
 import { dbCommand, dbHelp, dbUsage } from "./db-command.js";
 import { statusCommand, statusHelp, statusUsage } from "./status-command.js";
 import { workerCommand, workerHelp, workerUsage } from "./worker-command.js";
+import { graphCommand, graphHelp, graphUsage } from "./graph-command.js";
 import { printable } from "../shared/text.js";
 
 type Command = (argv: string[], io: CliIo) => number | Promise<number>;
@@ -27,6 +28,7 @@ const commands: Record<string, { run: Command; usage: string; help: string }> = 
   db: { run: dbCommand, usage: dbUsage, help: dbHelp },
   worker: { run: workerCommand, usage: workerUsage, help: workerHelp },
   status: { run: statusCommand, usage: statusUsage, help: statusHelp },
+  graph: { run: graphCommand, usage: graphUsage, help: graphHelp },
 };
 
 const help = `plan-refs: step references in AI-agent tool plans

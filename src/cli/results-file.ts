@@ -21,6 +21,9 @@ export interface ResultsTarget {
   readonly path: string;
   /** The mode of the file replaced, kept on the new one. */
   readonly mode: number | undefined;
+  /** The flag that named it (`--results`, `--timeline`, `--out`) and what a refusal means (`nothing was run`). */
+  readonly flag?: string;
+  readonly outcome?: string;
 }
 
 /** An input file of the command, which the results must never overwrite. */
@@ -31,13 +34,16 @@ export interface GuardedFile {
 
 /**
  * Check a `--results` target before anything runs. Throws a `CliError` (exit 2) naming what is wrong.
+ * The same rules hold for every file the command line writes (`--timeline`, `graph --out`): `flag`
+ * names it in the message and `outcome` says what did not happen.
  *
  * @example
- * checkResultsTarget("out.json", [{ path: "plan.json", role: "the plan" }]) // { given: "out.json", path: "/abs/out.json", mode: undefined }
+ * checkResultsTarget("out.json", [{ path: "plan.json", role: "the plan" }]) // { given: "out.json", path: "/abs/out.json", mode: undefined, flag: "--results", … }
+ * checkResultsTarget("graph.svg", [], "--out", "nothing was written")
  */
-export function checkResultsTarget(given: string, guarded: readonly GuardedFile[]): ResultsTarget {
+export function checkResultsTarget(given: string, guarded: readonly GuardedFile[], flag = "--results", outcome = "nothing was run"): ResultsTarget {
   const refuse = (why: string, code = "results-target"): never => {
-    throw new CliError(`--results ${given}: ${why}; nothing was run`, code);
+    throw new CliError(`${flag} ${given}: ${why}; ${outcome}`, code);
   };
   let path = resolve(given);
   for (let links = 0; ; links++) {
@@ -47,7 +53,7 @@ export function checkResultsTarget(given: string, guarded: readonly GuardedFile[
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== "ENOENT") return refuse(`cannot be checked (${code ?? "error"})`);
-      return newFile(path, given, refuse);
+      return newFile(path, given, refuse, flag, outcome);
     }
     if (stats.isSymbolicLink()) {
       if (links >= MAX_LINKS) return refuse("too many levels of symbolic links");
@@ -57,7 +63,7 @@ export function checkResultsTarget(given: string, guarded: readonly GuardedFile[
     if (stats.isDirectory()) return refuse("is a directory; give a file name");
     if (!stats.isFile()) return refuse("is not a regular file (devices, FIFOs and sockets are refused)");
     for (const file of guarded) {
-      if (sameFile(stats, file.path)) return refuse(`is ${file.role}; write the results to another file`);
+      if (sameFile(stats, file.path)) return refuse(`is ${file.role}; write ${flag === "--results" ? "the results" : "it"} to another file`);
     }
     try {
       accessSync(path, constants.W_OK);
@@ -66,11 +72,11 @@ export function checkResultsTarget(given: string, guarded: readonly GuardedFile[
     }
     const real = realpathSync(path);
     checkFolder(dirname(real), refuse);
-    return { given, path: real, mode: stats.mode & 0o7777 };
+    return { given, path: real, mode: stats.mode & 0o7777, flag, outcome };
   }
 }
 
-function newFile(path: string, given: string, refuse: (why: string) => never): ResultsTarget {
+function newFile(path: string, given: string, refuse: (why: string) => never, flag: string, outcome: string): ResultsTarget {
   const folder = dirname(path);
   let real: string;
   try {
@@ -79,7 +85,7 @@ function newFile(path: string, given: string, refuse: (why: string) => never): R
     return refuse(`its folder ${folder} does not exist`);
   }
   checkFolder(real, refuse);
-  return { given, path: join(real, basename(path)), mode: undefined };
+  return { given, path: join(real, basename(path)), mode: undefined, flag, outcome };
 }
 
 function checkFolder(folder: string, refuse: (why: string) => never): void {
@@ -116,10 +122,18 @@ function sameFile(stats: Stats, other: string): boolean {
  */
 export function writeResults(target: ResultsTarget, text: string, guarded: readonly GuardedFile[]): string | undefined {
   let again: ResultsTarget;
+  const flag = target.flag ?? "--results";
+  const outcome = target.outcome ?? "nothing was run";
   try {
-    again = checkResultsTarget(target.given, guarded);
+    again = checkResultsTarget(target.given, guarded, flag, outcome);
   } catch (error) {
-    return error instanceof CliError ? error.message.replace(/; nothing was run$/, "").replace(/^--results [^:]*: /, "") : "cannot be checked";
+    if (!(error instanceof CliError)) return "cannot be checked";
+    const prefix = `${flag} ${target.given}: `;
+    const suffix = `; ${outcome}`;
+    let why = error.message;
+    if (why.startsWith(prefix)) why = why.slice(prefix.length);
+    if (why.endsWith(suffix)) why = why.slice(0, -suffix.length);
+    return why;
   }
   const temporary = join(dirname(again.path), `.${basename(again.path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
   let fd: number | undefined;

@@ -23,9 +23,10 @@ import { liveProgress, lineProgress } from "./progress.js";
 import { checkResultsTarget, writeResults, type GuardedFile, type ResultsTarget } from "./results-file.js";
 import { printable } from "../shared/text.js";
 import { runOnDatabase } from "./db-command.js";
+import { runToMermaid, runToSvg } from "../draw/index.js";
 
 export const runUsage =
-  'usage: plan-refs run <plan.json|-> (--tools <tools.mjs> | --mcp "COMMAND" | --mcp-url URL | --database URL [--detach])… [--catalog tools.json] [--results out.json] [--concurrency N] [--timeout MS] [--fail-fast] [--validate-outputs]';
+  'usage: plan-refs run <plan.json|-> (--tools <tools.mjs> | --mcp "COMMAND" | --mcp-url URL | --database URL [--detach])… [--catalog tools.json] [--results out.json] [--timeline FILE.svg|FILE.mmd] [--concurrency N] [--timeout MS] [--fail-fast] [--validate-outputs]';
 
 export const runHelp = `${runUsage}
 
@@ -44,6 +45,10 @@ ${MCP_HELP}
   --catalog FILE.json   the tool catalog (JSON): lint against its schemas, and --validate-outputs
   --results FILE        write the report to FILE instead of stdout (a regular file or a new one;
                         a symbolic link is written through; written whole or not at all)
+  --timeline FILE       after the run, also when a step failed or a signal interrupted it, write
+                        its timeline (a bar per step, coloured by outcome, the critical path):
+                        SVG for a name ending in .svg, a Mermaid Gantt chart for .mmd (same rules
+                        as --results; not with --detach)
   --concurrency N       most tools running at once (default 8)
   --timeout MS          fail a step that runs longer than MS milliseconds (default: no limit)
   --fail-fast           stop at the first failure (default: independent steps go on)
@@ -73,6 +78,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
       tools: { type: "string" },
       catalog: { type: "string" },
       results: { type: "string" },
+      timeline: { type: "string" },
       concurrency: { type: "string" },
       timeout: { type: "string" },
       "fail-fast": { type: "boolean" },
@@ -103,9 +109,10 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     ...(values.catalog === undefined || values.catalog === "-" ? [] : [{ path: values.catalog, role: "the tool catalog" }]),
   ];
   const target: ResultsTarget | undefined = values.results === undefined ? undefined : checkResultsTarget(values.results, guarded);
+  const timeline = values.timeline === undefined ? undefined : timelineTarget(values.timeline, guarded, values.detach === true, target);
   const module = values.tools === undefined ? undefined : await loadTools(values.tools, io.signal);
   return withMcpServers(values.mcp, values["mcp-url"], io.signal, (servers) =>
-    runWith(io, { planName, planValue, planText, catalog, target, guarded, concurrency, timeoutMs, failFast: values["fail-fast"] === true, validateOutputs: values["validate-outputs"] === true, module, modulePath: values.tools, servers, database: values.database, detach: values.detach === true }),
+    runWith(io, { planName, planValue, planText, catalog, target, timeline, guarded, concurrency, timeoutMs, failFast: values["fail-fast"] === true, validateOutputs: values["validate-outputs"] === true, module, modulePath: values.tools, servers, database: values.database, detach: values.detach === true }),
   );
 }
 
@@ -115,6 +122,8 @@ interface RunSetup {
   planText: string;
   catalog: ToolCatalog | undefined;
   target: ResultsTarget | undefined;
+  /** `--timeline FILE`: where the run's timeline goes, and as what. */
+  timeline: { target: ResultsTarget; format: "svg" | "mermaid" } | undefined;
   guarded: GuardedFile[];
   concurrency: number | undefined;
   timeoutMs: number | undefined;
@@ -200,8 +209,28 @@ async function runWith(io: CliIo, setup: RunSetup): Promise<number> {
       if (code === 0) code = 1;
     }
   }
+  if (setup.timeline !== undefined) {
+    const { target: where, format } = setup.timeline;
+    const picture = format === "svg" ? runToSvg(report, { plan: planValue }) : runToMermaid(report, { plan: planValue });
+    const failure = writeResults(where, picture.endsWith("\n") ? picture : `${picture}\n`, guarded);
+    if (failure !== undefined) {
+      io.stderr(`plan-refs: --timeline ${printable(where.given)}: cannot write the timeline (${printable(failure)})\n`);
+      if (code === 0) code = 1;
+    }
+  }
   io.stderr(summary(report, json));
   return code;
+}
+
+/** `--timeline FILE`: `.svg` or `.mmd`, a safe target as for --results (and not the --results file). */
+function timelineTarget(given: string, guarded: readonly GuardedFile[], detach: boolean, results: ResultsTarget | undefined): { target: ResultsTarget; format: "svg" | "mermaid" } {
+  if (detach) throw new CliError(`--timeline needs the run to end here, not --detach\n${runUsage}`, "usage");
+  const name = given.toLowerCase();
+  const format = name.endsWith(".svg") ? "svg" : name.endsWith(".mmd") ? "mermaid" : undefined;
+  if (format === undefined) throw new CliError(`--timeline ${given}: the name must end in .svg (SVG) or .mmd (Mermaid); nothing was run`, "usage");
+  const target = checkResultsTarget(given, guarded, "--timeline");
+  if (results !== undefined && results.path === target.path) throw new CliError(`--timeline ${given}: is the --results file; write the timeline to another file; nothing was run`, "results-target");
+  return { target, format };
 }
 
 function nothingRun(io: CliIo, errors: readonly Diagnostic[], planName: string, lines: LineIndex): number {

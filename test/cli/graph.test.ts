@@ -1,0 +1,259 @@
+/**
+ * `plan-refs graph` and `plan-refs run --timeline`, through the built executable as a user runs it:
+ * formats, --out and its safe-target rules, exit codes (lint errors: drawn, exit 1), escaped messages,
+ * and the timeline written after a run that succeeded, failed or was interrupted by a signal.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, test } from "vitest";
+import { splitCommand } from "../../src/mcp/split-command.js";
+import { planToDot, planToMermaid, planToSvg } from "../../src/draw/index.js";
+import { parseXml } from "../draw/xml.js";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const main = process.env["PLAN_REFS_CLI"] ?? join(root, "dist/cli/main.js");
+const tmp = mkdtempSync(join(tmpdir(), "plan-refs-graph-"));
+const TRIP = "examples/trip/plan.json";
+const TRIP_TOOLS = "examples/trip/tools.json";
+const trip = JSON.parse(readFileSync(join(root, TRIP), "utf8")) as unknown;
+const tripCatalog = JSON.parse(readFileSync(join(root, TRIP_TOOLS), "utf8")) as Record<string, never>;
+
+function file(name: string, content: string): string {
+  const path = join(tmp, name);
+  writeFileSync(path, content);
+  return path;
+}
+
+function cli(args: string[], input = ""): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, [main, ...args], { cwd: root, encoding: "utf8", input, timeout: 30_000 });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+const noStackTrace = /\n\s+at /;
+/** What the command prints for a picture: the text, ending with one line feed. */
+const line = (text: string): string => (text.endsWith("\n") ? text : `${text}\n`);
+// Escape (except the line feed), C1 controls, bidirectional overrides: never on a terminal.
+const controls = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+describe("plan-refs graph", () => {
+  test("--help: usage, options, defaults, exit codes, examples; every example runs (exit 0 or 1)", () => {
+    const help = cli(["graph", "--help"]);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/^usage: plan-refs graph /);
+    expect(help.stdout).toMatch(/\noptions:\n/);
+    expect(help.stdout).toMatch(/SVG \(default\)/);
+    expect(help.stdout).toMatch(/\nexit codes:\n {2}0 .*\n {2}1 .*\n(.*\n)* {2}2 /);
+    const examples = help.stdout
+      .slice(help.stdout.search(/\nexamples?:\n/))
+      .split("\n")
+      .filter((line) => line.startsWith("  plan-refs "))
+      .map((line) => splitCommand(line.trim()).slice(1));
+    expect(examples.length).toBeGreaterThan(0);
+    for (const example of examples) {
+      const result = cli(example);
+      expect([0, 1], example.join(" ")).toContain(result.status);
+      expect(result.stdout.length).toBeGreaterThan(0);
+      expect(result.stderr).not.toMatch(noStackTrace);
+    }
+    expect(cli(["--help"]).stdout).toContain("usage: plan-refs graph ");
+  });
+
+  test.each([
+    ["svg", [], () => planToSvg(trip, { catalog: tripCatalog })],
+    ["svg", ["--format", "svg"], () => planToSvg(trip, { catalog: tripCatalog })],
+    ["mermaid", ["--format", "mermaid"], () => planToMermaid(trip, { catalog: tripCatalog })],
+    ["dot", ["--format", "dot"], () => planToDot(trip, { catalog: tripCatalog })],
+  ] as const)("%s on stdout (%j), the same text as the API's, exit 0", (_name, flags, expected) => {
+    const result = cli(["graph", TRIP, "--catalog", TRIP_TOOLS, ...flags]);
+    expect(result).toEqual({ status: 0, stdout: line(expected()), stderr: "" });
+  });
+
+  test("the SVG on stdout parses as XML, with one box per step", () => {
+    const result = cli(["graph", TRIP]);
+    const svg = parseXml(result.stdout.trim());
+    expect(svg.name).toBe("svg");
+    expect(result.stdout.match(/class="plan-refs-step/g)?.length).toBe(4);
+  });
+
+  test("the plan from stdin", () => {
+    const result = cli(["graph", "-", "--format", "mermaid"], readFileSync(join(root, TRIP), "utf8"));
+    expect(result.status).toBe(0);
+    expect(result.stdout).toBe(line(planToMermaid(trip)));
+  });
+
+  test.each([
+    ["out.svg", "svg", (text: string) => text.startsWith("<svg ")],
+    ["out.mmd", "mermaid", (text: string) => text.startsWith("flowchart LR")],
+    ["out.dot", "dot", (text: string) => text.startsWith("digraph plan {")],
+    ["out.gv", "dot", (text: string) => text.startsWith("digraph plan {")],
+    ["out.txt", "svg", (text: string) => text.startsWith("<svg ")],
+  ])("--out %s without --format: %s, nothing on stdout", (name, _format, check) => {
+    const out = join(tmp, name);
+    const result = cli(["graph", TRIP, "--out", out]);
+    expect(result).toEqual({ status: 0, stdout: "", stderr: "" });
+    expect(check(readFileSync(out, "utf8"))).toBe(true);
+  });
+
+  test("--format wins over the --out name; a file is replaced whole, no temporary file left", () => {
+    const out = file("replaced.svg", "old content, longer than nothing at all\n".repeat(100));
+    expect(cli(["graph", TRIP, "--format", "dot", "--out", out]).status).toBe(0);
+    expect(readFileSync(out, "utf8")).toBe(line(planToDot(trip)));
+    expect(readdirSync(tmp).filter((name) => name.endsWith(".tmp"))).toEqual([]);
+  });
+
+  test("--out through a symbolic link writes the file it points at", () => {
+    const real = file("real.svg", "");
+    const link = join(tmp, "link.svg");
+    symlinkSync(real, link);
+    expect(cli(["graph", TRIP, "--out", link]).status).toBe(0);
+    expect(readFileSync(real, "utf8")).toBe(line(planToSvg(trip)));
+  });
+
+  test("a plan with lint errors is drawn (the errors in red) and exits 1, with one line on stderr", () => {
+    const out = join(tmp, "mistakes.svg");
+    const result = cli(["graph", "examples/lint/mistakes.plan.json", "--catalog", "examples/lint/tools.json", "--out", out]);
+    expect(result.status).toBe(1);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toMatch(/^plan-refs: examples\/lint\/mistakes\.plan\.json has \d+ lint errors?, drawn in red \(plan-refs lint examples\/lint\/mistakes\.plan\.json for details\)\n$/);
+    const svg = readFileSync(out, "utf8");
+    expect(svg).toMatch(/plan-refs-edge-(missing|error)/);
+    expect(svg).toContain("#dc2626");
+  });
+
+  test("warnings only: exit 0", () => {
+    // A reference to a step that runs later is fine; an unused result is no error either.
+    const plan = file("warn.json", JSON.stringify({ steps: [{ id: 1, tool: "a", args: {} }, { id: 2, tool: "b", args: { x: "$1.k" } }] }));
+    expect(cli(["graph", plan]).status).toBe(0);
+  });
+
+  test.each([
+    [["graph"], /missing the plan file\nusage: plan-refs graph /],
+    [["graph", TRIP, TRIP], /graph takes one plan file/],
+    [["graph", TRIP, "--format", "png"], /--format must be "svg", "mermaid" or "dot"/],
+    [["graph", TRIP, "--colour"], /Unknown option '--colour'/],
+    [["graph", "no/such/plan.json"], /no\/such\/plan\.json/],
+    [["graph", "-", "--catalog", "-"], /only one of the plan and --catalog/],
+    [["graph", TRIP, "--out", TRIP], /--out examples\/trip\/plan\.json: is the plan; write it to another file; nothing was written/],
+    [["graph", TRIP, "--catalog", TRIP_TOOLS, "--out", TRIP_TOOLS], /is the tool catalog; write it to another file; nothing was written/],
+    [["graph", TRIP, "--out", "/dev/null"], /is not a regular file/],
+    [["graph", TRIP, "--out", "no/such/folder/x.svg"], /its folder .* does not exist; nothing was written/],
+    [["graph", TRIP, "--out", "examples"], /is a directory/],
+  ])("usage and file errors: exit 2, one message, nothing written (%j)", (args, message) => {
+    const before = readFileSync(join(root, TRIP), "utf8");
+    const result = cli(args);
+    expect(result.status).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).not.toMatch(noStackTrace);
+    expect(readFileSync(join(root, TRIP), "utf8")).toBe(before);
+  });
+
+  test("a plan that is not JSON: exit 2 with its place", () => {
+    const result = cli(["graph", file("broken.json", '{ "steps": [ }')]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/broken\.json:1:\d+: invalid JSON/);
+  });
+
+  test("an unwritable --out folder is refused before anything is drawn", () => {
+    if (process.getuid?.() === 0) return; // root writes anywhere
+    const locked = join(tmp, "locked");
+    mkdirSync(locked);
+    chmodSync(locked, 0o500);
+    const result = cli(["graph", TRIP, "--out", join(locked, "x.svg")]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/is not writable; nothing was written/);
+    expect(readdirSync(locked)).toEqual([]);
+  });
+
+  test("hostile names: the terminal sees no control characters, the SVG holds them escaped", () => {
+    const evil = "\u001b[31m\u202egeo<script>alert(1)</script>\"'&";
+    const plan = file("evil.json", JSON.stringify({ steps: [{ id: 1, tool: evil, args: {} }, { id: 2, tool: "x".repeat(10_000), args: { a: "$1.k", b: "$9.z" } }] }));
+    const svgResult = cli(["graph", plan]);
+    expect(svgResult.status).toBe(1);
+    expect(svgResult.stdout).not.toContain("<script");
+    expect(svgResult.stdout).not.toMatch(controls);
+    expect(() => parseXml(svgResult.stdout.trim())).not.toThrow();
+    const evilPath = join(tmp, "evil\u001b[2J\u202ename.json");
+    writeFileSync(evilPath, readFileSync(plan));
+    const result = cli(["graph", evilPath, "--out", join(tmp, "evil\u001b]0;title\u0007.svg")]);
+    expect(result.stderr).not.toMatch(controls);
+    expect(result.stderr).toMatch(/lint error/);
+    const refused = cli(["graph", evilPath, "--out", join(tmp, "no\u001b[2Jsuch", "x.svg")]);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).not.toMatch(controls);
+  });
+});
+
+describe("plan-refs run --timeline", () => {
+  const tools = file(
+    "tools.mjs",
+    `export const quick = () => ({ k: 1 });\n` +
+      `export const broken = () => { throw new Error("broken <on purpose>"); };\n` +
+      `export const listens = (_args, { signal }) => new Promise((_r, reject) => signal.addEventListener("abort", () => reject(signal.reason)));\n`,
+  );
+  const plan = (name: string, second: string): string =>
+    file(`${name}.plan.json`, JSON.stringify({ steps: [{ id: 1, tool: "quick", args: {} }, { id: 2, tool: second, args: { after: "$1.k" } }, { id: 3, tool: "quick", args: { after: "$2.k" } }] }));
+
+  test("SVG after a run that succeeded: exit 0, one bar per step, the report still on stdout", () => {
+    const out = join(tmp, "ok.svg");
+    const result = cli(["run", plan("ok", "quick"), "--tools", tools, "--timeline", out]);
+    expect(result.status).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ status: "ok" });
+    const svg = readFileSync(out, "utf8");
+    expect(parseXml(svg.trim()).name).toBe("svg");
+    expect(svg.match(/class="plan-refs-bar plan-refs-ok/g)?.length).toBe(3);
+    expect(svg).toContain('data-from="1" data-to="2"');
+  });
+
+  test("Mermaid after a run that failed: exit 1, the failed step crit, the skipped one a milestone", () => {
+    const out = join(tmp, "failed.mmd");
+    const result = cli(["run", plan("failed", "broken"), "--tools", tools, "--timeline", out, "--results", join(tmp, "failed.json")]);
+    expect(result.status).toBe(1);
+    const text = readFileSync(out, "utf8");
+    expect(text.startsWith("gantt\n")).toBe(true);
+    expect(text).toMatch(/broken :crit/);
+    expect(text).toMatch(/milestone/);
+  });
+
+  test("written when a signal interrupts the run (SIGINT: exit 130), the aborted step drawn", async () => {
+    const out = join(tmp, "aborted.svg");
+    const child = spawn(process.execPath, [main, "run", plan("aborted", "listens"), "--tools", tools, "--timeline", out], { cwd: root, stdio: ["ignore", "ignore", "pipe"] });
+    const exit = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    let stderr = "";
+    child.stderr.setEncoding("utf8");
+    await new Promise<void>((resolve) => {
+      child.stderr.on("data", (chunk: string) => {
+        stderr += chunk;
+        if (stderr.includes("step 2 (listens) started")) resolve();
+      });
+    });
+    child.kill("SIGINT");
+    expect(await exit).toBe(130);
+    const svg = readFileSync(out, "utf8");
+    expect(svg).toMatch(/class="plan-refs-bar plan-refs-aborted/);
+    expect(svg).toMatch(/class="plan-refs-bar plan-refs-skipped/);
+  });
+
+  test.each([
+    [["--timeline", "timeline.png"], /the name must end in \.svg \(SVG\) or \.mmd \(Mermaid\); nothing was run/],
+    [["--timeline", "no/such/folder/t.svg"], /--timeline no\/such\/folder\/t\.svg: its folder .* does not exist; nothing was run/],
+    [["--timeline", "examples/trip/tools.mjs.svg", "--results", "examples/trip/tools.mjs.svg"], /is the --results file/],
+    [["--timeline", "x.svg", "--database", "postgres://127.0.0.1:1/x", "--detach"], /--timeline needs the run to end here, not --detach/],
+  ])("refused before anything runs: exit 2 (%j)", (flags, message) => {
+    const result = cli(["run", TRIP, "--tools", "examples/trip/tools.mjs", ...flags]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).not.toMatch(/started/);
+    expect(existsSync(join(root, "x.svg"))).toBe(false);
+  });
+
+  test("the plan itself is refused as a --timeline target", () => {
+    const target = file("self.svg", JSON.stringify({ steps: [{ id: 1, tool: "quick", args: {} }] }));
+    const result = cli(["run", target, "--tools", tools, "--timeline", target]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/--timeline .*self\.svg: is the plan; write it to another file; nothing was run/);
+  });
+});
