@@ -17,6 +17,7 @@ import type { EditorView } from "@codemirror/view";
 import { lintPlanText } from "../src/lint/index.js";
 import { planGraph } from "../src/plan/index.js";
 import { chooseSystemChromium, chromiumLaunch, SYSTEM_CHROMIUM_PATHS } from "./helpers/browser.js";
+import { drawFixtures, generatedPlan } from "./draw/fixtures.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const ARTIFACTS = join(ROOT, "test-artifacts");
@@ -27,7 +28,7 @@ const TYPES: Record<string, string> = { ".html": "text/html", ".js": "text/javas
 
 declare global {
   // The hook main.ts leaves on the page (read inside page.evaluate only).
-  var playground: { plan: EditorView; tools: EditorView } | undefined;
+  var playground: { plan: EditorView; tools: EditorView; results: EditorView } | undefined;
 }
 
 let outDir = "";
@@ -35,6 +36,10 @@ let server: Server | undefined;
 let browser: Browser | undefined;
 let page: Page;
 let origin = "";
+let picturePage: Page | undefined;
+let drawn: Promise<{ trip: string; large: string; run: string }> | undefined;
+/** The three pictures of test/draw/fixtures.ts, drawn once. */
+const fixtures = (): Promise<{ trip: string; large: string; run: string }> => (drawn ??= drawFixtures());
 const consoleErrors: string[] = [];
 const foreignRequests: string[] = [];
 
@@ -112,7 +117,7 @@ describe("playground in Chromium", { timeout: 120_000 }, () => {
     });
     await page.goto(`${origin}/index.html`, { waitUntil: "load" });
     await page.locator(".plan-view .cm-content").waitFor();
-    await page.locator("#graph .graph-step").first().waitFor();
+    await page.locator("#graph .plan-refs-step").first().waitFor();
   }, 240_000);
 
   afterAll(async () => {
@@ -128,14 +133,14 @@ describe("playground in Chromium", { timeout: 120_000 }, () => {
   });
 
   test("the graph shows one box per step", async () => {
-    const ids = await page.locator("#graph .graph-step").evaluateAll((boxes) => boxes.map((box) => Number(box.getAttribute("data-step"))));
+    const ids = await page.locator("#graph .plan-refs-step").evaluateAll((boxes) => boxes.map((box) => Number(box.getAttribute("data-step"))));
     expect(ids.sort((a, b) => a - b)).toEqual(PLAN.steps.map((step) => step.id).sort((a, b) => a - b));
     // One arrow per reference between two steps, from the referenced step to the step that uses it.
-    const arrows = await page.locator("#graph .graph-edge").evaluateAll((paths) => paths.map((path) => `${path.getAttribute("data-from")}>${path.getAttribute("data-to")}`));
+    const arrows = await page.locator("#graph .plan-refs-edge").evaluateAll((paths) => paths.map((path) => `${path.getAttribute("data-from")}>${path.getAttribute("data-to")}`));
     const expected = [...planGraph(PLAN).dependencies].flatMap(([to, froms]) => [...froms].map((from) => `${from}>${to}`));
     expect(expected.length).toBeGreaterThan(0);
     expect(arrows.sort()).toEqual(expected.sort());
-    expect(await page.locator("#graph .graph-edge-missing, #graph .graph-edge-failed").count()).toBe(0);
+    expect(await page.locator("#graph .plan-refs-edge-missing, #graph .plan-refs-edge-error").count()).toBe(0);
   });
 
   test("typing $ inside a string opens completion with the step ids, and choosing one inserts it", async () => {
@@ -179,9 +184,9 @@ describe("playground in Chromium", { timeout: 120_000 }, () => {
     const marked = (await marks.allTextContents()).join("");
     expect(marked).toBe(expectedText);
 
-    await page.locator(`#graph .graph-missing[data-step="${missing}"]`).waitFor();
-    expect(await page.locator("#graph .graph-edge-missing").count()).toBe(1);
-    expect(await page.locator("#graph .graph-step").count()).toBe(PLAN.steps.length);
+    await page.locator(`#graph .plan-refs-missing[data-step="${missing}"]`).waitFor();
+    expect(await page.locator("#graph .plan-refs-edge-missing").count()).toBe(1);
+    expect(await page.locator("#graph .plan-refs-step").count()).toBe(PLAN.steps.length);
     const problems = await page.locator("#problems .problem.error").allTextContents();
     expect(problems.some((problem) => problem.includes(String(missing)))).toBe(true);
   });
@@ -238,6 +243,96 @@ describe("playground in Chromium", { timeout: 120_000 }, () => {
     const marks = page.locator(".plan-view .cm-lintRange.cm-planref-lint-unknown-key");
     await marks.first().waitFor();
     expect((await marks.allTextContents()).join("|")).toBe(expected.map((d) => text.slice(d.offset!.start, d.offset!.end)).join("|"));
+  });
+
+  test("a reference that fails against the sample results is drawn red in the graph", async () => {
+    // Rename the sample result's key that step 2 reads ($1.lat): the arrow 1 → 2 turns red.
+    const changed = await page.evaluate(() => {
+      const view = globalThis.playground!.results;
+      const doc = view.state.doc.toString();
+      const at = doc.indexOf('"lat"');
+      if (at < 0) return false;
+      view.dispatch({ changes: { from: at + 1, to: at + 4, insert: "latitude" } });
+      return true;
+    });
+    expect(changed).toBe(true);
+    await page.locator('#graph .plan-refs-edge-error[data-from="1"][data-to="2"]').waitFor();
+    await page.locator("#reset").click();
+    await page.locator('#graph .plan-refs-edge-error[data-from="1"][data-to="2"]').waitFor({ state: "detached" });
+  });
+
+  test("a 200-step plan scrolls in the graph panel at its natural size rather than shrinking", async () => {
+    const text = JSON.stringify(generatedPlan(200, 1), null, 2);
+    await page.evaluate((doc) => {
+      const view = globalThis.playground!.plan;
+      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: doc } });
+    }, text);
+    await page.locator('#graph .plan-refs-step[data-step="200"]').waitFor();
+    const sizes = await page.locator("#graph").evaluate((box) => {
+      const svg = box.querySelector("svg")!;
+      return { natural: Number(svg.getAttribute("width")), shown: svg.getBoundingClientRect().width, scrollWidth: box.scrollWidth, clientWidth: box.clientWidth };
+    });
+    expect(sizes.shown).toBeCloseTo(sizes.natural, 0);
+    expect(sizes.scrollWidth).toBeGreaterThan(sizes.clientWidth);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, "playground-200-steps.png"), fullPage: true });
+    await page.locator("#reset").click();
+    await page.locator('#graph .plan-refs-step[data-step="200"]').waitFor({ state: "detached" });
+  });
+
+  test.each(["trip", "large", "run"] as const)("drawn %s picture in Chromium: no two boxes overlap, every label inside its box; screenshot", async (name) => {
+    const svg = (await fixtures())[name];
+    // One page for the pictures, kept open (closing a page can end a single-process Chromium).
+    const view = (picturePage ??= await browser!.newPage({ viewport: { width: 1280, height: 900 } }));
+    {
+      await view.setContent(`<!doctype html><html><body style="margin:0">${svg}</body></html>`);
+      const found = await view.evaluate(() => {
+        type Box = { id: string; x: number; y: number; width: number; height: number };
+        const bbox = (element: SVGGraphicsElement, id: string): Box => {
+          const b = element.getBBox();
+          return { id, x: b.x, y: b.y, width: b.width, height: b.height };
+        };
+        const root = document.querySelector("svg")!;
+        const boxes: Box[] = [];
+        const labels: { box: Box; inside: Box }[] = [];
+        const rowLabels: Box[] = [];
+        for (const group of Array.from(document.querySelectorAll<SVGGElement>(".plan-refs-step, .plan-refs-missing"))) {
+          const rect = group.querySelector("rect")!;
+          const box = bbox(rect, `step ${group.dataset["step"]}`);
+          boxes.push(box);
+          for (const text of Array.from(group.querySelectorAll("text"))) labels.push({ box: bbox(text, `${box.id}: ${text.textContent}`), inside: box });
+        }
+        for (const group of Array.from(document.querySelectorAll<SVGGElement>(".plan-refs-bar"))) boxes.push(bbox(group.querySelector("rect")!, `bar ${group.dataset["step"]}`));
+        for (const text of Array.from(document.querySelectorAll<SVGTextElement>(".plan-refs-row-label"))) rowLabels.push(bbox(text, `row label ${text.dataset["step"]}: ${text.textContent}`));
+        return { kind: root.getAttribute("class"), width: Number(root.getAttribute("width")), height: Number(root.getAttribute("height")), shown: root.getBoundingClientRect().width, boxes, labels, rowLabels };
+      });
+      // Rendered at its natural size, never scaled down.
+      expect(found.shown).toBeCloseTo(found.width, 0);
+      expect(found.boxes.length).toBeGreaterThan(name === "trip" ? 3 : 50);
+      const apart = (a: { x: number; y: number; width: number; height: number }, b: typeof a): boolean =>
+        a.x + a.width <= b.x + 0.5 || b.x + b.width <= a.x + 0.5 || a.y + a.height <= b.y + 0.5 || b.y + b.height <= a.y + 0.5;
+      const overlaps = (list: typeof found.boxes): string[] => {
+        const out: string[] = [];
+        for (let i = 0; i < list.length; i++) for (let j = i + 1; j < list.length; j++) if (!apart(list[i]!, list[j]!)) out.push(`${list[i]!.id} / ${list[j]!.id}`);
+        return out;
+      };
+      expect(overlaps(found.boxes)).toEqual([]);
+      expect(overlaps(found.rowLabels)).toEqual([]);
+      // Every label inside its box, as Chromium measures the text with the fonts it has.
+      const outside = found.labels.filter(({ box, inside }) => box.x < inside.x || box.x + box.width > inside.x + inside.width || box.y < inside.y || box.y + box.height > inside.y + inside.height).map(({ box }) => box.id);
+      expect(outside).toEqual([]);
+      if (name === "run") {
+        expect(found.kind).toBe("plan-refs-timeline");
+        expect(found.rowLabels.length).toBe(60);
+        // Row labels stay left of the bars.
+        const firstBar = Math.min(...found.boxes.map((box) => box.x));
+        expect(found.rowLabels.filter((label) => label.x + label.width > firstBar).map((label) => label.id)).toEqual([]);
+      } else expect(found.labels.length).toBe(found.boxes.length * 2);
+      mkdirSync(ARTIFACTS, { recursive: true });
+      const path = join(ARTIFACTS, `draw-${name}.png`);
+      await view.screenshot({ path, fullPage: true });
+      expect(readFileSync(path).subarray(1, 4).toString()).toBe("PNG");
+    }
   });
 
   test("a screenshot is saved, and no console error happened on the way", async () => {

@@ -62,7 +62,7 @@ const problemsList = byId<HTMLUListElement>("problems");
 
 function render(): void {
   const model = buildModel(planValue, results);
-  renderGraph(graphBox, model.graph);
+  renderGraph(graphBox, planValue, tools, model.failed);
   renderResolved(resolvedBox, model.steps);
   for (const note of model.notes) resolvedBox.prepend(Object.assign(document.createElement("p"), { className: "input-error", textContent: note }));
 }
@@ -132,6 +132,8 @@ const toolsView = jsonEditor(
     // The plan editor re-lints, re-highlights and completes against the new catalog.
     planView.dispatch({ effects: setPlanRefsTools.of(tools) });
     renderProblems(planView);
+    // The graph draws lint errors against the catalog too.
+    render();
   },
   linter(jsonParseLinter()),
 );

@@ -1,13 +1,13 @@
 // What the side panels show, computed from the plan value and the sample results without any DOM:
 // each step's arguments resolved one by one (so one failing argument does not hide the others), and
-// the dependency graph with the state of each edge.
-import { planGraph } from "../../src/plan/graph.js";
+// the references that fail against the sample results (the graph, drawn by planToSvg, shows them red).
 import { readPlan, type PlanOptions, type PlanStep } from "../../src/plan/plan.js";
 import { scanArgs } from "../../src/plan/references.js";
 import { resolveRefs } from "../../src/resolve/resolve-refs.js";
 import type { Results } from "../../src/resolve/access.js";
 import { KeyError, RefError } from "../../src/shared/errors.js";
 import { normalizeOptions } from "../../src/shared/options.js";
+import type { Diagnostic } from "../../src/shared/diagnostic.js";
 
 export type ArgOutcome =
   | { readonly name: string; readonly ok: true; readonly value: unknown; readonly changed: boolean }
@@ -19,30 +19,13 @@ export interface StepModel {
   readonly args: readonly ArgOutcome[];
 }
 
-/** `ok`: resolved; `failed`: resolving against the sample results failed there; `missing`: no such step; `cycle`: part of a cycle. */
-export type EdgeState = "ok" | "failed" | "missing" | "cycle";
-
-export interface EdgeModel {
-  /** The referenced step. */
-  readonly from: number;
-  /** The step whose arguments hold the reference. */
-  readonly to: number;
-  readonly state: EdgeState;
-}
-
-export interface GraphModel {
-  readonly steps: ReadonlyMap<number, string>;
-  readonly levels: readonly (readonly number[])[];
-  /** Steps in or behind a cycle: they have no level. */
-  readonly stuck: readonly number[];
-  /** Referenced step ids that no step has. */
-  readonly missing: readonly number[];
-  readonly edges: readonly EdgeModel[];
-}
-
 export interface PlaygroundModel {
   readonly steps: readonly StepModel[];
-  readonly graph: GraphModel;
+  /**
+   * References that fail against the sample results, as diagnostics at their argument: the graph
+   * (planToSvg) draws their arrows red, as it draws lint errors.
+   */
+  readonly failed: readonly Diagnostic[];
   /** Problems that stop the panels from being computed fully (invalid plan options). */
   readonly notes: readonly string[];
 }
@@ -62,47 +45,24 @@ export function buildModel(planValue: unknown, results: Results): PlaygroundMode
   const language = { syntax: normalized.syntax, templates: normalized.templates, deep: normalized.deep };
   const steps = read.plan.steps.map((step) => resolveStep(step, results, language));
 
-  const ids = new Set(read.plan.steps.map((step) => step.id));
-  const graph = planGraph(read.plan, language);
-  const inCycle = new Set(graph.cycles.flat());
-  const placed = new Set(graph.levels.flat());
-  const failedEdges = new Set<string>();
-  for (const step of steps) {
-    for (const arg of step.args) {
-      if (!arg.ok && arg.error instanceof KeyError && arg.error.step !== null) failedEdges.add(`${arg.error.step}>${step.id}`);
-    }
-  }
-
-  const edges = new Map<string, EdgeModel>();
-  const missing = new Set<number>();
-  for (const step of read.plan.steps) {
+  const failed: Diagnostic[] = [];
+  for (const [index, step] of read.steps.entries()) {
+    const outcomes = steps[index]!;
     for (const ref of scanArgs(step.args, normalized).refs) {
-      for (const node of ref.references) {
-        const from = Number(node.step.id);
-        if (!Number.isSafeInteger(from)) continue;
-        const key = `${from}>${step.id}`;
-        if (edges.has(key)) continue;
-        let state: EdgeState = "ok";
-        if (!ids.has(from)) {
-          state = "missing";
-          missing.add(from);
-        } else if (inCycle.has(from) && inCycle.has(step.id)) state = "cycle";
-        else if (failedEdges.has(key)) state = "failed";
-        edges.set(key, { from, to: step.id, state });
-      }
+      const name = decodePointerToken(ref.pointer.split("/")[1] ?? "");
+      const outcome = outcomes.args.find((arg) => arg.name === name);
+      if (outcome === undefined || outcome.ok || !(outcome.error instanceof KeyError) || outcome.error.step === null) continue;
+      const from = outcome.error.step;
+      if (!ref.references.some((node) => Number(node.step.id) === from)) continue;
+      failed.push({ code: "unknown-key", severity: "error", step: step.id, pointer: `${step.pointer}/args${ref.pointer}`, message: `$${step.id} references $${from}, which fails against the sample results: ${outcome.error.message}` });
     }
   }
-  return {
-    steps,
-    notes,
-    graph: {
-      steps: new Map(read.plan.steps.map((step) => [step.id, step.tool])),
-      levels: graph.levels,
-      stuck: read.plan.steps.map((step) => step.id).filter((id) => !placed.has(id)),
-      missing: [...missing].sort((a, b) => a - b),
-      edges: [...edges.values()],
-    },
-  };
+  return { steps, notes, failed };
+}
+
+/** A JSON Pointer token's text (`~1` is `/`, `~0` is `~`). */
+function decodePointerToken(token: string): string {
+  return token.replace(/~1/g, "/").replace(/~0/g, "~");
 }
 
 function resolveStep(step: PlanStep, results: Results, options: object): StepModel {
