@@ -1,6 +1,6 @@
 /**
  * `plan-refs run plan.json --tools ./tools.mjs [--mcp "COMMAND"]… [--mcp-url URL]… [--catalog tools.json]
- *  [--results out.json] [--concurrency N] [--timeout MS] [--fail-fast] [--validate-outputs]`: run a plan
+ *  [--results out.json] [--timeline FILE.svg|FILE.mmd] [--concurrency N] [--timeout MS] [--fail-fast] [--validate-outputs]`: run a plan
  * with the tools a module exports by name and those of MCP servers. Progress goes to stderr, the results to stdout as JSON (or to --results).
  */
 import { parseArgs } from "node:util";
