@@ -250,6 +250,26 @@ describe("plan-refs run --timeline", () => {
     expect(existsSync(join(root, "x.svg"))).toBe(false);
   });
 
+  test("a timeline that cannot be written at the end: one escaped line, exit 1, the report still on stdout", () => {
+    // The tool turns the checked target into a folder while the run goes on.
+    const target = join(tmp, "becomes-a-folder.svg");
+    writeFileSync(target, "");
+    const swap = file("swap.mjs", `import { mkdirSync, rmSync } from "node:fs";\nexport const swap = ({ path }) => { rmSync(path); mkdirSync(path); return { k: 1 }; };\n`);
+    const planPath = file("swap.plan.json", JSON.stringify({ steps: [{ id: 1, tool: "swap", args: { path: target } }] }));
+    const result = cli(["run", planPath, "--tools", swap, "--timeline", target]);
+    expect(result.status).toBe(1);
+    expect(JSON.parse(result.stdout)).toMatchObject({ status: "ok" });
+    expect(result.stderr).toMatch(/plan-refs: --timeline .*becomes-a-folder\.svg: cannot write the timeline \(is a directory; give a file name\)\n/);
+    expect(result.stderr).not.toMatch(controls);
+  });
+
+  test("a plan that is JSON but no plan: drawn (no steps), exit 1", () => {
+    const result = cli(["graph", file("number.json", "42")]);
+    expect(result.status).toBe(1);
+    expect(result.stdout).toMatch(/^<svg /);
+    expect(result.stdout).toContain("no steps");
+  });
+
   test("the plan itself is refused as a --timeline target", () => {
     const target = file("self.svg", JSON.stringify({ steps: [{ id: 1, tool: "quick", args: {} }] }));
     const result = cli(["run", target, "--tools", tools, "--timeline", target]);
