@@ -176,6 +176,12 @@ describe("plan-refs graph", () => {
     expect(svgResult.stdout).not.toContain("<script");
     expect(svgResult.stdout).not.toMatch(controls);
     expect(() => parseXml(svgResult.stdout.trim())).not.toThrow();
+    for (const format of ["mermaid", "dot"]) {
+      const text = cli(["graph", plan, "--format", format]);
+      expect(text.status).toBe(1);
+      expect(text.stdout).not.toMatch(controls);
+      expect(text.stdout).not.toContain("<script");
+    }
     const evilPath = join(tmp, "evil\u001b[2J\u202ename.json");
     writeFileSync(evilPath, readFileSync(plan));
     const result = cli(["graph", evilPath, "--out", join(tmp, "evil\u001b]0;title\u0007.svg")]);
