@@ -180,7 +180,9 @@ describe("plan-refs graph", () => {
       const text = cli(["graph", plan, "--format", format]);
       expect(text.status).toBe(1);
       expect(text.stdout).not.toMatch(controls);
-      expect(text.stdout).not.toContain("<script");
+      // Mermaid: entity codes, no markup; DOT: the name stays inside its quoted string (where `<` is plain text).
+      if (format === "mermaid") expect(text.stdout).not.toContain("<script");
+      else expect(text.stdout).toContain(String.raw`geo<script>alert(1)</script>\"'&"`);
     }
     const evilPath = join(tmp, "evil\u001b[2J\u202ename.json");
     writeFileSync(evilPath, readFileSync(plan));
