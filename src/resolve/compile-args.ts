@@ -4,20 +4,18 @@
  * placeholder parsed once, at compile time; each call then only evaluates the placeholders and copies
  * the containers on the way to them.
  *
- * Same semantics and errors as `resolveRefs(args, results, options)`, call for call: the compile walk
- * mirrors resolveRefs' walk (resolve-refs.ts) step for step, and an error that depends only on `args`
+ * Same semantics and errors as `resolveRefs(args, results, options)`, call for call: both forms run the
+ * one walk of walk-args.ts (reads, order, checks and errors defined once), and an error that depends only on `args`
  * (a syntax error under `strict`, a cycle, a depth or placeholder limit, a getter) is not thrown at
  * compile time but replayed by every call at the point where resolveRefs would throw it, after the
  * placeholders that come before it. test/compile-args.test.ts checks the equivalence on generated input.
  */
-import { classifyString } from "../grammar/parse.js";
 import type { RefAst } from "../grammar/ast.js";
 import { atArgument, RefError } from "../shared/errors.js";
-import { normalizeOptions, type NormalizedOptions, type ResolveOptions } from "../shared/options.js";
-import { safeText } from "../shared/text.js";
-import { assertResults, isPlainArray, isPlainObject, rethrowAsAccess, stackLimit, type Results } from "./access.js";
+import { normalizeOptions, type ResolveOptions } from "../shared/options.js";
+import { assertResults, stackLimit, type Results } from "./access.js";
 import { evaluateAst } from "./evaluate.js";
-import { assertArgs, childPointer, defineOwn, ownEntries } from "./resolve-refs.js";
+import { ArgsWalk, assertArgs, childPointer, defineOwn } from "./walk-args.js";
 
 /** A compiled set of arguments: resolves them against one set of step results. */
 export type CompiledArgs = (results: Results) => Record<string, unknown>;
@@ -101,28 +99,17 @@ export function compileArgs(args: Readonly<Record<string, unknown>>, options?: R
 
 const NO_ENTRIES: readonly never[] = Object.freeze([]);
 
-/** The compile walk: resolveRefs' Walker (resolve-refs.ts), building nodes instead of values. */
-class Compiler {
-  #placeholders = 0;
-  /** Containers already compiled: a shared sub-object compiles once and resolves once per call. */
-  readonly #done = new Map<object, Node>();
-  /** Containers on the current path, to tell a cycle from a shared sub-object. */
-  readonly #open = new Set<object>();
+/** The compiled form of the walk (walk-args.ts): nodes instead of values, placeholders parsed once. */
+class Compiler extends ArgsWalk<Node> {
   /** Every placeholder met so far, in walk order (replayed before an error in `args`). */
   readonly #refs: RefNode[] = [];
   #hasShared = false;
 
-  constructor(readonly options: NormalizedOptions) {}
-
   compileTop(args: Record<string, unknown>): Program {
     const keys: string[] = [];
-    const nodes: Node[] = [];
+    let nodes: Node[];
     try {
-      if (this.options.deep) this.#open.add(args);
-      for (const [key, value] of ownEntries(args, "")) {
-        keys.push(key);
-        nodes.push(this.compileValue(value, "", key, 1));
-      }
+      nodes = this.walkTop(args, keys);
     } catch (error) {
       const pending = { refsBefore: [...this.#refs], error: stackLimit(error) };
       return { keys: NO_ENTRIES, nodes: NO_ENTRIES, template: {}, live: NO_ENTRIES, hasShared: false, pending };
@@ -136,63 +123,37 @@ class Compiler {
     return { keys, nodes, template, live, hasShared: this.#hasShared, pending: undefined };
   }
 
-  compileValue(value: unknown, parent: string, key: string, depth: number): Node {
-    if (typeof value === "string") return this.compileString(value, parent, key);
-    if (!this.options.deep || typeof value !== "object" || value === null) return { kind: "value", value };
-    const pointer = childPointer(parent, key);
-    const plainArray = rethrowAsAccess(() => `args at ${pointer}`, () => isPlainArray(value));
-    if (!plainArray && !rethrowAsAccess(() => `args at ${pointer}`, () => isPlainObject(value))) return { kind: "value", value };
-    if (this.#open.has(value)) throw new RefError("cycle", `args contain a cycle: ${safeText(pointer, 120)} refers back to one of its parents`, { arg: pointer });
-    const done = this.#done.get(value);
-    if (done !== undefined) {
-      if (done.kind === "object" || done.kind === "array") {
-        done.shared = true;
-        this.#hasShared = true;
-      }
-      return done;
-    }
-    if (depth > this.options.maxDepth) throw new RefError("limit", `args are nested deeper than maxDepth (${this.options.maxDepth})`, { arg: pointer });
-    this.#open.add(value);
-    const node = this.compileContainer(value as Record<string, unknown> | unknown[], plainArray, pointer, depth);
-    this.#open.delete(value);
-    this.#done.set(value, node);
+  protected constant(value: unknown): Node {
+    return { kind: "value", value };
+  }
+
+  protected placeholder(ast: RefAst, text: string, parent: string, key: string): Node {
+    const node: RefNode = {
+      kind: "ref",
+      ast,
+      pointer: childPointer(parent, key),
+      context: { source: text, maxOutputLength: this.options.maxOutputLength, maxDepth: this.options.maxDepth },
+    };
+    this.#refs.push(node);
     return node;
   }
 
-  compileString(text: string, parent: string, key: string): Node {
-    const classified = classifyString(text, this.options);
-    switch (classified.kind) {
-      case "literal":
-        return { kind: "value", value: text };
-      case "error":
-        throw atArgument(classified.error, childPointer(parent, key));
-      case "ref": {
-        const pointer = childPointer(parent, key);
-        if (++this.#placeholders > this.options.maxPlaceholders) {
-          throw new RefError("limit", `more than maxPlaceholders (${this.options.maxPlaceholders}) placeholders in one call`, { arg: pointer });
-        }
-        const node: RefNode = {
-          kind: "ref",
-          ast: classified.ast,
-          pointer,
-          context: { source: text, maxOutputLength: this.options.maxOutputLength, maxDepth: this.options.maxDepth },
-        };
-        this.#refs.push(node);
-        return node;
-      }
+  protected override again(done: Node): Node {
+    if (done.kind === "object" || done.kind === "array") {
+      done.shared = true;
+      this.#hasShared = true;
     }
+    return done;
   }
 
-  compileContainer(container: Record<string, unknown> | unknown[], plainArray: boolean, pointer: string, depth: number): Node {
-    const entries = ownEntries(container, pointer);
-    const nodes = entries.map(([key, value]) => this.compileValue(value, pointer, key, depth + 1));
+  protected container(container: Record<string, unknown> | unknown[], plainArray: boolean, keys: readonly string[], values: readonly unknown[], nodes: readonly Node[]): Node {
     // No placeholder inside: the container itself comes back, on every call (structural sharing).
     if (nodes.every((node) => node.kind === "value")) return { kind: "value", value: container };
     return {
       kind: plainArray ? "array" : "object",
       original: container,
-      keys: entries.map(([key]) => key),
-      originals: entries.map(([, value]) => value),
+      keys,
+      originals: values,
       nodes,
       nullPrototype: !plainArray && Object.getPrototypeOf(container) === null,
       length: plainArray ? (container as unknown[]).length : 0,
