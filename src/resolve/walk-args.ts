@@ -9,7 +9,7 @@
  * A form says only what it builds from a constant, a placeholder and a walked container.
  */
 import type { RefAst } from "../grammar/ast.js";
-import { classifyString } from "../grammar/parse.js";
+import { classifyString } from "../grammar/classify.js";
 import { atArgument, RefError } from "../shared/errors.js";
 import type { NormalizedOptions } from "../shared/options.js";
 import { isPlainArray, isPlainObject } from "../shared/own-data.js";
