@@ -54,7 +54,7 @@ async function readSnapshot(client: PgQueryable, connection: Connection, runId: 
   const run = runs.rows[0];
   if (run === undefined) throw new PostgresError("unknown-run", `no run ${JSON.stringify(runId.slice(0, 200))} in ${connection.where}`);
   const steps = await client.query(
-    `select s.step_id, s.tool, s.state, s.attempt, s.blocked_by, s.has_result, s.result, s.error, ${SINCE("s.started_at")} as start_ms, ${SINCE("s.ended_at")} as end_ms, s.ordinal
+    `select s.step_id, s.tool, s.state, s.attempt, s.blocked_by, s.has_result, s.result, s.result is null as no_result, s.error, ${SINCE("s.started_at")} as start_ms, ${SINCE("s.ended_at")} as end_ms, s.ordinal
      from ${table(connection, "steps")} s join ${table(connection, "runs")} r on r.id = s.run_id
      where s.run_id = $1 order by s.ended_at nulls last, s.ordinal`,
     [runId],
@@ -78,7 +78,7 @@ async function readSnapshot(client: PgQueryable, connection: Connection, runId: 
         ...(row.blocked_by === null ? {} : { blockedBy: Number(row.blocked_by) }),
       },
     ]);
-    if (row.has_result === true) results.set(id, row.result === null ? undefined : row.result);
+    if (row.has_result === true) results.set(id, row.no_result === true ? undefined : row.result);
     if (row.state === "failed") errors.set(id, rebuildStepError(id, String(row.tool), row.error as StoredStepError));
     if (row.state === "skipped") skipped.push(id);
     if (row.start_ms !== null && row.end_ms !== null && (row.state === "done" || row.state === "failed")) {

@@ -3,11 +3,19 @@
  * locked (`lockRun`): a step finished, a run stopped, a run settled. What to change is decided by the
  * rules of `../run/schedule.ts`, the same ones `runPlan` follows.
  */
-import { dependentsToSkip, isSettled, onStop, planGraph, runStatus, stopDetail, unblockedBy, type PlanGraph, type StepState, type StopReason } from "../run/schedule.js";
+import { dependentsToSkip, isSettled, onStop, planGraph, runStatus, stopDetail, unblockedBy, type PlanGraph, type RunStatus, type StepState, type StopReason } from "../run/schedule.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { table, type Connection } from "./db.js";
 import type { PgQueryable } from "./peers.js";
-import { enqueueSteps, notifyProgress, notifyRunFinished, notifyRunStopped } from "./queue.js";
+import { finishedChannel, notifyProgress, notifyRunFinished, notifyRunStopped, progressChannel, stepTask } from "./queue.js";
+
+/**
+ * `begin`, then lock the run's row, as one simple query (one round trip): the run id is written as an
+ * SQL literal (quotes doubled; a run id has no backslash-escape meaning under standard strings).
+ */
+export function beginAndLockRun(connection: Connection, runId: string): string {
+  return `begin; select 1 from ${table(connection, "runs")} where id = '${runId.replaceAll("'", "''")}' for update`;
+}
 
 /** A step's error as stored: its code and detail (the `StepError` is rebuilt from them), and where. */
 export interface StoredStepError {
@@ -43,36 +51,71 @@ export type StepOutcome = { readonly ok: true; readonly result: string | null } 
  */
 export async function settleStep(client: PgQueryable, connection: Connection, runId: string, stepId: number, attempt: number, outcome: StepOutcome, failFast: boolean): Promise<boolean> {
   const steps = table(connection, "steps");
+  const runs = table(connection, "runs");
   const result = outcome.ok ? outcome.result : (outcome.result ?? null);
   const hasResult = outcome.ok || outcome.result !== undefined;
-  const stored = await client.query(
-    `update ${steps} set state = $4, has_result = $5, result = $6, error = $7, ended_at = clock_timestamp()
-     where run_id = $1 and step_id = $2 and attempt = $3 and state = 'running'`,
-    [runId, stepId, attempt, outcome.ok ? "done" : "failed", hasResult, hasResult ? result : null, outcome.ok ? null : JSON.stringify(outcome.error)],
+  // The caller locked the run (`lockRunSql`: its steps change one transaction at a time, and this
+  // statement's snapshot, taken after the lock, sees every change committed before). One statement:
+  // store the outcome if this attempt still holds the step, announce progress, and read every step's
+  // state as it was before.
+  const found = await client.query(
+    `with run as (select diagnostics from ${runs} where id = $1 and status = 'running'),
+          stored as (
+            update ${steps} set state = $4, has_result = $5, result = $6, error = $7, ended_at = clock_timestamp()
+            where run_id = $1 and step_id = $2 and attempt = $3 and state = 'running' and exists (select 1 from run)
+            returning 1),
+          told as (select pg_notify($8, $1) from stored)
+     select (select count(*) from stored) + (select count(*) from told) as stored, (select diagnostics from run) as diagnostics, s.step_id, s.state, s.dependencies
+     from ${steps} s where s.run_id = $1 order by s.ordinal`,
+    [runId, stepId, attempt, outcome.ok ? "done" : "failed", hasResult, hasResult ? result : null, outcome.ok ? null : JSON.stringify(outcome.error), progressChannel(connection)],
   );
-  if (stored.rowCount === 0) return false;
-  await notifyProgress(client, connection, runId);
-  const { graph, states } = await loadSteps(client, connection, runId);
+  if (Number(found.rows[0]?.stored ?? 0) === 0) return false;
+  const diagnostics = (found.rows[0]!.diagnostics ?? []) as Diagnostic[];
+  const states = new Map<number, StepState>();
+  const graph = planGraph(
+    found.rows.map((row) => {
+      const id = Number(row.step_id);
+      states.set(id, row.state as StepState);
+      return { id, dependencies: row.dependencies as number[] };
+    }),
+  );
   if (outcome.ok) {
     const ready = unblockedBy(graph, stepId, states);
-    if (ready.length > 0) {
-      await client.query(`update ${steps} set state = 'ready' where run_id = $1 and step_id = any($2::bigint[]) and state = 'waiting'`, [runId, ready]);
-      await enqueueSteps(client, connection, runId, ready);
-      for (const id of ready) states.set(id, "ready");
-    }
+    for (const id of ready) states.set(id, "ready");
     states.set(stepId, "done");
-  } else {
-    const skipped = dependentsToSkip(graph, stepId, states);
-    await skip(client, connection, runId, skipped);
-    for (const { id } of skipped) states.set(id, "skipped");
-    states.set(stepId, "failed");
-    if (failFast) {
-      await stopSteps(client, connection, runId, "failed", states);
-      return true;
-    }
+    const status = finalStatus(states, undefined, diagnostics);
+    if (ready.length === 0 && status === undefined) return true;
+    // One statement: the steps made ready, their jobs, and the run's end when this was its last step.
+    await client.query(
+      `with ready as (update ${steps} set state = 'ready' where run_id = $1 and step_id = any($2::bigint[]) and state = 'waiting' returning step_id),
+            jobs as (select graphile_worker.add_job($4::text, json_build_object('runId', $1::text, 'stepId', step_id), job_key := $1::text || ':' || step_id::text, job_key_mode := 'unsafe_dedupe', max_attempts := 25) from ready),
+            ended as (update ${runs} set status = $3, finished_at = clock_timestamp() where id = $1 and $3::text is not null returning id),
+            told as (select pg_notify($5, $1) from ended)
+       select (select count(*) from jobs) + (select count(*) from told) as n`,
+      [runId, ready, status ?? null, stepTask(connection), finishedChannel(connection)],
+    );
+    return true;
+  }
+  const skipped = dependentsToSkip(graph, stepId, states);
+  await skip(client, connection, runId, skipped);
+  for (const { id } of skipped) states.set(id, "skipped");
+  states.set(stepId, "failed");
+  if (failFast) {
+    await stopSteps(client, connection, runId, "failed", states);
+    return true;
   }
   await settleIfDone(client, connection, runId, states, undefined);
   return true;
+}
+
+/** The run's final status once every step is settled, else `undefined`. */
+function finalStatus(states: ReadonlyMap<number, StepState>, stopped: StopReason | undefined, diagnostics: readonly Diagnostic[]): RunStatus | undefined {
+  let failures = 0;
+  for (const state of states.values()) {
+    if (!isSettled(state)) return undefined;
+    if (state === "failed") failures++;
+  }
+  return runStatus(stopped, failures, diagnostics);
 }
 
 async function skip(client: PgQueryable, connection: Connection, runId: string, skipped: readonly { id: number; blockedBy: number }[]): Promise<void> {
@@ -118,14 +161,10 @@ export async function stopSteps(client: PgQueryable, connection: Connection, run
 
 /** When every step is settled: the run's final status, and the announcement. */
 async function settleIfDone(client: PgQueryable, connection: Connection, runId: string, states: ReadonlyMap<number, StepState>, stopped: StopReason | undefined): Promise<void> {
-  let failures = 0;
-  for (const state of states.values()) {
-    if (!isSettled(state)) return;
-    if (state === "failed") failures++;
-  }
+  if (![...states.values()].every(isSettled)) return;
   const runs = table(connection, "runs");
   const diagnostics = (await client.query(`select diagnostics from ${runs} where id = $1`, [runId])).rows[0]?.diagnostics as Diagnostic[] | undefined;
-  const status = runStatus(stopped, failures, diagnostics ?? []);
+  const status = finalStatus(states, stopped, diagnostics ?? [])!;
   await client.query(`update ${runs} set status = $2, finished_at = clock_timestamp() where id = $1`, [runId, status]);
   await notifyRunFinished(client, connection, runId);
 }

@@ -23,9 +23,9 @@ import { PostgresError } from "./errors.js";
 import type { PgClient, PgPool } from "./peers.js";
 import { loadGraphileWorker } from "./graphile.js";
 import { loadPg } from "./peers.js";
-import { lockRun, notifyProgress, stepTask, stoppedChannel } from "./queue.js";
+import { progressChannel, stepTask, stoppedChannel } from "./queue.js";
 import type { StoredRunOptions } from "./submit.js";
-import { settleStep, type StepOutcome, type StoredStepError } from "./transitions.js";
+import { beginAndLockRun, settleStep, type StepOutcome, type StoredStepError } from "./transitions.js";
 import { silentLogger } from "./worker-logger.js";
 
 /** What a tool run by a PostgreSQL worker receives besides its arguments. */
@@ -337,40 +337,35 @@ class StepWorker {
       this.#emit({ type: "step-released", runId, stepId, tool, attempt });
       throw new Error(`plan-refs: step ${stepId} of run ${runId} released: the worker stopped`);
     }
-    const stored = await inTransaction(this.pool, async (client) => {
-      const run = await lockRun(client, this.connection, runId);
-      if (run?.status !== "running") return false;
-      return settleStep(client, this.connection, runId, stepId, attempt, outcome, options.failFast);
-    });
+    const stored = await inTransaction(this.pool, (client) => settleStep(client, this.connection, runId, stepId, attempt, outcome, options.failFast), beginAndLockRun(this.connection, runId));
     if (!stored) return;
     const durationMs = performance.now() - t0;
     if (outcome.ok) this.#emit({ type: "step-done", runId, stepId, tool, attempt, durationMs });
     else this.#emit({ type: "step-failed", runId, stepId, tool, attempt, durationMs, error: rebuildStepError(stepId, tool, outcome.error) });
   }
 
-  /** Mark the step running (a new attempt) and read what it needs; `undefined` when it is not to run (settled, or its run stopped). */
+  /** Mark the step running (a new attempt) and read what it needs, in one statement; `undefined` when it is not to run (settled, or its run stopped). */
   async #begin(runId: string, stepId: number): Promise<Started | undefined> {
     const steps = table(this.connection, "steps");
-    return inTransaction(this.pool, async (client) => {
-      const run = await client.query(`select status, options, catalog from ${table(this.connection, "runs")} where id = $1 for share`, [runId]);
-      const row = run.rows[0];
-      if (row === undefined || row.status !== "running") return undefined;
-      const marked = await client.query(
-        `update ${steps} set state = 'running', attempt = attempt + 1, started_at = clock_timestamp(), worker = $3
-         where run_id = $1 and step_id = $2 and state in ('ready', 'running') returning tool, args, dependencies, attempt`,
-        [runId, stepId, this.id],
-      );
-      const step = marked.rows[0];
-      if (step === undefined) return undefined;
-      await notifyProgress(client, this.connection, runId);
-      const dependencies = step.dependencies as number[];
-      const results = new Map<number, unknown>();
-      if (dependencies.length > 0) {
-        const found = await client.query(`select step_id, result from ${steps} where run_id = $1 and step_id = any($2::bigint[]) and state = 'done'`, [runId, dependencies]);
-        for (const dependency of found.rows) results.set(Number(dependency.step_id), dependency.result === null ? undefined : dependency.result);
-      }
-      return { tool: String(step.tool), args: step.args as Record<string, unknown>, attempt: Number(step.attempt), options: row.options as StoredRunOptions, catalog: row.catalog as Record<string, unknown> | null, results };
-    });
+    const found = await this.pool.query(
+      `with run as (select options, catalog from ${table(this.connection, "runs")} where id = $1 and status = 'running'),
+            marked as (
+              update ${steps} set state = 'running', attempt = attempt + 1, started_at = clock_timestamp(), worker = $3
+              where run_id = $1 and step_id = $2 and state in ('ready', 'running') and exists (select 1 from run)
+              returning tool, args, dependencies, attempt),
+            told as (select pg_notify($4, $1) from marked)
+       select m.tool, m.args, m.attempt, r.options, r.catalog, (select count(*) from told) as told,
+              (select json_agg(json_build_array(d.step_id, d.result, d.result is null)) from ${steps} d
+               where d.run_id = $1 and d.state = 'done' and d.step_id in (select json_array_elements_text(m.dependencies)::bigint)) as results
+       from marked m, run r`,
+      [runId, stepId, this.id, progressChannel(this.connection)],
+    );
+    const row = found.rows[0];
+    if (row === undefined) return undefined;
+    const results = new Map<number, unknown>();
+    // The third item: no result text (the tool returned undefined), as opposed to a JSON null.
+    for (const [id, value, none] of (row.results ?? []) as [number, unknown, boolean][]) results.set(Number(id), none ? undefined : value);
+    return { tool: String(row.tool), args: row.args as Record<string, unknown>, attempt: Number(row.attempt), options: row.options as StoredRunOptions, catalog: row.catalog as Record<string, unknown> | null, results };
   }
 
   #language(options: StoredRunOptions): NormalizedOptions {

@@ -88,12 +88,17 @@ describe("faults", { timeout: 90_000 }, () => {
     expect(report.skipped).toEqual([2]);
   });
 
-  test("a result of undefined is kept as undefined", async () => {
-    const runId = await submitPlan({ steps: [{ id: 1, tool: "nothing", args: {} }] }, { connectionString: url });
+  test("a result of undefined stays undefined and a null stays null, in the report and for dependents", async () => {
+    const runId = await submitPlan(
+      { steps: [{ id: 1, tool: "nothing", args: {} }, { id: 2, tool: "nil", args: {} }, { id: 3, tool: "echo", args: { u: "$1", n: "$2" } }] },
+      { connectionString: url },
+    );
     const report = await withWorker(() => waitForRun(runId, { connectionString: url, timeoutMs: 30_000 }));
     expect(report.status).toBe("ok");
     expect(report.results.has(1)).toBe(true);
     expect(report.results.get(1)).toBeUndefined();
+    expect(report.results.get(2)).toBeNull();
+    expect(report.results.get(3)).toEqual({ n: null });
   });
 
   test("an invalid plan is stored as invalid with its diagnostics, and nothing is enqueued", async () => {
