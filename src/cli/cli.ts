@@ -31,6 +31,9 @@ const commands: Record<string, { run: Command; usage: string; help: string }> = 
   graph: { run: graphCommand, usage: graphUsage, help: graphHelp },
 };
 
+/** The command names, in the order the help lists them. */
+export const COMMAND_NAMES: readonly string[] = Object.keys(commands);
+
 const help = `plan-refs: step references in AI-agent tool plans
 
 ${Object.values(commands)
