@@ -147,6 +147,22 @@ export async function inTransaction<T>(pool: PgPool, work: (client: PgPoolClient
   }
 }
 
+/**
+ * A string as an SQL literal, for the few statements sent as one simple query (several statements in
+ * one round trip, which takes no parameters): quotes doubled, and with a backslash an E'' literal with
+ * backslashes doubled (pg's own `escapeLiteral` rule).
+ */
+export function literal(text: string): string {
+  const quoted = text.replaceAll("'", "''");
+  return text.includes("\\") ? ` E'${quoted.replaceAll("\\", "\\\\")}'` : `'${quoted}'`;
+}
+
+/** An integer for a simple query (never anything else). */
+export function integer(value: number): string {
+  if (!Number.isSafeInteger(value)) throw new TypeError(`not an integer: ${String(value)}`);
+  return String(value);
+}
+
 /** A schema-qualified table name. */
 export function table(connection: Connection, name: string): string {
   return `"${connection.schema}".${name}`;

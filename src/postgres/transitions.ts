@@ -5,17 +5,9 @@
  */
 import { dependentsToSkip, isSettled, onStop, planGraph, runStatus, stopDetail, unblockedBy, type PlanGraph, type RunStatus, type StepState, type StopReason } from "../run/schedule.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
-import { table, type Connection } from "./db.js";
-import type { PgQueryable } from "./peers.js";
+import { integer, literal, table, type Connection } from "./db.js";
+import type { PgPool, PgQueryable, PgQueryResult } from "./peers.js";
 import { finishedChannel, notifyProgress, notifyRunFinished, notifyRunStopped, progressChannel, stepTask } from "./queue.js";
-
-/**
- * `begin`, then lock the run's row, as one simple query (one round trip): the run id is written as an
- * SQL literal (quotes doubled; a run id has no backslash-escape meaning under standard strings).
- */
-export function beginAndLockRun(connection: Connection, runId: string): string {
-  return `begin; select 1 from ${table(connection, "runs")} where id = '${runId.replaceAll("'", "''")}' for update`;
-}
 
 /** A step's error as stored: its code and detail (the `StepError` is rebuilt from them), and where. */
 export interface StoredStepError {
@@ -49,63 +41,84 @@ export type StepOutcome = { readonly ok: true; readonly result: string | null } 
  * dependents it makes ready, or skip those a failure blocks (and stop the run with `failFast`).
  * `false` when the outcome was not stored (the run stopped, or another attempt took the step).
  */
-export async function settleStep(client: PgQueryable, connection: Connection, runId: string, stepId: number, attempt: number, outcome: StepOutcome, failFast: boolean): Promise<boolean> {
+export async function settleStep(pool: PgPool, connection: Connection, runId: string, stepId: number, attempt: number, outcome: StepOutcome, failFast: boolean): Promise<boolean> {
   const steps = table(connection, "steps");
   const runs = table(connection, "runs");
   const result = outcome.ok ? outcome.result : (outcome.result ?? null);
   const hasResult = outcome.ok || outcome.result !== undefined;
-  // The caller locked the run (`lockRunSql`: its steps change one transaction at a time, and this
-  // statement's snapshot, taken after the lock, sees every change committed before). One statement:
-  // store the outcome if this attempt still holds the step, announce progress, and read every step's
-  // state as it was before.
-  const found = await client.query(
-    `with run as (select diagnostics from ${runs} where id = $1 and status = 'running'),
-          stored as (
-            update ${steps} set state = $4, has_result = $5, result = $6, error = $7, ended_at = clock_timestamp()
-            where run_id = $1 and step_id = $2 and attempt = $3 and state = 'running' and exists (select 1 from run)
-            returning 1),
-          told as (select pg_notify($8, $1) from stored)
-     select (select count(*) from stored) + (select count(*) from told) as stored, (select diagnostics from run) as diagnostics, s.step_id, s.state, s.dependencies
-     from ${steps} s where s.run_id = $1 order by s.ordinal`,
-    [runId, stepId, attempt, outcome.ok ? "done" : "failed", hasResult, hasResult ? result : null, outcome.ok ? null : JSON.stringify(outcome.error), progressChannel(connection)],
-  );
-  if (Number(found.rows[0]?.stored ?? 0) === 0) return false;
-  const diagnostics = (found.rows[0]!.diagnostics ?? []) as Diagnostic[];
-  const states = new Map<number, StepState>();
-  const graph = planGraph(
-    found.rows.map((row) => {
-      const id = Number(row.step_id);
-      states.set(id, row.state as StepState);
-      return { id, dependencies: row.dependencies as number[] };
-    }),
-  );
-  if (outcome.ok) {
-    const ready = unblockedBy(graph, stepId, states);
-    for (const id of ready) states.set(id, "ready");
-    states.set(stepId, "done");
-    const status = finalStatus(states, undefined, diagnostics);
-    if (ready.length === 0 && status === undefined) return true;
-    // One statement: the steps made ready, their jobs, and the run's end when this was its last step.
-    await client.query(
-      `with ready as (update ${steps} set state = 'ready' where run_id = $1 and step_id = any($2::bigint[]) and state = 'waiting' returning step_id),
-            jobs as (select graphile_worker.add_job($4::text, json_build_object('runId', $1::text, 'stepId', step_id), job_key := $1::text || ':' || step_id::text, job_key_mode := 'unsafe_dedupe', max_attempts := 25) from ready),
-            ended as (update ${runs} set status = $3, finished_at = clock_timestamp() where id = $1 and $3::text is not null returning id),
-            told as (select pg_notify($5, $1) from ended)
-       select (select count(*) from jobs) + (select count(*) from told) as n`,
-      [runId, ready, status ?? null, stepTask(connection), finishedChannel(connection)],
+  const run = literal(runId);
+  const client = await pool.connect();
+  let open = false;
+  try {
+    // One round trip (a simple query): begin, lock the run (its steps change one transaction at a time;
+    // the next statement's snapshot, taken after the lock, sees every change committed before), store
+    // the outcome if this attempt still holds the step, announce progress, and read every step's state
+    // as it was before.
+    open = true;
+    const replies = (await client.query(
+      `begin;
+       select 1 from ${runs} where id = ${run} for update;
+       with run as (select diagnostics from ${runs} where id = ${run} and status = 'running'),
+            stored as (
+              update ${steps} set state = '${outcome.ok ? "done" : "failed"}', has_result = ${hasResult ? "true" : "false"},
+                result = ${hasResult && result !== null ? `${literal(result)}::json` : "null"}, error = ${outcome.ok ? "null" : `${literal(JSON.stringify(outcome.error))}::json`}, ended_at = clock_timestamp()
+              where run_id = ${run} and step_id = ${integer(stepId)} and attempt = ${integer(attempt)} and state = 'running' and exists (select 1 from run)
+              returning 1),
+            told as (select pg_notify(${literal(progressChannel(connection))}, ${run}) from stored)
+       select (select count(*) from stored) + (select count(*) from told) as stored, (select diagnostics from run) as diagnostics, s.step_id, s.state, s.dependencies
+       from ${steps} s where s.run_id = ${run} order by s.ordinal`,
+    )) as unknown as PgQueryResult[];
+    const found = replies[replies.length - 1]!;
+    if (Number(found.rows[0]?.stored ?? 0) === 0) {
+      await client.query("commit");
+      open = false;
+      return false;
+    }
+    const diagnostics = (found.rows[0]!.diagnostics ?? []) as Diagnostic[];
+    const states = new Map<number, StepState>();
+    const graph = planGraph(
+      found.rows.map((row) => {
+        const id = Number(row.step_id);
+        states.set(id, row.state as StepState);
+        return { id, dependencies: row.dependencies as number[] };
+      }),
     );
+    if (outcome.ok) {
+      const ready = unblockedBy(graph, stepId, states);
+      for (const id of ready) states.set(id, "ready");
+      states.set(stepId, "done");
+      const status = finalStatus(states, undefined, diagnostics);
+      // One round trip: the steps made ready, their jobs, the run's end when this was its last step, commit.
+      const ids = `'{${ready.map(integer).join(",")}}'::bigint[]`;
+      await client.query(
+        ready.length === 0 && status === undefined
+          ? "commit"
+          : `with ready as (update ${steps} set state = 'ready' where run_id = ${run} and step_id = any(${ids}) and state = 'waiting' returning step_id),
+                  jobs as (select graphile_worker.add_job(${literal(stepTask(connection))}, json_build_object('runId', ${run}::text, 'stepId', step_id), job_key := ${run} || ':' || step_id::text, job_key_mode := 'unsafe_dedupe', max_attempts := 25) from ready),
+                  ended as (update ${runs} set status = ${status === undefined ? "null" : literal(status)}, finished_at = clock_timestamp() where id = ${run} and ${status === undefined ? "false" : "true"} returning id),
+                  told as (select pg_notify(${literal(finishedChannel(connection))}, ${run}) from ended)
+             select (select count(*) from jobs) + (select count(*) from told) as n;
+             commit`,
+      );
+      open = false;
+      return true;
+    }
+    const skipped = dependentsToSkip(graph, stepId, states);
+    await skip(client, connection, runId, skipped);
+    for (const { id } of skipped) states.set(id, "skipped");
+    states.set(stepId, "failed");
+    if (failFast) await stopSteps(client, connection, runId, "failed", states);
+    else await settleIfDone(client, connection, runId, states, undefined);
+    await client.query("commit");
+    open = false;
     return true;
+  } catch (error) {
+    if (open) await client.query("rollback").catch(() => undefined);
+    client.release(true);
+    throw error;
+  } finally {
+    if (!open) client.release();
   }
-  const skipped = dependentsToSkip(graph, stepId, states);
-  await skip(client, connection, runId, skipped);
-  for (const { id } of skipped) states.set(id, "skipped");
-  states.set(stepId, "failed");
-  if (failFast) {
-    await stopSteps(client, connection, runId, "failed", states);
-    return true;
-  }
-  await settleIfDone(client, connection, runId, states, undefined);
-  return true;
 }
 
 /** The run's final status once every step is settled, else `undefined`. */

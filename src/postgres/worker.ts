@@ -25,7 +25,7 @@ import { loadGraphileWorker } from "./graphile.js";
 import { loadPg } from "./peers.js";
 import { progressChannel, stepTask, stoppedChannel } from "./queue.js";
 import type { StoredRunOptions } from "./submit.js";
-import { beginAndLockRun, settleStep, type StepOutcome, type StoredStepError } from "./transitions.js";
+import { settleStep, type StepOutcome, type StoredStepError } from "./transitions.js";
 import { silentLogger } from "./worker-logger.js";
 
 /** What a tool run by a PostgreSQL worker receives besides its arguments. */
@@ -337,7 +337,7 @@ class StepWorker {
       this.#emit({ type: "step-released", runId, stepId, tool, attempt });
       throw new Error(`plan-refs: step ${stepId} of run ${runId} released: the worker stopped`);
     }
-    const stored = await inTransaction(this.pool, (client) => settleStep(client, this.connection, runId, stepId, attempt, outcome, options.failFast), beginAndLockRun(this.connection, runId));
+    const stored = await settleStep(this.pool, this.connection, runId, stepId, attempt, outcome, options.failFast);
     if (!stored) return;
     const durationMs = performance.now() - t0;
     if (outcome.ok) this.#emit({ type: "step-done", runId, stepId, tool, attempt, durationMs });
