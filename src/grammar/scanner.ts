@@ -3,7 +3,7 @@
  *
  * The Parsimmon grammar in `language.ts` stays the definition of the language: this scanner accepts
  * exactly the strings the grammar's `placeholder` rule accepts and builds exactly the same AST, spans
- * included (test/scanner.test.ts compares the two on generated strings and near-misses). It reports
+ * included (test/grammar/scanner.test.ts compares the two on generated strings and near-misses). It reports
  * no errors: on anything it does not accept it returns `undefined` and the caller runs the grammar,
  * so error offsets and `expected` lists always come from the grammar. Templates are not scanned.
  *

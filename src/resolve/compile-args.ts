@@ -8,7 +8,7 @@
  * one walk of walk-args.ts (reads, order, checks and errors defined once), and an error that depends only on `args`
  * (a syntax error under `strict`, a cycle, a depth or placeholder limit, a getter) is not thrown at
  * compile time but replayed by every call at the point where resolveRefs would throw it, after the
- * placeholders that come before it. test/compile-args.test.ts checks the equivalence on generated input.
+ * placeholders that come before it. test/resolve/compile-args.test.ts checks the equivalence on generated input.
  */
 import type { RefAst } from "../grammar/ast.js";
 import { atArgument, RefError } from "../shared/errors.js";

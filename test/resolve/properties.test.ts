@@ -5,14 +5,14 @@
  */
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import type { Expression, IndexSegment, KeySegment, LiteralNode, QuotedKeySegment, ReferenceNode, Segment, TemplateNode, TextPart, InterpolationPart, RefAst } from "../src/grammar/ast.js";
-import { formatRef } from "../src/grammar/format.js";
-import { isPlaceholder, parseRef, parseTemplate, tryParseRef } from "../src/grammar/parse.js";
-import type { Results } from "../src/resolve/access.js";
-import { resolveRefs } from "../src/resolve/resolve-refs.js";
-import { KeyError, RefError } from "../src/shared/errors.js";
-import type { ResolveOptions } from "../src/shared/options.js";
-import { spanProblems, withoutSpans } from "./helpers/ast.js";
+import type { Expression, IndexSegment, KeySegment, LiteralNode, QuotedKeySegment, ReferenceNode, Segment, TemplateNode, TextPart, InterpolationPart, RefAst } from "../../src/grammar/ast.js";
+import { formatRef } from "../../src/grammar/format.js";
+import { isPlaceholder, parseRef, parseTemplate, tryParseRef } from "../../src/grammar/parse.js";
+import type { Results } from "../../src/resolve/access.js";
+import { resolveRefs } from "../../src/resolve/resolve-refs.js";
+import { KeyError, RefError } from "../../src/shared/errors.js";
+import type { ResolveOptions } from "../../src/shared/options.js";
+import { spanProblems, withoutSpans } from "../helpers/ast.js";
 
 const NO_SPAN = { start: 0, end: 0 };
 

@@ -1,15 +1,15 @@
 /**
- * The hand-written scanner (the parser's fast path) must agree exactly with the Parsimmon grammar,
- * which stays the definition of the language: on every string, the scanner returns the grammar's AST
- * (spans included) when the grammar accepts the string as a whole placeholder, and `undefined` when
- * it does not (then the grammar runs and reports the error). Generated strings are biased towards the
- * grammar's tokens and towards near-misses of valid placeholders.
+ * The hand-written scanner (src/grammar/scanner.ts, the parser's fast path) must agree exactly with
+ * the Parsimmon grammar, which stays the definition of the language: on every string, the scanner
+ * returns the grammar's AST (spans included) when the grammar accepts the string as a whole placeholder,
+ * and `undefined` when it does not. Generated strings are biased towards the grammar's tokens and
+ * towards near-misses of valid placeholders.
  */
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { pathLanguage, runRule, seedLanguage } from "../src/grammar/language.js";
-import { clearParseCache, parseRef, tryParseRef } from "../src/grammar/parse.js";
-import { scanPlaceholder } from "../src/grammar/scanner.js";
+import { pathLanguage, runRule, seedLanguage } from "../../src/grammar/language.js";
+import { clearParseCache, parseRef, tryParseRef } from "../../src/grammar/parse.js";
+import { scanPlaceholder } from "../../src/grammar/scanner.js";
 
 type Syntax = "seed" | "path";
 
@@ -144,5 +144,60 @@ describe("the parser's answers are the grammar's", () => {
   test("a seed placeholder with leading zeros keeps its digits and canonical id", () => {
     expect(parseRef("$007.city")).toMatchObject({ step: { digits: "007", id: "7", span: { start: 1, end: 4 } }, path: [{ name: "city", span: { start: 4, end: 9 } }] });
     expect(parseRef("$000")).toMatchObject({ step: { digits: "000", id: "0" } });
+  });
+});
+
+// Written against mutants that survived a mutation run: pins exact behaviour no other test pinned.
+describe("scanner.ts", () => {
+  describe("text that is not a placeholder is rejected (as the grammar rejects it)", () => {
+    test.each([
+      ["a segment must start with . or [ (digits and ] after another character are no index)", "$1x0]"],
+      ['a quoted key must be closed by ] right after the string', '$1["a"x'],
+      ["?? needs two question marks: ?x is no default operator", "$1 ?x$2"],
+      ["?? needs two question marks: x? is no default operator", "$1x?$2"],
+      ["two arbitrary characters are no default operator before a reference", "$1ab$2"],
+      ["two arbitrary characters are no default operator before a literal", "$1ab1"],
+    ])("%s: %s", (_name, text) => {
+      expect(grammar(text, "path")).toBeUndefined();
+      expect(scanPlaceholder(text, "path")).toBeUndefined();
+    });
+  });
+
+  describe("literal defaults false and null keep their spans", () => {
+    test.each([
+      ["$1 ?? false", false, { start: 6, end: 11 }],
+      ["$1 ?? null", null, { start: 6, end: 10 }],
+      ["$1??false", false, { start: 4, end: 9 }],
+      ["$1??null", null, { start: 4, end: 8 }],
+    ])("%s", (text, value, span) => {
+      const scanned = scanPlaceholder(text, "path");
+      expect(scanned).toStrictEqual(grammar(text, "path"));
+      expect(scanned).toMatchObject({
+        type: "default",
+        span: { start: 0, end: text.length },
+        reference: { type: "reference", span: { start: 0, end: 2 } },
+        fallback: { type: "literal", span, value },
+      });
+    });
+
+  });
+
+  describe("long array indexes have Number's value, correctly rounded", () => {
+    test.each([
+      ["16 digits (still exact)", "$1[1234567890123456]", 1234567890123456],
+      ["20 nines rounds to 1e20 (digit-by-digit arithmetic would give 100000000000000020000)", "$1[99999999999999999999]", 1e20],
+      ["20 digits, correctly rounded", "$1[12345678901234567890]", 12345678901234567890],
+      ["17 digits, correctly rounded", "$1[93639665995319412]", 93639665995319412],
+    ])("%s", (_name, text, index) => {
+      const scanned = scanPlaceholder(text, "path");
+      expect(scanned).toStrictEqual(grammar(text, "path"));
+      expect(scanned).toMatchObject({ type: "reference", path: [{ type: "index", span: { start: 2, end: text.length }, index }] });
+    });
+
+    test("short indexes keep their exact value", () => {
+      expect(scanPlaceholder("$1[0][007][123456789012345]", "path")).toMatchObject({
+        path: [{ index: 0 }, { index: 7 }, { index: 123456789012345 }],
+      });
+    });
   });
 });

@@ -1,14 +1,15 @@
 /**
- * The parse cache is bounded: by default and by `setParseCacheSize`, it never holds more entries than
- * its bound, however many distinct strings go through the parser; and a cached answer is always the
- * answer a cold parse gives, for every option set.
+ * The parse cache and its admission (src/grammar/parse-cache.ts): bounded by default and by
+ * `setParseCacheSize`, whatever goes through the parser; which strings get in and when; and a cached
+ * answer is always the answer a cold parse gives, for every option set.
  */
 import fc from "fast-check";
 import { afterEach, describe, expect, test } from "vitest";
-import { BoundedCache } from "../src/grammar/cache.js";
-import { clearParseCache, DEFAULT_PARSE_CACHE_SIZE, isPlaceholder, parseCacheStats, parseRef, setParseCacheSize, tryParseRef } from "../src/grammar/parse.js";
-import { resolveRefs } from "../src/resolve/resolve-refs.js";
-import { RefError } from "../src/shared/errors.js";
+import { clearParseCache, DEFAULT_PARSE_CACHE_SIZE, isPlaceholder, parseCacheStats, parseRef, setParseCacheSize, tryParseRef } from "../../src/grammar/parse.js";
+import { resolveRefs } from "../../src/resolve/resolve-refs.js";
+import { RefError, RefSyntaxError } from "../../src/shared/errors.js";
+import type { ResolveOptions } from "../../src/shared/options.js";
+import { thrownBy } from "../helpers/cases.js";
 
 type Op = { op: "get"; key: number } | { op: "set"; key: number } | { op: "resize"; size: number } | { op: "clear" };
 
@@ -19,77 +20,14 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ op: "clear" as const }) },
 );
 
-describe("BoundedCache", () => {
-  test("never holds more entries than its bound, and never returns a value that was not set for that key", () => {
-    fc.assert(
-      fc.property(fc.nat({ max: 12 }), fc.array(op, { maxLength: 200 }), (bound, ops) => {
-        const cache = new BoundedCache<string>(bound);
-        const lastSet = new Map<number, string>();
-        let version = 0;
-        for (const step of ops) {
-          switch (step.op) {
-            case "set": {
-              const value = `v${version++}`;
-              cache.set(String(step.key), value);
-              lastSet.set(step.key, value);
-              // The entry just written is there, unless the cache holds nothing at all.
-              expect(cache.get(String(step.key))).toBe(cache.maxEntries === 0 ? undefined : value);
-              break;
-            }
-            case "get": {
-              const found = cache.get(String(step.key));
-              if (found !== undefined) expect(found).toBe(lastSet.get(step.key));
-              break;
-            }
-            case "resize":
-              cache.resize(step.size);
-              expect(cache.maxEntries).toBe(step.size);
-              break;
-            case "clear":
-              cache.clear();
-              expect(cache.size).toBe(0);
-              break;
-          }
-          expect(cache.size).toBeLessThanOrEqual(cache.maxEntries);
-        }
-      }),
-      { numRuns: 500 },
-    );
-  });
-
-  test("keeps recently used entries when it evicts", () => {
-    const cache = new BoundedCache<number>(4);
-    cache.set("hot", 1);
-    for (let i = 0; i < 100; i++) {
-      expect(cache.get("hot")).toBe(1);
-      cache.set(`cold${i}`, i);
-    }
-    expect(cache.size).toBeLessThanOrEqual(4);
-  });
-
-  test("a bound of 0 caches nothing", () => {
-    const cache = new BoundedCache<number>(0);
-    cache.set("a", 1);
-    expect(cache.get("a")).toBeUndefined();
-    expect(cache.size).toBe(0);
-  });
-
-  test("shrinking drops entries down to the new bound", () => {
-    const cache = new BoundedCache<number>(100);
-    for (let i = 0; i < 100; i++) cache.set(`k${i}`, i);
-    cache.resize(5);
-    expect(cache.size).toBeLessThanOrEqual(5);
-    expect(cache.get("k99")).toBe(99);
-  });
-});
-
 describe("the parse cache", () => {
   afterEach(() => {
     setParseCacheSize(DEFAULT_PARSE_CACHE_SIZE);
     clearParseCache();
   });
 
-  test("is bounded by default", () => {
+  // Tagged slow (vitest.config.ts): tens of thousands of parses; left out of mutation runs.
+  test("is bounded by default", { tags: ["slow"] }, () => {
     expect(parseCacheStats().maxEntries).toBe(DEFAULT_PARSE_CACHE_SIZE);
     for (let i = 0; i < DEFAULT_PARSE_CACHE_SIZE * 2 + 500; i++) {
       // Each string twice (a scanned placeholder is cached on its second sighting), and a near-miss.
@@ -102,7 +40,7 @@ describe("the parse cache", () => {
     expect(size).toBeLessThanOrEqual(maxEntries);
   });
 
-  test.each([0, 1, 2, 7, 100])("is bounded by setParseCacheSize(%i), for every option set", (bound) => {
+  test.each([0, 1, 2, 7, 100])("is bounded by setParseCacheSize(%i), for every option set", { tags: ["slow"] }, (bound) => {
     setParseCacheSize(bound);
     const options = [undefined, { syntax: "path" as const }, { templates: true }, { syntax: "path" as const, templates: true, strict: true }];
     for (let i = 0; i < 500; i++) {
@@ -200,5 +138,101 @@ describe("the parse cache", () => {
         }
       });
     }
+  });
+});
+
+/** Options as a caller may hold them: a plain object whose fields it changes between calls. */
+type MutableOptions = { -readonly [K in keyof ResolveOptions]: unknown };
+
+function errorOf(result: ReturnType<typeof tryParseRef>): RefError {
+  if (result.ok) throw new Error("expected the parse to fail");
+  return result.error;
+}
+// Written against mutants that survived a mutation run: pins exact behaviour no other test pinned.
+describe("parse.ts: the parse cache's size", () => {
+  afterEach(() => {
+    setParseCacheSize(DEFAULT_PARSE_CACHE_SIZE);
+    clearParseCache();
+  });
+
+  test("a size of 0 is accepted (it turns caching off) and returns the previous bound", () => {
+    expect(setParseCacheSize(0)).toBe(DEFAULT_PARSE_CACHE_SIZE);
+    expect(parseCacheStats()).toEqual({ size: 0, maxEntries: 0 });
+    clearParseCache();
+    for (let i = 0; i < 3; i++) expect(tryParseRef("$1.zero").ok).toBe(true);
+    expect(parseCacheStats().size).toBe(0);
+    expect(setParseCacheSize(DEFAULT_PARSE_CACHE_SIZE)).toBe(0);
+  });
+
+  test.each([-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY])("a size of %s is refused with code invalid-options and why", (size) => {
+    const error = thrownBy(() => setParseCacheSize(size)) as RefError;
+    expect(error).toBeInstanceOf(RefError);
+    expect(error.code).toBe("invalid-options");
+    expect(error.message).toBe("the parse cache size must be a non-negative integer");
+    expect(parseCacheStats().maxEntries).toBe(DEFAULT_PARSE_CACHE_SIZE);
+  });
+});
+
+// Written against mutants that survived a mutation run: pins exact behaviour no other test pinned.
+describe("parse.ts: which strings reach the parse cache", () => {
+  test.each([
+    ["text without $ (seed)", "plain text", {}],
+    ["text with a digit second but no $", "a1bc", {}],
+    ["text without $ or ${ (templates)", "plain text", { templates: true }],
+    ["text with ${ when templates are off", "a ${1} b", {}],
+    ["$ and no digit (seed)", "$abc", {}],
+  ] as const)("%s is recognized as literal without parsing, so it is never cached", (_name, text, options) => {
+    clearParseCache();
+    for (let i = 0; i < 3; i++) expect(isPlaceholder(text, options)).toBe(false);
+    expect(parseCacheStats().size).toBe(0);
+  });
+
+  test("a string of exactly 512 characters is cached; one of 513 is parsed every time", () => {
+    clearParseCache();
+    const at512 = `$1.${"k".repeat(509)}`;
+    expect(at512).toHaveLength(512);
+    for (let i = 0; i < 3; i++) expect(isPlaceholder(at512)).toBe(true);
+    expect(parseCacheStats().size).toBe(1);
+    clearParseCache();
+    const at513 = `${at512}k`;
+    for (let i = 0; i < 3; i++) expect(isPlaceholder(at513)).toBe(true);
+    expect(parseCacheStats().size).toBe(0);
+  });
+});
+
+// Written against mutants that survived a mutation run: pins exact behaviour no other test pinned.
+describe("parse.ts: the parse cache's admission, seen through parseCacheStats", () => {
+  test("a string that needs no parse is not cached; one the scanner parses is cached on its second sighting", () => {
+    clearParseCache();
+    expect(isPlaceholder("$abc", { templates: true })).toBe(false);
+    expect(parseCacheStats().size).toBe(0);
+    expect(isPlaceholder("$abc", { templates: true })).toBe(false);
+    expect(parseCacheStats().size).toBe(1);
+    clearParseCache();
+    isPlaceholder("$1.abc");
+    expect(parseCacheStats().size).toBe(0);
+    isPlaceholder("$1.abc");
+    expect(parseCacheStats().size).toBe(1);
+  });
+
+  test("a string that needs the grammar is cached at once, and a cheap outcome joins its entry at once", () => {
+    clearParseCache();
+    expect(tryParseRef("$1.a b", { syntax: "path" }).ok).toBe(false);
+    expect(parseCacheStats().size).toBe(1);
+    // Seed syntax reads the same text as one key: scanned (cheap), but its entry exists, so it is cached (and frozen) now.
+    const seed = tryParseRef("$1.a b");
+    expect(seed.ok && Object.isFrozen(seed.value)).toBe(true);
+    expect(parseCacheStats().size).toBe(1);
+  });
+
+  test("a strict near-miss is a RefSyntaxError where the grammar stops, from a cold and a warm cache", () => {
+    clearParseCache();
+    for (let i = 0; i < 3; i++) {
+      const result = tryParseRef("$1.a b", { syntax: "path" });
+      expect(result.ok ? undefined : result.error).toBeInstanceOf(RefSyntaxError);
+      expect(result.ok ? -1 : (result.error as RefSyntaxError).offset).toBe(4);
+    }
+    expect(() => resolveRefs({ q: "$1.a b" }, { 1: { a: 1 } }, { syntax: "path", strict: true })).toThrow(RefSyntaxError);
+    expect(resolveRefs({ q: "$1.a b" }, { 1: { a: 1 } }, { syntax: "path" })).toEqual({ q: "$1.a b" });
   });
 });

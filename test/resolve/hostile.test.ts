@@ -10,18 +10,20 @@
 import { spawnSync } from "node:child_process";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import * as library from "../src/index.js";
-import { formatRef } from "../src/grammar/format.js";
-import { isPlaceholder, parseRef, parseTemplate, tryParseRef } from "../src/grammar/parse.js";
-import type { RefAst } from "../src/grammar/ast.js";
-import type { Results } from "../src/resolve/access.js";
-import { compileArgs } from "../src/resolve/compile-args.js";
-import { evaluate } from "../src/resolve/evaluate.js";
-import { resolveRefs } from "../src/resolve/resolve-refs.js";
-import { KeyError, RefError, RefSyntaxError } from "../src/shared/errors.js";
-import type { ResolveOptions } from "../src/shared/options.js";
-import { argsOf, resultsOf, runResolveCase, thrownBy } from "./helpers/cases.js";
-import { Boom, fingerprint, getterObject, hostileCases, ownObject, revokedProxy, throwingProxy } from "./helpers/hostile.js";
+import type { RefAst } from "../../src/grammar/ast.js";
+import { formatRef } from "../../src/grammar/format.js";
+import { isPlaceholder, parseRef, parseTemplate, tryParseRef } from "../../src/grammar/parse.js";
+import * as library from "../../src/index.js";
+import * as grammarApi from "../../src/grammar/index.js";
+import * as resolveApi from "../../src/resolve/index.js";
+import type { Results } from "../../src/resolve/access.js";
+import { compileArgs } from "../../src/resolve/compile-args.js";
+import { evaluate } from "../../src/resolve/evaluate.js";
+import { resolveRefs } from "../../src/resolve/resolve-refs.js";
+import { KeyError, RefError, RefSyntaxError } from "../../src/shared/errors.js";
+import type { ResolveOptions } from "../../src/shared/options.js";
+import { argsOf, resultsOf, runResolveCase, thrownBy } from "../helpers/cases.js";
+import { Boom, fingerprint, getterObject, hostileCases, ownObject, revokedProxy, throwingProxy } from "../helpers/hostile.js";
 
 // ---------------------------------------------------------------------------------------------
 // No global may change. @fast-check/poisoning records the globals when it is first imported: it is
@@ -76,18 +78,41 @@ test("the flag --disable-proto=throw is in force exactly when the suite runs as 
 
 const rows = hostileCases();
 
+/** Characters of text plus values in an input, counted without recursion: over SLOW_INPUT, a row's tests are tagged `slow`. */
+function weight(value: unknown): number {
+  let total = 0;
+  const pending = [value];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    total += typeof item === "string" ? item.length + 1 : 1;
+    if (typeof item === "object" && item !== null) pending.push(...Object.values(item));
+  }
+  return total;
+}
+const SLOW_INPUT = 100_000;
+const isSlowRow = (row: (typeof rows)[number]): boolean => weight([argsOf(row), resultsOf(row)]) > SLOW_INPUT;
+/** `[name, row]` tuples of the rows that `keep` keeps, split into the quick ones and the slow ones. */
+function byWeight(keep: (row: (typeof rows)[number]) => boolean) {
+  const kept = rows.filter(keep).map((row) => [row.name, row] as const);
+  return { quick: kept.filter(([, row]) => !isSlowRow(row)), slow: kept.filter(([, row]) => isSlowRow(row)) };
+}
+
 describe("hostile.json through the library", () => {
   // Names as tuples: "$name" would be cut at 40 characters, and rows would share names.
-  test.each(rows.map((row) => [row.name, row] as const))("%s", (_name, row) => {
+  const all = byWeight(() => true);
+  const checkRow = (_name: string, row: (typeof rows)[number]): void => {
     const args = argsOf(row);
     const results = resultsOf(row);
     const before = [fingerprint(args), fingerprint(results)];
     runResolveCase(row);
     expect([fingerprint(args), fingerprint(results)]).toEqual(before);
     expectNoPrototypeChange();
-  });
+  };
+  test.each(all.quick)("%s", checkRow);
+  test.each(all.slow)("%s", { tags: ["slow"] }, checkRow);
 
-  test.each(rows.filter((row) => row.error?.code !== "invalid-args").map((row) => [row.name, row] as const))("compileArgs agrees: %s", (_name, row) => {
+  const compilable = byWeight((row) => row.error?.code !== "invalid-args");
+  const checkCompiled = (_name: string, row: (typeof rows)[number]): void => {
     const args = argsOf(row) as Record<string, unknown>;
     const results = resultsOf(row) as Results;
     const outcome = (run: () => unknown): unknown => {
@@ -99,7 +124,9 @@ describe("hostile.json through the library", () => {
       }
     };
     expect(outcome(() => compileArgs(args, row.options)(results))).toEqual(outcome(() => resolveRefs(args, results, row.options)));
-  });
+  };
+  test.each(compilable.quick)("compileArgs agrees: %s", checkCompiled);
+  test.each(compilable.slow)("compileArgs agrees: %s", { tags: ["slow"] }, checkCompiled);
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -114,6 +141,9 @@ class ThrowingMap extends Map<unknown, unknown> {
     throw new Boom("has");
   }
 }
+
+/** The two deepest hostile values; an entry point's tests with them are tagged `slow`. */
+const NESTED = "20,000 nested";
 
 /** The hostile values, made fresh for each use (a revoked Proxy cannot be un-revoked). */
 const hostileValues: [string, (calls: { count: number }) => unknown][] = [
@@ -134,8 +164,8 @@ const hostileValues: [string, (calls: { count: number }) => unknown][] = [
   ["a BigInt", () => 10n],
   ["a Symbol", () => Symbol("s")],
   ["a function", () => () => "$1"],
-  ["20,000 nested objects", () => { let value: unknown = "$1"; for (let i = 0; i < 20_000; i++) value = { q: value }; return value; }],
-  ["20,000 nested arrays", () => { let value: unknown = "$1"; for (let i = 0; i < 20_000; i++) value = [value]; return value; }],
+  [`${NESTED} objects`, () => { let value: unknown = "$1"; for (let i = 0; i < 20_000; i++) value = { q: value }; return value; }],
+  [`${NESTED} arrays`, () => { let value: unknown = "$1"; for (let i = 0; i < 20_000; i++) value = [value]; return value; }],
   ["a cycle", () => { const value: Record<string, unknown> = { q: "$1" }; value["self"] = value; return value; }],
   ["undefined", () => undefined],
   ["null", () => null],
@@ -206,8 +236,16 @@ const entryPoints: { name: string; neverThrows?: boolean; readsLikeJs?: boolean;
 ];
 
 describe("every entry point, every hostile value: a value or a RefError, never a raw error", () => {
-  const table = entryPoints.flatMap((entry) => hostileValues.map(([label, make]) => ({ name: `${entry.name} with ${label}`, entry, make })));
-  test.each(table.map((item) => [item.name, item] as const))("%s", (_name, { entry, make }) => {
+  // Entry points outside src/grammar and src/resolve (plan, lint, editor) are tagged `other-layers`.
+  const core = new Set([...Object.keys(grammarApi), ...Object.keys(resolveApi)]);
+  const table = entryPoints.flatMap((entry) =>
+    hostileValues.map(([label, make]) => {
+      const tags = [...(label.startsWith(NESTED) ? ["slow"] : []), ...(core.has(entry.name.split("(")[0]!) ? [] : ["other-layers"])];
+      return { name: `${entry.name} with ${label}`, entry, make, tags: tags.join(" ") };
+    }),
+  );
+  type Row = (typeof table)[number];
+  const check = (_name: string, { entry, make }: Row): void => {
     const calls = { count: 0 };
     let thrown: unknown;
     try {
@@ -226,7 +264,11 @@ describe("every entry point, every hostile value: a value or a RefError, never a
     // Getters in args, results, plans and catalogs are never invoked (an options object is read like options).
     if (!entry.name.includes("options") && entry.readsLikeJs !== true) expect(calls.count).toBe(0);
     expectNoPrototypeChange();
-  });
+  };
+  for (const tags of new Set(table.map((item) => item.tags))) {
+    const rowsTagged = table.filter((item) => item.tags === tags).map((item) => [item.name, item] as const);
+    test.each(rowsTagged)("%s", { tags: tags === "" ? [] : tags.split(" ") }, check);
+  }
 
   test("a throwing getter in results becomes code access with the original error as cause", () => {
     const boom = new Boom("mine");
@@ -261,7 +303,7 @@ describe("every entry point, every hostile value: a value or a RefError, never a
     expect(error.cause).toBe(thrownProxy);
   });
 
-  test("runPlan: hostile tools, results and options end as StepErrors or a RefError rejection, never a crash", async () => {
+  test("runPlan: hostile tools, results and options end as StepErrors or a RefError rejection, never a crash", { tags: ["other-layers"] }, async () => {
     const outputs: [string, () => unknown][] = [
       ["throws a Proxy", () => { throw throwingProxy(); }],
       ["returns a Proxy", () => throwingProxy()],
@@ -555,10 +597,10 @@ describe("parsing the names of built-in members changes no global", () => {
     expectNoPrototypeChange();
   });
 
-  test("in a plain Node process too, where Parsimmon shares the realm with the caller (the built library)", () => {
+  test("in a plain Node process too, where Parsimmon shares the realm with the caller (the built library)", { tags: ["other-layers"] }, () => {
     // Under vitest, node_modules may run in a realm of their own: this checks the realm a user has.
     const script = `
-      const lib = await import(${JSON.stringify(new URL("../dist/index.js", import.meta.url).href)});
+      const lib = await import(${JSON.stringify(new URL("../../dist/index.js", import.meta.url).href)});
       const names = [...Object.getOwnPropertyNames(Object.prototype), ...Object.getOwnPropertyNames(Object), "__proto__"];
       for (const name of names) for (const syntax of ["seed", "path"]) for (const templates of [false, true]) {
         lib.tryParseRef(name, { syntax, templates });
@@ -621,7 +663,7 @@ describe("a chain of defaults lists a result's keys at most once (listing a 1,00
   });
 });
 
-describe("a long chain of defaults (one ?? per step of recursion was a stack overflow)", () => {
+describe("a long chain of defaults (one ?? per step of recursion was a stack overflow)", { tags: ["slow"] }, () => {
   const chain = `${"$1??".repeat(16_000)}$1`;
   test("parseRef, tryParseRef, parseTemplate and isPlaceholder give a limit error or false", () => {
     expect((thrownBy(() => parseRef(chain, { syntax: "path" })) as RefError).code).toBe("limit");
@@ -686,7 +728,7 @@ describe("maxRefLength refuses only strings that could be placeholders or templa
   });
 });
 
-describe("the four inputs of issue 9 finish: a result or a limit error by default, parsed with limits raised", () => {
+describe("the four inputs of issue 9 finish: a result or a limit error by default, parsed with limits raised", { tags: ["slow"] }, () => {
   const raised = { maxRefLength: 4_000_000, maxSegments: 1_000_000, maxInterpolations: 1_000_000 };
   test.each([
     { name: "1 MB without $", text: "x".repeat(1 << 20), options: {}, byDefault: "literal", raisedAs: "literal" },

@@ -1,19 +1,19 @@
 /**
- * `compileArgs(args, options)(results)` behaves exactly like `resolveRefs(args, results, options)`: the
- * same output (prototypes and structural sharing included) or the same error (class, code, argument
- * pointer, message), on every row of the shared case files and on generated args, results and options;
- * and a compiled function can be called again and again, with different results.
+ * `compileArgs(args, options)(results)` (src/resolve/compile-args.ts) behaves exactly like
+ * `resolveRefs(args, results, options)`: the same output (prototypes and structural sharing included) or
+ * the same error (class, code, argument pointer, message), on every row of the shared case files and on
+ * generated args, results and options; and a compiled function can be called again and again.
  */
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { compileArgs } from "../src/resolve/compile-args.js";
-import { resolveRefs } from "../src/resolve/resolve-refs.js";
-import * as resolvePackage from "../src/resolve/index.js";
-import * as rootPackage from "../src/index.js";
-import type { Results } from "../src/resolve/access.js";
-import { RefError } from "../src/shared/errors.js";
-import type { ResolveOptions } from "../src/shared/options.js";
-import { argsOf, loadCases, resultsOf } from "./helpers/cases.js";
+import * as rootPackage from "../../src/index.js";
+import type { Results } from "../../src/resolve/access.js";
+import { compileArgs } from "../../src/resolve/compile-args.js";
+import * as resolvePackage from "../../src/resolve/index.js";
+import { resolveRefs } from "../../src/resolve/resolve-refs.js";
+import { RefError } from "../../src/shared/errors.js";
+import type { ResolveOptions } from "../../src/shared/options.js";
+import { argsOf, loadCases, resultsOf, thrownBy } from "../helpers/cases.js";
 
 type Outcome = { ok: true; value: Record<string, unknown> } | { ok: false; error: unknown };
 
@@ -282,5 +282,60 @@ describe("compileArgs in particular", () => {
     const out = compileArgs({ a: shared, b: [shared] }, { deep: true })({ 1: { city: "Paris" } });
     expect(out["a"]).toEqual({ city: "Paris" });
     expect((out["b"] as unknown[])[0]).toBe(out["a"]);
+  });
+});
+
+type Resolve = (args: Record<string, unknown>, results: Record<string, unknown>, options?: ResolveOptions) => Record<string, unknown>;
+
+const entries: [string, Resolve][] = [
+  ["resolveRefs", (args, results, options) => resolveRefs(args, results, options)],
+  ["compileArgs", (args, results, options) => compileArgs(args, options)(results)],
+];
+
+const results = { 1: { city: "Paris" } };
+const deep: ResolveOptions = { deep: true };
+
+function refError(thrown: unknown): RefError {
+  expect(thrown).toBeInstanceOf(RefError);
+  return thrown as RefError;
+}
+
+function withGetter(target: Record<string, unknown>, key: string): Record<string, unknown> {
+  Object.defineProperty(target, key, { get: () => "$1.city", enumerable: true, configurable: true });
+  return target;
+}
+
+function throwingProxy<T extends object>(target: T, trap: "ownKeys" | "getPrototypeOf"): T {
+  return new Proxy(target, {
+    [trap]() {
+      throw new Error("boom");
+    },
+  });
+}
+
+function revoked<T extends object>(target: T): T {
+  const { proxy, revoke } = Proxy.revocable(target, {});
+  revoke();
+  return proxy;
+}
+
+// Written against mutants that survived a mutation run: pins exact behaviour no other test pinned.
+describe("compile-args.ts", () => {
+  test("a compiled function replays the same errors and sharing on every call", () => {
+    const shared = ["$1.city"];
+    const run = compileArgs({ a: shared, b: shared }, deep);
+    const first = run(results);
+    const second = run({ 1: { city: "Lyon" } });
+    expect(first["b"]).toBe(first["a"]);
+    expect(second["b"]).toBe(second["a"]);
+    expect(second["a"]).toEqual(["Lyon"]);
+    const cyclic: Record<string, unknown> = {};
+    cyclic["self"] = cyclic;
+    const replay = compileArgs(cyclic, deep);
+    for (let i = 0; i < 2; i++) {
+      const error = refError(thrownBy(() => replay(results)));
+      expect(error.code).toBe("cycle");
+      expect(error.arg).toBe("/self");
+    }
   });
 });

@@ -3,13 +3,13 @@
  * express are turned into text (null-prototype objects, Maps, getters, cycles) as TypeScript tables.
  */
 import { describe, expect, test } from "vitest";
-import { formatRef } from "../src/grammar/format.js";
-import { parseRef, parseTemplate } from "../src/grammar/parse.js";
-import { evaluate } from "../src/resolve/evaluate.js";
-import { resolveRefs } from "../src/resolve/resolve-refs.js";
-import type { Results } from "../src/resolve/access.js";
-import { RefError } from "../src/shared/errors.js";
-import { expectError, loadCases, runResolveCase, thrownBy } from "./helpers/cases.js";
+import { formatRef } from "../../src/grammar/format.js";
+import { parseRef, parseTemplate } from "../../src/grammar/parse.js";
+import type { Results } from "../../src/resolve/access.js";
+import { evaluate } from "../../src/resolve/evaluate.js";
+import { resolveRefs } from "../../src/resolve/resolve-refs.js";
+import { RefError } from "../../src/shared/errors.js";
+import { expectError, loadCases, runResolveCase, thrownBy } from "../helpers/cases.js";
 
 const TEMPLATES = { templates: true } as const;
 

@@ -3,13 +3,13 @@
  * (Maps and class instances inside a path, getters, holes) as TypeScript tables.
  */
 import { describe, expect, test } from "vitest";
-import { parseRef } from "../src/grammar/parse.js";
-import type { ReferenceNode } from "../src/grammar/ast.js";
-import { evaluate } from "../src/resolve/evaluate.js";
-import { resolveRefs } from "../src/resolve/resolve-refs.js";
-import type { Results } from "../src/resolve/access.js";
-import type { KeyError } from "../src/shared/errors.js";
-import { expectError, loadCases, runResolveCase, thrownBy, type ErrorSpec } from "./helpers/cases.js";
+import type { ReferenceNode } from "../../src/grammar/ast.js";
+import { parseRef } from "../../src/grammar/parse.js";
+import type { Results } from "../../src/resolve/access.js";
+import { evaluate } from "../../src/resolve/evaluate.js";
+import { resolveRefs } from "../../src/resolve/resolve-refs.js";
+import type { KeyError } from "../../src/shared/errors.js";
+import { expectError, loadCases, runResolveCase, thrownBy, type ErrorSpec } from "../helpers/cases.js";
 
 const PATH = { syntax: "path" } as const;
 

@@ -3,9 +3,9 @@
  * (cycles, shared sub-objects, class instances, Maps, Dates, typed arrays, frozen and sparse inputs).
  */
 import { describe, expect, test } from "vitest";
-import { resolveRefs } from "../src/resolve/resolve-refs.js";
-import { RefError } from "../src/shared/errors.js";
-import { expectError, loadCases, runResolveCase, thrownBy } from "./helpers/cases.js";
+import { resolveRefs } from "../../src/resolve/resolve-refs.js";
+import { RefError } from "../../src/shared/errors.js";
+import { expectError, loadCases, runResolveCase, thrownBy } from "../helpers/cases.js";
 
 const DEEP = { deep: true } as const;
 

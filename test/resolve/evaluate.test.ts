@@ -1,11 +1,9 @@
 /**
- * Assertions written for mutants of src/resolve/evaluate.ts that survived `npm run mutation`: each test
- * pins a behaviour of `evaluate` (its options, the messages and fields of its errors, the fallback of
- * defaults, what a hand-built AST that cannot be read becomes) that no other test pinned exactly.
+ * The evaluator (src/resolve/evaluate.ts): its options, the messages and fields of its errors, defaults, hand-built ASTs.
  */
 import { describe, expect, test } from "vitest";
-import { evaluate, KeyError, parseRef, RefError, type RefAst, type Results } from "../src/index.js";
-import { thrownBy } from "./helpers/cases.js";
+import { evaluate, KeyError, parseRef, RefError, type RefAst, type Results } from "../../src/index.js";
+import { thrownBy } from "../helpers/cases.js";
 
 const PATH = { syntax: "path" } as const;
 const TEMPLATES = { templates: true } as const;
@@ -49,7 +47,7 @@ function nested(depth: number): unknown {
   for (let i = 0; i < depth; i++) value = [value];
   return value;
 }
-
+// Written against mutants that survived a mutation run: pins exact behaviour no other test pinned.
 describe("evaluate.ts: options", () => {
   const ast = parseRef("$1.a");
   const results = { 1: { a: "x" } };
@@ -122,6 +120,7 @@ describe("evaluate.ts: options", () => {
   });
 });
 
+// Written against mutants that survived a mutation run: pins exact behaviour no other test pinned.
 describe("evaluate.ts: templates", () => {
   test("an interpolated value gets only what is left of maxOutputLength after the text before it; the error names the caller's limit and the part", () => {
     // 6 characters of text leave 4 of 10 for "[1,2,3]" (7): the value itself is over the limit.
@@ -154,6 +153,7 @@ describe("evaluate.ts: templates", () => {
   });
 });
 
+// Written against mutants that survived a mutation run: pins exact behaviour no other test pinned.
 describe("evaluate.ts: hand-built ASTs", () => {
   test.each([
     ["at the top", { type: "bogus" }],
@@ -182,6 +182,7 @@ describe("evaluate.ts: hand-built ASTs", () => {
   });
 });
 
+// Written against mutants that survived a mutation run: pins exact behaviour no other test pinned.
 describe("evaluate.ts: access errors say what was being read", () => {
   const longKey = "k".repeat(50);
 
@@ -209,6 +210,7 @@ describe("evaluate.ts: access errors say what was being read", () => {
   });
 });
 
+// Written against mutants that survived a mutation run: pins exact behaviour no other test pinned.
 describe("evaluate.ts: defaults", () => {
   test.each([
     ["$1.a ?? 0", { 1: { a: 5 } }, 5],
@@ -222,6 +224,7 @@ describe("evaluate.ts: defaults", () => {
   });
 });
 
+// Written against mutants that survived a mutation run: pins exact behaviour no other test pinned.
 describe("evaluate.ts: KeyError messages and fields", () => {
   test("a step above Number.MAX_SAFE_INTEGER is missing, and the message says why", () => {
     const error = keyErrorOf(() => evaluate(parseRef("$99999999999999999999"), {}));
@@ -268,6 +271,7 @@ describe("evaluate.ts: KeyError messages and fields", () => {
   });
 });
 
+// Written against mutants that survived a mutation run: pins exact behaviour no other test pinned.
 describe("evaluate.ts: how many keys a missing-key message says there are", () => {
   test.each([
     ["an object with 20 keys", Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, i])), "keys: k0, k1, k2, k3, k4, k5, k6, k7, … (12 more)"],
@@ -280,6 +284,7 @@ describe("evaluate.ts: how many keys a missing-key message says there are", () =
   });
 });
 
+// Written against mutants that survived a mutation run: pins exact behaviour no other test pinned.
 describe("evaluate.ts: the steps a missing-step message lists", () => {
   test.each([
     ["holes in an array of results are not listed", [, "x", , "y"], "steps with results: 1, 3"],

@@ -3,12 +3,12 @@
  * (Maps, getters, class instances, frozen and hostile inputs) as TypeScript tables.
  */
 import { describe, expect, test } from "vitest";
-import { parseRef } from "../src/grammar/parse.js";
-import { evaluate } from "../src/resolve/evaluate.js";
-import { resolveRefs } from "../src/resolve/resolve-refs.js";
-import type { Results } from "../src/resolve/access.js";
-import { KeyError, RefError, RefSyntaxError } from "../src/shared/errors.js";
-import { expectError, loadCases, runResolveCase, thrownBy, type ErrorSpec } from "./helpers/cases.js";
+import { parseRef } from "../../src/grammar/parse.js";
+import type { Results } from "../../src/resolve/access.js";
+import { evaluate } from "../../src/resolve/evaluate.js";
+import { resolveRefs } from "../../src/resolve/resolve-refs.js";
+import { KeyError, RefError, RefSyntaxError } from "../../src/shared/errors.js";
+import { expectError, loadCases, runResolveCase, thrownBy, type ErrorSpec } from "../helpers/cases.js";
 
 describe("seed.json", () => {
   test.each(loadCases("seed.json"))("$name", (row) => runResolveCase(row));

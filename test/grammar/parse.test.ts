@@ -1,15 +1,16 @@
 /**
- * The parser and the printer (issues 2 and 3): the shared rows in test/cases/parse.json (ASTs with
- * spans, canonical printing, error offsets), then span invariants and printer edge cases.
+ * The public parser, src/grammar/parse.ts (issues 2 and 3): the shared rows in test/cases/parse.json
+ * (ASTs with spans, canonical printing, error offsets), span invariants, printer edge cases, and what
+ * parseRef, tryParseRef and parseTemplate answer at their edges.
  */
 import { describe, expect, test } from "vitest";
-import { referencesIn, walkAst, type RefAst, type TemplateNode } from "../src/grammar/ast.js";
-import { formatRef } from "../src/grammar/format.js";
-import { isPlaceholder, parseRef, parseTemplate, tryParseRef } from "../src/grammar/parse.js";
-import { RefError, RefSyntaxError } from "../src/shared/errors.js";
-import type { SyntaxOptions } from "../src/shared/options.js";
-import { expectSpansInside, withoutSpans } from "./helpers/ast.js";
-import { expectError, loadCases, thrownBy, type ErrorSpec } from "./helpers/cases.js";
+import { referencesIn, walkAst, type RefAst, type TemplateNode } from "../../src/grammar/ast.js";
+import { formatRef } from "../../src/grammar/format.js";
+import { isPlaceholder, parseRef, parseTemplate, tryParseRef } from "../../src/grammar/parse.js";
+import { RefError, RefSyntaxError } from "../../src/shared/errors.js";
+import type { SyntaxOptions, ResolveOptions } from "../../src/shared/options.js";
+import { expectSpansInside, withoutSpans } from "../helpers/ast.js";
+import { expectError, loadCases, thrownBy, type ErrorSpec } from "../helpers/cases.js";
 
 interface ParseCase {
   readonly name: string;
@@ -112,7 +113,7 @@ describe("spans", () => {
   });
 });
 
-describe("long chains of defaults", () => {
+describe("long chains of defaults", { tags: ["slow"] }, () => {
   /** `$1 ?? $2 ?? … ?? "end"` built directly as an AST, `count` references long. */
   function chain(count: number): RefAst {
     const reference = (id: string) => ({ type: "reference" as const, span: { start: 0, end: 0 }, syntax: "path" as const, step: { type: "step" as const, span: { start: 0, end: 0 }, digits: id, id }, path: [] });
@@ -145,7 +146,6 @@ describe("the printer", () => {
   ])("a hand-built AST with %s is a RefError, not a crash", (_name, ast) => {
     expect(thrownBy(() => formatRef(ast as unknown as RefAst))).toBeInstanceOf(RefError);
   });
-
 
   test("a seed key with } cannot be printed inside ${…}", () => {
     const template = parseTemplate("${1.a}");
@@ -202,5 +202,67 @@ describe("error objects and stacks", () => {
     expect(first.error).not.toBe(second.error);
     expect({ ...first.error, message: first.error.message }).toEqual({ ...second.error, message: second.error.message });
     expect(Object.getPrototypeOf(first.error)).toBe(RefSyntaxError.prototype);
+  });
+});
+
+/** Options as a caller may hold them: a plain object whose fields it changes between calls. */
+type MutableOptions = { -readonly [K in keyof ResolveOptions]: unknown };
+
+function errorOf(result: ReturnType<typeof tryParseRef>): RefError {
+  if (result.ok) throw new Error("expected the parse to fail");
+  return result.error;
+}
+
+// Written against mutants that survived a mutation run: pins exact behaviour no other test pinned.
+describe("parse.ts: parseTemplate", () => {
+  test("a value that is not a string is a syntax RefError that names its type", () => {
+    const error = thrownBy(() => parseTemplate(5 as unknown as string)) as RefError;
+    expect(error).toBeInstanceOf(RefError);
+    expect(error.code).toBe("syntax");
+    expect(error.message).toBe("a template must be a string, not number");
+  });
+
+  test("a whole-string placeholder over maxSegments is refused; within it, it is one bare part", () => {
+    const error = thrownBy(() => parseTemplate("$1.a.b", { syntax: "path", maxSegments: 1 })) as RefError;
+    expect(error).toBeInstanceOf(RefError);
+    expect(error.code).toBe("limit");
+    expect(error.message).toContain("reference has 2 path segments and defaults, over maxSegments (1)");
+    const template = parseTemplate("$1.a", { syntax: "path", maxSegments: 1 });
+    expect(template.parts).toHaveLength(1);
+    expect(template.parts[0]).toMatchObject({ type: "interpolation", form: "bare" });
+  });
+
+  test.each([
+    ["$.abc", {}, false],
+    ["$$abc", {}, true],
+    ["$12.x", {}, true],
+    ["$12 x", { syntax: "path" as const }, false],
+    ["$12 ?? x", { syntax: "path" as const }, true],
+  ])("over maxRefLength, %s with %o is refused: %s (else it is one text part)", (text, options, refused) => {
+    const parse = () => parseTemplate(text, { ...options, maxRefLength: 2 });
+    if (refused) {
+      const error = thrownBy(parse) as RefError;
+      expect(error.code).toBe("limit");
+      expect(error.message).toContain(`template of ${text.length} characters exceeds maxRefLength (2)`);
+    } else {
+      expect(parse()).toEqual({ type: "template", span: { start: 0, end: text.length }, parts: [{ type: "text", span: { start: 0, end: text.length }, value: text }] });
+    }
+  });
+});
+
+// Written against mutants that survived a mutation run: pins exact behaviour no other test pinned.
+describe("parse.ts: what tryParseRef and parseTemplate say at their edges", () => {
+  test("tryParseRef on a value that is not a string says what it got", () => {
+    for (const [value, type] of [[42, "number"], [null, "object"], [undefined, "undefined"]] as const) {
+      const result = tryParseRef(value as unknown as string);
+      expect(result.ok).toBe(false);
+      if (!result.ok) expect(result.error.message).toBe(`a reference must be a string, not ${type}`);
+    }
+  });
+
+  test("parseTemplate: a template of exactly maxRefLength characters is parsed, one more is a limit error", () => {
+    const text = "a${1.b}"; // 7 characters
+    expect(parseTemplate(text, { syntax: "path", maxRefLength: 7 }).parts.map((part) => part.type)).toEqual(["text", "interpolation"]);
+    expect((thrownBy(() => parseTemplate(`${text}c`, { syntax: "path", maxRefLength: 7 })) as RefError).code).toBe("limit");
   });
 });
