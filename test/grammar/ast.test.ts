@@ -2,32 +2,17 @@
  * The AST helpers (src/grammar/ast.ts): walkAst's visitor contract, referencesIn, readableNode, assertNever.
  */
 import { describe, expect, test } from "vitest";
-import type { AstNode, DefaultNode, LiteralNode, RefAst, ReferenceNode, TemplateNode } from "../../src/grammar/ast.js";
+import type { AstNode, RefAst } from "../../src/grammar/ast.js";
 import { assertNever, readableNode, referencesIn, walkAst } from "../../src/grammar/ast.js";
 import { formatRef } from "../../src/grammar/format.js";
 import { parseRef } from "../../src/grammar/parse.js";
 import { RefError } from "../../src/shared/errors.js";
+import { longChain } from "../helpers/ast.js";
 import { thrownBy } from "../helpers/cases.js";
-
-const SPAN = { start: 0, end: 0 };
-
-function reference(id: string, syntax: "seed" | "path" = "path"): ReferenceNode {
-  return { type: "reference", span: SPAN, syntax, step: { type: "step", span: SPAN, digits: id, id }, path: [] };
-}
-
-/** `$1 ?? $2 ?? … ?? $length ?? "end"`, built directly (a parser would not take text this long). */
-function longChain(length: number): DefaultNode {
-  let node: DefaultNode | LiteralNode = { type: "literal", span: SPAN, value: "end" };
-  for (let i = length; i >= 1; i--) node = { type: "default", span: SPAN, reference: reference(String(i)), fallback: node };
-  return node as DefaultNode;
-}
 
 const CHAIN_LENGTH = 50_000;
 const chain = longChain(CHAIN_LENGTH);
 
-function template(...parts: unknown[]): TemplateNode {
-  return { type: "template", span: SPAN, parts } as unknown as TemplateNode;
-}
 // Written against mutants that survived a mutation run: pins exact behaviour no other test pinned.
 describe("ast.ts: walkAst", () => {
   test("visits every node, parents before children, with each node's parent", () => {

@@ -3,7 +3,6 @@
  */
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import type { DefaultNode, LiteralNode, ReferenceNode, TemplateNode } from "../../src/grammar/ast.js";
 import { BoundedCache } from "../../src/grammar/cache.js";
 
 type Op = { op: "get"; key: number } | { op: "set"; key: number } | { op: "resize"; size: number } | { op: "clear" };
@@ -78,26 +77,6 @@ describe("BoundedCache", () => {
     expect(cache.get("k99")).toBe(99);
   });
 });
-
-const SPAN = { start: 0, end: 0 };
-
-function reference(id: string, syntax: "seed" | "path" = "path"): ReferenceNode {
-  return { type: "reference", span: SPAN, syntax, step: { type: "step", span: SPAN, digits: id, id }, path: [] };
-}
-
-/** `$1 ?? $2 ?? … ?? $length ?? "end"`, built directly (a parser would not take text this long). */
-function longChain(length: number): DefaultNode {
-  let node: DefaultNode | LiteralNode = { type: "literal", span: SPAN, value: "end" };
-  for (let i = length; i >= 1; i--) node = { type: "default", span: SPAN, reference: reference(String(i)), fallback: node };
-  return node as DefaultNode;
-}
-
-const CHAIN_LENGTH = 50_000;
-const chain = longChain(CHAIN_LENGTH);
-
-function template(...parts: unknown[]): TemplateNode {
-  return { type: "template", span: SPAN, parts } as unknown as TemplateNode;
-}
 
 // Written against mutants that survived a mutation run: pins exact behaviour no other test pinned.
 describe("cache.ts: BoundedCache", () => {

@@ -2,10 +2,11 @@
  * The printer (src/grammar/format.ts): formatRef's special cases, long default chains printed without recursion.
  */
 import { describe, expect, test } from "vitest";
-import type { RefAst, TemplateNode, DefaultNode, LiteralNode, ReferenceNode } from "../../src/grammar/ast.js";
+import type { RefAst, TemplateNode } from "../../src/grammar/ast.js";
 import { formatRef } from "../../src/grammar/format.js";
 import { parseRef, parseTemplate } from "../../src/grammar/parse.js";
 import { RefError } from "../../src/shared/errors.js";
+import { bareReference, longChain } from "../helpers/ast.js";
 import { thrownBy } from "../helpers/cases.js";
 
 // Written against mutants that survived a mutation run: pins exact behaviour no other test pinned.
@@ -52,18 +53,6 @@ describe("format.ts", () => {
 });
 
 const SPAN = { start: 0, end: 0 };
-
-function reference(id: string, syntax: "seed" | "path" = "path"): ReferenceNode {
-  return { type: "reference", span: SPAN, syntax, step: { type: "step", span: SPAN, digits: id, id }, path: [] };
-}
-
-/** `$1 ?? $2 ?? … ?? $length ?? "end"`, built directly (a parser would not take text this long). */
-function longChain(length: number): DefaultNode {
-  let node: DefaultNode | LiteralNode = { type: "literal", span: SPAN, value: "end" };
-  for (let i = length; i >= 1; i--) node = { type: "default", span: SPAN, reference: reference(String(i)), fallback: node };
-  return node as DefaultNode;
-}
-
 const CHAIN_LENGTH = 50_000;
 const chain = longChain(CHAIN_LENGTH);
 
@@ -81,7 +70,7 @@ describe("format.ts: formatRef", () => {
   });
 
   test.each([
-    ["a default chain ending in a node of unknown type", { type: "default", span: SPAN, reference: reference("1"), fallback: { type: "mystery", span: SPAN } }],
+    ["a default chain ending in a node of unknown type", { type: "default", span: SPAN, reference: bareReference("1"), fallback: { type: "mystery", span: SPAN } }],
     ["an interpolation whose expression is of unknown type", template({ type: "interpolation", span: SPAN, form: "braced", expression: { type: "mystery", span: SPAN } })],
   ])("%s is a RefError code syntax naming the type, not text with a hole", (_name, ast) => {
     const error = thrownBy(() => formatRef(ast as unknown as RefAst)) as RefError;
@@ -93,12 +82,12 @@ describe("format.ts: formatRef", () => {
   test.each([
     [
       "a bare interpolation followed by text prints braced, with the text",
-      template({ type: "interpolation", span: SPAN, form: "bare", expression: reference("1", "seed") }, { type: "text", span: SPAN, value: " x" }),
+      template({ type: "interpolation", span: SPAN, form: "bare", expression: bareReference("1", "seed") }, { type: "text", span: SPAN, value: " x" }),
       "${1} x",
     ],
     [
       "two bare interpolations print braced, both",
-      template({ type: "interpolation", span: SPAN, form: "bare", expression: reference("1", "seed") }, { type: "interpolation", span: SPAN, form: "bare", expression: reference("2", "seed") }),
+      template({ type: "interpolation", span: SPAN, form: "bare", expression: bareReference("1", "seed") }, { type: "interpolation", span: SPAN, form: "bare", expression: bareReference("2", "seed") }),
       "${1}${2}",
     ],
     ["a single text part prints as its text even with a stray form field", template({ type: "text", span: SPAN, value: "abc", form: "bare" }), "abc"],
@@ -121,7 +110,7 @@ describe("format.ts: formatRef", () => {
   });
 
   test("the lead doubling applies to the first part only (hand-built)", () => {
-    const ast = template({ type: "text", span: SPAN, value: "$a" }, { type: "interpolation", span: SPAN, form: "braced", expression: reference("1", "seed") }, { type: "text", span: SPAN, value: "$b" });
+    const ast = template({ type: "text", span: SPAN, value: "$a" }, { type: "interpolation", span: SPAN, form: "braced", expression: bareReference("1", "seed") }, { type: "text", span: SPAN, value: "$b" });
     expect(formatRef(ast)).toBe("$$a${1}$b");
   });
 });

@@ -4,16 +4,6 @@
 import { describe, expect, test } from "vitest";
 import type { InterpolationPart, ReferenceNode, TemplateNode } from "../../src/grammar/ast.js";
 import { clearParseCache, tryParseRef } from "../../src/grammar/parse.js";
-import { RefError } from "../../src/shared/errors.js";
-import type { ResolveOptions } from "../../src/shared/options.js";
-
-/** Options as a caller may hold them: a plain object whose fields it changes between calls. */
-type MutableOptions = { -readonly [K in keyof ResolveOptions]: unknown };
-
-function errorOf(result: ReturnType<typeof tryParseRef>): RefError {
-  if (result.ok) throw new Error("expected the parse to fail");
-  return result.error;
-}
 
 // Written against mutants that survived a mutation run: pins exact behaviour no other test pinned.
 describe("parse.ts: cached ASTs are frozen all the way down", () => {

@@ -2,7 +2,7 @@
  * The grammar's rules (src/grammar/language.ts): their safe parse, and what they report read without the parse cache.
  */
 import { describe, expect, test } from "vitest";
-import type { DefaultNode, LiteralNode, ReferenceNode, TemplateNode } from "../../src/grammar/ast.js";
+import type { ReferenceNode, TemplateNode } from "../../src/grammar/ast.js";
 import { pathLanguage, runRule, seedLanguage } from "../../src/grammar/language.js";
 import { RefError } from "../../src/shared/errors.js";
 import { thrownBy } from "../helpers/cases.js";
@@ -12,16 +12,6 @@ const SPAN = { start: 0, end: 0 };
 function reference(id: string, syntax: "seed" | "path" = "path"): ReferenceNode {
   return { type: "reference", span: SPAN, syntax, step: { type: "step", span: SPAN, digits: id, id }, path: [] };
 }
-
-/** `$1 ?? $2 ?? … ?? $length ?? "end"`, built directly (a parser would not take text this long). */
-function longChain(length: number): DefaultNode {
-  let node: DefaultNode | LiteralNode = { type: "literal", span: SPAN, value: "end" };
-  for (let i = length; i >= 1; i--) node = { type: "default", span: SPAN, reference: reference(String(i)), fallback: node };
-  return node as DefaultNode;
-}
-
-const CHAIN_LENGTH = 50_000;
-const chain = longChain(CHAIN_LENGTH);
 
 function template(...parts: unknown[]): TemplateNode {
   return { type: "template", span: SPAN, parts } as unknown as TemplateNode;

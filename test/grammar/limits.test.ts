@@ -104,9 +104,6 @@ describe("parse.ts: maxSegments", () => {
   });
 });
 
-/** Options as a caller may hold them: a plain object whose fields it changes between calls. */
-type MutableOptions = { -readonly [K in keyof ResolveOptions]: unknown };
-
 function errorOf(result: ReturnType<typeof tryParseRef>): RefError {
   if (result.ok) throw new Error("expected the parse to fail");
   return result.error;

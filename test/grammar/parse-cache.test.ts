@@ -3,22 +3,11 @@
  * `setParseCacheSize`, whatever goes through the parser; which strings get in and when; and a cached
  * answer is always the answer a cold parse gives, for every option set.
  */
-import fc from "fast-check";
 import { afterEach, describe, expect, test } from "vitest";
 import { clearParseCache, DEFAULT_PARSE_CACHE_SIZE, isPlaceholder, parseCacheStats, parseRef, setParseCacheSize, tryParseRef } from "../../src/grammar/parse.js";
 import { resolveRefs } from "../../src/resolve/resolve-refs.js";
 import { RefError, RefSyntaxError } from "../../src/shared/errors.js";
-import type { ResolveOptions } from "../../src/shared/options.js";
 import { thrownBy } from "../helpers/cases.js";
-
-type Op = { op: "get"; key: number } | { op: "set"; key: number } | { op: "resize"; size: number } | { op: "clear" };
-
-const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ op: fc.constant("set" as const), key: fc.nat({ max: 40 }) }) },
-  { weight: 4, arbitrary: fc.record({ op: fc.constant("get" as const), key: fc.nat({ max: 40 }) }) },
-  { weight: 1, arbitrary: fc.record({ op: fc.constant("resize" as const), size: fc.nat({ max: 12 }) }) },
-  { weight: 1, arbitrary: fc.constant({ op: "clear" as const }) },
-);
 
 describe("the parse cache", () => {
   afterEach(() => {
@@ -141,13 +130,6 @@ describe("the parse cache", () => {
   });
 });
 
-/** Options as a caller may hold them: a plain object whose fields it changes between calls. */
-type MutableOptions = { -readonly [K in keyof ResolveOptions]: unknown };
-
-function errorOf(result: ReturnType<typeof tryParseRef>): RefError {
-  if (result.ok) throw new Error("expected the parse to fail");
-  return result.error;
-}
 // Written against mutants that survived a mutation run: pins exact behaviour no other test pinned.
 describe("parse.ts: the parse cache's size", () => {
   afterEach(() => {

@@ -8,7 +8,7 @@ import { referencesIn, walkAst, type RefAst, type TemplateNode } from "../../src
 import { formatRef } from "../../src/grammar/format.js";
 import { isPlaceholder, parseRef, parseTemplate, tryParseRef } from "../../src/grammar/parse.js";
 import { RefError, RefSyntaxError } from "../../src/shared/errors.js";
-import type { SyntaxOptions, ResolveOptions } from "../../src/shared/options.js";
+import type { SyntaxOptions } from "../../src/shared/options.js";
 import { expectSpansInside, withoutSpans } from "../helpers/ast.js";
 import { expectError, loadCases, thrownBy, type ErrorSpec } from "../helpers/cases.js";
 
@@ -204,14 +204,6 @@ describe("error objects and stacks", () => {
     expect(Object.getPrototypeOf(first.error)).toBe(RefSyntaxError.prototype);
   });
 });
-
-/** Options as a caller may hold them: a plain object whose fields it changes between calls. */
-type MutableOptions = { -readonly [K in keyof ResolveOptions]: unknown };
-
-function errorOf(result: ReturnType<typeof tryParseRef>): RefError {
-  if (result.ok) throw new Error("expected the parse to fail");
-  return result.error;
-}
 
 // Written against mutants that survived a mutation run: pins exact behaviour no other test pinned.
 describe("parse.ts: parseTemplate", () => {

@@ -3,7 +3,7 @@
  * checking that spans lie inside the text and inside their parents, and cover what they claim.
  */
 import { expect } from "vitest";
-import { walkAst, type AstNode, type RefAst } from "../../src/grammar/ast.js";
+import { walkAst, type AstNode, type DefaultNode, type LiteralNode, type RefAst, type ReferenceNode } from "../../src/grammar/ast.js";
 
 /** A copy of an AST (or any JSON-like value) without its `span` fields. */
 export function withoutSpans(node: unknown): unknown {
@@ -60,4 +60,18 @@ export function spanProblems(ast: RefAst, text: string): string[] {
 /** Assert that the spans of `ast` are all well placed in `text`. */
 export function expectSpansInside(ast: RefAst, text: string): void {
   expect(spanProblems(ast, text)).toEqual([]);
+}
+
+const NO_SPAN = { start: 0, end: 0 };
+
+/** A path reference `$id` with no path, built directly (spans empty). */
+export function bareReference(id: string, syntax: "seed" | "path" = "path"): ReferenceNode {
+  return { type: "reference", span: NO_SPAN, syntax, step: { type: "step", span: NO_SPAN, digits: id, id }, path: [] };
+}
+
+/** `$1 ?? $2 ?? … ?? $length ?? "end"`, built directly (a parser would not take text this long). */
+export function longChain(length: number): DefaultNode {
+  let node: DefaultNode | LiteralNode = { type: "literal", span: NO_SPAN, value: "end" };
+  for (let i = length; i >= 1; i--) node = { type: "default", span: NO_SPAN, reference: bareReference(String(i)), fallback: node };
+  return node as DefaultNode;
 }

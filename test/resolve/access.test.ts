@@ -5,26 +5,15 @@ import { describe, expect, test } from "vitest";
 import { evaluate, KeyError, parseRef, RefError } from "../../src/index.js";
 import type { Results } from "../../src/resolve/access.js";
 import { accessError, describeValue, keySample, sizeOf, stackLimit } from "../../src/resolve/access.js";
+import { thrownBy } from "../helpers/cases.js";
 
 /** Evaluate a path-syntax reference. */
 function ref(text: string, results: unknown): unknown {
   return evaluate(parseRef(text, { syntax: "path" }), results as Results, { source: text });
 }
 
-/** Evaluate a path-syntax template. */
-function template(text: string, results: unknown, options: { maxOutputLength?: number; maxDepth?: number } = {}): unknown {
-  return evaluate(parseRef(text, { syntax: "path", templates: true }), results as Results, { source: text, ...options });
-}
-
 /** The error `run` throws (fails the test when it throws nothing). */
-function thrown(run: () => unknown): RefError {
-  try {
-    run();
-  } catch (error) {
-    return error as RefError;
-  }
-  throw new Error("expected an error");
-}
+const thrown = (run: () => unknown): RefError => thrownBy(run) as RefError;
 
 const ghostDescriptor = { value: "ghost", writable: true, enumerable: true, configurable: true };
 

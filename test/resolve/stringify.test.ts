@@ -5,11 +5,7 @@ import { describe, expect, test } from "vitest";
 import { evaluate, parseRef, RefError } from "../../src/index.js";
 import type { Results } from "../../src/resolve/access.js";
 import { interpolationText } from "../../src/resolve/stringify.js";
-
-/** Evaluate a path-syntax reference. */
-function ref(text: string, results: unknown): unknown {
-  return evaluate(parseRef(text, { syntax: "path" }), results as Results, { source: text });
-}
+import { thrownBy } from "../helpers/cases.js";
 
 /** Evaluate a path-syntax template. */
 function template(text: string, results: unknown, options: { maxOutputLength?: number; maxDepth?: number } = {}): unknown {
@@ -17,39 +13,7 @@ function template(text: string, results: unknown, options: { maxOutputLength?: n
 }
 
 /** The error `run` throws (fails the test when it throws nothing). */
-function thrown(run: () => unknown): RefError {
-  try {
-    run();
-  } catch (error) {
-    return error as RefError;
-  }
-  throw new Error("expected an error");
-}
-
-const ghostDescriptor = { value: "ghost", writable: true, enumerable: true, configurable: true };
-
-/** An array Proxy that reports a "ghost" own element at every index it does not have: only bounds checks keep it out. */
-function ghostArray(items: unknown[]): unknown[] {
-  return new Proxy(items, {
-    getOwnPropertyDescriptor(target, key) {
-      return Reflect.getOwnPropertyDescriptor(target, key) ?? (typeof key === "string" && /^[0-9]+$/.test(key) ? ghostDescriptor : undefined);
-    },
-  });
-}
-
-function revoked(): object {
-  const { proxy, revoke } = Proxy.revocable({}, {});
-  revoke();
-  return proxy;
-}
-
-class Thing {
-  a = 1;
-}
-
-function keyed(count: number): Record<string, number> {
-  return Object.fromEntries(Array.from({ length: count }, (_, i) => [`k${i}`, i]));
-}
+const thrown = (run: () => unknown): RefError => thrownBy(run) as RefError;
 
 // Written against mutants that survived a mutation run: pins exact behaviour no other test pinned.
 describe("src/resolve/stringify.ts", () => {
