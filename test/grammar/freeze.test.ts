@@ -6,7 +6,7 @@ import type { InterpolationPart, ReferenceNode, TemplateNode } from "../../src/g
 import { clearParseCache, tryParseRef } from "../../src/grammar/parse.js";
 
 // Written against mutants that survived a mutation run: pins exact behaviour no other test pinned.
-describe("parse.ts: cached ASTs are frozen all the way down", () => {
+describe("freeze.ts: cached ASTs are frozen all the way down", () => {
   test("a template's parts, its interpolations' expressions and their paths are frozen", () => {
     clearParseCache();
     const result = tryParseRef('a ${1.b[0]} c ${2["d"] ?? 3}', { syntax: "path", templates: true });

@@ -9,7 +9,7 @@ import type { ResolveOptions } from "../../src/shared/options.js";
 import { thrownBy } from "../helpers/cases.js";
 
 // Written against mutants that survived a mutation run: pins exact behaviour no other test pinned.
-describe("parse.ts: which over-long strings are refused (maxRefLength 3)", () => {
+describe("limits.ts: which over-long strings are refused (maxRefLength 3)", () => {
   const seed: ResolveOptions = {};
   const path: ResolveOptions = { syntax: "path" };
   const templates: ResolveOptions = { templates: true };
@@ -75,7 +75,7 @@ describe("parse.ts: which over-long strings are refused (maxRefLength 3)", () =>
 });
 
 // Written against mutants that survived a mutation run: pins exact behaviour no other test pinned.
-describe("parse.ts: maxSegments", () => {
+describe("limits.ts: maxSegments", () => {
   test.each([
     ["$1.a.b", 2, true],
     ["$1.a.b", 1, false],
@@ -110,7 +110,7 @@ function errorOf(result: ReturnType<typeof tryParseRef>): RefError {
 }
 
 // Written against mutants that survived a mutation run: pins exact behaviour no other test pinned.
-describe("parse.ts: the segment limit's error", () => {
+describe("limits.ts: the segment limit's error", () => {
   test("its ref is the first 40 characters of a long reference", () => {
     const text = `$1.${Array.from({ length: 30 }, (_, i) => `k${i}`).join(".")}`;
     expect(text.length).toBeGreaterThan(40);

@@ -16,7 +16,7 @@ function errorOf(result: ReturnType<typeof tryParseRef>): RefError {
 }
 
 // Written against mutants that survived a mutation run: pins exact behaviour no other test pinned.
-describe("parse.ts: options that are not an object", () => {
+describe("options-memo.ts: options that are not an object", () => {
   test("no options means the defaults", () => {
     expect(tryParseRef("$1.a b").ok).toBe(true);
     expect(isPlaceholder("$1.a b", undefined)).toBe(true);
@@ -39,7 +39,7 @@ describe("parse.ts: options that are not an object", () => {
 });
 
 // Written against mutants that survived a mutation run: pins exact behaviour no other test pinned.
-describe("parse.ts: an options object is read in full before it is checked", () => {
+describe("options-memo.ts: an options object is read in full before it is checked", () => {
   test("a throwing getter is an access error that says it was the options, even beside an invalid syntax", () => {
     const boom = new Error("boom");
     const options = {
@@ -58,7 +58,7 @@ describe("parse.ts: an options object is read in full before it is checked", () 
 });
 
 // Written against mutants that survived a mutation run: pins exact behaviour no other test pinned.
-describe("parse.ts: an options object changed between calls is read afresh", () => {
+describe("options-memo.ts: an options object changed between calls is read afresh", () => {
   test.each([
     ["syntax", "path", "xml"],
     ["templates", true, "yes"],

@@ -131,7 +131,7 @@ describe("the parse cache", () => {
 });
 
 // Written against mutants that survived a mutation run: pins exact behaviour no other test pinned.
-describe("parse.ts: the parse cache's size", () => {
+describe("parse-cache.ts: the parse cache's size", () => {
   afterEach(() => {
     setParseCacheSize(DEFAULT_PARSE_CACHE_SIZE);
     clearParseCache();
@@ -156,7 +156,7 @@ describe("parse.ts: the parse cache's size", () => {
 });
 
 // Written against mutants that survived a mutation run: pins exact behaviour no other test pinned.
-describe("parse.ts: which strings reach the parse cache", () => {
+describe("parse-cache.ts: which strings reach the parse cache", () => {
   test.each([
     ["text without $ (seed)", "plain text", {}],
     ["text with a digit second but no $", "a1bc", {}],
@@ -183,7 +183,7 @@ describe("parse.ts: which strings reach the parse cache", () => {
 });
 
 // Written against mutants that survived a mutation run: pins exact behaviour no other test pinned.
-describe("parse.ts: the parse cache's admission, seen through parseCacheStats", () => {
+describe("parse-cache.ts: the parse cache's admission, seen through parseCacheStats", () => {
   test("a string that needs no parse is not cached; one the scanner parses is cached on its second sighting", () => {
     clearParseCache();
     expect(isPlaceholder("$abc", { templates: true })).toBe(false);
