@@ -124,12 +124,12 @@ function firstLine(text: string): string {
   return text.split("\n")[0]!;
 }
 
-/** Run `work` in a transaction on a pooled client (rolled back if it throws); `begin` may be a longer opening (`begin; select … for update`). */
-export async function inTransaction<T>(pool: PgPool, work: (client: PgPoolClient) => Promise<T>, begin = "begin"): Promise<T> {
+/** Run `work` in a transaction on a pooled client (rolled back if it throws). */
+export async function inTransaction<T>(pool: PgPool, work: (client: PgPoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let broken: unknown;
   try {
-    await client.query(begin);
+    await client.query("begin");
     const value = await work(client);
     await client.query("commit");
     return value;

@@ -18,7 +18,7 @@ import type { JsonSchema } from "../plan/plan.js";
 import { describeThrown, RefError, StepError, type StepErrorCode } from "../shared/errors.js";
 import { normalizeOptions, type NormalizedOptions } from "../shared/options.js";
 import { safeText } from "../shared/text.js";
-import { connectClient, databaseError, inTransaction, poolFor, readConnection, table, type Connection, type ConnectionOptions } from "./db.js";
+import { connectClient, databaseError, poolFor, readConnection, table, type Connection, type ConnectionOptions } from "./db.js";
 import { PostgresError } from "./errors.js";
 import type { PgClient, PgPool } from "./peers.js";
 import { loadGraphileWorker } from "./graphile.js";
