@@ -1,0 +1,91 @@
+/**
+ * The few statements sent as one simple query write values as SQL literals (`literal`): any string
+ * reads back as itself from a real PostgreSQL, and run ids with quotes and backslashes run end to end.
+ * Also the shared run rules of src/run/schedule.ts against a naive model.
+ */
+import fc from "fast-check";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { migrate, startWorker, submitPlan, waitForRun } from "../../src/postgres/index.js";
+import { literal } from "../../src/postgres/db.js";
+import { dependentsToSkip, planGraph, type StepState } from "../../src/run/schedule.js";
+import { startDatabase, type TestDatabase } from "./server.js";
+
+let db: TestDatabase;
+let client: pg.Client;
+
+beforeAll(async () => {
+  db = await startDatabase();
+  await migrate({ connectionString: db.url });
+  client = new pg.Client({ connectionString: db.url });
+  client.on("error", () => undefined);
+  await client.connect();
+}, 60_000);
+
+afterAll(async () => {
+  await client?.end();
+  await db?.remove();
+}, 60_000);
+
+describe("SQL literals", { timeout: 60_000 }, () => {
+  test("property: any string (quotes, backslashes, any Unicode but NUL) reads back as itself", async () => {
+    const text = fc.string({ unit: fc.oneof(fc.constantFrom("'", "\\", "''", "\\'", "E'", "$$", ";", "--"), fc.string({ unit: "grapheme" })) }).map((s) => s.replaceAll("\u0000", ""));
+    await fc.assert(
+      fc.asyncProperty(text, async (value) => {
+        const read = await client.query(`select ${literal(value)}::text as v`);
+        expect(read.rows[0].v).toBe(value);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  test("run ids with quotes and backslashes run end to end", async () => {
+    const worker = await startWorker({ connectionString: db.url, tools: { echo: (args) => args } });
+    try {
+      for (const runId of ["it's", "back\\slash", "';drop/**/table/**/plan_refs.runs;--", "E'\\\\'"]) {
+        await submitPlan({ steps: [{ id: 1, tool: "echo", args: { a: 1 } }, { id: 2, tool: "echo", args: { b: "$1.a" } }] }, { connectionString: db.url, runId });
+        const report = await waitForRun(runId, { connectionString: db.url, timeoutMs: 30_000 });
+        expect(report.status).toBe("ok");
+        expect(report.results.get(2)).toEqual({ b: 1 });
+      }
+    } finally {
+      await worker.stop();
+    }
+  });
+});
+
+describe("the run rules (src/run/schedule.ts)", () => {
+  test("property: a failure skips exactly the waiting steps that reach it through dependencies, each once", () => {
+    const graphArb = fc.integer({ min: 1, max: 15 }).chain((n) =>
+      fc.tuple(
+        fc.tuple(...Array.from({ length: n }, (_, i) => fc.subarray(Array.from({ length: i }, (_, j) => j), { maxLength: Math.min(3, i) }))),
+        fc.array(fc.constantFrom<StepState>("waiting", "ready", "running", "done", "failed", "skipped"), { minLength: n, maxLength: n }),
+        fc.integer({ min: 0, max: n - 1 }),
+      ),
+    );
+    fc.assert(
+      fc.property(graphArb, ([deps, stateList, from]) => {
+        const graph = planGraph(deps.map((dependencies, id) => ({ id, dependencies })));
+        const states = new Map(stateList.map((state, id) => [id, state] as [number, StepState]));
+        const skipped = dependentsToSkip(graph, from, states);
+        // The model: waiting steps reachable from `from` through waiting steps only.
+        const expected = new Set<number>();
+        let grew = true;
+        while (grew) {
+          grew = false;
+          deps.forEach((dependencies, id) => {
+            if (states.get(id) !== "waiting" || expected.has(id)) return;
+            if (dependencies.some((d) => d === from || expected.has(d))) {
+              expected.add(id);
+              grew = true;
+            }
+          });
+        }
+        expect(new Set(skipped.map((s) => s.id))).toEqual(expected);
+        expect(skipped.length).toBe(expected.size);
+        for (const { id, blockedBy } of skipped) expect(deps[id]).toContain(blockedBy);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
