@@ -15,7 +15,12 @@ export interface ConnectionOptions {
   readonly schema?: string;
 }
 
-/** The default schema of plan-refs' tables. */
+/**
+ * The default schema of plan-refs' tables.
+ *
+ * @example
+ * await migrate({ schema: DEFAULT_SCHEMA }) // the same as migrate()
+ */
 export const DEFAULT_SCHEMA = "plan_refs";
 
 /** A schema name plan-refs accepts: a plain lower-case SQL identifier (so it never needs quoting tricks). */

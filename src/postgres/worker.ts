@@ -75,7 +75,12 @@ export interface Worker {
   readonly promise: Promise<void>;
 }
 
-/** The default `recoveryMs`. */
+/**
+ * The default `recoveryMs`: a worker silent for 30 s is taken for dead.
+ *
+ * @example
+ * await startWorker({ tools, recoveryMs: DEFAULT_RECOVERY_MS / 3 }) // steps of a dead worker resume after 10 s
+ */
 export const DEFAULT_RECOVERY_MS = 30_000;
 
 function own(options: object, key: string): unknown {
