@@ -10,6 +10,7 @@ import { extname, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { ToolFunction, ToolFunctions } from "../run/run-plan.js";
 import { describeThrown } from "../shared/errors.js";
+import { ownData } from "../shared/own-data.js";
 import { CliError } from "./input.js";
 import { interruptedExitCode } from "./io.js";
 import { printable } from "../shared/text.js";
@@ -74,8 +75,7 @@ export async function loadTools(path: string, signal?: AbortSignal): Promise<{ t
       let value: unknown;
       try {
         // A namespace's bindings are data; a default-exported object may have getters: they are not run.
-        const descriptor = Object.getOwnPropertyDescriptor(source, name);
-        value = descriptor !== undefined && "value" in descriptor ? descriptor.value : undefined;
+        value = ownData(source, name);
       } catch (error) {
         throw new CliError(`${shown}: ${where} could not be read: ${printable(describeThrown(error).slice(0, 200))}`, "tools-module");
       }
@@ -129,7 +129,7 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Pro
 /** Why the module did not load, in one line. */
 function loadFailure(error: unknown, absolute: string): string {
   if (error instanceof CliError) throw error;
-  const code = typeof error === "object" && error !== null ? (Object.getOwnPropertyDescriptor(error, "code")?.value as unknown) : undefined;
+  const code = ownData(error, "code");
   if (code === "ERR_UNKNOWN_FILE_EXTENSION" && TYPESCRIPT.has(extname(absolute).toLowerCase())) {
     return `Node ${process.versions.node} cannot load TypeScript; use Node ≥ 22.6 with --experimental-strip-types (or Node ≥ 23.6), or compile the module to .mjs`;
   }

@@ -6,7 +6,7 @@
 import { parseArgs } from "node:util";
 import { lintPlanText } from "../lint/index.js";
 import { readPlan, type ToolCatalog } from "../plan/plan.js";
-import { readOwnData } from "../resolve/access.js";
+import { readOwnData } from "../shared/own-data.js";
 import { reportToJSON } from "../run/report-json.js";
 import { runPlan, type RunReport } from "../run/run-plan.js";
 import type { Diagnostic } from "../shared/diagnostic.js";

@@ -3,7 +3,7 @@
  * again, and validating them on every string would cost more than a cache hit.
  */
 import { asRefError } from "../shared/errors.js";
-import { normalizeOptions, type NormalizedOptions, type ResolveOptions } from "../shared/options.js";
+import { normalizeOptions, OPTION_NAMES, type NormalizedOptions, type ResolveOptions } from "../shared/options.js";
 
 /** The last options object normalized, with a copy of its fields, to skip validating the same options again. */
 let lastOptions: ResolveOptions | undefined;
@@ -11,18 +11,8 @@ let lastCopy: ResolveOptions | undefined;
 let lastNormalized: NormalizedOptions | undefined;
 
 function sameFields(a: ResolveOptions, b: ResolveOptions): boolean {
-  return (
-    a.syntax === b.syntax &&
-    a.templates === b.templates &&
-    a.strict === b.strict &&
-    a.maxRefLength === b.maxRefLength &&
-    a.maxSegments === b.maxSegments &&
-    a.maxInterpolations === b.maxInterpolations &&
-    a.deep === b.deep &&
-    a.maxDepth === b.maxDepth &&
-    a.maxPlaceholders === b.maxPlaceholders &&
-    a.maxOutputLength === b.maxOutputLength
-  );
+  for (const name of OPTION_NAMES) if (a[name] !== b[name]) return false;
+  return true;
 }
 
 /** `normalizeOptions`, remembering the last object: every field is compared, so an object changed since is normalized afresh. */
@@ -32,8 +22,8 @@ export function normalizedOf(options: ResolveOptions | undefined): NormalizedOpt
     // Every field is compared, so an options object changed since the last call is normalized afresh.
     if (options === lastOptions && sameFields(options, lastCopy!)) return lastNormalized!;
     // Each field is read once (a getter may answer differently each time): the copy is what gets normalized.
-    const { syntax, templates, strict, maxRefLength, maxSegments, maxInterpolations, deep, maxDepth, maxPlaceholders, maxOutputLength } = options;
-    const copy = { syntax, templates, strict, maxRefLength, maxSegments, maxInterpolations, deep, maxDepth, maxPlaceholders, maxOutputLength };
+    const copy: Record<string, unknown> = {};
+    for (const name of OPTION_NAMES) copy[name] = options[name];
     const normalized = normalizeOptions(copy);
     lastCopy = copy;
     lastOptions = options;

@@ -4,6 +4,7 @@
  */
 import { describeThrown } from "../shared/errors.js";
 import { safeText } from "../shared/text.js";
+import { ownData } from "../shared/own-data.js";
 import { PostgresError } from "./errors.js";
 import { loadPg, type PgClient, type PgPool, type PgPoolClient } from "./peers.js";
 
@@ -35,15 +36,12 @@ export interface Connection {
   readonly where: string;
 }
 
-function own(options: object, key: string): unknown {
-  return Object.getOwnPropertyDescriptor(options, key)?.value;
-}
 
 /** Read `connectionString` and `schema` from options (or `DATABASE_URL`). */
 export function readConnection(options: unknown, what: string): Connection {
   if (options !== undefined && (typeof options !== "object" || options === null)) throw new PostgresError("invalid-options", `${what} options must be an object`);
-  const given = options === undefined ? undefined : own(options, "connectionString");
-  const schema = options === undefined ? undefined : own(options, "schema");
+  const given = options === undefined ? undefined : ownData(options, "connectionString");
+  const schema = options === undefined ? undefined : ownData(options, "schema");
   if (given !== undefined && typeof given !== "string") throw new PostgresError("invalid-options", `${what}: connectionString must be a string`);
   const connectionString = given ?? process.env.DATABASE_URL;
   if (connectionString === undefined || connectionString === "") {
@@ -101,8 +99,7 @@ export async function connectClient(connection: Connection): Promise<PgClient> {
 const UNREACHABLE = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ECONNRESET", "57P01", "57P03", "08006", "08001", "08003", "08004"]);
 
 function codeOf(error: unknown): unknown {
-  if (typeof error !== "object" || error === null) return undefined;
-  return Object.getOwnPropertyDescriptor(error, "code")?.value;
+  return ownData(error, "code");
 }
 
 /** Whether an error means the database could not be reached (worth retrying later). */

@@ -4,6 +4,7 @@
  */
 import { describeThrown } from "../shared/errors.js";
 import { safeText } from "../shared/text.js";
+import { ownData } from "../shared/own-data.js";
 import { POSTGRES_INSTALL, PostgresError } from "./errors.js";
 
 /** The parts of `pg` that plan-refs uses. */
@@ -42,7 +43,7 @@ export interface PgPool extends PgQueryable {
 let pgModule: Promise<PgModule> | undefined;
 
 export function notInstalled(name: string, error: unknown): PostgresError {
-  const code = typeof error === "object" && error !== null ? (Object.getOwnPropertyDescriptor(error, "code")?.value as unknown) : undefined;
+  const code = ownData(error, "code");
   if (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") {
     return new PostgresError("missing-dependency", `plan-refs/postgres needs pg and graphile-worker, and ${name} is not installed: ${POSTGRES_INSTALL}`, { cause: error });
   }

@@ -6,6 +6,7 @@ import type { RunReport, StepTiming } from "../run/run-plan.js";
 import type { StepState } from "../run/schedule.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import type { StepError } from "../shared/errors.js";
+import { ownData } from "../shared/own-data.js";
 import { connectClient, databaseError, inTransaction, isConnectionError, poolFor, readConnection, table, type Connection, type ConnectionOptions } from "./db.js";
 import { PostgresError } from "./errors.js";
 import type { PgClient, PgQueryable } from "./peers.js";
@@ -133,11 +134,11 @@ export async function getRun(runId: string, options: ConnectionOptions = {}): Pr
 export async function waitForRun(runId: string, options: WaitOptions = {}): Promise<RunReport & { readonly runId: string }> {
   const connection = readConnection(options, "waitForRun");
   const id = readRunId(runId, "waitForRun");
-  const signal = Object.getOwnPropertyDescriptor(options, "signal")?.value as unknown;
-  const timeoutMs = Object.getOwnPropertyDescriptor(options, "timeoutMs")?.value as unknown;
+  const signal = ownData(options, "signal");
+  const timeoutMs = ownData(options, "timeoutMs");
   if (signal !== undefined && !(signal instanceof AbortSignal)) throw new PostgresError("invalid-options", "waitForRun: signal must be an AbortSignal");
   if (timeoutMs !== undefined && (typeof timeoutMs !== "number" || !(timeoutMs > 0))) throw new PostgresError("invalid-options", "waitForRun: timeoutMs must be a positive number");
-  const onProgress = Object.getOwnPropertyDescriptor(options, "onProgress")?.value as unknown;
+  const onProgress = ownData(options, "onProgress");
   if (onProgress !== undefined && typeof onProgress !== "function") throw new PostgresError("invalid-options", "waitForRun: onProgress must be a function");
   const deadline = timeoutMs === undefined ? Infinity : performance.now() + timeoutMs;
   const pool = await poolFor(connection);

@@ -10,13 +10,14 @@ import { runStatus } from "../run/schedule.js";
 import { ArgsSnapshotter } from "../run/snapshot.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { asRefError, describeThrown, RefError } from "../shared/errors.js";
-import { normalizeOptions } from "../shared/options.js";
+import { layeredOptions, OPTION_NAMES, type NormalizedOptions, type OptionName } from "../shared/options.js";
 import { safeText } from "../shared/text.js";
+import { ownData } from "../shared/own-data.js";
 import { databaseError, inTransaction, poolFor, readConnection, table, type Connection, type ConnectionOptions } from "./db.js";
 import { enqueueSteps, notifyRunFinished } from "./queue.js";
 
 /** What a stored run keeps of `RunOptions`: the options that mean something to a run in the database. */
-export type SubmitRunOptions = Pick<RunOptions, "failFast" | "timeoutMs" | "catalog" | "validateOutputs" | "syntax" | "templates" | "deep">;
+export type SubmitRunOptions = Pick<RunOptions, "failFast" | "timeoutMs" | "catalog" | "validateOutputs" | OptionName>;
 
 /** Options of `submitPlan`. */
 export interface SubmitOptions extends ConnectionOptions {
@@ -32,34 +33,32 @@ export interface StoredRunOptions {
   /** `null`: no limit. */
   readonly timeoutMs: number | null;
   readonly validateOutputs: boolean;
-  readonly language: { readonly syntax: "seed" | "path"; readonly templates: boolean; readonly deep: boolean };
+  /** Every language option (runs stored before `strict` and the limits were kept have only `syntax`, `templates`, `deep`: the rest default). */
+  readonly language: Pick<NormalizedOptions, "syntax" | "templates" | "deep"> & Partial<NormalizedOptions>;
 }
 
 /** A run id: 1 to 200 printable characters. */
 const RUN_ID = /^[\x21-\x7e]{1,200}$/;
 
-function own(options: object, key: string): unknown {
-  return Object.getOwnPropertyDescriptor(options, key)?.value;
-}
-
 /** Read the run options once, as `runPlan` reads its own (same limits, same codes). */
-function readRunOptions(options: unknown): { failFast: boolean; timeoutMs: number | null; validateOutputs: boolean; catalog: ToolCatalog | undefined; overrides: Record<string, unknown> } {
+function readRunOptions(options: unknown): { failFast: boolean; timeoutMs: number | null; validateOutputs: boolean; catalog: ToolCatalog | undefined; overrides: Partial<Record<OptionName, unknown>> } {
   if (options === undefined) return { failFast: false, timeoutMs: null, validateOutputs: false, catalog: undefined, overrides: {} };
   if (typeof options !== "object" || options === null) throw new RefError("invalid-options", "submitPlan: options must be an object");
-  const timeout = own(options, "timeoutMs");
+  const timeout = ownData(options, "timeoutMs");
   let timeoutMs: number | null = null;
   if (timeout !== undefined) {
     if (typeof timeout !== "number" || !(timeout > 0)) throw new RefError("invalid-options", "option timeoutMs must be a positive number of milliseconds (or Infinity for no limit)");
     if (timeout !== Infinity && timeout > MAX_TIMEOUT_MS) throw new RefError("invalid-options", `option timeoutMs must be at most ${MAX_TIMEOUT_MS} ms (about 24.8 days), or Infinity for no limit`);
     timeoutMs = timeout === Infinity ? null : timeout;
   }
-  const overrides: Record<string, unknown> = {};
-  for (const key of ["syntax", "templates", "deep"]) {
-    const value = own(options, key);
-    if (value !== undefined) overrides[key] = value;
+  const overrides: Partial<Record<OptionName, unknown>> = {};
+  for (const name of OPTION_NAMES) {
+    const value = ownData(options, name);
+    if (value !== undefined) overrides[name] = value;
   }
-  const catalog = own(options, "catalog");
-  return { failFast: own(options, "failFast") === true, timeoutMs, validateOutputs: own(options, "validateOutputs") === true, catalog: catalog as ToolCatalog | undefined, overrides };
+  layeredOptions(undefined, overrides); // a bad language option is refused now, as runPlan refuses it
+  const catalog = ownData(options, "catalog");
+  return { failFast: ownData(options, "failFast") === true, timeoutMs, validateOutputs: ownData(options, "validateOutputs") === true, catalog: catalog as ToolCatalog | undefined, overrides };
 }
 
 /**
@@ -75,12 +74,12 @@ function readRunOptions(options: unknown): { failFast: boolean; timeoutMs: numbe
  */
 export async function submitPlan(plan: unknown, options: SubmitOptions = {}): Promise<string> {
   const connection = readConnection(options, "submitPlan");
-  const givenId = own(options, "runId");
+  const givenId = ownData(options, "runId");
   if (givenId !== undefined && (typeof givenId !== "string" || !RUN_ID.test(givenId))) {
     throw new RefError("invalid-options", "submitPlan: runId must be 1 to 200 printable ASCII characters without spaces");
   }
   const runId = (givenId as string | undefined) ?? randomUUID();
-  const settings = readRunOptions(own(options, "options"));
+  const settings = readRunOptions(ownData(options, "options"));
   const prepared = prepare(plan, settings);
   const pool = await poolFor(connection);
   try {
@@ -110,7 +109,7 @@ function prepare(plan: unknown, settings: ReturnType<typeof readRunOptions>): Pr
   try {
     const read = readPlan(plan);
     const catalog = settings.catalog ?? read.plan.tools;
-    const language = normalizeOptions({ ...read.plan.options, ...settings.overrides } as Parameters<typeof normalizeOptions>[0]);
+    const language = layeredOptions(read.plan.options, settings.overrides);
     const snapshots = new ArgsSnapshotter(language);
     const taken: { args: Record<string, unknown>; dependencies: readonly number[] }[] = [];
     for (const step of read.steps) {
@@ -118,8 +117,7 @@ function prepare(plan: unknown, settings: ReturnType<typeof readRunOptions>): Pr
       taken.push({ args, dependencies: [...snapshots.dependencies] });
       (step as { args: Readonly<Record<string, unknown>> }).args = args;
     }
-    const { syntax, templates, deep } = language;
-    const diagnostics = lintReadPlan(plan, read, { syntax, templates, deep, ...(catalog === undefined ? {} : { tools: catalog }) });
+    const diagnostics = lintReadPlan(plan, read, { ...language, ...(catalog === undefined ? {} : { tools: catalog }) });
     const steps: PreparedStep[] = [];
     read.steps.forEach((step, i) => {
       let args: string | undefined;
@@ -139,7 +137,7 @@ function prepare(plan: unknown, settings: ReturnType<typeof readRunOptions>): Pr
       }
     }
     return {
-      stored: { failFast: settings.failFast, timeoutMs: settings.timeoutMs, validateOutputs: settings.validateOutputs, language: { syntax, templates, deep } },
+      stored: { failFast: settings.failFast, timeoutMs: settings.timeoutMs, validateOutputs: settings.validateOutputs, language: { ...language } },
       catalog: catalogText,
       diagnostics,
       steps,

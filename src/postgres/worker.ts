@@ -18,6 +18,7 @@ import type { JsonSchema } from "../plan/plan.js";
 import { describeThrown, RefError, StepError, type StepErrorCode } from "../shared/errors.js";
 import { normalizeOptions, type NormalizedOptions } from "../shared/options.js";
 import { safeText } from "../shared/text.js";
+import { ownData } from "../shared/own-data.js";
 import { connectClient, databaseError, poolFor, readConnection, table, type Connection, type ConnectionOptions } from "./db.js";
 import { PostgresError } from "./errors.js";
 import type { PgClient, PgPool } from "./peers.js";
@@ -83,9 +84,6 @@ export interface Worker {
  */
 export const DEFAULT_RECOVERY_MS = 30_000;
 
-function own(options: object, key: string): unknown {
-  return Object.getOwnPropertyDescriptor(options, key)?.value;
-}
 
 function positiveInteger(value: unknown, name: string, fallback: number): number {
   if (value === undefined) return fallback;
@@ -104,24 +102,24 @@ interface Settings {
 }
 
 function readSettings(options: object): Settings {
-  const tools = own(options, "tools");
+  const tools = ownData(options, "tools");
   if (typeof tools !== "object" || tools === null) throw new PostgresError("invalid-options", "startWorker: tools must be an object of tool functions");
   const map = new Map<string, WorkerToolFunction>();
   for (const name of Object.keys(tools)) {
-    const fn = own(tools, name);
+    const fn = ownData(tools, name);
     if (typeof fn === "function") map.set(name, fn as WorkerToolFunction);
   }
-  const timeout = own(options, "timeoutMs");
-  const signal = own(options, "signal");
-  const onEvent = own(options, "onEvent");
+  const timeout = ownData(options, "timeoutMs");
+  const signal = ownData(options, "signal");
+  const onEvent = ownData(options, "onEvent");
   if (signal !== undefined && !(signal instanceof AbortSignal)) throw new PostgresError("invalid-options", "startWorker: signal must be an AbortSignal");
   if (onEvent !== undefined && typeof onEvent !== "function") throw new PostgresError("invalid-options", "startWorker: onEvent must be a function");
   return {
     tools: map,
-    concurrency: positiveInteger(own(options, "concurrency"), "concurrency", 8),
-    recoveryMs: positiveInteger(own(options, "recoveryMs"), "recoveryMs", DEFAULT_RECOVERY_MS),
+    concurrency: positiveInteger(ownData(options, "concurrency"), "concurrency", 8),
+    recoveryMs: positiveInteger(ownData(options, "recoveryMs"), "recoveryMs", DEFAULT_RECOVERY_MS),
     timeoutMs: timeout === undefined || timeout === Infinity ? undefined : positiveInteger(timeout, "timeoutMs", 1),
-    graceMs: positiveInteger(own(options, "graceMs"), "graceMs", 5_000),
+    graceMs: positiveInteger(ownData(options, "graceMs"), "graceMs", 5_000),
     signal: signal as AbortSignal | undefined,
     onEvent: onEvent as ((event: WorkerEvent) => void) | undefined,
   };
@@ -317,8 +315,8 @@ class StepWorker {
 
   /** graphile-worker's task: one step of one run. Throws only to have the job retried (the database failed, or the worker is stopping). */
   async runJob(payload: unknown, helpers: import("graphile-worker").JobHelpers): Promise<void> {
-    const runId = typeof payload === "object" && payload !== null ? own(payload, "runId") : undefined;
-    const stepId = typeof payload === "object" && payload !== null ? own(payload, "stepId") : undefined;
+    const runId = ownData(payload, "runId");
+    const stepId = ownData(payload, "stepId");
     if (typeof runId !== "string" || typeof stepId !== "number") return; // not a job of ours to run
     const started = await this.#begin(runId, stepId);
     if (started === undefined) return;
@@ -435,8 +433,7 @@ class StepWorker {
   #checkOutput(started: Started, value: unknown): string | undefined {
     if (!started.options.validateOutputs || started.catalog === null) return undefined;
     try {
-      const spec = own(started.catalog, started.tool);
-      const output = typeof spec === "object" && spec !== null ? own(spec, "output") : undefined;
+      const output = ownData(ownData(started.catalog, started.tool), "output");
       if (typeof output !== "boolean" && (typeof output !== "object" || output === null)) return undefined;
       return outputMismatch(output as JsonSchema, value);
     } catch (error) {

@@ -12,7 +12,7 @@
  */
 import { didYouMean } from "../lint/did-you-mean.js";
 import { readTools, type ToolCatalog } from "../plan/plan.js";
-import { isPlainObject } from "../resolve/access.js";
+import { isPlainObject, ownData } from "../shared/own-data.js";
 import { asRefError, RefError } from "../shared/errors.js";
 import { listSome, quoted } from "../shared/text.js";
 import type { ToolContext, ToolFunction } from "./run-plan.js";
@@ -134,8 +134,7 @@ export function defineTools(...args: readonly unknown[]): unknown {
 function checkTools(tools: unknown): unknown {
   if (!isPlainObject(tools)) throw new RefError("invalid-args", "defineTools: the tools must be a plain object mapping tool names to functions");
   for (const name of Object.keys(tools)) {
-    const descriptor = Object.getOwnPropertyDescriptor(tools, name);
-    if (descriptor === undefined || !("value" in descriptor) || typeof descriptor.value !== "function") {
+    if (typeof ownData(tools, name) !== "function") {
       throw new RefError("invalid-args", `defineTools: tool ${quoted(name, 40)} must be a function`);
     }
   }

@@ -3,7 +3,7 @@
  * results and errors (they are `Map`s) and can throw (a result with a cycle or a BigInt); this never
  * throws, and a result JSON cannot hold becomes that step's error rather than losing every result.
  */
-import { readOwnData } from "../resolve/access.js";
+import { ownData } from "../shared/own-data.js";
 import { describeThrown } from "../shared/errors.js";
 import type { RunReport } from "./run-plan.js";
 
@@ -74,11 +74,14 @@ function stepErrorJSON(error: unknown): StepErrorJSON {
   return { code, message, ...(ref === undefined ? {} : { ref }), ...(arg === undefined ? {} : { arg }), ...(pointer === undefined ? {} : { pointer }) };
 }
 
-/** An own string property of an error (Error keeps `message` on itself), never running a getter. Never throws. */
+/**
+ * An own string property of an error (Error keeps `message` on itself), never running a getter. A thin
+ * wrapper over the shared `ownData` because, unlike it, this never throws: the report is written for
+ * whatever a tool threw, a Proxy whose trap throws included.
+ */
 function ownString(value: unknown, key: string): string | undefined {
-  if (typeof value !== "object" || value === null) return undefined;
   try {
-    const read = readOwnData(value, key);
+    const read = ownData(value, key);
     return typeof read === "string" ? read : undefined;
   } catch {
     return undefined; // A Proxy whose trap throws.

@@ -15,8 +15,9 @@ import { readPlan, type JsonSchema, type LocatedStep, type ToolCatalog } from ".
 import { resolveRefs } from "../resolve/resolve-refs.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { asRefError, describeThrown, RefError, StepError, withoutStack, type StepErrorCode } from "../shared/errors.js";
-import { normalizeOptions, type NormalizedOptions, type Syntax } from "../shared/options.js";
+import { layeredOptions, normalizeOptions, OPTION_NAMES, type NormalizedOptions, type OptionName, type ResolveOptions } from "../shared/options.js";
 import { outputMismatch, prepareOutputSchema } from "./output-validator.js";
+import { ownData } from "../shared/own-data.js";
 import { ArgsSnapshotter } from "./snapshot.js";
 import { onStop, runStatus, skipDependents, stopDetail, stopsRun, type StepState, type StopReason } from "./schedule.js";
 
@@ -50,8 +51,12 @@ export type RunEvent =
  */
 export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
-/** Options of `runPlan`. Each is read once, when the run starts. */
-export interface RunOptions {
+/**
+ * Options of `runPlan`. Each is read once, when the run starts. The language options (`syntax`,
+ * `templates`, `strict`, `deep` and the limits) layer over the plan's own `options` as everywhere
+ * (`layerOptions`) and reach the linter, the argument snapshots and the resolver.
+ */
+export interface RunOptions extends ResolveOptions {
   /** Most tools running at once (default 8). */
   readonly concurrency?: number;
   /**
@@ -69,10 +74,6 @@ export interface RunOptions {
   readonly validateOutputs?: boolean;
   /** Called for every step event. What it throws or rejects with is ignored. */
   readonly onEvent?: (event: RunEvent) => void;
-  /** Language options; they override the plan's own `options`. */
-  readonly syntax?: Syntax;
-  readonly templates?: boolean;
-  readonly deep?: boolean;
 }
 
 /** When one step ran. */
@@ -106,9 +107,8 @@ interface RunSettings {
   readonly catalog: ToolCatalog | undefined;
   readonly validateOutputs: boolean;
   readonly onEvent: ((event: RunEvent) => unknown) | undefined;
-  readonly syntax: unknown;
-  readonly templates: unknown;
-  readonly deep: unknown;
+  /** The caller's language options as read once (the names set, checked); layered over the plan's when it is read. */
+  readonly language: Readonly<Partial<Record<OptionName, unknown>>>;
 }
 
 /** Read every option once (a getter runs once, here); a bad value is `invalid-options`. */
@@ -120,7 +120,11 @@ function readSettings(options: RunOptions): RunSettings {
   const catalog: unknown = options.catalog;
   const validateOutputs: unknown = options.validateOutputs;
   const onEvent: unknown = options.onEvent;
-  const { syntax, templates, deep } = options as { syntax?: unknown; templates?: unknown; deep?: unknown };
+  const language: Partial<Record<OptionName, unknown>> = {};
+  for (const name of OPTION_NAMES) {
+    const value = (options as Record<string, unknown>)[name];
+    if (value !== undefined) language[name] = value;
+  }
   if (typeof concurrency !== "number" || !Number.isInteger(concurrency) || concurrency < 1) throw new RefError("invalid-options", "option concurrency must be a positive integer");
   let timeoutMs: number | undefined;
   if (timeout !== undefined) {
@@ -132,6 +136,7 @@ function readSettings(options: RunOptions): RunSettings {
   }
   if (signal !== undefined && !isSignal(signal)) throw new RefError("invalid-options", "option signal must be an AbortSignal");
   if (onEvent !== undefined && typeof onEvent !== "function") throw new RefError("invalid-options", "option onEvent must be a function");
+  layeredOptions(undefined, language); // a bad language option is refused now, before the plan is read
   return {
     concurrency,
     timeoutMs,
@@ -140,10 +145,17 @@ function readSettings(options: RunOptions): RunSettings {
     catalog: catalog as ToolCatalog | undefined,
     validateOutputs: validateOutputs === true,
     onEvent: onEvent as ((event: RunEvent) => unknown) | undefined,
-    syntax,
-    templates,
-    deep,
+    language,
   };
+}
+
+const DEFAULT_LANGUAGE = normalizeOptions(undefined);
+
+/** Whether every language option has its default (then resolveRefs takes its fast path). */
+function isDefault(language: NormalizedOptions): boolean {
+  if (language === DEFAULT_LANGUAGE) return true;
+  for (const name of OPTION_NAMES) if (language[name] !== DEFAULT_LANGUAGE[name]) return false;
+  return true;
 }
 
 function isSignal(value: unknown): value is AbortSignal {
@@ -278,9 +290,8 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
 
 /** The tool's function: an own data property of `tools` (a getter is never run). May throw (a Proxy trap). */
 function toolFunction(tools: ToolFunctions, name: string): ToolFunction | undefined {
-  if (typeof tools !== "object" || tools === null) return undefined;
-  const descriptor = Object.getOwnPropertyDescriptor(tools, name);
-  return descriptor !== undefined && typeof descriptor.value === "function" ? (descriptor.value as ToolFunction) : undefined;
+  const value = ownData(tools, name);
+  return typeof value === "function" ? (value as ToolFunction) : undefined;
 }
 
 /** Ids below this are kept in an array (a plan's ids are usually 0 or 1 to n); larger ones in a Map. */
@@ -342,7 +353,7 @@ class Run {
   /** Wakes a streamed run that waits for the planner's next step when the run stops. */
   #interrupt: ((value: typeof STOPPED) => void) | undefined;
   /** The language options of the run, and what resolveRefs gets (`undefined` for the defaults: its fast path). */
-  #language: NormalizedOptions = normalizeOptions(undefined);
+  #language: NormalizedOptions = DEFAULT_LANGUAGE;
   #snapshots = new ArgsSnapshotter(this.#language);
   #resolveOptions: NormalizedOptions | undefined;
   #catalog: ToolCatalog | undefined;
@@ -368,17 +379,11 @@ class Run {
     });
   }
 
+  /** The run's language options: the caller's over the plan's (once per run, not per step). */
   #setLanguage(planOptions: object | undefined): void {
-    const { syntax, templates, deep } = this.settings;
-    this.#language = normalizeOptions({
-      ...planOptions,
-      ...(syntax === undefined ? {} : { syntax }),
-      ...(templates === undefined ? {} : { templates }),
-      ...(deep === undefined ? {} : { deep }),
-    } as Parameters<typeof normalizeOptions>[0]);
+    this.#language = layeredOptions(planOptions, this.settings.language);
     this.#snapshots = new ArgsSnapshotter(this.#language);
-    const { syntax: s, templates: t, deep: d } = this.#language;
-    this.#resolveOptions = s === "seed" && !t && !d ? undefined : this.#language;
+    this.#resolveOptions = isDefault(this.#language) ? undefined : this.#language;
   }
 
   async whole(plan: unknown): Promise<RunReport> {
@@ -400,8 +405,7 @@ class Run {
     this.#setLanguage(read.plan.options);
     // Snapshots first: the linter checks, and the run runs, the same arguments.
     const snapshots = this.#snapshotAll(steps);
-    const { syntax, templates, deep } = this.#language;
-    const lint = lintReadPlan(plan, read, { syntax, templates, deep, ...(this.#catalog === undefined ? {} : { tools: this.#catalog }) });
+    const lint = lintReadPlan(plan, read, { ...this.#language, ...(this.#catalog === undefined ? {} : { tools: this.#catalog }) });
     for (const diagnostic of lint) this.diagnostics.push(diagnostic);
     this.#lookUpTools(steps);
     if (this.diagnostics.some((diagnostic) => diagnostic.severity === "error")) return false;
@@ -715,8 +719,7 @@ class Run {
     if (this.#catalog === undefined) return undefined;
     let schema = this.#schemas.get(tool);
     if (schema === undefined && !this.#schemas.has(tool)) {
-      const spec = Object.getOwnPropertyDescriptor(this.#catalog, tool)?.value as { output?: unknown } | undefined;
-      const output = typeof spec === "object" && spec !== null ? Object.getOwnPropertyDescriptor(spec, "output")?.value : undefined;
+      const output = ownData(ownData(this.#catalog, tool), "output");
       schema = typeof output === "boolean" || (typeof output === "object" && output !== null) ? (output as JsonSchema) : undefined;
       this.#schemas.set(tool, schema);
     }

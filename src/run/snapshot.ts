@@ -6,8 +6,8 @@
  */
 import { referencesIn, type RefAst } from "../grammar/ast.js";
 import { classifyString } from "../grammar/parse.js";
-import { isPlainArray, isPlainObject } from "../resolve/access.js";
-import { defineOwn } from "../resolve/resolve-refs.js";
+import { defineOwn } from "../resolve/walk-args.js"; // the fast form (plain assignment but for `__proto__`): the snapshot is on every step's path
+import { isPlainArray, isPlainObject } from "../shared/own-data.js";
 import type { NormalizedOptions } from "../shared/options.js";
 
 type Container = Record<string, unknown> | unknown[];

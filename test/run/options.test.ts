@@ -143,3 +143,40 @@ describe("what a run makes only when it is needed", () => {
     expect(seen).toEqual({ aborted: true, reason: "stop now" });
   });
 });
+
+/**
+ * Issue 14, item 2: runPlan read only `syntax`, `templates` and `deep` and dropped `strict` and the
+ * limits; now it layers every language option over the plan's own as every entry point does.
+ */
+describe("every language option reaches the run", () => {
+  const tools = { geocode: () => ({ city: "Paris" }), echo: (args: Record<string, unknown>) => args };
+
+  test("strict: true makes a $-and-digit string that is not a placeholder an error", async () => {
+    const plan = [{ id: 1, tool: "echo", args: { price: "$1x" } }];
+    expect((await runPlan(plan, tools)).status).toBe("ok");
+    const report = await runPlan(plan, tools, { strict: true });
+    expect(report.status).toBe("invalid");
+    expect(report.diagnostics.some((d) => d.severity === "error" && d.step === 1)).toBe(true);
+  });
+
+  test("a limit (maxRefLength) is applied to the plan's placeholders", async () => {
+    const plan = [
+      { id: 1, tool: "geocode", args: {} },
+      { id: 2, tool: "echo", args: { where: "$1.city" } },
+    ];
+    expect((await runPlan(plan, tools)).results.get(2)).toEqual({ where: "Paris" });
+    const report = await runPlan(plan, tools, { maxRefLength: 3 });
+    expect(report.status).not.toBe("ok");
+    expect(report.results.has(2)).toBe(false);
+  });
+
+  test("the caller's options layer over the plan's, and a bad limit is refused before anything runs", async () => {
+    const plan = { options: { syntax: "path" }, steps: [{ id: 1, tool: "geocode", args: {} }, { id: 2, tool: "echo", args: { where: "$1.city" } }] };
+    expect((await runPlan(plan, tools, { strict: true })).results.get(2)).toEqual({ where: "Paris" });
+    let calls = 0;
+    const error = await runPlan(plan, { ...tools, geocode: () => calls++ }, { maxDepth: -1 }).catch((e: unknown) => e);
+    expect((error as RefError).code).toBe("invalid-options");
+    expect((error as RefError).message).toContain("maxDepth");
+    expect(calls).toBe(0);
+  });
+});
