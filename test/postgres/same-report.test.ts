@@ -1,7 +1,7 @@
 /**
  * The same plans give the same report through PostgreSQL (submitPlan, a worker, waitForRun) as
  * through runPlan: diamond, fan-out of 100, chain of 50, failure isolation, failFast, templates and
- * deep; and a property over random plans with random failures.
+ * deep, strict and a limit; and a property over random plans with random failures.
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -68,6 +68,14 @@ const templates = {
     { id: 2, tool: "echo", args: { text: "{{$1.days}} days in {{$1.city}}" } },
   ],
 };
+/** A template the resolver interpolates (its output is longer than 5 characters). */
+const interpolated = {
+  options: { templates: true },
+  steps: [
+    { id: 1, tool: "echo", args: { city: "Lisbon", days: 2 } },
+    { id: 2, tool: "echo", args: { text: "${1.days} days in ${1.city}" } },
+  ],
+};
 const deep = {
   options: { deep: true },
   steps: [
@@ -86,6 +94,9 @@ describe("the same report through PostgreSQL as through runPlan", { timeout: 90_
     ["templates", templates, {}],
     ["deep", deep, {}],
     ["an invalid plan", { steps: [{ id: 1, tool: "echo", args: { x: "$2.y" } }] }, {}],
+    // Issue 14, item 2: strict and the limits reach the linter and the workers' resolver, as in runPlan.
+    ["strict", { steps: [{ id: 1, tool: "echo", args: { price: "$1x" } }] }, { strict: true }],
+    ["a limit the resolver applies (maxOutputLength)", interpolated, { maxOutputLength: 5 }],
     ["no steps", { steps: [] }, {}],
   ] as [string, unknown, RunOptions][])("%s", async (_name, plan, options) => {
     const { local, remote } = await both(plan, options);
