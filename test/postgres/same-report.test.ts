@@ -65,7 +65,7 @@ const templates = {
   options: { templates: true },
   steps: [
     { id: 1, tool: "echo", args: { city: "Lisbon", days: 2 } },
-    { id: 2, tool: "echo", args: { text: "{{$1.days}} days in {{$1.city}}" } },
+    { id: 2, tool: "echo", args: { text: "${1.days} days in ${1.city}", whole: "${1}", escaped: "$${1} stays" } },
   ],
 };
 /** A template the resolver interpolates (its output is longer than 5 characters). */
@@ -114,6 +114,11 @@ describe("the same report through PostgreSQL as through runPlan", { timeout: 90_
       [1, "tool-error"],
       [6, "unresolved-args"],
     ]);
+  });
+
+  test("the figures: templates interpolate through PostgreSQL (text, a lone ${1} keeps the value, $${ stays literal)", async () => {
+    const templated = (await both(templates)).remote as { results: [number, unknown][] };
+    expect(templated.results.at(-1)).toEqual([2, { text: "2 days in Lisbon", whole: { city: "Lisbon", days: 2 }, escaped: "${1} stays" }]);
   });
 
   test("property: random plans with random failures give the same report", async () => {
