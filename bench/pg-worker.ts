@@ -20,6 +20,7 @@ if (mode === "plan-refs") {
 } else {
   const pool = new pg.Pool({ connectionString: url!, max: concurrency + 2 });
   pool.on("error", () => undefined);
+  pool.on("connect", (client) => client.on("error", () => undefined)); // as src/postgres/worker.ts does
   const runner = await run({
     pgPool: pool,
     concurrency,
