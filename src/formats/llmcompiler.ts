@@ -61,6 +61,15 @@ const WORDS: Readonly<Record<string, null | boolean>> = Object.freeze({ True: tr
  * plan.steps[1] // { id: 2, tool: "summarise", args: { text: "$1" } }
  */
 export function fromLLMCompiler(text: string, options?: ConvertOptions): ConvertResult {
+  return convertLines(text, options, readLine);
+}
+
+/** Convert a whole text line by line with a format's `readLine`; never throws (shared by the formats). */
+export function convertLines(
+  text: string,
+  options: ConvertOptions | undefined,
+  readLine: (line: SourceLine, conversion: Conversion, index: number) => DraftStep | undefined,
+): ConvertResult {
   const conversion = new Conversion(options);
   const drafts: { draft: DraftStep; line: SourceLine }[] = [];
   try {

@@ -9,10 +9,9 @@
  * `#E1` alone is step 1's whole result, inside longer text an interpolation. `Plan:` text becomes the
  * next step's description; other lines are dropped.
  */
-import { describeThrown } from "../shared/errors.js";
 import { safeText } from "../shared/text.js";
-import { Conversion, nameArguments, SourceProblem, sourceLines, stepNumber, type ConvertOptions, type ConvertResult, type DraftStep, type RefPart, type SourceLine } from "./convert.js";
-import { finishPlan } from "./llmcompiler.js";
+import { Conversion, nameArguments, SourceProblem, stepNumber, type ConvertOptions, type ConvertResult, type DraftStep, type RefPart, type SourceLine } from "./convert.js";
+import { convertLines } from "./llmcompiler.js";
 
 const STEP = /#E(\d+)\s*=\s*/;
 const CALL = /^([A-Za-z_][A-Za-z0-9_.-]*)\s*\[/;
@@ -30,22 +29,7 @@ const EVIDENCE = /#E(\d+)/g;
  * plan.steps[1].args // { prompt: "Summarise ${1}" }
  */
 export function fromReWOO(text: string, options?: ConvertOptions): ConvertResult {
-  const conversion = new Conversion(options);
-  const drafts: { draft: DraftStep; line: SourceLine }[] = [];
-  try {
-    if (typeof text !== "string") {
-      conversion.report("invalid-plan", `the plan text must be a string, not ${text === null ? "null" : typeof text}`, "", 0, 0, { line: 1, column: 1 });
-    } else {
-      for (const line of sourceLines(text, conversion)) {
-        const draft = readLine(line, conversion, drafts.length);
-        if (draft !== undefined) drafts.push({ draft, line });
-      }
-    }
-    return finishPlan(drafts, conversion);
-  } catch (error) {
-    conversion.report("invalid-plan", `the text could not be converted: ${safeText(describeThrown(error), 120)}`, "", 0, 0, { line: 1, column: 1 });
-    return { plan: { steps: [] }, diagnostics: conversion.diagnostics };
-  }
+  return convertLines(text, options, readLine);
 }
 
 function readLine(line: SourceLine, conversion: Conversion, index: number): DraftStep | undefined {
