@@ -3,6 +3,7 @@
  * servers) fails with an `McpSetupError`; a tool call that fails rejects with an `McpCallError`, which
  * `runPlan` reports as the step's `tool-error` (the `McpCallError` is the step error's `cause`).
  */
+import { CodedError } from "../shared/errors.js";
 
 /** Why connecting to MCP servers or reading their tools failed. */
 export type McpSetupErrorCode =
@@ -25,15 +26,8 @@ export type McpSetupErrorCode =
  * @example
  * try { await connectMcp({ command: "node", args: ["server.mjs"] }) } catch (e) { if (e instanceof McpSetupError) console.error(e.code, e.message) }
  */
-export class McpSetupError extends Error {
+export class McpSetupError extends CodedError<McpSetupErrorCode> {
   override name = "McpSetupError";
-  constructor(
-    readonly code: McpSetupErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
 }
 
 /** Why an MCP tool call failed. */
@@ -54,13 +48,6 @@ export type McpCallErrorCode =
  * @example
  * const cause = report.errors.get(2)?.cause; if (cause instanceof McpCallError) cause.code // "server-error"
  */
-export class McpCallError extends Error {
+export class McpCallError extends CodedError<McpCallErrorCode> {
   override name = "McpCallError";
-  constructor(
-    readonly code: McpCallErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
 }

@@ -3,6 +3,7 @@
  * a run id that does not exist, a peer dependency missing) is a `PostgresError` with a stable code and
  * a one-line message that is safe to print; what goes wrong inside a step is that step's `StepError`.
  */
+import { CodedError } from "../shared/errors.js";
 
 /**
  * What users run to get the optional peers of `plan-refs/postgres`.
@@ -38,13 +39,6 @@ export type PostgresErrorCode =
  * @example
  * try { await getRun("nope") } catch (e) { if (e instanceof PostgresError && e.code === "unknown-run") console.error(e.message) }
  */
-export class PostgresError extends Error {
+export class PostgresError extends CodedError<PostgresErrorCode> {
   override name = "PostgresError";
-  constructor(
-    readonly code: PostgresErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
 }

@@ -252,3 +252,21 @@ export class StepError extends RefError {
     }
   }
 }
+
+/**
+ * An error with a stable kebab-case `code` and a one-line message: the base of the integrations' own
+ * errors (`McpSetupError`, `McpCallError`, `PostgresError`), so each adds only its name and its codes.
+ *
+ * @example
+ * class DemoError extends CodedError<"bad-thing"> { override name = "DemoError"; }
+ * new DemoError("bad-thing", "it went wrong").code // "bad-thing"
+ */
+export class CodedError<Code extends string> extends Error {
+  constructor(
+    readonly code: Code,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
