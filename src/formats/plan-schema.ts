@@ -8,7 +8,7 @@
  */
 import { readTools, type JsonSchema, type ToolCatalog } from "../plan/plan.js";
 import { describeThrown, RefError } from "../shared/errors.js";
-import { layeredOptions, type Syntax } from "../shared/options.js";
+import { layeredOptions, type ResolveOptions, type Syntax } from "../shared/options.js";
 import { pointerTokens } from "../shared/pointer.js";
 import { quoted, safeText } from "../shared/text.js";
 import { defineOwn as define, isPlainObject, MISSING, ownData as own, readOwnData } from "../shared/own-data.js";
@@ -17,16 +17,13 @@ import { referencePattern } from "./reference-pattern.js";
 /** Which JSON Schema to produce: full JSON Schema 2020-12, or OpenAI's strict structured-output subset. */
 export type SchemaDialect = "json-schema" | "openai-strict";
 
-/** Options of `planSchema`. */
-export interface PlanSchemaOptions {
+/**
+ * Options of `planSchema`: the dialect, and the plan's language options (`syntax`, `templates`, `deep`,
+ * as in `ResolveOptions`); pass the same language options to `runPlan`.
+ */
+export interface PlanSchemaOptions extends Pick<ResolveOptions, "syntax" | "templates" | "deep"> {
   /** `"json-schema"` (default): JSON Schema 2020-12. `"openai-strict"`: the strict structured-output subset. */
   readonly dialect?: SchemaDialect | undefined;
-  /** The reference language the plan is written in (default `"seed"`); pass the same to `runPlan`. */
-  readonly syntax?: Syntax | undefined;
-  /** Accept a whole-value `${1.city}` where a reference may stand (default `false`). */
-  readonly templates?: boolean | undefined;
-  /** Accept references inside nested objects and arrays of `args` too (default `false`: top-level arguments only). */
-  readonly deep?: boolean | undefined;
 }
 
 /** The largest catalog `planSchema` reads: this many tools. */
