@@ -177,6 +177,23 @@ export class Conversion {
   }
 
   /**
+   * Add a call read from `line` (offsets within the line): the step with the thought before it as its
+   * description, checked by `accept`.
+   */
+  acceptCall(line: SourceLine, step: { id: number; tool: string; args: DraftStep["args"] }, idStart: number, idLength: number, toolStart: number): DraftStep | undefined {
+    const at = line.offset;
+    return this.accept(line, { ...step, description: this.takeThought() }, { start: at + idStart, end: at + idStart + idLength }, { start: at + toolStart, end: at + toolStart + step.tool.length });
+  }
+
+  /** A step line that could not be read (a `SourceProblem`): left out with a diagnostic, its thought dropped. Anything else is rethrown. */
+  leaveOut(line: SourceLine, error: unknown): undefined {
+    if (!(error instanceof SourceProblem)) throw error;
+    this.problemOn(line, error.code, `${error.message}; line ${line.line} is left out`, "", error.start, error.end);
+    this.takeThought();
+    return undefined;
+  }
+
+  /**
    * Check a step read from `line` and add it: its id unused so far, its tool in the catalog, every
    * reference to a step defined on an earlier line. Returns the step (with the catalog's spelling of
    * the tool) or undefined when its id is taken.

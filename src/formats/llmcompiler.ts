@@ -241,18 +241,9 @@ function readLine(line: SourceLine, conversion: Conversion, index: number): Draf
     const problems: SourceProblem[] = [];
     const args = nameArguments(conversion, tool, positional, keywords, (message, start, end) => problems.push(new SourceProblem("invalid-plan", message, start, end)));
     for (const problem of problems) conversion.problemOn(line, problem.code, problem.message, `/steps/${index}`, problem.start, problem.end);
-    const toolStart = line.offset + callStart;
-    return conversion.accept(
-      line,
-      { id, tool, args, description: conversion.takeThought() },
-      { start: line.offset + idStart, end: line.offset + idStart + idDigits.length },
-      { start: toolStart, end: toolStart + tool.length },
-    );
+    return conversion.acceptCall(line, { id, tool, args }, idStart, idDigits.length, callStart);
   } catch (error) {
-    if (!(error instanceof SourceProblem)) throw error;
-    conversion.problemOn(line, error.code, `${error.message}; line ${line.line} is left out`, "", error.start, error.end);
-    conversion.takeThought();
-    return undefined;
+    return conversion.leaveOut(line, error);
   }
 }
 

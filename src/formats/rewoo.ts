@@ -73,17 +73,8 @@ function readLine(line: SourceLine, conversion: Conversion, index: number): Draf
     // An empty input to a tool that declares no input property is a call without arguments.
     const noInput = input === "" && conversion.inputNames(tool)?.length === 0;
     const args = nameArguments(conversion, tool, noInput ? [] : [{ value, ...inputSpan }], [], (message, start, end2) => conversion.problemOn(line, "invalid-plan", message, `/steps/${index}`, start, end2));
-    const toolStart = line.offset + callStart;
-    return conversion.accept(
-      line,
-      { id, tool, args, description: conversion.takeThought() },
-      { start: line.offset + idStart, end: line.offset + idStart + digits.length },
-      { start: toolStart, end: toolStart + tool.length },
-    );
+    return conversion.acceptCall(line, { id, tool, args }, idStart, digits.length, callStart);
   } catch (error) {
-    if (!(error instanceof SourceProblem)) throw error;
-    conversion.problemOn(line, error.code, `${error.message}; line ${line.line} is left out`, "", error.start, error.end);
-    conversion.takeThought();
-    return undefined;
+    return conversion.leaveOut(line, error);
   }
 }
