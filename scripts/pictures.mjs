@@ -4,7 +4,7 @@
 // timings are not the clock's: each step takes the time its tool pauses for in examples/trip/tools.mjs
 // and starts when its last dependency ends, so the picture is the same byte for byte on every machine.
 // `node scripts/pictures.mjs --check` writes nothing and exits 1 when a committed picture differs
-// from what it would write (test/pictures.test.ts runs it).
+// from what it would write (test/project/readme-pictures.test.ts runs it).
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 

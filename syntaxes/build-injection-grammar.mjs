@@ -2,7 +2,7 @@
 // TextMate grammars have no variables, and the same sub-expressions (a name, a quoted key, a literal)
 // appear in several rules, so the JSON file is generated: edit this file, then run
 //   node syntaxes/build-injection-grammar.mjs
-// test/textmate.test.ts fails when the committed JSON and this generator disagree.
+// test/syntaxes/injection-grammar.test.ts fails when the committed JSON and this generator disagree.
 //
 // The grammar reads the raw JSON source of a string (between its quotes), not the decoded value the
 // Parsimmon grammar in src/grammar/language.ts parses: a `"` inside a quoted key or a literal is

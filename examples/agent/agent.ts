@@ -6,7 +6,7 @@
  * argument. The model and the tools are stand-ins that answer from constants, with no network.
  *
  * Run it with `npm run build && npx tsc -p examples/agent && node test-artifacts/examples-agent/agent.js`
- * (test/agent-example.test.ts runs it and compares its output with output.txt).
+ * (test/project/agent-example.test.ts runs it and compares its output with output.txt).
  */
 import { defineTools, lintPlan, parseJsonText, readPlan, runPlan, type Diagnostic, type PlanStep, type RunReport } from "plan-refs";
 

@@ -2,7 +2,7 @@
  * A tolerant lexer for reference and template strings, for text the grammar rejects: half-typed
  * references (`$1.`, `${1.ci`), stray characters (`$1 .city`), unclosed braces. It follows the
  * grammar's token patterns, so on a valid string it gives the same tokens as the AST does
- * (test/editor-properties.test.ts checks this), and it also returns the structure of each
+ * (test/editor/properties.test.ts checks this), and it also returns the structure of each
  * reference (step digits, segments) that completion needs. It never fails: what it cannot read is
  * an `invalid` token, and the tokens always tile the whole string.
  */

@@ -1,7 +1,7 @@
 /**
  * plan-refs/formats sits on top: it imports the layers below it (grammar, plan, lint, shared, whose
  * own-data.ts holds the reading policy) and nothing but the package root and the `schema` command
- * imports it. The import directions of every folder are in test/architecture.test.ts.
+ * imports it. The import directions of every folder are in test/project/import-directions.test.ts.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";

@@ -1,5 +1,5 @@
 /**
- * Shared by the hostile-input tests (test/resolve/hostile.test.ts, test/cli-hostile.test.ts): the corpus in
+ * Shared by the hostile-input tests (test/resolve/hostile.test.ts, test/cli/hostile.test.ts): the corpus in
  * test/cases/hostile.json with its size macros expanded, a fingerprint of a value's own properties
  * (to prove inputs are never changed), and values no JSON parser can produce (throwing getters,
  * Proxies whose traps throw, revoked Proxies).

@@ -5,9 +5,9 @@
 import { readFileSync } from "node:fs";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, test } from "vitest";
-import { readPlan, readTools } from "../src/plan/plan.js";
+import { readPlan, readTools } from "../../src/plan/plan.js";
 
-const read = (path: string): unknown => JSON.parse(readFileSync(new URL(`../${path}`, import.meta.url), "utf8")) as unknown;
+const read = (path: string): unknown => JSON.parse(readFileSync(new URL(`../../${path}`, import.meta.url), "utf8")) as unknown;
 const planSchema = read("schema/plan.schema.json") as { $defs: Record<string, unknown> };
 const toolsSchema = read("schema/tools.schema.json") as { $defs: Record<string, unknown> };
 

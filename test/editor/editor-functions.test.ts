@@ -17,8 +17,8 @@ import {
   type EditorOptions,
   type Span,
   type ToolCatalog,
-} from "../src/editor/index.js";
-import { loadCases } from "./helpers/cases.js";
+} from "../../src/editor/index.js";
+import { loadCases } from "../helpers/cases.js";
 
 interface Row {
   readonly name: string;
@@ -33,7 +33,7 @@ interface Row {
   readonly expected?: unknown;
 }
 
-const file = JSON.parse(readFileSync(new URL("./cases/editor.json", import.meta.url), "utf8")) as { tools: ToolCatalog };
+const file = JSON.parse(readFileSync(new URL("../cases/editor.json", import.meta.url), "utf8")) as { tools: ToolCatalog };
 const rows = loadCases<Row>("editor.json");
 const rowsOf = (name: Row["function"]): Row[] => rows.filter((row) => row.function === name);
 

@@ -5,8 +5,8 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
-import { didYouMean, editDistance } from "../src/lint/did-you-mean.js";
-import { lintPlan, lintPlanText, walkSchema, type Diagnostic, type LintOptions } from "../src/lint/index.js";
+import { didYouMean, editDistance } from "../../src/lint/did-you-mean.js";
+import { lintPlan, lintPlanText, walkSchema, type Diagnostic, type LintOptions } from "../../src/lint/index.js";
 
 interface ExpectedDiagnostic {
   readonly code: string;
@@ -30,7 +30,7 @@ interface LintRow {
   readonly expected: readonly ExpectedDiagnostic[];
 }
 
-const rows = (JSON.parse(readFileSync(new URL("./cases/lint.json", import.meta.url), "utf8")) as { cases: LintRow[] }).cases;
+const rows = (JSON.parse(readFileSync(new URL("../cases/lint.json", import.meta.url), "utf8")) as { cases: LintRow[] }).cases;
 
 function textOf(row: LintRow): string {
   return row.text ?? JSON.stringify(row.plan, null, 2);

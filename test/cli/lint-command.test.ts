@@ -9,10 +9,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
-import { runCli } from "../src/cli/cli.js";
-import type { Diagnostic } from "../src/lint/index.js";
+import { runCli } from "../../src/cli/cli.js";
+import type { Diagnostic } from "../../src/lint/index.js";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
+const root = fileURLToPath(new URL("../..", import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), "plan-refs-lint-"));
 
 function file(name: string, content: string | Uint8Array): string {

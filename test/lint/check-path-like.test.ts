@@ -7,10 +7,10 @@
  */
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { lintPlan, type Diagnostic, type LintOptions } from "../src/lint/index.js";
-import { resolveRefs } from "../src/resolve/index.js";
-import { KeyError } from "../src/shared/errors.js";
-import { isPathLikeKey, pathLikeAt, pathSyntaxHint } from "../src/shared/path-hint.js";
+import { lintPlan, type Diagnostic, type LintOptions } from "../../src/lint/index.js";
+import { resolveRefs } from "../../src/resolve/index.js";
+import { KeyError } from "../../src/shared/errors.js";
+import { isPathLikeKey, pathLikeAt, pathSyntaxHint } from "../../src/shared/path-hint.js";
 
 function thrown(run: () => unknown): KeyError {
   try {

@@ -11,8 +11,8 @@ import { readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, test } from "vitest";
-import { runPlan, type ToolFunctions } from "../src/run/index.js";
-import { distProblem, fencedBlocks, instrument, mismatch, root, runModule, staleNote, toModule, typecheck, writeFile, type Encoded, type FencedBlock } from "./helpers/doc-code.js";
+import { runPlan, type ToolFunctions } from "../../src/run/index.js";
+import { distProblem, fencedBlocks, instrument, mismatch, root, runModule, staleNote, toModule, typecheck, writeFile, type Encoded, type FencedBlock } from "../helpers/doc-code.js";
 
 const readme = readFileSync(join(root, "README.md"), "utf8");
 const blocks = fencedBlocks(readme);

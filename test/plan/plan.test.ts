@@ -3,10 +3,10 @@
  * the building blocks of the linter (issue 4).
  */
 import { describe, expect, test } from "vitest";
-import { graphFromEdges, planGraph } from "../src/plan/graph.js";
-import { readPlan } from "../src/plan/plan.js";
-import { scanArgs } from "../src/plan/references.js";
-import { normalizeOptions, type ResolveOptions } from "../src/shared/options.js";
+import { graphFromEdges, planGraph } from "../../src/plan/graph.js";
+import { readPlan } from "../../src/plan/plan.js";
+import { scanArgs } from "../../src/plan/references.js";
+import { normalizeOptions, type ResolveOptions } from "../../src/shared/options.js";
 
 const step = (id: number, args: Record<string, unknown> = {}, tool = "t") => ({ id, tool, args });
 

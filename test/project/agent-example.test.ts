@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, expect, test } from "vitest";
-import { distProblem, root, runModule, staleNote, toModule, typecheck, writeFile } from "./helpers/doc-code.js";
+import { distProblem, root, runModule, staleNote, toModule, typecheck, writeFile } from "../helpers/doc-code.js";
 
 const example = join(root, "examples/agent/agent.ts");
 

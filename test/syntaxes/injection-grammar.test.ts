@@ -8,12 +8,12 @@ import textmate from "vscode-textmate";
 import type { IGrammar } from "vscode-textmate";
 import oniguruma from "vscode-oniguruma";
 import { beforeAll, describe, expect, test } from "vitest";
-import type { AstNode, Expression } from "../src/grammar/ast.js";
-import { walkAst } from "../src/grammar/ast.js";
-import { pathLanguage, runRule, seedLanguage } from "../src/grammar/language.js";
-import { parseTemplate } from "../src/grammar/parse.js";
+import type { AstNode, Expression } from "../../src/grammar/ast.js";
+import { walkAst } from "../../src/grammar/ast.js";
+import { pathLanguage, runRule, seedLanguage } from "../../src/grammar/language.js";
+import { parseTemplate } from "../../src/grammar/parse.js";
 
-const root = new URL("../", import.meta.url);
+const root = new URL("../../", import.meta.url);
 const GRAMMAR_PATH = new URL("syntaxes/plan-refs.injection.tmLanguage.json", root);
 const PLAN_REFS_SUFFIX = ".plan-refs";
 

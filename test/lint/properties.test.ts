@@ -6,12 +6,12 @@
  */
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { lintPlan, lintPlanText, type Diagnostic, type LintOptions } from "../src/lint/index.js";
-import { referencesIn } from "../src/grammar/ast.js";
-import { tryParseRef } from "../src/grammar/parse.js";
-import { resolveRefs } from "../src/resolve/resolve-refs.js";
-import { KeyError, RefSyntaxError } from "../src/shared/errors.js";
-import { pointerTokens } from "../src/shared/pointer.js";
+import { lintPlan, lintPlanText, type Diagnostic, type LintOptions } from "../../src/lint/index.js";
+import { referencesIn } from "../../src/grammar/ast.js";
+import { tryParseRef } from "../../src/grammar/parse.js";
+import { resolveRefs } from "../../src/resolve/resolve-refs.js";
+import { KeyError, RefSyntaxError } from "../../src/shared/errors.js";
+import { pointerTokens } from "../../src/shared/pointer.js";
 
 const CODES = new Set([
   "json-syntax",

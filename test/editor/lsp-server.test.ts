@@ -43,10 +43,10 @@ import {
   type WorkspaceEdit,
 } from "vscode-languageserver-protocol/node";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { documentTokens } from "../src/editor/index.js";
-import { guardFraming, localPath, MAX_CONTENT_LENGTH, MAX_HEADER_BYTES, SEMANTIC_TOKENS_LEGEND } from "../src/editor/lsp-server.js";
+import { documentTokens } from "../../src/editor/index.js";
+import { guardFraming, localPath, MAX_CONTENT_LENGTH, MAX_HEADER_BYTES, SEMANTIC_TOKENS_LEGEND } from "../../src/editor/lsp-server.js";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
+const root = fileURLToPath(new URL("../..", import.meta.url));
 const main = join(root, "dist", "cli", "main.js");
 
 const tools = {

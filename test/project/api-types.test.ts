@@ -4,9 +4,9 @@
  * The runtime assertions next to them make each test prove something when vitest runs it, too.
  */
 import { describe, expect, expectTypeOf, test } from "vitest";
-import * as root from "../src/index.js";
-import * as grammar from "../src/grammar/index.js";
-import * as resolve from "../src/resolve/index.js";
+import * as root from "../../src/index.js";
+import * as grammar from "../../src/grammar/index.js";
+import * as resolve from "../../src/resolve/index.js";
 import type {
   AstNode,
   DefaultNode,
@@ -25,8 +25,8 @@ import type {
   TextPart,
   Result,
   SyntaxOptions,
-} from "../src/grammar/index.js";
-import type { KeyError, RefError, RefErrorCode, RefSyntaxError, ResolveOptions, Results } from "../src/resolve/index.js";
+} from "../../src/grammar/index.js";
+import type { KeyError, RefError, RefErrorCode, RefSyntaxError, ResolveOptions, Results } from "../../src/resolve/index.js";
 
 describe("the AST union narrows by type", () => {
   test("RefAst", () => {

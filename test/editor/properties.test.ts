@@ -5,14 +5,14 @@
  */
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { classifyString } from "../src/grammar/parse.js";
-import { lintPlanText } from "../src/lint/lint-plan.js";
-import { planGraph } from "../src/plan/graph.js";
-import { normalizeOptions, type Syntax } from "../src/shared/options.js";
-import type { Span } from "../src/shared/span.js";
-import { setEditorErrorReporter } from "../src/editor/guard.js";
-import { lexString } from "../src/editor/lexer.js";
-import { tokensOfAst } from "../src/editor/tokens.js";
+import { classifyString } from "../../src/grammar/parse.js";
+import { lintPlanText } from "../../src/lint/lint-plan.js";
+import { planGraph } from "../../src/plan/graph.js";
+import { normalizeOptions, type Syntax } from "../../src/shared/options.js";
+import type { Span } from "../../src/shared/span.js";
+import { setEditorErrorReporter } from "../../src/editor/guard.js";
+import { lexString } from "../../src/editor/lexer.js";
+import { tokensOfAst } from "../../src/editor/tokens.js";
 import {
   applyTextEdits,
   completionsAt,
@@ -25,7 +25,7 @@ import {
   tokenize,
   type EditorOptions,
   type ToolCatalog,
-} from "../src/editor/index.js";
+} from "../../src/editor/index.js";
 
 let internalErrors: unknown[] = [];
 beforeEach(() => {

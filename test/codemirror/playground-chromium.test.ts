@@ -14,12 +14,12 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { build } from "vite";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { EditorView } from "@codemirror/view";
-import { lintPlanText } from "../src/lint/index.js";
-import { planGraph } from "../src/plan/index.js";
-import { chooseSystemChromium, chromiumLaunch, SYSTEM_CHROMIUM_PATHS } from "./helpers/browser.js";
-import { drawFixtures, generatedPlan } from "./draw/fixtures.js";
+import { lintPlanText } from "../../src/lint/index.js";
+import { planGraph } from "../../src/plan/index.js";
+import { chooseSystemChromium, chromiumLaunch, SYSTEM_CHROMIUM_PATHS } from "../helpers/browser.js";
+import { drawFixtures, generatedPlan } from "../draw/fixtures.js";
 
-const ROOT = resolve(import.meta.dirname, "..");
+const ROOT = resolve(import.meta.dirname, "../..");
 const ARTIFACTS = join(ROOT, "test-artifacts");
 const PLAN_TEXT = readFileSync(join(ROOT, "examples/trip/plan.json"), "utf8");
 const PLAN = JSON.parse(PLAN_TEXT) as { steps: { id: number; tool: string; args: Record<string, unknown> }[] };

@@ -9,9 +9,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, test } from "vitest";
-import { parseXml } from "./draw/xml.js";
+import { parseXml } from "../draw/xml.js";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
+const root = fileURLToPath(new URL("../..", import.meta.url));
 
 test("docs/images/trip-plan.svg and trip-run.svg are what npm run pictures draws now", () => {
   const result = spawnSync(process.execPath, [join(root, "scripts/pictures.mjs"), "--check"], { cwd: root, encoding: "utf8", timeout: 60_000 });

@@ -11,7 +11,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { describe, expect, test } from "vitest";
 
-const src = join(import.meta.dirname, "../src");
+const src = join(import.meta.dirname, "../../src");
 
 /** For each folder of src/, the other folders its files may import. `ROOT` is src/index.ts. */
 const ALLOWED: Readonly<Record<string, readonly string[]>> = {

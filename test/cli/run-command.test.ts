@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
+const root = fileURLToPath(new URL("../..", import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), "plan-refs-run-"));
 
 function file(name: string, content: string): string {
@@ -109,7 +109,7 @@ describe("plan-refs run", () => {
 
 describe("plan-refs run on a terminal", () => {
   test("stderr shows a live view redrawn in place: failures stay above it, the last view counts every state", async () => {
-    const { runCli } = await import("../src/cli/cli.js");
+    const { runCli } = await import("../../src/cli/cli.js");
     let stdout = "";
     let stderr = "";
     const code = await runCli(["run", failing, "--tools", tools], {

@@ -11,10 +11,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
-import { argsOf, type ResolveCase } from "./helpers/cases.js";
-import { hostileCases, runsInCli } from "./helpers/hostile.js";
+import { argsOf, type ResolveCase } from "../helpers/cases.js";
+import { hostileCases, runsInCli } from "../helpers/hostile.js";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
+const root = fileURLToPath(new URL("../..", import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), "plan-refs-hostile-"));
 const main = join(root, "dist/cli/main.js");
 

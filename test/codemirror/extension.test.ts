@@ -1,6 +1,6 @@
 /**
  * The CodeMirror extension without a browser: editor state only (the DOM parts — hover rendering,
- * completion UI, lint marks — are driven in real Chromium by browser.test.ts). What is checked here is
+ * completion UI, lint marks — are driven in real Chromium by playground-chromium.test.ts). What is checked here is
  * that the extension maps the editor module's and the linter's data onto CodeMirror one to one, and
  * follows option changes.
  */
@@ -9,13 +9,13 @@ import { EditorState } from "@codemirror/state";
 import fc from "fast-check";
 import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
-import { planCompletionSource, planDiagnostics, planRefs, planRefsConfig, setPlanRefsOptions, setPlanRefsTools } from "../src/codemirror/index.js";
-import { referenceHighlight } from "../src/codemirror/highlight.js";
-import { completionsAt, documentTokens } from "../src/editor/index.js";
-import { lintPlanText } from "../src/lint/index.js";
-import type { ToolCatalog } from "../src/plan/plan.js";
+import { planCompletionSource, planDiagnostics, planRefs, planRefsConfig, setPlanRefsOptions, setPlanRefsTools } from "../../src/codemirror/index.js";
+import { referenceHighlight } from "../../src/codemirror/highlight.js";
+import { completionsAt, documentTokens } from "../../src/editor/index.js";
+import { lintPlanText } from "../../src/lint/index.js";
+import type { ToolCatalog } from "../../src/plan/plan.js";
 
-const read = (path: string): string => readFileSync(new URL(`../${path}`, import.meta.url), "utf8");
+const read = (path: string): string => readFileSync(new URL(`../../${path}`, import.meta.url), "utf8");
 const DOCUMENTS = [
   { name: "trip", plan: read("examples/trip/plan.json"), tools: JSON.parse(read("examples/trip/tools.json")) as ToolCatalog },
   { name: "lint mistakes", plan: read("examples/lint/mistakes.plan.json"), tools: JSON.parse(read("examples/lint/tools.json")) as ToolCatalog },
