@@ -1,12 +1,12 @@
 /**
  * The plan linter (issue 4): the table in test/cases/lint.json (every code, with exact positions,
- * escapes and line endings included), then what JSON rows cannot express: hostile values, caller
- * options, the "did you mean" helper and the schema walker.
+ * escapes and line endings included), then what JSON rows cannot express: hostile values and caller
+ * options. The "did you mean" helper and the schema walker are in did-you-mean.test.ts and
+ * schema-walk.test.ts.
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
-import { didYouMean, editDistance } from "../../src/lint/did-you-mean.js";
-import { lintPlan, lintPlanText, walkSchema, type Diagnostic, type LintOptions } from "../../src/lint/index.js";
+import { lintPlan, lintPlanText, type Diagnostic, type LintOptions } from "../../src/lint/index.js";
 
 interface ExpectedDiagnostic {
   readonly code: string;
@@ -175,64 +175,6 @@ describe("caller options", () => {
     expect(withUndefined.map((d) => d.code)).toEqual(["malformed-ref"]);
     // In the seed syntax "$1.a[" is a valid placeholder (key "a["), which reads like a path: only that warning.
     expect(lintPlan(plan, { syntax: "seed" }).map((d) => d.code)).toEqual(["path-like-key"]);
-  });
-});
-
-describe("didYouMean", () => {
-  test.each([
-    ["ctiy", ["city", "country"], "city"],
-    ["City", ["city"], "city"],
-    ["longtitude", ["latitude", "longitude"], "longitude"],
-    ["lng", ["lat", "lon"], undefined],
-    ["zzz", ["city"], undefined],
-    ["city", ["city"], undefined],
-    ["", ["a"], "a"],
-  ] as const)("%s among %j", (name, candidates, expected) => {
-    expect(didYouMean(name, candidates)).toBe(expected);
-  });
-
-  test.each([
-    ["", "", 0],
-    ["abc", "abc", 0],
-    ["ab", "ba", 1],
-    ["kitten", "sitting", 3],
-    ["ca", "abc", 3],
-  ])("editDistance(%s, %s) = %i", (a, b, distance) => {
-    expect(editDistance(a, b)).toBe(distance);
-  });
-});
-
-describe("walkSchema", () => {
-  const object = (properties: Record<string, unknown>, closed = true) => ({ type: "object", properties, ...(closed ? { additionalProperties: false } : {}) });
-  test.each([
-    ["an open object allows any key", object({ a: {} }, false), [{ kind: "key", name: "b" }], { ok: true, types: null }],
-    ["a closed object refuses an unknown key", object({ a: {} }), [{ kind: "key", name: "b" }], { ok: false, at: 0, code: "unknown-key", keys: ["a"], types: null }],
-    ["additionalProperties false without properties says nothing", { type: "object", additionalProperties: false }, [{ kind: "key", name: "b" }], { ok: true, types: null }],
-    ["patternProperties make it open", { ...object({ a: {} }), patternProperties: { "^x": {} } }, [{ kind: "key", name: "b" }], { ok: true, types: null }],
-    ["a $ref next to properties makes it open", { ...object({ a: {} }), $ref: "#/$defs/x", $defs: { x: {} } }, [{ kind: "key", name: "b" }], { ok: true, types: null }],
-    ["a key on a string", { type: "string" }, [{ kind: "key", name: "b" }], { ok: false, at: 0, code: "not-indexable", keys: [], types: new Set(["string"]) }],
-    ["an index on an object", { type: "object" }, [{ kind: "index", index: 0 }], { ok: false, at: 0, code: "not-indexable", keys: [], types: new Set(["object"]) }],
-    ["type from const", { const: 3 }, [], { ok: true, types: new Set(["integer"]) }],
-    ["type from enum", { enum: ["a", null] }, [], { ok: true, types: new Set(["string", "null"]) }],
-    ["nullable string cannot take a key", { type: ["string", "null"] }, [{ kind: "key", name: "x" }], { ok: false, at: 0, code: "not-indexable", keys: [], types: new Set(["string", "null"]) }],
-    ["an object-or-null can take a key", { type: ["object", "null"] }, [{ kind: "key", name: "x" }], { ok: true, types: null }],
-    ["a remote $ref is unknown", { $ref: "https://example.com/s.json" }, [{ kind: "key", name: "x" }], { ok: true, types: null }],
-    ["$ref to #/definitions", { $ref: "#/definitions/d", definitions: { d: { type: "number" } } }, [], { ok: true, types: new Set(["number"]) }],
-    ["$ref with a percent-encoded name", { $ref: "#/$defs/a%20b", $defs: { "a b": { type: "boolean" } } }, [], { ok: true, types: new Set(["boolean"]) }],
-    ["a $ref cycle ends as unknown", { $ref: "#" }, [{ kind: "key", name: "x" }], { ok: true, types: null }],
-    ["draft-07 tuple items", { type: "array", items: [{ type: "string" }], additionalItems: false }, [{ kind: "index", index: 1 }], { ok: false, at: 0, code: "unknown-key", keys: [], maxItems: 1, types: null }],
-    ["oneOf types are a union", { oneOf: [{ type: "string" }, { type: "integer" }] }, [], { ok: true, types: new Set(["string", "integer"]) }],
-    ["allOf types are an intersection", { allOf: [{ type: ["string", "number"] }, { type: ["integer", "null"] }] }, [], { ok: true, types: new Set(["integer"]) }],
-    ["contradictory types say nothing", { allOf: [{ type: "string" }, { type: "number" }] }, [], { ok: true, types: null }],
-    ["a boolean schema allows anything", true, [{ kind: "key", name: "x" }], { ok: true, types: null }],
-    ["garbage is not a schema", "nonsense", [{ kind: "key", name: "x" }], { ok: true, types: null }],
-  ] as const)("%s", (_name, schema, path, expected) => {
-    expect(walkSchema(schema, path)).toEqual(expected);
-  });
-
-  test("a schema with thousands of anyOf branches stays within its budget", () => {
-    const schema = { anyOf: Array.from({ length: 50_000 }, () => ({ type: "object", properties: { a: {} }, additionalProperties: false })) };
-    expect(walkSchema(schema, [{ kind: "key", name: "b" }]).ok).toBe(true);
   });
 });
 
