@@ -26,6 +26,17 @@ export function freePort() {
  */
 export async function startEmbeddedPostgres() {
   const folder = mkdtempSync(join(tmpdir(), "plan-refs-pg-"));
+  try {
+    return await startIn(folder);
+  } catch (error) {
+    // A server that did not start leaves no data folder behind.
+    rmSync(folder, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** Start a server whose data folder and socket are in `folder`. */
+async function startIn(folder) {
   chmodSync(folder, 0o777);
   const port = await freePort();
   const password = "plan-refs";
@@ -44,7 +55,12 @@ export async function startEmbeddedPostgres() {
     });
   let server = make();
   await server.initialise();
-  await server.start();
+  try {
+    await server.start();
+  } catch (error) {
+    await server.stop().catch(() => undefined);
+    throw error;
+  }
   return {
     url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
     port,

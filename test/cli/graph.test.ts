@@ -4,18 +4,18 @@
  * and the timeline written after a run that succeeded, failed or was interrupted by a signal.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
 import { splitCommand } from "../../src/mcp/split-command.js";
 import { planToDot, planToMermaid, planToSvg } from "../../src/draw/index.js";
 import { parseXml } from "../draw/xml.js";
+import { tempFolder } from "../helpers/temp.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const main = process.env["PLAN_REFS_CLI"] ?? join(root, "dist/cli/main.js");
-const tmp = mkdtempSync(join(tmpdir(), "plan-refs-graph-"));
+const tmp = tempFolder("graph");
 const TRIP = "examples/trip/plan.json";
 const TRIP_TOOLS = "examples/trip/tools.json";
 const trip = JSON.parse(readFileSync(join(root, TRIP), "utf8")) as unknown;

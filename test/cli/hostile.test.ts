@@ -6,16 +6,16 @@
  * pipe that closes early.
  */
 import { execFile, spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
 import { argsOf, type ResolveCase } from "../helpers/cases.js";
 import { hostileCases, runsInCli } from "../helpers/hostile.js";
+import { tempFolder } from "../helpers/temp.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
-const tmp = mkdtempSync(join(tmpdir(), "plan-refs-hostile-"));
+const tmp = tempFolder("hostile");
 const main = join(root, "dist/cli/main.js");
 
 interface Run {

@@ -4,16 +4,16 @@
  * terminal faked through `CliIo`.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
 import { runCli } from "../../src/cli/cli.js";
 import type { Diagnostic } from "../../src/lint/index.js";
+import { tempFolder } from "../helpers/temp.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
-const tmp = mkdtempSync(join(tmpdir(), "plan-refs-lint-"));
+const tmp = tempFolder("lint");
 
 function file(name: string, content: string | Uint8Array): string {
   const path = join(tmp, name);

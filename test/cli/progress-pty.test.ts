@@ -4,16 +4,16 @@
  * number of steps, not with its square. The bound is on bytes written, never on time.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
+import { tempFolder } from "../helpers/temp.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 // PLAN_REFS_CLI: another build of the executable (to check that a test fails on the build before a fix).
 const main = process.env["PLAN_REFS_CLI"] ?? join(root, "dist/cli/main.js");
-const tmp = mkdtempSync(join(tmpdir(), "plan-refs-pty-"));
+const tmp = tempFolder("pty");
 const haveScript = spawnSync("script", ["--version"], { encoding: "utf8" }).status === 0;
 
 const STEPS = 10_000;

@@ -3,16 +3,16 @@
  * one run to the next), and it never throws and never loses a step, whatever the tools returned.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { reportToJSON, runPlan, StepError, type RunReport, type ToolFunctions } from "../../src/index.js";
+import { tempFolder } from "../helpers/temp.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
-const tmp = mkdtempSync(join(tmpdir(), "plan-refs-report-json-"));
+const tmp = tempFolder("report-json");
 
 function file(name: string, content: string): string {
   const path = join(tmp, name);

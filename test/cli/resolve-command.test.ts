@@ -3,14 +3,14 @@
  * dist/ first).
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
+import { tempFolder } from "../helpers/temp.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
-const tmp = mkdtempSync(join(tmpdir(), "plan-refs-resolve-"));
+const tmp = tempFolder("resolve");
 
 function file(name: string, content: string): string {
   const path = join(tmp, name);

@@ -4,16 +4,16 @@
  * ignores its abort signal and keeps the event loop busy. A second signal ends the process at once.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
+import { tempFolder } from "../helpers/temp.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 // PLAN_REFS_CLI: another build of the executable (to check that a test fails on the build before a fix).
 const main = process.env["PLAN_REFS_CLI"] ?? join(root, "dist/cli/main.js");
-const tmp = mkdtempSync(join(tmpdir(), "plan-refs-signals-"));
+const tmp = tempFolder("signals");
 
 function file(name: string, content: string): string {
   const path = join(tmp, name);

@@ -6,18 +6,18 @@
  * line or drive the terminal.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
 import { COMMAND_NAMES } from "../../src/cli/cli.js";
 import { splitCommand } from "../../src/mcp/split-command.js";
+import { tempFolder } from "../helpers/temp.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 // PLAN_REFS_CLI: another build of the executable (to check that a test fails on the build before a fix).
 const main = process.env["PLAN_REFS_CLI"] ?? join(root, "dist/cli/main.js");
-const tmp = mkdtempSync(join(tmpdir(), "plan-refs-usage-"));
+const tmp = tempFolder("usage");
 const version = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
 
 function file(name: string, content: string): string {

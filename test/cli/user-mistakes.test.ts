@@ -4,8 +4,7 @@
  * against `maxInterpolations`, not against the path segments of one reference).
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
@@ -13,10 +12,11 @@ import { DEFAULT_LIMITS } from "../../src/shared/options.js";
 import { lintPlan, lintPlanText, parseJsonText, readTools, RefError, resolveRefs, tryParseRef } from "../../src/index.js";
 import { locatePositions } from "../../src/lint/text-positions.js";
 import { MAX_NESTING } from "../../src/plan/json-text.js";
+import { tempFolder } from "../helpers/temp.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const main = process.env["PLAN_REFS_CLI"] ?? join(root, "dist/cli/main.js");
-const tmp = mkdtempSync(join(tmpdir(), "plan-refs-mistakes-"));
+const tmp = tempFolder("mistakes");
 
 function file(name: string, content: string): string {
   const path = join(tmp, name);

@@ -2,17 +2,17 @@
  * `plan-refs schema`, in process through runCli: the printed schema is planSchema's, each option is
  * passed on, --help follows the command line's conventions, and mistakes are one line and exit 2.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { runCli } from "../../src/cli/cli.js";
 import { planSchema } from "../../src/formats/plan-schema.js";
 import type { ToolCatalog } from "../../src/plan/plan.js";
+import { tempFolder } from "../helpers/temp.js";
 
 const root = join(import.meta.dirname, "../..");
 const trip = join(root, "examples/trip/tools.json");
-const tmp = mkdtempSync(join(tmpdir(), "plan-refs-schema-"));
+const tmp = tempFolder("schema");
 
 async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = "";

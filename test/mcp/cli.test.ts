@@ -4,15 +4,15 @@
  * the example in examples/mcp/.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { tempFolder } from "../helpers/temp.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const SERVER = "test/fixtures/mcp-server.mjs";
-const work = mkdtempSync(join(tmpdir(), "plan-refs-mcp-cli-"));
+const work = tempFolder("mcp-cli");
 
 function cli(args: readonly string[], cwd = root): { code: number | null; stdout: string; stderr: string } {
   const result = spawnSync(process.execPath, [join(root, "dist/cli/main.js"), ...args], { cwd, encoding: "utf8", input: "", timeout: 60_000 });
