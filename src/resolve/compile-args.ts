@@ -12,9 +12,9 @@
  */
 import type { RefAst } from "../grammar/ast.js";
 import { atArgument, RefError } from "../shared/errors.js";
-import { normalizeOptions, type ResolveOptions } from "../shared/options.js";
+import { normalizeOptions, type NormalizedOptions, type ResolveOptions } from "../shared/options.js";
 import { assertResults, stackLimit, type Results } from "./access.js";
-import { evaluateAst } from "./evaluate.js";
+import { callContext, evaluateAst, type EvaluationContext } from "./evaluate.js";
 import { ArgsWalk, assertArgs, childPointer, defineOwn } from "./walk-args.js";
 
 /** A compiled set of arguments: resolves them against one set of step results. */
@@ -26,7 +26,8 @@ interface RefNode {
   readonly ast: RefAst;
   /** Where it is in `args`, for errors. */
   readonly pointer: string;
-  readonly context: { readonly source: string; readonly maxOutputLength: number; readonly maxDepth: number };
+  /** Its text (the evaluator's `source`, for errors). */
+  readonly source: string;
 }
 
 /** A container (with `deep`) that holds a placeholder somewhere inside: rebuilt on each call. */
@@ -60,6 +61,8 @@ interface Program {
   /** Indexes of the top-level entries that are not constant. */
   readonly live: readonly number[];
   readonly hasShared: boolean;
+  /** The options compiled with (each call's evaluation context takes its limits). */
+  readonly options: NormalizedOptions;
   /** An error in `args`: each call evaluates `refsBefore` (in walk order), then throws `error`. */
   readonly pending: { readonly refsBefore: readonly RefNode[]; readonly error: unknown } | undefined;
 }
@@ -106,13 +109,13 @@ class Compiler extends ArgsWalk<Node> {
   #hasShared = false;
 
   compileTop(args: Record<string, unknown>): Program {
-    const keys: string[] = [];
-    let nodes: Node[];
+    const nodes: Node[] = [];
+    let keys: string[];
     try {
-      nodes = this.walkTop(args, keys);
+      keys = this.walkTop(args, nodes);
     } catch (error) {
       const pending = { refsBefore: [...this.#refs], error: stackLimit(error) };
-      return { keys: NO_ENTRIES, nodes: NO_ENTRIES, template: {}, live: NO_ENTRIES, hasShared: false, pending };
+      return { keys: NO_ENTRIES, nodes: NO_ENTRIES, template: {}, live: NO_ENTRIES, hasShared: false, options: this.options, pending };
     }
     const template: Record<string, unknown> = {};
     const live: number[] = [];
@@ -120,7 +123,7 @@ class Compiler extends ArgsWalk<Node> {
       defineOwn(template, keys[i]!, node.kind === "value" ? node.value : undefined);
       if (node.kind !== "value") live.push(i);
     });
-    return { keys, nodes, template, live, hasShared: this.#hasShared, pending: undefined };
+    return { keys, nodes, template, live, hasShared: this.#hasShared, options: this.options, pending: undefined };
   }
 
   protected constant(value: unknown): Node {
@@ -128,12 +131,7 @@ class Compiler extends ArgsWalk<Node> {
   }
 
   protected placeholder(ast: RefAst, text: string, parent: string, key: string): Node {
-    const node: RefNode = {
-      kind: "ref",
-      ast,
-      pointer: childPointer(parent, key),
-      context: { source: text, maxOutputLength: this.options.maxOutputLength, maxDepth: this.options.maxDepth },
-    };
+    const node: RefNode = { kind: "ref", ast, pointer: childPointer(parent, key), source: text };
     this.#refs.push(node);
     return node;
   }
@@ -163,8 +161,10 @@ class Compiler extends ArgsWalk<Node> {
 }
 
 function run(program: Program, results: Results): Record<string, unknown> {
+  // One evaluation context per call: its step memo belongs to these results.
+  const context = callContext(program.options);
   if (program.pending !== undefined) {
-    for (const ref of program.pending.refsBefore) evaluateRef(ref, results);
+    for (const ref of program.pending.refsBefore) evaluateRef(ref, results, context);
     throw program.pending.error;
   }
   const memo = program.hasShared ? new Map<ContainerNode, unknown>() : undefined;
@@ -174,41 +174,48 @@ function run(program: Program, results: Results): Record<string, unknown> {
   const { live, nodes, keys } = program;
   for (let i = 0; i < live.length; i++) {
     const index = live[i]!;
-    defineOwn(out, keys[index]!, runNode(nodes[index]!, results, memo));
+    defineOwn(out, keys[index]!, runNode(nodes[index]!, results, memo, context));
   }
   return out;
 }
 
-function runNode(node: Node, results: Results, memo: Map<ContainerNode, unknown> | undefined): unknown {
+function runNode(node: Node, results: Results, memo: Map<ContainerNode, unknown> | undefined, context: EvaluationContext): unknown {
   switch (node.kind) {
     case "value":
       return node.value;
     case "ref":
-      return evaluateRef(node, results);
+      return evaluateRef(node, results, context);
     case "object":
     case "array":
-      return runContainer(node, results, memo);
+      return runContainer(node, results, memo, context);
   }
 }
 
-function evaluateRef(node: RefNode, results: Results): unknown {
+function evaluateRef(node: RefNode, results: Results, context: EvaluationContext): unknown {
   try {
-    return evaluateAst(node.ast, results, node.context);
+    context.source = node.source;
+    return evaluateAst(node.ast, results, context);
   } catch (error) {
     if (error instanceof RefError) throw atArgument(error, node.pointer);
     throw error;
   }
 }
 
-function runContainer(node: ContainerNode, results: Results, memo: Map<ContainerNode, unknown> | undefined): unknown {
+function runContainer(node: ContainerNode, results: Results, memo: Map<ContainerNode, unknown> | undefined, context: EvaluationContext): unknown {
   if (node.shared && memo!.has(node)) return memo!.get(node);
-  const values = node.nodes.map((child) => runNode(child, results, memo));
+  const { nodes, originals } = node;
+  const values = new Array<unknown>(nodes.length);
   // Object.is, as resolveRefs: a placeholder whose value is its own text leaves the container unchanged.
+  let changed = false;
+  for (let i = 0; i < nodes.length; i++) {
+    const value = runNode(nodes[i]!, results, memo, context);
+    values[i] = value;
+    if (!changed && !Object.is(value, originals[i])) changed = true;
+  }
   let resolved: unknown = node.original;
-  if (!values.every((value, i) => Object.is(value, node.originals[i]))) {
-    const out: Record<string, unknown> | unknown[] =
-      node.kind === "array" ? new Array<unknown>(node.length) : node.nullPrototype ? (Object.create(null) as Record<string, unknown>) : {};
-    node.keys.forEach((key, i) => defineOwn(out, key, values[i]));
+  if (changed) {
+    const out: Record<string, unknown> | unknown[] = node.kind === "array" ? new Array<unknown>(node.length) : node.nullPrototype ? (Object.create(null) as Record<string, unknown>) : {};
+    for (let i = 0; i < values.length; i++) defineOwn(out, node.keys[i]!, values[i]);
     resolved = out;
   }
   if (node.shared) memo!.set(node, resolved);

@@ -10,6 +10,7 @@ import { pathLikeAt, pathSyntaxHint } from "../shared/path-hint.js";
 import type { Span } from "../shared/span.js";
 import { safeText, listSome, quoted } from "../shared/text.js";
 import { accessError, assertResults, describeValue, keySample, MISSING, NOT_INDEXABLE, readIndex, readKey, readStep, sizeOf, type Results } from "./access.js";
+import { outputLimitError } from "./limits.js";
 import { InterpolationTooLong, interpolationText } from "./stringify.js";
 
 /** Limits that apply while evaluating. */
@@ -20,12 +21,42 @@ export interface EvaluateOptions {
   readonly maxDepth?: number | undefined;
 }
 
-/** What the evaluator needs to know about where it is, for error messages. */
+/** What the evaluator needs to know about where it is, for error messages, and its limits. */
 interface Context {
   /** The source text the AST came from, if known (spans index into it). */
   readonly source: string | undefined;
   readonly maxOutputLength: number;
   readonly maxDepth: number;
+  /**
+   * Set for a context that lives for one call only (`callContext`): the last step read is remembered
+   * (`stepId`, `stepValue`), so `$1.city` then `$1.country` read step 1's result once. A context
+   * without it (kept across calls, whose results may change) reads every time.
+   */
+  readonly memo?: boolean | undefined;
+  /** The last step read in this call, with `memo`. */
+  stepId?: string | undefined;
+  /** What `readStep` gave for `stepId` (the result or `MISSING`). */
+  stepValue?: unknown;
+}
+
+/** The context of one call of `resolveRefs` or a compiled function: `source` set before each placeholder, the step memo fresh. */
+export interface EvaluationContext extends Context {
+  source: string | undefined;
+}
+
+/** A context for one call with these limits (never kept beyond the call: the memo belongs to that call's results). */
+export function callContext(limits: { readonly maxOutputLength: number; readonly maxDepth: number }, source?: string): EvaluationContext {
+  return { source, maxOutputLength: limits.maxOutputLength, maxDepth: limits.maxDepth, memo: true, stepId: undefined, stepValue: undefined };
+}
+
+/** The result of step `id`, or `MISSING`, through the context's memo when it has one. May throw (a Proxy trap): callers guard. */
+function stepResult(results: Results, id: string, context: Context): unknown {
+  if (context.memo !== true) return readStep(results, id);
+  if (context.stepId === id) return context.stepValue;
+  const value = readStep(results, id);
+  context.stepId = id;
+  context.stepValue = value;
+  return value;
 }
 
 /**
@@ -49,7 +80,7 @@ export function evaluate(ast: RefAst, results: Results, options?: EvaluateOption
 
 /** The options of `evaluate`, read once and checked: `invalid-options` for a bad value, `access` for an unreadable one. */
 function evaluateContext(options: (EvaluateOptions & { source?: string }) | undefined): Context {
-  if (options === undefined) return { source: undefined, maxOutputLength: DEFAULT_LIMITS.maxOutputLength, maxDepth: DEFAULT_LIMITS.maxDepth };
+  if (options === undefined) return callContext(DEFAULT_LIMITS);
   if (typeof options !== "object" || options === null) throw new RefError("invalid-options", "options must be an object");
   let source: unknown, maxOutputLength: unknown, maxDepth: unknown;
   try {
@@ -59,11 +90,11 @@ function evaluateContext(options: (EvaluateOptions & { source?: string }) | unde
   }
   if (source !== undefined && typeof source !== "string") throw new RefError("invalid-options", "option source must be a string");
   const { maxOutputLength: outputLimit, maxDepth: depthLimit } = normalizeOptions({ maxOutputLength: maxOutputLength as number | undefined, maxDepth: maxDepth as number | undefined });
-  return { source, maxOutputLength: outputLimit, maxDepth: depthLimit };
+  return callContext({ maxOutputLength: outputLimit, maxDepth: depthLimit }, source);
 }
 
 function outputTooLong(context: Context, span: Span): RefError {
-  return new RefError("limit", `template output is longer than maxOutputLength (${context.maxOutputLength})`, { ref: context.source, span });
+  return outputLimitError("template output", context.maxOutputLength, context.source, span);
 }
 
 /** `evaluate` without re-checking `results` (the caller already did). */
@@ -111,7 +142,7 @@ function evaluateExpression(node: Expression, results: Results, context: Context
         // Only a missing step or key falls back (an access error is thrown, never hidden), and the
         // KeyError of a reference that falls back is never built: its message lists keys, which costs
         // time in proportion to a large result, and a chain of defaults would pay it once per link.
-        const found = lookupReference(current.reference, results);
+        const found = lookupReference(current.reference, results, context);
         if (found !== MISSING) return found;
         current = current.fallback;
         break;
@@ -126,11 +157,11 @@ function evaluateExpression(node: Expression, results: Results, context: Context
  * A reference's value, or `MISSING` when a step or key is missing: what a default needs, without
  * building a KeyError. An unreadable value (a throwing Proxy) is an `access` error, never a fallback.
  */
-function lookupReference(node: ReferenceNode, results: Results): unknown {
+function lookupReference(node: ReferenceNode, results: Results, context: Context): unknown {
   const path = node.path;
   let index = -1;
   try {
-    let value = readStep(results, node.step.id);
+    let value = stepResult(results, node.step.id, context);
     for (index = 0; value !== MISSING && index < path.length; index++) {
       const segment = path[index]!;
       value = segment.type === "index" ? readIndex(value, segment.index) : readKey(value, segment.name);
@@ -150,7 +181,7 @@ function evaluateReference(node: ReferenceNode, results: Results, context: Conte
   let container: unknown;
   let value: unknown;
   try {
-    value = readStep(results, node.step.id);
+    value = stepResult(results, node.step.id, context);
     if (value !== MISSING) for (index = 0; index < path.length; index++) {
       container = value;
       const segment = path[index]!;

@@ -7,12 +7,10 @@
 import { RefError } from "../shared/errors.js";
 import { isPlainArray, MISSING, ownDataEntries, readOwnData } from "../shared/own-data.js";
 import { rethrowAsAccess } from "./access.js";
+import { depthLimitError, InterpolationTooLong, outputLimitError } from "./limits.js";
 
-/**
- * The error of an interpolated value longer than the room left for it: the template turns it into its
- * own "template output is longer than maxOutputLength" error, with the caller's limit and the part's span.
- */
-export class InterpolationTooLong extends RefError {}
+// The error of an interpolated value longer than the room left for it (the template turns it into its own).
+export { InterpolationTooLong };
 
 /** Text of one interpolated value, at most `maxLength` characters (else `InterpolationTooLong`, code `limit`). */
 export function interpolationText(value: unknown, maxLength: number, maxDepth: number): string {
@@ -33,7 +31,7 @@ function compactJson(root: object, maxLength: number, maxDepth: number): string 
   const ancestors = new Set<object>();
   const push = (text: string): void => {
     length += text.length;
-    if (length > maxLength) throw new InterpolationTooLong("limit", `interpolated value is longer than maxOutputLength (${maxLength})`);
+    if (length > maxLength) throw outputLimitError("interpolated value", maxLength);
     parts.push(text);
   };
 
@@ -54,7 +52,7 @@ function compactJson(root: object, maxLength: number, maxDepth: number): string 
     }
     if (value === null) return push("null");
     const object = value as object;
-    if (depth > maxDepth) throw new RefError("limit", `interpolated value is nested deeper than maxDepth (${maxDepth})`);
+    if (depth > maxDepth) throw depthLimitError("interpolated value", maxDepth);
     if (ancestors.has(object)) throw new RefError("cycle", "interpolated value contains a cycle");
     ancestors.add(object);
     rethrowAsAccess("an interpolated value", () => {

@@ -12,10 +12,14 @@ import type { RefAst } from "../grammar/ast.js";
 import { classifyString } from "../grammar/classify.js";
 import { atArgument, RefError } from "../shared/errors.js";
 import type { NormalizedOptions } from "../shared/options.js";
-import { isPlainArray, isPlainObject } from "../shared/own-data.js";
+import { defineOwn, isPlainArray, isPlainObject } from "../shared/own-data.js";
 import { pointerToken } from "../shared/pointer.js";
 import { safeText } from "../shared/text.js";
 import { accessError, describeValue } from "./access.js";
+import { depthLimitError, placeholderLimitError } from "./limits.js";
+
+// The one way to write an own data property lives in src/shared/own-data.ts; re-exported for the runner.
+export { defineOwn };
 
 /** Throws `RefError` code `invalid-args` unless `args` is an object (an array or a primitive is refused). */
 export function assertArgs(args: unknown): asserts args is Record<string, unknown> {
@@ -33,15 +37,6 @@ export function childPointer(pointer: string, key: string): string {
   return key.includes("~") || key.includes("/") ? `${pointer}/${pointerToken(key)}` : `${pointer}/${key}`;
 }
 
-/** Define an own data property, so that a `__proto__` key stays an ordinary own key (plain assignment otherwise: it is faster). */
-export function defineOwn(target: Record<string, unknown> | unknown[], key: string, value: unknown): void {
-  if (key === "__proto__") {
-    Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
-  } else {
-    (target as Record<string, unknown>)[key] = value;
-  }
-}
-
 /** `RefError` code `access`: an argument is an accessor property (plan-refs never invokes getters). */
 export function getterError(pointer: string): RefError {
   return new RefError("access", `argument ${safeText(pointer, 120)} is a getter; plan-refs never invokes getters`, { arg: pointer });
@@ -52,16 +47,6 @@ export function cycleError(pointer: string): RefError {
   return new RefError("cycle", `args contain a cycle: ${safeText(pointer, 120)} refers back to one of its parents`, { arg: pointer });
 }
 
-/** `RefError` code `limit`: `args` are nested deeper than `maxDepth` (with `deep`). */
-export function depthLimitError(pointer: string, maxDepth: number): RefError {
-  return new RefError("limit", `args are nested deeper than maxDepth (${maxDepth})`, { arg: pointer });
-}
-
-/** `RefError` code `limit`: one call holds more than `maxPlaceholders` placeholders and templates. */
-export function placeholderLimitError(pointer: string, maxPlaceholders: number): RefError {
-  return new RefError("limit", `more than maxPlaceholders (${maxPlaceholders}) placeholders in one call`, { arg: pointer });
-}
-
 /** What `args at …` an unreadable container is called in an `access` error. */
 function argsAt(pointer: string): string {
   return `args at ${pointer || "(root)"}`;
@@ -69,18 +54,25 @@ function argsAt(pointer: string): string {
 
 /**
  * The own enumerable data entries of a container of `args`, all read before any is walked (so an
- * error in a later entry's read comes before one in an earlier entry's value, in both forms). A
- * getter is refused, never invoked; a throwing Proxy trap becomes code `access`.
+ * error in a later entry's read comes before one in an earlier entry's value, in both forms): returns
+ * the keys in `Object.keys` order and pushes their values onto `values`. A getter is refused, never
+ * invoked; a throwing Proxy trap becomes code `access`.
  */
-function readEntries(container: object, pointer: string, keys: string[], values: unknown[]): void {
+function readEntries(container: object, pointer: string, values: unknown[]): string[] {
   try {
-    for (const key of Object.keys(container)) {
+    // The array Object.keys returns is this walk's own: a key listed but gone (a Proxy) is dropped in place.
+    const keys = Object.keys(container);
+    let kept = 0;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
       const descriptor = Object.getOwnPropertyDescriptor(container, key);
       if (descriptor === undefined) continue;
       if (!("value" in descriptor)) throw getterError(childPointer(pointer, key));
-      keys.push(key);
+      keys[kept++] = key;
       values.push(descriptor.value);
     }
+    if (kept < keys.length) keys.length = kept;
+    return keys;
   } catch (error) {
     throw accessError(() => argsAt(pointer), error);
   }
@@ -115,15 +107,16 @@ export abstract class ArgsWalk<T> {
     return built;
   }
 
-  /** Walk the top-level arguments: fills `keys` in order and returns what each value built. */
-  protected walkTop(args: Record<string, unknown>, keys: string[]): T[] {
+  /**
+   * Walk the top-level arguments: returns their keys in order and leaves in `built` what each value
+   * built (each value is read into `built`, then replaced by what it built: one array for both).
+   */
+  protected walkTop(args: Record<string, unknown>, built: T[]): string[] {
     this.#open?.add(args);
-    const values: unknown[] = [];
-    readEntries(args, "", keys, values);
-    // Each value is read before it is replaced by what it built: one array for both.
-    const built = values as T[];
+    const values = built as unknown[];
+    const keys = readEntries(args, "", values);
     for (let i = 0; i < keys.length; i++) built[i] = this.walkValue(values[i], "", keys[i]!, 1);
-    return built;
+    return keys;
   }
 
   /** `value`, found at key `key` of the container at `parent` (the pointer is built only when needed). */
@@ -143,13 +136,12 @@ export abstract class ArgsWalk<T> {
     if (this.#open.has(value)) throw cycleError(pointer);
     const done = this.#done!.get(value);
     if (done !== undefined) return this.again(done);
-    if (depth > this.options.maxDepth) throw depthLimitError(pointer, this.options.maxDepth);
+    if (depth > this.options.maxDepth) throw depthLimitError("args", this.options.maxDepth, pointer);
     this.#open.add(value);
-    const keys: string[] = [];
     const values: unknown[] = [];
-    readEntries(value, pointer, keys, values);
-    const built: T[] = [];
-    for (let i = 0; i < keys.length; i++) built.push(this.walkValue(values[i], pointer, keys[i]!, depth + 1));
+    const keys = readEntries(value, pointer, values);
+    const built = new Array<T>(keys.length);
+    for (let i = 0; i < keys.length; i++) built[i] = this.walkValue(values[i], pointer, keys[i]!, depth + 1);
     const result = this.container(value as Record<string, unknown> | unknown[], plainArray, keys, values, built, pointer);
     this.#open.delete(value);
     this.#done!.set(value, result);
@@ -164,7 +156,7 @@ export abstract class ArgsWalk<T> {
       case "error":
         throw atArgument(classified.error, childPointer(parent, key));
       case "ref":
-        if (++this.#placeholders > this.options.maxPlaceholders) throw placeholderLimitError(childPointer(parent, key), this.options.maxPlaceholders);
+        if (++this.#placeholders > this.options.maxPlaceholders) throw placeholderLimitError(this.options.maxPlaceholders, childPointer(parent, key));
         return this.placeholder(classified.ast, text, parent, key);
     }
   }

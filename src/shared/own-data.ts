@@ -107,13 +107,28 @@ export function ownElements(value: unknown): [unknown, number][] {
 }
 
 /**
- * Set an own data property, whatever its name (`__proto__` included: it stays a plain key).
+ * Set an own data property, whatever its name (`__proto__` included: it stays a plain key), on an
+ * object or array the caller has just created (`{}`, `Object.create(null)`, `new Array(n)`, a spread
+ * copy): the one way every layer writes what it builds from untrusted keys.
+ *
+ * A plain assignment where that is the same thing, since it is several times faster than
+ * `Object.defineProperty`: on such a target an assignment creates (or overwrites) a writable,
+ * enumerable, configurable own data property unless the prototype chain has a setter for that key,
+ * and the only setter that `Object.prototype` and `Array.prototype` have is `__proto__` (which
+ * `--disable-proto=throw` turns into a throwing accessor). So `__proto__` alone is defined, never
+ * assigned. A setter installed on `Object.prototype` by prototype pollution is out of scope: it would
+ * compromise every object of the process, not only these writes (test/shared/own-data.test.ts checks
+ * that the built-in prototypes have no other setter).
  *
  * @example
  * const target: Record<string, unknown> = {};
  * defineOwn(target, "__proto__", 1);
  * Object.keys(target) // ["__proto__"]
  */
-export function defineOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+export function defineOwn(target: Record<string, unknown> | unknown[], key: string, value: unknown): void {
+  if (key === "__proto__") {
+    Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  } else {
+    (target as Record<string, unknown>)[key] = value;
+  }
 }
