@@ -116,7 +116,8 @@ export function databaseError(error: unknown, connection: Connection): PostgresE
   if (isConnectionError(error)) {
     return new PostgresError("database-unreachable", `cannot reach PostgreSQL at ${connection.where}: ${safeText(firstLine(describeThrown(error)), 200)}`, { cause: error });
   }
-  if (codeOf(error) === "3F000" || codeOf(error) === "42P01") {
+  // No schema, table, function or column: the database is not migrated (or by an older version).
+  if (codeOf(error) === "3F000" || codeOf(error) === "42P01" || codeOf(error) === "42883" || codeOf(error) === "42703") {
     return new PostgresError("not-migrated", `the plan-refs tables are not in ${connection.where} (schema ${connection.schema}): run migrate() or plan-refs db migrate first`, { cause: error });
   }
   return new PostgresError("database-error", `PostgreSQL at ${connection.where} failed: ${safeText(firstLine(describeThrown(error)), 300)}`, { cause: error });

@@ -4,6 +4,7 @@
  */
 import { connectClient, databaseError, readConnection, table, type Connection, type ConnectionOptions } from "./db.js";
 import { loadGraphileWorker } from "./graphile.js";
+import { settleDoneFunction } from "./transitions.js";
 import { silentLogger } from "./worker-logger.js";
 
 /** A lock id of plan-refs' migrations (any constant; advisory locks are per database). */
@@ -24,6 +25,9 @@ function statements(connection: Connection): string[] {
       created_at timestamptz not null default clock_timestamp(),
       finished_at timestamptz
     )`,
+    // Someone follows the run's progress (waitForRun with onProgress): only then do workers announce each step.
+    `alter table ${runs} add column if not exists watched boolean not null default false`,
+    settleDoneFunction(connection),
     `create table if not exists ${table(connection, "steps")} (
       run_id text not null references ${runs} (id) on delete cascade,
       step_id bigint not null,

@@ -18,8 +18,16 @@ export interface PgQueryResult {
   readonly rowCount: number | null;
 }
 
+/** A named query: prepared once per connection, then only bound and run (pg's `name`). */
+export interface PgNamedQuery {
+  readonly name: string;
+  readonly text: string;
+  readonly values: readonly unknown[];
+}
+
 export interface PgQueryable {
   query(text: string, values?: readonly unknown[]): Promise<PgQueryResult>;
+  query(query: PgNamedQuery): Promise<PgQueryResult>;
 }
 
 export interface PgClient extends PgQueryable {

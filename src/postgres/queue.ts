@@ -2,7 +2,7 @@
  * Enqueueing steps (graphile-worker jobs, added from SQL inside the caller's transaction) and the
  * notifications plan-refs sends: a run finished, a run was stopped.
  */
-import { table, type Connection } from "./db.js";
+import { literal, table, type Connection } from "./db.js";
 import type { PgQueryable } from "./peers.js";
 
 /** graphile-worker's task name of a plan-refs step (one per schema, so two schemas never share jobs). */
@@ -29,14 +29,12 @@ export async function notifyProgress(client: PgQueryable, connection: Connection
   await client.query("select pg_notify($1, $2)", [progressChannel(connection), runId]);
 }
 
-/** Add one job per step, in the caller's transaction. A job key per step: a step is never queued twice. */
-export async function enqueueSteps(client: PgQueryable, connection: Connection, runId: string, stepIds: readonly number[]): Promise<void> {
-  if (stepIds.length === 0) return;
-  await client.query(
-    `select graphile_worker.add_job($1::text, json_build_object('runId', $2::text, 'stepId', s), job_key := $2::text || ':' || s::text, job_key_mode := 'unsafe_dedupe', max_attempts := 25)
-     from unnest($3::bigint[]) as s`,
-    [stepTask(connection), runId, stepIds],
-  );
+/**
+ * The SQL call that adds a step's job (graphile-worker's `add_job`, in the caller's transaction), given
+ * SQL expressions of the run id (text) and the step id. A job key per step: a step is never queued twice.
+ */
+export function addStepJob(connection: Connection, runIdSql: string, stepIdSql: string): string {
+  return `graphile_worker.add_job(${literal(stepTask(connection))}, json_build_object('runId', ${runIdSql}, 'stepId', ${stepIdSql}), job_key := ${runIdSql} || ':' || ${stepIdSql}::text, job_key_mode := 'unsafe_dedupe', max_attempts := 25)`;
 }
 
 export async function notifyRunFinished(client: PgQueryable, connection: Connection, runId: string): Promise<void> {

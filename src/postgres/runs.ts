@@ -163,7 +163,11 @@ export async function waitForRun(runId: string, options: WaitOptions = {}): Prom
             wake?.();
           });
           await made.query(`listen "${finishedChannel(connection)}"`);
-          if (onProgress !== undefined) await made.query(`listen "${progressChannel(connection)}"`);
+          if (onProgress !== undefined) {
+            await made.query(`listen "${progressChannel(connection)}"`);
+            // Workers announce a run's steps only while someone follows it (after this, before the snapshot below).
+            await made.query(`update ${table(connection, "runs")} set watched = true where id = $1 and not watched`, [id]);
+          }
           client = made;
         }
         notified = new Promise((resolve) => {

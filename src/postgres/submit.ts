@@ -1,6 +1,6 @@
 /**
  * `submitPlan`: reads and lints a plan exactly as `runPlan` does, stores it with a run row, and
- * enqueues the steps that depend on nothing, all in one transaction.
+ * enqueues the steps that depend on nothing, all in one statement (one round trip).
  */
 import { randomUUID } from "node:crypto";
 import { lintReadPlan } from "../lint/lint-plan.js";
@@ -13,8 +13,8 @@ import { asRefError, describeThrown, RefError } from "../shared/errors.js";
 import { layeredOptions, OPTION_NAMES, type NormalizedOptions, type OptionName } from "../shared/options.js";
 import { safeText } from "../shared/text.js";
 import { ownData } from "../shared/own-data.js";
-import { databaseError, inTransaction, poolFor, readConnection, table, type Connection, type ConnectionOptions } from "./db.js";
-import { enqueueSteps, notifyRunFinished } from "./queue.js";
+import { databaseError, poolFor, readConnection, table, type Connection, type ConnectionOptions } from "./db.js";
+import { addStepJob, finishedChannel } from "./queue.js";
 
 /** What a stored run keeps of `RunOptions`: the options that mean something to a run in the database. */
 export type SubmitRunOptions = Pick<RunOptions, "failFast" | "timeoutMs" | "catalog" | "validateOutputs" | OptionName>;
@@ -83,7 +83,7 @@ export async function submitPlan(plan: unknown, options: SubmitOptions = {}): Pr
   const prepared = prepare(plan, settings);
   const pool = await poolFor(connection);
   try {
-    await inTransaction(pool, (client) => store(client, connection, runId, prepared));
+    await store(pool, connection, runId, prepared);
   } catch (error) {
     throw databaseError(error, connection);
   }
@@ -147,35 +147,46 @@ function prepare(plan: unknown, settings: ReturnType<typeof readRunOptions>): Pr
   }
 }
 
+/**
+ * Store the run, its steps and the jobs of the steps that depend on nothing in one statement (one round
+ * trip, atomic on its own); nothing when the run id was stored before (idempotent).
+ */
 async function store(client: import("./peers.js").PgQueryable, connection: Connection, runId: string, prepared: Prepared): Promise<void> {
   const invalid = prepared.diagnostics.some((diagnostic) => diagnostic.severity === "error");
   const settled = invalid || prepared.steps.length === 0;
   const status = invalid ? "invalid" : settled ? runStatus(undefined, 0, prepared.diagnostics) : "running";
-  const inserted = await client.query(
-    `insert into ${table(connection, "runs")} (id, status, options, catalog, diagnostics, steps_total, finished_at)
-     values ($1, $2, $3, $4, $5, $6, case when $7::boolean then clock_timestamp() end)
-     on conflict (id) do nothing returning id`,
-    [runId, status, JSON.stringify(prepared.stored), prepared.catalog, JSON.stringify(prepared.diagnostics), invalid ? 0 : prepared.steps.length, settled],
-  );
-  if (inserted.rowCount === 0) return; // submitted before: idempotent
-  if (settled) {
-    await notifyRunFinished(client, connection, runId);
-    return;
-  }
-  const steps = prepared.steps;
+  const steps = settled ? [] : prepared.steps;
   await client.query(
-    `insert into ${table(connection, "steps")} (run_id, step_id, ordinal, tool, args, dependencies, state)
-     select $1, s.step_id, s.ordinal, s.tool, s.args, s.dependencies, s.state
-     from unnest($2::bigint[], $3::integer[], $4::text[], $5::json[], $6::json[], $7::text[]) as s(step_id, ordinal, tool, args, dependencies, state)`,
+    `with run as (
+       insert into ${table(connection, "runs")} (id, status, options, catalog, diagnostics, steps_total, finished_at)
+       values ($1, $2, $3, $4, $5, $6, case when $7::boolean then clock_timestamp() end)
+       on conflict (id) do nothing returning id),
+     stored as (
+       insert into ${table(connection, "steps")} (run_id, step_id, ordinal, tool, args, dependencies, state)
+       select $1, s.step_id, s.ordinal, s.tool, s.args, s.dependencies, s.state
+       from unnest($8::bigint[], $9::integer[], $10::text[], $11::json[], $12::json[], $13::text[]) as s(step_id, ordinal, tool, args, dependencies, state)
+       where exists (select 1 from run)),
+     jobs as (
+       select ${addStepJob(connection, "$1::text", "s")}
+       from unnest($14::bigint[]) as s where exists (select 1 from run)),
+     told as (select pg_notify($15, $1) from run where $7::boolean)
+     select (select count(*) from jobs) + (select count(*) from told) as n`,
     [
       runId,
+      status,
+      JSON.stringify(prepared.stored),
+      prepared.catalog,
+      JSON.stringify(prepared.diagnostics),
+      invalid ? 0 : prepared.steps.length,
+      settled,
       steps.map((step) => step.id),
       steps.map((_, i) => i),
       steps.map((step) => step.tool),
       steps.map((step) => step.args),
       steps.map((step) => JSON.stringify(step.dependencies)),
       steps.map((step) => (step.dependencies.length === 0 ? "ready" : "waiting")),
+      steps.filter((step) => step.dependencies.length === 0).map((step) => step.id),
+      finishedChannel(connection),
     ],
   );
-  await enqueueSteps(client, connection, runId, steps.filter((step) => step.dependencies.length === 0).map((step) => step.id));
 }

@@ -3,11 +3,11 @@
  * locked (`lockRun`): a step finished, a run stopped, a run settled. What to change is decided by the
  * rules of `../run/schedule.ts`, the same ones `runPlan` follows.
  */
-import { dependentsToSkip, isSettled, onStop, planGraph, runStatus, stopDetail, unblockedBy, type PlanGraph, type RunStatus, type StepState, type StopReason } from "../run/schedule.js";
+import { dependentsToSkip, isReady, isSettled, onStop, planGraph, runStatus, stopDetail, type PlanGraph, type RunStatus, type StepState, type StopReason } from "../run/schedule.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { integer, literal, table, type Connection } from "./db.js";
 import type { PgPool, PgQueryable, PgQueryResult } from "./peers.js";
-import { finishedChannel, notifyProgress, notifyRunFinished, notifyRunStopped, progressChannel, stepTask } from "./queue.js";
+import { addStepJob, finishedChannel, notifyProgress, notifyRunFinished, notifyRunStopped, progressChannel } from "./queue.js";
 
 /** A step's error as stored: its code and detail (the `StepError` is rebuilt from them), and where. */
 export interface StoredStepError {
@@ -33,6 +33,105 @@ async function loadSteps(client: PgQueryable, connection: Connection, runId: str
   return { graph: planGraph(steps), states };
 }
 
+/** Every state a step can be in (the compiler checks that none is missing). */
+const STATES = ["waiting", "ready", "running", "done", "failed", "skipped"] as const satisfies readonly StepState[];
+const EVERY_STATE: Exclude<StepState, (typeof STATES)[number]> extends never ? true : never = true;
+void EVERY_STATE;
+
+/** The states for which a rule of ../run/schedule.ts holds, for SQL (the rule stays there; SQL only applies it). */
+function statesWhere(rule: (state: StepState) => boolean): readonly StepState[] {
+  return STATES.filter(rule);
+}
+
+/** A step may become ready from these states (`isReady`'s own state). */
+const READY_FROM = statesWhere((state) => isReady(state, [], () => undefined));
+/** A dependency in these states lets its dependent start (`isReady`'s dependency rule). */
+const LETS_START = statesWhere((state) => isReady("waiting", [0], () => state));
+/** A step in these states is finished (`isSettled`). */
+const SETTLED = statesWhere(isSettled);
+
+/** What a worker knows of a run without asking the database again (a submitted run never changes). */
+export interface KnownRun {
+  readonly graph: PlanGraph;
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/** The SQL function that settles a step done (made by `migrate`). */
+function settleDoneName(connection: Connection): string {
+  return `"${connection.schema}".settle_done`;
+}
+
+/**
+ * The SQL function behind `settleDone`, for `migrate` (create or replace: idempotent). In PL/pgSQL so
+ * that its plans are kept per connection, and each statement sees what committed before the run's lock
+ * (READ COMMITTED takes a snapshot per statement). Which states count is given by the caller, from the
+ * rules of ../run/schedule.ts.
+ */
+export function settleDoneFunction(connection: Connection): string {
+  const steps = table(connection, "steps");
+  const runs = table(connection, "runs");
+  return `create or replace function ${settleDoneName(connection)}(
+      p_run text, p_step bigint, p_attempt integer, p_result json, p_candidates bigint[],
+      p_ready_from text[], p_lets_start text[], p_settled text[], p_clean text, p_with_failures text)
+    returns boolean language plpgsql as $settle$
+    declare
+      v_watched boolean;
+      v_ready bigint;
+    begin
+      -- The run's lock: its steps change one transaction at a time.
+      select watched into v_watched from ${runs} where id = p_run and status = 'running' for update;
+      if not found then return false; end if;
+      -- Stored once: only the attempt that holds the step writes.
+      update ${steps} set state = 'done', has_result = true, result = p_result, error = null, ended_at = clock_timestamp()
+      where run_id = p_run and step_id = p_step and attempt = p_attempt and state = 'running';
+      if not found then return false; end if;
+      with ready as (
+             update ${steps} t set state = 'ready'
+             where t.run_id = p_run and t.step_id = any(p_candidates) and t.state = any(p_ready_from)
+               and not exists (select 1 from ${steps} d where d.run_id = p_run and d.state <> all(p_lets_start)
+                               and d.step_id in (select json_array_elements_text(t.dependencies)::bigint))
+             returning t.step_id),
+           jobs as (select ${addStepJob(connection, "p_run", "step_id")} from ready)
+      select count(*) into v_ready from jobs;
+      if v_ready = 0 and not exists (select 1 from ${steps} u where u.run_id = p_run and u.state <> all(p_settled)) then
+        update ${runs} set status = case when exists (select 1 from ${steps} f where f.run_id = p_run and f.state = 'failed') then p_with_failures else p_clean end,
+          finished_at = clock_timestamp()
+        where id = p_run;
+        perform pg_notify(${literal(finishedChannel(connection))}, p_run);
+      end if;
+      if v_watched then perform pg_notify(${literal(progressChannel(connection))}, p_run); end if;
+      return true;
+    end
+    $settle$`;
+}
+
+/**
+ * A step done, in one round trip (one prepared call of the function above, one transaction): store
+ * its result if this attempt still holds the step, make ready and enqueue each dependent the rules of
+ * ../run/schedule.ts now let start (`isReady`), and end the run when every step is settled
+ * (`isSettled`, `runStatus`). `false` when the result was not stored.
+ */
+async function settleDone(pool: PgPool, connection: Connection, runId: string, stepId: number, attempt: number, result: string | null, known: KnownRun): Promise<boolean> {
+  const found = await pool.query({
+    name: `plan_refs.settle.${connection.schema}`,
+    text: `select ${settleDoneName(connection)}($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) as stored`,
+    values: [
+      runId,
+      stepId,
+      attempt,
+      result,
+      known.graph.dependentsOf.get(stepId) ?? [],
+      READY_FROM,
+      LETS_START,
+      SETTLED,
+      // finalStatus counts the failed steps: none, or some (another branch failed without failFast).
+      runStatus(undefined, 0, known.diagnostics),
+      runStatus(undefined, 1, known.diagnostics),
+    ],
+  });
+  return found.rows[0]?.stored === true;
+}
+
 /** What a step's attempt came to. */
 export type StepOutcome = { readonly ok: true; readonly result: string | null } | { readonly ok: false; readonly error: StoredStepError; readonly result?: string | null };
 
@@ -41,11 +140,16 @@ export type StepOutcome = { readonly ok: true; readonly result: string | null } 
  * dependents it makes ready, or skip those a failure blocks (and stop the run with `failFast`).
  * `false` when the outcome was not stored (the run stopped, or another attempt took the step).
  */
-export async function settleStep(pool: PgPool, connection: Connection, runId: string, stepId: number, attempt: number, outcome: StepOutcome, failFast: boolean): Promise<boolean> {
+export async function settleStep(pool: PgPool, connection: Connection, runId: string, stepId: number, attempt: number, outcome: StepOutcome, failFast: boolean, known: KnownRun): Promise<boolean> {
+  return outcome.ok ? settleDone(pool, connection, runId, stepId, attempt, outcome.result, known) : settleFailed(pool, connection, runId, stepId, attempt, outcome, failFast);
+}
+
+/** A step failed: its error (and a result that failed validation) stored, its dependents skipped, the run stopped with `failFast`, or ended. */
+async function settleFailed(pool: PgPool, connection: Connection, runId: string, stepId: number, attempt: number, outcome: Extract<StepOutcome, { ok: false }>, failFast: boolean): Promise<boolean> {
   const steps = table(connection, "steps");
   const runs = table(connection, "runs");
-  const result = outcome.ok ? outcome.result : (outcome.result ?? null);
-  const hasResult = outcome.ok || outcome.result !== undefined;
+  const result = outcome.result ?? null;
+  const hasResult = outcome.result !== undefined;
   const run = literal(runId);
   const client = await pool.connect();
   let open = false;
@@ -58,14 +162,14 @@ export async function settleStep(pool: PgPool, connection: Connection, runId: st
     const replies = (await client.query(
       `begin;
        select 1 from ${runs} where id = ${run} for update;
-       with run as (select diagnostics from ${runs} where id = ${run} and status = 'running'),
+       with run as (select diagnostics, watched from ${runs} where id = ${run} and status = 'running'),
             stored as (
-              update ${steps} set state = '${outcome.ok ? "done" : "failed"}', has_result = ${hasResult ? "true" : "false"},
-                result = ${hasResult && result !== null ? `${literal(result)}::json` : "null"}, error = ${outcome.ok ? "null" : `${literal(JSON.stringify(outcome.error))}::json`}, ended_at = clock_timestamp()
+              update ${steps} set state = 'failed', has_result = ${hasResult ? "true" : "false"},
+                result = ${hasResult && result !== null ? `${literal(result)}::json` : "null"}, error = ${literal(JSON.stringify(outcome.error))}::json, ended_at = clock_timestamp()
               where run_id = ${run} and step_id = ${integer(stepId)} and attempt = ${integer(attempt)} and state = 'running' and exists (select 1 from run)
               returning 1),
-            told as (select pg_notify(${literal(progressChannel(connection))}, ${run}) from stored)
-       select (select count(*) from stored) + (select count(*) from told) as stored, (select diagnostics from run) as diagnostics, s.step_id, s.state, s.dependencies
+            told as (select pg_notify(${literal(progressChannel(connection))}, ${run}) from stored, run where run.watched)
+       select (select count(*) from stored) + (select count(*) from told) as stored, s.step_id, s.state, s.dependencies
        from ${steps} s where s.run_id = ${run} order by s.ordinal`,
     )) as unknown as PgQueryResult[];
     const found = replies[replies.length - 1]!;
@@ -74,7 +178,6 @@ export async function settleStep(pool: PgPool, connection: Connection, runId: st
       open = false;
       return false;
     }
-    const diagnostics = (found.rows[0]!.diagnostics ?? []) as Diagnostic[];
     const states = new Map<number, StepState>();
     const graph = planGraph(
       found.rows.map((row) => {
@@ -83,26 +186,6 @@ export async function settleStep(pool: PgPool, connection: Connection, runId: st
         return { id, dependencies: row.dependencies as number[] };
       }),
     );
-    if (outcome.ok) {
-      const ready = unblockedBy(graph, stepId, states);
-      for (const id of ready) states.set(id, "ready");
-      states.set(stepId, "done");
-      const status = finalStatus(states, undefined, diagnostics);
-      // One round trip: the steps made ready, their jobs, the run's end when this was its last step, commit.
-      const ids = `'{${ready.map(integer).join(",")}}'::bigint[]`;
-      await client.query(
-        ready.length === 0 && status === undefined
-          ? "commit"
-          : `with ready as (update ${steps} set state = 'ready' where run_id = ${run} and step_id = any(${ids}) and state = 'waiting' returning step_id),
-                  jobs as (select graphile_worker.add_job(${literal(stepTask(connection))}, json_build_object('runId', ${run}::text, 'stepId', step_id), job_key := ${run} || ':' || step_id::text, job_key_mode := 'unsafe_dedupe', max_attempts := 25) from ready),
-                  ended as (update ${runs} set status = ${status === undefined ? "null" : literal(status)}, finished_at = clock_timestamp() where id = ${run} and ${status === undefined ? "false" : "true"} returning id),
-                  told as (select pg_notify(${literal(finishedChannel(connection))}, ${run}) from ended)
-             select (select count(*) from jobs) + (select count(*) from told) as n;
-             commit`,
-      );
-      open = false;
-      return true;
-    }
     const skipped = dependentsToSkip(graph, stepId, states);
     await skip(client, connection, runId, skipped);
     for (const { id } of skipped) states.set(id, "skipped");

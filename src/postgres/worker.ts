@@ -26,7 +26,9 @@ import { loadGraphileWorker } from "./graphile.js";
 import { loadPg } from "./peers.js";
 import { progressChannel, stepTask, stoppedChannel } from "./queue.js";
 import type { StoredRunOptions } from "./submit.js";
-import { settleStep, type StepOutcome, type StoredStepError } from "./transitions.js";
+import { settleStep, type KnownRun, type StepOutcome, type StoredStepError } from "./transitions.js";
+import { planGraph } from "../run/schedule.js";
+import type { Diagnostic } from "../shared/diagnostic.js";
 import { silentLogger } from "./worker-logger.js";
 
 /** What a tool run by a PostgreSQL worker receives besides its arguments. */
@@ -221,6 +223,7 @@ class StepWorker {
   #listener: PgClient | undefined;
   #closed = false;
   readonly #languages = new Map<string, NormalizedOptions>();
+  readonly #runs = new Map<string, KnownRunInfo>();
 
   constructor(
     readonly connection: Connection,
@@ -340,35 +343,59 @@ class StepWorker {
       this.#emit({ type: "step-released", runId, stepId, tool, attempt });
       throw new Error(`plan-refs: step ${stepId} of run ${runId} released: the worker stopped`);
     }
-    const stored = await settleStep(this.pool, this.connection, runId, stepId, attempt, outcome, options.failFast);
+    const stored = await settleStep(this.pool, this.connection, runId, stepId, attempt, outcome, options.failFast, started.known);
     if (!stored) return;
     const durationMs = performance.now() - t0;
     if (outcome.ok) this.#emit({ type: "step-done", runId, stepId, tool, attempt, durationMs });
     else this.#emit({ type: "step-failed", runId, stepId, tool, attempt, durationMs, error: rebuildStepError(stepId, tool, outcome.error) });
   }
 
-  /** Mark the step running (a new attempt) and read what it needs, in one statement; `undefined` when it is not to run (settled, or its run stopped). */
+  /**
+   * Mark the step running (a new attempt) and read what it needs, in one prepared statement: its tool,
+   * arguments and dependencies' results, and the run (options, catalog, diagnostics, graph) the first
+   * time this worker sees it; `undefined` when it is not to run (settled, or its run stopped).
+   */
   async #begin(runId: string, stepId: number): Promise<Started | undefined> {
     const steps = table(this.connection, "steps");
-    const found = await this.pool.query(
-      `with run as (select options, catalog from ${table(this.connection, "runs")} where id = $1 and status = 'running'),
+    const runs = table(this.connection, "runs");
+    let known = this.#runs.get(runId);
+    const found = await this.pool.query({
+      name: `plan_refs.claim.${this.connection.schema}`,
+      text: `with run as (select watched, case when $5 then options end as options, case when $5 then catalog end as catalog, case when $5 then diagnostics end as diagnostics
+                          from ${runs} where id = $1 and status = 'running'),
             marked as (
               update ${steps} set state = 'running', attempt = attempt + 1, started_at = clock_timestamp(), worker = $3
               where run_id = $1 and step_id = $2 and state in ('ready', 'running') and exists (select 1 from run)
               returning tool, args, dependencies, attempt),
-            told as (select pg_notify($4, $1) from marked)
-       select m.tool, m.args, m.attempt, r.options, r.catalog, (select count(*) from told) as told,
+            told as (select pg_notify($4, $1) from marked, run where run.watched)
+       select m.tool, m.args, m.attempt, r.options, r.catalog, r.diagnostics, (select count(*) from told) as told,
+              case when $5 then (select json_agg(json_build_array(g.step_id, g.dependencies) order by g.ordinal) from ${steps} g where g.run_id = $1) end as graph,
               (select json_agg(json_build_array(d.step_id, d.result, d.result is null)) from ${steps} d
                where d.run_id = $1 and d.state = 'done' and d.step_id in (select json_array_elements_text(m.dependencies)::bigint)) as results
        from marked m, run r`,
-      [runId, stepId, this.id, progressChannel(this.connection)],
-    );
+      values: [runId, stepId, this.id, progressChannel(this.connection), known === undefined],
+    });
     const row = found.rows[0];
     if (row === undefined) return undefined;
+    if (known === undefined) {
+      known = {
+        options: row.options as StoredRunOptions,
+        catalog: row.catalog as Record<string, unknown> | null,
+        diagnostics: (row.diagnostics ?? []) as Diagnostic[],
+        graph: planGraph(((row.graph ?? []) as [number, number[]][]).map(([id, dependencies]) => ({ id: Number(id), dependencies }))),
+      };
+      this.#remember(runId, known);
+    }
     const results = new Map<number, unknown>();
     // The third item: no result text (the tool returned undefined), as opposed to a JSON null.
     for (const [id, value, none] of (row.results ?? []) as [number, unknown, boolean][]) results.set(Number(id), none ? undefined : value);
-    return { tool: String(row.tool), args: row.args as Record<string, unknown>, attempt: Number(row.attempt), options: row.options as StoredRunOptions, catalog: row.catalog as Record<string, unknown> | null, results };
+    return { tool: String(row.tool), args: row.args as Record<string, unknown>, attempt: Number(row.attempt), options: known.options, catalog: known.catalog, results, known };
+  }
+
+  /** Keep what a run is (it never changes once submitted), the oldest forgotten past `KNOWN_RUNS`. */
+  #remember(runId: string, known: KnownRunInfo): void {
+    if (this.#runs.size >= KNOWN_RUNS) this.#runs.delete(this.#runs.keys().next().value!);
+    this.#runs.set(runId, known);
   }
 
   #language(options: StoredRunOptions): NormalizedOptions {
@@ -447,7 +474,17 @@ class ThrewSync {
   constructor(readonly thrown: unknown) {}
 }
 
+/** How many runs a worker remembers (options, catalog, graph): past this, the oldest is read again when needed. */
+const KNOWN_RUNS = 4_096;
+
+/** A run as a worker remembers it. */
+interface KnownRunInfo extends KnownRun {
+  readonly options: StoredRunOptions;
+  readonly catalog: Record<string, unknown> | null;
+}
+
 interface Started {
+  readonly known: KnownRunInfo;
   readonly tool: string;
   readonly args: Record<string, unknown>;
   readonly attempt: number;
