@@ -49,7 +49,8 @@ ${MCP_HELP}
                         its timeline (a bar per step, coloured by outcome, the critical path):
                         SVG for a name ending in .svg, a Mermaid Gantt chart for .mmd (same rules
                         as --results; not with --detach)
-  --concurrency N       most tools running at once (default 8)
+  --concurrency N       most tools running at once (default 8; not with --database, where each
+                        worker's own plan-refs worker --concurrency decides)
   --timeout MS          fail a step that runs longer than MS milliseconds (default: no limit)
   --fail-fast           stop at the first failure (default: independent steps go on)
   --validate-outputs    fail a step whose result does not match its catalog output schema
@@ -95,6 +96,9 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   const mcp = values.mcp !== undefined || values["mcp-url"] !== undefined;
   if (values.detach === true && values.database === undefined) throw new CliError(`--detach needs --database URL\n${runUsage}`, "usage");
   if (values.tools === undefined && !mcp && values.database === undefined) throw new CliError(`missing --tools <module> (or --mcp, --mcp-url, --database)\n${runUsage}`, "usage");
+  if (values.database !== undefined && values.concurrency !== undefined) {
+    throw new CliError(`--concurrency is each worker's own setting with --database: start the workers with plan-refs worker --concurrency N; nothing was submitted\n${runUsage}`, "usage");
+  }
   const concurrency = positiveInteger(values.concurrency, "--concurrency");
   const timeoutMs = positiveInteger(values.timeout, "--timeout");
   if (planPath === "-" && values.catalog === "-") throw new CliError("only one of the plan and --catalog can be read from stdin", "usage");

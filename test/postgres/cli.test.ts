@@ -1,12 +1,14 @@
 /**
  * The command line on PostgreSQL: db migrate, worker (SIGTERM exits 0), run --database (the same
- * JSON as a run here), run --detach and status, and the one-line errors (exit 2).
+ * JSON as a run here, and --timeline drawn from the stored times), run --detach and status, and the
+ * one-line errors (exit 2; --concurrency is refused with --database).
  */
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { freePort, startDatabase, type TestDatabase } from "./server.js";
 
@@ -102,6 +104,25 @@ describe("plan-refs on PostgreSQL", { timeout: 90_000 }, () => {
       expect(remote.stderr).toMatch(/step 4 \(echo\) skipped: step 3 did not succeed\n/);
       expect(remote.stderr).toMatch(/plan-refs: failed: 2 results, 1 failed, 1 skipped in \d+ ms\n$/);
 
+      // --timeline with --database: drawn from the run's stored times once it ends, as for a run here.
+      const svgPath = join(work, "remote.svg");
+      const mmdPath = join(work, "remote.mmd");
+      const drawn = await cliAsync(["run", join(work, "plan.json"), "--database", db.url, "--timeline", svgPath]);
+      expect(drawn.status).toBe(1);
+      expect(strip(drawn.stdout)).toEqual(strip(local.stdout));
+      const svg = readFileSync(svgPath, "utf8");
+      expect(svg.trimStart().startsWith("<svg")).toBe(true);
+      expect(svg.match(/class="plan-refs-bar plan-refs-ok/g)?.length).toBe(2);
+      expect(svg.match(/class="plan-refs-bar plan-refs-failed/g)?.length).toBe(1);
+      expect(svg.match(/class="plan-refs-bar plan-refs-skipped/g)?.length).toBe(1);
+      expect(svg).toContain('data-from="1" data-to="2"');
+      const charted = await cliAsync(["run", join(work, "plan.json"), "--database", db.url, "--timeline", mmdPath, "--results", join(work, "remote.json")]);
+      expect(charted.status).toBe(1);
+      const mermaid = readFileSync(mmdPath, "utf8");
+      expect(mermaid.startsWith("gantt\n")).toBe(true);
+      expect(mermaid).toMatch(/fail :crit/);
+      expect(mermaid).toMatch(/milestone/);
+
       const detached = cli(["run", join(work, "plan.json"), "--database", db.url, "--detach"]);
       expect(detached.status).toBe(0);
       const runId = detached.stdout.trim();
@@ -129,6 +150,23 @@ describe("plan-refs on PostgreSQL", { timeout: 90_000 }, () => {
     const result = cli(["status", "no-such-run", "--database", db.url]);
     expect(result.status).toBe(2);
     expect(result.stderr).toBe(`plan-refs: no run "no-such-run" in 127.0.0.1:${db.port}\n`);
+  });
+
+  test("--concurrency with --database is a usage error (each worker's --concurrency decides): exit 2, nothing submitted", async () => {
+    expect(cli(["db", "migrate", "--database", db.url]).status).toBe(0);
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      const count = async (): Promise<number> => Number((await client.query("select count(*) as n from plan_refs.runs")).rows[0].n);
+      const before = await count();
+      const result = cli(["run", join(work, "plan.json"), "--database", db.url, "--concurrency", "4", "--detach"]);
+      expect(result.status).toBe(2);
+      expect(result.stderr).toMatch(/^plan-refs: --concurrency is each worker's own setting with --database: start the workers with plan-refs worker --concurrency N; nothing was submitted\n/);
+      expect(result.stdout).toBe("");
+      expect(await count()).toBe(before);
+    } finally {
+      await client.end();
+    }
   });
 
   test("--detach without --database is a usage error", () => {
