@@ -63,7 +63,10 @@ export function skipDependents<T>(from: T, dependentsOf: (step: T) => readonly T
   }
 }
 
-/** A step becomes ready when it waits and every step it depends on is done. */
+/**
+ * A step becomes ready when it waits and every step it depends on is done. (The PostgreSQL workers
+ * apply it in SQL, to the states for which this function says yes: see src/postgres/transitions.ts.)
+ */
 export function isReady(state: StepState, dependencies: readonly number[], stateOf: (id: number) => StepState | undefined): boolean {
   if (state !== "waiting") return false;
   for (let i = 0; i < dependencies.length; i++) if (stateOf(dependencies[i]!) !== "done") return false;
@@ -122,12 +125,6 @@ export function planGraph(steps: readonly GraphStep[]): PlanGraph {
 export function readySteps(graph: PlanGraph, states: ReadonlyMap<number, StepState>): number[] {
   const stateOf = (id: number): StepState | undefined => states.get(id);
   return graph.order.filter((id) => isReady(states.get(id)!, graph.dependenciesOf.get(id)!, stateOf));
-}
-
-/** The steps a step's completion makes ready: its dependents now waiting on nothing. */
-export function unblockedBy(graph: PlanGraph, done: number, states: ReadonlyMap<number, StepState>): number[] {
-  const stateOf = (id: number): StepState | undefined => (id === done ? "done" : states.get(id));
-  return (graph.dependentsOf.get(done) ?? []).filter((id) => isReady(states.get(id)!, graph.dependenciesOf.get(id)!, stateOf));
 }
 
 /** The steps a failure (or a skip) of `from` skips, each with the step that blocked it, breadth first. */
