@@ -132,7 +132,7 @@ const workload: Workload = {
         targets: [ratioTarget(rowsOut, "plan-refs on PostgreSQL ÷ graphile-worker alone (1,000 plans × 10 steps, 2 worker processes)", names.planRefs, names.bare, "max", 1.5)],
         notes: [
           "One round each, on an embedded PostgreSQL (fsync off) on this machine: the bare engine first, then plan-refs, each with 2 worker processes of concurrency 8. Even plans are chains of 10 steps, odd ones two diamonds and a tail (the same shapes for both).",
-          "The bare engine's task stores its result and, in the same statement, decrements its successors' counters and adds those that reach 0 (graphile_worker.add_job): what an application does by hand. plan-refs also stores the run and its steps, lints each plan, resolves each step's arguments from its dependencies' stored results, keeps attempts and timings, and announces progress.",
+          "The bare engine's task stores its result and, in the same statement, decrements its successors' counters and adds those that reach 0 (graphile_worker.add_job): what an application does by hand. plan-refs also stores the run and its steps, lints each plan, resolves each step's arguments from its dependencies' stored results, and keeps attempts and timings: per step one prepared statement marks it running and reads its dependencies' results, and one prepared call (plan_refs.settle_done) stores the result, enqueues the dependents now ready and ends the run. Progress is announced only for runs someone follows (none here).",
           "A hop is the time from a step's last dependency ending (its result stored) to the step starting on a worker (LISTEN/NOTIFY wakes the workers).",
         ],
       };
