@@ -1,7 +1,8 @@
 /**
  * The few statements sent as one simple query write values as SQL literals (`literal`): any string
  * reads back as itself from a real PostgreSQL, and run ids with quotes and backslashes run end to end.
- * Also the shared run rules of src/run/schedule.ts against a naive model.
+ * Also: progress is announced only for followed runs, and the shared run rules of src/run/schedule.ts
+ * against a naive model.
  */
 import fc from "fast-check";
 import pg from "pg";
@@ -50,6 +51,35 @@ describe("SQL literals", { timeout: 60_000 }, () => {
       }
     } finally {
       await worker.stop();
+    }
+  });
+});
+
+describe("progress notifications", { timeout: 60_000 }, () => {
+  test("sent only for runs someone follows (waitForRun with onProgress): none for the others", async () => {
+    const listener = new pg.Client({ connectionString: db.url });
+    listener.on("error", () => undefined);
+    await listener.connect();
+    const heard: string[] = [];
+    listener.on("notification", (message) => heard.push(message.payload ?? ""));
+    await listener.query('listen "plan_refs_progress"');
+    const worker = await startWorker({ connectionString: db.url, tools: { echo: (args) => args } });
+    try {
+      const plan = { steps: [{ id: 1, tool: "echo", args: { a: 1 } }, { id: 2, tool: "echo", args: { b: "$1.a" } }, { id: 3, tool: "echo", args: { c: "$2.b" } }] };
+      await submitPlan(plan, { connectionString: db.url, runId: "quiet" });
+      expect((await waitForRun("quiet", { connectionString: db.url, timeoutMs: 30_000 })).status).toBe("ok");
+      await submitPlan(plan, { connectionString: db.url, runId: "followed" });
+      let snapshots = 0;
+      const followed = await waitForRun("followed", { connectionString: db.url, timeoutMs: 30_000, onProgress: () => void snapshots++ });
+      expect(followed.status).toBe("ok");
+      expect(followed.results.get(3)).toEqual({ c: 1 });
+      await listener.query("select 1"); // notifications committed before this query are delivered before its reply
+      expect(heard.filter((id) => id === "quiet")).toEqual([]);
+      expect(heard.filter((id) => id === "followed").length).toBeGreaterThanOrEqual(1);
+      expect(snapshots).toBeGreaterThanOrEqual(1);
+    } finally {
+      await worker.stop();
+      await listener.end();
     }
   });
 });
