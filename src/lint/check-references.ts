@@ -8,7 +8,7 @@ import { assertNever, type Expression, type ReferenceNode, type RefAst } from ".
 import { classifyString, tryParseRef } from "../grammar/parse.js";
 import type { DenseGraph } from "../plan/graph.js";
 import type { LocatedStep } from "../plan/plan.js";
-import { scanArgs, type MalformedArg } from "../plan/references.js";
+import { scanArgs, type ArgScan, type MalformedArg } from "../plan/references.js";
 import { RefSyntaxError } from "../shared/errors.js";
 import type { NormalizedOptions } from "../shared/options.js";
 import type { Span } from "../shared/span.js";
@@ -76,7 +76,9 @@ export function referenceSites(ast: RefAst): ReferenceSite[] {
 }
 
 /**
- * Run the per-step checks, pushing diagnostics to `out`; returns the edges for the cycle stage.
+ * Run the per-step checks, pushing diagnostics to `out`; returns the edges for the cycle stage. Each
+ * step's scan is also handed to `onScan` with the step's position (the runner schedules and resolves
+ * from it), as soon as it is made.
  *
  * @example
  * const out: Draft[] = [];
@@ -88,6 +90,7 @@ export function checkReferences(
   options: NormalizedOptions,
   schemas: SchemaChecker | undefined,
   out: Draft[],
+  onScan?: (position: number, scan: ArgScan) => void,
 ): StepScan {
   // The graph is built here, densely numbered, as the references are found: no per-step sets or maps.
   const offsets = new Int32Array(steps.length + 1);
@@ -130,6 +133,7 @@ export function checkReferences(
     schemas?.checkTool(step, out);
     const argsPointer = `${step.pointer}/args`;
     const scan = scanArgs(step.args, options);
+    onScan?.(position, scan);
 
     for (const ref of scan.refs) {
       const pointer = argsPointer + ref.pointer;

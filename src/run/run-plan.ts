@@ -10,7 +10,6 @@
  * run adds is removed by the time its report is returned; an abort, a `failFast` stop or a timeout
  * that stops the run returns the report at once, also while a streamed plan is stalled.
  */
-import { lintReadPlan } from "../lint/lint-plan.js";
 import { readPlan, type JsonSchema, type LocatedStep, type ToolCatalog } from "../plan/plan.js";
 import { resolveRefs } from "../resolve/resolve-refs.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
@@ -18,6 +17,7 @@ import { asRefError, describeThrown, RefError, StepError, withoutStack, type Ste
 import { layeredOptions, normalizeOptions, OPTION_NAMES, type NormalizedOptions, type OptionName, type ResolveOptions } from "../shared/options.js";
 import { outputMismatch, prepareOutputSchema } from "./output-validator.js";
 import { ownData } from "../shared/own-data.js";
+import { preparePlan, prepareStep, resolveSnapshot, type SiteContext } from "./prepare.js";
 import { ArgsSnapshotter } from "./snapshot.js";
 import { onStop, runStatus, skipDependents, stopDetail, stopsRun, type StepState, type StopReason } from "./schedule.js";
 
@@ -187,6 +187,8 @@ class StepRecord {
     readonly tool: string,
     /** The snapshot of the step's arguments (never the caller's object); let go once resolved. */
     public args: Record<string, unknown> | undefined,
+    /** Whether the snapshot's placeholders are resolved into it (else through `resolveRefs`, see `PreparedStep`). */
+    readonly inPlace: boolean,
     readonly dependencies: readonly number[],
     /** The run, until its report is returned: a tool that settles later (or never) holds only this record. */
     public run: Run | undefined,
@@ -354,8 +356,11 @@ class Run {
   #interrupt: ((value: typeof STOPPED) => void) | undefined;
   /** The language options of the run, and what resolveRefs gets (`undefined` for the defaults: its fast path). */
   #language: NormalizedOptions = DEFAULT_LANGUAGE;
-  #snapshots = new ArgsSnapshotter(this.#language);
+  /** Copies streamed steps' arguments (a whole plan's are copied by `preparePlan`). */
+  #snapshots: ArgsSnapshotter | undefined;
   #resolveOptions: NormalizedOptions | undefined;
+  /** What the evaluator is told while resolving a snapshot in place (one object per run). */
+  #siteContext: SiteContext = { source: "", maxOutputLength: DEFAULT_LANGUAGE.maxOutputLength, maxDepth: DEFAULT_LANGUAGE.maxDepth };
   #catalog: ToolCatalog | undefined;
   readonly #tools = new Map<string, ToolFunction | undefined>();
   readonly #schemas = new Map<string, JsonSchema | undefined>();
@@ -382,8 +387,8 @@ class Run {
   /** The run's language options: the caller's over the plan's (once per run, not per step). */
   #setLanguage(planOptions: object | undefined): void {
     this.#language = layeredOptions(planOptions, this.settings.language);
-    this.#snapshots = new ArgsSnapshotter(this.#language);
     this.#resolveOptions = isDefault(this.#language) ? undefined : this.#language;
+    this.#siteContext = { source: "", maxOutputLength: this.#language.maxOutputLength, maxDepth: this.#language.maxDepth };
   }
 
   async whole(plan: unknown): Promise<RunReport> {
@@ -404,22 +409,16 @@ class Run {
     this.#catalog = this.settings.catalog ?? read.plan.tools;
     this.#setLanguage(read.plan.options);
     // Snapshots first: the linter checks, and the run runs, the same arguments.
-    const snapshots = this.#snapshotAll(steps);
-    const lint = lintReadPlan(plan, read, { ...this.#language, ...(this.#catalog === undefined ? {} : { tools: this.#catalog }) });
-    for (const diagnostic of lint) this.diagnostics.push(diagnostic);
+    // Every step's arguments snapshotted, the plan linted on the snapshots, and what each step depends on.
+    const prepared = preparePlan(plan, read, this.#language, this.#catalog);
+    for (const diagnostic of prepared.diagnostics) this.diagnostics.push(diagnostic);
     this.#lookUpTools(steps);
     if (this.diagnostics.some((diagnostic) => diagnostic.severity === "error")) return false;
     if (this.settings.validateOutputs) for (const step of steps) this.#schemaOf(step.tool, true);
     this.#started = performance.now();
     this.#growTimes(2 * steps.length);
-    this.#addAll(steps, snapshots);
+    this.#addAll(steps, prepared.dependencies, prepared.inPlace);
     return true;
-  }
-
-  #snapshotAll(steps: readonly LocatedStep[]): (readonly number[] | RefError)[] {
-    const snapshots = new Array<readonly number[] | RefError>(steps.length);
-    for (let i = 0; i < steps.length; i++) snapshots[i] = this.#snapshot(steps[i]!);
-    return snapshots;
   }
 
   /** Every tool is looked up here, once: a tools object that throws rejects the run before anything runs. */
@@ -432,27 +431,8 @@ class Run {
     }
   }
 
-  #addAll(steps: readonly LocatedStep[], snapshots: readonly (readonly number[] | RefError)[]): void {
-    for (let i = 0; i < steps.length; i++) this.#add(steps[i]!, snapshots[i]!);
-  }
-
-  /**
-   * Replace a step's arguments with their snapshot (the step object is readPlan's own, made for this
-   * call), and find what they reference. Arguments that cannot be read (a Proxy trap throws) become
-   * empty ones, and the step fails when it is added, with the error returned here.
-   */
-  #snapshot(step: LocatedStep): readonly number[] | RefError {
-    let args: Record<string, unknown>;
-    let found: readonly number[] | RefError;
-    try {
-      args = this.#snapshots.take(step.args);
-      found = this.#snapshots.dependencies;
-    } catch (thrown) {
-      args = {};
-      found = asRefError(thrown, `the arguments of step ${step.id}`);
-    }
-    (step as { args: Readonly<Record<string, unknown>> }).args = args;
-    return found;
+  #addAll(steps: readonly LocatedStep[], dependencies: readonly (readonly number[] | RefError)[], inPlace: Uint8Array): void {
+    for (let i = 0; i < steps.length; i++) this.#add(steps[i]!, dependencies[i]!, inPlace[i] === 1);
   }
 
   async streamed(plan: AsyncIterable<unknown>): Promise<RunReport> {
@@ -509,7 +489,8 @@ class Run {
       this.diagnostics.push({ code: "duplicate-step-id", severity: "error", step: step.id, pointer: `/${index}/id`, message: `step id ${step.id} arrived twice; the second was ignored` });
       return;
     }
-    this.#add(step, this.#snapshot(step));
+    const prepared = prepareStep(step, this.#language, (this.#snapshots ??= new ArgsSnapshotter()));
+    this.#add(step, prepared.dependencies, prepared.inPlace);
     this.#pump();
   }
 
@@ -524,12 +505,12 @@ class Run {
   }
 
   /** Add a step (its arguments already snapshotted) with the steps it depends on, or why its arguments could not be read. */
-  #add(step: { readonly id: number; readonly tool: string; readonly args: Readonly<Record<string, unknown>> }, found: readonly number[] | RefError): void {
+  #add(step: { readonly id: number; readonly tool: string; readonly args: Readonly<Record<string, unknown>> }, found: readonly number[] | RefError, inPlace: boolean): void {
     const unreadable = found instanceof RefError ? found : undefined;
     const dependencies = unreadable === undefined ? (found as readonly number[]) : [];
     const slot = this.#records.size;
     if (2 * slot + 1 >= this.#times.length) this.#growTimes(2 * slot + 2);
-    const record = new StepRecord(step.id, slot, step.tool, step.args as Record<string, unknown>, dependencies, this);
+    const record = new StepRecord(step.id, slot, step.tool, step.args as Record<string, unknown>, inPlace, dependencies, this);
     this.#records.set(step.id, record);
     this.#waiting++;
     const waiting = this.#waitingOn.get(step.id);
@@ -618,7 +599,8 @@ class Run {
     }
     let args: Record<string, unknown>;
     try {
-      args = resolveRefs(record.args!, this.results, this.#resolveOptions);
+      // The snapshot is the run's own copy: its placeholders are resolved into it, unless only resolveRefs can say what they give.
+      args = record.inPlace ? resolveSnapshot(record.args!, this.results, this.#language, this.#siteContext) : resolveRefs(record.args!, this.results, this.#resolveOptions);
       record.args = undefined;
     } catch (error) {
       return this.#settleFailure(record, "unresolved-args", `its arguments could not be resolved: ${describeError(error)}`, error);

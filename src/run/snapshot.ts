@@ -1,8 +1,8 @@
 /**
  * Snapshots of a step's arguments for `runPlan`: a structural copy of the own data that the linter and
  * the resolver read, taken once when the step is read, so that the run lints, schedules and calls
- * exactly the same arguments however the caller's plan object changes while it runs. The same walk
- * finds the steps the arguments reference, which is what the scheduler needs.
+ * exactly the same arguments however the caller's plan object changes while it runs. What the
+ * arguments reference is found afterwards, on the copy, by the linter's scan (prepare.ts).
  */
 import { referencesIn, type RefAst } from "../grammar/ast.js";
 import { classifyString } from "../grammar/parse.js";
@@ -23,7 +23,7 @@ function shell(source: Container): Container {
  * so a placeholder written in many steps (`$0.city` in a fan-out) is walked once.
  */
 const stepIdsOf = new WeakMap<RefAst, readonly number[]>();
-function stepIds(ast: RefAst): readonly number[] {
+export function stepIds(ast: RefAst): readonly number[] {
   let ids = stepIdsOf.get(ast);
   if (ids === undefined) {
     const found: number[] = [];
@@ -40,7 +40,6 @@ function stepIds(ast: RefAst): readonly number[] {
 }
 
 const NONE: readonly number[] = Object.freeze([]);
-
 /**
  * Copies steps' arguments and finds the steps they reference; one per run (it keeps no argument
  * between calls, only its scratch space).
@@ -52,21 +51,28 @@ const NONE: readonly number[] = Object.freeze([]);
  * which the resolver hands to the tool untouched. A getter is copied as the same getter, never
  * invoked, so the resolver refuses it exactly as it refuses the original.
  *
- * The references: those of the strings `resolveRefs` resolves with `options` (top-level values, or
- * every string within `maxDepth` with `deep`), as `scanArgs` finds them.
+ * With `options` (submitPlan's use, until it prepares its steps with prepare.ts as runPlan does), the
+ * walk also finds the steps referenced by the strings `resolveRefs` resolves with `options`.
  *
  * Walks with an explicit stack (no recursion); throws what a hostile container throws (a Proxy trap),
  * which the caller turns into the step's error.
  *
  * @example
- * const snapshots = new ArgsSnapshotter(normalizeOptions({ deep: true }));
+ * const snapshots = new ArgsSnapshotter();
  * const args = { q: "$1.city", filters: [{ at: "$2.lat" }] };
- * const copy = snapshots.take(args); // snapshots.dependencies: [1, 2]
- * args.filters[0].at = "changed";    // copy.filters[0].at is still "$2.lat"
+ * const copy = snapshots.take(args);
+ * args.filters[0].at = "changed"; // copy.filters[0].at is still "$2.lat"
  */
 export class ArgsSnapshotter {
   /** The step ids the arguments of the last `take` reference, each once (a shared, frozen array: never change it). */
   dependencies: readonly number[] = NONE;
+  /**
+   * Whether the last copy may have its top-level placeholders resolved into it and give what
+   * `resolveRefs` gives: an object with `Object.prototype`, no getter among its own keys, and not
+   * contained in itself (through a cycle, the resolved values would show where resolveRefs keeps the
+   * original strings).
+   */
+  inPlace = true;
   /** Whether `dependencies` is this walk's own array (else it is shared: copied before it grows). */
   #own = false;
   #seen: Set<number> | undefined;
@@ -76,13 +82,15 @@ export class ArgsSnapshotter {
   /** Containers still to fill, three entries each: source, copy, depth (the arguments are depth 0). */
   readonly #stack: unknown[] = [];
 
-  constructor(readonly options: NormalizedOptions) {}
+  /** With `options`, `take` also finds `dependencies` (else only copies: the run takes them from the linter's scan). */
+  constructor(readonly options?: NormalizedOptions) {}
 
   take(args: Readonly<Record<string, unknown>>): Record<string, unknown> {
     this.dependencies = NONE;
     this.#own = false;
     this.#seen = undefined;
     const root = shell(args as Container);
+    this.inPlace = Object.getPrototypeOf(root) !== null;
     this.#args = args as Container;
     this.#root = root;
     const stack = this.#stack;
@@ -104,20 +112,21 @@ export class ArgsSnapshotter {
   #fill(source: Container, target: Container, depth: number): void {
     const { options } = this;
     // The strings resolveRefs resolves: those of the arguments object, and with `deep` those of every container within maxDepth.
-    const resolved = depth === 0 || (options.deep && depth <= options.maxDepth);
+    const resolved = options !== undefined && (depth === 0 || (options.deep && depth <= options.maxDepth));
     const keys = Object.keys(source);
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i]!;
       const descriptor = Object.getOwnPropertyDescriptor(source, key);
       if (descriptor === undefined) continue; // gone between Object.keys and here (a Proxy)
       if (!("value" in descriptor)) {
+        if (depth === 0) this.inPlace = false; // resolveRefs refuses it, with its own error
         Object.defineProperty(target, key, { get: descriptor.get, set: descriptor.set, enumerable: true, configurable: true });
         continue;
       }
       let value: unknown = descriptor.value;
       if (typeof value === "string") {
         if (resolved) {
-          const classified = classifyString(value, options);
+          const classified = classifyString(value, options!);
           if (classified.kind === "ref") this.#depend(stepIds(classified.ast));
         }
       } else if (typeof value === "object" && value !== null && (isPlainObject(value) || isPlainArray(value))) {
@@ -130,6 +139,7 @@ export class ArgsSnapshotter {
   /** The copy of a nested container: made once (shared stays shared, a cycle stays a cycle), filled later. */
   #nested(source: Container, depth: number): Container {
     this.#copies ??= new Map<object, Container>([[this.#args!, this.#root!]]);
+    if (source === this.#args) this.inPlace = false;
     let copy = this.#copies.get(source);
     if (copy === undefined) {
       copy = shell(source);

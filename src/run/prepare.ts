@@ -1,0 +1,188 @@
+/**
+ * Preparing steps to run: each step's arguments are snapshotted (snapshot.ts), the placeholders in the
+ * snapshot are found once by `scanArgs` (the linter's scan: the same grammar and the same rules about
+ * where a placeholder counts as `resolveRefs`), and from that one scan come the steps it depends on
+ * (for the scheduler) and whether its placeholders can be resolved straight into the snapshot, the
+ * run's own copy, instead of walking and copying the arguments again.
+ */
+import { classifyString } from "../grammar/classify.js";
+import { lintReadPlan } from "../lint/lint-plan.js";
+import type { LocatedStep, ReadPlanResult, ToolCatalog } from "../plan/plan.js";
+import { scanArgs, type ArgScan } from "../plan/references.js";
+import { stackLimit, type Results } from "../resolve/access.js";
+import { evaluateAst } from "../resolve/evaluate.js";
+import { childPointer, defineOwn } from "../resolve/walk-args.js";
+import type { Diagnostic } from "../shared/diagnostic.js";
+import { asRefError, atArgument, RefError } from "../shared/errors.js";
+import type { NormalizedOptions } from "../shared/options.js";
+import { ArgsSnapshotter, stepIds } from "./snapshot.js";
+
+const NONE: readonly number[] = Object.freeze([]);
+
+/**
+ * A step ready to be scheduled: the steps it depends on (or why its arguments could not be read), and
+ * whether `resolveSnapshot` may resolve its snapshot in place. It may not where only `resolveRefs`
+ * itself gives the same answer: with `deep` (the walk's rules decide nested values too), a top-level
+ * getter, a string the resolver refuses, more placeholders than `maxPlaceholders`, arguments
+ * without `Object.prototype` (resolveRefs returns a plain object), or arguments that contain themselves.
+ */
+export interface PreparedStep {
+  readonly dependencies: readonly number[] | RefError;
+  readonly inPlace: boolean;
+}
+
+/** What preparing a whole plan gives: the linter's diagnostics, and for each of `read.steps` (by position) what `PreparedStep` says. */
+export interface PreparedPlan {
+  readonly diagnostics: Diagnostic[];
+  readonly dependencies: (readonly number[] | RefError)[];
+  /** 1 where the step's snapshot may be resolved in place. */
+  readonly inPlace: Uint8Array;
+}
+
+/**
+ * Prepare a whole plan: snapshot every step's arguments (each step's `args` is replaced by its copy:
+ * `read` is the caller's own, from `readPlan`), lint the plan on the copies, and take from the
+ * linter's scan of each step what it depends on and whether it can be resolved in place. Arguments that cannot be read (a Proxy trap throws)
+ * become empty ones, and their step's `dependencies` is the `RefError`.
+ *
+ * @example
+ * const read = readPlan(plan);
+ * const prepared = preparePlan(plan, read, normalizeOptions(undefined), undefined);
+ * prepared.dependencies[1] // [0]: step 1 reads "$0.city"
+ */
+export function preparePlan(plan: unknown, read: ReadPlanResult, language: NormalizedOptions, catalog: ToolCatalog | undefined): PreparedPlan {
+  const steps = read.steps;
+  const snapshots = new ArgsSnapshotter();
+  const inPlace = new Uint8Array(steps.length);
+  const dependencies = new Array<readonly number[] | RefError>(steps.length);
+  for (let i = 0; i < steps.length; i++) {
+    const unreadable = snapshot(steps[i]!, snapshots);
+    if (snapshots.inPlace) inPlace[i] = 1;
+    if (unreadable !== undefined) dependencies[i] = unreadable;
+  }
+  // Snapshots first: the linter checks, and the run runs, the same arguments. Each scan is used as the
+  // linter makes it (kept until the end, 10,000 scans would outlive the young generation).
+  const scanned = new Uint8Array(steps.length);
+  const take = (i: number, scan: ArgScan): void => {
+    scanned[i] = 1;
+    if (dependencies[i] !== undefined) return; // unreadable: the step fails when it is added
+    dependencies[i] = dependenciesOf(scan);
+    if (inPlace[i] === 1 && !resolvableInPlace(scan, language)) inPlace[i] = 0;
+  };
+  const diagnostics = lintReadPlan(plan, read, { ...language, ...(catalog === undefined ? {} : { tools: catalog }) }, take);
+  // The linter scans every step unless it could not read the plan at all (then it reports an error, and nothing runs).
+  for (let i = 0; i < steps.length; i++) if (scanned[i] === 0) take(i, scanArgs(steps[i]!.args, language));
+  return { diagnostics, dependencies, inPlace };
+}
+
+/**
+ * Prepare one step of a streamed plan (not linted as a whole): its snapshot, and from a scan of it
+ * the steps it depends on and its sites.
+ *
+ * @example
+ * prepareStep(step, normalizeOptions(undefined), new ArgsSnapshotter()).dependencies // [1]
+ */
+export function prepareStep(step: LocatedStep, language: NormalizedOptions, snapshots: ArgsSnapshotter): PreparedStep {
+  const unreadable = snapshot(step, snapshots);
+  if (unreadable !== undefined) return { dependencies: unreadable, inPlace: false };
+  const scan = scanArgs(step.args, language);
+  return { dependencies: dependenciesOf(scan), inPlace: snapshots.inPlace && resolvableInPlace(scan, language) };
+}
+
+/** Replace a step's arguments with their snapshot; the `RefError` if they cannot be read (then they become `{}`). */
+function snapshot(step: LocatedStep, snapshots: ArgsSnapshotter): RefError | undefined {
+  let args: Record<string, unknown>;
+  let unreadable: RefError | undefined;
+  try {
+    args = snapshots.take(step.args);
+  } catch (thrown) {
+    args = {};
+    unreadable = asRefError(thrown, `the arguments of step ${step.id}`);
+  }
+  (step as { args: Readonly<Record<string, unknown>> }).args = args;
+  return unreadable;
+}
+
+/**
+ * The step ids a scan's placeholders reference, each once, in order of appearance. A step with one
+ * placeholder gets that placeholder's own frozen list (shared by every step that writes it).
+ */
+export function dependenciesOf(scan: ArgScan): readonly number[] {
+  const refs = scan.refs;
+  if (refs.length === 0) return NONE;
+  const first = stepIds(refs[0]!.ast);
+  if (refs.length === 1) return first;
+  let ids: number[] | undefined;
+  let seen: Set<number> | undefined;
+  for (let r = 1; r < refs.length; r++) {
+    const more = stepIds(refs[r]!.ast);
+    for (let i = 0; i < more.length; i++) {
+      const id = more[i]!;
+      if (ids === undefined) {
+        if (first.includes(id)) continue;
+        ids = [...first];
+      } else if (seen !== undefined ? seen.has(id) : ids.includes(id)) {
+        continue;
+      }
+      ids.push(id);
+      if (seen === undefined && ids.length > 16) seen = new Set(ids);
+      else seen?.add(id);
+    }
+  }
+  return ids ?? first;
+}
+
+/** Whether `resolveSnapshot` gives what `resolveRefs` gives for arguments with this scan (see `PreparedStep`). */
+function resolvableInPlace(scan: ArgScan, options: NormalizedOptions): boolean {
+  if (options.deep || scan.refs.length > options.maxPlaceholders) return false;
+  // The scan is strict: of the strings it calls malformed, those the resolver refuses too are left to resolveRefs' error.
+  for (const bad of scan.malformed) if (classifyString(bad.text, options).kind === "error") return false;
+  return true;
+}
+
+/** What the evaluator is told while it evaluates one placeholder (its `source` set before each). */
+export interface SiteContext {
+  source: string;
+  readonly maxOutputLength: number;
+  readonly maxDepth: number;
+}
+
+/**
+ * Resolve a snapshot's placeholders in place, as `resolveRefs(snapshot, results, options)` would
+ * resolve them (same values, same first error with the same `arg`), for a step prepared with
+ * `inPlace`. Only for a snapshot, the run's own copy: it is changed, and returned.
+ *
+ * @example
+ * const step = { id: 1, tool: "weather", args: { q: "$0.city", units: "metric" }, index: 0, pointer: "/steps/0" };
+ * const options = normalizeOptions(undefined);
+ * prepareStep(step, options, new ArgsSnapshotter()).inPlace // true
+ * resolveSnapshot(step.args, new Map([[0, { city: "Paris" }]]), options, { source: "", maxOutputLength: 1e6, maxDepth: 64 });
+ * // step.args: { q: "Paris", units: "metric" }
+ */
+export function resolveSnapshot(copy: Record<string, unknown>, results: Results, options: NormalizedOptions, context: SiteContext): Record<string, unknown> {
+  // Top-level strings only (no `deep`), all of them own data (no getter), none the resolver refuses, at
+  // most maxPlaceholders placeholders: what `inPlace` promised. Each string was classified before, so
+  // classifying it again is a lookup in the parse cache.
+  try {
+    const keys = Object.keys(copy);
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
+      const text = copy[key];
+      if (typeof text !== "string") continue;
+      const classified = classifyString(text, options);
+      if (classified.kind !== "ref") continue;
+      context.source = text;
+      let value: unknown;
+      try {
+        value = evaluateAst(classified.ast, results, context);
+      } catch (error) {
+        if (error instanceof RefError) throw atArgument(error, childPointer("", key));
+        throw error;
+      }
+      defineOwn(copy, key, value);
+    }
+  } catch (error) {
+    throw stackLimit(error);
+  }
+  return copy;
+}

@@ -1,0 +1,180 @@
+/**
+ * Preparing steps to run (src/run/prepare.ts): a step's snapshot, resolved in place with
+ * `resolveSnapshot` when `prepareStep` says it may be, gives exactly what `resolveRefs` gives on the
+ * caller's arguments (the same values, or the same error: class, code, argument pointer, message); and
+ * the dependencies found from the linter's scan are the steps of every placeholder `resolveRefs` reads.
+ */
+import fc from "fast-check";
+import { describe, expect, test } from "vitest";
+import { referencesIn } from "../../src/grammar/ast.js";
+import { classifyString } from "../../src/grammar/classify.js";
+import { readPlan } from "../../src/plan/plan.js";
+import { resolveRefs } from "../../src/resolve/resolve-refs.js";
+import { preparePlan, prepareStep, resolveSnapshot } from "../../src/run/prepare.js";
+import { ArgsSnapshotter } from "../../src/run/snapshot.js";
+import { RefError } from "../../src/shared/errors.js";
+import { normalizeOptions, type NormalizedOptions, type ResolveOptions } from "../../src/shared/options.js";
+import { argsArbitrary, mapResultsArbitrary, optionsArbitrary } from "../helpers/arbitraries.js";
+import { argsOf, loadCases, resultsOf } from "../helpers/cases.js";
+
+type Outcome = { ok: true; value: Record<string, unknown> } | { ok: false; error: unknown };
+
+function outcome(run: () => Record<string, unknown>): Outcome {
+  try {
+    return { ok: true, value: run() };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
+
+/** What the runner does with a step: snapshot and prepare it, then resolve the snapshot (in place when it may). */
+function runnerResolves(args: Record<string, unknown>, results: Map<number, unknown>, options: NormalizedOptions): { inPlace: boolean; outcome: Outcome } {
+  const step = { id: 99, tool: "t", args, index: 0, pointer: "/steps/0" };
+  const prepared = prepareStep(step, options, new ArgsSnapshotter());
+  if (prepared.dependencies instanceof RefError) throw prepared.dependencies;
+  const copy = step.args as Record<string, unknown>;
+  const context = { source: "", maxOutputLength: options.maxOutputLength, maxDepth: options.maxDepth };
+  return {
+    inPlace: prepared.inPlace,
+    outcome: outcome(() => (prepared.inPlace ? resolveSnapshot(copy, results, options, context) : resolveRefs(copy, results, options))),
+  };
+}
+
+function expectSame(actual: Outcome, expected: Outcome): void {
+  if (expected.ok) {
+    if (!actual.ok) throw actual.error;
+    expect(actual.value).toStrictEqual(expected.value);
+    expect(Object.getPrototypeOf(actual.value)).toBe(Object.prototype);
+    expect(Object.keys(actual.value)).toEqual(Object.keys(expected.value));
+    return;
+  }
+  expect(actual.ok, "the runner resolved what resolveRefs refuses").toBe(false);
+  if (actual.ok) return;
+  const want = expected.error as RefError;
+  const got = actual.error as RefError;
+  expect(got).toBeInstanceOf(RefError);
+  expect({ name: got.name, code: got.code, arg: got.arg, message: got.message }).toEqual({ name: want.name, code: want.code, arg: want.arg, message: want.message });
+}
+
+function compare(args: Record<string, unknown>, results: Map<number, unknown>, given: ResolveOptions | undefined): boolean {
+  const options = normalizeOptions(given);
+  const expected = outcome(() => resolveRefs(args, results, options));
+  const actual = runnerResolves(args, results, options);
+  expectSame(actual.outcome, expected);
+  return actual.inPlace;
+}
+
+/** The step ids of every placeholder resolveRefs resolves in `args` (top level; with `deep`, every container within maxDepth), each once. */
+function referencedSteps(args: Record<string, unknown>, options: NormalizedOptions): number[] {
+  const ids = new Set<number>();
+  const seen = new Set<object>();
+  const walk = (container: object, depth: number): void => {
+    if (seen.has(container) || depth > options.maxDepth) return;
+    seen.add(container);
+    for (const key of Object.keys(container)) {
+      const descriptor = Object.getOwnPropertyDescriptor(container, key);
+      if (descriptor === undefined || !("value" in descriptor)) continue;
+      const value: unknown = descriptor.value;
+      if (typeof value === "string" && (depth === 0 || options.deep)) {
+        const classified = classifyString(value, options);
+        if (classified.kind === "ref") for (const node of referencesIn(classified.ast)) ids.add(Number(node.step.id));
+      } else if (options.deep && typeof value === "object" && value !== null && (Array.isArray(value) || [Object.prototype, null].includes(Object.getPrototypeOf(value)))) {
+        walk(value, depth + 1);
+      }
+    }
+  };
+  walk(args, 0);
+  return [...ids].sort((a, b) => a - b);
+}
+
+describe("a snapshot resolved in place gives what resolveRefs gives", () => {
+  const rows = ["seed.json", "path.json", "templates.json", "deep.json"].flatMap((file) => loadCases(file).map((row) => ({ ...row, name: `${file}: ${row.name}` })));
+  const asMap = (results: unknown): Map<number, unknown> | undefined => {
+    if (results instanceof Map) return results as Map<number, unknown>;
+    if (typeof results !== "object" || results === null) return undefined;
+    return new Map(Object.entries(results).map(([key, value]) => [Number(key), value]));
+  };
+  test.each(rows)("$name", (row) => {
+    const args = argsOf(row);
+    const results = asMap(resultsOf(row));
+    if (typeof args !== "object" || args === null || Array.isArray(args) || results === undefined) return; // the runner's steps always have an args object and a Map of results
+    if (outcome(() => normalizeOptions(row.options) as never).ok === false) return; // bad options: the runner refuses them before reading the plan
+    compare(args as Record<string, unknown>, results, row.options);
+  });
+
+  test("on generated arguments, results and options (and it is the path taken for most of them)", () => {
+    let inPlace = 0;
+    let total = 0;
+    fc.assert(
+      fc.property(argsArbitrary, mapResultsArbitrary, optionsArbitrary, fc.boolean(), (args, results, options, getter) => {
+        // A getter at the top level: resolveRefs refuses it, and so must the runner (through resolveRefs).
+        if (getter) Object.defineProperty(args, "g", { get: () => "$1", enumerable: true, configurable: true });
+        total++;
+        if (compare(args, results, options)) inPlace++;
+      }),
+      { numRuns: 2000 },
+    );
+    expect(inPlace).toBeGreaterThan(total / 4);
+  });
+
+  test("what makes a step fall back to resolveRefs", () => {
+    const path = (args: Record<string, unknown>, options?: ResolveOptions): boolean => {
+      const step = { id: 1, tool: "t", args, index: 0, pointer: "/steps/0" };
+      return prepareStep(step, normalizeOptions(options), new ArgsSnapshotter()).inPlace;
+    };
+    expect(path({ q: "$0.city", n: 1, nested: { x: "$0" } })).toBe(true);
+    expect(path({ q: "$0.city" }, { deep: true })).toBe(false);
+    expect(path({ q: "$0", r: "$0" }, { maxPlaceholders: 1 })).toBe(false);
+    expect(path({ q: "${0" }, { templates: true })).toBe(false); // an invalid template: resolveRefs throws
+    expect(path({ q: "$0." }, { strict: true })).toBe(false);
+    expect(path({ q: "$0." })).toBe(true); // not strict: passed on as text, as resolveRefs does
+    expect(path(Object.assign(Object.create(null) as Record<string, unknown>, { q: "$0" }))).toBe(false);
+    const cyclic: Record<string, unknown> = { q: "$0" };
+    cyclic["self"] = { back: cyclic };
+    expect(path(cyclic)).toBe(false);
+    const withGetter = { q: "$0" };
+    Object.defineProperty(withGetter, "g", { get: () => 1, enumerable: true });
+    expect(path(withGetter)).toBe(false);
+  });
+});
+
+describe("the dependencies come from the linter's scan of the snapshot", () => {
+  test("every step a resolved placeholder reads, each once (generated)", () => {
+    fc.assert(
+      fc.property(argsArbitrary, optionsArbitrary, (args, given) => {
+        const options = normalizeOptions(given);
+        const expected = referencedSteps(args, options);
+        const step = { id: 1_000, tool: "t", args, index: 0, pointer: "/steps/0" };
+        const { dependencies } = prepareStep(step, options, new ArgsSnapshotter());
+        if (dependencies instanceof RefError) throw dependencies;
+        expect(new Set(dependencies).size).toBe(dependencies.length);
+        expect([...dependencies].sort((a, b) => a - b)).toEqual(expected);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  test("a whole plan: each step's dependencies, the linter's diagnostics on the snapshots, and the caller's objects untouched", () => {
+    const args = [{ q: "start" }, { city: "$0.city", again: "$0.country" }, { from: "$1", and: "$0", note: "$5 off" }];
+    const plan = { steps: args.map((a, i) => ({ id: i, tool: "t", args: a })) };
+    const before = JSON.stringify(plan);
+    const read = readPlan(plan);
+    const prepared = preparePlan(plan, read, normalizeOptions(undefined), undefined);
+    expect(prepared.dependencies).toEqual([[], [0], [1, 0]]);
+    expect([...prepared.inPlace]).toEqual([1, 1, 1]);
+    expect(prepared.diagnostics).toEqual([]);
+    expect(read.steps.map((step) => step.args)).toEqual(args);
+    for (let i = 0; i < args.length; i++) expect(read.steps[i]!.args).not.toBe(args[i]); // the snapshots, not the caller's objects
+    expect(JSON.stringify(plan)).toBe(before);
+  });
+
+  test("arguments that cannot be read: the step's dependencies are the RefError, its args an empty object", () => {
+    const hostile = new Proxy({}, { ownKeys: () => { throw new Error("no keys for you"); } });
+    const plan = { steps: [{ id: 1, tool: "t", args: hostile }] };
+    const read = readPlan(plan);
+    const prepared = preparePlan(plan, read, normalizeOptions(undefined), undefined);
+    expect(prepared.dependencies[0]).toBeInstanceOf(RefError);
+    expect((prepared.dependencies[0] as RefError).code).toBe("access");
+    expect(read.steps[0]!.args).toEqual({});
+  });
+});
