@@ -49,8 +49,8 @@ ${MCP_HELP}
                         its timeline (a bar per step, coloured by outcome, the critical path):
                         SVG for a name ending in .svg, a Mermaid Gantt chart for .mmd (same rules
                         as --results; not with --detach)
-  --concurrency N       most tools running at once (default 8; not with --database, where each
-                        worker's own plan-refs worker --concurrency decides)
+  --concurrency N       most tools running at once (default 8); not with --database, where each
+                        worker's own plan-refs worker --concurrency decides
   --timeout MS          fail a step that runs longer than MS milliseconds (default: no limit)
   --fail-fast           stop at the first failure (default: independent steps go on)
   --validate-outputs    fail a step whose result does not match its catalog output schema
