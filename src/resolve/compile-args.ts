@@ -109,14 +109,14 @@ class Compiler extends ArgsWalk<Node> {
   #hasShared = false;
 
   compileTop(args: Record<string, unknown>): Program {
-    const nodes: Node[] = [];
-    let keys: string[];
+    let nodes: Node[];
     try {
-      keys = this.walkTop(args, nodes);
+      nodes = this.walkTop(args);
     } catch (error) {
       const pending = { refsBefore: [...this.#refs], error: stackLimit(error) };
       return { keys: NO_ENTRIES, nodes: NO_ENTRIES, template: {}, live: NO_ENTRIES, hasShared: false, options: this.options, pending };
     }
+    const keys = this.topKeys;
     const template: Record<string, unknown> = {};
     const live: number[] = [];
     nodes.forEach((node, i) => {

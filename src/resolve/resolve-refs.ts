@@ -41,43 +41,6 @@ export function resolveRefs(args: Readonly<Record<string, unknown>>, results: Re
 // Shared with compile-args.ts and the runner: the walk's helpers live in walk-args.ts.
 export { assertArgs, childPointer, defineOwn };
 
-/**
- * The output's shape, remembered from one call to the next: calls that resolve arguments with the
- * same keys in the same order (the same tool, a plan run again) copy an object that has those keys
- * already, in one step, and overwrite its values, rather than adding the keys one at a time (each
- * addition changes the object's hidden class, which costs more than overwriting a value). A shape is
- * kept from the second call in a row that has it on (so arguments of ever-changing shapes pay one
- * comparison of keys, not a copy), and only keys are kept, never a value of the caller's.
- */
-interface Shape {
-  readonly keys: readonly string[];
-  /** Those keys, in that order, each `undefined`: copied with a spread (own data properties, `__proto__` included). */
-  readonly object: Record<string, unknown>;
-}
-
-let shape: Shape | undefined;
-/** The keys of the previous call's output, until they are seen twice in a row and become `shape`. */
-let lastKeys: readonly string[] | undefined;
-
-function sameKeys(a: readonly string[], b: readonly string[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-/** A new plain object for an output with these keys: a copy of the remembered shape when it fits, else `{}`. */
-function outputFor(keys: readonly string[]): Record<string, unknown> {
-  if (shape !== undefined && sameKeys(keys, shape.keys)) return { ...shape.object };
-  if (lastKeys === undefined || !sameKeys(keys, lastKeys)) {
-    lastKeys = keys;
-    return {};
-  }
-  const object: Record<string, unknown> = {};
-  for (const key of keys) defineOwn(object, key, undefined);
-  shape = { keys, object };
-  return { ...object };
-}
-
 /** The direct form of the walk (walk-args.ts): each placeholder is evaluated as it is met. */
 class Resolver extends ArgsWalk<unknown> {
   /** What the evaluator is told about the placeholder being evaluated: one object per call, its `source` set before each evaluation. */
@@ -92,9 +55,10 @@ class Resolver extends ArgsWalk<unknown> {
   }
 
   resolveTop(args: Record<string, unknown>): Record<string, unknown> {
-    const values: unknown[] = [];
-    const keys = this.walkTop(args, values);
-    const out = outputFor(keys);
+    const values = this.walkTop(args);
+    const keys = this.topKeys;
+    // A copy of the remembered shape has every key already: overwriting a value is cheaper than adding a key.
+    const out = this.topShape === undefined ? {} : { ...this.topShape.object };
     for (let i = 0; i < keys.length; i++) defineOwn(out, keys[i]!, values[i]);
     return out;
   }

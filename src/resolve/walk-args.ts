@@ -9,7 +9,8 @@
  * A form says only what it builds from a constant, a placeholder and a walked container.
  */
 import type { RefAst } from "../grammar/ast.js";
-import { classifyString } from "../grammar/classify.js";
+import { classifyString, type Classification } from "../grammar/classify.js";
+import { cacheable } from "../grammar/parse-cache.js";
 import { atArgument, RefError } from "../shared/errors.js";
 import type { NormalizedOptions } from "../shared/options.js";
 import { defineOwn, isPlainArray, isPlainObject } from "../shared/own-data.js";
@@ -54,28 +55,84 @@ function argsAt(pointer: string): string {
 
 /**
  * The own enumerable data entries of a container of `args`, all read before any is walked (so an
- * error in a later entry's read comes before one in an earlier entry's value, in both forms): returns
- * the keys in `Object.keys` order and pushes their values onto `values`. A getter is refused, never
- * invoked; a throwing Proxy trap becomes code `access`.
+ * error in a later entry's read comes before one in an earlier entry's value, in both forms): their
+ * keys in `Object.keys` order and their values. A getter is refused, never invoked; a throwing Proxy
+ * trap becomes code `access`.
  */
-function readEntries(container: object, pointer: string, values: unknown[]): string[] {
+function readEntries(container: object, pointer: string): { readonly keys: string[]; readonly values: unknown[] } {
   try {
     // The array Object.keys returns is this walk's own: a key listed but gone (a Proxy) is dropped in place.
     const keys = Object.keys(container);
+    const values = new Array<unknown>(keys.length);
     let kept = 0;
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i]!;
       const descriptor = Object.getOwnPropertyDescriptor(container, key);
       if (descriptor === undefined) continue;
       if (!("value" in descriptor)) throw getterError(childPointer(pointer, key));
-      keys[kept++] = key;
-      values.push(descriptor.value);
+      keys[kept] = key;
+      values[kept++] = descriptor.value;
     }
-    if (kept < keys.length) keys.length = kept;
-    return keys;
+    if (kept < keys.length) keys.length = values.length = kept;
+    return { keys, values };
   } catch (error) {
     throw accessError(() => argsAt(pointer), error);
   }
+}
+
+/**
+ * The shape of the top-level arguments, remembered from one call to the next: calls with the same keys
+ * in the same order (the same tool call again, a plan run again) reuse it. It holds
+ *
+ * - `object`, those keys in that order, each `undefined`, for `resolveRefs` to copy with a spread (own
+ *   data properties, `__proto__` included) and overwrite: cheaper than adding the keys one at a time,
+ *   each addition changing the object's hidden class;
+ * - per key, the last string met there and how it was classified, with which options, so the same
+ *   string under the same options is not looked up in the parse cache again (a string is compared
+ *   first, by `===`, with the one remembered). Only strings the parse cache would keep (`cacheable`).
+ *
+ * A shape is made on the second call in a row with those keys (arguments of ever-changing shapes pay
+ * one comparison of keys, nothing more), for at most `MAX_SHAPE_KEYS` keys. Only keys and strings are
+ * kept, never another value of the caller's; reentrant calls (a Proxy trap that resolves) only ever
+ * replace a whole per-key entry, so an entry's text, options and classification always belong together.
+ */
+export interface TopShape {
+  readonly keys: readonly string[];
+  readonly object: Record<string, unknown>;
+  readonly strings: (ClassifiedString | undefined)[];
+}
+
+/** A string met at one key, the options it was classified with, and the classification. */
+interface ClassifiedString {
+  readonly text: string;
+  readonly options: NormalizedOptions;
+  readonly classified: Classification;
+}
+
+/** Arguments with more keys than this get no shape (its memory stays small). */
+const MAX_SHAPE_KEYS = 256;
+let shape: TopShape | undefined;
+/** The keys of the previous call, until they are seen twice in a row and become `shape`. */
+let lastKeys: readonly string[] | undefined;
+
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** The remembered shape of top-level arguments with these keys, made on their second call in a row; else `undefined`. */
+function shapeOf(keys: readonly string[]): TopShape | undefined {
+  if (shape !== undefined && sameKeys(keys, shape.keys)) return shape;
+  if (keys.length > MAX_SHAPE_KEYS) return undefined;
+  if (lastKeys === undefined || !sameKeys(keys, lastKeys)) {
+    lastKeys = keys;
+    return undefined;
+  }
+  const object: Record<string, unknown> = {};
+  for (const key of keys) defineOwn(object, key, undefined);
+  shape = { keys, object, strings: new Array<ClassifiedString | undefined>(keys.length) };
+  return shape;
 }
 
 /**
@@ -107,21 +164,41 @@ export abstract class ArgsWalk<T> {
     return built;
   }
 
+  /** The keys of the top-level arguments, in order, once `walkTop` has read them. */
+  protected topKeys: readonly string[] = [];
+  /** The remembered shape of the top-level arguments, when they have one (see `TopShape`). */
+  protected topShape: TopShape | undefined;
+
   /**
-   * Walk the top-level arguments: returns their keys in order and leaves in `built` what each value
-   * built (each value is read into `built`, then replaced by what it built: one array for both).
+   * Walk the top-level arguments: returns what each value built, in the order of `topKeys` (each value
+   * is read into the array, then replaced by what it built: one array for both).
    */
-  protected walkTop(args: Record<string, unknown>, built: T[]): string[] {
+  protected walkTop(args: Record<string, unknown>): T[] {
     this.#open?.add(args);
-    const values = built as unknown[];
-    const keys = readEntries(args, "", values);
-    for (let i = 0; i < keys.length; i++) built[i] = this.walkValue(values[i], "", keys[i]!, 1);
-    return keys;
+    const { keys, values } = readEntries(args, "");
+    const top = shapeOf(keys);
+    this.topKeys = keys;
+    this.topShape = top;
+    const built = values as T[];
+    for (let i = 0; i < keys.length; i++) {
+      const value = values[i];
+      built[i] = typeof value === "string" && top !== undefined ? this.walkString(value, "", keys[i]!, this.#remembered(top, i, value)) : this.walkValue(value, "", keys[i]!, 1);
+    }
+    return built;
+  }
+
+  /** How `text`, the string at top-level entry `index`, is classified: as remembered by the shape, or classified now (and remembered). */
+  #remembered(top: TopShape, index: number, text: string): Classification {
+    const seen = top.strings[index];
+    if (seen !== undefined && seen.text === text && seen.options === this.options) return seen.classified;
+    const classified = classifyString(text, this.options);
+    if (cacheable(text)) top.strings[index] = { text, options: this.options, classified };
+    return classified;
   }
 
   /** `value`, found at key `key` of the container at `parent` (the pointer is built only when needed). */
   protected walkValue(value: unknown, parent: string, key: string, depth: number): T {
-    if (typeof value === "string") return this.walkString(value, parent, key);
+    if (typeof value === "string") return this.walkString(value, parent, key, classifyString(value, this.options));
     if (this.#open === undefined || typeof value !== "object" || value === null) return this.constant(value);
     const pointer = childPointer(parent, key);
     let plainArray: boolean;
@@ -138,8 +215,7 @@ export abstract class ArgsWalk<T> {
     if (done !== undefined) return this.again(done);
     if (depth > this.options.maxDepth) throw depthLimitError("args", this.options.maxDepth, pointer);
     this.#open.add(value);
-    const values: unknown[] = [];
-    const keys = readEntries(value, pointer, values);
+    const { keys, values } = readEntries(value, pointer);
     const built = new Array<T>(keys.length);
     for (let i = 0; i < keys.length; i++) built[i] = this.walkValue(values[i], pointer, keys[i]!, depth + 1);
     const result = this.container(value as Record<string, unknown> | unknown[], plainArray, keys, values, built, pointer);
@@ -148,8 +224,8 @@ export abstract class ArgsWalk<T> {
     return result;
   }
 
-  private walkString(text: string, parent: string, key: string): T {
-    const classified = classifyString(text, this.options);
+  /** The string `text`, classified as `classified`, at key `key` of the container at `parent`. */
+  private walkString(text: string, parent: string, key: string, classified: Classification): T {
     switch (classified.kind) {
       case "literal":
         return this.constant(text);
