@@ -306,3 +306,33 @@ describe("evaluate.ts: the steps a missing-step message lists", () => {
     expect(error.message).toBe("$50: no result for step 50 (no step has a result yet)");
   });
 });
+
+describe("the step memo: one evaluation context per call", () => {
+  function counting(target: Record<string, unknown>): { results: Results; reads: string[] } {
+    const reads: string[] = [];
+    const results = new Proxy(target, {
+      getOwnPropertyDescriptor(object, key) {
+        reads.push(String(key));
+        return Reflect.getOwnPropertyDescriptor(object, key);
+      },
+    });
+    return { results, reads };
+  }
+
+  test("evaluate reads a step once per call, defaults and interpolations alike", () => {
+    const { results, reads } = counting({ 1: { a: "x", b: "y" } });
+    expect(evaluate(parseRef('${1.a}-${1.b}-${1.c ?? "z"}', { templates: true, syntax: "path" }), results)).toBe("x-y-z");
+    expect(reads).toEqual(["1"]);
+    expect(evaluate(parseRef("${1.a}", { templates: true }), results)).toBe("x");
+    expect(reads).toEqual(["1", "1"]);
+  });
+
+  test("evaluateAst with a context that has no memo (one kept across calls) reads every time", async () => {
+    const { evaluateAst } = await import("../../src/resolve/evaluate.js");
+    const { results, reads } = counting({ 1: { a: "x", b: "y" } });
+    const context = { source: undefined, maxOutputLength: 100, maxDepth: 10 };
+    expect(evaluateAst(parseRef("${1.a}${1.b}", { templates: true }), results, context)).toBe("xy");
+    expect(reads).toEqual(["1", "1"]);
+    expect(context).toEqual({ source: undefined, maxOutputLength: 100, maxDepth: 10 });
+  });
+});

@@ -3,6 +3,7 @@
  * compileArgs: getters, Proxies, cycles, shared sub-objects, sparse arrays, class instances, `__proto__`
  * keys, and the exact errors.
  */
+import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { compileArgs } from "../../src/resolve/compile-args.js";
 import { resolveRefs } from "../../src/resolve/resolve-refs.js";
@@ -195,5 +196,134 @@ describe.each(entries)("the walk of args, through %s", (_name, resolve) => {
     expect(Object.getPrototypeOf(target)).toBe(Object.prototype);
     expect(Object.getOwnPropertyDescriptor(target, "__proto__")).toEqual({ value: "Paris", writable: true, enumerable: true, configurable: true });
     expect(Object.keys(target)).toEqual(["__proto__", "k"]);
+  });
+});
+
+/**
+ * The remembered shape of the top-level arguments (walk-args.ts `TopShape`): from the second call in a
+ * row with the same keys, the output is a copy of an object with those keys and each string's
+ * classification is remembered per key. A fast path: it must give exactly what the general path gives.
+ */
+describe("the remembered shape of top-level arguments", () => {
+  type Outcome = { ok: true; value: Record<string, unknown>; keys: string[]; proto: unknown } | { ok: false; name: string; code: string; arg: string | undefined; message: string };
+  function outcome(run: () => Record<string, unknown>): Outcome {
+    try {
+      const value = run();
+      return { ok: true, value, keys: Object.keys(value), proto: Object.getPrototypeOf(value) };
+    } catch (error) {
+      const e = refError(error);
+      return { ok: false, name: e.name, code: e.code, arg: e.arg, message: e.message };
+    }
+  }
+  let fresh = 0;
+  /** The general path: the same arguments plus one key never seen before, so no shape can apply (the extra key is taken out again). */
+  function generalPath(args: Record<string, unknown>, results: Record<string, unknown>, options: ResolveOptions | undefined): Outcome {
+    const extra = `fresh ${++fresh}`;
+    const result = outcome(() => resolveRefs({ ...args, [extra]: 0 }, results, options));
+    if (!result.ok) return result;
+    const value = { ...result.value };
+    delete value[extra];
+    return { ok: true, value, keys: Object.keys(value), proto: Object.getPrototypeOf(result.value) };
+  }
+
+  const shapeResults = { 1: { city: "Paris", a: { b: 2 } }, 2: "two" };
+  const text = fc.constantFrom("$1.city", "$1", "$2", "$5 off", "$1.missing", "plain", "${1.city}", "$1.a.b", "$$1", "$1.a[0]", "$2 ?? 1");
+  const value = fc.oneof(text, text, fc.constantFrom(3, null, true));
+  const options = fc.constantFrom<ResolveOptions | undefined>(undefined, { strict: true }, { syntax: "path" }, { templates: true }, { syntax: "path", templates: true }, { maxPlaceholders: 1 });
+  const keySet = fc.constantFrom(["a", "b", "c"], ["c", "b", "a"], ["a", "__proto__", "0"], ["x"]);
+
+  test("a run of calls, same keys or not, values and options changing: each call gives what the general path gives", () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(keySet, fc.array(value, { minLength: 4, maxLength: 4 }), options), { minLength: 2, maxLength: 10 }), (calls) => {
+        for (const [keys, values, opts] of calls) {
+          const args: Record<string, unknown> = {};
+          keys.forEach((key, i) => Object.defineProperty(args, key, { value: values[i], writable: true, enumerable: true, configurable: true }));
+          expect(outcome(() => resolveRefs(args, shapeResults, opts))).toEqual(generalPath(args, shapeResults, opts));
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  test("the same string at a key under other options is classified again (strict turns a near-miss into an error)", () => {
+    const args = { q: "$1 x", r: "$1.city" };
+    for (let i = 0; i < 3; i++) expect(resolveRefs(args, shapeResults)).toEqual({ q: "$1 x", r: "Paris" });
+    expect(refError(thrownBy(() => resolveRefs(args, shapeResults, { strict: true }))).code).toBe("syntax");
+    expect(resolveRefs(args, shapeResults)).toEqual({ q: "$1 x", r: "Paris" });
+  });
+
+  test("another string at the same key is classified again", () => {
+    for (let i = 0; i < 3; i++) expect(resolveRefs({ q: "$1.city" }, shapeResults)).toEqual({ q: "Paris" });
+    expect(resolveRefs({ q: "$2" }, shapeResults)).toEqual({ q: "two" });
+    expect(resolveRefs({ q: "$2x" }, shapeResults)).toEqual({ q: "$2x" });
+  });
+
+  test("alternating key sets, and a key set after a shape was made: the right keys, in order, own data, plain prototype", () => {
+    const a = JSON.parse('{"__proto__": "$1.city", "k": "$2", "0": 1}') as Record<string, unknown>;
+    const b = { k: "$2", z: 1 };
+    for (const args of [a, a, a, b, a, b, b, a]) {
+      const out = resolveRefs(args, shapeResults);
+      expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+      if (args === a) {
+        expect(Object.keys(out)).toEqual(["0", "__proto__", "k"]);
+        expect(Object.getOwnPropertyDescriptor(out, "__proto__")).toEqual({ value: "Paris", writable: true, enumerable: true, configurable: true });
+        expect(out["k"]).toBe("two");
+      } else {
+        expect(out).toEqual({ k: "two", z: 1 });
+      }
+      // Each output is a new object: changing one leaves the next untouched.
+      out["k"] = "changed";
+    }
+  });
+
+  test("arguments with more keys than a shape holds resolve the same, call after call", () => {
+    const args: Record<string, unknown> = {};
+    for (let i = 0; i < 300; i++) args[`k${i}`] = i % 2 === 0 ? "$1.city" : i;
+    for (let call = 0; call < 3; call++) {
+      const out = resolveRefs(args, shapeResults);
+      expect(Object.keys(out)).toEqual(Object.keys(args));
+      expect(out["k0"]).toBe("Paris");
+      expect(out["k1"]).toBe(1);
+    }
+  });
+
+  test("strings longer than the parse cache keeps are classified every time, and still resolve", () => {
+    const long = `$1.${"x".repeat(600)}`;
+    const results = { 1: { [long.slice(3)]: "found" } };
+    for (let i = 0; i < 3; i++) expect(resolveRefs({ q: long }, results)).toEqual({ q: "found" });
+  });
+});
+
+describe("the step memo of one call", () => {
+  /** Results whose step lookups are counted (a Proxy reads descriptors, never runs a getter). */
+  function countingResults(target: Record<string, unknown>): { results: Record<string, unknown>; reads: string[] } {
+    const reads: string[] = [];
+    const results = new Proxy(target, {
+      getOwnPropertyDescriptor(object, key) {
+        reads.push(String(key));
+        return Reflect.getOwnPropertyDescriptor(object, key);
+      },
+    });
+    return { results, reads };
+  }
+
+  test.each(entries)("through %s: one step named twice in a row is read once per call, and again on the next call", (_name, resolve) => {
+    const { results, reads } = countingResults({ 1: { city: "Paris", country: "FR" }, 2: "two" });
+    expect(resolve({ a: "$1.city", b: "$1.country", c: "$2", d: "$1.city" }, results)).toEqual({ a: "Paris", b: "FR", c: "two", d: "Paris" });
+    expect(reads).toEqual(["1", "2", "1"]);
+    reads.length = 0;
+    expect(resolve({ a: "$1.city" }, results)).toEqual({ a: "Paris" });
+    expect(reads).toEqual(["1"]);
+  });
+
+  test("results changed between calls are read afresh (the memo belongs to one call)", () => {
+    const results: Record<string, unknown> = { 1: { city: "Paris" } };
+    const compiled = compileArgs({ a: "$1.city", b: "$1.city" });
+    expect(resolveRefs({ a: "$1.city", b: "$1.city" }, results)).toEqual({ a: "Paris", b: "Paris" });
+    expect(compiled(results)).toEqual({ a: "Paris", b: "Paris" });
+    results[1] = { city: "Lyon" };
+    expect(resolveRefs({ a: "$1.city", b: "$1.city" }, results)).toEqual({ a: "Lyon", b: "Lyon" });
+    expect(compiled(results)).toEqual({ a: "Lyon", b: "Lyon" });
+    expect(refError(thrownBy(() => compiled({ 2: 1 }))).code).toBe("missing-step");
   });
 });

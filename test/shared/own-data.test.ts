@@ -44,4 +44,32 @@ describe("src/shared/own-data.ts", () => {
     expect(Object.keys(target)).toEqual(["__proto__"]);
     expect(Object.getPrototypeOf(target)).toBe(Object.prototype);
   });
+
+  const fullData = (value: unknown) => ({ value, writable: true, enumerable: true, configurable: true });
+
+  test.each([
+    ["a plain object", () => ({}) as Record<string, unknown>, Object.prototype],
+    ["a null-prototype object", () => Object.create(null) as Record<string, unknown>, null],
+    ["an array", () => [] as unknown as Record<string, unknown>, Array.prototype],
+  ])("defineOwn on %s: every key, __proto__ and inherited names included, becomes a writable, enumerable, configurable own data property", (_kind, make, proto) => {
+    const target = make();
+    const keys = ["a", "__proto__", "toString", "constructor", "0", "hasOwnProperty"];
+    keys.forEach((key, i) => defineOwn(target, key, i));
+    expect(Object.getPrototypeOf(target)).toBe(proto);
+    for (const [i, key] of keys.entries()) expect(Object.getOwnPropertyDescriptor(target, key), key).toEqual(fullData(i));
+    // Written again: overwritten in place, order kept.
+    defineOwn(target, "__proto__", "again");
+    defineOwn(target, "a", "again");
+    expect(Object.getOwnPropertyDescriptor(target, "__proto__")).toEqual(fullData("again"));
+    expect(Object.getOwnPropertyDescriptor(target, "a")).toEqual(fullData("again"));
+    expect(Object.keys(target)).toEqual(["0", "a", "__proto__", "toString", "constructor", "hasOwnProperty"]);
+  });
+
+  test("defineOwn's plain writes are safe: the built-in prototypes have no setter but __proto__ (none polluted in this run)", () => {
+    // A plain assignment runs an inherited setter; defineOwn assigns every key but __proto__, so this must hold.
+    for (const proto of [Object.prototype, Array.prototype]) {
+      const setters = Object.getOwnPropertyNames(proto).filter((key) => Object.getOwnPropertyDescriptor(proto, key)!.set !== undefined);
+      expect(setters).toEqual(proto === Object.prototype ? ["__proto__"] : []);
+    }
+  });
 });
