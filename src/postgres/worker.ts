@@ -224,6 +224,7 @@ class StepWorker {
   #closed = false;
   readonly #languages = new Map<string, NormalizedOptions>();
   readonly #runs = new Map<string, KnownRunInfo>();
+  #knownSteps = 0;
 
   constructor(
     readonly connection: Connection,
@@ -378,8 +379,10 @@ class StepWorker {
     const row = found.rows[0];
     if (row === undefined) return undefined;
     if (known === undefined) {
+      const options = row.options as StoredRunOptions;
       known = {
-        options: row.options as StoredRunOptions,
+        options,
+        language: this.#language(options),
         catalog: row.catalog as Record<string, unknown> | null,
         diagnostics: (row.diagnostics ?? []) as Diagnostic[],
         graph: planGraph(((row.graph ?? []) as [number, number[]][]).map(([id, dependencies]) => ({ id: Number(id), dependencies }))),
@@ -392,10 +395,17 @@ class StepWorker {
     return { tool: String(row.tool), args: row.args as Record<string, unknown>, attempt: Number(row.attempt), options: known.options, catalog: known.catalog, results, known };
   }
 
-  /** Keep what a run is (it never changes once submitted), the oldest forgotten past `KNOWN_RUNS`. */
+  /** Keep what a run is (it never changes once submitted); past `KNOWN_RUNS` runs or `KNOWN_STEPS` steps, the oldest are forgotten. */
   #remember(runId: string, known: KnownRunInfo): void {
-    if (this.#runs.size >= KNOWN_RUNS) this.#runs.delete(this.#runs.keys().next().value!);
+    if (this.#runs.has(runId)) return; // two of its steps read it at once
+    const size = known.graph.order.length;
+    while (this.#runs.size > 0 && (this.#runs.size >= KNOWN_RUNS || this.#knownSteps + size > KNOWN_STEPS)) {
+      const [oldest, info] = this.#runs.entries().next().value!;
+      this.#runs.delete(oldest);
+      this.#knownSteps -= info.graph.order.length;
+    }
     this.#runs.set(runId, known);
+    this.#knownSteps += size;
   }
 
   #language(options: StoredRunOptions): NormalizedOptions {
@@ -415,7 +425,7 @@ class StepWorker {
     if (fn === undefined) return failure("unknown-tool", `no function for tool "${tool.slice(0, 60)}" on this worker`);
     let args: Record<string, unknown>;
     try {
-      args = resolveRefs(started.args, started.results, this.#language(options));
+      args = resolveRefs(started.args, started.results, started.known.language);
     } catch (error) {
       const where = error instanceof RefError ? { ...(error.ref === undefined ? {} : { ref: error.ref }), ...(error.arg === undefined ? {} : { arg: error.arg }) } : {};
       return failure("unresolved-args", `its arguments could not be resolved: ${describe(error)}`, where);
@@ -476,10 +486,14 @@ class ThrewSync {
 
 /** How many runs a worker remembers (options, catalog, graph): past this, the oldest is read again when needed. */
 const KNOWN_RUNS = 4_096;
+/** How many steps (of the runs it remembers) a worker keeps the graph of, at most (one bigger run is kept alone). */
+const KNOWN_STEPS = 200_000;
 
 /** A run as a worker remembers it. */
 interface KnownRunInfo extends KnownRun {
   readonly options: StoredRunOptions;
+  /** Its language options, normalised once. */
+  readonly language: NormalizedOptions;
   readonly catalog: Record<string, unknown> | null;
 }
 

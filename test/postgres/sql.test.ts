@@ -63,19 +63,23 @@ describe("progress notifications", { timeout: 60_000 }, () => {
     const heard: string[] = [];
     listener.on("notification", (message) => heard.push(message.payload ?? ""));
     await listener.query('listen "plan_refs_progress"');
-    const worker = await startWorker({ connectionString: db.url, tools: { echo: (args) => args } });
+    // The first step waits until the run is followed (else a fast worker could end it before).
+    let open: () => void = () => undefined;
+    const followedNow = new Promise<void>((resolve) => (open = resolve));
+    const worker = await startWorker({ connectionString: db.url, tools: { echo: (args) => args, gate: async (args) => (args.wait === true && (await followedNow), { a: 1 }) } });
     try {
-      const plan = { steps: [{ id: 1, tool: "echo", args: { a: 1 } }, { id: 2, tool: "echo", args: { b: "$1.a" } }, { id: 3, tool: "echo", args: { c: "$2.b" } }] };
-      await submitPlan(plan, { connectionString: db.url, runId: "quiet" });
+      const plan = (wait: boolean): unknown => ({ steps: [{ id: 1, tool: "gate", args: { wait } }, { id: 2, tool: "echo", args: { b: "$1.a" } }, { id: 3, tool: "echo", args: { c: "$2.b" } }] });
+      await submitPlan(plan(false), { connectionString: db.url, runId: "quiet" });
       expect((await waitForRun("quiet", { connectionString: db.url, timeoutMs: 30_000 })).status).toBe("ok");
-      await submitPlan(plan, { connectionString: db.url, runId: "followed" });
+      await submitPlan(plan(true), { connectionString: db.url, runId: "followed" });
       let snapshots = 0;
-      const followed = await waitForRun("followed", { connectionString: db.url, timeoutMs: 30_000, onProgress: () => void snapshots++ });
+      const followed = await waitForRun("followed", { connectionString: db.url, timeoutMs: 30_000, onProgress: () => (snapshots++, open()) });
       expect(followed.status).toBe("ok");
       expect(followed.results.get(3)).toEqual({ c: 1 });
       await listener.query("select 1"); // notifications committed before this query are delivered before its reply
       expect(heard.filter((id) => id === "quiet")).toEqual([]);
-      expect(heard.filter((id) => id === "followed").length).toBeGreaterThanOrEqual(1);
+      // Step 1 settled, steps 2 and 3 started and settled after the run was followed.
+      expect(heard.filter((id) => id === "followed").length).toBeGreaterThanOrEqual(5);
       expect(snapshots).toBeGreaterThanOrEqual(1);
     } finally {
       await worker.stop();
