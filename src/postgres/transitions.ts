@@ -1,7 +1,8 @@
 /**
- * Changes to a run's steps in the database, each inside the caller's transaction with the run's row
- * locked (`lockRun`): a step finished, a run stopped, a run settled. What to change is decided by the
- * rules of `../run/schedule.ts`, the same ones `runPlan` follows.
+ * Changes to a run's steps in the database, each in one transaction with the run's row locked: a step
+ * done (one prepared call of the PL/pgSQL function `settle_done`, which `migrate` makes from here), a
+ * step failed, a run stopped, a run settled. What to change is decided by the rules of
+ * `../run/schedule.ts`, the same ones `runPlan` follows (in SQL, through the states they accept).
  */
 import { dependentsToSkip, isReady, isSettled, onStop, planGraph, runStatus, stopDetail, type PlanGraph, type RunStatus, type StepState, type StopReason } from "../run/schedule.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
