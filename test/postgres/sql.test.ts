@@ -7,7 +7,7 @@
 import fc from "fast-check";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { migrate, startWorker, submitPlan, waitForRun } from "../../src/postgres/index.js";
+import { getRun, migrate, startWorker, submitPlan, waitForRun } from "../../src/postgres/index.js";
 import { literal } from "../../src/postgres/db.js";
 import { dependentsToSkip, planGraph, type StepState } from "../../src/run/schedule.js";
 import { startDatabase, type TestDatabase } from "./server.js";
@@ -85,6 +85,22 @@ describe("progress notifications", { timeout: 60_000 }, () => {
       await worker.stop();
       await listener.end();
     }
+  });
+});
+
+describe("a database migrated by an older version, or not at all", { timeout: 60_000 }, () => {
+  test("not-migrated, naming the schema: no tables, no watched column, no settle_done function", async () => {
+    const plan = { steps: [{ id: 1, tool: "echo", args: {} }] };
+    await expect(submitPlan(plan, { connectionString: db.url, schema: "never_made" })).rejects.toMatchObject({ name: "PostgresError", code: "not-migrated", message: expect.stringContaining("schema never_made") });
+    await migrate({ connectionString: db.url, schema: "older" });
+    await client.query("alter table older.runs drop column watched; drop function older.settle_done");
+    const runId = await submitPlan(plan, { connectionString: db.url, schema: "older" });
+    await expect(waitForRun(runId, { connectionString: db.url, schema: "older", onProgress: () => undefined })).rejects.toMatchObject({ name: "PostgresError", code: "not-migrated" });
+    const done = await client.query("select older.settle_done('x', 1, 1, null, '{}', '{}', '{}', '{}', 'ok', 'failed')").catch((error: unknown) => error);
+    expect(done).toMatchObject({ code: "42883" }); // what databaseError maps to not-migrated
+    await migrate({ connectionString: db.url, schema: "older" }); // upgrades it
+    await expect(getRun(runId, { connectionString: db.url, schema: "older" })).resolves.toMatchObject({ status: "running" });
+    expect((await client.query("select older.settle_done('x', 1, 1, null, '{}', '{}', '{}', '{}', 'ok', 'failed') as stored")).rows[0].stored).toBe(false);
   });
 });
 
