@@ -109,6 +109,7 @@ interface ClassifiedString {
   readonly classified: Classification;
 }
 
+const NO_KEYS: readonly string[] = Object.freeze([]);
 /** Arguments with more keys than this get no shape (its memory stays small). */
 const MAX_SHAPE_KEYS = 256;
 let shape: TopShape | undefined;
@@ -165,7 +166,7 @@ export abstract class ArgsWalk<T> {
   }
 
   /** The keys of the top-level arguments, in order, once `walkTop` has read them. */
-  protected topKeys: readonly string[] = [];
+  protected topKeys: readonly string[] = NO_KEYS;
   /** The remembered shape of the top-level arguments, when they have one (see `TopShape`). */
   protected topShape: TopShape | undefined;
 
