@@ -3,11 +3,10 @@
  * enqueues the steps that depend on nothing, all in one statement (one round trip).
  */
 import { randomUUID } from "node:crypto";
-import { lintReadPlan } from "../lint/lint-plan.js";
 import { readPlan, type ToolCatalog } from "../plan/plan.js";
 import { MAX_TIMEOUT_MS, type RunOptions } from "../run/run-plan.js";
 import { runStatus } from "../run/schedule.js";
-import { ArgsSnapshotter } from "../run/snapshot.js";
+import { preparePlan } from "../run/prepare.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { asRefError, describeThrown, RefError } from "../shared/errors.js";
 import { layeredOptions, OPTION_NAMES, type NormalizedOptions, type OptionName } from "../shared/options.js";
@@ -104,30 +103,27 @@ interface Prepared {
   readonly steps: PreparedStep[];
 }
 
-/** Read, snapshot and lint the plan as runPlan does (its `#prepare`). */
+/** Read, snapshot and lint the plan with runPlan's own preparation (`preparePlan`). */
 function prepare(plan: unknown, settings: ReturnType<typeof readRunOptions>): Prepared {
   try {
     const read = readPlan(plan);
     const catalog = settings.catalog ?? read.plan.tools;
     const language = layeredOptions(read.plan.options, settings.overrides);
-    const snapshots = new ArgsSnapshotter(language);
-    const taken: { args: Record<string, unknown>; dependencies: readonly number[] }[] = [];
-    for (const step of read.steps) {
-      const args = snapshots.take(step.args);
-      taken.push({ args, dependencies: [...snapshots.dependencies] });
-      (step as { args: Readonly<Record<string, unknown>> }).args = args;
-    }
-    const diagnostics = lintReadPlan(plan, read, { ...language, ...(catalog === undefined ? {} : { tools: catalog }) });
+    // The same preparation as runPlan's: snapshots, the linter on them, each step's dependencies from the linter's scan.
+    const prepared = preparePlan(plan, read, language, catalog);
     const steps: PreparedStep[] = [];
     read.steps.forEach((step, i) => {
+      const dependencies = prepared.dependencies[i]!;
+      if (dependencies instanceof RefError) throw dependencies; // arguments that cannot be read (a Proxy trap): nothing is stored
       let args: string | undefined;
       try {
-        args = JSON.stringify(taken[i]!.args);
+        args = JSON.stringify(step.args); // the snapshot
       } catch (error) {
         throw new RefError("invalid-args", `step ${step.id}: its arguments cannot be stored as JSON: ${safeText(describeThrown(error), 200)}`);
       }
-      steps.push({ id: step.id, tool: step.tool, args: args ?? "{}", dependencies: taken[i]!.dependencies });
+      steps.push({ id: step.id, tool: step.tool, args: args ?? "{}", dependencies: [...dependencies] });
     });
+    const diagnostics = prepared.diagnostics;
     let catalogText: string | null = null;
     if (settings.validateOutputs && catalog !== undefined) {
       try {

@@ -5,6 +5,7 @@
  * (for the scheduler) and whether its placeholders can be resolved straight into the snapshot, the
  * run's own copy, instead of walking and copying the arguments again.
  */
+import { referencesIn, type RefAst } from "../grammar/ast.js";
 import { classifyString } from "../grammar/classify.js";
 import { lintReadPlan } from "../lint/lint-plan.js";
 import type { LocatedStep, ReadPlanResult, ToolCatalog } from "../plan/plan.js";
@@ -15,9 +16,30 @@ import { childPointer, defineOwn } from "../resolve/walk-args.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { asRefError, atArgument, RefError } from "../shared/errors.js";
 import type { NormalizedOptions } from "../shared/options.js";
-import { ArgsSnapshotter, stepIds } from "./snapshot.js";
+import { ArgsSnapshotter } from "./snapshot.js";
 
 const NONE: readonly number[] = Object.freeze([]);
+
+/**
+ * The step ids one parsed placeholder references, each once. Parsed ASTs are shared by the parse cache,
+ * so a placeholder written in many steps (`$0.city` in a fan-out) is walked once.
+ */
+const stepIdsOf = new WeakMap<RefAst, readonly number[]>();
+function stepIds(ast: RefAst): readonly number[] {
+  let ids = stepIdsOf.get(ast);
+  if (ids === undefined) {
+    const found: number[] = [];
+    // Digits beyond Number.MAX_SAFE_INTEGER round to a number that is never a step id (readPlan
+    // refuses unsafe ids), so such a reference waits for a step that never comes.
+    for (const node of referencesIn(ast)) {
+      const id = Number(node.step.id);
+      if (!found.includes(id)) found.push(id);
+    }
+    ids = Object.freeze(found);
+    stepIdsOf.set(ast, ids);
+  }
+  return ids;
+}
 
 /**
  * A step ready to be scheduled: the steps it depends on (or why its arguments could not be read), and
