@@ -5,7 +5,7 @@
 import type { RunReport, StepTiming } from "../run/run-plan.js";
 import type { StepState } from "../run/schedule.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
-import type { StepError } from "../shared/errors.js";
+import type { StepError } from "../run/step-error.js";
 import { ownData } from "../shared/own-data.js";
 import { connectClient, databaseError, inTransaction, isConnectionError, poolFor, readConnection, table, type Connection, type ConnectionOptions } from "./db.js";
 import { PostgresError } from "./errors.js";

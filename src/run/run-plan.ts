@@ -13,7 +13,8 @@
 import { readPlan, type JsonSchema, type LocatedStep, type ToolCatalog } from "../plan/plan.js";
 import { resolveRefs } from "../resolve/resolve-refs.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
-import { asRefError, describeThrown, RefError, StepError, withoutStack, type StepErrorCode } from "../shared/errors.js";
+import { asRefError, describeThrown, RefError, withoutStack } from "../shared/errors.js";
+import { StepError, type StepErrorCode } from "./step-error.js";
 import { layeredOptions, normalizeOptions, OPTION_NAMES, type NormalizedOptions, type OptionName, type ResolveOptions } from "../shared/options.js";
 import { outputMismatch, prepareOutputSchema } from "./output-validator.js";
 import { ownData } from "../shared/own-data.js";

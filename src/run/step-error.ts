@@ -1,0 +1,44 @@
+/**
+ * The executor's error: why one step of a run failed. It lives with the executor (`runPlan`, and the
+ * PostgreSQL workers that build the same report); it is a `RefError`, so callers that catch
+ * plan-refs' errors by class or by `code` catch it too.
+ */
+import { isInstance, RefError } from "../shared/errors.js";
+import type { Span } from "../shared/span.js";
+
+/** Why a step of `runPlan` failed. */
+export type StepErrorCode = "tool-error" | "unknown-tool" | "unresolved-args" | "timeout" | "aborted" | "invalid-output" | "missing-dependency" | "cycle" | "invalid-step" | "unserializable";
+
+/**
+ * A step of a run failed: its tool threw or rejected (`tool-error`), its arguments could not be
+ * resolved (`unresolved-args`, with the `KeyError` as `cause`, and the cause's `ref`, `arg` and `span`
+ * copied onto the step error), it ran past `timeoutMs` (`timeout`), its result did not match the
+ * catalog's output schema (`invalid-output`), and so on.
+ *
+ * @example
+ * report.errors.get(2)?.code // "tool-error"
+ * report.errors.get(3)?.arg  // "/q": where in step 3's args an `unresolved-args` error happened
+ */
+export class StepError extends RefError {
+  override name = "StepError";
+  readonly stepId: number;
+  readonly tool: string;
+
+  constructor(code: StepErrorCode, stepId: number, tool: string, detail: string, cause?: unknown) {
+    super(code, `step ${stepId} (${tool}): ${detail}`, cause === undefined ? {} : { cause });
+    this.stepId = stepId;
+    this.tool = tool;
+    // Where in the step's arguments resolution failed. Not passed to super: the detail already ends with
+    // the cause's message, which names the argument.
+    if (code === "unresolved-args" && isInstance(cause, RefError)) {
+      const where = this as { ref: string | undefined; arg: string | undefined; span: Span | undefined };
+      try {
+        where.ref = (cause as RefError).ref;
+        where.arg = (cause as RefError).arg;
+        where.span = (cause as RefError).span;
+      } catch {
+        // A cause built to look like a RefError (a Proxy): the step error keeps no place.
+      }
+    }
+  }
+}
