@@ -41,24 +41,28 @@ function stepIds(ast: RefAst): readonly number[] {
   return ids;
 }
 
+/** `PreparedStep.placeholders` of a step whose snapshot is resolved by `resolveRefs` itself. */
+export const THROUGH_RESOLVE_REFS = -1;
+
 /**
  * A step ready to be scheduled: the steps it depends on (or why its arguments could not be read), and
- * whether `resolveSnapshot` may resolve its snapshot in place. It may not where only `resolveRefs`
+ * how many placeholders `resolveSnapshot` resolves in its snapshot, in place, or `THROUGH_RESOLVE_REFS`
+ * where only `resolveRefs`
  * itself gives the same answer: with `deep` (the walk's rules decide nested values too), a top-level
  * getter, a string the resolver refuses, more placeholders than `maxPlaceholders`, arguments
  * without `Object.prototype` (resolveRefs returns a plain object), or arguments that contain themselves.
  */
 export interface PreparedStep {
   readonly dependencies: readonly number[] | RefError;
-  readonly inPlace: boolean;
+  readonly placeholders: number;
 }
 
 /** What preparing a whole plan gives: the linter's diagnostics, and for each of `read.steps` (by position) what `PreparedStep` says. */
 export interface PreparedPlan {
   readonly diagnostics: Diagnostic[];
   readonly dependencies: (readonly number[] | RefError)[];
-  /** 1 where the step's snapshot may be resolved in place. */
-  readonly inPlace: Uint8Array;
+  /** Each step's `PreparedStep.placeholders`. */
+  readonly placeholders: Int32Array;
 }
 
 /**
@@ -75,11 +79,11 @@ export interface PreparedPlan {
 export function preparePlan(plan: unknown, read: ReadPlanResult, language: NormalizedOptions, catalog: ToolCatalog | undefined): PreparedPlan {
   const steps = read.steps;
   const snapshots = new ArgsSnapshotter();
-  const inPlace = new Uint8Array(steps.length);
+  const placeholders = new Int32Array(steps.length).fill(THROUGH_RESOLVE_REFS);
   const dependencies = new Array<readonly number[] | RefError>(steps.length);
   for (let i = 0; i < steps.length; i++) {
     const unreadable = snapshot(steps[i]!, snapshots);
-    if (snapshots.inPlace) inPlace[i] = 1;
+    if (snapshots.inPlace) placeholders[i] = 0;
     if (unreadable !== undefined) dependencies[i] = unreadable;
   }
   // Snapshots first: the linter checks, and the run runs, the same arguments. Each scan is used as the
@@ -89,12 +93,12 @@ export function preparePlan(plan: unknown, read: ReadPlanResult, language: Norma
     scanned[i] = 1;
     if (dependencies[i] !== undefined) return; // unreadable: the step fails when it is added
     dependencies[i] = dependenciesOf(scan);
-    if (inPlace[i] === 1 && !resolvableInPlace(scan, language)) inPlace[i] = 0;
+    if (placeholders[i] === 0) placeholders[i] = inPlaceCount(scan, language);
   };
   const diagnostics = lintReadPlan(plan, read, { ...language, ...(catalog === undefined ? {} : { tools: catalog }) }, take);
   // The linter scans every step unless it could not read the plan at all (then it reports an error, and nothing runs).
   for (let i = 0; i < steps.length; i++) if (scanned[i] === 0) take(i, scanArgs(steps[i]!.args, language));
-  return { diagnostics, dependencies, inPlace };
+  return { diagnostics, dependencies, placeholders };
 }
 
 /**
@@ -106,9 +110,9 @@ export function preparePlan(plan: unknown, read: ReadPlanResult, language: Norma
  */
 export function prepareStep(step: LocatedStep, language: NormalizedOptions, snapshots: ArgsSnapshotter): PreparedStep {
   const unreadable = snapshot(step, snapshots);
-  if (unreadable !== undefined) return { dependencies: unreadable, inPlace: false };
+  if (unreadable !== undefined) return { dependencies: unreadable, placeholders: THROUGH_RESOLVE_REFS };
   const scan = scanArgs(step.args, language);
-  return { dependencies: dependenciesOf(scan), inPlace: snapshots.inPlace && resolvableInPlace(scan, language) };
+  return { dependencies: dependenciesOf(scan), placeholders: snapshots.inPlace ? inPlaceCount(scan, language) : THROUGH_RESOLVE_REFS };
 }
 
 /** Replace a step's arguments with their snapshot; the `RefError` if they cannot be read (then they become `{}`). */
@@ -154,12 +158,12 @@ export function dependenciesOf(scan: ArgScan): readonly number[] {
   return ids ?? first;
 }
 
-/** Whether `resolveSnapshot` gives what `resolveRefs` gives for arguments with this scan (see `PreparedStep`). */
-function resolvableInPlace(scan: ArgScan, options: NormalizedOptions): boolean {
-  if (options.deep || scan.refs.length > options.maxPlaceholders) return false;
+/** How many placeholders `resolveSnapshot` resolves for arguments with this scan, if it gives what `resolveRefs` gives (see `PreparedStep`). */
+function inPlaceCount(scan: ArgScan, options: NormalizedOptions): number {
+  if (options.deep || scan.refs.length > options.maxPlaceholders) return THROUGH_RESOLVE_REFS;
   // The scan is strict: of the strings it calls malformed, those the resolver refuses too are left to resolveRefs' error.
-  for (const bad of scan.malformed) if (classifyString(bad.text, options).kind === "error") return false;
-  return true;
+  for (const bad of scan.malformed) if (classifyString(bad.text, options).kind === "error") return THROUGH_RESOLVE_REFS;
+  return scan.refs.length;
 }
 
 /** What the evaluator is told while it evaluates one placeholder (its `source` set before each). */
@@ -172,27 +176,30 @@ export interface SiteContext {
 /**
  * Resolve a snapshot's placeholders in place, as `resolveRefs(snapshot, results, options)` would
  * resolve them (same values, same first error with the same `arg`), for a step prepared with
- * `inPlace`. Only for a snapshot, the run's own copy: it is changed, and returned.
+ * `placeholders` ≥ 0 (that many). Only for a snapshot, the run's own copy: it is changed, and returned.
  *
  * @example
  * const step = { id: 1, tool: "weather", args: { q: "$0.city", units: "metric" }, index: 0, pointer: "/steps/0" };
  * const options = normalizeOptions(undefined);
- * prepareStep(step, options, new ArgsSnapshotter()).inPlace // true
- * resolveSnapshot(step.args, new Map([[0, { city: "Paris" }]]), options, { source: "", maxOutputLength: 1e6, maxDepth: 64 });
+ * const { placeholders } = prepareStep(step, options, new ArgsSnapshotter()); // 1
+ * resolveSnapshot(step.args, placeholders, new Map([[0, { city: "Paris" }]]), options, { source: "", maxOutputLength: 1e6, maxDepth: 64 });
  * // step.args: { q: "Paris", units: "metric" }
  */
-export function resolveSnapshot(copy: Record<string, unknown>, results: Results, options: NormalizedOptions, context: SiteContext): Record<string, unknown> {
+export function resolveSnapshot(copy: Record<string, unknown>, placeholders: number, results: Results, options: NormalizedOptions, context: SiteContext): Record<string, unknown> {
+  if (placeholders === 0) return copy;
   // Top-level strings only (no `deep`), all of them own data (no getter), none the resolver refuses, at
-  // most maxPlaceholders placeholders: what `inPlace` promised. Each string was classified before, so
-  // classifying it again is a lookup in the parse cache.
+  // most maxPlaceholders placeholders: what `placeholders` ≥ 0 promised. Each string was classified
+  // before, so classifying it again is a lookup in the parse cache; the walk stops after the last one.
   try {
     const keys = Object.keys(copy);
-    for (let i = 0; i < keys.length; i++) {
+    let left = placeholders;
+    for (let i = 0; i < keys.length && left > 0; i++) {
       const key = keys[i]!;
       const text = copy[key];
       if (typeof text !== "string") continue;
       const classified = classifyString(text, options);
       if (classified.kind !== "ref") continue;
+      left--;
       context.source = text;
       let value: unknown;
       try {

@@ -18,7 +18,7 @@ import { StepError, type StepErrorCode } from "./step-error.js";
 import { layeredOptions, normalizeOptions, OPTION_NAMES, type NormalizedOptions, type OptionName, type ResolveOptions } from "../shared/options.js";
 import { outputMismatch, prepareOutputSchema } from "./output-validator.js";
 import { ownData } from "../shared/own-data.js";
-import { preparePlan, prepareStep, resolveSnapshot, type SiteContext } from "./prepare.js";
+import { preparePlan, prepareStep, resolveSnapshot, THROUGH_RESOLVE_REFS, type SiteContext } from "./prepare.js";
 import { ArgsSnapshotter } from "./snapshot.js";
 import { onStop, runStatus, skipDependents, stopDetail, stopsRun, type StepState, type StopReason } from "./schedule.js";
 
@@ -188,8 +188,8 @@ class StepRecord {
     readonly tool: string,
     /** The snapshot of the step's arguments (never the caller's object); let go once resolved. */
     public args: Record<string, unknown> | undefined,
-    /** Whether the snapshot's placeholders are resolved into it (else through `resolveRefs`, see `PreparedStep`). */
-    readonly inPlace: boolean,
+    /** How many placeholders are resolved into the snapshot, or `THROUGH_RESOLVE_REFS` (see `PreparedStep`). */
+    readonly placeholders: number,
     readonly dependencies: readonly number[],
     /** The run, until its report is returned: a tool that settles later (or never) holds only this record. */
     public run: Run | undefined,
@@ -418,7 +418,7 @@ class Run {
     if (this.settings.validateOutputs) for (const step of steps) this.#schemaOf(step.tool, true);
     this.#started = performance.now();
     this.#growTimes(2 * steps.length);
-    this.#addAll(steps, prepared.dependencies, prepared.inPlace);
+    this.#addAll(steps, prepared.dependencies, prepared.placeholders);
     return true;
   }
 
@@ -432,8 +432,8 @@ class Run {
     }
   }
 
-  #addAll(steps: readonly LocatedStep[], dependencies: readonly (readonly number[] | RefError)[], inPlace: Uint8Array): void {
-    for (let i = 0; i < steps.length; i++) this.#add(steps[i]!, dependencies[i]!, inPlace[i] === 1);
+  #addAll(steps: readonly LocatedStep[], dependencies: readonly (readonly number[] | RefError)[], placeholders: Int32Array): void {
+    for (let i = 0; i < steps.length; i++) this.#add(steps[i]!, dependencies[i]!, placeholders[i]!);
   }
 
   async streamed(plan: AsyncIterable<unknown>): Promise<RunReport> {
@@ -491,7 +491,7 @@ class Run {
       return;
     }
     const prepared = prepareStep(step, this.#language, (this.#snapshots ??= new ArgsSnapshotter()));
-    this.#add(step, prepared.dependencies, prepared.inPlace);
+    this.#add(step, prepared.dependencies, prepared.placeholders);
     this.#pump();
   }
 
@@ -506,12 +506,12 @@ class Run {
   }
 
   /** Add a step (its arguments already snapshotted) with the steps it depends on, or why its arguments could not be read. */
-  #add(step: { readonly id: number; readonly tool: string; readonly args: Readonly<Record<string, unknown>> }, found: readonly number[] | RefError, inPlace: boolean): void {
+  #add(step: { readonly id: number; readonly tool: string; readonly args: Readonly<Record<string, unknown>> }, found: readonly number[] | RefError, placeholders: number): void {
     const unreadable = found instanceof RefError ? found : undefined;
     const dependencies = unreadable === undefined ? (found as readonly number[]) : [];
     const slot = this.#records.size;
     if (2 * slot + 1 >= this.#times.length) this.#growTimes(2 * slot + 2);
-    const record = new StepRecord(step.id, slot, step.tool, step.args as Record<string, unknown>, inPlace, dependencies, this);
+    const record = new StepRecord(step.id, slot, step.tool, step.args as Record<string, unknown>, placeholders, dependencies, this);
     this.#records.set(step.id, record);
     this.#waiting++;
     const waiting = this.#waitingOn.get(step.id);
@@ -601,7 +601,10 @@ class Run {
     let args: Record<string, unknown>;
     try {
       // The snapshot is the run's own copy: its placeholders are resolved into it, unless only resolveRefs can say what they give.
-      args = record.inPlace ? resolveSnapshot(record.args!, this.results, this.#language, this.#siteContext) : resolveRefs(record.args!, this.results, this.#resolveOptions);
+      args =
+        record.placeholders === THROUGH_RESOLVE_REFS
+          ? resolveRefs(record.args!, this.results, this.#resolveOptions)
+          : resolveSnapshot(record.args!, record.placeholders, this.results, this.#language, this.#siteContext);
       record.args = undefined;
     } catch (error) {
       return this.#settleFailure(record, "unresolved-args", `its arguments could not be resolved: ${describeError(error)}`, error);

@@ -10,7 +10,7 @@ import { referencesIn } from "../../src/grammar/ast.js";
 import { classifyString } from "../../src/grammar/classify.js";
 import { readPlan } from "../../src/plan/plan.js";
 import { resolveRefs } from "../../src/resolve/resolve-refs.js";
-import { preparePlan, prepareStep, resolveSnapshot } from "../../src/run/prepare.js";
+import { preparePlan, prepareStep, resolveSnapshot, THROUGH_RESOLVE_REFS } from "../../src/run/prepare.js";
 import { ArgsSnapshotter } from "../../src/run/snapshot.js";
 import { RefError } from "../../src/shared/errors.js";
 import { normalizeOptions, type NormalizedOptions, type ResolveOptions } from "../../src/shared/options.js";
@@ -34,9 +34,10 @@ function runnerResolves(args: Record<string, unknown>, results: Map<number, unkn
   if (prepared.dependencies instanceof RefError) throw prepared.dependencies;
   const copy = step.args as Record<string, unknown>;
   const context = { source: "", maxOutputLength: options.maxOutputLength, maxDepth: options.maxDepth };
+  const inPlace = prepared.placeholders !== THROUGH_RESOLVE_REFS;
   return {
-    inPlace: prepared.inPlace,
-    outcome: outcome(() => (prepared.inPlace ? resolveSnapshot(copy, results, options, context) : resolveRefs(copy, results, options))),
+    inPlace,
+    outcome: outcome(() => (inPlace ? resolveSnapshot(copy, prepared.placeholders, results, options, context) : resolveRefs(copy, results, options))),
   };
 }
 
@@ -118,11 +119,13 @@ describe("a snapshot resolved in place gives what resolveRefs gives", () => {
   });
 
   test("what makes a step fall back to resolveRefs", () => {
-    const path = (args: Record<string, unknown>, options?: ResolveOptions): boolean => {
+    const count = (args: Record<string, unknown>, options?: ResolveOptions): number => {
       const step = { id: 1, tool: "t", args, index: 0, pointer: "/steps/0" };
-      return prepareStep(step, normalizeOptions(options), new ArgsSnapshotter()).inPlace;
+      return prepareStep(step, normalizeOptions(options), new ArgsSnapshotter()).placeholders;
     };
-    expect(path({ q: "$0.city", n: 1, nested: { x: "$0" } })).toBe(true);
+    const path = (args: Record<string, unknown>, options?: ResolveOptions): boolean => count(args, options) !== THROUGH_RESOLVE_REFS;
+    expect(count({ q: "$0.city", n: 1, nested: { x: "$0" }, t: "text", r: "$2" })).toBe(2); // the nested one passes through as text
+    expect(count({ q: "text", n: 1 })).toBe(0);
     expect(path({ q: "$0.city" }, { deep: true })).toBe(false);
     expect(path({ q: "$0", r: "$0" }, { maxPlaceholders: 1 })).toBe(false);
     expect(path({ q: "${0" }, { templates: true })).toBe(false); // an invalid template: resolveRefs throws
@@ -161,7 +164,7 @@ describe("the dependencies come from the linter's scan of the snapshot", () => {
     const read = readPlan(plan);
     const prepared = preparePlan(plan, read, normalizeOptions(undefined), undefined);
     expect(prepared.dependencies).toEqual([[], [0], [1, 0]]);
-    expect([...prepared.inPlace]).toEqual([1, 1, 1]);
+    expect([...prepared.placeholders]).toEqual([0, 2, 2]);
     expect(prepared.diagnostics).toEqual([]);
     expect(read.steps.map((step) => step.args)).toEqual(args);
     for (let i = 0; i < args.length; i++) expect(read.steps[i]!.args).not.toBe(args[i]); // the snapshots, not the caller's objects
