@@ -10,7 +10,6 @@ import { assertResults, stackLimit, type Results } from "./access.js";
 import { callContext, evaluateAst, type EvaluationContext } from "./evaluate.js";
 import { ArgsWalk, assertArgs, childPointer, defineOwn } from "./walk-args.js";
 
-
 /**
  * Resolve the placeholders in a tool call's arguments against the results of earlier steps.
  *
@@ -41,6 +40,25 @@ export function resolveRefs(args: Readonly<Record<string, unknown>>, results: Re
 // Shared with compile-args.ts and the runner: the walk's helpers live in walk-args.ts.
 export { assertArgs, childPointer, defineOwn };
 
+/**
+ * Evaluate one placeholder, the string `text` parsed as `ast`, found at key `key` of the container at
+ * JSON Pointer `parent` of a call's arguments: its value, or its `RefError` naming that argument
+ * (`arg`). The one rule for both `resolveRefs` and the runner's in-place resolution of a snapshot.
+ *
+ * @example
+ * evaluatePlaceholder(parseRef("$1.city"), "$1.city", { 1: {} }, callContext(normalizeOptions(undefined)), "", "q")
+ * // throws KeyError … (arg "/q")
+ */
+export function evaluatePlaceholder(ast: RefAst, text: string, results: Results, context: EvaluationContext, parent: string, key: string): unknown {
+  try {
+    context.source = text;
+    return evaluateAst(ast, results, context);
+  } catch (error) {
+    if (error instanceof RefError) throw atArgument(error, childPointer(parent, key));
+    throw error;
+  }
+}
+
 /** The direct form of the walk (walk-args.ts): each placeholder is evaluated as it is met. */
 class Resolver extends ArgsWalk<unknown> {
   /** What the evaluator is told about the placeholder being evaluated: one object per call, its `source` set before each evaluation. */
@@ -68,13 +86,7 @@ class Resolver extends ArgsWalk<unknown> {
   }
 
   protected placeholder(ast: RefAst, text: string, parent: string, key: string): unknown {
-    try {
-      this.#context.source = text;
-      return evaluateAst(ast, this.results, this.#context);
-    } catch (error) {
-      if (error instanceof RefError) throw atArgument(error, childPointer(parent, key));
-      throw error;
-    }
+    return evaluatePlaceholder(ast, text, this.results, this.#context, parent, key);
   }
 
   /** Copy a container only if something inside it changed (structural sharing). */

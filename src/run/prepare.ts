@@ -11,10 +11,11 @@ import { lintReadPlan } from "../lint/lint-plan.js";
 import type { LocatedStep, ReadPlanResult, ToolCatalog } from "../plan/plan.js";
 import { scanArgs, type ArgScan } from "../plan/references.js";
 import { stackLimit, type Results } from "../resolve/access.js";
-import { evaluateAst } from "../resolve/evaluate.js";
-import { childPointer, defineOwn } from "../resolve/walk-args.js";
+import type { EvaluationContext } from "../resolve/evaluate.js";
+import { evaluatePlaceholder } from "../resolve/resolve-refs.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
-import { asRefError, atArgument, RefError } from "../shared/errors.js";
+import { asRefError, RefError } from "../shared/errors.js";
+import { defineOwn } from "../shared/own-data.js";
 import type { NormalizedOptions } from "../shared/options.js";
 import { ArgsSnapshotter } from "./snapshot.js";
 
@@ -166,13 +167,6 @@ function inPlaceCount(scan: ArgScan, options: NormalizedOptions): number {
   return scan.refs.length;
 }
 
-/** What the evaluator is told while it evaluates one placeholder (its `source` set before each). */
-export interface SiteContext {
-  source: string;
-  readonly maxOutputLength: number;
-  readonly maxDepth: number;
-}
-
 /**
  * Resolve a snapshot's placeholders in place, as `resolveRefs(snapshot, results, options)` would
  * resolve them (same values, same first error with the same `arg`), for a step prepared with
@@ -182,11 +176,13 @@ export interface SiteContext {
  * const step = { id: 1, tool: "weather", args: { q: "$0.city", units: "metric" }, index: 0, pointer: "/steps/0" };
  * const options = normalizeOptions(undefined);
  * const { placeholders } = prepareStep(step, options, new ArgsSnapshotter()); // 1
- * resolveSnapshot(step.args, placeholders, new Map([[0, { city: "Paris" }]]), options, { source: "", maxOutputLength: 1e6, maxDepth: 64 });
+ * resolveSnapshot(step.args, placeholders, new Map([[0, { city: "Paris" }]]), options, callContext(options));
  * // step.args: { q: "Paris", units: "metric" }
  */
-export function resolveSnapshot(copy: Record<string, unknown>, placeholders: number, results: Results, options: NormalizedOptions, context: SiteContext): Record<string, unknown> {
+export function resolveSnapshot(copy: Record<string, unknown>, placeholders: number, results: Results, options: NormalizedOptions, context: EvaluationContext): Record<string, unknown> {
   if (placeholders === 0) return copy;
+  // One context for the run: its step memo is this step's (results do not change while one step is resolved).
+  context.stepId = context.stepValue = undefined;
   // Top-level strings only (no `deep`), all of them own data (no getter), none the resolver refuses, at
   // most maxPlaceholders placeholders: what `placeholders` ≥ 0 promised. Each string was classified
   // before, so classifying it again is a lookup in the parse cache; the walk stops after the last one.
@@ -200,15 +196,7 @@ export function resolveSnapshot(copy: Record<string, unknown>, placeholders: num
       const classified = classifyString(text, options);
       if (classified.kind !== "ref") continue;
       left--;
-      context.source = text;
-      let value: unknown;
-      try {
-        value = evaluateAst(classified.ast, results, context);
-      } catch (error) {
-        if (error instanceof RefError) throw atArgument(error, childPointer("", key));
-        throw error;
-      }
-      defineOwn(copy, key, value);
+      defineOwn(copy, key, evaluatePlaceholder(classified.ast, text, results, context, "", key));
     }
   } catch (error) {
     throw stackLimit(error);

@@ -18,7 +18,8 @@ import { StepError, type StepErrorCode } from "./step-error.js";
 import { layeredOptions, normalizeOptions, OPTION_NAMES, type NormalizedOptions, type OptionName, type ResolveOptions } from "../shared/options.js";
 import { outputMismatch, prepareOutputSchema } from "./output-validator.js";
 import { ownData } from "../shared/own-data.js";
-import { preparePlan, prepareStep, resolveSnapshot, THROUGH_RESOLVE_REFS, type SiteContext } from "./prepare.js";
+import { preparePlan, prepareStep, resolveSnapshot, THROUGH_RESOLVE_REFS } from "./prepare.js";
+import { callContext, type EvaluationContext } from "../resolve/evaluate.js";
 import { ArgsSnapshotter } from "./snapshot.js";
 import { onStop, runStatus, skipDependents, stopDetail, stopsRun, type StepState, type StopReason } from "./schedule.js";
 
@@ -361,7 +362,7 @@ class Run {
   #snapshots: ArgsSnapshotter | undefined;
   #resolveOptions: NormalizedOptions | undefined;
   /** What the evaluator is told while resolving a snapshot in place (one object per run). */
-  #siteContext: SiteContext = { source: "", maxOutputLength: DEFAULT_LANGUAGE.maxOutputLength, maxDepth: DEFAULT_LANGUAGE.maxDepth };
+  #evaluation: EvaluationContext = callContext(DEFAULT_LANGUAGE);
   #catalog: ToolCatalog | undefined;
   readonly #tools = new Map<string, ToolFunction | undefined>();
   readonly #schemas = new Map<string, JsonSchema | undefined>();
@@ -389,7 +390,7 @@ class Run {
   #setLanguage(planOptions: object | undefined): void {
     this.#language = layeredOptions(planOptions, this.settings.language);
     this.#resolveOptions = isDefault(this.#language) ? undefined : this.#language;
-    this.#siteContext = { source: "", maxOutputLength: this.#language.maxOutputLength, maxDepth: this.#language.maxDepth };
+    this.#evaluation = callContext(this.#language);
   }
 
   async whole(plan: unknown): Promise<RunReport> {
@@ -604,7 +605,7 @@ class Run {
       args =
         record.placeholders === THROUGH_RESOLVE_REFS
           ? resolveRefs(record.args!, this.results, this.#resolveOptions)
-          : resolveSnapshot(record.args!, record.placeholders, this.results, this.#language, this.#siteContext);
+          : resolveSnapshot(record.args!, record.placeholders, this.results, this.#language, this.#evaluation);
       record.args = undefined;
     } catch (error) {
       return this.#settleFailure(record, "unresolved-args", `its arguments could not be resolved: ${describeError(error)}`, error);

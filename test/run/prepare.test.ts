@@ -9,6 +9,7 @@ import { describe, expect, test } from "vitest";
 import { referencesIn } from "../../src/grammar/ast.js";
 import { classifyString } from "../../src/grammar/classify.js";
 import { readPlan } from "../../src/plan/plan.js";
+import { callContext } from "../../src/resolve/evaluate.js";
 import { resolveRefs } from "../../src/resolve/resolve-refs.js";
 import { preparePlan, prepareStep, resolveSnapshot, THROUGH_RESOLVE_REFS } from "../../src/run/prepare.js";
 import { ArgsSnapshotter } from "../../src/run/snapshot.js";
@@ -33,7 +34,7 @@ function runnerResolves(args: Record<string, unknown>, results: Map<number, unkn
   const prepared = prepareStep(step, options, new ArgsSnapshotter());
   if (prepared.dependencies instanceof RefError) throw prepared.dependencies;
   const copy = step.args as Record<string, unknown>;
-  const context = { source: "", maxOutputLength: options.maxOutputLength, maxDepth: options.maxDepth };
+  const context = callContext(options);
   const inPlace = prepared.placeholders !== THROUGH_RESOLVE_REFS;
   return {
     inPlace,
@@ -116,6 +117,20 @@ describe("a snapshot resolved in place gives what resolveRefs gives", () => {
       { numRuns: 2000 },
     );
     expect(inPlace).toBeGreaterThan(total / 4);
+  });
+
+  test("one evaluation context for a whole run: each step reads the results as they are when it is resolved", () => {
+    const options = normalizeOptions(undefined);
+    const context = callContext(options);
+    const results = new Map<number, unknown>([[0, { city: "Paris" }]]);
+    const first = { id: 1, tool: "t", args: { a: "$0.city", b: "$0" }, index: 0, pointer: "/steps/0" };
+    const second = { id: 2, tool: "t", args: { a: "$0.city" }, index: 1, pointer: "/steps/1" };
+    const snapshots = new ArgsSnapshotter();
+    const p1 = prepareStep(first, options, snapshots).placeholders;
+    const p2 = prepareStep(second, options, snapshots).placeholders;
+    expect(resolveSnapshot(first.args, p1, results, options, context)).toEqual({ a: "Paris", b: { city: "Paris" } });
+    results.set(0, { city: "Lyon" });
+    expect(resolveSnapshot(second.args, p2, results, options, context)).toEqual({ a: "Lyon" });
   });
 
   test("what makes a step fall back to resolveRefs", () => {
