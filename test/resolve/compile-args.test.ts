@@ -13,60 +13,9 @@ import * as resolvePackage from "../../src/resolve/index.js";
 import { resolveRefs } from "../../src/resolve/resolve-refs.js";
 import { RefError } from "../../src/shared/errors.js";
 import type { ResolveOptions } from "../../src/shared/options.js";
+import { argsArbitrary, optionsArbitrary, resultsArbitrary } from "../helpers/arbitraries.js";
 import { argsOf, loadCases, resultsOf, thrownBy } from "../helpers/cases.js";
-
-type Outcome = { ok: true; value: Record<string, unknown> } | { ok: false; error: unknown };
-
-function outcome(run: () => Record<string, unknown>): Outcome {
-  try {
-    return { ok: true, value: run() };
-  } catch (error) {
-    return { ok: false, error };
-  }
-}
-
-/**
- * The containers of an output in walk order, each as the index of its first appearance (aliasing) and
- * whether it is the very object found at the same place in `args` (structural sharing).
- */
-function sharing(output: unknown, args: unknown): string[] {
-  const seen = new Map<object, number>();
-  const profile: string[] = [];
-  const walk = (value: unknown, original: unknown, pointer: string, depth: number): void => {
-    if (typeof value !== "object" || value === null || depth > 12) return;
-    const first = seen.get(value);
-    const proto: unknown = Object.getPrototypeOf(value);
-    const kind = proto === null ? "null-prototype" : proto === Object.prototype ? "object" : Array.isArray(value) ? "array" : "other";
-    profile.push(`${pointer}:${first ?? seen.size}:${value === original ? "same" : "new"}:${kind}`);
-    if (first !== undefined) return;
-    seen.set(value, seen.size);
-    if (!Array.isArray(value) && !(Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null)) return;
-    for (const key of Object.keys(value)) {
-      const inner = typeof original === "object" && original !== null && Object.hasOwn(original, key) ? (original as Record<string, unknown>)[key] : undefined;
-      walk((value as Record<string, unknown>)[key], inner, `${pointer}/${key}`, depth + 1);
-    }
-  };
-  walk(output, args, "", 0);
-  return profile;
-}
-
-function expectSameOutcome(actual: Outcome, expected: Outcome, args: unknown): void {
-  if (expected.ok) {
-    if (!actual.ok) throw actual.error;
-    expect(actual.value).toStrictEqual(expected.value);
-    expect(Object.getPrototypeOf(actual.value)).toBe(Object.prototype);
-    expect(Object.keys(actual.value)).toEqual(Object.keys(expected.value));
-    for (const key of Object.keys(expected.value)) expect(Object.is(actual.value[key], expected.value[key]) || typeof expected.value[key] === "object", key).toBe(true);
-    expect(sharing(actual.value, args)).toEqual(sharing(expected.value, args));
-    return;
-  }
-  expect(actual.ok, "compileArgs succeeded where resolveRefs threw").toBe(false);
-  if (actual.ok) return;
-  const want = expected.error as RefError;
-  const got = actual.error as RefError;
-  expect(got).toBeInstanceOf(RefError);
-  expect({ name: got.name, code: got.code, arg: got.arg, message: got.message }).toEqual({ name: want.name, code: want.code, arg: want.arg, message: want.message });
-}
+import { expectSameOutcome, outcome, type Outcome } from "../helpers/outcome.js";
 
 function compare(args: unknown, results: unknown, options: ResolveOptions | undefined): void {
   const expected = outcome(() => resolveRefs(args as Record<string, unknown>, results as Results, options));
@@ -78,91 +27,6 @@ describe("compileArgs agrees with resolveRefs on every shared case", () => {
   const rows = ["seed.json", "path.json", "templates.json", "deep.json"].flatMap((file) => loadCases(file).map((row) => ({ ...row, name: `${file}: ${row.name}` })));
   test.each(rows)("$name", (row) => compare(argsOf(row), resultsOf(row), row.options));
 });
-
-// Generated inputs: placeholders of every kind (valid, near-misses, templates, escapes, defaults),
-// results whose values look like placeholders, shared sub-objects, cycles and `__proto__` keys.
-const placeholderText = fc.constantFrom(
-  "$1", "$2", "$0", "$01", "$3", "$9", "$1.a", "$1.b", "$2.a", "$1.a.b", "$1.items", "$1.items[0]", "$1.items[5]", "$1[\"a\"]", "$1.a ?? \"d\"", "$9 ?? $1.a",
-  "$9.x ?? 4", "$1.", "$5 off", "$", "$x", "$$1", "${1.a}", "x ${2} y", "${1", "a ${9} b", "$${1}", "${1.items}", "plain", "", "$1.a[0]", "$2.$1", "$1 ",
-  "$99999999999999999999",
-);
-const scalar = fc.oneof(placeholderText, fc.integer(), fc.constant(null), fc.boolean(), fc.constant(Number.NaN), fc.string({ maxLength: 4 }));
-const tree = fc.letrec((tie) => ({
-  value: fc.oneof({ depthSize: "small", withCrossShrink: true }, scalar, scalar, tie("array"), tie("object")),
-  array: fc.array(tie("value"), { maxLength: 4 }),
-  object: fc.dictionary(fc.constantFrom("a", "b", "q", "items", "__proto__", "x/y", "t~1", "0", "7"), tie("value"), { maxKeys: 4 }),
-}));
-
-/** Rebuild a generated value with JSON.parse semantics for `__proto__` (an own key), plus odd containers. */
-function materialize(value: unknown, odd: number): unknown {
-  if (Array.isArray(value)) {
-    const array = value.map((item) => materialize(item, odd));
-    if (odd % 7 === 3 && array.length > 1) delete array[0]; // a hole
-    return array;
-  }
-  if (typeof value === "object" && value !== null) {
-    const out: Record<string, unknown> = odd % 5 === 4 ? (Object.create(null) as Record<string, unknown>) : {};
-    for (const key of Object.keys(value)) {
-      Object.defineProperty(out, key, { value: materialize((value as Record<string, unknown>)[key], odd + key.length), writable: true, enumerable: true, configurable: true });
-    }
-    return out;
-  }
-  return value;
-}
-
-/** All plain containers of a tree, in walk order. */
-function containers(root: unknown): object[] {
-  const found: object[] = [];
-  const walk = (value: unknown): void => {
-    if (typeof value !== "object" || value === null || found.includes(value)) return;
-    found.push(value);
-    for (const key of Object.keys(value)) walk((value as Record<string, unknown>)[key]);
-  };
-  walk(root);
-  return found;
-}
-
-const argsArbitrary = fc
-  .tuple(fc.dictionary(fc.constantFrom("q", "a", "b", "__proto__", "n", "list", "x/y"), tree.value, { maxKeys: 5 }), fc.nat(), fc.constantFrom("none", "none", "shared", "cycle", "instance"), fc.nat(), fc.nat())
-  .map(([raw, odd, twist, from, to]) => {
-    const args = materialize(raw, odd) as Record<string, unknown>;
-    const all = containers(args);
-    const source = all[from % all.length]!;
-    const target = all[to % all.length]!;
-    if (twist === "shared" && source !== args) Object.defineProperty(args, "shared", { value: source, enumerable: true, writable: true, configurable: true });
-    if (twist === "cycle" && target !== args) (target as Record<string, unknown>)["loop"] = args;
-    if (twist === "instance") args["when"] = new Date(0);
-    return args;
-  });
-
-const resultValue = fc.letrec((tie) => ({
-  value: fc.oneof({ depthSize: "small" }, placeholderText, fc.integer(), fc.constant(null), fc.string({ maxLength: 3 }), tie("object"), tie("array")),
-  object: fc.dictionary(fc.constantFrom("a", "b", "items", "x"), tie("value"), { maxKeys: 3 }),
-  array: fc.array(tie("value"), { maxLength: 3 }),
-}));
-const resultsArbitrary = fc.oneof(
-  { weight: 6, arbitrary: fc.dictionary(fc.constantFrom("0", "1", "2", "3"), resultValue.value, { maxKeys: 4 }) },
-  { weight: 2, arbitrary: fc.dictionary(fc.constantFrom("0", "1", "2", "3"), resultValue.value, { maxKeys: 4 }).map((r) => new Map(Object.entries(r).map(([k, v]) => [Number(k), v]))) },
-  { weight: 1, arbitrary: fc.array(resultValue.value, { maxLength: 4 }) },
-  { weight: 1, arbitrary: fc.constantFrom<unknown>(null, "results", 3) },
-);
-
-const optionsArbitrary: fc.Arbitrary<ResolveOptions | undefined> = fc.oneof(
-  fc.constant(undefined),
-  fc.record(
-    {
-      syntax: fc.constantFrom("seed" as const, "path" as const),
-      templates: fc.boolean(),
-      deep: fc.boolean(),
-      strict: fc.boolean(),
-      maxDepth: fc.nat({ max: 4 }),
-      maxPlaceholders: fc.nat({ max: 5 }),
-      maxSegments: fc.nat({ max: 3 }),
-      maxOutputLength: fc.nat({ max: 40 }),
-    },
-    { requiredKeys: ["syntax", "deep"] },
-  ),
-);
 
 describe("compileArgs agrees with resolveRefs on generated input", () => {
   test("same output or same error", () => {

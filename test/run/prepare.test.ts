@@ -17,16 +17,7 @@ import { RefError } from "../../src/shared/errors.js";
 import { normalizeOptions, type NormalizedOptions, type ResolveOptions } from "../../src/shared/options.js";
 import { argsArbitrary, mapResultsArbitrary, optionsArbitrary } from "../helpers/arbitraries.js";
 import { argsOf, loadCases, resultsOf } from "../helpers/cases.js";
-
-type Outcome = { ok: true; value: Record<string, unknown> } | { ok: false; error: unknown };
-
-function outcome(run: () => Record<string, unknown>): Outcome {
-  try {
-    return { ok: true, value: run() };
-  } catch (error) {
-    return { ok: false, error };
-  }
-}
+import { expectSameOutcome, outcome, type Outcome } from "../helpers/outcome.js";
 
 /** What the runner does with a step: snapshot and prepare it, then resolve the snapshot (in place when it may). */
 function runnerResolves(args: Record<string, unknown>, results: Map<number, unknown>, options: NormalizedOptions): { inPlace: boolean; outcome: Outcome } {
@@ -42,27 +33,11 @@ function runnerResolves(args: Record<string, unknown>, results: Map<number, unkn
   };
 }
 
-function expectSame(actual: Outcome, expected: Outcome): void {
-  if (expected.ok) {
-    if (!actual.ok) throw actual.error;
-    expect(actual.value).toStrictEqual(expected.value);
-    expect(Object.getPrototypeOf(actual.value)).toBe(Object.prototype);
-    expect(Object.keys(actual.value)).toEqual(Object.keys(expected.value));
-    return;
-  }
-  expect(actual.ok, "the runner resolved what resolveRefs refuses").toBe(false);
-  if (actual.ok) return;
-  const want = expected.error as RefError;
-  const got = actual.error as RefError;
-  expect(got).toBeInstanceOf(RefError);
-  expect({ name: got.name, code: got.code, arg: got.arg, message: got.message }).toEqual({ name: want.name, code: want.code, arg: want.arg, message: want.message });
-}
-
 function compare(args: Record<string, unknown>, results: Map<number, unknown>, given: ResolveOptions | undefined): boolean {
   const options = normalizeOptions(given);
   const expected = outcome(() => resolveRefs(args, results, options));
   const actual = runnerResolves(args, results, options);
-  expectSame(actual.outcome, expected);
+  expectSameOutcome(actual.outcome, expected); // no sharing check: the runner resolves a copy
   return actual.inPlace;
 }
 
