@@ -4,6 +4,7 @@
 import { describe, expect, test } from "vitest";
 import { evaluate, KeyError, parseRef, RefError, type RefAst, type Results } from "../../src/index.js";
 import { thrownBy } from "../helpers/cases.js";
+import { countingResults } from "../helpers/counting.js";
 
 const PATH = { syntax: "path" } as const;
 const TEMPLATES = { templates: true } as const;
@@ -308,19 +309,8 @@ describe("evaluate.ts: the steps a missing-step message lists", () => {
 });
 
 describe("the step memo: one evaluation context per call", () => {
-  function counting(target: Record<string, unknown>): { results: Results; reads: string[] } {
-    const reads: string[] = [];
-    const results = new Proxy(target, {
-      getOwnPropertyDescriptor(object, key) {
-        reads.push(String(key));
-        return Reflect.getOwnPropertyDescriptor(object, key);
-      },
-    });
-    return { results, reads };
-  }
-
   test("evaluate reads a step once per call, defaults and interpolations alike", () => {
-    const { results, reads } = counting({ 1: { a: "x", b: "y" } });
+    const { results, reads } = countingResults({ 1: { a: "x", b: "y" } });
     expect(evaluate(parseRef('${1.a}-${1.b}-${1.c ?? "z"}', { templates: true, syntax: "path" }), results)).toBe("x-y-z");
     expect(reads).toEqual(["1"]);
     expect(evaluate(parseRef("${1.a}", { templates: true }), results)).toBe("x");
@@ -329,7 +319,7 @@ describe("the step memo: one evaluation context per call", () => {
 
   test("evaluateAst with a context that has no memo (one kept across calls) reads every time", async () => {
     const { evaluateAst } = await import("../../src/resolve/evaluate.js");
-    const { results, reads } = counting({ 1: { a: "x", b: "y" } });
+    const { results, reads } = countingResults({ 1: { a: "x", b: "y" } });
     const context = { source: undefined, maxOutputLength: 100, maxDepth: 10 };
     expect(evaluateAst(parseRef("${1.a}${1.b}", { templates: true }), results, context)).toBe("xy");
     expect(reads).toEqual(["1", "1"]);

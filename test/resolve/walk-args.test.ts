@@ -10,6 +10,7 @@ import { resolveRefs } from "../../src/resolve/resolve-refs.js";
 import { RefError } from "../../src/shared/errors.js";
 import type { ResolveOptions } from "../../src/shared/options.js";
 import { thrownBy } from "../helpers/cases.js";
+import { countingResults } from "../helpers/counting.js";
 
 type Resolve = (args: Record<string, unknown>, results: Record<string, unknown>, options?: ResolveOptions) => Record<string, unknown>;
 
@@ -295,18 +296,6 @@ describe("the remembered shape of top-level arguments", () => {
 });
 
 describe("the step memo of one call", () => {
-  /** Results whose step lookups are counted (a Proxy reads descriptors, never runs a getter). */
-  function countingResults(target: Record<string, unknown>): { results: Record<string, unknown>; reads: string[] } {
-    const reads: string[] = [];
-    const results = new Proxy(target, {
-      getOwnPropertyDescriptor(object, key) {
-        reads.push(String(key));
-        return Reflect.getOwnPropertyDescriptor(object, key);
-      },
-    });
-    return { results, reads };
-  }
-
   test.each(entries)("through %s: one step named twice in a row is read once per call, and again on the next call", (_name, resolve) => {
     const { results, reads } = countingResults({ 1: { city: "Paris", country: "FR" }, 2: "two" });
     expect(resolve({ a: "$1.city", b: "$1.country", c: "$2", d: "$1.city" }, results)).toEqual({ a: "Paris", b: "FR", c: "two", d: "Paris" });
