@@ -8,7 +8,8 @@ import { pointerTokens } from "../shared/pointer.js";
 import type { Draft } from "./draft.js";
 
 /**
- * Sort drafts by the position of their pointer in `plan`, then by span; stable otherwise.
+ * Sort drafts by the position of their pointer in `plan`, then by span (start, then end, as
+ * `sortByOffset` orders the same diagnostics in a file); stable otherwise.
  *
  * @example
  * sortByPointer({ b: 1, a: 2 }, [draftAt("/a"), draftAt("/b")]).map((d) => d.pointer) // ["/b", "/a"]
@@ -38,7 +39,7 @@ export function sortByPointer<T extends Draft>(plan: unknown, drafts: readonly T
     return key;
   };
   const decorated = drafts.map((item, index) => ({ item, index, key: keyOf(item.pointer) }));
-  decorated.sort((a, b) => compareKeys(a.key, b.key) || (a.item.span?.start ?? -1) - (b.item.span?.start ?? -1) || a.index - b.index);
+  decorated.sort((a, b) => compareKeys(a.key, b.key) || (a.item.span?.start ?? -1) - (b.item.span?.start ?? -1) || (a.item.span?.end ?? -1) - (b.item.span?.end ?? -1) || a.index - b.index);
   return decorated.map((entry) => entry.item);
 }
 
