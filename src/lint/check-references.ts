@@ -76,9 +76,17 @@ export function referenceSites(ast: RefAst): ReferenceSite[] {
 }
 
 /**
+ * How the per-step stage scans a step's arguments: `scanArgs` unless a caller that made the arguments
+ * itself knows more (the runner scans its own snapshots, reads them directly, and keeps what it needs
+ * of each scan for scheduling). `position` is the step's place in the plan's steps.
+ */
+export type StepScanner = (position: number, args: Readonly<Record<string, unknown>>, options: NormalizedOptions) => ArgScan;
+
+const scanEach: StepScanner = (_position, args, options) => scanArgs(args, options);
+
+/**
  * Run the per-step checks, pushing diagnostics to `out`; returns the edges for the cycle stage. Each
- * step's scan is also handed to `onScan` with the step's position (the runner schedules and resolves
- * from it), as soon as it is made.
+ * step's arguments are scanned once, with `scanStep`.
  *
  * @example
  * const out: Draft[] = [];
@@ -90,7 +98,7 @@ export function checkReferences(
   options: NormalizedOptions,
   schemas: SchemaChecker | undefined,
   out: Draft[],
-  onScan?: (position: number, scan: ArgScan) => void,
+  scanStep: StepScanner = scanEach,
 ): StepScan {
   // The graph is built here, densely numbered, as the references are found: no per-step sets or maps.
   const offsets = new Int32Array(steps.length + 1);
@@ -132,8 +140,7 @@ export function checkReferences(
     const step = steps[position]!;
     schemas?.checkTool(step, out);
     const argsPointer = `${step.pointer}/args`;
-    const scan = scanArgs(step.args, options);
-    onScan?.(position, scan);
+    const scan = scanStep(position, step.args, options);
 
     for (const ref of scan.refs) {
       const pointer = argsPointer + ref.pointer;

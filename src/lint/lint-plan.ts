@@ -5,13 +5,12 @@
  */
 import { nestingMessage, nestingPast, parseJsonText } from "../plan/json-text.js";
 import { readPlan, type LocatedStep, type ReadPlanResult } from "../plan/plan.js";
-import type { ArgScan } from "../plan/references.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { LineIndex } from "../shared/positions.js";
 import type { Range, Span } from "../shared/span.js";
 import { safeText } from "../shared/text.js";
 import { checkCycles } from "./check-cycles.js";
-import { checkReferences } from "./check-references.js";
+import { checkReferences, type StepScanner } from "./check-references.js";
 import { SchemaChecker } from "./check-schemas.js";
 import { draft, type Draft } from "./draft.js";
 import { lintSettings, type LintOptions } from "./lint-options.js";
@@ -36,13 +35,13 @@ export function lintPlan(plan: unknown, options?: LintOptions): Diagnostic[] {
 
 /**
  * `lintPlan` for a caller that has already read the plan (`runPlan`), so the plan is not read twice.
- * `read` must be `readPlan(plan)`. `onScan` gets each step's `scanArgs` result with its position in
- * `read.steps`, so that the caller need not scan the arguments again. Internal: not exported from
- * the package.
+ * `read` must be `readPlan(plan)`. `scanStep` scans each step's arguments (by default `scanArgs`), so
+ * that a caller can keep what it needs of each scan instead of scanning again. Internal: not exported
+ * from the package.
  */
-export function lintReadPlan(plan: unknown, read: ReadPlanResult, options?: LintOptions, onScan?: (position: number, scan: ArgScan) => void): Diagnostic[] {
+export function lintReadPlan(plan: unknown, read: ReadPlanResult, options?: LintOptions, scanStep?: StepScanner): Diagnostic[] {
   try {
-    return sortByPointer(plan, collect(read, options, onScan)).map((item) => finish(item));
+    return sortByPointer(plan, collect(read, options, scanStep)).map((item) => finish(item));
   } catch (error) {
     return [unreadable(error)];
   }
@@ -92,7 +91,7 @@ export function lintPlanText(text: string, options?: LintOptions): Diagnostic[] 
 }
 
 /** Every stage, in order; diagnostics come out unsorted. */
-function collect(read: ReadPlanResult, options: LintOptions | undefined, onScan?: (position: number, scan: ArgScan) => void): Draft[] {
+function collect(read: ReadPlanResult, options: LintOptions | undefined, scanStep?: StepScanner): Draft[] {
   const out: Draft[] = [];
   for (const problem of read.problems) out.push(draft(problem.code, "error", problem.message, problem));
   const settings = lintSettings(read.plan.options, read.plan.tools, options, out);
@@ -101,7 +100,7 @@ function collect(read: ReadPlanResult, options: LintOptions | undefined, onScan?
   read.steps.forEach((step, node) => nodeOf.set(step.id, node));
   const stepById = (id: number): LocatedStep | undefined => read.steps[nodeOf.get(id) ?? -1];
   const schemas = settings.catalog === undefined ? undefined : new SchemaChecker(settings.catalog, stepById);
-  const scan = checkReferences(read.steps, nodeOf, settings.options, schemas, out, onScan);
+  const scan = checkReferences(read.steps, nodeOf, settings.options, schemas, out, scanStep);
   checkCycles(read.steps, nodeOf, scan, settings.options, out);
   return out;
 }

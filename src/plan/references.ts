@@ -81,6 +81,22 @@ function token(key: string): string {
  * scanArgs({ q: "$1.city", f: { x: "$2" } }).refs.map((r) => r.pointer) // ["/q"]
  */
 export function scanArgs(args: unknown, given?: NormalizedOptions | ResolveOptions): ArgScan {
+  return scan(args, given, false);
+}
+
+/**
+ * `scanArgs` of arguments that plan-refs copied itself with own data properties only (a snapshot of
+ * the runner with no accessor in it): the same scan, reading each value directly. Internal: never for
+ * a caller's values (a getter there would run).
+ *
+ * @example
+ * scanSnapshot(snapshots.take(step.args), options) // when the snapshot copied no accessor
+ */
+export function scanSnapshot(copy: Readonly<Record<string, unknown>>, given: NormalizedOptions): ArgScan {
+  return scan(copy, given, true);
+}
+
+function scan(args: unknown, given: NormalizedOptions | ResolveOptions | undefined, ownDataOnly: boolean): ArgScan {
   // Lists are made only when something goes in them: a large plan scans many steps that have none.
   let refs: ArgReference[] | undefined;
   let malformed: MalformedArg[] | undefined;
@@ -137,7 +153,8 @@ export function scanArgs(args: unknown, given?: NormalizedOptions | ResolveOptio
     const key = frame.keys[frame.next++]!;
     let item: unknown;
     try {
-      item = ownData(frame.container, key);
+      // A snapshot plan-refs made has own data properties only: its values are read directly.
+      item = ownDataOnly ? (frame.container as Record<string, unknown>)[key] : ownData(frame.container, key);
     } catch {
       continue;
     }

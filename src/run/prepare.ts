@@ -7,9 +7,10 @@
  */
 import { referencesIn, type RefAst } from "../grammar/ast.js";
 import { classifyString } from "../grammar/classify.js";
+import type { StepScanner } from "../lint/check-references.js";
 import { lintReadPlan } from "../lint/lint-plan.js";
 import type { LocatedStep, ReadPlanResult, ToolCatalog } from "../plan/plan.js";
-import { scanArgs, type ArgScan } from "../plan/references.js";
+import { scanArgs, scanSnapshot, type ArgScan } from "../plan/references.js";
 import { stackLimit, type Results } from "../resolve/access.js";
 import type { EvaluationContext } from "../resolve/evaluate.js";
 import { evaluatePlaceholder } from "../resolve/resolve-refs.js";
@@ -81,24 +82,32 @@ export function preparePlan(plan: unknown, read: ReadPlanResult, language: Norma
   const steps = read.steps;
   const snapshots = new ArgsSnapshotter();
   const placeholders = new Int32Array(steps.length).fill(THROUGH_RESOLVE_REFS);
+  const ownDataOnly = new Uint8Array(steps.length);
   const dependencies = new Array<readonly number[] | RefError>(steps.length);
   for (let i = 0; i < steps.length; i++) {
     const unreadable = snapshot(steps[i]!, snapshots);
+    if (unreadable !== undefined) {
+      dependencies[i] = unreadable;
+      continue;
+    }
     if (snapshots.inPlace) placeholders[i] = 0;
-    if (unreadable !== undefined) dependencies[i] = unreadable;
+    if (snapshots.ownDataOnly) ownDataOnly[i] = 1;
   }
-  // Snapshots first: the linter checks, and the run runs, the same arguments. Each scan is used as the
-  // linter makes it (kept until the end, 10,000 scans would outlive the young generation).
+  // Snapshots first: the linter checks, and the run runs, the same arguments. The linter scans each
+  // snapshot once, with this scanner, which keeps what the run needs of the scan as it is made (kept
+  // until the end, 10,000 scans would outlive the young generation).
   const scanned = new Uint8Array(steps.length);
-  const take = (i: number, scan: ArgScan): void => {
+  const scanStep: StepScanner = (i, args, options) => {
+    const scan = ownDataOnly[i] === 1 ? scanSnapshot(args, options) : scanArgs(args, options);
     scanned[i] = 1;
-    if (dependencies[i] !== undefined) return; // unreadable: the step fails when it is added
+    if (dependencies[i] !== undefined) return scan; // unreadable: the step fails when it is added
     dependencies[i] = dependenciesOf(scan);
     if (placeholders[i] === 0) placeholders[i] = inPlaceCount(scan, language);
+    return scan;
   };
-  const diagnostics = lintReadPlan(plan, read, { ...language, ...(catalog === undefined ? {} : { tools: catalog }) }, take);
+  const diagnostics = lintReadPlan(plan, read, { ...language, ...(catalog === undefined ? {} : { tools: catalog }) }, scanStep);
   // The linter scans every step unless it could not read the plan at all (then it reports an error, and nothing runs).
-  for (let i = 0; i < steps.length; i++) if (scanned[i] === 0) take(i, scanArgs(steps[i]!.args, language));
+  for (let i = 0; i < steps.length; i++) if (scanned[i] === 0) scanStep(i, steps[i]!.args, language);
   return { diagnostics, dependencies, placeholders };
 }
 
@@ -112,7 +121,7 @@ export function preparePlan(plan: unknown, read: ReadPlanResult, language: Norma
 export function prepareStep(step: LocatedStep, language: NormalizedOptions, snapshots: ArgsSnapshotter): PreparedStep {
   const unreadable = snapshot(step, snapshots);
   if (unreadable !== undefined) return { dependencies: unreadable, placeholders: THROUGH_RESOLVE_REFS };
-  const scan = scanArgs(step.args, language);
+  const scan = snapshots.ownDataOnly ? scanSnapshot(step.args, language) : scanArgs(step.args, language);
   return { dependencies: dependenciesOf(scan), placeholders: snapshots.inPlace ? inPlaceCount(scan, language) : THROUGH_RESOLVE_REFS };
 }
 

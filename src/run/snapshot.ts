@@ -42,6 +42,8 @@ export class ArgsSnapshotter {
    * original strings).
    */
   inPlace = true;
+  /** Whether the last copy has own data properties only, every container in it (no accessor was copied): then it is read directly. */
+  ownDataOnly = true;
   #args: Container | undefined;
   #root: Container | undefined;
   #copies: Map<object, Container> | undefined;
@@ -51,6 +53,7 @@ export class ArgsSnapshotter {
   take(args: Readonly<Record<string, unknown>>): Record<string, unknown> {
     const root = shell(args as Container);
     this.inPlace = Object.getPrototypeOf(root) !== null;
+    this.ownDataOnly = true;
     this.#args = args as Container;
     this.#root = root;
     const stack = this.#stack;
@@ -76,6 +79,7 @@ export class ArgsSnapshotter {
       if (descriptor === undefined) continue; // gone between Object.keys and here (a Proxy)
       if (!("value" in descriptor)) {
         if (top) this.inPlace = false; // resolveRefs refuses it, with its own error
+        this.ownDataOnly = false;
         Object.defineProperty(target, key, { get: descriptor.get, set: descriptor.set, enumerable: true, configurable: true });
         continue;
       }

@@ -1,10 +1,12 @@
 /**
- * The reference scanner (scanArgs), a building block of the linter (issue 4): every placeholder of a
+ * The reference scanner (scanArgs, and scanSnapshot for the runner's own copies), a building block of the linter (issue 4): every placeholder of a
  * step's args, with its pointer and references.
  */
+import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { scanArgs } from "../../src/plan/references.js";
+import { scanArgs, scanSnapshot } from "../../src/plan/references.js";
 import { normalizeOptions, type ResolveOptions } from "../../src/shared/options.js";
+import { argsArbitrary, optionsArbitrary } from "../helpers/arbitraries.js";
 
 describe("scanArgs", () => {
   const scan = (args: unknown, options?: ResolveOptions) => scanArgs(args, normalizeOptions(options));
@@ -76,5 +78,17 @@ describe("scanArgs", () => {
     };
     expect(scan(args).refs).toEqual([]);
     expect(ran).toBe(false);
+  });
+});
+
+describe("scanSnapshot (the runner's scan of its own snapshots)", () => {
+  test("gives what scanArgs gives on values with own data properties only (generated)", () => {
+    fc.assert(
+      fc.property(argsArbitrary, optionsArbitrary, (args, given) => {
+        const options = normalizeOptions(given);
+        expect(scanSnapshot(args, options)).toEqual(scanArgs(args, options));
+      }),
+      { numRuns: 1000 },
+    );
   });
 });
