@@ -3,24 +3,19 @@
  * again, and validating them on every string would cost more than a cache hit.
  */
 import { asRefError } from "../shared/errors.js";
-import { normalizeOptions, OPTION_NAMES, type NormalizedOptions, type ResolveOptions } from "../shared/options.js";
+import { normalizeOptions, OPTION_NAMES, sameOptionValues, type NormalizedOptions, type ResolveOptions } from "../shared/options.js";
 
 /** The last options object normalized, with a copy of its fields, to skip validating the same options again. */
 let lastOptions: ResolveOptions | undefined;
 let lastCopy: ResolveOptions | undefined;
 let lastNormalized: NormalizedOptions | undefined;
 
-function sameFields(a: ResolveOptions, b: ResolveOptions): boolean {
-  for (const name of OPTION_NAMES) if (a[name] !== b[name]) return false;
-  return true;
-}
-
 /** `normalizeOptions`, remembering the last object: every field is compared, so an object changed since is normalized afresh. */
 export function normalizedOf(options: ResolveOptions | undefined): NormalizedOptions {
   if (options === undefined || options === null || typeof options !== "object") return normalizeOptions(options);
   try {
     // Every field is compared, so an options object changed since the last call is normalized afresh.
-    if (options === lastOptions && sameFields(options, lastCopy!)) return lastNormalized!;
+    if (options === lastOptions && sameOptionValues(options, lastCopy!)) return lastNormalized!;
     // Each field is read once (a getter may answer differently each time): the copy is what gets normalized.
     const copy: Record<string, unknown> = {};
     for (const name of OPTION_NAMES) copy[name] = options[name];

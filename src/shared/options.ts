@@ -73,6 +73,32 @@ export const OPTION_NAMES = ["syntax", "templates", "strict", "deep", "maxRefLen
 /** The name of one language option. */
 export type OptionName = (typeof OPTION_NAMES)[number];
 
+/**
+ * Whether two options objects hold the same value (`===`) for every option name: how the parser's
+ * memo (grammar/options-memo.ts) sees that the options object it was given last has not changed.
+ * Written out name by name because it runs for every string parsed: a loop over `OPTION_NAMES`
+ * reads every field through one megamorphic property access, and measured a quarter of a fresh
+ * parse. A test changes each name of `OPTION_NAMES` in turn, so a name left out here fails it.
+ *
+ * @example
+ * sameOptionValues({ syntax: "path" }, { syntax: "path" }) // true
+ * sameOptionValues({ syntax: "path" }, { syntax: "path", deep: true }) // false
+ */
+export function sameOptionValues(a: ResolveOptions, b: ResolveOptions): boolean {
+  return (
+    a.syntax === b.syntax &&
+    a.templates === b.templates &&
+    a.strict === b.strict &&
+    a.deep === b.deep &&
+    a.maxRefLength === b.maxRefLength &&
+    a.maxSegments === b.maxSegments &&
+    a.maxInterpolations === b.maxInterpolations &&
+    a.maxDepth === b.maxDepth &&
+    a.maxPlaceholders === b.maxPlaceholders &&
+    a.maxOutputLength === b.maxOutputLength
+  );
+}
+
 /** The options a plan may set for itself in its `options` (the caller's options layer over them). */
 export const PLAN_OPTION_NAMES = ["syntax", "templates", "deep"] as const satisfies readonly OptionName[];
 

@@ -5,7 +5,7 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { lintPlan, planGraph, RefError, tokenize } from "../../src/index.js";
-import { layeredOptions, layerOptions, normalizeOptions, OPTION_NAMES, PLAN_OPTION_NAMES } from "../../src/shared/options.js";
+import { layeredOptions, layerOptions, normalizeOptions, OPTION_NAMES, PLAN_OPTION_NAMES, sameOptionValues } from "../../src/shared/options.js";
 
 const plan = { steps: [{ id: 1, tool: "a", args: {} }, { id: 2, tool: "b", args: { q: "$1.x" } }], options: { syntax: "path" } };
 
@@ -79,5 +79,21 @@ describe("every entry point layers options by the one rule", () => {
     const tokens = tokenize("$1.a.b", { syntax: "path", deep: "yes" } as never);
     expect(tokens).toEqual(tokenize("$1.a.b", { syntax: "path" }));
     expect(tokens).not.toEqual(tokenize("$1.a.b"));
+  });
+});
+
+describe("sameOptionValues", () => {
+  test.each(OPTION_NAMES)("tells two options objects apart when only %s differs", (name) => {
+    const base = { ...normalizeOptions(undefined) } as Record<string, unknown>;
+    const other = { ...base, [name]: typeof base[name] === "number" ? (base[name] as number) + 1 : typeof base[name] === "boolean" ? !base[name] : "path-or-seed" };
+    expect(sameOptionValues(base, base)).toBe(true);
+    expect(sameOptionValues({ ...base }, base)).toBe(true);
+    expect(sameOptionValues(other, base)).toBe(false);
+    expect(sameOptionValues(base, other)).toBe(false);
+  });
+
+  test("absent and undefined are the same; a set option is not", () => {
+    expect(sameOptionValues({}, { syntax: undefined })).toBe(true);
+    expect(sameOptionValues({}, { deep: false })).toBe(false);
   });
 });
