@@ -3,7 +3,7 @@
  * or a bare array of steps. `readPlan` checks the shape of any value and reports every problem with a
  * JSON Pointer, so the linter can go on after a mistake.
  */
-import { forEachOwnElement, isPlainObject, ownData as ownValue } from "../shared/own-data.js";
+import { isPlainObject, ownData as ownValue, ownElements } from "../shared/own-data.js";
 import { pointerToken } from "../shared/pointer.js";
 import { isValidOption, OPTION_REQUIREMENTS, PLAN_OPTION_NAMES, type Syntax } from "../shared/options.js";
 import { describeThrown, RefError } from "../shared/errors.js";
@@ -130,7 +130,7 @@ function readPlanValue(value: unknown): ReadPlanResult {
   const steps: LocatedStep[] = [];
   if (stepsValue !== undefined && !Array.isArray(stepsValue)) problem(stepsPointer, `"steps" must be an array`);
   const seen = new Map<number, number>();
-  forEachOwnElement(stepsValue, (raw, index) => {
+  ownElements(stepsValue).forEach(([raw, index]) => {
     const pointer = `${stepsPointer}/${index}`;
     if (!isPlainObject(raw)) return problem(pointer, "a step must be an object with id, tool and args");
     const id = ownValue(raw, "id");

@@ -86,35 +86,24 @@ export function ownDataEntries(object: object): [string, unknown][] {
   return entries;
 }
 
-/** Arrays up to this `length` are read index by index; longer ones key by key (a huge sparse `length` costs only its keys). */
-const INDEX_BY_INDEX = 2 ** 20;
-
 /**
- * Visit the own elements of an array with their indexes, in order: holes left out, a getter read as
- * `undefined` (never invoked), anything but an array visits nothing. No list is made (a plan of
- * 100,000 steps would make 100,000 pairs). An array up to 2^20 long is read index by index; a longer
- * one through its keys, so a huge sparse `length` costs nothing. May throw (a Proxy trap): callers guard.
+ * The own elements of an array with their indexes, in order: holes left out, a getter read as
+ * `undefined` (never invoked), anything but an array gives `[]`. Walks the keys there are, so a huge
+ * sparse `length` costs nothing. May throw (a Proxy trap): callers guard.
  *
  * @example
- * forEachOwnElement(["a", , "c"], (element, index) => console.log(index, element)) // 0 a, 2 c
+ * ownElements(["a", , "c"]) // [["a", 0], ["c", 2]]
  */
-export function forEachOwnElement(value: unknown, visit: (element: unknown, index: number) => void): void {
-  if (!Array.isArray(value)) return;
-  const length = value.length;
-  if (length <= INDEX_BY_INDEX) {
-    for (let index = 0; index < length; index++) {
-      const descriptor = Object.getOwnPropertyDescriptor(value, index);
-      // Object.keys lists enumerable keys only: so does this walk.
-      if (descriptor !== undefined && descriptor.enumerable === true) visit("value" in descriptor ? descriptor.value : undefined, index);
-    }
-    return;
-  }
+export function ownElements(value: unknown): [unknown, number][] {
+  if (!Array.isArray(value)) return [];
+  const elements: [unknown, number][] = [];
   for (const key of Object.keys(value)) {
     const index = Number(key);
     if (!(index < value.length) || String(index) !== key) continue; // not an element index ("-0", "01", "x")
-    const descriptor = Object.getOwnPropertyDescriptor(value, key);
-    if (descriptor !== undefined) visit("value" in descriptor ? descriptor.value : undefined, index);
+    const descriptor = Object.getOwnPropertyDescriptor(value, key)!;
+    elements.push(["value" in descriptor ? descriptor.value : undefined, index]);
   }
+  return elements;
 }
 
 /**

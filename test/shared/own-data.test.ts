@@ -1,6 +1,6 @@
 /** The one reading policy for untrusted values: own data properties only, getters never run. */
 import { describe, expect, test } from "vitest";
-import { defineOwn, forEachOwnElement, isPlainArray, isPlainObject, MISSING, ownData, ownDataEntries, readOwnData } from "../../src/shared/own-data.js";
+import { defineOwn, isPlainArray, isPlainObject, MISSING, ownData, ownDataEntries, ownElements, readOwnData } from "../../src/shared/own-data.js";
 
 const trap = (): never => {
   throw new Error("getter ran");
@@ -26,32 +26,16 @@ describe("src/shared/own-data.ts", () => {
     expect(ownData(JSON.parse('{"__proto__":1}'), "__proto__")).toBe(1);
   });
 
-  test("ownDataEntries and forEachOwnElement leave accessors and holes out", () => {
+  test("ownDataEntries and ownElements leave accessors and holes out", () => {
     expect(ownDataEntries(withGetter)).toEqual([["a", 1]]);
-    const elements = (value: unknown): [unknown, number][] => {
-      const seen: [unknown, number][] = [];
-      forEachOwnElement(value, (element, index) => seen.push([element, index]));
-      return seen;
-    };
     // eslint-disable-next-line no-sparse-arrays
     const sparse = ["a", , "c"];
     Object.defineProperty(sparse, 3, { get: trap, enumerable: true });
-    Object.defineProperty(sparse, 4, { value: "hidden", enumerable: false });
-    expect(elements(sparse)).toEqual([["a", 0], ["c", 2], [undefined, 3]]);
-    expect(elements({ 0: "x" })).toEqual([]);
+    expect(ownElements(sparse)).toEqual([["a", 0], ["c", 2], [undefined, 3]]);
+    expect(ownElements({ 0: "x" })).toEqual([]);
     const huge: unknown[] = [];
     huge.length = 2 ** 32 - 1;
-    expect(elements(huge)).toEqual([]);
-    // Past 2^20 the walk goes key by key, with the same answer.
-    const long: unknown[] = [];
-    long.length = 2 ** 20 + 5;
-    long[3] = "x";
-    long[2 ** 20 + 1] = "y";
-    Object.defineProperty(long, 7, { get: trap, enumerable: true });
-    Object.defineProperty(long, 9, { value: "hidden", enumerable: false });
-    expect(elements(long)).toEqual([["x", 3], [undefined, 7], ["y", 2 ** 20 + 1]]);
-    const dense = Array.from({ length: 1000 }, (_, i) => i);
-    expect(elements(dense).map(([element]) => element)).toEqual(dense);
+    expect(ownElements(huge)).toEqual([]);
   });
 
   test("defineOwn writes __proto__ as a plain key", () => {
