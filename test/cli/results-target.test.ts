@@ -7,9 +7,10 @@
  */
 import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, statSync, symlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
+import { everyoneCanEnter, readableCopy } from "../helpers/readable-copy.js";
 import { tempFolder } from "../helpers/temp.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -18,6 +19,15 @@ const main = process.env["PLAN_REFS_CLI"] ?? join(root, "dist/cli/main.js");
 const tmp = tempFolder("results");
 chmodSync(tmp, 0o755);
 const isRoot = process.getuid?.() === 0;
+/**
+ * As root, the tests of targets the user cannot write to run the CLI as nobody (root may write
+ * anywhere), from a copy of the package nobody can read: the checkout may be in a folder only its
+ * owner can enter (mode 700, as `mktemp -d` makes). Without a temp dir everyone can enter, they skip.
+ */
+const NOBODY = 65534;
+const packageRoot = dirname(dirname(dirname(main))); // <root>/dist/cli/main.js
+const mainForNobody = isRoot && everyoneCanEnter(tmp) ? join(readableCopy("results-cli", packageRoot), relative(packageRoot, main)) : undefined;
+const nobodySkip = isRoot && mainForNobody === undefined ? `${tmp} is in a folder nobody can enter, so the CLI cannot run as nobody from there` : undefined;
 
 function file(name: string, content: string): string {
   const path = join(tmp, name);
@@ -34,8 +44,9 @@ const plan = file("plan.json", planText);
 const expectedResults = { 1: { x: 1 } };
 
 function run(results: string, options: { uid?: number; planPath?: string; toolsPath?: string } = {}): { status: number | null; stdout: string; stderr: string } {
-  const out = spawnSync(process.execPath, [main, "run", options.planPath ?? plan, "--tools", options.toolsPath ?? tools, "--results", results], {
-    cwd: root,
+  const executable = options.uid === undefined ? main : mainForNobody!;
+  const out = spawnSync(process.execPath, [executable, "run", options.planPath ?? plan, "--tools", options.toolsPath ?? tools, "--results", results], {
+    cwd: options.uid === undefined ? root : tmp,
     encoding: "utf8",
     input: "",
     timeout: 20_000,
@@ -140,21 +151,22 @@ describe("targets refused before any tool runs: exit 2, one line, the target unt
     expect(leftovers(tmp)).toEqual([]);
   });
 
-  test("a file in a folder the user cannot write to", () => {
+  test("a file in a folder the user cannot write to", (context) => {
+    context.skip(nobodySkip !== undefined, nobodySkip);
     clearMarker();
-    // root may write anywhere: run as nobody then (everything it reads is world-readable).
-    const result = run(join(locked, "out.json"), isRoot ? { uid: 65534 } : {});
+    const result = run(join(locked, "out.json"), isRoot ? { uid: NOBODY } : {});
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/its folder .*locked is not writable; nothing was run/);
     expect(existsSync(marker)).toBe(false);
     expect(readdirSync(locked)).toEqual([]);
   });
 
-  test("an existing file the user cannot write to", () => {
+  test("an existing file the user cannot write to", (context) => {
+    context.skip(nobodySkip !== undefined, nobodySkip);
     clearMarker();
     const target = file("read-only.json", "keep me");
     chmodSync(target, 0o444);
-    const result = run(target, isRoot ? { uid: 65534 } : {});
+    const result = run(target, isRoot ? { uid: NOBODY } : {});
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/is not writable; nothing was run/);
     expect(readFileSync(target, "utf8")).toBe("keep me");
