@@ -5,7 +5,7 @@
  * `npm ci` is all the test needs (see test/helpers/browser.ts). The playground is built with Vite's JS
  * API, served from 127.0.0.1, and used through the keyboard like a person would.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -16,7 +16,8 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { EditorView } from "@codemirror/view";
 import { lintPlanText } from "../../src/lint/index.js";
 import { planGraph } from "../../src/plan/index.js";
-import { chooseSystemChromium, chromiumLaunch, SYSTEM_CHROMIUM_PATHS } from "../helpers/browser.js";
+import { browserRuns, chooseSystemChromium, chromiumLaunch, SYSTEM_CHROMIUM_PATHS } from "../helpers/browser.js";
+import { tempFolder } from "../helpers/temp.js";
 import { drawFixtures, generatedPlan } from "../draw/fixtures.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -90,10 +91,52 @@ describe("which Chromium runs the test", () => {
 
   test("there is always a browser: the system's or the npm package's, whose binary exists", async () => {
     const launch = await chromiumLaunch();
-    expect(launch.source).toBe(chooseSystemChromium(SYSTEM_CHROMIUM_PATHS, existsSync) === undefined ? "@sparticuz/chromium" : "system");
+    expect(launch.source).toBe(chooseSystemChromium(SYSTEM_CHROMIUM_PATHS, browserRuns) === undefined ? "@sparticuz/chromium" : "system");
     expect(existsSync(launch.executablePath), launch.executablePath).toBe(true);
     expect(launch.args).toContain("--disable-background-networking");
   }, 120_000);
+
+  describe("a system browser that cannot run counts as none", () => {
+    const folder = tempFolder("system-browser");
+    /** A file in the system browser's place: its content and mode. */
+    const place = (name: string, content: string, mode: number): string => {
+      const path = join(folder, name, "chromium");
+      mkdirSync(join(folder, name));
+      writeFileSync(path, content);
+      chmodSync(path, mode);
+      return path;
+    };
+    const notExecutable = place("not-executable", "", 0o644);
+    const failsToStart = place("fails-to-start", "#!/bin/sh\nexit 1\n", 0o755);
+    const answers = place("answers", "#!/bin/sh\necho Chromium 1.0\n", 0o755);
+
+    test.each([
+      ["an empty file that is not executable (a half-removed package)", notExecutable, false],
+      ["an executable that exits non-zero", failsToStart, false],
+      ["a folder", folder, false],
+      ["a path where nothing is", join(folder, "nothing-here"), false],
+      ["an executable that answers --version", answers, true],
+    ])("%s", (_name, path, runs) => {
+      expect(browserRuns(path)).toBe(runs);
+    });
+
+    test("the next path in the list is taken, and with none left the packaged one", () => {
+      expect(chooseSystemChromium([notExecutable, failsToStart, answers], browserRuns)).toBe(answers);
+      expect(chooseSystemChromium([notExecutable, failsToStart], browserRuns)).toBeUndefined();
+    });
+
+    test("a non-executable file in the system browser's place: @sparticuz/chromium's browser is launched", async () => {
+      const launch = await chromiumLaunch([notExecutable]);
+      expect(launch.source).toBe("@sparticuz/chromium");
+      expect(launch.executablePath).not.toBe(notExecutable);
+      const launched = await chromium.launch({ executablePath: launch.executablePath, args: launch.args, timeout: 120_000 });
+      try {
+        expect(launched.version()).toMatch(/^\d+\./);
+      } finally {
+        await launched.close();
+      }
+    }, 240_000);
+  });
 });
 
 describe("playground in Chromium", { timeout: 120_000 }, () => {
