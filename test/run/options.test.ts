@@ -4,13 +4,12 @@
  * Item 8 (what a run allocates only when needed): no timer without `timeoutMs`, no AbortController
  * unless the tool reads its signal (or a stop must reach it).
  */
-import { createHook } from "node:async_hooks";
 import { afterEach, describe, expect, test } from "vitest";
 import { MAX_TIMEOUT_MS, runPlan, type RunOptions, type ToolFunction } from "../../src/run/run-plan.js";
 import { RefError } from "../../src/shared/errors.js";
+import { watchTimers } from "../helpers/own-timers.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const activeTimers = () => process.getActiveResourcesInfo().filter((kind) => kind === "Timeout").length;
 
 describe("timeoutMs", () => {
   test("MAX_TIMEOUT_MS is the largest delay a timer takes, 2^31 - 1", () => {
@@ -24,10 +23,25 @@ describe("timeoutMs", () => {
   });
 
   test("Infinity sets no timer at all", async () => {
+    // The run's own timers, not the process's (others' come and go meanwhile): see test/helpers/own-timers.ts.
+    const timers = watchTimers();
     let during = -1;
-    const before = activeTimers();
-    await runPlan([{ id: 1, tool: "t", args: {} }], { t: () => void (during = activeTimers()) }, { timeoutMs: Infinity });
-    expect(during).toBe(before);
+    try {
+      await runPlan([{ id: 1, tool: "t", args: {} }], { t: () => void (during = timers.made()) }, { timeoutMs: Infinity });
+      expect(during).toBe(0);
+      expect(timers.made()).toBe(0);
+    } finally {
+      timers.restore();
+    }
+    // The same count sees the timer of a finite limit.
+    const limited = watchTimers();
+    try {
+      await runPlan([{ id: 1, tool: "t", args: {} }], { t: () => void (during = limited.pending()) }, { timeoutMs: 60_000 });
+      expect(during).toBe(1);
+      expect(limited.pending()).toBe(0);
+    } finally {
+      limited.restore();
+    }
   });
 
   test.each([
@@ -87,28 +101,18 @@ describe("what a run makes only when it is needed", () => {
 
   const steps = Array.from({ length: 20 }, (_, id) => ({ id, tool: "t", args: id > 0 ? { prev: `$${id - 1}` } : {} }));
 
-  /** Timers (setTimeout) made while `run` runs, and how many of them are still pending when it is done. */
+  /**
+   * Timers (setTimeout) the run made, and how many of them are still pending when it is done: its own
+   * (test/helpers/own-timers.ts), not every Timeout the process makes meanwhile.
+   */
   async function countTimers(run: () => Promise<unknown>): Promise<{ made: number; pending: number }> {
-    const live = new Set<number>();
-    let made = 0;
-    const hook = createHook({
-      init(id, type) {
-        if (type !== "Timeout") return;
-        made++;
-        live.add(id);
-      },
-      destroy(id) {
-        live.delete(id);
-      },
-    }).enable();
+    const timers = watchTimers();
     try {
       await run();
-      // Destroy hooks are emitted asynchronously: let them arrive.
-      for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+      return { made: timers.made(), pending: timers.pending() };
     } finally {
-      hook.disable();
+      timers.restore();
     }
-    return { made, pending: live.size };
   }
 
   test("no timer without timeoutMs; one per step with it, none left pending afterwards", async () => {
