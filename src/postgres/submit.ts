@@ -4,12 +4,13 @@
  */
 import { randomUUID } from "node:crypto";
 import { readPlan, type ToolCatalog } from "../plan/plan.js";
-import { MAX_TIMEOUT_MS, type RunOptions } from "../run/run-plan.js";
+import type { RunOptions } from "../run/run-plan.js";
+import { readRunOptions, type RunOptionValues } from "../run/settings.js";
 import { runStatus } from "../run/schedule.js";
 import { preparePlan } from "../run/prepare.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { asRefError, describeThrown, RefError } from "../shared/errors.js";
-import { layeredOptions, OPTION_NAMES, type NormalizedOptions, type OptionName } from "../shared/options.js";
+import { layeredOptions, type NormalizedOptions, type OptionName } from "../shared/options.js";
 import { safeText } from "../shared/text.js";
 import { ownData } from "../shared/own-data.js";
 import { databaseError, poolFor, readConnection, table, type Connection, type ConnectionOptions } from "./db.js";
@@ -39,25 +40,11 @@ export interface StoredRunOptions {
 /** A run id: 1 to 200 printable characters. */
 const RUN_ID = /^[\x21-\x7e]{1,200}$/;
 
-/** Read the run options once, as `runPlan` reads its own (same limits, same codes). */
-function readRunOptions(options: unknown): { failFast: boolean; timeoutMs: number | null; validateOutputs: boolean; catalog: ToolCatalog | undefined; overrides: Partial<Record<OptionName, unknown>> } {
-  if (options === undefined) return { failFast: false, timeoutMs: null, validateOutputs: false, catalog: undefined, overrides: {} };
+/** Read the run options once, with runPlan's own readers (same values accepted, same codes). */
+function readStoredOptions(options: unknown): RunOptionValues {
+  if (options === undefined) return readRunOptions({});
   if (typeof options !== "object" || options === null) throw new RefError("invalid-options", "submitPlan: options must be an object");
-  const timeout = ownData(options, "timeoutMs");
-  let timeoutMs: number | null = null;
-  if (timeout !== undefined) {
-    if (typeof timeout !== "number" || !(timeout > 0)) throw new RefError("invalid-options", "option timeoutMs must be a positive number of milliseconds (or Infinity for no limit)");
-    if (timeout !== Infinity && timeout > MAX_TIMEOUT_MS) throw new RefError("invalid-options", `option timeoutMs must be at most ${MAX_TIMEOUT_MS} ms (about 24.8 days), or Infinity for no limit`);
-    timeoutMs = timeout === Infinity ? null : timeout;
-  }
-  const overrides: Partial<Record<OptionName, unknown>> = {};
-  for (const name of OPTION_NAMES) {
-    const value = ownData(options, name);
-    if (value !== undefined) overrides[name] = value;
-  }
-  layeredOptions(undefined, overrides); // a bad language option is refused now, as runPlan refuses it
-  const catalog = ownData(options, "catalog");
-  return { failFast: ownData(options, "failFast") === true, timeoutMs, validateOutputs: ownData(options, "validateOutputs") === true, catalog: catalog as ToolCatalog | undefined, overrides };
+  return readRunOptions(options);
 }
 
 /**
@@ -78,7 +65,7 @@ export async function submitPlan(plan: unknown, options: SubmitOptions = {}): Pr
     throw new RefError("invalid-options", "submitPlan: runId must be 1 to 200 printable ASCII characters without spaces");
   }
   const runId = (givenId as string | undefined) ?? randomUUID();
-  const settings = readRunOptions(ownData(options, "options"));
+  const settings = readStoredOptions(ownData(options, "options"));
   const prepared = prepare(plan, settings);
   const pool = await poolFor(connection);
   try {
@@ -104,11 +91,11 @@ interface Prepared {
 }
 
 /** Read, snapshot and lint the plan with runPlan's own preparation (`preparePlan`). */
-function prepare(plan: unknown, settings: ReturnType<typeof readRunOptions>): Prepared {
+function prepare(plan: unknown, settings: RunOptionValues): Prepared {
   try {
     const read = readPlan(plan);
     const catalog = settings.catalog ?? read.plan.tools;
-    const language = layeredOptions(read.plan.options, settings.overrides);
+    const language = layeredOptions(read.plan.options, settings.language);
     // The same preparation as runPlan's: snapshots, the linter on them, each step's dependencies from the linter's scan.
     const prepared = preparePlan(plan, read, language, catalog);
     const steps: PreparedStep[] = [];
@@ -133,7 +120,7 @@ function prepare(plan: unknown, settings: ReturnType<typeof readRunOptions>): Pr
       }
     }
     return {
-      stored: { failFast: settings.failFast, timeoutMs: settings.timeoutMs, validateOutputs: settings.validateOutputs, language: { ...language } },
+      stored: { failFast: settings.failFast, timeoutMs: settings.timeoutMs ?? null, validateOutputs: settings.validateOutputs, language: { ...language } },
       catalog: catalogText,
       diagnostics,
       steps,

@@ -15,7 +15,8 @@ import { resolveRefs } from "../resolve/resolve-refs.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { asRefError, describeThrown, RefError, withoutStack } from "../shared/errors.js";
 import { StepError, type StepErrorCode } from "./step-error.js";
-import { layeredOptions, normalizeOptions, OPTION_NAMES, type NormalizedOptions, type OptionName, type ResolveOptions } from "../shared/options.js";
+import { readRunSettings, type RunSettings } from "./settings.js";
+import { layeredOptions, normalizeOptions, sameOptionValues, type NormalizedOptions, type ResolveOptions } from "../shared/options.js";
 import { outputMismatch, prepareOutputSchema } from "./output-validator.js";
 import { ownData } from "../shared/own-data.js";
 import { preparePlan, prepareStep, resolveSnapshot, THROUGH_RESOLVE_REFS } from "./prepare.js";
@@ -43,15 +44,7 @@ export type RunEvent =
   | { readonly type: "step-failed"; readonly stepId: number; readonly tool: string; readonly error: StepError; readonly startMs: number; readonly endMs: number; readonly durationMs: number }
   | { readonly type: "step-skipped"; readonly stepId: number; readonly tool: string; readonly blockedBy: number; readonly atMs: number };
 
-/**
- * The longest finite `timeoutMs`: 2^31 − 1 ms (about 24.8 days), the most a timer can wait (Node and
- * browsers fire a longer timer after 1 ms). Longer finite values are refused (`invalid-options`);
- * `Infinity` means no limit.
- *
- * @example
- * await runPlan(plan, tools, { timeoutMs: Math.min(hours * 3_600_000, MAX_TIMEOUT_MS) })
- */
-export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+export { MAX_TIMEOUT_MS } from "./settings.js";
 
 /**
  * Options of `runPlan`. Each is read once, when the run starts. The language options (`syntax`,
@@ -99,73 +92,12 @@ export interface RunReport {
   readonly timings: { readonly totalMs: number; readonly steps: Map<number, StepTiming> };
 }
 
-/** The options, read once and checked. */
-interface RunSettings {
-  readonly concurrency: number;
-  /** `undefined`: no limit (absent, or `Infinity`). */
-  readonly timeoutMs: number | undefined;
-  readonly failFast: boolean;
-  readonly signal: AbortSignal | undefined;
-  readonly catalog: ToolCatalog | undefined;
-  readonly validateOutputs: boolean;
-  readonly onEvent: ((event: RunEvent) => unknown) | undefined;
-  /** The caller's language options as read once (the names set, checked); layered over the plan's when it is read. */
-  readonly language: Readonly<Partial<Record<OptionName, unknown>>>;
-}
-
-/** Read every option once (a getter runs once, here); a bad value is `invalid-options`. */
-function readSettings(options: RunOptions): RunSettings {
-  const concurrency: unknown = options.concurrency ?? 8;
-  const timeout: unknown = options.timeoutMs;
-  const failFast: unknown = options.failFast;
-  const signal: unknown = options.signal;
-  const catalog: unknown = options.catalog;
-  const validateOutputs: unknown = options.validateOutputs;
-  const onEvent: unknown = options.onEvent;
-  const language: Partial<Record<OptionName, unknown>> = {};
-  for (const name of OPTION_NAMES) {
-    const value = (options as Record<string, unknown>)[name];
-    if (value !== undefined) language[name] = value;
-  }
-  if (typeof concurrency !== "number" || !Number.isInteger(concurrency) || concurrency < 1) throw new RefError("invalid-options", "option concurrency must be a positive integer");
-  let timeoutMs: number | undefined;
-  if (timeout !== undefined) {
-    if (typeof timeout !== "number" || !(timeout > 0)) throw new RefError("invalid-options", "option timeoutMs must be a positive number of milliseconds (or Infinity for no limit)");
-    if (timeout !== Infinity && timeout > MAX_TIMEOUT_MS) {
-      throw new RefError("invalid-options", `option timeoutMs must be at most ${MAX_TIMEOUT_MS} ms (about 24.8 days), or Infinity for no limit`);
-    }
-    timeoutMs = timeout === Infinity ? undefined : timeout;
-  }
-  if (signal !== undefined && !isSignal(signal)) throw new RefError("invalid-options", "option signal must be an AbortSignal");
-  if (onEvent !== undefined && typeof onEvent !== "function") throw new RefError("invalid-options", "option onEvent must be a function");
-  layeredOptions(undefined, language); // a bad language option is refused now, before the plan is read
-  return {
-    concurrency,
-    timeoutMs,
-    failFast: failFast === true,
-    signal,
-    catalog: catalog as ToolCatalog | undefined,
-    validateOutputs: validateOutputs === true,
-    onEvent: onEvent as ((event: RunEvent) => unknown) | undefined,
-    language,
-  };
-}
-
 const DEFAULT_LANGUAGE = normalizeOptions(undefined);
 
 /** Whether every language option has its default (then resolveRefs takes its fast path). */
 function isDefault(language: NormalizedOptions): boolean {
-  if (language === DEFAULT_LANGUAGE) return true;
-  for (const name of OPTION_NAMES) if (language[name] !== DEFAULT_LANGUAGE[name]) return false;
-  return true;
+  return language === DEFAULT_LANGUAGE || sameOptionValues(language, DEFAULT_LANGUAGE);
 }
-
-function isSignal(value: unknown): value is AbortSignal {
-  if (typeof value !== "object" || value === null) return false;
-  const target = value as { addEventListener?: unknown; removeEventListener?: unknown };
-  return typeof target.addEventListener === "function" && typeof target.removeEventListener === "function";
-}
-
 
 /** One step of a run: its snapshot, its place in the graph, and its state. */
 class StepRecord {
@@ -277,7 +209,7 @@ export async function runPlan(plan: unknown, tools: ToolFunctions, options: RunO
   if (typeof options !== "object" || options === null) throw new RefError("invalid-options", "runPlan options must be an object");
   let run: Run | undefined;
   try {
-    run = new Run(tools, readSettings(options), options);
+    run = new Run(tools, readRunSettings<RunEvent>(options), options);
     if (isAsyncIterable(plan)) return await run.streamed(plan);
     return await run.whole(plan);
   } catch (error) {
@@ -377,7 +309,7 @@ class Run {
 
   constructor(
     readonly tools: ToolFunctions,
-    readonly settings: RunSettings,
+    readonly settings: RunSettings<RunEvent>,
     /** The caller's options object: only `this` for `onEvent`, never read again. */
     readonly options: RunOptions,
   ) {

@@ -1,0 +1,157 @@
+/**
+ * The executors' option readers (src/run/settings.ts): the same value is accepted or refused, with the
+ * same code, by `runPlan`, by `submitPlan` and by the workers' reader (`readWorkerSettings`, what
+ * `startWorker` reads its options with). submitPlan checks its options before it connects: an accepted
+ * value gets as far as the database, here a port nobody listens on (`database-unreachable`).
+ */
+import { createServer } from "node:net";
+import { beforeAll, describe, expect, test } from "vitest";
+import { submitPlan } from "../../src/postgres/submit.js";
+import { runPlan, type RunOptions } from "../../src/run/run-plan.js";
+import { DEFAULT_GRACE_MS, DEFAULT_RECOVERY_MS, MAX_TIMEOUT_MS, readDuration, readWorkerSettings, type RefuseOption } from "../../src/run/settings.js";
+import { CodedError, RefError } from "../../src/shared/errors.js";
+
+/** What an entry point did with the options: took them, or refused them with this code. */
+type Verdict = "accepted" | string;
+
+class WorkerRefusal extends CodedError<"invalid-options"> {}
+const refuse: RefuseOption = (message) => new WorkerRefusal("invalid-options", `startWorker: ${message}`);
+
+const plan = [{ id: 1, tool: "t", args: {} }];
+let nobodyListens = "";
+
+beforeAll(async () => {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  nobodyListens = `postgres://nobody@127.0.0.1:${port}/none`;
+});
+
+function codeOf(error: unknown): string {
+  return error instanceof RefError || error instanceof CodedError ? String(error.code) : `not a coded error: ${String(error)}`;
+}
+
+async function throughRunPlan(options: object): Promise<Verdict> {
+  let calls = 0;
+  try {
+    await runPlan(plan, { t: () => calls++ }, options as RunOptions);
+    return "accepted";
+  } catch (error) {
+    expect(calls).toBe(0);
+    return codeOf(error);
+  }
+}
+
+async function throughSubmitPlan(options: object): Promise<Verdict> {
+  try {
+    await submitPlan(plan, { connectionString: nobodyListens, options: options as never });
+    return "accepted (stored?)";
+  } catch (error) {
+    const code = codeOf(error);
+    return code === "database-unreachable" ? "accepted" : code;
+  }
+}
+
+function throughWorker(options: object): Verdict {
+  try {
+    // Added to the object itself: a spread copy would run a getter row's getter.
+    readWorkerSettings(Object.defineProperty(options, "tools", { value: {}, enumerable: true }), refuse);
+    return "accepted";
+  } catch (error) {
+    return codeOf(error);
+  }
+}
+
+// Made inside the test: vitest would run a getter to print the row's name.
+const getter = (value: unknown) => () => Object.defineProperty({}, "timeoutMs", { enumerable: true, get: () => value });
+const throwing = () =>
+  Object.defineProperty({}, "timeoutMs", {
+    enumerable: true,
+    get: () => {
+      throw new Error("no timeout for you");
+    },
+  });
+
+describe("timeoutMs: the same verdict from runPlan, submitPlan and the workers", () => {
+  test.each([
+    ["Infinity (no limit)", { timeoutMs: Infinity }, "accepted"],
+    ["MAX_TIMEOUT_MS", { timeoutMs: MAX_TIMEOUT_MS }, "accepted"],
+    ["60,000", { timeoutMs: 60_000 }, "accepted"],
+    ["a fraction of a millisecond over one", { timeoutMs: 1.5 }, "accepted"],
+    ["absent", {}, "accepted"],
+    ["2^31 (a timer would fire after 1 ms)", { timeoutMs: 2 ** 31 }, "invalid-options"],
+    ["Number.MAX_VALUE", { timeoutMs: Number.MAX_VALUE }, "invalid-options"],
+    ["0", { timeoutMs: 0 }, "invalid-options"],
+    ["-5", { timeoutMs: -5 }, "invalid-options"],
+    ["NaN", { timeoutMs: Number.NaN }, "invalid-options"],
+    ["-Infinity", { timeoutMs: -Infinity }, "invalid-options"],
+    ["a string", { timeoutMs: "1000" }, "invalid-options"],
+    ["null", { timeoutMs: null }, "invalid-options"],
+    ["a getter (read once, like a value)", getter(60_000), "accepted"],
+    ["a getter giving 2^31", getter(2 ** 31), "invalid-options"],
+    ["a getter that throws", throwing, "access"],
+  ] as const)("%s: %s", async (_name, given, verdict) => {
+    const options = typeof given === "function" ? given() : given;
+    // Each entry point gets its own object: a getter row counts its reads per entry point.
+    const fresh = () => (typeof given === "function" ? given() : options);
+    expect({ runPlan: await throughRunPlan(fresh()), submitPlan: await throughSubmitPlan(fresh()), worker: throughWorker(fresh()) }).toEqual({ runPlan: verdict, submitPlan: verdict, worker: verdict });
+  });
+});
+
+describe("concurrency, signal, onEvent: the same verdict from runPlan and the workers", () => {
+  test.each([
+    [{ concurrency: 1 }, "accepted"],
+    [{ concurrency: 10_000 }, "accepted"],
+    [{ concurrency: 0 }, "invalid-options"],
+    [{ concurrency: 1.5 }, "invalid-options"],
+    [{ concurrency: "8" }, "invalid-options"],
+    [{ signal: new AbortController().signal }, "accepted"],
+    [{ signal: { aborted: false } }, "invalid-options"],
+    [{ signal: "stop" }, "invalid-options"],
+    [{ onEvent: () => undefined }, "accepted"],
+    [{ onEvent: "log" }, "invalid-options"],
+  ] as const)("%j: %s", async (options, verdict) => {
+    expect({ runPlan: await throughRunPlan(options), worker: throughWorker(options) }).toEqual({ runPlan: verdict, worker: verdict });
+  });
+});
+
+describe("the workers' own durations", () => {
+  test.each([
+    [{ recoveryMs: 2 ** 31 }, "recoveryMs", "at most 2147483647 ms"],
+    [{ graceMs: 2 ** 31 }, "graceMs", "at most 2147483647 ms"],
+    [{ recoveryMs: Infinity }, "recoveryMs", "at most 2147483647 ms"],
+    [{ graceMs: 0 }, "graceMs", "positive number of milliseconds"],
+    [{ recoveryMs: "30s" }, "recoveryMs", "positive number of milliseconds"],
+  ])("%j is refused, in the worker's error class and words", (options, name, words) => {
+    const error = (() => {
+      try {
+        readWorkerSettings({ tools: {}, ...options }, refuse);
+      } catch (thrown) {
+        return thrown;
+      }
+      return undefined;
+    })();
+    expect(error).toBeInstanceOf(WorkerRefusal);
+    expect((error as Error).message).toMatch(new RegExp(`^startWorker: option ${name} must be `));
+    expect((error as Error).message).toContain(words);
+  });
+
+  test("defaults, and a force-stop timer that never passes what a timer can wait", () => {
+    const settings = readWorkerSettings({ tools: { a: () => 1, b: "not a function" } }, refuse);
+    expect(settings).toMatchObject({ concurrency: 8, recoveryMs: DEFAULT_RECOVERY_MS, graceMs: DEFAULT_GRACE_MS, timeoutMs: undefined, forceStopMs: DEFAULT_GRACE_MS + 5_000 });
+    expect([...settings.tools.keys()]).toEqual(["a"]);
+    expect(readWorkerSettings({ tools: {}, graceMs: MAX_TIMEOUT_MS }, refuse).forceStopMs).toBe(MAX_TIMEOUT_MS);
+    expect(readWorkerSettings({ tools: {}, timeoutMs: Infinity }, refuse).timeoutMs).toBeUndefined();
+  });
+
+  test("tools must be an object", () => {
+    expect(() => readWorkerSettings({ tools: "echo" }, refuse)).toThrow("startWorker: option tools must be an object of tool functions");
+  });
+});
+
+test("readDuration gives the fallback when absent and refuses Infinity where it is not 'no limit'", () => {
+  expect(readDuration(undefined, "graceMs", false, 5_000)).toBe(5_000);
+  expect(readDuration(Infinity, "timeoutMs", true, undefined)).toBeUndefined();
+  expect(() => readDuration(Infinity, "graceMs", false, 5_000)).toThrow("option graceMs must be at most 2147483647 ms (about 24.8 days)");
+});
