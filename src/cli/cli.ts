@@ -4,6 +4,7 @@
  * prints that command's options, defaults, exit codes and an example on stdout (exit 0).
  */
 import { readFileSync } from "node:fs";
+import { FlagError } from "./flags.js";
 import { CliError } from "./input.js";
 import type { CliIo } from "./io.js";
 import { lintCommand, lintHelp, lintUsage } from "./lint-command.js";
@@ -92,13 +93,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   try {
     return await command.run(rest, io);
   } catch (error) {
+    if (error instanceof FlagError) {
+      io.stderr(`plan-refs ${name}: ${printable(error.message)}\n${command.usage}\n(plan-refs ${name} --help for more)\n`);
+      return error.exitCode;
+    }
     if (error instanceof CliError) {
       io.stderr(`plan-refs: ${withUsage(error.message, command.usage)}\n`);
       return error.exitCode;
-    }
-    if (isArgParseError(error)) {
-      io.stderr(`plan-refs ${name}: ${printable((error as Error).message)}\n${command.usage}\n(plan-refs ${name} --help for more)\n`);
-      return 2;
     }
     throw error;
   }
@@ -108,10 +109,4 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 function withUsage(message: string, usage: string): string {
   const suffix = `\n${usage}`;
   return message.endsWith(suffix) ? `${printable(message.slice(0, -suffix.length))}${suffix}` : printable(message);
-}
-
-/** `node:util` parseArgs errors carry codes like ERR_PARSE_ARGS_UNKNOWN_OPTION. */
-function isArgParseError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" && code.startsWith("ERR_PARSE_ARGS");
 }

@@ -2,9 +2,9 @@
  * `plan-refs db migrate [--database URL]`: create or upgrade the plan-refs tables in PostgreSQL. Also
  * the PostgreSQL side of `plan-refs run --database URL`: submit, follow, report.
  */
-import { parseArgs } from "node:util";
 import type { RunEvent, RunReport } from "../run/run-plan.js";
 import { printable } from "../shared/text.js";
+import { parseFlags } from "./flags.js";
 import { CliError } from "./input.js";
 import type { CliIo } from "./io.js";
 
@@ -46,7 +46,7 @@ export function databaseOptions(database: string | undefined): { connectionStrin
 }
 
 export async function dbCommand(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, options: { database: { type: "string" } }, strict: true, allowPositionals: true });
+  const { values, positionals } = parseFlags(argv, { database: { type: "string" } });
   if (positionals.length !== 1 || positionals[0] !== "migrate") throw new CliError(`expected the subcommand migrate\n${dbUsage}`, "usage");
   const postgres = await loadPostgres();
   try {

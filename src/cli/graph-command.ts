@@ -4,11 +4,11 @@
  * stdout or into a file. A plan with lint errors is still drawn (the errors in red) and exits 1, as
  * `plan-refs lint` would; usage and file errors exit 2 with nothing written.
  */
-import { parseArgs } from "node:util";
 import { planToDot, planToMermaid, planToSvg } from "../draw/index.js";
 import { lintPlan } from "../lint/lint-plan.js";
 import type { ToolCatalog } from "../plan/plan.js";
 import { printable } from "../shared/text.js";
+import { parseFlags } from "./flags.js";
 import { CliError } from "./input.js";
 import { readCatalog, readJsonInput, type CliIo } from "./io.js";
 import { checkResultsTarget, writeResults, type GuardedFile } from "./results-file.js";
@@ -63,19 +63,13 @@ function formatOf(out: string | undefined): Format {
  * await graphCommand(["plan.json", "--format", "mermaid"], io) // 0 (the flowchart on stdout), 1 or 2
  */
 export function graphCommand(argv: string[], io: CliIo): number {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: {
-      format: { type: "string" },
-      out: { type: "string" },
-      catalog: { type: "string" },
-    },
-    strict: true,
-    allowPositionals: true,
+  const { values, positionals } = parseFlags(argv, {
+    format: { type: "string", choices: FORMATS },
+    out: { type: "string" },
+    catalog: { type: "string" },
   });
   if (positionals.length !== 1) throw new CliError(`${positionals.length === 0 ? "missing the plan file" : "graph takes one plan file"}\n${graphUsage}`, "usage");
   const format = values.format ?? formatOf(values.out);
-  if (!(FORMATS as readonly string[]).includes(format)) throw new CliError(`--format must be "svg", "mermaid" or "dot"\n${graphUsage}`, "usage");
   const path = positionals[0]!;
   if (path === "-" && values.catalog === "-") throw new CliError("only one of the plan and --catalog can be read from stdin", "usage");
   const guarded: GuardedFile[] = [

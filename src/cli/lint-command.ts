@@ -3,12 +3,12 @@
  * [--format pretty|json] [--strict]`: lint a plan file (with `--mcp`/`--mcp-url`, against MCP servers' schemas). Exit 0 with no errors (with `--strict`, no warnings either), 1 with some, 2 for
  * usage and file errors (a plan that is not JSON included: there is no plan to lint).
  */
-import { parseArgs } from "node:util";
 import { lintPlanText } from "../lint/lint-plan.js";
 import { parseJsonText } from "../plan/json-text.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { LineIndex } from "../shared/positions.js";
 import { formatDiagnostics, locateDiagnostics, unknownTools } from "./diagnostics.js";
+import { parseFlags } from "./flags.js";
 import { CliError, readTextInput } from "./input.js";
 import { readCatalog, type CliIo } from "./io.js";
 import { loadTools, wrongFlagHint } from "./load-tools.js";
@@ -53,21 +53,15 @@ example:
  * await lintCommand(["plan.json", "--catalog", "tools.json", "--format", "json"], io) // 0, 1 or 2
  */
 export async function lintCommand(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: {
-      catalog: { type: "string" },
-      tools: { type: "string" },
-      format: { type: "string" },
-      strict: { type: "boolean" },
-      ...MCP_OPTIONS,
-    },
-    strict: true,
-    allowPositionals: true,
+  const { values, positionals } = parseFlags(argv, {
+    catalog: { type: "string" },
+    tools: { type: "string" },
+    format: { type: "string", choices: ["pretty", "json"] },
+    strict: { type: "boolean" },
+    ...MCP_OPTIONS,
   });
   if (positionals.length !== 1) throw new CliError(`${positionals.length === 0 ? "missing the plan file" : "lint takes one plan file"}\n${lintUsage}`, "usage");
   const format = values.format ?? "pretty";
-  if (format !== "pretty" && format !== "json") throw new CliError(`--format must be "pretty" or "json"\n${lintUsage}`, "usage");
   const path = positionals[0]!;
   if (path === "-" && values.catalog === "-") throw new CliError("only one of the plan and --catalog can be read from stdin", "usage");
   const hint = values.tools === undefined ? undefined : wrongFlagHint("--tools", values.tools);

@@ -2,7 +2,7 @@
  * `plan-refs lsp [--stdio]`: the language server over stdin and stdout (the flag is what editors pass;
  * stdio is the only transport). Nothing else may write to stdout while it runs: it carries the protocol.
  */
-import { parseArgs } from "node:util";
+import { parseFlags } from "./flags.js";
 import { readTextInput } from "./input.js";
 import type { CliIo } from "./io.js";
 
@@ -37,7 +37,7 @@ const MAX_CATALOG_BYTES = 4 * 1024 * 1024;
  * await runCli(["lsp", "--stdio"], io) // serves on stdin/stdout
  */
 export async function lspCommand(argv: string[], _io: CliIo): Promise<number> {
-  parseArgs({ args: argv, options: { stdio: { type: "boolean" } }, strict: true, allowPositionals: false });
+  parseFlags(argv, { stdio: { type: "boolean" } }, { positionals: false });
   const { createConnection } = await import("vscode-languageserver/node");
   const { guardFraming, startLanguageServer } = await import("../editor/lsp-server.js");
   // Malformed message headers are reported on stderr, one line each, and skipped: the server goes on.

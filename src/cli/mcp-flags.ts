@@ -8,7 +8,7 @@ import { packageVersion } from "./cli.js";
 import { CliError } from "./input.js";
 import { interruptedExitCode } from "./io.js";
 
-/** The option definitions for `node:util` parseArgs. */
+/** The flag definitions, for `parseFlags`. */
 export const MCP_OPTIONS = {
   mcp: { type: "string", multiple: true },
   "mcp-url": { type: "string", multiple: true },

@@ -4,7 +4,6 @@
  * args file's line and column, the source line, carets under the failing characters, and a
  * did-you-mean for a key that is close to one the result has.
  */
-import { parseArgs } from "node:util";
 import { referencesIn } from "../grammar/ast.js";
 import { parseRef } from "../grammar/parse.js";
 import { didYouMean } from "../lint/did-you-mean.js";
@@ -15,6 +14,8 @@ import { KeyError, RefError } from "../shared/errors.js";
 import { LineIndex } from "../shared/positions.js";
 import { quoted } from "../shared/text.js";
 import { locateDiagnostics, printDiagnostics } from "./diagnostics.js";
+import { parseFlags } from "./flags.js";
+import { SYNTAXES } from "../shared/options.js";
 import { CliError } from "./input.js";
 import { readJsonInput, type CliIo } from "./io.js";
 import { printable } from "../shared/text.js";
@@ -45,25 +46,23 @@ example:
 `;
 
 export function resolveCommand(argv: string[], io: CliIo): number {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
+  const { values } = parseFlags(
+    argv,
+    {
       args: { type: "string" },
       results: { type: "string" },
-      syntax: { type: "string" },
+      syntax: { type: "string", choices: SYNTAXES },
       templates: { type: "boolean" },
       deep: { type: "boolean" },
       strict: { type: "boolean" },
     },
-    strict: true,
-    allowPositionals: false,
-  });
+    { positionals: false },
+  );
   if (values.args === undefined || values.results === undefined) throw new CliError(`missing --args or --results\n${resolveUsage}`, "usage");
   if (values.args === "-" && values.results === "-") throw new CliError("only one of --args and --results can be read from stdin", "usage");
-  if (values.syntax !== undefined && values.syntax !== "seed" && values.syntax !== "path") throw new CliError(`--syntax must be "seed" or "path"`, "usage");
   const args = readJsonInput(values.args);
   const results = readJsonInput(values.results).value;
-  const options = { syntax: values.syntax as "seed" | "path" | undefined, templates: values.templates, deep: values.deep, strict: values.strict };
+  const options = { syntax: values.syntax, templates: values.templates, deep: values.deep, strict: values.strict };
   try {
     const resolved = resolveRefs(args.value as Record<string, unknown>, results as Results, options);
     io.stdout(`${JSON.stringify(resolved, null, 2)}\n`);

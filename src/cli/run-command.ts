@@ -3,7 +3,6 @@
  *  [--results out.json] [--timeline FILE.svg|FILE.mmd] [--concurrency N] [--timeout MS] [--fail-fast] [--validate-outputs]`: run a plan
  * with the tools a module exports by name and those of MCP servers. Progress goes to stderr, the results to stdout as JSON (or to --results).
  */
-import { parseArgs } from "node:util";
 import { lintPlanText } from "../lint/index.js";
 import { readPlan, type ToolCatalog } from "../plan/plan.js";
 import { readOwnData } from "../shared/own-data.js";
@@ -11,8 +10,8 @@ import { reportToJSON } from "../run/report-json.js";
 import { runPlan, type RunReport } from "../run/run-plan.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { LineIndex } from "../shared/positions.js";
-import { quoted } from "../shared/text.js";
 import { locateDiagnostics, printDiagnostics, unknownTools } from "./diagnostics.js";
+import { parseFlags, positiveInteger } from "./flags.js";
 import { CliError } from "./input.js";
 import { interruptedExitCode, readCatalog, readJsonInput, type CliIo } from "./io.js";
 import { loadTools } from "./load-tools.js";
@@ -73,23 +72,18 @@ example:
 `;
 
 export async function runCommand(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: {
-      tools: { type: "string" },
-      catalog: { type: "string" },
-      results: { type: "string" },
-      timeline: { type: "string" },
-      concurrency: { type: "string" },
-      timeout: { type: "string" },
-      "fail-fast": { type: "boolean" },
-      "validate-outputs": { type: "boolean" },
-      database: { type: "string" },
-      detach: { type: "boolean" },
-      ...MCP_OPTIONS,
-    },
-    strict: true,
-    allowPositionals: true,
+  const { values, positionals } = parseFlags(argv, {
+    tools: { type: "string" },
+    catalog: { type: "string" },
+    results: { type: "string" },
+    timeline: { type: "string" },
+    concurrency: { type: "string" },
+    timeout: { type: "string" },
+    "fail-fast": { type: "boolean" },
+    "validate-outputs": { type: "boolean" },
+    database: { type: "string" },
+    detach: { type: "boolean" },
+    ...MCP_OPTIONS,
   });
   const [planPath, ...extra] = positionals;
   if (planPath === undefined || extra.length > 0) throw new CliError(`expected exactly one plan file\n${runUsage}`, "usage");
@@ -241,13 +235,6 @@ function nothingRun(io: CliIo, errors: readonly Diagnostic[], planName: string, 
   printDiagnostics(io, errors, planName, lines);
   io.stderr(`plan-refs: ${planName} has ${errors.length} error${errors.length > 1 ? "s" : ""}; nothing was run\n`);
   return 2;
-}
-
-function positiveInteger(text: string | undefined, flag: string): number | undefined {
-  if (text === undefined) return undefined;
-  const value = Number(text);
-  if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(value) || value < 1) throw new CliError(`${flag} must be a positive integer, not ${quoted(text, 20)}`, "usage");
-  return value;
 }
 
 /**

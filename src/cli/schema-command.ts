@@ -3,9 +3,10 @@
  * [--templates] [--deep]`: print the JSON Schema of a plan over a tool catalog (`planSchema`), to give
  * a model as its structured output format.
  */
-import { parseArgs } from "node:util";
 import { planSchema } from "../formats/plan-schema.js";
 import { RefError } from "../shared/errors.js";
+import { parseFlags } from "./flags.js";
+import { SYNTAXES } from "../shared/options.js";
 import { CliError } from "./input.js";
 import { readCatalog, type CliIo } from "./io.js";
 import { printable } from "../shared/text.js";
@@ -45,25 +46,22 @@ example:
  * schemaCommand(["--catalog", "tools.json", "--dialect", "openai-strict"], io) // 0, or 2
  */
 export function schemaCommand(argv: string[], io: CliIo): number {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
+  const { values } = parseFlags(
+    argv,
+    {
       catalog: { type: "string" },
-      dialect: { type: "string" },
-      syntax: { type: "string" },
+      dialect: { type: "string", choices: ["json-schema", "openai-strict"] },
+      syntax: { type: "string", choices: SYNTAXES },
       templates: { type: "boolean" },
       deep: { type: "boolean" },
     },
-    strict: true,
-    allowPositionals: false,
-  });
+    { positionals: false },
+  );
   if (values.catalog === undefined) throw new CliError(`missing --catalog\n${schemaUsage}`, "usage");
-  if (values.dialect !== undefined && values.dialect !== "json-schema" && values.dialect !== "openai-strict") throw new CliError(`--dialect must be "json-schema" or "openai-strict"`, "usage");
-  if (values.syntax !== undefined && values.syntax !== "seed" && values.syntax !== "path") throw new CliError(`--syntax must be "seed" or "path"`, "usage");
   const catalog = readCatalog(values.catalog);
   let schema: unknown;
   try {
-    schema = planSchema(catalog, { dialect: values.dialect as "json-schema" | "openai-strict" | undefined, syntax: values.syntax as "seed" | "path" | undefined, templates: values.templates, deep: values.deep });
+    schema = planSchema(catalog, { dialect: values.dialect, syntax: values.syntax, templates: values.templates, deep: values.deep });
   } catch (error) {
     if (!(error instanceof RefError)) throw error;
     const name = values.catalog === "-" ? "<stdin>" : values.catalog;

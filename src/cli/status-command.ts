@@ -2,10 +2,10 @@
  * `plan-refs status RUN_ID [--database URL] [--format text|json]`: a run submitted to PostgreSQL, as
  * it stands.
  */
-import { parseArgs } from "node:util";
 import { reportToJSON } from "../run/report-json.js";
 import { printable } from "../shared/text.js";
 import { asCliError, databaseOptions, loadPostgres } from "./db-command.js";
+import { parseFlags } from "./flags.js";
 import { CliError } from "./input.js";
 import type { CliIo } from "./io.js";
 
@@ -32,11 +32,10 @@ example:
 `;
 
 export async function statusCommand(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, options: { database: { type: "string" }, format: { type: "string" } }, strict: true, allowPositionals: true });
+  const { values, positionals } = parseFlags(argv, { database: { type: "string" }, format: { type: "string", choices: ["text", "json"] } });
   const [runId, ...extra] = positionals;
   if (runId === undefined || extra.length > 0) throw new CliError(`expected exactly one run id\n${statusUsage}`, "usage");
   const format = values.format ?? "text";
-  if (format !== "text" && format !== "json") throw new CliError(`--format must be text or json, not "${printable(format.slice(0, 20))}"`, "usage");
   const postgres = await loadPostgres();
   let snapshot: Awaited<ReturnType<typeof postgres.getRun>>;
   try {

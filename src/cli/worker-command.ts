@@ -2,9 +2,9 @@
  * `plan-refs worker --tools tools.mjs [--database URL] [--concurrency N] [--recovery-ms N]`: run plan
  * steps from PostgreSQL with a module's tools until SIGTERM or SIGINT, one line per event.
  */
-import { parseArgs } from "node:util";
 import { printable } from "../shared/text.js";
 import { asCliError, databaseOptions, loadPostgres } from "./db-command.js";
+import { parseFlags, positiveInteger } from "./flags.js";
 import { CliError } from "./input.js";
 import type { CliIo } from "./io.js";
 import { loadTools } from "./load-tools.js";
@@ -36,20 +36,8 @@ example:
   plan-refs worker --tools examples/trip/tools.mjs --database postgres://localhost/agents
 `;
 
-function positiveInteger(text: string | undefined, flag: string): number | undefined {
-  if (text === undefined) return undefined;
-  const value = Number(text);
-  if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(value) || value < 1) throw new CliError(`${flag} must be a positive integer, not "${printable(text.slice(0, 20))}"`, "usage");
-  return value;
-}
-
 export async function workerCommand(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: { tools: { type: "string" }, database: { type: "string" }, concurrency: { type: "string" }, "recovery-ms": { type: "string" }, "grace-ms": { type: "string" } },
-    strict: true,
-    allowPositionals: true,
-  });
+  const { values, positionals } = parseFlags(argv, { tools: { type: "string" }, database: { type: "string" }, concurrency: { type: "string" }, "recovery-ms": { type: "string" }, "grace-ms": { type: "string" } });
   if (positionals.length > 0) throw new CliError(`unexpected argument "${printable(positionals[0]!.slice(0, 40))}"\n${workerUsage}`, "usage");
   if (values.tools === undefined) throw new CliError(`missing --tools <module>\n${workerUsage}`, "usage");
   const concurrency = positiveInteger(values.concurrency, "--concurrency");

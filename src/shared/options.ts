@@ -4,8 +4,11 @@
  */
 import { asRefError, RefError } from "./errors.js";
 
+/** The reference syntaxes, in the order messages list them. */
+export const SYNTAXES = ["seed", "path"] as const;
+
 /** Which reference syntax to speak. */
-export type Syntax = "seed" | "path";
+export type Syntax = (typeof SYNTAXES)[number];
 
 /** Options of the language itself (parser, printer, `isPlaceholder`). */
 export interface SyntaxOptions {
@@ -128,7 +131,7 @@ export function isValidOption(name: OptionName, value: unknown): boolean {
   if (value === undefined) return true;
   switch (name) {
     case "syntax":
-      return value === null || value === "seed" || value === "path";
+      return value === null || (SYNTAXES as readonly unknown[]).includes(value);
     case "templates":
     case "strict":
     case "deep":

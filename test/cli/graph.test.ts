@@ -133,7 +133,7 @@ describe("plan-refs graph", () => {
     [["graph"], /missing the plan file\nusage: plan-refs graph /],
     [["graph", TRIP, TRIP], /graph takes one plan file/],
     [["graph", TRIP, "--format", "png"], /--format must be "svg", "mermaid" or "dot"/],
-    [["graph", TRIP, "--colour"], /Unknown option '--colour'/],
+    [["graph", TRIP, "--colour"], /unknown flag --colour\n/],
     [["graph", "no/such/plan.json"], /no\/such\/plan\.json/],
     [["graph", "-", "--catalog", "-"], /only one of the plan and --catalog/],
     [["graph", TRIP, "--out", TRIP], /--out examples\/trip\/plan\.json: is the plan; write it to another file; nothing was written/],

@@ -73,7 +73,7 @@ describe("plan-refs run", () => {
     ["no --tools", [twoSteps], /missing --tools/],
     ["a bad --concurrency", [twoSteps, "--tools", tools, "--concurrency", "zero"], /--concurrency must be a positive integer/],
     ["a missing plan", [join(tmp, "none.json"), "--tools", tools], /no such file/],
-    ["an unknown flag", [twoSteps, "--tools", tools, "--fast"], /Unknown option '--fast'/],
+    ["an unknown flag", [twoSteps, "--tools", tools, "--fast"], /unknown flag --fast\n/],
   ])("exit 2, one clear line, no stack trace: %s", (_name, args, message) => {
     const result = run(args as string[]);
     expect(result.status).toBe(2);

@@ -77,7 +77,7 @@ describe("help and version", () => {
   test("an unknown option points at --help", () => {
     const result = cli(["lint", "plan.json", "--colour"]);
     expect(result.status).toBe(2);
-    expect(result.stderr).toMatch(/Unknown option '--colour'.*\nusage: plan-refs lint .*\n\(plan-refs lint --help for more\)\n$/s);
+    expect(result.stderr).toMatch(/^plan-refs lint: unknown flag --colour\nusage: plan-refs lint .*\n\(plan-refs lint --help for more\)\n$/);
   });
 });
 
