@@ -90,5 +90,7 @@ function describe(event: import("../postgres/index.js").WorkerEvent): string {
       return `${head} failed after ${Math.round(event.durationMs)} ms: ${printable(event.error.message.slice(0, 200))}`;
     case "step-released":
       return `${head} released to another worker`;
+    case "step-lost":
+      return `${head} ended after another worker took it over: this attempt's outcome was not stored`;
   }
 }

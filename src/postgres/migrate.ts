@@ -52,6 +52,10 @@ function statements(connection: Connection): string[] {
       heartbeat_at timestamptz not null default clock_timestamp(),
       started_at timestamptz not null default clock_timestamp()
     )`,
+    // The deadline a worker is judged by: its heartbeat plus its own recovery window (workers of older versions: the default).
+    `alter table ${table(connection, "workers")} add column if not exists recovery_ms integer not null default 30000`,
+    // The steps that need a job (ready, running): what the search for steps left with no job reads.
+    `create index if not exists steps_active on ${table(connection, "steps")} (run_id) where state in ('ready', 'running')`,
   ];
 }
 

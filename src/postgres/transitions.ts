@@ -136,13 +136,19 @@ async function settleDone(pool: PgPool, connection: Connection, runId: string, s
 /** What a step's attempt came to. */
 export type StepOutcome = { readonly ok: true; readonly result: string | null } | { readonly ok: false; readonly error: StoredStepError; readonly result?: string | null };
 
+/** What became of an outcome: stored; not stored as another attempt holds the step; not stored as the step or its run was settled otherwise (stopped). */
+export type Settled = "stored" | "lost" | "moot";
+
 /**
  * Store a step's outcome (once: only the attempt that holds the step writes), then enqueue the
  * dependents it makes ready, or skip those a failure blocks (and stop the run with `failFast`).
- * `false` when the outcome was not stored (the run stopped, or another attempt took the step).
  */
-export async function settleStep(pool: PgPool, connection: Connection, runId: string, stepId: number, attempt: number, outcome: StepOutcome, failFast: boolean, known: KnownRun): Promise<boolean> {
-  return outcome.ok ? settleDone(pool, connection, runId, stepId, attempt, outcome.result, known) : settleFailed(pool, connection, runId, stepId, attempt, outcome, failFast);
+export async function settleStep(pool: PgPool, connection: Connection, runId: string, stepId: number, attempt: number, outcome: StepOutcome, failFast: boolean, known: KnownRun): Promise<Settled> {
+  const stored = outcome.ok ? await settleDone(pool, connection, runId, stepId, attempt, outcome.result, known) : await settleFailed(pool, connection, runId, stepId, attempt, outcome, failFast);
+  if (stored) return "stored";
+  const found = await pool.query(`select attempt from ${table(connection, "steps")} where run_id = $1 and step_id = $2`, [runId, stepId]);
+  const now = found.rows[0]?.attempt;
+  return now !== undefined && Number(now) !== attempt ? "lost" : "moot";
 }
 
 /** A step failed: its error (and a result that failed validation) stored, its dependents skipped, the run stopped with `failFast`, or ended. */

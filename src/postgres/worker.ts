@@ -20,13 +20,14 @@ import { describeThrown, RefError } from "../shared/errors.js";
 import { normalizeOptions, type NormalizedOptions } from "../shared/options.js";
 import { safeText } from "../shared/text.js";
 import { ownData } from "../shared/own-data.js";
-import { connectClient, databaseError, poolFor, readConnection, table, type Connection, type ConnectionOptions } from "./db.js";
+import { connectClient, databaseError, isConnectionError, poolFor, readConnection, table, type Connection, type ConnectionOptions } from "./db.js";
 import { PostgresError } from "./errors.js";
 import type { PgClient, PgPool } from "./peers.js";
 import { loadGraphileWorker } from "./graphile.js";
-import { loadPg } from "./peers.js";
+import { backoff, makeJobPool, sleep } from "./job-pool.js";
 import { progressChannel, stepTask, stoppedChannel } from "./queue.js";
 import type { StoredRunOptions } from "./submit.js";
+import { PAST_DEADLINE, releaseStep, requeueOrphans } from "./recovery.js";
 import { settleStep, type KnownRun, type StepOutcome, type StoredStepError } from "./transitions.js";
 import { planGraph } from "../run/schedule.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
@@ -49,6 +50,8 @@ export type WorkerEvent =
   | { readonly type: "step-done"; readonly runId: string; readonly stepId: number; readonly tool: string; readonly attempt: number; readonly durationMs: number }
   | { readonly type: "step-failed"; readonly runId: string; readonly stepId: number; readonly tool: string; readonly attempt: number; readonly durationMs: number; readonly error: StepError }
   | { readonly type: "step-released"; readonly runId: string; readonly stepId: number; readonly tool: string; readonly attempt: number }
+  /** This attempt ended after another worker had taken the step (this one was taken for dead): its outcome was not stored. */
+  | { readonly type: "step-lost"; readonly runId: string; readonly stepId: number; readonly tool: string; readonly attempt: number }
   | { readonly type: "workers-recovered"; readonly workerIds: readonly string[] };
 
 /** Options of `startWorker`. */
@@ -148,9 +151,9 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     workerPool = made;
   });
   const worker = new StepWorker(connection, settings, pool);
-  // graphile-worker's own pool, so that its clients' errors (a server restart) are handled and it ends with the worker.
-  const { Pool } = await loadPg();
-  const jobPool = new Pool({ connectionString: connection.connectionString, max: settings.concurrency + 2, connectionTimeoutMillis: 10_000 });
+  // graphile-worker's own pool, so that its clients' errors (a server restart) are handled, the job it
+  // ends while the database is away is ended once it is back, and it ends with the worker.
+  const jobPool = await makeJobPool({ connectionString: connection.connectionString, max: settings.concurrency + 2, connectionTimeoutMillis: 10_000 }, () => worker.closed);
   jobPool.on("error", () => undefined);
   jobPool.on("connect", (client) => client.on("error", () => undefined));
   let runner: import("graphile-worker").Runner;
@@ -211,6 +214,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
 /** A step this worker is running. */
 interface Active {
   readonly runId: string;
+  readonly stepId: number;
   readonly controller: AbortController;
 }
 
@@ -241,6 +245,11 @@ class StepWorker {
     await this.#listen();
   }
 
+  /** Whether the worker stopped (what waits for the database gives up then). */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
     if (this.#heartbeat !== undefined) clearInterval(this.#heartbeat);
@@ -250,38 +259,70 @@ class StepWorker {
     this.#listener = undefined;
   }
 
+  /** The heartbeat, and with it the deadline others judge this worker by: silent past its own `recoveryMs`. */
   async #beat(): Promise<void> {
     await this.pool.query(
-      `insert into ${table(this.connection, "workers")} (id, label) values ($1, $2) on conflict (id) do update set heartbeat_at = clock_timestamp()`,
-      [this.id, `${hostname()} pid ${process.pid}`],
+      `insert into ${table(this.connection, "workers")} (id, label, recovery_ms) values ($1, $2, $3)
+       on conflict (id) do update set heartbeat_at = clock_timestamp(), recovery_ms = excluded.recovery_ms`,
+      [this.id, `${hostname()} pid ${process.pid}`, this.settings.recoveryMs],
     );
   }
 
-  /** The heartbeat, and the search for dead workers whose jobs are to be released. */
+  /**
+   * The heartbeat; the search for dead workers, whose jobs are released; and the search for steps left
+   * with no job (their run goes on only if they are queued again).
+   */
   async #tick(): Promise<void> {
     if (this.#closed) return;
     try {
       await this.#beat();
-      const found = await this.pool.query(
-        `with dead as (
-           delete from ${table(this.connection, "workers")} where heartbeat_at < clock_timestamp() - $1 * interval '1 millisecond' returning id
-         ), orphans as (
-           select distinct locked_by as id from graphile_worker.jobs
-           where locked_by is not null and locked_at < now() - $1 * interval '1 millisecond'
-             and locked_by not in (select id from ${table(this.connection, "workers")})
-         )
-         select id from dead union select id from orphans`,
-        [this.settings.recoveryMs],
-      );
-      const ids = found.rows.map((row) => String(row.id)).filter((id) => id !== this.id);
+      const ids = await this.#recover();
       if (ids.length > 0) {
-        await this.pool.query("select graphile_worker.force_unlock_workers($1::text[])", [ids]);
+        // Said before the unlock: the steps this worker takes next are theirs.
         this.#emit({ type: "workers-recovered", workerIds: ids });
+        await this.pool.query("select graphile_worker.force_unlock_workers($1::text[])", [ids]);
         this.nudge(ids.length);
       }
+      const requeued = await this.pool.query(requeueOrphans(this.connection));
+      const n = Number(requeued.rows[0]?.n ?? 0);
+      if (n > 0) this.nudge(n);
       if (this.#listener === undefined) await this.#listen();
     } catch {
       // The database is away: the next beat tries again.
+    }
+  }
+
+  /**
+   * Workers taken for dead: past the deadline each published with its last heartbeat, counted only on
+   * time the database has seen pass (from its start, if it restarted since: an outage is no worker's
+   * death); and whoever holds plan-refs jobs without a heartbeat row, after a generous window.
+   */
+  async #recover(): Promise<string[]> {
+    const workers = table(this.connection, "workers");
+    const found = await this.pool.query(
+      `with dead as (
+         delete from ${workers} w where w.id <> $1 and ${PAST_DEADLINE("w")} returning id
+       ), strays as (
+         select distinct j.locked_by as id from graphile_worker.jobs j
+         where j.locked_by is not null and j.locked_by <> $1 and left(j.task_identifier, length($3)) = $3
+           and greatest(j.locked_at, pg_postmaster_start_time()) < clock_timestamp() - $2 * interval '1 millisecond'
+           and j.locked_by not in (select id from ${workers})
+       )
+       select id from dead union select id from strays`,
+      [this.id, Math.max(this.settings.recoveryMs, DEFAULT_RECOVERY_MS), stepTask(this.connection)],
+    );
+    return found.rows.map((row) => String(row.id));
+  }
+
+  /** `work` again while the database is away (an outage of any length), until the worker stops. */
+  async #retrying<T>(work: () => Promise<T>): Promise<T> {
+    for (let tries = 0; ; tries++) {
+      try {
+        return await work();
+      } catch (error) {
+        if (this.#closed || !isConnectionError(error instanceof PostgresError && error.cause !== undefined ? error.cause : error)) throw error;
+        await sleep(backoff(tries));
+      }
     }
   }
 
@@ -318,18 +359,22 @@ class StepWorker {
     }
   }
 
-  /** graphile-worker's task: one step of one run. Throws only to have the job retried (the database failed, or the worker is stopping). */
+  /**
+   * graphile-worker's task: one step of one run. While the database is away it waits for it (reading
+   * the step, storing its outcome). It throws only when the job must not be completed: the step was
+   * released (the worker is stopping; the job is already free again), or another attempt holds it.
+   */
   async runJob(payload: unknown, helpers: import("graphile-worker").JobHelpers): Promise<void> {
     const runId = ownData(payload, "runId");
     const stepId = ownData(payload, "stepId");
     if (typeof runId !== "string" || typeof stepId !== "number") return; // not a job of ours to run
-    const started = await this.#begin(runId, stepId);
+    const started = await this.#retrying(() => this.#begin(runId, stepId));
     if (started === undefined) return;
     const { tool, attempt, options } = started;
     const t0 = performance.now();
     this.#emit({ type: "step-start", runId, stepId, tool, attempt });
     const controller = new AbortController();
-    const active: Active = { runId, controller };
+    const active: Active = { runId, stepId, controller };
     this.#active.add(active);
     const onShutdown = (): void => controller.abort(new RefError("aborted", "the worker is stopping"));
     helpers.abortSignal.addEventListener("abort", onShutdown);
@@ -341,12 +386,22 @@ class StepWorker {
       this.#active.delete(active);
     }
     if (helpers.abortSignal.aborted && !outcome.ok) {
-      // Stopped before the step finished: released, another worker runs it (the job is retried).
+      // Stopped before the step finished: the step is ready again and its job free at once, the try not
+      // counted (a release is no failure); another worker runs it.
+      await this.pool.query(releaseStep(this.connection), [runId, stepId, attempt, helpers.job.id, this.id]).catch(() => undefined);
       this.#emit({ type: "step-released", runId, stepId, tool, attempt });
       throw new Error(`plan-refs: step ${stepId} of run ${runId} released: the worker stopped`);
     }
-    const stored = await settleStep(this.pool, this.connection, runId, stepId, attempt, outcome, options.failFast, started.known);
-    if (!stored) return;
+    const stored = await this.#retrying(() => settleStep(this.pool, this.connection, runId, stepId, attempt, outcome, options.failFast, started.known));
+    if (stored === "lost") {
+      this.#emit({ type: "step-lost", runId, stepId, tool, attempt });
+      // The job is the other attempt's now: throwing leaves it alone (graphile-worker fails a job only
+      // while this worker holds it), completing would delete it under the other attempt. When this same
+      // worker holds it for that attempt, the attempt ends the job itself.
+      if ([...this.#active].some((other) => other.runId === runId && other.stepId === stepId)) return;
+      throw new Error(`plan-refs: step ${stepId} of run ${runId}: attempt ${attempt} lost the step to a later attempt`);
+    }
+    if (stored !== "stored") return;
     const durationMs = performance.now() - t0;
     if (outcome.ok) this.#emit({ type: "step-done", runId, stepId, tool, attempt, durationMs });
     else this.#emit({ type: "step-failed", runId, stepId, tool, attempt, durationMs, error: rebuildStepError(stepId, tool, outcome.error) });

@@ -11,9 +11,21 @@ export interface Call {
   readonly tool: string;
 }
 
+/** A worker event as the fixture prints it (without a step error). */
+export interface PrintedEvent {
+  readonly type: string;
+  readonly runId?: string;
+  readonly stepId?: number;
+  readonly attempt?: number;
+  readonly workerIds?: string[];
+}
+
 export interface WorkerChild {
   readonly child: ChildProcess;
   readonly calls: Call[];
+  readonly events: PrintedEvent[];
+  /** Resolves at the first event of this type. */
+  event(type: string): Promise<PrintedEvent>;
   /** Resolves when the worker takes jobs. */
   readonly ready: Promise<void>;
   /** Resolves with the exit code (or the signal) when the process ends. */
@@ -26,6 +38,8 @@ export interface WorkerChild {
 export function spawnWorker(url: string, recoveryMs = 3_000, concurrency = 8, graceMs = 3_000): WorkerChild {
   const child = spawn(process.execPath, [FIXTURE, url, String(recoveryMs), String(concurrency), String(graceMs)], { stdio: ["ignore", "pipe", "pipe"] });
   const calls: Call[] = [];
+  const events: PrintedEvent[] = [];
+  const eventWaiters: { type: string; resolve: (event: PrintedEvent) => void }[] = [];
   const waiters: { tool: string; resolve: (call: Call) => void }[] = [];
   let buffer = "";
   let errors = "";
@@ -38,7 +52,14 @@ export function spawnWorker(url: string, recoveryMs = 3_000, concurrency = 8, gr
       const line = buffer.slice(0, newline);
       buffer = buffer.slice(newline + 1);
       if (line === "ready") onReady();
-      else if (line.startsWith("{")) {
+      else if (line.startsWith('{"event"')) {
+        const event = (JSON.parse(line) as { event: PrintedEvent }).event;
+        events.push(event);
+        for (const waiter of eventWaiters.filter((w) => w.type === event.type)) {
+          eventWaiters.splice(eventWaiters.indexOf(waiter), 1);
+          waiter.resolve(event);
+        }
+      } else if (line.startsWith("{")) {
         const call = (JSON.parse(line) as { call: Call }).call;
         calls.push(call);
         for (const waiter of waiters.filter((w) => w.tool === call.tool)) {
@@ -53,6 +74,11 @@ export function spawnWorker(url: string, recoveryMs = 3_000, concurrency = 8, gr
   return {
     child,
     calls,
+    events,
+    event: (type) => {
+      const found = events.find((event) => event.type === type);
+      return found !== undefined ? Promise.resolve(found) : new Promise((resolve) => eventWaiters.push({ type, resolve }));
+    },
     ready: Promise.race([ready, exited.then(() => Promise.reject(new Error(`worker exited before it was ready: ${errors}`)))]),
     exited,
     called: (tool) => {
