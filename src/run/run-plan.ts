@@ -18,6 +18,7 @@ import { StepError, type StepErrorCode } from "./step-error.js";
 import { layeredOptions, normalizeOptions, OPTION_NAMES, type NormalizedOptions, type OptionName, type ResolveOptions } from "../shared/options.js";
 import { outputMismatch, prepareOutputSchema } from "./output-validator.js";
 import { ownData } from "../shared/own-data.js";
+import { isStandardJsonSchema, standardJsonSchema } from "../shared/standard-schema.js";
 import { preparePlan, prepareStep, resolveSnapshot, THROUGH_RESOLVE_REFS } from "./prepare.js";
 import { callContext, type EvaluationContext } from "../resolve/evaluate.js";
 import { ArgsSnapshotter } from "./snapshot.js";
@@ -706,7 +707,9 @@ class Run {
     if (this.#catalog === undefined) return undefined;
     let schema = this.#schemas.get(tool);
     if (schema === undefined && !this.#schemas.has(tool)) {
-      const output = ownData(ownData(this.#catalog, tool), "output");
+      const given = ownData(ownData(this.#catalog, tool), "output");
+      // A schema library's schema: its JSON Schema, converted once (the linter has reported one that does not convert).
+      const output = isStandardJsonSchema(given) ? standardJsonSchema(given, "output") : given;
       schema = typeof output === "boolean" || (typeof output === "object" && output !== null) ? (output as JsonSchema) : undefined;
       this.#schemas.set(tool, schema);
     }
