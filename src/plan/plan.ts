@@ -3,23 +3,37 @@
  * or a bare array of steps. `readPlan` checks the shape of any value and reports every problem with a
  * JSON Pointer, so the linter can go on after a mistake.
  */
-import { isPlainObject, ownData as ownValue, ownElements } from "../shared/own-data.js";
+import { isPlainObject, ownData as ownValue, ownDataEntries, ownElements } from "../shared/own-data.js";
 import { pointerToken } from "../shared/pointer.js";
 import { isValidOption, OPTION_REQUIREMENTS, PLAN_OPTION_NAMES, type Syntax } from "../shared/options.js";
 import { describeThrown, RefError } from "../shared/errors.js";
 import { quoted, safeText } from "../shared/text.js";
+import { isStandardJsonSchema, standardJsonSchema, type StandardJsonSchema } from "../shared/standard-schema.js";
 
 /** A JSON Schema, as the tool catalog carries it (only what plan-refs reads is typed). */
 export type JsonSchema = boolean | Readonly<Record<string, unknown>>;
 
-/** One tool of a catalog. */
+/**
+ * One tool of a catalog. In a catalog given by the caller, `input` and `output` may also be schemas
+ * of a schema library implementing Standard JSON Schema (Zod, ArkType, Valibot's converter):
+ * `readTools` converts each once (`input` from the schema's input side, `output` from its output side).
+ */
 export interface ToolSpec {
   readonly description?: string;
   /** JSON Schema of the tool's arguments object. */
-  readonly input?: JsonSchema;
+  readonly input?: JsonSchema | StandardJsonSchema;
   /** JSON Schema of the tool's result. */
+  readonly output?: JsonSchema | StandardJsonSchema;
+}
+
+/** A tool of a catalog that `readTools` read: its schemas are JSON Schemas. */
+export interface ReadToolSpec extends ToolSpec {
+  readonly input?: JsonSchema;
   readonly output?: JsonSchema;
 }
+
+/** A catalog that `readTools` read. */
+export type ReadToolCatalog = Readonly<Record<string, ReadToolSpec>>;
 
 /** Tools by name. */
 export type ToolCatalog = Readonly<Record<string, ToolSpec>>;
@@ -120,7 +134,8 @@ function readPlanValue(value: unknown): ReadPlanResult {
       if (Object.hasOwn(value, key) && typeof text !== "string") problem(`/${pointerToken(key)}`, `"${key}" must be a string`);
     }
     stepsValue = ownValue(value, "steps");
-    tools = readTools(ownValue(value, "tools"), problem);
+    // A plan is data: its inline catalog holds JSON Schemas only (no schema object is called).
+    tools = readTools(ownValue(value, "tools"), problem, "/tools", false);
     options = readOptions(ownValue(value, "options"), problem);
   } else {
     problem("", `a plan must be an object with a "steps" array, or an array of steps`);
@@ -181,15 +196,15 @@ function describeId(id: unknown): string {
  * readTools({ geocode: { input: 3 } }, (pointer, message) => console.log(pointer, message), "")
  * // logs: /geocode/input "input" must be a JSON Schema (an object or a boolean)
  */
-export function readTools(value: unknown, problem: (pointer: string, message: string) => void, base = "/tools"): ToolCatalog | undefined {
+export function readTools(value: unknown, problem: (pointer: string, message: string) => void, base = "/tools", standardSchemas = true): ReadToolCatalog | undefined {
   if (typeof problem !== "function") {
     throw new RefError("invalid-options", `readTools needs a callback for the problems it finds, (pointer, message) => void, not ${problem === null ? "null" : typeof problem}`);
   }
   // Problems are collected and reported after reading, so the callback's own errors pass through unchanged.
   const found: [string, string][] = [];
-  let tools: ToolCatalog | undefined;
+  let tools: ReadToolCatalog | undefined;
   try {
-    tools = readToolsValue(value, (pointer, message) => void found.push([pointer, message]), base);
+    tools = readToolsValue(value, (pointer, message) => void found.push([pointer, message]), base, standardSchemas);
   } catch (error) {
     found.push([base, `the tool catalog could not be read: ${safeText(describeThrown(error), 120)}`]);
     tools = undefined;
@@ -198,27 +213,40 @@ export function readTools(value: unknown, problem: (pointer: string, message: st
   return tools;
 }
 
-function readToolsValue(value: unknown, problem: (pointer: string, message: string) => void, base: string): ToolCatalog | undefined {
+function readToolsValue(value: unknown, problem: (pointer: string, message: string) => void, base: string, standardSchemas: boolean): ReadToolCatalog | undefined {
   if (value === undefined) return undefined;
   if (!isPlainObject(value)) {
     problem(base, `"tools" must be an object mapping tool names to { description, input, output }`);
     return undefined;
   }
-  const tools: Record<string, ToolSpec> = Object.create(null) as Record<string, ToolSpec>;
+  const tools: Record<string, ReadToolSpec> = Object.create(null) as Record<string, ReadToolSpec>;
   for (const name of Object.keys(value)) {
-    const spec = ownValue(value, name);
+    const given = ownValue(value, name);
     const pointer = `${base}/${pointerToken(name)}`;
-    if (!isPlainObject(spec)) {
+    if (!isPlainObject(given)) {
       problem(pointer, `tool ${quoted(name, 40)} must be an object with description, input and output`);
       continue;
     }
+    let spec: Record<string, unknown> = given;
     for (const key of ["input", "output"] as const) {
       const schema = ownValue(spec, key);
-      if (schema !== undefined && typeof schema !== "boolean" && !isPlainObject(schema)) problem(`${pointer}/${key}`, `"${key}" must be a JSON Schema (an object or a boolean)`);
+      if (schema === undefined || typeof schema === "boolean" || isPlainObject(schema)) continue;
+      if (standardSchemas && isStandardJsonSchema(schema)) {
+        try {
+          // The spec is the caller's: a copy carries the converted schema.
+          spec = { ...Object.fromEntries(ownDataEntries(spec)), [key]: standardJsonSchema(schema, key) };
+        } catch (error) {
+          problem(`${pointer}/${key}`, `"${key}" is a schema object, but ${error instanceof Error ? error.message : "it could not be converted"}`);
+        }
+        continue;
+      }
+      // A class instance may be a schema of a library that has no JSON Schema converter.
+      const objectLike = standardSchemas && (typeof schema === "object" || typeof schema === "function");
+      problem(`${pointer}/${key}`, `"${key}" must be a JSON Schema (an object or a boolean)${objectLike ? " or a schema implementing Standard JSON Schema" : ""}`);
     }
     const description = ownValue(spec, "description");
     if (description !== undefined && typeof description !== "string") problem(`${pointer}/description`, `"description" must be a string`);
-    Object.defineProperty(tools, name, { value: spec as ToolSpec, enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(tools, name, { value: spec as ReadToolSpec, enumerable: true, writable: true, configurable: true });
   }
   return tools;
 }

@@ -16,6 +16,7 @@ import { isPlainObject, ownData } from "../shared/own-data.js";
 import { asRefError, RefError } from "../shared/errors.js";
 import { listSome, quoted } from "../shared/text.js";
 import type { ToolContext, ToolFunction } from "./run-plan.js";
+import type { StandardTypedV1 } from "@standard-schema/spec";
 
 /** A tool whose arguments have a declared type: `runPlan` calls it with the resolved arguments. */
 export type TypedTool<Args extends object = Record<string, unknown>> = (args: Args, context: ToolContext) => unknown;
@@ -69,10 +70,11 @@ type SchemaObject<Schema> = Schema extends { readonly properties: infer Properti
 type Flatten<T> = { [K in keyof T]: T[K] };
 
 /**
- * The arguments of a catalog's tool, typed from its input schema: an object with the schema's
- * `properties` (those in `required` required), else `Record<string, unknown>`.
+ * The arguments of a catalog's tool, typed from its input schema: a schema library's schema (Standard
+ * Schema) gives its inferred input type; a JSON Schema an object with the schema's `properties` (those
+ * in `required` required); else `Record<string, unknown>`.
  */
-export type ToolArgs<Spec> = Spec extends { readonly input: infer Input } ? ArgsOf<SchemaValue<Input>> : Record<string, unknown>;
+export type ToolArgs<Spec> = Spec extends { readonly input: infer Input } ? ArgsOf<Input extends StandardTypedV1 ? StandardTypedV1.InferInput<Input> : SchemaValue<Input>> : Record<string, unknown>;
 
 type ArgsOf<Value> = [Value] extends [object] ? ([Value] extends [readonly unknown[]] ? Record<string, unknown> : Value) : Record<string, unknown>;
 
@@ -118,6 +120,11 @@ export function defineTools<const Tools extends { readonly [name: string]: AnyOb
  * } as const;
  * const tools = defineTools(catalog, { geocode: async ({ city }) => lookUp(city) }); // city: string
  * await runPlan(plan, tools, { catalog });
+ *
+ * @example
+ * // A schema library's schemas (Zod, ArkType, …): the arguments have the schema's input type.
+ * const catalog = { geocode: { input: z.object({ city: z.string() }) } };
+ * const tools = defineTools(catalog, { geocode: async ({ city }) => lookUp(city) }); // city: string
  */
 export function defineTools<const Catalog extends ToolCatalog>(catalog: Catalog, tools: CatalogTools<Catalog>): DefinedTools<keyof Catalog>;
 export function defineTools(...args: readonly unknown[]): unknown {

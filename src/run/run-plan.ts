@@ -19,6 +19,7 @@ import { readRunSettings, type RunSettings } from "./settings.js";
 import { layeredOptions, normalizeOptions, sameOptionValues, type NormalizedOptions, type ResolveOptions } from "../shared/options.js";
 import { outputMismatch, prepareOutputSchema } from "./output-validator.js";
 import { ownData } from "../shared/own-data.js";
+import { isStandardJsonSchema, standardJsonSchema } from "../shared/standard-schema.js";
 import { preparePlan, prepareStep, resolveSnapshot, THROUGH_RESOLVE_REFS } from "./prepare.js";
 import { callContext, type EvaluationContext } from "../resolve/evaluate.js";
 import { ArgsSnapshotter } from "./snapshot.js";
@@ -638,7 +639,9 @@ class Run {
     if (this.#catalog === undefined) return undefined;
     let schema = this.#schemas.get(tool);
     if (schema === undefined && !this.#schemas.has(tool)) {
-      const output = ownData(ownData(this.#catalog, tool), "output");
+      const given = ownData(ownData(this.#catalog, tool), "output");
+      // A schema library's schema: its JSON Schema, converted once (the linter has reported one that does not convert).
+      const output = isStandardJsonSchema(given) ? standardJsonSchema(given, "output") : given;
       schema = typeof output === "boolean" || (typeof output === "object" && output !== null) ? (output as JsonSchema) : undefined;
       this.#schemas.set(tool, schema);
     }
