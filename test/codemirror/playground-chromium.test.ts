@@ -136,6 +136,24 @@ describe("which Chromium runs the test", () => {
         await launched.close();
       }
     }, 240_000);
+
+    test("a half-written browser where @sparticuz/chromium unpacks (another suite still unpacking) is not the one launched", async () => {
+      const shared = join(folder, "shared-temp");
+      mkdirSync(shared);
+      writeFileSync(join(shared, "chromium"), "\x7fELF half of a browser");
+      chmodSync(join(shared, "chromium"), 0o700);
+      const before = process.env["TMPDIR"];
+      process.env["TMPDIR"] = shared;
+      try {
+        const launch = await chromiumLaunch([]);
+        expect(launch.executablePath).not.toBe(join(shared, "chromium"));
+        const launched = await chromium.launch({ executablePath: launch.executablePath, args: launch.args, timeout: 120_000 });
+        await launched.close();
+      } finally {
+        if (before === undefined) delete process.env["TMPDIR"];
+        else process.env["TMPDIR"] = before;
+      }
+    }, 600_000);
   });
 });
 

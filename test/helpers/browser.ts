@@ -1,12 +1,15 @@
 /**
  * Which Chromium the browser test drives: the system's when there is one that runs (Debian's
  * /usr/bin/chromium first), else the one that `@sparticuz/chromium` ships inside its npm package, so
- * that `npm ci` alone brings a browser (it decompresses to /tmp/chromium on first use). A file in the
- * system browser's place that is not executable or does not start (a half-removed package) counts as
- * no system browser.
+ * that `npm ci` alone brings a browser. A file in the system browser's place that is not executable or
+ * does not start (a half-removed package) counts as no system browser.
  */
 import { spawnSync } from "node:child_process";
-import { accessSync, constants, statSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
 
 /** Where a system Chromium is looked for, in order of preference. */
 export const SYSTEM_CHROMIUM_PATHS: readonly string[] = ["/usr/bin/chromium", "/usr/bin/chromium-browser"];
@@ -58,5 +61,36 @@ export async function chromiumLaunch(candidates: readonly string[] = SYSTEM_CHRO
     return { executablePath: system, args: ["--headless", "--no-sandbox", "--disable-gpu", ...QUIET_FLAGS], source: "system" };
   }
   const { default: bundled } = await import("@sparticuz/chromium");
-  return { executablePath: await bundled.executablePath(), args: [...bundled.args, ...QUIET_FLAGS], source: "@sparticuz/chromium" };
+  return { executablePath: unpackedChromium(), args: [...bundled.args, ...QUIET_FLAGS], source: "@sparticuz/chromium" };
+}
+
+/**
+ * The browser @sparticuz/chromium ships, unpacked once per user and package version into its own
+ * folder under the temp dir, and kept for later runs. The package itself unpacks straight into the
+ * temp dir (/tmp/chromium): a second suite starting at the same time would launch a half-written
+ * binary, and another user's copy cannot be run. Here a child process unpacks into a fresh folder
+ * (its TMPDIR), which is then renamed into place whole; if another process got there first, its copy
+ * is used and ours removed.
+ */
+function unpackedChromium(): string {
+  const entry = createRequire(import.meta.url).resolve("@sparticuz/chromium");
+  const packageFolder = dirname(dirname(entry));
+  const { version } = JSON.parse(readFileSync(join(packageFolder, "package.json"), "utf8")) as { version: string };
+  const folder = join(tmpdir(), `plan-refs-chromium-${version}-${process.getuid?.() ?? "user"}`);
+  const binary = join(folder, "chromium");
+  if (existsSync(binary)) return binary;
+  const staging = mkdtempSync(`${folder}.`);
+  try {
+    const script = `const { default: chromium } = await import(${JSON.stringify(pathToFileURL(entry).href)}); await chromium.executablePath();`;
+    const child = spawnSync(process.execPath, ["--input-type=module", "--eval", script], { env: { ...process.env, TMPDIR: staging }, encoding: "utf8", timeout: 600_000 });
+    if (child.status !== 0 || !existsSync(join(staging, "chromium"))) throw new Error(`@sparticuz/chromium could not unpack its browser into ${staging}: ${child.stderr || child.error?.message}`);
+    try {
+      renameSync(staging, folder);
+    } catch (error) {
+      if (!existsSync(binary)) throw error;
+    }
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+  return binary;
 }
