@@ -12,6 +12,22 @@ import { ratioTarget, type Row, type Workload } from "../harness.js";
 import { planOf, predecessors } from "../pg-shapes.js";
 
 const PLANS = 1_000;
+const SHAPE_SIZES = [1_000, 10_000] as const;
+
+function shapeName(shape: "fan-out" | "fan-in", n: number): string {
+  return `${shape} of ${n.toLocaleString("en-US")} steps, until the run is ok`;
+}
+
+/** One step, then `n` steps that each reference it. */
+function fanOut(n: number): unknown {
+  return { steps: [{ id: 1, tool: "hop", args: { plan: 0 } }, ...Array.from({ length: n }, (_, i) => ({ id: i + 2, tool: "hop", args: { from: "$1.n" } }))] };
+}
+
+/** `n` steps, then one step that references them all. */
+function fanIn(n: number): unknown {
+  const sources = Array.from({ length: n }, (_, i) => ({ id: i + 1, tool: "hop", args: { plan: i } }));
+  return { steps: [...sources, { id: n + 1, tool: "hop", args: { all: sources.map((step) => `$${step.id}.n`) } }] };
+}
 const WORKERS = 2;
 const workerScript = fileURLToPath(new URL("../pg-worker.js", import.meta.url));
 /** The example's embedded PostgreSQL (a .mjs file tsc does not copy: loaded from the repository, three folders up from bench-dist/bench/workloads/). */
@@ -62,7 +78,7 @@ async function medianOf(url: string, sql: string): Promise<number> {
 
 const workload: Workload = {
   id: "8",
-  title: "plan-refs on PostgreSQL: 1,000 plans × 10 steps through 2 worker processes, against graphile-worker alone",
+  title: "plan-refs on PostgreSQL: 1,000 plans × 10 steps through 2 worker processes, against graphile-worker alone; fan-out and fan-in of 1,000 and 10,000 steps",
   async run() {
     const { startEmbeddedPostgres } = (await import(embedded)) as typeof import("../../examples/postgres/embedded.mjs");
     const db = await startEmbeddedPostgres();
@@ -89,6 +105,18 @@ const workload: Workload = {
 
       // plan-refs: submit every plan at once, wait for every run to finish.
       const workers = await spawnWorkers("plan-refs", db.url);
+      // One step with N dependents, and one step with N dependencies, each plan alone (N = 1,000, 10,000).
+      const shapes: [string, number][] = [];
+      for (const [shape, make] of [["fan-out", fanOut], ["fan-in", fanIn]] as const) {
+        for (const n of SHAPE_SIZES) {
+          const one = await finished(db.url, "plan_refs_finished", 1);
+          const shapeStart = performance.now();
+          await submitPlan(make(n), { connectionString: db.url });
+          await one.done;
+          shapes.push([shapeName(shape, n), performance.now() - shapeStart]);
+          await one.close();
+        }
+      }
       const done = await finished(db.url, "plan_refs_finished", PLANS);
       const start = performance.now();
       await Promise.all(Array.from({ length: PLANS }, (_, plan) => submitPlan(planOf(plan), { connectionString: db.url })));
@@ -122,6 +150,7 @@ const workload: Workload = {
         { name: names.bare, medianNs: bareMs * 1e6, roundsNs: [bareMs * 1e6] },
         { name: "median hop, plan-refs (a dependency's end to its dependent's start)", medianNs: planRefsHop * 1e6, roundsNs: [planRefsHop * 1e6] },
         { name: "median hop, graphile-worker alone", medianNs: bareHop * 1e6, roundsNs: [bareHop * 1e6] },
+        ...shapes.map(([name, ms]): Row => ({ name, medianNs: ms * 1e6, roundsNs: [ms * 1e6] })),
       ];
       return {
         id: this.id,
@@ -129,10 +158,15 @@ const workload: Workload = {
         unit: "ns",
         rows: rowsOut,
         baselines: [names.bare],
-        targets: [ratioTarget(rowsOut, "plan-refs on PostgreSQL ÷ graphile-worker alone (1,000 plans × 10 steps, 2 worker processes)", names.planRefs, names.bare, "max", 1.5)],
+        targets: [
+          ratioTarget(rowsOut, "plan-refs on PostgreSQL ÷ graphile-worker alone (1,000 plans × 10 steps, 2 worker processes)", names.planRefs, names.bare, "max", 1.5),
+          // Linear within 1.5× per 10× steps: 10,000 steps at most 15 times 1,000.
+          ...(["fan-out", "fan-in"] as const).map((shape) => ratioTarget(rowsOut, `${shape}: 10,000 steps ÷ 1,000 steps (linear: at most 15×)`, shapeName(shape, 10_000), shapeName(shape, 1_000), "max", 15)),
+        ],
         notes: [
           "One round each, on an embedded PostgreSQL (fsync off) on this machine: the bare engine first, then plan-refs, each with 2 worker processes of concurrency 8. Even plans are chains of 10 steps, odd ones two diamonds and a tail (the same shapes for both).",
           "The bare engine's task stores its result and, in the same statement, decrements its successors' counters and adds those that reach 0 (graphile_worker.add_job): what an application does by hand. plan-refs also stores the run and its steps, lints each plan, resolves each step's arguments from its dependencies' stored results, and keeps attempts and timings: per step one prepared statement marks it running and reads its dependencies' results, and one prepared call (plan_refs.settle_done) stores the result, enqueues the dependents now ready and ends the run. Progress is announced only for runs someone follows (none here).",
+          "Fan-out: one step and N steps that each reference it; fan-in: N steps and one step that references them all; one plan at a time on the same 2 workers, from submitPlan until the run is ok. Settling a step costs its dependents: each step counts its dependencies not yet done, each run its steps not yet settled.",
           "A hop is the time from a step's last dependency ending (its result stored) to the step starting on a worker (LISTEN/NOTIFY wakes the workers).",
         ],
       };

@@ -2,9 +2,9 @@
  * `migrate`: creates or upgrades plan-refs' tables and graphile-worker's schema. Idempotent, and safe
  * from several processes at once (they take turns on an advisory lock).
  */
-import { connectClient, databaseError, readConnection, table, type Connection, type ConnectionOptions } from "./db.js";
+import { connectClient, databaseError, literal, readConnection, table, type Connection, type ConnectionOptions } from "./db.js";
 import { loadGraphileWorker } from "./graphile.js";
-import { settleDoneFunction } from "./transitions.js";
+import { OLD_SETTLE_DONE_ARGS, settleDoneFunction } from "./transitions.js";
 import { silentLogger } from "./worker-logger.js";
 
 /** A lock id of plan-refs' migrations (any constant; advisory locks are per database). */
@@ -27,7 +27,6 @@ function statements(connection: Connection): string[] {
     )`,
     // Someone follows the run's progress (waitForRun with onProgress): only then do workers announce each step.
     `alter table ${runs} add column if not exists watched boolean not null default false`,
-    settleDoneFunction(connection),
     `create table if not exists ${table(connection, "steps")} (
       run_id text not null references ${runs} (id) on delete cascade,
       step_id bigint not null,
@@ -56,6 +55,36 @@ function statements(connection: Connection): string[] {
     `alter table ${table(connection, "workers")} add column if not exists recovery_ms integer not null default 30000`,
     // The steps that need a job (ready, running): what the search for steps left with no job reads.
     `create index if not exists steps_active on ${table(connection, "steps")} (run_id) where state in ('ready', 'running')`,
+    ...counters(connection),
+    `drop function if exists "${connection.schema}".settle_done(${OLD_SETTLE_DONE_ARGS})`,
+    settleDoneFunction(connection),
+  ];
+}
+
+/**
+ * Version 2: each step counts its dependencies not yet done, each run its steps not yet settled, so
+ * that settling a step costs its dependents, not its run. Tables of version 1 get the columns, filled
+ * from what their steps are now.
+ */
+function counters(connection: Connection): string[] {
+  const steps = table(connection, "steps");
+  const runs = table(connection, "runs");
+  const has = (name: string, column: string): string =>
+    `exists (select 1 from information_schema.columns where table_schema = ${literal(connection.schema)} and table_name = ${literal(name)} and column_name = ${literal(column)})`;
+  return [
+    `do $upgrade$ begin
+       if not ${has("steps", "remaining")} then
+         alter table ${steps} add column remaining integer;
+         update ${steps} s set remaining = (select count(*) from json_array_elements_text(s.dependencies) d
+           where not exists (select 1 from ${steps} x where x.run_id = s.run_id and x.step_id = d::bigint and x.state = 'done'));
+         alter table ${steps} alter column remaining set not null;
+       end if;
+       if not ${has("runs", "unsettled")} then
+         alter table ${runs} add column unsettled integer;
+         update ${runs} r set unsettled = (select count(*) from ${steps} s where s.run_id = r.id and s.state not in ('done', 'failed', 'skipped'));
+         alter table ${runs} alter column unsettled set not null;
+       end if;
+     end $upgrade$`,
   ];
 }
 

@@ -141,12 +141,12 @@ async function store(client: import("./peers.js").PgQueryable, connection: Conne
   const steps = settled ? [] : prepared.steps;
   await client.query(
     `with run as (
-       insert into ${table(connection, "runs")} (id, status, options, catalog, diagnostics, steps_total, finished_at)
-       values ($1, $2, $3, $4, $5, $6, case when $7::boolean then clock_timestamp() end)
+       insert into ${table(connection, "runs")} (id, status, options, catalog, diagnostics, steps_total, unsettled, finished_at)
+       values ($1, $2, $3, $4, $5, $6, cardinality($8::bigint[]), case when $7::boolean then clock_timestamp() end)
        on conflict (id) do nothing returning id),
      stored as (
-       insert into ${table(connection, "steps")} (run_id, step_id, ordinal, tool, args, dependencies, state)
-       select $1, s.step_id, s.ordinal, s.tool, s.args, s.dependencies, s.state
+       insert into ${table(connection, "steps")} (run_id, step_id, ordinal, tool, args, dependencies, remaining, state)
+       select $1, s.step_id, s.ordinal, s.tool, s.args, s.dependencies, json_array_length(s.dependencies), s.state
        from unnest($8::bigint[], $9::integer[], $10::text[], $11::json[], $12::json[], $13::text[]) as s(step_id, ordinal, tool, args, dependencies, state)
        where exists (select 1 from run)),
      jobs as (

@@ -46,10 +46,10 @@ function statesWhere(rule: (state: StepState) => boolean): readonly StepState[] 
 
 /** A step may become ready from these states (`isReady`'s own state). */
 const READY_FROM = statesWhere((state) => isReady(state, [], () => undefined));
-/** A dependency in these states lets its dependent start (`isReady`'s dependency rule). */
-const LETS_START = statesWhere((state) => isReady("waiting", [0], () => state));
+/** A dependency in these states lets its dependent start (`isReady`'s dependency rule; `settle_done`'s counters take it to be `done` alone, a test pins it). */
+export const LETS_START = statesWhere((state) => isReady("waiting", [0], () => state));
 /** A step in these states is finished (`isSettled`). */
-const SETTLED = statesWhere(isSettled);
+export const SETTLED = statesWhere(isSettled);
 
 /** What a worker knows of a run without asking the database again (a submitted run never changes). */
 export interface KnownRun {
@@ -62,22 +62,27 @@ function settleDoneName(connection: Connection): string {
   return `"${connection.schema}".settle_done`;
 }
 
+/** The argument types of `settle_done` before steps counted their dependencies (`migrate` drops it). */
+export const OLD_SETTLE_DONE_ARGS = "text, bigint, integer, json, bigint[], text[], text[], text[], text, text";
+
 /**
  * The SQL function behind `settleDone`, for `migrate` (create or replace: idempotent). In PL/pgSQL so
  * that its plans are kept per connection, and each statement sees what committed before the run's lock
- * (READ COMMITTED takes a snapshot per statement). Which states count is given by the caller, from the
- * rules of ../run/schedule.ts.
+ * (READ COMMITTED takes a snapshot per statement). Its cost is the step's dependents, whatever the size
+ * of the run: each step counts its dependencies not yet done (`remaining`) and each run its steps not
+ * yet settled (`unsettled`). A dependency lets its dependent start only once done (`isReady`: checked
+ * below), and a step is done once; the states a dependent may become ready from are the caller's.
  */
 export function settleDoneFunction(connection: Connection): string {
   const steps = table(connection, "steps");
   const runs = table(connection, "runs");
   return `create or replace function ${settleDoneName(connection)}(
-      p_run text, p_step bigint, p_attempt integer, p_result json, p_candidates bigint[],
-      p_ready_from text[], p_lets_start text[], p_settled text[], p_clean text, p_with_failures text)
+      p_run text, p_step bigint, p_attempt integer, p_result json, p_candidates bigint[], p_ready_from text[], p_clean text, p_with_failures text)
     returns boolean language plpgsql as $settle$
     declare
       v_watched boolean;
       v_ready bigint;
+      v_unsettled integer;
     begin
       -- The run's lock: its steps change one transaction at a time.
       select watched into v_watched from ${runs} where id = p_run and status = 'running' for update;
@@ -86,15 +91,15 @@ export function settleDoneFunction(connection: Connection): string {
       update ${steps} set state = 'done', has_result = true, result = p_result, error = null, ended_at = clock_timestamp()
       where run_id = p_run and step_id = p_step and attempt = p_attempt and state = 'running';
       if not found then return false; end if;
-      with ready as (
-             update ${steps} t set state = 'ready'
-             where t.run_id = p_run and t.step_id = any(p_candidates) and t.state = any(p_ready_from)
-               and not exists (select 1 from ${steps} d where d.run_id = p_run and d.state <> all(p_lets_start)
-                               and d.step_id in (select json_array_elements_text(t.dependencies)::bigint))
-             returning t.step_id),
-           jobs as (select ${addStepJob(connection, "p_run", "step_id")} from ready)
+      with counted as (
+             update ${steps} t set remaining = t.remaining - 1,
+               state = case when t.remaining = 1 and t.state = any(p_ready_from) then 'ready' else t.state end
+             where t.run_id = p_run and t.step_id = any(p_candidates)
+             returning t.step_id, t.state, t.remaining),
+           jobs as (select ${addStepJob(connection, "p_run", "step_id")} from counted where remaining = 0 and state = 'ready')
       select count(*) into v_ready from jobs;
-      if v_ready = 0 and not exists (select 1 from ${steps} u where u.run_id = p_run and u.state <> all(p_settled)) then
+      update ${runs} set unsettled = unsettled - 1 where id = p_run returning unsettled into v_unsettled;
+      if v_unsettled = 0 then
         update ${runs} set status = case when exists (select 1 from ${steps} f where f.run_id = p_run and f.state = 'failed') then p_with_failures else p_clean end,
           finished_at = clock_timestamp()
         where id = p_run;
@@ -115,7 +120,7 @@ export function settleDoneFunction(connection: Connection): string {
 async function settleDone(pool: PgPool, connection: Connection, runId: string, stepId: number, attempt: number, result: string | null, known: KnownRun): Promise<boolean> {
   const found = await pool.query({
     name: `plan_refs.settle.${connection.schema}`,
-    text: `select ${settleDoneName(connection)}($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) as stored`,
+    text: `select ${settleDoneName(connection)}($1, $2, $3, $4, $5, $6, $7, $8) as stored`,
     values: [
       runId,
       stepId,
@@ -123,8 +128,6 @@ async function settleDone(pool: PgPool, connection: Connection, runId: string, s
       result,
       known.graph.dependentsOf.get(stepId) ?? [],
       READY_FROM,
-      LETS_START,
-      SETTLED,
       // finalStatus counts the failed steps: none, or some (another branch failed without failFast).
       runStatus(undefined, 0, known.diagnostics),
       runStatus(undefined, 1, known.diagnostics),
@@ -198,7 +201,10 @@ async function settleFailed(pool: PgPool, connection: Connection, runId: string,
     for (const { id } of skipped) states.set(id, "skipped");
     states.set(stepId, "failed");
     if (failFast) await stopSteps(client, connection, runId, "failed", states);
-    else await settleIfDone(client, connection, runId, states, undefined);
+    else {
+      await recount(client, connection, runId, states);
+      await settleIfDone(client, connection, runId, states, undefined);
+    }
     await client.query("commit");
     open = false;
     return true;
@@ -257,9 +263,17 @@ export async function stopSteps(client: PgQueryable, connection: Connection, run
   }
   for (const id of aborted) current.set(id, "failed");
   for (const id of skipped) current.set(id, "skipped");
+  await recount(client, connection, runId, current);
   await notifyRunStopped(client, connection, runId);
   await notifyProgress(client, connection, runId);
   await settleIfDone(client, connection, runId, current, reason);
+}
+
+/** The run's count of steps not settled, after a change that settled several at once. */
+async function recount(client: PgQueryable, connection: Connection, runId: string, states: ReadonlyMap<number, StepState>): Promise<void> {
+  let unsettled = 0;
+  for (const state of states.values()) if (!isSettled(state)) unsettled++;
+  await client.query(`update ${table(connection, "runs")} set unsettled = $2 where id = $1`, [runId, unsettled]);
 }
 
 /** When every step is settled: the run's final status, and the announcement. */

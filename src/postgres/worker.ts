@@ -32,6 +32,7 @@ import { settleStep, type KnownRun, type StepOutcome, type StoredStepError } fro
 import { planGraph } from "../run/schedule.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { silentLogger } from "./worker-logger.js";
+import { toJSONText } from "./storable.js";
 
 /** What a tool run by a PostgreSQL worker receives besides its arguments. */
 export interface WorkerToolContext extends ToolContext {
@@ -578,25 +579,4 @@ export function rebuildStepError(stepId: number, tool: string, stored: StoredSte
   if (stored.ref !== undefined) where.ref = stored.ref;
   if (stored.arg !== undefined) where.arg = stored.arg;
   return error;
-}
-
-/**
- * A result as JSON text for the database, or why it cannot be stored: a BigInt, a cycle, a function
- * or a symbol (JSON would drop or refuse them, and the stored result would not be the tool's).
- * `undefined` is stored as no result text (`null`), and read back as `undefined`.
- */
-export function toJSONText(value: unknown): { ok: true; text: string | null } | { ok: false; reason: string } {
-  if (value === undefined) return { ok: true, text: null };
-  try {
-    const text = JSON.stringify(value, (_key, item: unknown) => {
-      if (typeof item === "bigint") throw new TypeError("it contains a BigInt");
-      if (typeof item === "function") throw new TypeError("it contains a function");
-      if (typeof item === "symbol") throw new TypeError("it contains a symbol");
-      return item;
-    });
-    return text === undefined ? { ok: false, reason: "JSON has no such value" } : { ok: true, text };
-  } catch (error) {
-    const reason = describeThrown(error);
-    return { ok: false, reason: /circular/i.test(reason) ? "it contains a cycle" : safeText(reason.replace(/^TypeError: /, "").split("\n")[0]!, 200) };
-  }
 }

@@ -76,6 +76,13 @@ describe("faults", { timeout: 90_000 }, () => {
     ["big", "it contains a BigInt"],
     ["cyclic", "it contains a cycle"],
     ["fn", "it contains a function"],
+    ["map", "it contains a Map (JSON writes {})"],
+    ["set", "it contains a Set (JSON writes {})"],
+    ["nan", "it contains NaN (JSON writes null)"],
+    ["infinity", "it contains Infinity (JSON writes null)"],
+    ["date", "it contains a Date (JSON writes a string)"],
+    ["inside", "it contains undefined"],
+    ["holes", "it contains an array hole"],
   ])("a result JSON cannot store (%s) fails that step with unserializable, nothing half-written", async (tool, reason) => {
     const runId = await submitPlan({ steps: [{ id: 1, tool, args: {} }, { id: 2, tool: "echo", args: { x: "$1" } }, { id: 3, tool: "echo", args: { fine: 1 } }] }, { connectionString: url });
     const report = await withWorker(() => waitForRun(runId, { connectionString: url, timeoutMs: 30_000 }));

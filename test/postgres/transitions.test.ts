@@ -1,0 +1,66 @@
+/**
+ * Settling a step on a real PostgreSQL costs its dependents, not its run: the rows PostgreSQL reads to
+ * settle a step with 200 and with 2,000 dependents (counted by the server's own statistics, on one
+ * connection) grow with the dependents. And the counters' rules are those of src/run/schedule.ts.
+ */
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { migrate, submitPlan } from "../../src/postgres/index.js";
+import { readConnection } from "../../src/postgres/db.js";
+import { LETS_START, SETTLED, settleStep } from "../../src/postgres/transitions.js";
+import { planGraph } from "../../src/run/schedule.js";
+import { startDatabase, type TestDatabase } from "./server.js";
+
+let db: TestDatabase;
+let client: pg.Client;
+
+beforeAll(async () => {
+  db = await startDatabase();
+  await migrate({ connectionString: db.url });
+  client = new pg.Client({ connectionString: db.url });
+  client.on("error", () => undefined);
+  await client.connect();
+}, 60_000);
+
+afterAll(async () => {
+  await client?.end();
+  await db?.remove();
+}, 60_000);
+
+/** Rows of plan_refs.steps this connection has read so far (its statistics flushed first). */
+async function rowsRead(): Promise<number> {
+  await client.query("select pg_stat_force_next_flush()");
+  await client.query("select pg_stat_clear_snapshot()");
+  const found = await client.query("select seq_tup_read + coalesce(idx_tup_fetch, 0) as n from pg_stat_user_tables where schemaname = 'plan_refs' and relname = 'steps'");
+  return Number(found.rows[0].n);
+}
+
+/** Settle step 1 of a fan-out of `n` dependents on this connection: the rows read doing it. */
+async function settleFanOut(n: number): Promise<number> {
+  const steps = [{ id: 1, tool: "echo", args: {} }, ...Array.from({ length: n }, (_, i) => ({ id: i + 2, tool: "echo", args: { x: "$1" } }))];
+  const connection = readConnection({ connectionString: db.url }, "test");
+  const runId = await submitPlan({ steps }, { connectionString: db.url });
+  await client.query("update plan_refs.steps set state = 'running', attempt = 1 where run_id = $1 and step_id = 1", [runId]);
+  const graph = planGraph(steps.map((step) => ({ id: step.id, dependencies: step.id === 1 ? [] : [1] })));
+  const before = await rowsRead();
+  const stored = await settleStep(client as never, connection, runId, 1, 1, { ok: true, result: "{}" }, false, { graph, diagnostics: [] });
+  const read = (await rowsRead()) - before;
+  expect(stored).toBe("stored");
+  const ready = await client.query("select count(*)::int as n from plan_refs.steps where run_id = $1 and state = 'ready'", [runId]);
+  expect(ready.rows[0].n).toBe(n);
+  await client.query("delete from graphile_worker._private_jobs"); // no worker runs here
+  return read;
+}
+
+describe("settling a step", { timeout: 120_000 }, () => {
+  test("costs its dependents: 10 times the dependents, at most 15 times the rows read", async () => {
+    const small = await settleFanOut(200);
+    const large = await settleFanOut(2_000);
+    expect(large / small).toBeLessThan(15);
+  });
+
+  test("the counters take a dependency to let its dependent start once done, and a step settled once done, failed or skipped (the rules of src/run/schedule.ts)", () => {
+    expect(LETS_START).toEqual(["done"]);
+    expect(SETTLED).toEqual(["done", "failed", "skipped"]);
+  });
+});
