@@ -150,6 +150,7 @@ export function checkReferences(
       schemas?.checkType(step, ref.pointer, ref.text, ref.ast, { pointer, step: step.id }, out);
     }
 
+    schemas?.checkArguments(step, scan, options, out);
     for (const bad of scan.malformed) reportMalformed(bad, argsPointer, step.id, options, out);
     for (const nested of scan.unresolvedNested) {
       out.push(

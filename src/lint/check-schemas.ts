@@ -5,13 +5,16 @@
  */
 import { assertNever, type Expression, type RefAst, type ReferenceNode, type Segment } from "../grammar/ast.js";
 import type { LocatedStep, ToolCatalog } from "../plan/plan.js";
+import type { ArgScan } from "../plan/references.js";
+import type { NormalizedOptions } from "../shared/options.js";
 import { isPlainArray, isPlainObject, ownData as own } from "../shared/own-data.js";
 import { pointerTokens } from "../shared/pointer.js";
 import { listSome, quoted, safeText } from "../shared/text.js";
 import { isPathLikeKey, pathSyntaxHint } from "../shared/path-hint.js";
+import { checkArguments, reportCatalog, toolInput, type ToolInput } from "./check-arguments.js";
 import { didYouMean } from "./did-you-mean.js";
 import { draft, type Draft } from "./draft.js";
-import { declaredKeys, intersectTypes, typeOfValue, unionTypes, walkSchema, type JsonType, type PathStep, type TypeSet, type WalkOutcome } from "./schema-walk.js";
+import { declaredKeys, describeTypes, intersectTypes, typeOfValue, unionTypes, walkSchema, type PathStep, type TypeSet, type WalkOutcome } from "./schema-walk.js";
 
 /** Where a diagnostic goes: the argument's pointer and the step. */
 interface Where {
@@ -31,6 +34,7 @@ export class SchemaChecker {
   readonly #stepById: (id: number) => LocatedStep | undefined;
   readonly #walks = new Map<string, WalkOutcome>();
   readonly #declared = new Map<string, ReadonlySet<string> | undefined>();
+  readonly #inputs = new Map<string, ToolInput | undefined>();
   #names: string[] | undefined;
 
   constructor(catalog: ToolCatalog, stepById: (id: number) => LocatedStep | undefined) {
@@ -115,6 +119,24 @@ export class SchemaChecker {
         { ...where, span: ast.span },
       ),
     );
+  }
+
+  /**
+   * `missing-argument`, `unknown-argument`, `invalid-argument`: the step's arguments against its
+   * tool's input schema (compiled once per tool; `invalid-catalog` once when it cannot be).
+   */
+  checkArguments(step: LocatedStep, scan: ArgScan, options: NormalizedOptions, out: Draft[]): void {
+    let input = this.#inputs.get(step.tool);
+    if (input === undefined) {
+      if (this.#inputs.has(step.tool)) return;
+      const schema = this.#spec(step.tool)?.input;
+      // An input that is not a schema at all is the catalog's own problem, reported where it is read.
+      input = typeof schema === "boolean" || isPlainObject(schema) ? toolInput(schema) : undefined;
+      this.#inputs.set(step.tool, input);
+      if (input === undefined) return;
+      reportCatalog(step, input, out);
+    }
+    checkArguments(step, input, scan, options, out);
   }
 
   /** `step 1 (geocode)` for the step a reference reads. */
@@ -204,23 +226,6 @@ function argPath(args: unknown, pointer: string): PathStep[] | undefined {
     node = own(node, token);
   }
   return path;
-}
-
-const TYPE_WORDS: Record<JsonType, string> = {
-  string: "a string",
-  number: "a number",
-  integer: "an integer",
-  boolean: "a boolean",
-  null: "null",
-  object: "an object",
-  array: "an array",
-};
-
-/** "a string", "a number or null"… for messages. */
-function describeTypes(types: TypeSet): string {
-  if (types === null) return "any value";
-  const words = [...types].map((type) => TYPE_WORDS[type]);
-  return words.length === 0 ? "nothing" : words.length === 1 ? words[0]! : `${words.slice(0, -1).join(", ")} or ${words[words.length - 1]}`;
 }
 
 /** The part of a path before segment `upTo`, as text: `.address` for `$1.address.zip` failing at `zip`. */

@@ -259,6 +259,28 @@ export function unionTypes(sets: readonly TypeSet[]): TypeSet {
   return out;
 }
 
+const TYPE_WORDS: Record<JsonType, string> = {
+  string: "a string",
+  number: "a number",
+  integer: "an integer",
+  boolean: "a boolean",
+  null: "null",
+  object: "an object",
+  array: "an array",
+};
+
+/**
+ * "a string", "a number or null"… for messages.
+ *
+ * @example
+ * describeTypes(new Set(["number", "null"])) // "a number or null"
+ */
+export function describeTypes(types: TypeSet): string {
+  if (types === null) return "any value";
+  const words = [...types].map((type) => TYPE_WORDS[type]);
+  return words.length === 0 ? "nothing" : words.length === 1 ? words[0]! : `${words.slice(0, -1).join(", ")} or ${words[words.length - 1]}`;
+}
+
 /** A local `$ref` (`#` or `#/a/b`, percent-decoded) inside the root schema; anything else is unknown. */
 function resolveRef(root: unknown, ref: string): unknown {
   if (ref === "#") return root;

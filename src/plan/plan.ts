@@ -160,7 +160,7 @@ function readPlanValue(value: unknown): ReadPlanResult {
     if (Object.hasOwn(raw, "description") && typeof ownValue(raw, "description") !== "string") problem(`${pointer}/description`, `"description" must be a string`, stepId);
     const tool = ownValue(raw, "tool");
     if (typeof tool !== "string" || tool === "") problem(Object.hasOwn(raw, "tool") ? `${pointer}/tool` : pointer, `step ${stepId ?? index} needs a "tool" name (a non-empty string)`, stepId);
-    const args = Object.hasOwn(raw, "args") ? ownValue(raw, "args") : {};
+    const args = Object.hasOwn(raw, "args") ? ownValue(raw, "args") : noArgs();
     if (!isPlainObject(args)) problem(`${pointer}/args`, `"args" must be an object`, stepId);
     if (stepId === undefined || typeof tool !== "string" || tool === "" || !isPlainObject(args)) return;
     const first = seen.get(stepId);
@@ -178,6 +178,25 @@ function readPlanValue(value: unknown): ReadPlanResult {
     ...(options === undefined ? {} : { options }),
   };
   return { plan, steps, stepsPointer, problems };
+}
+
+/** The empty `args` given to steps that have none, so that a diagnostic about them can point at the step instead. */
+const absentArgs = new WeakSet<object>();
+
+function noArgs(): Record<string, unknown> {
+  const args = {};
+  absentArgs.add(args);
+  return args;
+}
+
+/**
+ * Whether a step read by `readPlan` has no `args` in the document (its `args` is an empty object then).
+ *
+ * @example
+ * argsAbsent(readPlan([{ id: 1, tool: "now" }]).steps[0]) // true
+ */
+export function argsAbsent(step: PlanStep): boolean {
+  return absentArgs.has(step.args);
 }
 
 /** A short, safe description of a bad id (`JSON.stringify` throws on BigInts and cycles). */

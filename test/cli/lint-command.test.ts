@@ -125,10 +125,14 @@ describe("JSON output", () => {
     const result = lint(["examples/lint/mistakes.plan.json", "--catalog", "examples/lint/tools.json", "--format", "json"]);
     const diagnostics = JSON.parse(result.stdout) as Diagnostic[];
     expect(diagnostics.map((d) => d.code)).toEqual([
+      "missing-argument",
+      "unknown-argument",
       "unknown-key",
       "type-mismatch",
       "non-canonical-step",
       "forward-ref",
+      "invalid-argument",
+      "invalid-argument",
       "cycle",
       "unknown-step",
       "unknown-tool",
@@ -136,7 +140,7 @@ describe("JSON output", () => {
       "malformed-ref",
     ]);
     const text = readFileSync(join(root, "examples/lint/mistakes.plan.json"), "utf8");
-    expect(diagnostics.map((d) => text.slice(d.offset!.start, d.offset!.end))).toEqual([".longtitude", '"$1.city"'.slice(1, -1), "01", "$4", "6", "8", '"send_mail"', ".name", " "]);
-    expect(diagnostics[0]).toMatchObject({ severity: "error", pointer: "/steps/1/args/lon", step: 2, range: { start: { line: 10, column: 49 }, end: { line: 10, column: 60 } } });
+    expect(diagnostics.map((d) => text.slice(d.offset!.start, d.offset!.end))).toEqual(['"args"', '"qurey"', ".longtitude", '"$1.city"'.slice(1, -1), "01", "$4", "30", '"celsius"', "6", "8", '"send_mail"', ".name", " "]);
+    expect(diagnostics[2]).toMatchObject({ severity: "error", pointer: "/steps/1/args/lon", step: 2, range: { start: { line: 10, column: 49 }, end: { line: 10, column: 60 } } });
   });
 });
