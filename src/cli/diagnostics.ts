@@ -5,12 +5,12 @@
  * message and source excerpt printed is escaped (`printable`).
  */
 import pc from "picocolors";
-import { didYouMean } from "../lint/did-you-mean.js";
 import { locatePositions } from "../lint/text-positions.js";
 import { readPlan } from "../plan/plan.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { LineIndex } from "../shared/positions.js";
-import { listSome, quoted } from "../shared/text.js";
+import { listSome } from "../shared/text.js";
+import { unknownToolMessage } from "../run/attempt.js";
 import type { CliIo } from "./io.js";
 import { printable } from "../shared/text.js";
 
@@ -27,17 +27,21 @@ export function unknownTools(plan: unknown, names: readonly string[], modulePath
   const exported = new Set(names);
   for (const step of readPlan(plan).steps) {
     if (exported.has(step.tool)) continue;
-    const suggestion = didYouMean(step.tool, names);
-    const hint = suggestion !== undefined ? `; did you mean ${quoted(suggestion)}?` : names.length === 0 ? " (it exports no functions)" : ` (it exports: ${listSome(names)})`;
     out.push({
       code: "unknown-tool",
       severity: "error",
       step: step.id,
       pointer: `${step.pointer}/tool`,
-      message: `no function for tool ${quoted(step.tool)} among the functions exported by --tools ${printable(modulePath)}${hint}`,
+      message: unknownToolMessage(step.tool, ` among the functions exported by --tools ${printable(modulePath)}`, names, exports),
     });
   }
   return out;
+}
+
+/** What a `--tools` module exports, when no name is close to the one asked for. */
+function exports(names: Iterable<string>): string {
+  const list = [...names];
+  return list.length === 0 ? " (it exports no functions)" : ` (it exports: ${listSome(list)})`;
 }
 
 /**

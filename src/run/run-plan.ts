@@ -13,27 +13,19 @@
 import { readPlan, type JsonSchema, type LocatedStep, type ToolCatalog } from "../plan/plan.js";
 import { resolveRefs } from "../resolve/resolve-refs.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
-import { asRefError, describeThrown, RefError, withoutStack } from "../shared/errors.js";
-import { StepError, type StepErrorCode } from "./step-error.js";
+import { asRefError, RefError, withoutStack } from "../shared/errors.js";
+import { StepError } from "./step-error.js";
 import { readRunSettings, type RunSettings } from "./settings.js";
 import { layeredOptions, normalizeOptions, sameOptionValues, type NormalizedOptions, type ResolveOptions } from "../shared/options.js";
-import { outputMismatch, prepareOutputSchema } from "./output-validator.js";
+import { prepareOutputSchema } from "./output-validator.js";
 import { ownData } from "../shared/own-data.js";
-import { isStandardJsonSchema, standardJsonSchema } from "../shared/standard-schema.js";
 import { preparePlan, prepareStep, resolveSnapshot, THROUGH_RESOLVE_REFS } from "./prepare.js";
 import { callContext, type EvaluationContext } from "../resolve/evaluate.js";
 import { ArgsSnapshotter } from "./snapshot.js";
-import { onStop, runStatus, skipDependents, stopDetail, stopsRun, type StepState, type StopReason } from "./schedule.js";
+import { onStop, runStatus, skipDependents, stopDetail, type StepState, type StopReason } from "./schedule.js";
+import { attempt, checkOutput, clearAttemptTimer, describeError, outputSchemaOf, STEP_FAILURES, toolNames, unknownToolMessage, type AttemptStep, type StepFailure, type ToolContext, type ToolFunction } from "./attempt.js";
 
-/** What a tool receives besides its arguments. */
-export interface ToolContext {
-  readonly stepId: number;
-  /** Aborted when the run is aborted, when the step times out, or (with `failFast`) when another step fails. */
-  readonly signal: AbortSignal;
-}
-
-/** A tool: resolved arguments in, a result (or a promise of one) out. */
-export type ToolFunction = (args: Record<string, unknown>, context: ToolContext) => unknown;
+export type { ToolContext, ToolFunction } from "./attempt.js";
 
 /** Tools by name. */
 export type ToolFunctions = Readonly<Record<string, ToolFunction>>;
@@ -101,7 +93,7 @@ function isDefault(language: NormalizedOptions): boolean {
 }
 
 /** One step of a run: its snapshot, its place in the graph, and its state. */
-class StepRecord {
+class StepRecord implements AttemptStep<StepRecord> {
   state: StepState = "waiting";
   /** Dependencies not done yet. */
   pending = 0;
@@ -126,7 +118,7 @@ class StepRecord {
     readonly placeholders: number,
     readonly dependencies: readonly number[],
     /** The run, until its report is returned: a tool that settles later (or never) holds only this record. */
-    public run: Run | undefined,
+    public owner: Run | undefined,
   ) {}
 }
 
@@ -167,18 +159,6 @@ class StepContext implements ToolContext {
   }
 }
 
-// Callbacks of timers and tool promises: module functions that reach the run through the record, so a
-// tool that never settles keeps neither the run nor its results alive once the report is out.
-function onTimeout(record: StepRecord, limit: number): void {
-  record.timer = undefined;
-  record.run?.timedOut(record, limit);
-}
-function onToolValue(record: StepRecord, value: unknown): void {
-  record.run?.toolSettled(record, true, value);
-}
-function onToolError(record: StepRecord, error: unknown): void {
-  record.run?.toolSettled(record, false, error);
-}
 const ignore = (): void => undefined;
 
 /** Mark a native promise's rejection as handled (what a caller's callback returned; never throws). */
@@ -361,7 +341,7 @@ class Run {
     for (let i = 0; i < steps.length; i++) {
       const step = steps[i]!;
       if (this.#toolOf(step.tool) === undefined) {
-        this.diagnostics.push({ code: "unknown-tool", severity: "error", step: step.id, pointer: `${step.pointer}/tool`, message: `no function for tool "${step.tool.slice(0, 60)}" among the tools given to runPlan` });
+        this.diagnostics.push({ code: "unknown-tool", severity: "error", step: step.id, pointer: `${step.pointer}/tool`, message: unknownToolMessage(step.tool, " among the tools given to runPlan", toolNames(this.tools)) });
       }
     }
   }
@@ -454,16 +434,16 @@ class Run {
       this.#waitingOn.delete(step.id);
     }
     if (this.#stopped !== undefined) return this.#skipStopped(record);
-    if (unreadable !== undefined) return this.#fail(record, "unresolved-args", `its arguments could not be read: ${describeError(unreadable)}`, unreadable);
-    if (dependencies.includes(step.id)) return this.#fail(record, "cycle", "it references its own result");
+    if (unreadable !== undefined) return this.#fail(record, STEP_FAILURES.unreadableArgs(unreadable));
+    if (dependencies.includes(step.id)) return this.#fail(record, STEP_FAILURES.selfReference());
     let fn: ToolFunction | undefined;
     try {
       fn = this.#toolOf(step.tool);
     } catch (error) {
       const cause = asRefError(error, "the tools given to runPlan");
-      return this.#fail(record, "unknown-tool", `its tool "${step.tool.slice(0, 60)}" could not be looked up: ${describeError(cause)}`, cause);
+      return this.#fail(record, STEP_FAILURES.toolLookup(step.tool, cause));
     }
-    if (fn === undefined) return this.#fail(record, "unknown-tool", `no function for tool "${step.tool.slice(0, 60)}"`);
+    if (fn === undefined) return this.#fail(record, STEP_FAILURES.unknownTool(step.tool, "", toolNames(this.tools)));
     record.fn = fn;
     for (const dependency of dependencies) {
       const other = this.#records.get(dependency);
@@ -532,106 +512,69 @@ class Run {
       this.#emit({ type: "step-start", stepId: record.id, tool: record.tool, startMs });
       if (record.state !== "running") return; // the listener stopped the run
     }
-    let args: Record<string, unknown>;
-    try {
-      // The snapshot is the run's own copy: its placeholders are resolved into it, unless only resolveRefs can say what they give.
-      args =
-        record.placeholders === THROUGH_RESOLVE_REFS
-          ? resolveRefs(record.args!, this.results, this.#resolveOptions)
-          : resolveSnapshot(record.args!, record.placeholders, this.results, this.#language, this.#evaluation);
-      record.args = undefined;
-    } catch (error) {
-      return this.#settleFailure(record, "unresolved-args", `its arguments could not be resolved: ${describeError(error)}`, error);
-    }
-    const limit = this.settings.timeoutMs;
-    if (limit !== undefined) record.timer = setTimeout(onTimeout, limit, record, limit);
-    let output: unknown;
-    try {
-      output = record.fn!(args, new StepContext(record));
-    } catch (error) {
-      return this.#settleFailure(record, "tool-error", `the tool threw: ${describeError(error)}`, error);
-    }
-    // A result that is not a thenable settles the step now, without a promise per step.
-    if ((typeof output === "object" && output !== null) || typeof output === "function") {
-      let then: unknown;
-      try {
-        then = (output as { then?: unknown }).then;
-        if (typeof then === "function") {
-          // Handlers are attached even if the run stopped meanwhile: a rejection is never left unhandled.
-          Promise.resolve(output).then(
-            (value) => onToolValue(record, value),
-            (error: unknown) => onToolError(record, error),
-          );
-          return;
-        }
-      } catch (error) {
-        return this.#settleFailure(record, "tool-error", `the tool's result could not be read: ${describeError(error)}`, error);
-      }
-    }
-    this.#settleValue(record, output);
+    attempt(record, record.fn!, this, this.settings.timeoutMs);
   }
 
-  /** A tool's promise settled (called from a promise job, so nothing may escape). */
-  toolSettled(record: StepRecord, ok: boolean, outcome: unknown): void {
+  // The run's side of a step's attempt (src/run/attempt.ts).
+
+  isRunning(record: StepRecord): boolean {
+    return record.state === "running";
+  }
+
+  /** The snapshot is the run's own copy: its placeholders are resolved into it, unless only resolveRefs can say what they give. */
+  resolveArgs(record: StepRecord): Record<string, unknown> {
+    const args =
+      record.placeholders === THROUGH_RESOLVE_REFS
+        ? resolveRefs(record.args!, this.results, this.#resolveOptions)
+        : resolveSnapshot(record.args!, record.placeholders, this.results, this.#language, this.#evaluation);
+    record.args = undefined;
+    return args;
+  }
+
+  contextOf(record: StepRecord): ToolContext {
+    return new StepContext(record);
+  }
+
+  checkResult(record: StepRecord, value: unknown): StepFailure | undefined {
+    if (!this.settings.validateOutputs) return undefined;
+    let schema: JsonSchema | undefined;
     try {
-      if (ok) this.#settleValue(record, outcome);
-      else this.#settleFailure(record, "tool-error", `the tool failed: ${describeError(outcome)}`, outcome);
+      schema = this.#schemaOf(record.tool, false);
+    } catch (error) {
+      // The catalog is read here too: a getter or Proxy trap that throws fails the step, not the run.
+      return STEP_FAILURES.invalidOutput(`the result could not be read: ${describeError(error)}`);
+    }
+    return checkOutput(schema, value);
+  }
+
+  ended(record: StepRecord, value: unknown, failure: StepFailure | undefined, later: boolean, abortReason?: unknown): void {
+    if (!later) return this.#settle(record, value, failure);
+    // From a promise job or a timer: nothing may escape.
+    try {
+      this.#settle(record, value, failure);
+      if (abortReason !== undefined) abortStep(record, abortReason);
       this.#pump();
     } catch (error) {
       this.fatal(error);
     }
   }
 
-  /** A step's timer fired (called from a timer, so nothing may escape). */
-  timedOut(record: StepRecord, limit: number): void {
-    try {
-      if (record.state !== "running") return;
-      this.#settleFailure(record, "timeout", `timed out after ${limit} ms`);
-      // Abort reasons are built without a stack: a captured stack keeps its frames' receivers (this run,
-      // and so its results) alive for as long as a tool that never settles keeps its signal.
-      abortStep(record, withoutStack(() => new StepError("timeout", record.id, record.tool, `timed out after ${limit} ms`)));
-      this.#pump();
-    } catch (error) {
-      this.fatal(error);
-    }
+  /** The attempt's outcome: a result kept (also one that fails its output check), the step completed or failed. */
+  #settle(record: StepRecord, value: unknown, failure: StepFailure | undefined): void {
+    if (record.state !== "running") return; // the run already gave up on it (abort, fail-fast, timeout)
+    const endMs = this.#end(record);
+    if (failure === undefined || failure.code === "invalid-output") this.results.set(record.id, value);
+    if (failure === undefined) this.#complete(record, endMs);
+    else this.#fail(record, failure, endMs);
   }
 
   /** The step's end: its timer cleared, its timing recorded. */
   #end(record: StepRecord): number {
-    if (record.timer !== undefined) {
-      clearTimeout(record.timer);
-      record.timer = undefined;
-    }
+    clearAttemptTimer(record);
     this.#running--;
     const endMs = this.#now();
     this.#times[2 * record.slot + 1] = endMs;
     return endMs;
-  }
-
-  #settleValue(record: StepRecord, value: unknown): void {
-    if (record.state !== "running") return; // the run already gave up on it (abort, fail-fast, timeout)
-    const endMs = this.#end(record);
-    const mismatch = this.#checkOutput(record.tool, value);
-    this.results.set(record.id, value);
-    if (mismatch === undefined) this.#complete(record, endMs);
-    else this.#fail(record, "invalid-output", mismatch, undefined, endMs);
-  }
-
-  #settleFailure(record: StepRecord, code: StepErrorCode, detail: string, cause?: unknown): void {
-    if (record.state !== "running") return;
-    const endMs = this.#end(record);
-    this.#fail(record, code, detail, cause, endMs);
-  }
-
-  #checkOutput(tool: string, value: unknown): string | undefined {
-    if (!this.settings.validateOutputs) return undefined;
-    try {
-      const schema = this.#schemaOf(tool, false);
-      return schema === undefined ? undefined : outputMismatch(schema, value);
-    } catch (error) {
-      // The validator reads the result (and the catalog): a getter or Proxy trap that throws fails the step, not the run.
-      return `the result could not be read: ${describeError(error)}`;
-    }
   }
 
   /** The catalog's output schema of a tool, if it has a usable one (looked up once; compiled ahead when `prepare`). */
@@ -639,10 +582,7 @@ class Run {
     if (this.#catalog === undefined) return undefined;
     let schema = this.#schemas.get(tool);
     if (schema === undefined && !this.#schemas.has(tool)) {
-      const given = ownData(ownData(this.#catalog, tool), "output");
-      // A schema library's schema: its JSON Schema, converted once (the linter has reported one that does not convert).
-      const output = isStandardJsonSchema(given) ? standardJsonSchema(given, "output") : given;
-      schema = typeof output === "boolean" || (typeof output === "object" && output !== null) ? (output as JsonSchema) : undefined;
+      schema = outputSchemaOf(this.#catalog, tool);
       this.#schemas.set(tool, schema);
     }
     if (prepare && schema !== undefined) prepareOutputSchema(schema);
@@ -665,9 +605,9 @@ class Run {
   }
 
   /** Fail a step: one that ran (`endMs` given, its start recorded), or one that never started. */
-  #fail(record: StepRecord, code: StepErrorCode, detail: string, cause?: unknown, endMs?: number): void {
+  #fail(record: StepRecord, failure: StepFailure, endMs?: number): void {
     this.#setState(record, "failed");
-    const error = new StepError(code, record.id, record.tool, detail, cause);
+    const error = new StepError(failure.code, record.id, record.tool, failure.detail, failure.cause);
     this.errors.set(record.id, error);
     if (this.settings.onEvent !== undefined) {
       const end = endMs ?? this.#now();
@@ -675,7 +615,7 @@ class Run {
       this.#emit({ type: "step-failed", stepId: record.id, tool: record.tool, error, startMs: start, endMs: end, durationMs: end - start });
     }
     this.#skipDependents(record);
-    if (stopsRun(this.settings.failFast)) this.#stop("failed");
+    if (this.settings.failFast) this.#stop("failed");
   }
 
   #skip(record: StepRecord, blockedBy: number): void {
@@ -771,11 +711,8 @@ class Run {
 
   #release(): void {
     for (const record of this.#records.list) {
-      if (record.timer !== undefined) {
-        clearTimeout(record.timer);
-        record.timer = undefined;
-      }
-      record.run = undefined;
+        clearAttemptTimer(record);
+      record.owner = undefined;
       record.dependents = undefined;
     }
   }
@@ -814,11 +751,11 @@ class Run {
       const record = records[i]!;
       if (record.state !== "waiting") continue;
       const missing = record.dependencies.filter((id) => !this.#records.has(id));
-      if (missing.length > 0) this.#fail(record, "missing-dependency", `it references step${missing.length > 1 ? "s" : ""} ${missing.join(", ")}, which never arrived`);
+      if (missing.length > 0) this.#fail(record, STEP_FAILURES.missingDependencies(missing));
     }
     for (let i = 0; i < records.length; i++) {
       const record = records[i]!;
-      if (record.state === "waiting") this.#fail(record, "cycle", "it is part of a reference cycle and can never run");
+      if (record.state === "waiting") this.#fail(record, STEP_FAILURES.cycle());
     }
   }
 
@@ -870,9 +807,4 @@ function closeIterator(iterator: AsyncIterator<unknown>): void {
   } catch {
     // A planner whose return() throws: it was told.
   }
-}
-
-/** What a tool threw, for a message. Never throws: a tool may throw a Proxy or an object whose toString throws. */
-function describeError(error: unknown): string {
-  return describeThrown(error).slice(0, 500);
 }

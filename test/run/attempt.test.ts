@@ -1,0 +1,129 @@
+/**
+ * One attempt of one step (src/run/attempt.ts), driven by a small owner of its own: each kind of
+ * outcome is classified once, reaches the owner once, and says whether it ended inside `attempt`
+ * (a plain value) or later (a promise, a timer, an abort from outside). Then the same messages through
+ * runPlan, and the unknown-tool message every executor and the command line share.
+ */
+import { describe, expect, test } from "vitest";
+import { attempt, endAttempt, STEP_FAILURES, unknownToolMessage, type AttemptOwner, type AttemptStep, type StepFailure, type ToolContext, type ToolFunction } from "../../src/run/attempt.js";
+import { runPlan } from "../../src/run/run-plan.js";
+import { StepError } from "../../src/run/step-error.js";
+
+interface Ended {
+  readonly value: unknown;
+  readonly failure: StepFailure | undefined;
+  readonly later: boolean;
+  readonly abortReason: unknown;
+}
+
+class Step implements AttemptStep<Step> {
+  timer: ReturnType<typeof setTimeout> | undefined = undefined;
+  owner: AttemptOwner<Step> | undefined;
+  readonly ends: Ended[] = [];
+  readonly controller = new AbortController();
+  constructor(
+    readonly id: number,
+    readonly tool: string,
+    owner: AttemptOwner<Step>,
+  ) {
+    this.owner = owner;
+  }
+}
+
+/** The smallest owner: arguments given as they are (or a throw), a check of its own, outcomes recorded. */
+class Owner implements AttemptOwner<Step> {
+  constructor(
+    readonly args: () => Record<string, unknown>,
+    readonly check: (value: unknown) => StepFailure | undefined = () => undefined,
+  ) {}
+  isRunning(step: Step): boolean {
+    return step.ends.length === 0;
+  }
+  resolveArgs(): Record<string, unknown> {
+    return this.args();
+  }
+  contextOf(step: Step): ToolContext {
+    return { stepId: step.id, signal: step.controller.signal };
+  }
+  checkResult(_step: Step, value: unknown): StepFailure | undefined {
+    return this.check(value);
+  }
+  ended(step: Step, value: unknown, failure: StepFailure | undefined, later: boolean, abortReason?: unknown): void {
+    step.ends.push({ value, failure, later, abortReason });
+    if (abortReason !== undefined) step.controller.abort(abortReason);
+  }
+}
+
+/** Run one attempt and wait until its outcome has arrived (or a few turns have passed). */
+async function run(fn: ToolFunction, options: { args?: () => Record<string, unknown>; check?: (value: unknown) => StepFailure | undefined; timeoutMs?: number; abortAfterStart?: boolean } = {}): Promise<Step> {
+  const step = new Step(7, "geo\ncode", new Owner(options.args ?? (() => ({ city: "Paris" })), options.check));
+  attempt(step, fn, step.owner!, options.timeoutMs);
+  if (options.abortAfterStart === true) endAttempt(step, STEP_FAILURES.aborted("aborted with the run"));
+  for (let i = 0; i < 50 && step.ends.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 1));
+  return step;
+}
+
+const thenableWhoseThenThrows = { get then() { throw new Error("no then"); } };
+
+type Row = readonly [string, () => unknown, Parameters<typeof run>[1], Record<string, unknown>];
+
+describe("each outcome of an attempt, classified once", () => {
+  test.each<Row>([
+    ["a plain value ends it inside attempt", () => ({ lat: 1 }), {}, { value: { lat: 1 }, code: undefined, later: false }],
+    ["a promise of a value ends it later", async () => 42, {}, { value: 42, code: undefined, later: true }],
+    ["a throw", () => { throw new Error("boom"); }, {}, { code: "tool-error", detail: "the tool threw: boom", later: false }],
+    ["a rejection", () => Promise.reject(new Error("late boom")), {}, { code: "tool-error", detail: "the tool failed: late boom", later: true }],
+    ["a result whose then throws", () => thenableWhoseThenThrows, {}, { code: "tool-error", detail: "the tool's result could not be read: no then", later: false }],
+    ["arguments that cannot be resolved (the tool is not called)", () => { throw new Error("called"); }, { args: () => { throw new Error("no such key"); } }, { code: "unresolved-args", detail: "its arguments could not be resolved: no such key", later: false }],
+    ["a value that fails the owner's check keeps the value", () => "text", { check: () => STEP_FAILURES.invalidOutput("result does not match") }, { value: "text", code: "invalid-output", detail: "result does not match", later: false }],
+    ["a tool that never settles, past its timeout", () => new Promise(() => {}), { timeoutMs: 1 }, { code: "timeout", detail: "timed out after 1 ms", later: true }],
+    ["an abort from outside", () => new Promise(() => {}), { abortAfterStart: true }, { code: "aborted", detail: "aborted with the run", later: true }],
+  ])("%s", async (_name, fn, options, expected) => {
+    const step = await run(fn as ToolFunction, options);
+    expect(step.ends).toHaveLength(1);
+    const [end] = step.ends;
+    expect({ value: end!.value, code: end!.failure?.code, detail: end!.failure?.detail, later: end!.later }).toMatchObject(expected);
+    expect(step.timer).toBeUndefined();
+  });
+
+  test("a timeout aborts the step's signal with a StepError, and a value after it is dropped", async () => {
+    let finish: (value: unknown) => void = () => undefined;
+    const step = await run(() => new Promise((resolve) => (finish = resolve)), { timeoutMs: 1 });
+    expect(step.controller.signal.reason).toBeInstanceOf(StepError);
+    expect((step.controller.signal.reason as StepError).code).toBe("timeout");
+    finish("too late");
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    expect(step.ends).toHaveLength(1);
+  });
+
+  test("a step let go by its owner hears nothing more (a tool that settles after the run)", async () => {
+    let finish: (value: unknown) => void = () => undefined;
+    const step = new Step(1, "t", new Owner(() => ({})));
+    attempt(step, () => new Promise((resolve) => (finish = resolve)), step.owner!, undefined);
+    step.owner = undefined;
+    finish(1);
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    expect(step.ends).toEqual([]);
+  });
+});
+
+describe("the unknown-tool message: one home for runPlan, the workers and the command line", () => {
+  test.each([
+    ["a close name is suggested", "fetch_pgae", ["fetch_page", "summarise"], 'no function for tool "fetch_pgae" on this worker; did you mean "fetch_page"?'],
+    ["no close name: nothing more", "translate", ["fetch_page"], 'no function for tool "translate" on this worker'],
+    ["the name is escaped", "geo\u001b[31m\n", ["geocode"], 'no function for tool "geo\\u001b[31m\\n" on this worker'],
+  ])("%s", (_name, tool, names, message) => {
+    expect(unknownToolMessage(tool, " on this worker", names)).toBe(message);
+  });
+
+  test("runPlan's diagnostic and a streamed step's error escape the name and suggest one", async () => {
+    const tools = { geocode: () => 1 };
+    const whole = await runPlan([{ id: 1, tool: "gecode\n", args: {} }], tools);
+    expect(whole.diagnostics.find((d) => d.code === "unknown-tool")?.message).toBe('no function for tool "gecode\\n" among the tools given to runPlan; did you mean "geocode"?');
+    async function* stream() {
+      yield { id: 1, tool: "gecode\u001b", args: {} };
+    }
+    const streamed = await runPlan(stream(), tools);
+    expect(streamed.errors.get(1)?.message).toBe('step 1 (gecode\u001b): no function for tool "gecode\\u001b"; did you mean "geocode"?');
+  });
+});
