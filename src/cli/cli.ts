@@ -98,7 +98,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       return error.exitCode;
     }
     if (error instanceof CliError) {
-      io.stderr(`plan-refs: ${withUsage(error.message, command.usage)}\n`);
+      io.stderr(`plan-refs: ${withUsage(error.message, command.usage)}\n${error.excerpt}`);
       return error.exitCode;
     }
     throw error;

@@ -86,14 +86,26 @@ export function formatDiagnostics(diagnostics: readonly Diagnostic[], name: stri
     const source = lines.lineText(start.line);
     const from = start.column - 1;
     const to = end.line === start.line ? Math.max(end.column - 1, from + 1) : Math.max(source.length, from + 1);
-    const shown = excerpt(source, from, to);
-    const gutter = String(start.line);
-    const pad = " ".repeat(gutter.length);
-    out += `${c.dim(` ${gutter} |`)} ${shown.text}\n`;
-    out += `${c.dim(` ${pad} |`)} ${" ".repeat(shown.caretStart)}${caretPaint[diagnostic.severity]("^".repeat(shown.caretWidth))}\n`;
+    out += sourceExcerpt(source, start.line, from, to, { dim: c.dim, caret: caretPaint[diagnostic.severity] });
   }
   out += `${summary(diagnostics)}\n`;
   return out;
+}
+
+const plain = (text: string): string => text;
+
+/**
+ * A source line and a caret line under its characters `from`…`to` (0-based, in the line), the
+ * linter's way: ` 4 | the line` and `   |     ^^^^`, each ending in a newline, escaped and cut to fit.
+ *
+ * @example
+ * sourceExcerpt("export const = ;", 2, 13, 14) // " 2 | export const = ;\n   |              ^\n"
+ */
+export function sourceExcerpt(source: string, lineNumber: number, from: number, to: number, paint: { dim: (text: string) => string; caret: (text: string) => string } = { dim: plain, caret: plain }): string {
+  const shown = excerpt(source, from, to);
+  const gutter = String(lineNumber);
+  const pad = " ".repeat(gutter.length);
+  return `${paint.dim(` ${gutter} |`)} ${shown.text}\n${paint.dim(` ${pad} |`)} ${" ".repeat(shown.caretStart)}${paint.caret("^".repeat(shown.caretWidth))}\n`;
 }
 
 /** The part of a source line to show (tabs as two spaces, long lines cut with "…"), and where the carets go. */

@@ -8,13 +8,17 @@ import { LineIndex } from "../shared/positions.js";
 /** Largest input file accepted by default (16 MiB). */
 export const DEFAULT_MAX_INPUT_BYTES = 16 * 1024 * 1024;
 
-/** A user's mistake on the command line: printed as one line, never with a stack trace. */
+/**
+ * A user's mistake on the command line: printed as one line, never with a stack trace; `excerpt`, when
+ * there is one, is the source line it points at with a caret under it (`sourceExcerpt`'s, escaped).
+ */
 export class CliError extends Error {
   override name = "CliError";
   constructor(
     message: string,
     readonly code: string,
     readonly exitCode = 2,
+    readonly excerpt = "",
   ) {
     super(message);
   }

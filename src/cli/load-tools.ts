@@ -3,15 +3,20 @@
  * way a module can fail to load ends as one line naming the module, never a stack trace: a syntax
  * error, a throw of any value at import, a default export whose getter throws, a `.ts` module on a
  * Node that cannot load TypeScript, and a top-level `await` that never settles (Node then exits with
- * code 13 and prints nothing; here the one line says which module never finished loading).
+ * code 13 and prints nothing; here the one line says which module never finished loading). A syntax
+ * error and a throw at import also name their place (file:line:column) and show the source line with
+ * a caret under it.
  */
+import { spawnSync } from "node:child_process";
 import { statSync } from "node:fs";
-import { extname, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { extname, relative, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import type { ToolFunction, ToolFunctions } from "../run/run-plan.js";
 import { describeThrown } from "../shared/errors.js";
-import { ownData } from "../shared/own-data.js";
-import { CliError } from "./input.js";
+import { ownData, readOwnData } from "../shared/own-data.js";
+import { LineIndex } from "../shared/positions.js";
+import { sourceExcerpt } from "./diagnostics.js";
+import { CliError, readTextInput } from "./input.js";
 import { interruptedExitCode } from "./io.js";
 import { printable } from "../shared/text.js";
 
@@ -64,7 +69,12 @@ export async function loadTools(path: string, signal?: AbortSignal): Promise<{ t
   try {
     module = (await raceAbort(import(pathToFileURL(absolute).href), signal)) as Record<string, unknown>;
   } catch (error) {
-    throw new CliError(`${shown}: ${loadFailure(error, absolute)}`, "tools-module");
+    const why = loadFailure(error, absolute);
+    const place = failurePlace(error, absolute);
+    if (place === "imported") throw new CliError(`${shown}: ${why} (in a module it imports: ${shown} itself parses)`, "tools-module");
+    if (place === undefined) throw new CliError(`${shown}: ${why}`, "tools-module");
+    const at = `${place.file === absolute ? shown : printable(relative(process.cwd(), place.file))}:${place.line}:${place.column}`;
+    throw new CliError(place.file === absolute ? `${at}: ${why}` : `${shown}: ${why} (at ${at})`, "tools-module", 2, excerptAt(place));
   } finally {
     process.off("exit", onExit);
   }
@@ -133,12 +143,94 @@ function loadFailure(error: unknown, absolute: string): string {
   if (code === "ERR_UNKNOWN_FILE_EXTENSION" && TYPESCRIPT.has(extname(absolute).toLowerCase())) {
     return `Node ${process.versions.node} cannot load TypeScript; use Node ≥ 22.6 with --experimental-strip-types (or Node ≥ 23.6), or compile the module to .mjs`;
   }
-  const thrown = error instanceof Error ? describeThrown(error).split("\n")[0]! : `it threw ${describeValue(error)}`;
-  return `cannot load the tools module: ${printable(thrown.slice(0, 300))}`;
+  if (!(error instanceof Error)) return `cannot load the tools module: it threw ${printable(describeValue(error).slice(0, 300))}`;
+  const message = printable(describeThrown(error).split("\n")[0]!.slice(0, 300));
+  // The loader's own syntax error has no frame in a file; a SyntaxError thrown by code (JSON.parse) has.
+  const stack = readOwnData(error, "stack");
+  if (error instanceof SyntaxError && (typeof stack !== "string" || fileFrames(stack).length === 0)) return `cannot load the tools module: a syntax error: ${message}`;
+  return `cannot load the tools module: it threw ${errorKind(error)}: ${message}`;
+}
+
+/** The built-in error class an error is an instance of, by name ("Error" for any other). */
+function errorKind(error: Error): string {
+  return [SyntaxError, TypeError, RangeError, ReferenceError, URIError, EvalError].find((kind) => error instanceof kind)?.name ?? "Error";
 }
 
 function describeValue(value: unknown): string {
   if (typeof value === "string") return JSON.stringify(value.slice(0, 100));
   if (value === null || value === undefined || typeof value === "number" || typeof value === "boolean") return String(value);
   return `a value of type ${typeof value}: ${describeThrown(value).slice(0, 100)}`;
+}
+
+/** A place in a file: its absolute path, and the line and column (from 1). */
+interface Place {
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+}
+
+/** Stack lines read for a place: the module's own frame is near the top. */
+const MAX_FRAMES = 50;
+/** Longest output of `node --check` read. */
+const MAX_CHECK_OUTPUT = 64 * 1024;
+/** How long `node --check` may take before the place is given up (the message is still printed). */
+const CHECK_TIMEOUT_MS = 10_000;
+/** Largest module read to show its line. */
+const MAX_SOURCE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Where loading went wrong: for a throw at import, the top frame of the stack in the tools module (or,
+ * when it threw in a module it imports, the top frame in any file); for a syntax error, which the
+ * loader reports with no place at all, the place `node --check` finds in the module, or "imported"
+ * when the module itself parses. Undefined when neither knows (a thrown non-Error).
+ */
+function failurePlace(error: unknown, absolute: string): Place | "imported" | undefined {
+  if (!(error instanceof Error)) return undefined;
+  // Own data only: a stack that is a getter is not run.
+  const stack = readOwnData(error, "stack");
+  const frames = typeof stack === "string" ? fileFrames(stack) : [];
+  if (frames.length > 0) return frames.find((frame) => frame.file === absolute) ?? frames[0];
+  return error instanceof SyntaxError ? syntaxErrorPlace(absolute) : undefined;
+}
+
+/** The frames of a V8 stack that are in files (`at f (file:///…:2:6)`, `at file:///…:2:6`), top first. */
+function fileFrames(stack: string): Place[] {
+  const frames: Place[] = [];
+  for (const line of stack.split("\n", MAX_FRAMES)) {
+    const match = /^\s*at (?:.*\()?(file:\/\/[^\s()]+):(\d+):(\d+)\)?\s*$/.exec(line);
+    if (match === null) continue;
+    try {
+      frames.push({ file: fileURLToPath(match[1]!), line: Number(match[2]), column: Number(match[3]) });
+    } catch {
+      // Not a path of this system: no place.
+    }
+  }
+  return frames;
+}
+
+/**
+ * The place of a syntax error in a module, as `node --check` reports it: `/path/to/tools.mjs:2`, the
+ * source line, then a caret line whose caret stands under the column. The module is only parsed, not
+ * run; type stripping is asked for as this process was. "imported" when it parses (exit code 0).
+ */
+function syntaxErrorPlace(absolute: string): Place | "imported" | undefined {
+  const typeFlags = process.execArgv.filter((flag) => /^--(no-)?experimental-(strip|transform)-types$/.test(flag));
+  const checked = spawnSync(process.execPath, [...typeFlags, "--check", absolute], { encoding: "utf8", stdio: ["ignore", "ignore", "pipe"], timeout: CHECK_TIMEOUT_MS, maxBuffer: MAX_CHECK_OUTPUT });
+  if (checked.status === 0) return "imported";
+  if (checked.status !== 1 || typeof checked.stderr !== "string") return undefined;
+  const [head, , carets] = checked.stderr.split("\n", 3);
+  const prefix = `${absolute}:`;
+  if (head === undefined || carets === undefined || !head.startsWith(prefix) || !/^[0-9]+$/.test(head.slice(prefix.length))) return undefined;
+  const caret = carets.indexOf("^");
+  return caret < 0 ? undefined : { file: absolute, line: Number(head.slice(prefix.length)), column: caret + 1 };
+}
+
+/** The source line of a place with a caret under its column, or "" when the file cannot be read. */
+function excerptAt(place: Place): string {
+  try {
+    const line = new LineIndex(readTextInput(place.file, MAX_SOURCE_BYTES)).lineText(place.line);
+    return place.column - 1 <= line.length ? sourceExcerpt(line, place.line, place.column - 1, place.column) : "";
+  } catch {
+    return "";
+  }
 }

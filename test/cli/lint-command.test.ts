@@ -69,6 +69,15 @@ describe("exit codes", () => {
     expect(result.stderr).toBe(`plan-refs: ${notJson}:3:14: invalid JSON: expected ',' or a closing bracket\n`);
   });
 
+  test("2: invalid JSON with --format json: stdout is still JSON, the json-syntax diagnostic as lintPlanText returns it", async () => {
+    const { lintPlanText } = await import("../../src/lint/index.js");
+    const result = lint([notJson, "--format", "json"]);
+    expect(result.status).toBe(2);
+    expect(JSON.parse(result.stdout)).toEqual(lintPlanText(readFileSync(notJson, "utf8")));
+    expect((JSON.parse(result.stdout) as Diagnostic[]).map((diagnostic) => diagnostic.code)).toEqual(["json-syntax"]);
+    expect(result.stderr).toBe(`plan-refs: ${notJson}:3:14: invalid JSON: expected ',' or a closing bracket\n`);
+  });
+
   test("2: a tools file of the wrong shape names the place", () => {
     const tools = file("tools-shape.json", '{\n  "geocode": { "input": "string" }\n}');
     expect(lint([warningsOnly, "--catalog", tools]).stderr).toBe(`plan-refs: ${tools}:2:25: invalid tool catalog: "input" must be a JSON Schema (an object or a boolean)\n`);

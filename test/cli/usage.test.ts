@@ -7,7 +7,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
 import { COMMAND_NAMES } from "../../src/cli/cli.js";
@@ -32,6 +32,16 @@ function cli(args: string[]): { status: number | null; stdout: string; stderr: s
 }
 
 const noStackTrace = /\n\s+at /;
+
+/** JSON.parse's message for a text, as this Node words it. */
+function jsonParseMessage(text: string): string {
+  try {
+    JSON.parse(text);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  return "";
+}
 
 describe("help and version", () => {
   test.each(COMMAND_NAMES)("plan-refs %s --help (and -h): options, defaults, exit codes and an example on stdout, exit 0", (command) => {
@@ -147,7 +157,6 @@ describe("a tools module that does not load: exit 2, one line naming the module,
     ["throws a non-Error at import", "throw 42;\n", /cannot load the tools module: it threw 42/],
     ["throws a string at import", 'throw "no config\\nplan-refs: ok: 9 results";\n', /cannot load the tools module: it threw "no config\\nplan-refs: ok: 9 results"/],
     ["throws null at import", "throw null;\n", /cannot load the tools module: it threw null/],
-    ["has a syntax error", "export const = ;\n", /cannot load the tools module: /],
     ["default-exports a Proxy whose traps throw", 'export default new Proxy({}, { ownKeys() { throw new Error("trap"); } });\n', /its default export could not be read: trap/],
   ])("a module that %s", (_name, source, message) => {
     const result = cli(["run", plan, "--tools", file(`bad-${Math.random().toString(36).slice(2)}.mjs`, source)]);
@@ -156,6 +165,37 @@ describe("a tools module that does not load: exit 2, one line naming the module,
     expect(result.stderr).toMatch(message);
     expect(result.stderr).not.toMatch(noStackTrace);
     expect(result.stderr.trimEnd().split("\n")).toHaveLength(1);
+  });
+
+  test("a syntax error: file:line:column, the source line and a caret under the column", () => {
+    const module = file("syntax.mjs", "export const geocode = () => 1;\nexport const lat = 1 2;\n");
+    const result = cli(["run", plan, "--tools", module]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toBe(`plan-refs: ${module}:2:22: cannot load the tools module: a syntax error: Unexpected number\n 2 | export const lat = 1 2;\n   |                      ^\n`);
+  });
+
+  test("a throw at import: the module's line that threw, with a caret", () => {
+    const module = file("config.mjs", 'const config = "{x";\nexport const geocode = () => 1;\nexport const settings = JSON.parse(config);\n');
+    const result = cli(["run", plan, "--tools", module]);
+    expect(result.status).toBe(2);
+    // JSON.parse's own words differ between Node versions.
+    expect(result.stderr).toBe(`plan-refs: ${module}:3:30: cannot load the tools module: it threw SyntaxError: ${jsonParseMessage("{x")}\n 3 | export const settings = JSON.parse(config);\n   |                              ^\n`);
+  });
+
+  test("a throw in a module the tools module imports: that module's line, named after the message", () => {
+    const inner = file("inner.mjs", "export const geocode = () => 1;\nthrow new RangeError(\"no key\");\n");
+    const module = file("outer.mjs", `export * from ${JSON.stringify(inner)};\n`);
+    const result = cli(["run", plan, "--tools", module]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toBe(`plan-refs: ${module}: cannot load the tools module: it threw RangeError: no key (at ${relative(root, inner)}:2:7)\n 2 | throw new RangeError("no key");\n   |       ^\n`);
+  });
+
+  test("a syntax error in a module the tools module imports: said so, and that the module itself parses", () => {
+    const inner = file("broken-inner.mjs", "export const = ;\n");
+    const module = file("imports-broken.mjs", `export * from ${JSON.stringify(inner)};\n`);
+    const result = cli(["run", plan, "--tools", module]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toBe(`plan-refs: ${module}: cannot load the tools module: a syntax error: Unexpected token '=' (in a module it imports: ${module} itself parses)\n`);
   });
 
   test("a default export whose getter throws: the getter is never run, the tool is reported missing", () => {
