@@ -137,7 +137,10 @@ const TEXT_ASCENT = 0.95;
 const TEXT_DESCENT = 0.25;
 
 function place(text: string, maxWidth: number, fontSize: number, x: number, y: number, anchor: PlacedLabel["anchor"]): PlacedLabel {
-  const fitted = fitText(text, maxWidth, fontSize);
+  return placeFitted(fitText(text, maxWidth, fontSize), fontSize, x, y, anchor);
+}
+
+function placeFitted(fitted: ReturnType<typeof fitText>, fontSize: number, x: number, y: number, anchor: PlacedLabel["anchor"]): PlacedLabel {
   const left = anchor === "start" ? x : anchor === "end" ? x - fitted.width : x - fitted.width / 2;
   return { text: fitted.text, cut: fitted.cut, fontSize, x, y, anchor, box: { x: left, y: y - fontSize * TEXT_ASCENT, width: fitted.width, height: fontSize * (TEXT_ASCENT + TEXT_DESCENT) } };
 }
@@ -395,7 +398,7 @@ export function layoutPlan(plan: unknown, options?: DrawPlanOptions): PlanLayout
     }
     const keys = edge.keys.join(", ");
     // Just above the arrow's last straight line, clear of the arrow head.
-    const label = place(keys, G.edgeLabelWidth, G.edgeFont, x2 - G.arrowHead - 2, y2 - 4, "end");
+    const label = placeFitted(route.text, G.edgeFont, x2 - G.arrowHead - 2, y2 - 4, "end");
     let first = `$${edge.to} reads ${keys} of $${edge.from}`;
     if (edge.state === "missing") first += `; step ${edge.from} is not in the plan`;
     if (edge.state === "cycle") first += edge.from === edge.to ? "; a step cannot use its own result" : `; $${edge.from} and $${edge.to} are in a cycle`;
