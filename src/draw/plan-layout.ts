@@ -1,25 +1,37 @@
 /**
  * The geometry of a plan's picture: one column per execution level, left to right, boxes stacked on a
  * grid; a level with more than `maxRows` steps wraps into more columns side by side, so the picture's
- * height stays bounded and a large plan grows only to the right (it scrolls horizontally). Arrows never
- * cross a box: an arrow between neighbouring columns is a curve inside the gap between them; any other
- * (skipping levels, within a wrapped level, back along a cycle) runs orthogonally through the gaps —
- * out into the gap right of its source, along the empty channel between two rows, down the gap left
- * of its target. Every label is fitted to its place (cut with `…`, the full text in a tooltip).
+ * height stays bounded and a large plan grows only to the right (it scrolls horizontally).
+ *
+ * Arrows run in the channels between ranks: the vertical gaps between columns and the horizontal
+ * channels between rows, never through a box. The gap left of a column has three zones, left to right:
+ * the vertical tracks of arrows leaving the column before it, the tracks of arrows entering this
+ * column, and the label zone, where every arrow into the column ends in a straight line with its label
+ * just above it. An arrow between neighbouring columns is a curve from its source to the label zone;
+ * any other (skipping levels, within a wrapped level, back along a cycle) leaves on a track, runs along
+ * a channel between two rows and comes in on a track. Each arrow into a box has its own slot on the
+ * box's left side, one label's height apart, and nothing but these lines enters a label zone, so no
+ * label covers another label, a box or an arrow it does not belong to. Gaps and channels are as wide
+ * as their tracks and labels need; a label is cut (`…`, the full text in the arrow's tooltip) only
+ * when it is wider than `PLAN_GEOMETRY.edgeLabelWidth`. Every step is linear in the number of arrows
+ * (sorting aside), with at most `PLAN_GEOMETRY.maxTracks` tracks in a zone or channel.
  */
 import { fitText, tooltip } from "./text.js";
 import { planPicture, pushTo, readDrawOptions, type DrawPlanOptions, type EdgeState, type PictureStep, type PlanPicture } from "./plan-model.js";
 
 /**
- * Box and gap sizes, in pixels.
+ * Box, gap and label sizes, in pixels.
  *
  * @example
- * PLAN_GEOMETRY.boxWidth + PLAN_GEOMETRY.columnGap // 280: the distance between two levels
+ * PLAN_GEOMETRY.edgeLabelWidth / (PLAN_GEOMETRY.edgeFont * 0.62) // 48: the characters an arrow's label shows before it is cut
  */
 export const PLAN_GEOMETRY = Object.freeze({
   boxWidth: 176,
+  /** The least height of a box; a box with many arrows coming in is as tall as their labels need. */
   boxHeight: 52,
-  columnGap: 104,
+  /** The narrowest gap between two columns. */
+  columnGap: 64,
+  /** The lowest channel between two rows. */
   rowGap: 28,
   padding: 16,
   header: 26,
@@ -29,6 +41,19 @@ export const PLAN_GEOMETRY = Object.freeze({
   edgeFont: 10,
   /** Text inset from a box's left and right edges. */
   inset: 12,
+  /** The widest label of an arrow (48 characters at 10 px); a wider one is cut, its full text in the arrow's tooltip. */
+  edgeLabelWidth: 297.6,
+  /** The distance between two arrows coming into one box: a label's height and the room around it. */
+  labelPitch: 16,
+  /** The distance between two vertical tracks in a gap, and between two tracks of a channel. */
+  trackPitch: 6,
+  channelPitch: 5,
+  /** Most tracks in a gap's zone or a channel; more arrows share tracks (lines may then lie on each other, never on a label). */
+  maxTracks: 24,
+  /** The arrow head's length and width (fixed, whatever the line's width). */
+  arrowHead: 8,
+  /** The least width of a gap's track zone (room for a curve). */
+  minRoute: 40,
 });
 
 /** A label placed in the picture: its (fitted) text, the font size, and its estimated bounding box. */
@@ -71,10 +96,10 @@ export interface LayoutEdge {
   readonly keys: readonly string[];
   /** SVG path data, from the source box's right side to the target box's left side. */
   readonly path: string;
-  /** The points the path goes through (a curve's two ends; every corner of an orthogonal route). */
+  /** The points the path goes through (a curve's start, where it meets its straight end, and the end; every corner of an orthogonal route). */
   readonly points: readonly { readonly x: number; readonly y: number }[];
   readonly curve: boolean;
-  /** The keys read, near the arrow's head; absent when there is no room (then only in the tooltip). */
+  /** The keys read, just above the arrow's last straight line (cut only past `PLAN_GEOMETRY.edgeLabelWidth`); always there on a layout of this version. */
   readonly label: PlacedLabel | undefined;
   readonly tooltip: string;
 }
@@ -103,10 +128,21 @@ export interface PlanLayout {
 
 const G = PLAN_GEOMETRY;
 
+/**
+ * How far a text's box reaches above and below its baseline, as fractions of the font size: a little
+ * more than the monospace fonts of FONT_FAMILY (DejaVu Sans Mono 0.93 and 0.24), as a browser's
+ * `getBBox` measures them.
+ */
+const TEXT_ASCENT = 0.95;
+const TEXT_DESCENT = 0.25;
+
 function place(text: string, maxWidth: number, fontSize: number, x: number, y: number, anchor: PlacedLabel["anchor"]): PlacedLabel {
-  const fitted = fitText(text, maxWidth, fontSize);
+  return placeFitted(fitText(text, maxWidth, fontSize), fontSize, x, y, anchor);
+}
+
+function placeFitted(fitted: ReturnType<typeof fitText>, fontSize: number, x: number, y: number, anchor: PlacedLabel["anchor"]): PlacedLabel {
   const left = anchor === "start" ? x : anchor === "end" ? x - fitted.width : x - fitted.width / 2;
-  return { text: fitted.text, cut: fitted.cut, fontSize, x, y, anchor, box: { x: left, y: y - fontSize * 0.8, width: fitted.width, height: fontSize } };
+  return { text: fitted.text, cut: fitted.cut, fontSize, x, y, anchor, box: { x: left, y: y - fontSize * TEXT_ASCENT, width: fitted.width, height: fontSize * (TEXT_ASCENT + TEXT_DESCENT) } };
 }
 
 const plural = (n: number, word: string): string => `${n.toLocaleString("en")} ${word}${n === 1 ? "" : "s"}`;
@@ -141,6 +177,7 @@ export function layoutPlan(plan: unknown, options?: DrawPlanOptions): PlanLayout
   for (const group of groups) {
     for (let start = 0, part = 0; start < group.keys.length; start += maxRows, part++) gridColumns.push({ group, keys: group.keys.slice(start, start + maxRows), part });
   }
+  const columnCount = gridColumns.length;
   const rows = Math.max(1, ...gridColumns.map((column) => column.keys.length));
   const cell = new Map<string, { column: number; row: number }>();
   gridColumns.forEach((column, c) => {
@@ -149,24 +186,145 @@ export function layoutPlan(plan: unknown, options?: DrawPlanOptions): PlanLayout
     column.keys.forEach((key, r) => cell.set(key, { column: c, row: offset + r }));
   });
 
+  // The routes, before any pixel: which arrows are curves, which channel the others take.
   const edgeKey = (edge: { from: number; state: EdgeState }): string => `${edge.state === "missing" ? "m" : "s"}${edge.from}`;
-  const placedEdges = picture.edges.filter((edge) => cell.has(edgeKey(edge)) && cell.has(`s${edge.to}`));
-  const isCurve = (edge: { from: number; to: number; state: EdgeState }): boolean => cell.get(`s${edge.to}`)!.column === cell.get(edgeKey(edge))!.column + 1;
-  const lastColumn = gridColumns.length - 1;
-  const leftGap = placedEdges.some((edge) => cell.get(`s${edge.to}`)!.column === 0);
-  const rightGap = placedEdges.some((edge) => !isCurve(edge) && cell.get(edgeKey(edge))!.column === lastColumn);
+  interface Route {
+    readonly edge: PlanPicture["edges"][number];
+    readonly source: { column: number; row: number };
+    readonly target: { column: number; row: number };
+    readonly curve: boolean;
+    /** The channel a routed arrow runs along: channel k lies below row k-1 and above row k. */
+    readonly channel: number;
+    readonly text: ReturnType<typeof fitText>;
+    inSlot: number;
+    outSlot: number;
+    track: number;
+    outTrack: number;
+    inTrack: number;
+    y1: number;
+    y2: number;
+    yChannel: number;
+  }
+  const routes: Route[] = [];
+  for (const edge of picture.edges) {
+    const source = cell.get(edgeKey(edge));
+    const target = cell.get(`s${edge.to}`);
+    if (source === undefined || target === undefined) continue;
+    const curve = target.column === source.column + 1;
+    // Down to a lower row: the channel just above the target; otherwise the one just below the source.
+    // So a routed arrow always leaves its source downwards, and two arrows of one cycle never share a channel.
+    const channel = curve ? 0 : target.row > source.row ? target.row : source.row + 1;
+    const text = fitText(edge.keys.join(", "), G.edgeLabelWidth, G.edgeFont);
+    routes.push({ edge, source, target, curve, channel, text, inSlot: 0, outSlot: 0, track: 0, outTrack: 0, inTrack: 0, y1: 0, y2: 0, yChannel: 0 });
+  }
+
+  // Slots on the boxes' sides, ordered by where each arrow comes from (or goes to), in half rows:
+  // row r's middle is 2r+1, channel k is 2k. Arrows that arrive in that order do not cross at the box.
+  const incoming = new Map<string, Route[]>();
+  const outgoing = new Map<string, Route[]>();
+  for (const route of routes) {
+    pushTo(incoming, `s${route.edge.to}`, route);
+    pushTo(outgoing, edgeKey(route.edge), route);
+  }
+  const approach = (route: Route): number => (route.curve ? 2 * route.source.row + 1 : 2 * route.channel);
+  const departure = (route: Route): number => (route.curve ? 2 * route.target.row + 1 : 2 * route.channel);
+  for (const list of incoming.values()) list.sort((a, b) => approach(a) - approach(b) || a.source.column - b.source.column || a.edge.from - b.edge.from).forEach((route, i) => (route.inSlot = i));
+  for (const list of outgoing.values()) list.sort((a, b) => departure(a) - departure(b) || a.target.column - b.target.column || a.edge.to - b.edge.to).forEach((route, i) => (route.outSlot = i));
+
+  // Rows: as tall as the most arrows coming into one of their boxes need (one label pitch each).
+  const rowHeight = new Array<number>(rows).fill(G.boxHeight);
+  for (const [key, list] of incoming) {
+    const row = cell.get(key)!.row;
+    rowHeight[row] = Math.max(rowHeight[row]!, G.labelPitch * list.length + 4);
+  }
+  // Channel tracks: greedy interval colouring over the gaps each routed arrow spans (gap g lies left
+  // of column g), in the order the arrows start; tracks beyond maxTracks are shared.
+  const channelRoutes = new Map<number, Route[]>();
+  for (const route of routes) if (!route.curve) pushTo(channelRoutes, route.channel, route);
+  const channelTracks = new Array<number>(rows + 1).fill(1);
+  const span = (route: Route): [number, number] => {
+    const out = route.source.column + 1;
+    const into = route.target.column;
+    return out <= into ? [out, into] : [into, out];
+  };
+  for (const [channel, list] of channelRoutes) {
+    list.sort((a, b) => span(a)[0] - span(b)[0] || span(a)[1] - span(b)[1]);
+    const ends: number[] = [];
+    for (const route of list) {
+      const [low, high] = span(route);
+      let track = ends.findIndex((end) => end < low);
+      if (track < 0 && ends.length < G.maxTracks) track = ends.length;
+      if (track < 0) track = ends.indexOf(Math.min(...ends));
+      ends[track] = high;
+      route.track = track;
+    }
+    channelTracks[channel] = Math.max(1, ends.length);
+  }
+  const channelHeight = (k: number): number => Math.max(G.rowGap, 12 + (channelTracks[k]! - 1) * G.channelPitch);
 
   const noteText = picture.errorCount > 0 ? `${plural(picture.errorCount, "lint error")}${picture.planErrors.length > 0 ? ` (${picture.planErrors.length} about the whole plan)` : ""}` : undefined;
   const top = G.padding + G.header + (noteText === undefined ? 0 : 18);
-  const left = G.padding + (leftGap ? G.columnGap : 0);
-  const pitchX = G.boxWidth + G.columnGap;
-  const pitchY = G.boxHeight + G.rowGap;
-  const columnX = (c: number): number => left + c * pitchX;
-  const rowY = (r: number): number => top + r * pitchY;
-  const contentWidth = gridColumns.length === 0 ? 240 : gridColumns.length * pitchX - G.columnGap;
-  const width = left + contentWidth + (rightGap ? G.columnGap : 0) + G.padding;
-  // The channel below the last row is used by routed arrows: one row gap more.
-  const height = gridColumns.length === 0 ? top + G.boxHeight + G.padding : rowY(rows) + G.padding;
+  const rowTop = new Array<number>(rows + 1);
+  rowTop[0] = top;
+  for (let r = 0; r < rows; r++) rowTop[r + 1] = rowTop[r]! + rowHeight[r]! + channelHeight(r + 1);
+  const channelY = (route: Route): number => {
+    const k = route.channel;
+    const start = rowTop[k - 1]! + rowHeight[k - 1]!;
+    return start + (channelHeight(k) - (channelTracks[k]! - 1) * G.channelPitch) / 2 + route.track * G.channelPitch;
+  };
+  const boxTop = (at: { row: number }): number => rowTop[at.row]!;
+  for (const route of routes) {
+    const outs = outgoing.get(edgeKey(route.edge))!.length;
+    const ins = incoming.get(`s${route.edge.to}`)!.length;
+    const sourceHeight = rowHeight[route.source.row]!;
+    const targetHeight = rowHeight[route.target.row]!;
+    route.y1 = boxTop(route.source) + (sourceHeight * (route.outSlot + 1)) / (outs + 1);
+    // The slots' block (first label's top to last line) centred on the box's side.
+    const block = G.labelPitch * (ins - 1) + 15;
+    route.y2 = boxTop(route.target) + (targetHeight - block) / 2 + 14 + route.inSlot * G.labelPitch;
+    if (!route.curve) route.yChannel = channelY(route);
+  }
+
+  // Gaps: the tracks of arrows leaving the column before (the longest rightmost), of arrows entering
+  // the column after (the longest leftmost), then the label zone. Longer tracks outside shorter ones
+  // cross fewer lines.
+  const outTracks: Route[][] = Array.from({ length: columnCount + 1 }, () => []);
+  const inTracks: Route[][] = Array.from({ length: columnCount + 1 }, () => []);
+  const labelWidth = new Array<number>(columnCount + 1).fill(0);
+  const curves = new Array<boolean>(columnCount + 1).fill(false);
+  for (const route of routes) {
+    labelWidth[route.target.column] = Math.max(labelWidth[route.target.column]!, route.text.width);
+    if (route.curve) curves[route.target.column] = true;
+    else {
+      outTracks[route.source.column + 1]!.push(route);
+      inTracks[route.target.column]!.push(route);
+    }
+  }
+  const entering = new Set(routes.map((route) => route.target.column));
+  const gapWidth: number[] = [];
+  const labelZone: number[] = [];
+  for (let g = 0; g <= columnCount; g++) {
+    const outs = Math.min(G.maxTracks, outTracks[g]!.length);
+    const ins = Math.min(G.maxTracks, inTracks[g]!.length);
+    outTracks[g]!.sort((a, b) => Math.abs(a.yChannel - a.y1) - Math.abs(b.yChannel - b.y1)).forEach((route, i) => (route.outTrack = i % G.maxTracks));
+    inTracks[g]!.sort((a, b) => Math.abs(b.yChannel - b.y2) - Math.abs(a.yChannel - a.y2)).forEach((route, i) => (route.inTrack = i % G.maxTracks));
+    const used = outs + ins > 0 || curves[g]! || entering.has(g);
+    const route = used ? Math.max(G.minRoute, 10 + (outs + ins) * G.trackPitch + 8) : 0;
+    labelZone[g] = entering.has(g) ? labelWidth[g]! + 4 + 12 : 0;
+    const between = g > 0 && g < columnCount;
+    gapWidth[g] = between ? Math.max(G.columnGap, route + labelZone[g]!) : route + labelZone[g]!;
+  }
+  const columnLeft = new Array<number>(columnCount + 1);
+  for (let c = 0, x = G.padding; c <= columnCount; c++) {
+    x += gapWidth[c]!;
+    columnLeft[c] = x;
+    x += G.boxWidth;
+  }
+  const columnX = (c: number): number => columnLeft[c]!;
+  const gapStart = (g: number): number => (g === 0 ? G.padding : columnX(g - 1) + G.boxWidth);
+  const labelStart = (g: number): number => columnX(g) - labelZone[g]!;
+  const width = columnCount === 0 ? 240 + 2 * G.padding : columnX(columnCount) + G.padding;
+  const height = columnCount === 0 ? top + G.boxHeight + G.padding : rowTop[rows]! + G.padding;
 
   const columns: LayoutColumn[] = gridColumns.map((column, c) => {
     const title = column.part === 0 ? column.group.title : `${column.group.title} (${column.part + 1})`;
@@ -178,7 +336,7 @@ export function layoutPlan(plan: unknown, options?: DrawPlanOptions): PlanLayout
   for (const [key, { column, row }] of cell) {
     const step = stepOf.get(key)!;
     const x = columnX(column);
-    const y = rowY(row);
+    const y = rowTop[row]!;
     const inner = G.boxWidth - 2 * G.inset;
     const toolText = step.kind === "missing" ? "no such step" : step.tool;
     // One tooltip line per fact, each made printable on its own (a newline inside a tool name stays escaped).
@@ -192,7 +350,7 @@ export function layoutPlan(plan: unknown, options?: DrawPlanOptions): PlanLayout
       x,
       y,
       width: G.boxWidth,
-      height: G.boxHeight,
+      height: rowHeight[row]!,
       column,
       row,
       idLabel: place(`$${step.id}`, inner, G.idFont, x + G.inset, y + 21, "start"),
@@ -204,53 +362,30 @@ export function layoutPlan(plan: unknown, options?: DrawPlanOptions): PlanLayout
     boxAt.set(key, box);
   }
 
-  // Where arrows leave and enter: spread along the box's side, in a stable order.
-  const outgoing = new Map<string, number[]>();
-  const incoming = new Map<string, number[]>();
-  // Each arrow's place among its source's outgoing and its target's incoming arrows.
-  const outSlot = new Int32Array(placedEdges.length);
-  const inSlot = new Int32Array(placedEdges.length);
-  placedEdges.forEach((edge, i) => {
-    outSlot[i] = outgoing.get(edgeKey(edge))?.length ?? 0;
-    inSlot[i] = incoming.get(`s${edge.to}`)?.length ?? 0;
-    pushTo(outgoing, edgeKey(edge), i);
-    pushTo(incoming, `s${edge.to}`, i);
-  });
-  // Tracks inside the gaps, so that arrows sharing a gap or a channel do not run on top of each other.
-  const verticalTracks = Math.max(1, Math.floor((G.columnGap - 24) / 6));
-  const horizontalTracks = Math.max(1, Math.floor((G.rowGap - 8) / 4) + 1);
-  const gapUse = new Map<string, number>();
-  const nextTrack = (key: string): number => {
-    const n = gapUse.get(key) ?? 0;
-    gapUse.set(key, n + 1);
-    return n;
-  };
-
-  const edges: LayoutEdge[] = placedEdges.map((edge, i) => {
+  const edges: LayoutEdge[] = routes.map((route) => {
+    const { edge, y1, y2 } = route;
     const source = boxAt.get(edgeKey(edge))!;
     const target = boxAt.get(`s${edge.to}`)!;
-    const outs = outgoing.get(edgeKey(edge))!;
-    const ins = incoming.get(`s${edge.to}`)!;
     const x1 = source.x + source.width;
-    const y1 = source.y + (source.height * (outSlot[i]! + 1)) / (outs.length + 1);
+    // The line ends where the arrow head's tip touches the box.
     const x2 = target.x - 2;
-    const y2 = target.y + (target.height * (inSlot[i]! + 1)) / (ins.length + 1);
+    const entry = labelStart(route.target.column);
     let path: string;
     let points: { x: number; y: number }[];
-    const curve = isCurve(edge);
-    if (curve) {
-      const bend = (x2 - x1) / 2;
-      path = `M ${r(x1)} ${r(y1)} C ${r(x1 + bend)} ${r(y1)}, ${r(x2 - bend)} ${r(y2)}, ${r(x2)} ${r(y2)}`;
+    if (route.curve) {
+      const bend = (entry - x1) / 2;
+      path = `M ${r(x1)} ${r(y1)} C ${r(x1 + bend)} ${r(y1)}, ${r(entry - bend)} ${r(y2)}, ${r(entry)} ${r(y2)} H ${r(x2)}`;
       points = [
         { x: x1, y: y1 },
+        { x: entry, y: y2 },
         { x: x2, y: y2 },
       ];
     } else {
-      const xOut = x1 + 12 + (nextTrack(`v${source.column}`) % verticalTracks) * 6;
-      const xIn = target.x - 12 - (nextTrack(`v${target.column - 1}`) % verticalTracks) * 6;
-      // The channel between rows nearest the middle (channel k runs just below row k-1).
-      const channel = Math.min(rows, Math.max(1, Math.round((source.row + target.row + 1) / 2)));
-      const yChannel = rowY(channel) - G.rowGap + 4 + (nextTrack(`h${channel}`) % horizontalTracks) * 4;
+      const outGap = route.source.column + 1;
+      const xOut = gapStart(outGap) + 10 + route.outTrack * G.trackPitch;
+      const ins = Math.min(G.maxTracks, inTracks[route.target.column]!.length);
+      const xIn = entry - 8 - (ins - 1 - route.inTrack) * G.trackPitch;
+      const yChannel = route.yChannel;
       points = [
         { x: x1, y: y1 },
         { x: xOut, y: y1 },
@@ -262,13 +397,13 @@ export function layoutPlan(plan: unknown, options?: DrawPlanOptions): PlanLayout
       path = `M ${r(x1)} ${r(y1)} H ${r(xOut)} V ${r(yChannel)} H ${r(xIn)} V ${r(y2)} H ${r(x2)}`;
     }
     const keys = edge.keys.join(", ");
-    const room = target.height / (ins.length + 1) >= G.edgeFont + 3;
-    const label = room ? place(keys, G.columnGap - 20, G.edgeFont, target.x - 6, y2 - 4, "end") : undefined;
+    // Just above the arrow's last straight line, clear of the arrow head.
+    const label = placeFitted(route.text, G.edgeFont, x2 - G.arrowHead - 2, y2 - 4, "end");
     let first = `$${edge.to} reads ${keys} of $${edge.from}`;
     if (edge.state === "missing") first += `; step ${edge.from} is not in the plan`;
     if (edge.state === "cycle") first += edge.from === edge.to ? "; a step cannot use its own result" : `; $${edge.from} and $${edge.to} are in a cycle`;
     const lines = [first, ...edge.errors.slice(0, 8)];
-    return { from: edge.from, to: edge.to, state: edge.state, keys: edge.keys, path, points, curve, label, tooltip: lines.map((line) => tooltip(line)).join("\n") };
+    return { from: edge.from, to: edge.to, state: edge.state, keys: edge.keys, path, points, curve: route.curve, label, tooltip: lines.map((line) => tooltip(line)).join("\n") };
   });
 
   const stepCount = picture.steps.length - picture.missing.length;

@@ -6,7 +6,7 @@
  * CSS can restyle it; its size is its natural size (`width`, `height` and `viewBox`), for a
  * scrolling container (`overflow: auto`).
  */
-import { layoutPlan, type PlacedLabel, type PlanLayout } from "./plan-layout.js";
+import { layoutPlan, PLAN_GEOMETRY, type PlacedLabel, type PlanLayout } from "./plan-layout.js";
 import { planPicture, type DrawPlanOptions, type EdgeState } from "./plan-model.js";
 import { escapeXml, FONT_FAMILY, fitText, num } from "./text.js";
 
@@ -66,7 +66,8 @@ export function layoutToSvg(layout: PlanLayout): string {
     `<svg xmlns="http://www.w3.org/2000/svg" class="plan-refs-graph" width="${num(layout.width)}" height="${num(layout.height)}" viewBox="0 0 ${num(layout.width)} ${num(layout.height)}" role="img" font-family="${escapeXml(FONT_FAMILY)}">`,
   );
   out.push(`<title>${escapeXml(layout.summary)}</title>`);
-  out.push(arrowDefs("plan-refs-arrow", { ok: COLORS.edge, bad: COLORS.bad }));
+  // Heads of a fixed size: the labels beside them are placed clear of exactly this much.
+  out.push(arrowDefs("plan-refs-arrow", { ok: COLORS.edge, bad: COLORS.bad }, PLAN_GEOMETRY.arrowHead));
   out.push(`<rect class="plan-refs-background" width="100%" height="100%" fill="${COLORS.background}"/>`);
   if (layout.note !== undefined) {
     out.push(`<g class="plan-refs-note">${layout.noteTooltip === "" ? "" : `<title>${escapeXml(layout.noteTooltip)}</title>`}${textElement(layout.note, `fill="${COLORS.bad}"`)}</g>`);

@@ -5,7 +5,7 @@
  * plan), and long text is cut with `…` in labels (the tooltip keeps the start, up to 2,000 characters).
  */
 import { describe, expect, test } from "vitest";
-import { dotText, escapeXml, fitText, layoutPlan, mermaidText, planToDot, planToMermaid, planToSvg, runToMermaid, runToSvg, textWidth } from "../../src/draw/index.js";
+import { dotText, escapeXml, fitText, layoutPlan, mermaidText, planToDot, planToMermaid, planToSvg, PLAN_GEOMETRY, runToMermaid, runToSvg, textWidth } from "../../src/draw/index.js";
 import { MAX_TOOLTIP } from "../../src/draw/text.js";
 import type { RunReport } from "../../src/run/index.js";
 import { StepError } from "../../src/run/step-error.js";
@@ -63,7 +63,7 @@ describe("a plan with hostile names", () => {
 
   test("arrow labels (10,000-character keys) are cut too, and the SVG stays small", () => {
     const layout = layoutPlan(plan);
-    for (const edge of layout.edges) if (edge.label !== undefined) expect(textWidth(edge.label.text, edge.label.fontSize)).toBeLessThanOrEqual(104);
+    for (const edge of layout.edges) if (edge.label !== undefined) expect(textWidth(edge.label.text, edge.label.fontSize)).toBeLessThanOrEqual(PLAN_GEOMETRY.edgeLabelWidth);
     // 8 tools and keys of 10,000 characters, a 10,000-digit step number: tooltips are cut at 2,000.
     expect(svg.length).toBeLessThan(120_000);
   });

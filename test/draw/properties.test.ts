@@ -12,27 +12,9 @@ import type { RunReport, StepTiming } from "../../src/run/index.js";
 import { StepError } from "../../src/run/step-error.js";
 import { checkDot, checkMermaidFlowchart, expectInert, expectReadable } from "./checks.js";
 import { byClass } from "./xml.js";
+import { planArbitrary, toolNameArbitrary } from "./plan-arbitrary.js";
 
-const toolName = fc.oneof(fc.constantFrom("geocode", "weather", "a", "send_email"), fc.string({ unit: "binary", minLength: 1, maxLength: 60 }), fc.string({ unit: "grapheme", minLength: 1, maxLength: 40 }));
-const key = fc.oneof(fc.constant(""), fc.stringMatching(/^[a-z][a-z0-9_]{0,12}$/));
-
-/** A random plan: ids from a small range (so references hit, miss, loop back, or point at themselves). */
-const planArbitrary = fc
-  .array(
-    fc.record({
-      id: fc.integer({ min: 0, max: 40 }),
-      tool: toolName,
-      refs: fc.array(fc.record({ to: fc.integer({ min: 0, max: 45 }), key }), { maxLength: 4 }),
-    }),
-    { maxLength: 40 },
-  )
-  .map((specs) => ({
-    steps: specs.map((spec) => ({
-      id: spec.id,
-      tool: spec.tool,
-      args: Object.fromEntries(spec.refs.map((ref, i) => [`a${i}`, ref.key === "" ? `$${ref.to}` : `$${ref.to}.${ref.key}`])),
-    })),
-  }));
+const toolName = toolNameArbitrary;
 
 function rectsApart(rects: { x: number; y: number; width: number; height: number }[]): void {
   const sorted = [...rects].sort((a, b) => a.x - b.x || a.y - b.y);
@@ -48,7 +30,7 @@ function rectsApart(rects: { x: number; y: number; width: number; height: number
 describe("plan pictures", () => {
   test("property: boxes never overlap, labels fit, arrows clear boxes, the SVG is well-formed and inert", () => {
     fc.assert(
-      fc.property(planArbitrary, fc.integer({ min: 1, max: 6 }), (plan, maxRows) => {
+      fc.property(planArbitrary(50), fc.integer({ min: 1, max: 6 }), (plan, maxRows) => {
         const layout = layoutPlan(plan, { maxRows });
         expectReadable(layout);
         const inner = PLAN_GEOMETRY.boxWidth - 2 * PLAN_GEOMETRY.inset;
