@@ -1,0 +1,191 @@
+/**
+ * `plan-refs/ai-sdk`: plans over the tools of the Vercel AI SDK (`ai`, an optional peer dependency).
+ * `catalogFromAiSdk` reads a tool set's schemas as a catalog, `toolsFromAiSdk` turns its tools into
+ * tool functions for `runPlan` and the workers, and `planTool` is one AI SDK tool that takes a whole
+ * plan: a chain of dependent calls costs one model round trip instead of one per call, and the
+ * intermediate results never pass through the model's context.
+ */
+import { asSchema, jsonSchema, type Tool, type ToolExecutionOptions, type ToolSet } from "ai";
+import { planCallDescription, readPlanCallOptions, runPlanCall, type PlanCallDiagnostic, type PlanCallOptions, type PlanCallResult } from "../formats/plan-call.js";
+import { planSchema } from "../formats/plan-schema.js";
+import type { JsonSchema, ToolCatalog, ToolSpec } from "../plan/plan.js";
+import type { ToolContext, ToolFunction, ToolFunctions } from "../run/run-plan.js";
+import { describeThrown, RefError } from "../shared/errors.js";
+import { defineOwn, isPlainArray, isPlainObject, ownData } from "../shared/own-data.js";
+import { pointerToken } from "../shared/pointer.js";
+import { quoted, safeText } from "../shared/text.js";
+
+export { DEFAULT_MAX_RESULT_CHARS, type PlanCallDiagnostic, type PlanCallOptions, type PlanCallResult } from "../formats/plan-call.js";
+
+/** The tools of an AI SDK tool set, each read once: its name, the tool, and its `execute` when it has one. */
+interface ReadTool {
+  readonly name: string;
+  readonly tool: Tool;
+  readonly execute: ((input: unknown, options: ToolExecutionOptions) => unknown) | undefined;
+}
+
+function readToolSet(tools: ToolSet, what: string): ReadTool[] {
+  if (typeof tools !== "object" || tools === null || Array.isArray(tools)) throw new RefError("invalid-options", `${what}: the tools must be an AI SDK tool set (an object mapping names to tools)`);
+  return Object.keys(tools).map((name) => {
+    const tool = ownData(tools, name);
+    if (typeof tool !== "object" || tool === null) throw new RefError("invalid-options", `${what}: tool ${quoted(name, 40)} is not an AI SDK tool`);
+    const execute = ownData(tool, "execute");
+    return { name, tool: tool as Tool, execute: typeof execute === "function" ? (execute as ReadTool["execute"]) : undefined };
+  });
+}
+
+/** A tool schema's JSON Schema through the SDK's own conversion (`asSchema`), as plain data. */
+function jsonSchemaOf(schema: unknown, where: string): JsonSchema {
+  let json: unknown;
+  try {
+    json = asSchema(schema as Parameters<typeof asSchema>[0]).jsonSchema;
+  } catch (error) {
+    throw new RefError("invalid-options", `catalogFromAiSdk: ${where} could not be converted to JSON Schema: ${safeText(describeThrown(error), 160)}`);
+  }
+  if (typeof (json as { then?: unknown } | undefined)?.then === "function") {
+    throw new RefError("invalid-options", `catalogFromAiSdk: ${where} gives its JSON Schema asynchronously; give the tool a schema whose JSON Schema is known at once (Zod, a Standard JSON Schema, or jsonSchema({...}))`);
+  }
+  try {
+    const copy = JSON.parse(JSON.stringify(json)) as unknown;
+    if (typeof copy === "boolean" || isPlainObject(copy)) return copy;
+  } catch {
+    // Reported below.
+  }
+  throw new RefError("invalid-options", `catalogFromAiSdk: ${where} did not give a JSON Schema object`);
+}
+
+/**
+ * The catalog of an AI SDK tool set: each tool's `inputSchema` as `input`, its `outputSchema` (when
+ * it has one) as `output` and its `description`, converted by the SDK's own `asSchema` (what the
+ * SDK sends a provider). Throws `RefError` `invalid-options` for a tool whose schema cannot be converted.
+ *
+ * @example
+ * const tools = { geocode: tool({ inputSchema: z.object({ city: z.string() }), execute: lookUp }) };
+ * catalogFromAiSdk(tools).geocode.input // { type: "object", properties: { city: { type: "string" } }, required: ["city"], … }
+ */
+export function catalogFromAiSdk(tools: ToolSet): ToolCatalog {
+  const catalog = Object.create(null) as Record<string, ToolSpec>;
+  for (const { name, tool } of readToolSet(tools, "catalogFromAiSdk")) {
+    const description = ownData(tool, "description");
+    const outputSchema = ownData(tool, "outputSchema");
+    const spec: ToolSpec = {
+      ...(typeof description === "string" ? { description } : {}),
+      input: jsonSchemaOf(ownData(tool, "inputSchema"), `the inputSchema of tool ${quoted(name, 40)}`),
+      ...(outputSchema === undefined ? {} : { output: jsonSchemaOf(outputSchema, `the outputSchema of tool ${quoted(name, 40)}`) }),
+    };
+    defineOwn(catalog, name, spec);
+  }
+  return catalog;
+}
+
+/** Options of `toolsFromAiSdk`. */
+export interface AiSdkToolsOptions {
+  /** The first part of each call's `toolCallId` (`<runId>:<stepId>`); default: a random id for each `toolsFromAiSdk` call. */
+  readonly runId?: string;
+}
+
+/**
+ * Tool functions for `runPlan` and the workers from an AI SDK tool set: a step calls the tool's
+ * `execute(args, { toolCallId: "<runId>:<stepId>", messages: [], abortSignal })` with the step's
+ * signal; a streamed result (an async iterable) gives its last value. A tool without `execute` has
+ * no function (`runPlan` reports the step as `unknown-tool`; `planTool` as `no-execute`).
+ *
+ * @example
+ * const report = await runPlan(plan, toolsFromAiSdk(tools), { catalog: catalogFromAiSdk(tools) });
+ */
+export function toolsFromAiSdk(tools: ToolSet, options: AiSdkToolsOptions = {}): ToolFunctions {
+  const runId = ownData(options, "runId") ?? globalThis.crypto.randomUUID();
+  if (typeof runId !== "string") throw new RefError("invalid-options", "toolsFromAiSdk: option runId must be a string");
+  const functions = Object.create(null) as Record<string, ToolFunction>;
+  for (const { name, execute } of readToolSet(tools, "toolsFromAiSdk")) {
+    if (execute === undefined) continue;
+    defineOwn(functions, name, ((args, context) => callTool(execute, args, context, runId)) satisfies ToolFunction);
+  }
+  return functions;
+}
+
+async function callTool(execute: NonNullable<ReadTool["execute"]>, args: Record<string, unknown>, context: ToolContext, runId: string): Promise<unknown> {
+  const result = await execute(args, { toolCallId: `${runId}:${context.stepId}`, messages: [], abortSignal: context.signal });
+  return isAsyncIterable(result) ? lastValue(result, context.signal) : result;
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof value === "object" && value !== null && typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === "function";
+}
+
+/** The last value of a streamed result; an aborted step stops reading it (and ends the stream). */
+async function lastValue(stream: AsyncIterable<unknown>, signal: AbortSignal): Promise<unknown> {
+  let last: unknown;
+  for await (const value of stream) {
+    last = value;
+    signal.throwIfAborted();
+  }
+  return last;
+}
+
+/** Options of `planTool`: `runPlan`'s (`concurrency`, `timeoutMs`, `failFast`, `validateOutputs`, the language options), the answer's `maxResultChars`, the schema's `dialect`. */
+export interface AiSdkPlanToolOptions extends PlanCallOptions {
+  /** The tool's description; default: one that teaches the reference language with an example built from the tools. */
+  readonly description?: string;
+}
+
+/**
+ * One AI SDK tool that runs a whole plan over `tools`. Its `inputSchema` is `planSchema` over the
+ * tools' catalog (`dialect` option), its description teaches the reference language with an example
+ * built from the tools. `execute(plan, { abortSignal, toolCallId })` lints the plan: one with errors
+ * is not run, and the answer `{ status: "invalid", diagnostics: [{ code, message, pointer }] }` tells
+ * the model what to fix (a step whose tool has no `execute` is `no-execute`). Otherwise it runs
+ * (independent steps at the same time) and answers `{ status, results, errors, skipped }`, JSON only,
+ * each result cut at `maxResultChars`; the step calls get the toolCallId `<toolCallId>:<stepId>`, and
+ * an aborted request aborts the run.
+ *
+ * @example
+ * const tools = { geocode, weather, summarize };
+ * const result = await generateText({ model, tools: { ...tools, run_plan: planTool(tools) }, stopWhen: stepCountIs(4), prompt });
+ */
+export function planTool(tools: ToolSet, options: AiSdkPlanToolOptions = {}): Tool<unknown, PlanCallResult> {
+  const { description, ...callOptions } = readPlanCallOptions(options) as AiSdkPlanToolOptions & { maxResultChars: number };
+  if (description !== undefined && typeof description !== "string") throw new RefError("invalid-options", "planTool: option description must be a string");
+  const read = readToolSet(tools, "planTool");
+  const catalog = catalogFromAiSdk(tools);
+  const language = { ...pick(callOptions, "syntax"), ...pick(callOptions, "templates"), ...pick(callOptions, "deep") };
+  const schema = planSchema(catalog, { ...language, ...pick(callOptions, "dialect") });
+  const withoutExecute = new Set(read.filter((tool) => tool.execute === undefined).map((tool) => tool.name));
+  return {
+    description: description ?? planCallDescription(catalog, language),
+    // No validate: the plan reaches execute as the model wrote it, and the linter says what is wrong with it.
+    inputSchema: jsonSchema<unknown>(schema as Parameters<typeof jsonSchema>[0]),
+    execute: (plan: unknown, { abortSignal, toolCallId }: ToolExecutionOptions) =>
+      runPlanCall(
+        plan,
+        {
+          tools: toolsFromAiSdk(tools, { runId: toolCallId }),
+          catalog,
+          signal: abortSignal,
+          check: (value) => noExecute(value, withoutExecute),
+        },
+        callOptions,
+      ),
+  };
+}
+
+function pick<T extends object, K extends keyof T>(options: T, key: K): Partial<Pick<T, K>> {
+  const value = ownData(options, key as string);
+  return value === undefined ? {} : ({ [key]: value } as Partial<Pick<T, K>>);
+}
+
+/** A `no-execute` problem for each step whose tool the model can see but nothing can run. */
+function noExecute(plan: unknown, withoutExecute: ReadonlySet<string>): PlanCallDiagnostic[] {
+  if (withoutExecute.size === 0) return [];
+  const steps = isPlainArray(plan) ? plan : ownData(plan, "steps");
+  if (!isPlainArray(steps)) return [];
+  const base = isPlainArray(plan) ? "" : "/steps";
+  const found: PlanCallDiagnostic[] = [];
+  steps.forEach((step, index) => {
+    const name = ownData(step, "tool");
+    if (typeof name === "string" && withoutExecute.has(name)) {
+      found.push({ code: "no-execute", message: `tool ${quoted(name, 40)} has no execute function: it cannot be a step of a plan`, pointer: `${base}/${pointerToken(String(index))}/tool` });
+    }
+  });
+  return found;
+}
