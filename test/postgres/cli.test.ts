@@ -201,6 +201,19 @@ describe("plan-refs on PostgreSQL", { timeout: 90_000 }, () => {
     }
   });
 
+  test.each([
+    ["--grace-ms", "9999999999", "--grace-ms must be an integer from 1 to 2147478647, not 9999999999"],
+    ["--recovery-ms", "9999999999", "--recovery-ms must be an integer from 1000 to 2147483647, not 9999999999"],
+    ["--recovery-ms", "1", "--recovery-ms must be an integer from 1000 to 2147483647, not 1"],
+    ["--concurrency", "100000", "--concurrency must be an integer from 1 to 256, not 100000"],
+    ["--concurrency", "0", "--concurrency must be an integer from 1 to 256, not 0"],
+    ["--grace-ms", "1e3", '--grace-ms must be an integer from 1 to 2147478647, not "1e3"'],
+  ])("worker %s %s: one line naming the bounds, exit 2", (flag, value, message) => {
+    const result = cli(["worker", "--tools", TOOLS, "--database", db.url, flag, value]);
+    expect(result.stderr).toBe(`plan-refs: ${message}\n`);
+    expect(result.status).toBe(2);
+  });
+
   test("--detach without --database is a usage error", () => {
     const result = cli(["run", join(work, "plan.json"), "--tools", TOOLS, "--detach"]);
     expect(result.status).toBe(2);
