@@ -6,7 +6,7 @@ import type { RunEvent, RunReport } from "../run/run-plan.js";
 import { printable } from "../shared/text.js";
 import { parseFlags } from "./flags.js";
 import { CliError } from "./input.js";
-import type { CliIo } from "./io.js";
+import { interruptedExitCode, type CliIo } from "./io.js";
 
 export const dbUsage = "usage: plan-refs db migrate [--database URL]";
 
@@ -74,13 +74,20 @@ export interface RemoteRun {
 export async function runOnDatabase(io: CliIo, remote: RemoteRun): Promise<RunReport | undefined> {
   const postgres = await loadPostgres();
   const connection = databaseOptions(remote.database);
+  const interrupted = (): CliError => new CliError("interrupted before the plan was submitted: nothing was submitted", "interrupted", interruptedExitCode(io.signal));
+  // A function: the signal changes while we wait.
+  const aborted = (): boolean => io.signal?.aborted === true;
   try {
+    if (aborted()) throw interrupted();
     const runId = await postgres.submitPlan(remote.planValue, { ...connection, options: remote.options });
-    if (remote.detach) {
+    // A signal while the plan was being submitted: the run is cancelled, and reported aborted.
+    const signalled = aborted();
+    if (signalled) await postgres.cancelRun(runId, connection);
+    if (remote.detach && !signalled) {
       io.stdout(`${runId}\n`);
       return undefined;
     }
-    io.stderr(`plan-refs: run ${printable(runId)} submitted; waiting for workers\n`);
+    io.stderr(`plan-refs: run ${printable(runId)} ${signalled ? "submitted as the signal came: cancelled" : "submitted; waiting for workers"}\n`);
     const follow = eventsFrom(remote.onEvent);
     const onAbort = (): void => void postgres.cancelRun(runId, connection).catch(() => undefined);
     io.signal?.addEventListener("abort", onAbort, { once: true });

@@ -3,8 +3,9 @@
  * steps from PostgreSQL with a module's tools until SIGTERM or SIGINT, one line per event.
  */
 import { printable } from "../shared/text.js";
+import { boundedSetting, type WorkerLimit } from "../postgres/worker-settings.js";
 import { asCliError, databaseOptions, loadPostgres } from "./db-command.js";
-import { parseFlags, positiveInteger } from "./flags.js";
+import { parseFlags } from "./flags.js";
 import { CliError } from "./input.js";
 import type { CliIo } from "./io.js";
 import { loadTools } from "./load-tools.js";
@@ -21,10 +22,12 @@ step, lets running ones finish (up to --grace-ms), releases the rest to other wo
 options:
   --tools MODULE      the JavaScript module whose exported functions implement the tools (required)
   --database URL      the PostgreSQL connection string (default: the DATABASE_URL environment variable)
-  --concurrency N     most steps running at once in this worker (default 8)
-  --recovery-ms N     a worker silent this long is taken for dead and its steps run elsewhere
-                      (default 30000)
-  --grace-ms N        on SIGTERM/SIGINT, how long running steps may go on (default 5000)
+  --concurrency N     most steps running at once in this worker (default 8, 1 to 256, and at most
+                      what the database's max_connections leaves: N + 13 connections)
+  --recovery-ms N     this worker is taken for dead when silent this long (its heartbeat publishes
+                      it; default 30000, 1000 to 2147483647), and its steps run elsewhere
+  --grace-ms N        on SIGTERM/SIGINT, how long running steps may go on (default 5000, 1 to
+                      2147478647); the rest are released, at once and without spending a try
   -h, --help          show this help
 
 exit codes:
@@ -36,13 +39,24 @@ example:
   plan-refs worker --tools examples/trip/tools.mjs --database postgres://localhost/agents
 `;
 
+/** A numeric flag within the worker's bounds (`WORKER_LIMITS`, shared with startWorker). */
+function boundedFlag(text: string | undefined, flag: string, setting: WorkerLimit): number | undefined {
+  if (text === undefined) return undefined;
+  const value = /^[0-9]{1,16}$/.test(text) ? Number(text) : text;
+  try {
+    return boundedSetting(value, setting, flag);
+  } catch (error) {
+    throw new CliError((error as Error).message, "usage");
+  }
+}
+
 export async function workerCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseFlags(argv, { tools: { type: "string" }, database: { type: "string" }, concurrency: { type: "string" }, "recovery-ms": { type: "string" }, "grace-ms": { type: "string" } });
   if (positionals.length > 0) throw new CliError(`unexpected argument "${printable(positionals[0]!.slice(0, 40))}"\n${workerUsage}`, "usage");
   if (values.tools === undefined) throw new CliError(`missing --tools <module>\n${workerUsage}`, "usage");
-  const concurrency = positiveInteger(values.concurrency, "--concurrency");
-  const recoveryMs = positiveInteger(values["recovery-ms"], "--recovery-ms");
-  const graceMs = positiveInteger(values["grace-ms"], "--grace-ms");
+  const concurrency = boundedFlag(values.concurrency, "--concurrency", "concurrency");
+  const recoveryMs = boundedFlag(values["recovery-ms"], "--recovery-ms", "recoveryMs");
+  const graceMs = boundedFlag(values["grace-ms"], "--grace-ms", "graceMs");
   const { tools } = await loadTools(values.tools, io.signal);
   const postgres = await loadPostgres();
   let worker: Awaited<ReturnType<typeof postgres.startWorker>>;

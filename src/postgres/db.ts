@@ -64,6 +64,9 @@ export function hostAndPort(connectionString: string): string {
   }
 }
 
+/** Connections in the process's pool for one database. */
+export const POOL_SIZE = 10;
+
 const pools = new Map<string, Promise<PgPool>>();
 
 /** The process's pool for this database (made once; idle clients let the process exit). */
@@ -71,7 +74,7 @@ export function poolFor(connection: Connection): Promise<PgPool> {
   let pool = pools.get(connection.connectionString);
   if (pool === undefined) {
     pool = loadPg().then(({ Pool }) => {
-      const made = new Pool({ connectionString: connection.connectionString, max: 10, idleTimeoutMillis: 2_000, allowExitOnIdle: true, connectionTimeoutMillis: 10_000 });
+      const made = new Pool({ connectionString: connection.connectionString, max: POOL_SIZE, idleTimeoutMillis: 2_000, allowExitOnIdle: true, connectionTimeoutMillis: 10_000 });
       // A client that dies while idle (the server restarted): the pool drops it, the next query reconnects.
       made.on("error", () => undefined);
       return made;

@@ -20,7 +20,7 @@ import { describeThrown, RefError } from "../shared/errors.js";
 import { normalizeOptions, type NormalizedOptions } from "../shared/options.js";
 import { safeText } from "../shared/text.js";
 import { ownData } from "../shared/own-data.js";
-import { connectClient, databaseError, isConnectionError, poolFor, readConnection, table, type Connection, type ConnectionOptions } from "./db.js";
+import { connectClient, databaseError, isConnectionError, POOL_SIZE, poolFor, readConnection, table, type Connection, type ConnectionOptions } from "./db.js";
 import { PostgresError } from "./errors.js";
 import type { PgClient, PgPool } from "./peers.js";
 import { loadGraphileWorker } from "./graphile.js";
@@ -33,6 +33,7 @@ import { planGraph } from "../run/schedule.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { silentLogger } from "./worker-logger.js";
 import { toJSONText } from "./storable.js";
+import { boundedSetting, connectionsNeeded, FORCE_AFTER_GRACE_MS, type WorkerLimit } from "./worker-settings.js";
 
 /** What a tool run by a PostgreSQL worker receives besides its arguments. */
 export interface WorkerToolContext extends ToolContext {
@@ -59,15 +60,19 @@ export type WorkerEvent =
 export interface WorkerOptions extends ConnectionOptions {
   /** The tools this worker can run, by name (own data properties, read once). A step whose tool is not here fails with `unknown-tool`. */
   readonly tools: Readonly<Record<string, WorkerToolFunction>>;
-  /** Most steps running at once in this worker (default 8). */
+  /** Most steps running at once in this worker (default 8; 1 to 256, and no more than the database's `max_connections` leaves: it needs concurrency + 13 connections). */
   readonly concurrency?: number;
   /** Stop the worker (as `worker.stop()`). */
   readonly signal?: AbortSignal;
-  /** A worker silent for longer than this is taken for dead and its steps run elsewhere (default 30,000 ms). */
+  /**
+   * This worker is taken for dead once silent this long (default 30,000 ms; 1,000 to 2^31 − 1): it
+   * publishes the window with each heartbeat (every quarter of it), other workers judge it by it,
+   * counting only time the database has seen pass, and its steps then run elsewhere.
+   */
   readonly recoveryMs?: number;
   /** Default step timeout when the run gives none (default: no limit). */
   readonly timeoutMs?: number;
-  /** When stopping, how long running steps may go on before their signals are aborted and they are released (default 5,000 ms). */
+  /** When stopping, how long running steps may go on before their signals are aborted and they are released, at once and without spending a try (default 5,000 ms; 1 to 2^31 − 5,001). */
   readonly graceMs?: number;
   /** Called for every event; what it throws is ignored. */
   readonly onEvent?: (event: WorkerEvent) => void;
@@ -92,10 +97,10 @@ export interface Worker {
 export const DEFAULT_RECOVERY_MS = 30_000;
 
 
-function positiveInteger(value: unknown, name: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) throw new PostgresError("invalid-options", `startWorker: ${name} must be a positive integer`);
-  return value;
+/** A numeric setting within its bounds (`WORKER_LIMITS`), or its default. */
+function setting(options: object, name: WorkerLimit, fallback: number | undefined): number | undefined {
+  const value = ownData(options, name);
+  return value === undefined ? fallback : boundedSetting(value, name, `startWorker: ${name}`);
 }
 
 interface Settings {
@@ -123,10 +128,10 @@ function readSettings(options: object): Settings {
   if (onEvent !== undefined && typeof onEvent !== "function") throw new PostgresError("invalid-options", "startWorker: onEvent must be a function");
   return {
     tools: map,
-    concurrency: positiveInteger(ownData(options, "concurrency"), "concurrency", 8),
-    recoveryMs: positiveInteger(ownData(options, "recoveryMs"), "recoveryMs", DEFAULT_RECOVERY_MS),
-    timeoutMs: timeout === undefined || timeout === Infinity ? undefined : positiveInteger(timeout, "timeoutMs", 1),
-    graceMs: positiveInteger(ownData(options, "graceMs"), "graceMs", 5_000),
+    concurrency: setting(options, "concurrency", 8)!,
+    recoveryMs: setting(options, "recoveryMs", DEFAULT_RECOVERY_MS)!,
+    timeoutMs: timeout === Infinity ? undefined : setting(options, "timeoutMs", undefined),
+    graceMs: setting(options, "graceMs", 5_000)!,
     signal: signal as AbortSignal | undefined,
     onEvent: onEvent as ((event: WorkerEvent) => void) | undefined,
   };
@@ -161,6 +166,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   try {
     // The plan-refs tables must be there (a clear error rather than failing jobs).
     await pool.query(`select 1 from ${table(connection, "workers")} limit 0`);
+    await checkConnections(pool, connection, settings.concurrency);
     runner = await graphile.run({
       pgPool: jobPool as unknown as import("graphile-worker").RunnerOptions["pgPool"],
       concurrency: settings.concurrency,
@@ -183,7 +189,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       worker.stopping = true;
-      const force = setTimeout(() => void runner.kill("plan-refs worker: grace period over").catch(() => undefined), settings.graceMs + 5_000);
+      const force = setTimeout(() => void runner.kill("plan-refs worker: grace period over").catch(() => undefined), settings.graceMs + FORCE_AFTER_GRACE_MS);
       try {
         await runner.stop("plan-refs worker stopping");
       } catch {
@@ -210,6 +216,16 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   );
   promise.catch(() => undefined);
   return { id, stop, promise };
+}
+
+/** Refuse a concurrency the database cannot give connections for (rather than "too many clients" later, mid-run). */
+async function checkConnections(pool: PgPool, connection: Connection, concurrency: number): Promise<void> {
+  const found = await pool.query("select current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int as available");
+  const available = Number(found.rows[0]?.available);
+  const needed = connectionsNeeded(concurrency, POOL_SIZE);
+  if (Number.isFinite(available) && needed > available) {
+    throw new PostgresError("invalid-options", `startWorker: concurrency ${concurrency} needs up to ${needed} connections, and PostgreSQL at ${connection.where} allows ${available} in all (max_connections): lower the concurrency`);
+  }
 }
 
 /** A step this worker is running. */

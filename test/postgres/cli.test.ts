@@ -169,6 +169,51 @@ describe("plan-refs on PostgreSQL", { timeout: 90_000 }, () => {
     }
   });
 
+  test("SIGTERM while run --database submits: the run is cancelled, exit 143", async () => {
+    expect(cli(["db", "migrate", "--database", db.url]).status).toBe(0);
+    const holder = new pg.Client({ connectionString: db.url });
+    const watcher = new pg.Client({ connectionString: db.url });
+    await Promise.all([holder.connect(), watcher.connect()]);
+    try {
+      // The submission waits on this lock: the signal comes while it is under way.
+      await holder.query("begin; lock table plan_refs.runs in exclusive mode");
+      const child = spawn(process.execPath, ["dist/cli/main.js", "run", join(work, "plan.json"), "--database", db.url], { cwd: root });
+      let stderr = "";
+      child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+      const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+      for (;;) {
+        // Another connection: inside the holder's transaction, pg_stat_activity would not change.
+        const waiting = await watcher.query("select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%insert into%plan_refs%runs%'");
+        if (waiting.rows[0].n > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      child.kill("SIGTERM");
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await holder.query("commit");
+      const code = await Promise.race([exited, new Promise<string>((resolve) => setTimeout(() => resolve("still running after 20 s"), 20_000))]);
+      if (code === "still running after 20 s") child.kill("SIGKILL");
+      expect(code).toBe(143);
+      expect(stderr).toContain("submitted as the signal came: cancelled");
+      const statuses = await holder.query("select status from plan_refs.runs where status = 'running'");
+      expect(statuses.rows).toEqual([]);
+    } finally {
+      await Promise.all([holder.end(), watcher.end()]);
+    }
+  });
+
+  test.each([
+    ["--grace-ms", "9999999999", "--grace-ms must be an integer from 1 to 2147478647, not 9999999999"],
+    ["--recovery-ms", "9999999999", "--recovery-ms must be an integer from 1000 to 2147483647, not 9999999999"],
+    ["--recovery-ms", "1", "--recovery-ms must be an integer from 1000 to 2147483647, not 1"],
+    ["--concurrency", "100000", "--concurrency must be an integer from 1 to 256, not 100000"],
+    ["--concurrency", "0", "--concurrency must be an integer from 1 to 256, not 0"],
+    ["--grace-ms", "1e3", '--grace-ms must be an integer from 1 to 2147478647, not "1e3"'],
+  ])("worker %s %s: one line naming the bounds, exit 2", (flag, value, message) => {
+    const result = cli(["worker", "--tools", TOOLS, "--database", db.url, flag, value]);
+    expect(result.stderr).toBe(`plan-refs: ${message}\n`);
+    expect(result.status).toBe(2);
+  });
+
   test("--detach without --database is a usage error", () => {
     const result = cli(["run", join(work, "plan.json"), "--tools", TOOLS, "--detach"]);
     expect(result.status).toBe(2);

@@ -126,7 +126,7 @@ describe("worker recovery", { timeout: 120_000 }, () => {
     await patient.ready;
     const runId = await submitPlan({ steps: [{ id: 1, tool: "slow", args: { ms: 4_000, value: "once" } }] }, { connectionString: db.url });
     await patient.called("slow");
-    const hasty = spawned(db.url, 400);
+    const hasty = spawned(db.url, 1_000);
     await hasty.ready;
     const report = await waitForRun(runId, { connectionString: db.url, timeoutMs: 30_000 });
     expect(report.results.get(1)).toBe("once");
