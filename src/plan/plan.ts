@@ -208,12 +208,15 @@ function describeId(id: unknown): string {
 }
 
 /**
- * Check a tool catalog (inline `tools` or a separate file); returns the usable part. Every problem goes
- * to `problem`; without a callback it throws `RefError` code `invalid-options`.
+ * Check a tool catalog (inline `tools` or a separate file); returns the usable part. A catalog is a
+ * map of tool names to `{ description, input, output }`, or MCP's `tools/list` result
+ * (`{ "tools": [ { name, description, inputSchema, outputSchema } ] }`). Every problem goes to
+ * `problem`; without a callback it throws `RefError` code `invalid-options`.
  *
  * @example
  * readTools({ geocode: { input: 3 } }, (pointer, message) => console.log(pointer, message), "")
  * // logs: /geocode/input "input" must be a JSON Schema (an object or a boolean)
+ * readTools({ tools: [{ name: "geocode", inputSchema: { type: "object" } }] }, () => {}, "") // { geocode: { input: { type: "object" } } }
  */
 export function readTools(value: unknown, problem: (pointer: string, message: string) => void, base = "/tools", standardSchemas = true): ReadToolCatalog | undefined {
   if (typeof problem !== "function") {
@@ -238,8 +241,14 @@ function readToolsValue(value: unknown, problem: (pointer: string, message: stri
     problem(base, `"tools" must be an object mapping tool names to { description, input, output }`);
     return undefined;
   }
+  const listed = ownValue(value, "tools");
+  const keys = Object.keys(value);
+  if (Array.isArray(listed) && keys.every((key) => LIST_KEYS.has(key))) return readToolList(listed, problem, `${base}/tools`);
   const tools: Record<string, ReadToolSpec> = Object.create(null) as Record<string, ReadToolSpec>;
-  for (const name of Object.keys(value)) {
+  if (keys.length === 1 && isPlainObject(listed) && SPEC_KEYS.every((key) => !Object.hasOwn(listed, key))) {
+    problem(`${base}/tools`, `the catalog's only tool is named "tools" and has no description, input or output: write the map of tools itself ({ "geocode": { "input": … } }), or MCP's tools/list result ({ "tools": [ { "name", "inputSchema", … } ] })`);
+  }
+  for (const name of keys) {
     const given = ownValue(value, name);
     const pointer = `${base}/${pointerToken(name)}`;
     if (!isPlainObject(given)) {
@@ -265,6 +274,42 @@ function readToolsValue(value: unknown, problem: (pointer: string, message: stri
     }
     const description = ownValue(spec, "description");
     if (description !== undefined && typeof description !== "string") problem(`${pointer}/description`, `"description" must be a string`);
+    Object.defineProperty(tools, name, { value: spec as ReadToolSpec, enumerable: true, writable: true, configurable: true });
+  }
+  return tools;
+}
+
+const SPEC_KEYS = ["description", "input", "output"];
+/** The members of a tools/list result besides its tools. */
+const LIST_KEYS = new Set(["tools", "nextCursor", "_meta"]);
+
+/**
+ * A catalog in the shape of MCP's `tools/list` result, `{ "tools": [ { name, description, inputSchema,
+ * outputSchema } ] }` (what people copy from a server): the tools it lists, by name.
+ */
+function readToolList(list: readonly unknown[], problem: (pointer: string, message: string) => void, base: string): ReadToolCatalog {
+  const tools: Record<string, ReadToolSpec> = Object.create(null) as Record<string, ReadToolSpec>;
+  for (const [entry, index] of ownElements(list)) {
+    const pointer = `${base}/${index}`;
+    const name = ownValue(entry, "name");
+    if (!isPlainObject(entry) || typeof name !== "string" || name === "") {
+      problem(pointer, `each tool of a tools/list result must be an object with a "name" (a non-empty string)`);
+      continue;
+    }
+    if (Object.hasOwn(tools, name)) {
+      problem(`${pointer}/name`, `tool ${quoted(name, 40)} is listed twice`);
+      continue;
+    }
+    const spec: Record<string, unknown> = {};
+    for (const [from, to] of [["inputSchema", "input"], ["outputSchema", "output"]] as const) {
+      const schema = ownValue(entry, from);
+      if (schema === undefined) continue;
+      if (typeof schema !== "boolean" && !isPlainObject(schema)) problem(`${pointer}/${from}`, `"${from}" must be a JSON Schema (an object or a boolean)`);
+      spec[to] = schema;
+    }
+    const description = ownValue(entry, "description");
+    if (description !== undefined && typeof description !== "string") problem(`${pointer}/description`, `"description" must be a string`);
+    else if (description !== undefined) spec["description"] = description;
     Object.defineProperty(tools, name, { value: spec as ReadToolSpec, enumerable: true, writable: true, configurable: true });
   }
   return tools;

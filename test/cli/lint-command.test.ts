@@ -129,6 +129,23 @@ describe("pretty output", () => {
   });
 });
 
+describe("a catalog in the shape of MCP's tools/list result", () => {
+  test("lints as the map it lists", () => {
+    const map = JSON.parse(readFileSync(join(root, "examples/lint/tools.json"), "utf8")) as Record<string, { description?: string; input?: unknown; output?: unknown }>;
+    const list = { tools: Object.entries(map).map(([name, spec]) => ({ name, description: spec.description, inputSchema: spec.input, outputSchema: spec.output })) };
+    const listed = lint(["examples/lint/mistakes.plan.json", "--catalog", file("tools-list.json", JSON.stringify(list, null, 2))]);
+    expect(listed.stdout).toBe(lint(["examples/lint/mistakes.plan.json", "--catalog", "examples/lint/tools.json"]).stdout);
+    expect(listed.status).toBe(1);
+  });
+
+  test("a map wrapped in { tools: … } is a catalog error with a hint", () => {
+    const wrapped = file("tools-wrapped.json", JSON.stringify({ tools: { geocode: { input: { type: "object" } } } }));
+    const result = lint([warningsOnly, "--catalog", wrapped]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('the catalog\'s only tool is named "tools"');
+  });
+});
+
 describe("JSON output", () => {
   test("the diagnostics array, with positions", () => {
     const result = lint(["examples/lint/mistakes.plan.json", "--catalog", "examples/lint/tools.json", "--format", "json"]);

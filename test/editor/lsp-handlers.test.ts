@@ -136,6 +136,14 @@ describe("request handlers on a plan with its tools next to it", () => {
 });
 
 describe("the catalog beside a plan", () => {
+  test("a tools.json in the shape of MCP's tools/list result is read as the tools it lists", () => {
+    const { context, open, published } = server();
+    open("tools.json", JSON.stringify({ tools: [{ name: "geocode", description: geocode.description, outputSchema: geocode.output, inputSchema: { type: "object", properties: { q: { type: "string" } }, additionalProperties: false } }] }));
+    const plan = open("mcp-list.plan.json", '{ "steps": [ { "id": 1, "tool": "geocode", "args": { "q": 3 } }, { "id": 2, "tool": "geocode", "args": { "q": "$1.nmae" } } ] }');
+    createValidation(context, 0).opened(plan.uri);
+    expect(published.map(codes)).toEqual([["invalid-argument", "unknown-key"]]);
+  });
+
   test("the plan's own tools win over tools.json; an open tools.json wins over the file", () => {
     writeFileSync(join(folder, "tools.json"), JSON.stringify({ geocode: { output: { type: "object", properties: { fromFile: { type: "string" } } } } }));
     const { context, open } = server((path) => readFileSync(path, "utf8"));

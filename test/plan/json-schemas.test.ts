@@ -29,6 +29,15 @@ describe("the schemas", () => {
     expect(validatePlan(read(path)), JSON.stringify(validatePlan.errors)).toBe(true);
   });
 
+  test("a catalog in the shape of MCP's tools/list result validates, as readTools reads it", () => {
+    const list = { tools: [{ name: "geocode", description: "Find a place.", inputSchema: { type: "object" }, outputSchema: { type: "object" } }], nextCursor: "x" };
+    const problems: string[] = [];
+    readTools(list, (pointer) => problems.push(pointer), "");
+    expect(problems).toEqual([]);
+    expect(validateTools(list), JSON.stringify(validateTools.errors)).toBe(true);
+    expect(validateTools({ tools: [{ description: "no name" }] })).toBe(false);
+  });
+
   test("examples/lint/tools.json validates, and its input and output schemas are valid JSON Schemas", () => {
     const tools = read("examples/lint/tools.json") as Record<string, { input?: object; output?: object }>;
     expect(validateTools(tools), JSON.stringify(validateTools.errors)).toBe(true);

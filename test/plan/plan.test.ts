@@ -4,7 +4,8 @@
  * dependency graph in graph.test.ts.
  */
 import { describe, expect, test } from "vitest";
-import { readPlan } from "../../src/plan/plan.js";
+import { lintPlan } from "../../src/lint/index.js";
+import { readPlan, readTools } from "../../src/plan/plan.js";
 
 const step = (id: number, args: Record<string, unknown> = {}, tool = "t") => ({ id, tool, args });
 
@@ -96,5 +97,43 @@ describe("readPlan", () => {
     ["a name that is not a string", { steps: [], name: 3 }, ["/name"]],
   ])("shape problems: %s", (_name, value, pointers) => {
     expect(readPlan(value).problems.map((p) => p.pointer)).toEqual(pointers);
+  });
+});
+
+describe("readTools: a catalog in the shape of MCP's tools/list result", () => {
+  const read = (value: unknown) => {
+    const problems: [string, string][] = [];
+    const tools = readTools(value, (pointer, message) => void problems.push([pointer, message]), "");
+    return { tools: tools === undefined ? undefined : JSON.parse(JSON.stringify(tools)), problems };
+  };
+
+  test("the tools it lists, by name, with inputSchema and outputSchema as input and output", () => {
+    const list = { tools: [{ name: "get-sum", title: "Sum", description: "Adds.", inputSchema: { type: "object" }, outputSchema: { type: "number" }, annotations: { readOnlyHint: true } }, { name: "echo" }], nextCursor: "2" };
+    expect(read(list)).toEqual({ tools: { "get-sum": { input: { type: "object" }, output: { type: "number" }, description: "Adds." }, echo: {} }, problems: [] });
+  });
+
+  test("each mistake in the list, with its place", () => {
+    const list = { tools: [{ name: "" }, 3, { name: "a", inputSchema: "x", description: 1 }, { name: "a" }] };
+    expect(read(list).problems).toEqual([
+      ["/tools/0", 'each tool of a tools/list result must be an object with a "name" (a non-empty string)'],
+      ["/tools/1", 'each tool of a tools/list result must be an object with a "name" (a non-empty string)'],
+      ["/tools/2/inputSchema", '"inputSchema" must be a JSON Schema (an object or a boolean)'],
+      ["/tools/2/description", '"description" must be a string'],
+      ["/tools/3/name", 'tool "a" is listed twice'],
+    ]);
+  });
+
+  test("a map whose only tool is named tools, with no description, input or output, gets a hint", () => {
+    const { problems } = read({ tools: { geocode: { input: { type: "object" } } } });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]![0]).toBe("/tools");
+    expect(problems[0]![1]).toContain('the catalog\'s only tool is named "tools"');
+    expect(read({ tools: { description: "a tool named tools" } }).problems).toEqual([]);
+  });
+
+  test("the linter reads it as the map it stands for", () => {
+    const list = { tools: [{ name: "get-sum", inputSchema: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] } }] };
+    const diagnostics = lintPlan({ steps: [{ id: 1, tool: "get-sum", args: { a: 1 } }, { id: 2, tool: "get-summ" }] }, { tools: list as never });
+    expect(diagnostics.map((d) => d.code)).toEqual(["missing-argument", "unknown-tool"]);
   });
 });
