@@ -23,7 +23,11 @@ import { preparePlan, prepareStep, resolveSnapshot, THROUGH_RESOLVE_REFS } from 
 import { callContext, type EvaluationContext } from "../resolve/evaluate.js";
 import { ArgsSnapshotter } from "./snapshot.js";
 import { onStop, runStatus, skipDependents, stopDetail, type StepState, type StopReason } from "./schedule.js";
-import { attempt, checkOutput, clearAttemptTimer, describeError, outputSchemaOf, STEP_FAILURES, toolNames, unknownToolMessage, type AttemptStep, type StepFailure, type ToolContext, type ToolFunction } from "./attempt.js";
+import { attempt, checkOutput, clearAttemptTimer, describeError, outputSchemaOf, STEP_FAILURES, toolNames, unknownToolMessage, type StepFailure, type ToolContext, type ToolFunction } from "./attempt.js";
+import { abortStep, StepContext, StepIndex, StepRecord, takeDependents } from "./step-record.js";
+import { StreamIntake } from "./streamed-intake.js";
+import { handled } from "./callbacks.js";
+import { StepTimes, type RunReport, type StepTiming } from "./run-report.js";
 
 export type { ToolContext, ToolFunction } from "./attempt.js";
 
@@ -64,26 +68,7 @@ export interface RunOptions extends ResolveOptions {
   readonly onEvent?: (event: RunEvent) => void;
 }
 
-/** When one step ran. */
-export interface StepTiming {
-  readonly startMs: number;
-  readonly endMs: number;
-  readonly durationMs: number;
-}
-
-/** The outcome of a run. Nothing produced is ever dropped. */
-export interface RunReport {
-  /** `ok`: every step succeeded; `failed`: a step failed; `aborted`: the signal fired; `invalid`: lint errors, nothing ran. */
-  readonly status: "ok" | "failed" | "aborted" | "invalid";
-  readonly results: Map<number, unknown>;
-  readonly errors: Map<number, StepError>;
-  /** Steps never run because a step they depend on failed or was skipped, or because the run stopped first. */
-  readonly skipped: number[];
-  /** Lint diagnostics (all of them when the status is `invalid`), and problems of a streamed plan. */
-  readonly diagnostics: Diagnostic[];
-  /** Every step that started has its timing, also one aborted or timed out while it ran. */
-  readonly timings: { readonly totalMs: number; readonly steps: Map<number, StepTiming> };
-}
+export type { RunReport, StepTiming } from "./run-report.js";
 
 const DEFAULT_LANGUAGE = normalizeOptions(undefined);
 
@@ -91,86 +76,6 @@ const DEFAULT_LANGUAGE = normalizeOptions(undefined);
 function isDefault(language: NormalizedOptions): boolean {
   return language === DEFAULT_LANGUAGE || sameOptionValues(language, DEFAULT_LANGUAGE);
 }
-
-/** One step of a run: its snapshot, its place in the graph, and its state. */
-class StepRecord implements AttemptStep<StepRecord> {
-  state: StepState = "waiting";
-  /** Dependencies not done yet. */
-  pending = 0;
-  /** Steps waiting on this one (released when it completes, fails or is skipped). */
-  dependents: StepRecord[] | undefined = undefined;
-  /** The tool's function, looked up once (set when the step can run). */
-  fn: ToolFunction | undefined = undefined;
-  timer: ReturnType<typeof setTimeout> | undefined = undefined;
-  /** Made when the tool first reads `context.signal` (most never do, and a controller is costly). */
-  controller: AbortController | undefined = undefined;
-  /** Set when the step is aborted before its tool read the signal: the signal is made aborted. */
-  abortReason: { readonly reason: unknown } | undefined = undefined;
-
-  constructor(
-    readonly id: number,
-    /** Where its start and end times are kept in the run's `#times` (numbers there cost no allocation). */
-    readonly slot: number,
-    readonly tool: string,
-    /** The snapshot of the step's arguments (never the caller's object); let go once resolved. */
-    public args: Record<string, unknown> | undefined,
-    /** How many placeholders are resolved into the snapshot, or `THROUGH_RESOLVE_REFS` (see `PreparedStep`). */
-    readonly placeholders: number,
-    readonly dependencies: readonly number[],
-    /** The run, until its report is returned: a tool that settles later (or never) holds only this record. */
-    public owner: Run | undefined,
-  ) {}
-}
-
-/** The steps waiting on a record, handed over once (the skip walk of `schedule.ts` visits each blocker once). */
-function takeDependents(record: StepRecord): StepRecord[] | undefined {
-  const dependents = record.dependents;
-  record.dependents = undefined;
-  return dependents;
-}
-
-/** Abort a step's signal, or remember the reason for when the tool first reads it. */
-function abortStep(record: StepRecord, reason: unknown): void {
-  if (record.controller !== undefined) record.controller.abort(reason);
-  else record.abortReason ??= { reason };
-}
-
-/** The step's signal, made on first use (already aborted if the step was). */
-function signalOf(record: StepRecord): AbortSignal {
-  if (record.controller === undefined) {
-    record.controller = new AbortController();
-    if (record.abortReason !== undefined) record.controller.abort(record.abortReason.reason);
-  }
-  return record.controller.signal;
-}
-
-/** What a tool gets as its context: the signal is made only if the tool reads it. */
-class StepContext implements ToolContext {
-  readonly stepId: number;
-  readonly #record: StepRecord;
-
-  constructor(record: StepRecord) {
-    this.stepId = record.id;
-    this.#record = record;
-  }
-
-  get signal(): AbortSignal {
-    return signalOf(this.#record);
-  }
-}
-
-const ignore = (): void => undefined;
-
-/** Mark a native promise's rejection as handled (what a caller's callback returned; never throws). */
-function handled(value: unknown): void {
-  try {
-    if (value instanceof Promise) Promise.prototype.then.call(value, undefined, ignore);
-  } catch {
-    // A Proxy whose getPrototypeOf trap throws: not a promise of ours to watch.
-  }
-}
-
-const STOPPED: unique symbol = Symbol("plan-refs: run stopped");
 
 /**
  * Run a plan: an object with `steps` (or an array of steps), or an `AsyncIterable` of steps as a
@@ -211,44 +116,16 @@ function toolFunction(tools: ToolFunctions, name: string): ToolFunction | undefi
   return typeof value === "function" ? (value as ToolFunction) : undefined;
 }
 
-/** Ids below this are kept in an array (a plan's ids are usually 0 or 1 to n); larger ones in a Map. */
-const DENSE_IDS = 1 << 20;
-
-/** The run's step records by id, and in the order they were added (a Map costs ten times more to fill). */
-class StepIndex {
-  readonly list: StepRecord[] = [];
-  readonly #dense: (StepRecord | undefined)[] = [];
-  #sparse: Map<number, StepRecord> | undefined;
-
-  get size(): number {
-    return this.list.length;
-  }
-
-  get(id: number): StepRecord | undefined {
-    return id < DENSE_IDS ? this.#dense[id] : this.#sparse?.get(id);
-  }
-
-  has(id: number): boolean {
-    return this.get(id) !== undefined;
-  }
-
-  set(id: number, record: StepRecord): void {
-    if (id < DENSE_IDS) this.#dense[id] = record;
-    else (this.#sparse ??= new Map()).set(id, record);
-    this.list.push(record);
-  }
-}
-
 class Run {
   readonly results = new Map<number, unknown>();
   readonly errors = new Map<number, StepError>();
   readonly skipped: number[] = [];
   readonly diagnostics: Diagnostic[] = [];
-  /** Filled when the report is made, from the records (no object per step while the run goes). */
-  readonly timings = new Map<number, StepTiming>();
+  /** Made once, when the report is made, from the step times (no object per step while the run goes). */
+  #timings: Map<number, StepTiming> | undefined;
   readonly #records = new StepIndex();
   /** Start and end of each step by its slot (2 × slot, 2 × slot + 1), in ms since scheduling began; NaN until set. */
-  #times = new Float64Array(0);
+  readonly #times = new StepTimes();
   /** Steps waiting on a step id that has not arrived yet (a later step, or one still to be streamed). */
   readonly #waitingOn = new Map<number, StepRecord[]>();
   /** Ready steps, in order; those before `#readyHead` have started (no O(n) `shift`). */
@@ -266,9 +143,9 @@ class Run {
   /** An error of plan-refs' own making while running (a bug): the run ends and runPlan rejects with it. */
   #fatal: RefError | undefined;
   readonly #done: Promise<void>;
-  #resolveDone: () => void = ignore;
-  /** Wakes a streamed run that waits for the planner's next step when the run stops. */
-  #interrupt: ((value: typeof STOPPED) => void) | undefined;
+  #resolveDone: () => void = () => undefined;
+  /** A streamed plan's intake (woken when the run stops while it waits for the planner). */
+  #intake: StreamIntake | undefined;
   /** The language options of the run, and what resolveRefs gets (`undefined` for the defaults: its fast path). */
   #language: NormalizedOptions = DEFAULT_LANGUAGE;
   /** Copies streamed steps' arguments (a whole plan's are copied by `preparePlan`). */
@@ -331,7 +208,7 @@ class Run {
     if (this.diagnostics.some((diagnostic) => diagnostic.severity === "error")) return false;
     if (this.settings.validateOutputs) for (const step of steps) this.#schemaOf(step.tool, true);
     this.#started = performance.now();
-    this.#growTimes(2 * steps.length);
+    this.#times.reserve(steps.length);
     this.#addAll(steps, prepared.dependencies, prepared.placeholders);
     return true;
   }
@@ -353,57 +230,30 @@ class Run {
   async streamed(plan: AsyncIterable<unknown>): Promise<RunReport> {
     this.#catalog = this.settings.catalog;
     this.#setLanguage(undefined);
-    const iterator = plan[Symbol.asyncIterator]();
+    const intake = new StreamIntake(plan);
     this.#started = performance.now();
     this.#streamOpen = true;
+    this.#intake = intake;
     this.#watchSignal();
-    let index = 0;
-    let exhausted = false;
-    try {
-      while (!this.#finished) {
-        const next = await new Promise<unknown>((resolve, reject) => {
-          this.#interrupt = resolve;
-          Promise.resolve(iterator.next()).then(resolve, reject);
-        });
-        this.#interrupt = undefined;
-        if (next === STOPPED || this.#finished) break;
-        const { done, value } = next as IteratorResult<unknown>;
-        if (done === true) {
-          exhausted = true;
-          break;
-        }
-        try {
-          this.#arrive(value, index++);
-        } catch (error) {
-          this.fatal(error);
-        }
-      }
-    } catch (error) {
-      exhausted = true; // a stream that threw is over
-      this.diagnostics.push({ code: "invalid-plan", severity: "error", pointer: `/${index}`, message: `the plan stream failed: ${describeError(error)}` });
-    }
-    this.#interrupt = undefined;
-    // Stopped while the planner was still producing (or stalled): tell it to finish, without waiting for it.
-    if (!exhausted) closeIterator(iterator);
+    await intake.read(this);
     this.#streamOpen = false;
     this.#settleIfIdle();
     await this.#done;
     return this.#report();
   }
 
-  /** A streamed step arrives: check it on its own, snapshot it, then schedule it. */
-  #arrive(raw: unknown, index: number): void {
-    const read = readPlan([raw]);
-    const step = read.steps[0];
-    const problems = read.problems.map((problem) => ({ ...problem, pointer: `/${index}${problem.pointer.slice(2)}` }));
-    if (step === undefined) {
-      for (const problem of problems) this.diagnostics.push({ code: problem.code, severity: "error", pointer: problem.pointer, message: problem.message, ...(problem.step === undefined ? {} : { step: problem.step }) });
-      return;
-    }
-    if (this.#records.has(step.id)) {
-      this.diagnostics.push({ code: "duplicate-step-id", severity: "error", step: step.id, pointer: `/${index}/id`, message: `step id ${step.id} arrived twice; the second was ignored` });
-      return;
-    }
+  // The run's side of a streamed plan's intake (src/run/streamed-intake.ts).
+
+  get over(): boolean {
+    return this.#finished;
+  }
+
+  hasStep(id: number): boolean {
+    return this.#records.has(id);
+  }
+
+  /** A streamed step arrived, checked on its own: snapshot it, then schedule it. */
+  accept(step: LocatedStep): void {
     const prepared = prepareStep(step, this.#language, (this.#snapshots ??= new ArgsSnapshotter()));
     this.#add(step, prepared.dependencies, prepared.placeholders);
     this.#pump();
@@ -424,7 +274,7 @@ class Run {
     const unreadable = found instanceof RefError ? found : undefined;
     const dependencies = unreadable === undefined ? (found as readonly number[]) : [];
     const slot = this.#records.size;
-    if (2 * slot + 1 >= this.#times.length) this.#growTimes(2 * slot + 2);
+    this.#times.reserve(slot + 1);
     const record = new StepRecord(step.id, slot, step.tool, step.args as Record<string, unknown>, placeholders, dependencies, this);
     this.#records.set(step.id, record);
     this.#waiting++;
@@ -433,7 +283,7 @@ class Run {
       record.dependents = waiting;
       this.#waitingOn.delete(step.id);
     }
-    if (this.#stopped !== undefined) return this.#skipStopped(record);
+    if (this.#stopped !== undefined) return this.#markSkipped(record, undefined); // added after a failFast stop
     if (unreadable !== undefined) return this.#fail(record, STEP_FAILURES.unreadableArgs(unreadable));
     if (dependencies.includes(step.id)) return this.#fail(record, STEP_FAILURES.selfReference());
     let fn: ToolFunction | undefined;
@@ -460,13 +310,6 @@ class Run {
       (other.dependents ??= []).push(record);
     }
     if (record.pending === 0) this.#makeReady(record);
-  }
-
-  /** Room for the times of more steps (NaN: not started, not ended). */
-  #growTimes(least: number): void {
-    const times = new Float64Array(Math.max(least, 2 * this.#times.length, 16)).fill(Number.NaN);
-    times.set(this.#times);
-    this.#times = times;
   }
 
   /** Change a step's state, counting the steps that wait. */
@@ -507,7 +350,7 @@ class Run {
     record.state = "running";
     this.#running++;
     const startMs = this.#now();
-    this.#times[2 * record.slot] = startMs;
+    this.#times.start(record.slot, startMs);
     if (this.settings.onEvent !== undefined) {
       this.#emit({ type: "step-start", stepId: record.id, tool: record.tool, startMs });
       if (record.state !== "running") return; // the listener stopped the run
@@ -573,7 +416,7 @@ class Run {
     clearAttemptTimer(record);
     this.#running--;
     const endMs = this.#now();
-    this.#times[2 * record.slot + 1] = endMs;
+    this.#times.end(record.slot, endMs);
     return endMs;
   }
 
@@ -592,7 +435,7 @@ class Run {
   #complete(record: StepRecord, endMs: number): void {
     record.state = "done";
     if (this.settings.onEvent !== undefined) {
-      const startMs = this.#times[2 * record.slot]!;
+      const startMs = this.#times.startOf(record.slot);
       this.#emit({ type: "step-done", stepId: record.id, tool: record.tool, startMs, endMs, durationMs: endMs - startMs });
     }
     const dependents = record.dependents;
@@ -604,31 +447,35 @@ class Run {
     }
   }
 
-  /** Fail a step: one that ran (`endMs` given, its start recorded), or one that never started. */
+  /** Fail a step: marked failed, what waits on it skipped, and with `failFast` the run stopped. */
   #fail(record: StepRecord, failure: StepFailure, endMs?: number): void {
+    this.#markFailed(record, failure, endMs);
+    this.#skipDependents(record);
+    if (this.settings.failFast) this.#stop("failed");
+  }
+
+  /** The one way a step becomes failed: its error kept and told; one that ran has `endMs` (its start is recorded). */
+  #markFailed(record: StepRecord, failure: StepFailure, endMs?: number): void {
     this.#setState(record, "failed");
     const error = new StepError(failure.code, record.id, record.tool, failure.detail, failure.cause);
     this.errors.set(record.id, error);
     if (this.settings.onEvent !== undefined) {
       const end = endMs ?? this.#now();
-      const start = endMs === undefined ? end : this.#times[2 * record.slot]!;
+      const start = endMs === undefined ? end : this.#times.startOf(record.slot);
       this.#emit({ type: "step-failed", stepId: record.id, tool: record.tool, error, startMs: start, endMs: end, durationMs: end - start });
     }
-    this.#skipDependents(record);
-    if (this.settings.failFast) this.#stop("failed");
   }
 
   #skip(record: StepRecord, blockedBy: number): void {
-    this.#setState(record, "skipped");
-    this.skipped.push(record.id);
-    if (this.settings.onEvent !== undefined) this.#emit({ type: "step-skipped", stepId: record.id, tool: record.tool, blockedBy, atMs: this.#now() });
+    this.#markSkipped(record, blockedBy);
     this.#skipDependents(record);
   }
 
-  /** A step added after the run stopped (a failure while the plan's steps were being added, with `failFast`). */
-  #skipStopped(record: StepRecord): void {
+  /** The one way a step becomes skipped: blocked by a step (told as an event), or `undefined` when the run stopped first. */
+  #markSkipped(record: StepRecord, blockedBy: number | undefined): void {
     this.#setState(record, "skipped");
     this.skipped.push(record.id);
+    if (blockedBy !== undefined && this.settings.onEvent !== undefined) this.#emit({ type: "step-skipped", stepId: record.id, tool: record.tool, blockedBy, atMs: this.#now() });
   }
 
   /** Skip everything waiting on `record`, transitively (the rule of `schedule.ts`, shared with the PostgreSQL workers). */
@@ -636,9 +483,7 @@ class Run {
     if (record.dependents === undefined) return;
     skipDependents(record, takeDependents, (dependent, blocker) => {
       if (dependent.state !== "waiting") return false;
-      this.#setState(dependent, "skipped");
-      this.skipped.push(dependent.id);
-      if (this.settings.onEvent !== undefined) this.#emit({ type: "step-skipped", stepId: dependent.id, tool: dependent.tool, blockedBy: blocker.id, atMs: this.#now() });
+      this.#markSkipped(dependent, blocker.id);
       return true;
     });
   }
@@ -659,24 +504,14 @@ class Run {
       }
     }
     const abortReason = cause ?? withoutStack(() => new RefError("aborted", "the run was stopped"));
-    const detail = stopDetail(reason);
+    const failure = STEP_FAILURES.aborted(stopDetail(reason), cause);
     const aborted: StepRecord[] = [];
     for (const record of this.#records.list) {
       const action = onStop(record.state);
       if (action === "abort") {
-        const endMs = this.#end(record);
-        record.state = "failed";
-        const error = new StepError("aborted", record.id, record.tool, detail, cause);
-        this.errors.set(record.id, error);
-        if (this.settings.onEvent !== undefined) {
-          const startMs = this.#times[2 * record.slot]!;
-          this.#emit({ type: "step-failed", stepId: record.id, tool: record.tool, error, startMs, endMs, durationMs: endMs - startMs });
-        }
+        this.#markFailed(record, failure, this.#end(record));
         aborted.push(record);
-      } else if (action === "skip") {
-        this.#setState(record, "skipped");
-        this.skipped.push(record.id);
-      }
+      } else if (action === "skip") this.#markSkipped(record, undefined);
     }
     this.#ready.length = this.#readyHead = 0;
     this.#finish();
@@ -732,7 +567,7 @@ class Run {
     if (this.#finished) return;
     this.#finished = true;
     this.#resolveDone();
-    this.#interrupt?.(STOPPED);
+    this.#intake?.interrupt();
   }
 
   /** When nothing runs or can start, and no more steps can arrive: fail what still waits, and finish. */
@@ -771,20 +606,7 @@ class Run {
     return performance.now() - this.#started;
   }
 
-  /** The timing of every step that started (and so ended: by settling, or when the run stopped), in plan order. */
-  #stepTimings(): Map<number, StepTiming> {
-    const timings = this.timings;
-    if (timings.size === 0) {
-      const times = this.#times;
-      for (const record of this.#records.list) {
-        const startMs = times[2 * record.slot]!;
-        const endMs = times[2 * record.slot + 1]!;
-        if (!Number.isNaN(endMs)) timings.set(record.id, { startMs, endMs, durationMs: endMs - startMs });
-      }
-    }
-    return timings;
-  }
-
+  /** The report: the run's results, errors, skipped steps and diagnostics as they are, and the timing of every step that started (in plan order). */
   #report(status?: RunReport["status"]): RunReport {
     if (this.#fatal !== undefined) throw this.#fatal;
     const final = status ?? runStatus(this.#stopped, this.errors.size, this.diagnostics);
@@ -794,17 +616,7 @@ class Run {
       errors: this.errors,
       skipped: this.skipped,
       diagnostics: this.diagnostics,
-      timings: { totalMs: this.#now(), steps: this.#stepTimings() },
+      timings: { totalMs: this.#now(), steps: (this.#timings ??= this.#times.timings(this.#records.list)) },
     };
-  }
-}
-
-/** Tell an iterator the run will not read it any further, without waiting for it (it may be stalled). Never throws. */
-function closeIterator(iterator: AsyncIterator<unknown>): void {
-  try {
-    const close = iterator.return;
-    if (typeof close === "function") handled(close.call(iterator));
-  } catch {
-    // A planner whose return() throws: it was told.
   }
 }

@@ -34,11 +34,6 @@ export function onStop(state: StepState): "abort" | "skip" | "keep" {
   return "keep";
 }
 
-/** Whether a failure stops the whole run. */
-export function stopsRun(failFast: boolean): boolean {
-  return failFast;
-}
-
 /** Whether a step in this state is finished (nothing more will happen to it). */
 export function isSettled(state: StepState): boolean {
   return state === "done" || state === "failed" || state === "skipped";
@@ -119,12 +114,6 @@ export function planGraph(steps: readonly GraphStep[]): PlanGraph {
     }
   }
   return { order, dependenciesOf, dependentsOf };
-}
-
-/** The steps that can start now: waiting, with every dependency done (plan order). */
-export function readySteps(graph: PlanGraph, states: ReadonlyMap<number, StepState>): number[] {
-  const stateOf = (id: number): StepState | undefined => states.get(id);
-  return graph.order.filter((id) => isReady(states.get(id)!, graph.dependenciesOf.get(id)!, stateOf));
 }
 
 /** The steps a failure (or a skip) of `from` skips, each with the step that blocked it, breadth first. */

@@ -1,0 +1,101 @@
+/**
+ * What `runPlan` keeps of each step while a run goes: its record (snapshot, place in the graph, state,
+ * timer and lazily made signal), the context its tool receives, and the run's index of records by id.
+ */
+import type { AttemptOwner, AttemptStep, ToolContext, ToolFunction } from "./attempt.js";
+import type { StepState } from "./schedule.js";
+
+/** One step of a run: its snapshot, its place in the graph, and its state. */
+export class StepRecord implements AttemptStep<StepRecord> {
+  state: StepState = "waiting";
+  /** Dependencies not done yet. */
+  pending = 0;
+  /** Steps waiting on this one (released when it completes, fails or is skipped). */
+  dependents: StepRecord[] | undefined = undefined;
+  /** The tool's function, looked up once (set when the step can run). */
+  fn: ToolFunction | undefined = undefined;
+  timer: ReturnType<typeof setTimeout> | undefined = undefined;
+  /** Made when the tool first reads `context.signal` (most never do, and a controller is costly). */
+  controller: AbortController | undefined = undefined;
+  /** Set when the step is aborted before its tool read the signal: the signal is made aborted. */
+  abortReason: { readonly reason: unknown } | undefined = undefined;
+
+  constructor(
+    readonly id: number,
+    /** Where its start and end times are kept in the run's `#times` (numbers there cost no allocation). */
+    readonly slot: number,
+    readonly tool: string,
+    /** The snapshot of the step's arguments (never the caller's object); let go once resolved. */
+    public args: Record<string, unknown> | undefined,
+    /** How many placeholders are resolved into the snapshot, or `THROUGH_RESOLVE_REFS` (see `PreparedStep`). */
+    readonly placeholders: number,
+    readonly dependencies: readonly number[],
+    /** The run, until its report is returned: a tool that settles later (or never) holds only this record. */
+    public owner: AttemptOwner<StepRecord> | undefined,
+  ) {}
+}
+
+/** The steps waiting on a record, handed over once (the skip walk of `schedule.ts` visits each blocker once). */
+export function takeDependents(record: StepRecord): StepRecord[] | undefined {
+  const dependents = record.dependents;
+  record.dependents = undefined;
+  return dependents;
+}
+
+/** Abort a step's signal, or remember the reason for when the tool first reads it. */
+export function abortStep(record: StepRecord, reason: unknown): void {
+  if (record.controller !== undefined) record.controller.abort(reason);
+  else record.abortReason ??= { reason };
+}
+
+/** The step's signal, made on first use (already aborted if the step was). */
+function signalOf(record: StepRecord): AbortSignal {
+  if (record.controller === undefined) {
+    record.controller = new AbortController();
+    if (record.abortReason !== undefined) record.controller.abort(record.abortReason.reason);
+  }
+  return record.controller.signal;
+}
+
+/** What a tool gets as its context: the signal is made only if the tool reads it. */
+export class StepContext implements ToolContext {
+  readonly stepId: number;
+  readonly #record: StepRecord;
+
+  constructor(record: StepRecord) {
+    this.stepId = record.id;
+    this.#record = record;
+  }
+
+  get signal(): AbortSignal {
+    return signalOf(this.#record);
+  }
+}
+
+/** Ids below this are kept in an array (a plan's ids are usually 0 or 1 to n); larger ones in a Map. */
+const DENSE_IDS = 1 << 20;
+
+/** The run's step records by id, and in the order they were added (a Map costs ten times more to fill). */
+export class StepIndex {
+  readonly list: StepRecord[] = [];
+  readonly #dense: (StepRecord | undefined)[] = [];
+  #sparse: Map<number, StepRecord> | undefined;
+
+  get size(): number {
+    return this.list.length;
+  }
+
+  get(id: number): StepRecord | undefined {
+    return id < DENSE_IDS ? this.#dense[id] : this.#sparse?.get(id);
+  }
+
+  has(id: number): boolean {
+    return this.get(id) !== undefined;
+  }
+
+  set(id: number, record: StepRecord): void {
+    if (id < DENSE_IDS) this.#dense[id] = record;
+    else (this.#sparse ??= new Map()).set(id, record);
+    this.list.push(record);
+  }
+}
