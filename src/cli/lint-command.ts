@@ -75,9 +75,11 @@ export async function lintCommand(argv: string[], io: CliIo): Promise<number> {
     // With servers, the catalog holds every tool (a module's too): the linter reports unknown tools.
     const tools = servers === undefined ? catalog : combineCatalogs(servers, module === undefined ? undefined : { names: module.names, label: `--tools ${printable(values.tools!)}` }, catalog);
     let diagnostics = lintPlanText(text, tools === undefined ? {} : { tools });
-    // Not JSON: there is no plan to lint, so it is a file error like the others.
+    // Not JSON: there is no plan to lint, so it is a file error like the others; with --format json,
+    // stdout still holds JSON (what lintPlanText found), for a program that reads it.
     const syntax = diagnostics.find((diagnostic) => diagnostic.code === "json-syntax");
     if (syntax !== undefined) {
+      if (format === "json") io.stdout(`${JSON.stringify(diagnostics, null, 2)}\n`);
       const start = syntax.range?.start ?? { line: 1, column: 1 };
       throw new CliError(`${name}:${start.line}:${start.column}: ${syntax.message}`, "json-syntax");
     }

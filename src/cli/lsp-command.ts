@@ -2,7 +2,7 @@
  * `plan-refs lsp [--stdio]`: the language server over stdin and stdout (the flag is what editors pass;
  * stdio is the only transport). Nothing else may write to stdout while it runs: it carries the protocol.
  */
-import { parseFlags } from "./flags.js";
+import { FlagError, parseFlags } from "./flags.js";
 import { readTextInput } from "./input.js";
 import type { CliIo } from "./io.js";
 
@@ -20,7 +20,7 @@ options:
 exit codes:
   0    the client sent "exit" (or closed the stream) after "shutdown"
   1    "exit" or the end of the stream came without "shutdown"
-  2    usage errors
+  2    usage errors, or started without --stdio from a terminal
 
 example (an editor starts it so):
   plan-refs lsp --stdio
@@ -37,7 +37,10 @@ const MAX_CATALOG_BYTES = 4 * 1024 * 1024;
  * await runCli(["lsp", "--stdio"], io) // serves on stdin/stdout
  */
 export async function lspCommand(argv: string[], _io: CliIo): Promise<number> {
-  parseFlags(argv, { stdio: { type: "boolean" } }, { positionals: false });
+  const { values } = parseFlags(argv, { stdio: { type: "boolean" } }, { positionals: false });
+  // Started by hand in a terminal, not by an editor: say what it is instead of waiting silently for
+  // protocol messages no one will type. (Without the flag on a pipe, it serves, as editors expect.)
+  if (values.stdio !== true && process.stdin.isTTY === true) throw new FlagError("the language server is started by an editor, with --stdio; its messages come on stdin, not from a terminal");
   const { createConnection } = await import("vscode-languageserver/node");
   const { guardFraming, startLanguageServer } = await import("../editor/lsp-server.js");
   // Malformed message headers are reported on stderr, one line each, and skipped: the server goes on.

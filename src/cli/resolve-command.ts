@@ -7,8 +7,12 @@
 import { referencesIn } from "../grammar/ast.js";
 import { parseRef } from "../grammar/parse.js";
 import { didYouMean } from "../lint/did-you-mean.js";
+import type { RefAst } from "../grammar/ast.js";
 import { readIndex, readKey, readStep, type Results } from "../resolve/access.js";
-import { resolveRefs } from "../resolve/resolve-refs.js";
+import { callContext, type EvaluationContext } from "../resolve/evaluate.js";
+import { evaluatePlaceholder, resolveRefs } from "../resolve/resolve-refs.js";
+import { ArgsWalk } from "../resolve/walk-args.js";
+import { normalizeOptions, type NormalizedOptions } from "../shared/options.js";
 import type { Diagnostic, DiagnosticCode } from "../shared/diagnostic.js";
 import { KeyError, RefError } from "../shared/errors.js";
 import { LineIndex } from "../shared/positions.js";
@@ -74,17 +78,88 @@ export function resolveCommand(argv: string[], io: CliIo): number {
       return 2;
     }
     const name = values.args === "-" ? "<stdin>" : printable(values.args);
-    const hint = error instanceof KeyError ? suggestKey(error, results, options) : "";
-    // Where it happened: the argument (a JSON Pointer into the args file) and the characters inside it.
-    const diagnostic = {
-      code: error.code as DiagnosticCode,
-      severity: "error",
-      message: `${error.name}: ${error.arg === undefined ? error.message : error.detail}${hint}`,
-      pointer: error.arg ?? "",
-      ...(error.arg !== undefined && error.span !== undefined ? { span: error.span } : {}),
-    } satisfies Diagnostic;
-    printDiagnostics(io, locateDiagnostics(args.text, [diagnostic]), name, new LineIndex(args.text));
+    // Each reference that fails, as the linter reports each problem, not only the first.
+    const errors = everyError(args.value as Record<string, unknown>, results as Results, normalizeOptions(options), error);
+    const diagnostics = errors.map((each) => {
+      const hint = each instanceof KeyError ? suggestKey(each, results, options) : "";
+      // Where it happened: the argument (a JSON Pointer into the args file) and the characters inside it.
+      return {
+        code: each.code as DiagnosticCode,
+        severity: "error",
+        message: `${each.name}: ${each.arg === undefined ? each.message : each.detail}${hint}`,
+        pointer: each.arg ?? "",
+        ...(each.arg !== undefined && each.span !== undefined ? { span: each.span } : {}),
+      } satisfies Diagnostic;
+    });
+    printDiagnostics(io, locateDiagnostics(args.text, diagnostics), name, new LineIndex(args.text));
     return 1;
+  }
+}
+
+/**
+ * Every error `resolveRefs` meets in `args`, in its order, `first` (the one it threw) first: the same
+ * walk, going on after a placeholder that fails; inside a template, each interpolation on its own. An
+ * error of the walk itself (a limit, a cycle) ends the list, as it ends `resolveRefs`.
+ */
+function everyError(args: Record<string, unknown>, results: Results, options: NormalizedOptions, first: RefError): RefError[] {
+  const walk = new EveryError(results, options);
+  try {
+    walk.run(args);
+  } catch (error) {
+    if (!(error instanceof RefError)) return [first];
+    walk.errors.push(error);
+  }
+  const found = walk.errors;
+  // The walk meets the same first error; should it not, the error resolveRefs threw is still shown.
+  return found.length > 0 && sameError(found[0]!, first) ? found : [first, ...found.filter((error) => !sameError(error, first))];
+}
+
+function sameError(a: RefError, b: RefError): boolean {
+  return a.code === b.code && a.message === b.message && a.arg === b.arg;
+}
+
+/** `resolveRefs`' walk that records each failing placeholder's error and goes on; it builds nothing. */
+class EveryError extends ArgsWalk<undefined> {
+  readonly errors: RefError[] = [];
+  readonly #context: EvaluationContext;
+
+  constructor(
+    readonly results: Results,
+    options: NormalizedOptions,
+  ) {
+    super(options);
+    this.#context = callContext(options);
+  }
+
+  run(args: Record<string, unknown>): void {
+    this.walkTop(args);
+  }
+
+  protected constant(): undefined {
+    return undefined;
+  }
+
+  protected container(): undefined {
+    return undefined;
+  }
+
+  protected placeholder(ast: RefAst, text: string, parent: string, key: string): undefined {
+    const before = this.errors.length;
+    if (ast.type === "template") {
+      for (const part of ast.parts) if (part.type === "interpolation") this.#evaluate(part.expression, text, parent, key);
+    }
+    // The whole value (a template's own errors: its output's length): when its parts had none.
+    if (this.errors.length === before) this.#evaluate(ast, text, parent, key);
+    return undefined;
+  }
+
+  #evaluate(ast: RefAst, text: string, parent: string, key: string): void {
+    try {
+      evaluatePlaceholder(ast, text, this.results, this.#context, parent, key);
+    } catch (error) {
+      if (!(error instanceof RefError)) throw error;
+      this.errors.push(error);
+    }
   }
 }
 

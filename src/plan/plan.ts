@@ -92,6 +92,9 @@ export interface ReadPlanResult {
 
 const STEP_KEYS = new Set(["id", "tool", "args", "description", "name"]);
 const PLAN_KEYS = new Set(["steps", "tools", "options", "$schema", "description", "name"]);
+/** The properties a message about an unknown one lists: all of them, from the sets themselves. */
+const STEP_KEY_LIST = [...STEP_KEYS].join(", ");
+const PLAN_KEY_LIST = [...PLAN_KEYS].join(", ");
 /** Plan properties that, when present, must be strings. */
 const TEXT_KEYS = ["$schema", "description", "name"];
 
@@ -126,7 +129,7 @@ function readPlanValue(value: unknown): ReadPlanResult {
     stepsPointer = "";
   } else if (isPlainObject(value)) {
     for (const key of Object.keys(value)) {
-      if (!PLAN_KEYS.has(key)) problem(`/${pointerToken(key)}`, `unknown plan property ${quoted(key, 40)} (expected steps, tools, options)`, undefined, "key");
+      if (!PLAN_KEYS.has(key)) problem(`/${pointerToken(key)}`, `unknown plan property ${quoted(key, 40)} (expected ${PLAN_KEY_LIST})`, undefined, "key");
     }
     if (!Object.hasOwn(value, "steps")) problem("", `a plan needs a "steps" array`);
     for (const key of TEXT_KEYS) {
@@ -154,7 +157,7 @@ function readPlanValue(value: unknown): ReadPlanResult {
     else if (!validId) problem(`${pointer}/id`, `a step id must be a non-negative integer, not ${describeId(id)}`);
     const stepId = validId ? id : undefined;
     for (const key of Object.keys(raw)) {
-      if (!STEP_KEYS.has(key)) problem(`${pointer}/${pointerToken(key)}`, `unknown step property ${quoted(key, 40)} (expected id, tool, args)`, stepId, "key");
+      if (!STEP_KEYS.has(key)) problem(`${pointer}/${pointerToken(key)}`, `unknown step property ${quoted(key, 40)} (expected ${STEP_KEY_LIST})`, stepId, "key");
     }
     if (Object.hasOwn(raw, "name") && typeof ownValue(raw, "name") !== "string") problem(`${pointer}/name`, `"name" must be a string`, stepId);
     if (Object.hasOwn(raw, "description") && typeof ownValue(raw, "description") !== "string") problem(`${pointer}/description`, `"description" must be a string`, stepId);

@@ -84,6 +84,21 @@ describe("plan-refs resolve", () => {
     ]);
   });
 
+  test("several bad references: each one is reported at its place (also each interpolation of a template, and deep), then the count, exit 1", () => {
+    const args = file("several.json", '{\n  "q": "$1.town",\n  "ok": "$1.city",\n  "t": "in ${1.ctiy} and ${3.x}",\n  "n": { "deep": "$2[5]" }\n}\n');
+    const result = resolve(["--args", args, "--results", results, "--syntax", "path", "--templates", "--deep"]);
+    expect(result.status).toBe(1);
+    expect(result.stdout).toBe("");
+    const headers = result.stderr.split("\n").filter((line) => line.startsWith(args));
+    expect(headers).toEqual([
+      `${args}:2:11 error missing-key KeyError: $1.town: step 1's result has no key "town" (keys: city, address)`,
+      `${args}:4:15 error missing-key KeyError: $1.ctiy: step 1's result has no key "ctiy" (keys: city, address); did you mean "city"?`,
+      `${args}:4:28 error missing-step KeyError: $3.x: no result for step 3 (steps with results: 1, 2)`,
+      `${args}:5:21 error missing-key KeyError: $2[5]: step 2's result has no index 5 (length 2)`,
+    ]);
+    expect(result.stderr).toMatch(/\n4 errors, 0 warnings\n$/);
+  });
+
   test("strict mode: a malformed placeholder is a syntax error at its place, exit 1", () => {
     const result = resolve(["--args", file("strict.json", '{"q": "$1."}'), "--results", results, "--strict"]);
     expect(result.status).toBe(1);

@@ -10,6 +10,11 @@ import { readPlan, readTools } from "../../src/plan/plan.js";
 const step = (id: number, args: Record<string, unknown> = {}, tool = "t") => ({ id, tool, args });
 
 describe("readPlan", () => {
+  test("an unknown property's message lists every property allowed there", () => {
+    expect(readPlan({ steps: [{ id: 1, tool: "a", args: {}, extra: 1 }] }).problems.map((problem) => problem.message)).toEqual(['unknown step property "extra" (expected id, tool, args, description, name)']);
+    expect(readPlan({ steps: [], stpes: [] }).problems.map((problem) => problem.message)).toEqual(['unknown plan property "stpes" (expected steps, tools, options, $schema, description, name)']);
+  });
+
   test("an object plan: steps with their index and pointer, tools and options", () => {
     const tools = { t: { description: "a tool", output: { type: "object" } } };
     const read = readPlan({ steps: [step(1), step(2, { q: "$1" })], tools, options: { syntax: "path", deep: true } });

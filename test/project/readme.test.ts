@@ -11,6 +11,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, test } from "vitest";
+import { COMMAND_NAMES } from "../../src/cli/cli.js";
 import { runPlan, type ToolFunctions } from "../../src/run/index.js";
 import { distProblem, fencedBlocks, instrument, mismatch, root, runModule, staleNote, toModule, typecheck, writeFile, type Encoded, type FencedBlock } from "../helpers/doc-code.js";
 
@@ -99,6 +100,13 @@ describe("README.md", () => {
     const report = await runPlan(plan, tools);
     expect(report.status, `README.md:${block.line}: ${planFile} did not run`).toBe("ok");
     expect(report.results.get(Number(step))).toEqual(JSON.parse(block.code));
+  });
+});
+
+describe("README.md's introduction", () => {
+  test("the command list names every command", () => {
+    const listed = /^- a \*\*command line\*\*: `plan-refs ([^`]+)`\.$/m.exec(readme)?.[1];
+    expect(listed?.split(" | ").sort()).toEqual([...COMMAND_NAMES].sort());
   });
 });
 
