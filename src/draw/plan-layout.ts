@@ -16,14 +16,17 @@
  * when it is wider than `PLAN_GEOMETRY.edgeLabelWidth`. Every step is linear in the number of arrows
  * (sorting aside), with at most `PLAN_GEOMETRY.maxTracks` tracks in a zone or channel.
  */
-import { fitText, tooltip } from "./text.js";
+import { fitText, LONGEST_LABEL, textWidth, tooltip } from "./text.js";
 import { planPicture, pushTo, readDrawOptions, type DrawPlanOptions, type EdgeState, type PictureStep, type PlanPicture } from "./plan-model.js";
+
+/** The font size of arrow labels (in PLAN_GEOMETRY). */
+const EDGE_FONT = 10;
 
 /**
  * Box, gap and label sizes, in pixels.
  *
  * @example
- * PLAN_GEOMETRY.edgeLabelWidth / (PLAN_GEOMETRY.edgeFont * 0.62) // 48: the characters an arrow's label shows before it is cut
+ * PLAN_GEOMETRY.edgeLabelWidth // 297.6: LONGEST_LABEL (48) characters at 10 px; a wider label is cut
  */
 export const PLAN_GEOMETRY = Object.freeze({
   boxWidth: 176,
@@ -38,11 +41,11 @@ export const PLAN_GEOMETRY = Object.freeze({
   idFont: 14,
   toolFont: 12,
   titleFont: 11,
-  edgeFont: 10,
+  edgeFont: EDGE_FONT,
   /** Text inset from a box's left and right edges. */
   inset: 12,
-  /** The widest label of an arrow (48 characters at 10 px); a wider one is cut, its full text in the arrow's tooltip. */
-  edgeLabelWidth: 297.6,
+  /** The widest label of an arrow (`LONGEST_LABEL` characters); a wider one is cut, its full text in the arrow's tooltip. */
+  edgeLabelWidth: textWidth("k".repeat(LONGEST_LABEL), EDGE_FONT),
   /** The distance between two arrows coming into one box: a label's height and the room around it. */
   labelPitch: 16,
   /** The distance between two vertical tracks in a gap, and between two tracks of a channel. */

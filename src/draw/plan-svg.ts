@@ -8,7 +8,7 @@
  */
 import { layoutPlan, PLAN_GEOMETRY, type PlacedLabel, type PlanLayout } from "./plan-layout.js";
 import { planPicture, type DrawPlanOptions, type EdgeState } from "./plan-model.js";
-import { escapeXml, FONT_FAMILY, fitText, num } from "./text.js";
+import { escapeXml, FONT_FAMILY, fitText, LONGEST_LABEL, num } from "./text.js";
 
 /**
  * The colours of the pictures (the playground's).
@@ -118,12 +118,9 @@ export function planToSvg(plan: unknown, options?: DrawPlanOptions): string {
   return layoutToSvg(layoutPlan(plan, options));
 }
 
-/** Longest label in Mermaid and DOT text (they lay themselves out; a 10,000-character name would not be read). */
-const TEXT_LABEL = 48;
-
 function shortLabel(text: string): string {
   // Character counts, not pixels: Mermaid and Graphviz measure their own text.
-  return fitText(text, TEXT_LABEL, 1 / 0.62).text;
+  return fitText(text, LONGEST_LABEL, 1 / 0.62).text;
 }
 
 /**

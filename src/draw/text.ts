@@ -31,6 +31,15 @@ const EMOJI = 1.25;
  */
 export const MAX_TOOLTIP = 2000;
 
+/**
+ * The most characters an arrow's label shows, in the SVG (at its font size) and in Mermaid and DOT
+ * text (which lay themselves out; a 10,000-character key would not be read): a longer one is cut.
+ *
+ * @example
+ * fitText("k".repeat(LONGEST_LABEL + 1), textWidth("k".repeat(LONGEST_LABEL), 10), 10).cut // true
+ */
+export const LONGEST_LABEL = 48;
+
 /** The noncharacters XML 1.0 forbids that `printable` leaves alone. */
 const NOT_XML = /[\ufffe\uffff]/g;
 
