@@ -11,4 +11,5 @@ export * from "./lint/index.js";
 export * from "./run/index.js";
 export * from "./editor/index.js";
 export * from "./formats/index.js";
+export { cutResult, DEFAULT_MAX_RESULT_CHARS, planCallDescription, readPlanCallOptions, runPlanCall, type PlanCall, type PlanCallDiagnostic, type PlanCallOptions, type PlanCallResult } from "./agents/plan-call.js";
 export * from "./draw/index.js";

@@ -6,7 +6,7 @@
  * intermediate results never pass through the model's context.
  */
 import { asSchema, jsonSchema, type Tool, type ToolExecutionOptions, type ToolSet } from "ai";
-import { planCallDescription, readPlanCallOptions, runPlanCall, type PlanCallDiagnostic, type PlanCallOptions, type PlanCallResult } from "../formats/plan-call.js";
+import { planCallDescription, readPlanCallOptions, runPlanCall, type PlanCallDiagnostic, type PlanCallOptions, type PlanCallResult } from "../agents/plan-call.js";
 import { planSchema } from "../formats/plan-schema.js";
 import type { JsonSchema, ToolCatalog, ToolSpec } from "../plan/plan.js";
 import type { ToolContext, ToolFunction, ToolFunctions } from "../run/run-plan.js";
@@ -15,7 +15,7 @@ import { defineOwn, isPlainArray, isPlainObject, ownData } from "../shared/own-d
 import { pointerToken } from "../shared/pointer.js";
 import { quoted, safeText } from "../shared/text.js";
 
-export { DEFAULT_MAX_RESULT_CHARS, type PlanCallDiagnostic, type PlanCallOptions, type PlanCallResult } from "../formats/plan-call.js";
+export { DEFAULT_MAX_RESULT_CHARS, type PlanCallDiagnostic, type PlanCallOptions, type PlanCallResult } from "../agents/plan-call.js";
 
 /** The tools of an AI SDK tool set, each read once: its name, the tool, and its `execute` when it has one. */
 interface ReadTool {

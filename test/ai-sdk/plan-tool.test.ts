@@ -10,7 +10,7 @@ import { MockLanguageModelV3, convertArrayToReadableStream } from "ai/test";
 import { describe, expect, test } from "vitest";
 import { z } from "zod";
 import { catalogFromAiSdk, planTool, toolsFromAiSdk, type PlanCallResult } from "../../src/ai-sdk/index.js";
-import { cutResult } from "../../src/formats/plan-call.js";
+import { cutResult } from "../../src/agents/plan-call.js";
 import { lintPlan } from "../../src/lint/index.js";
 import { runPlan } from "../../src/run/index.js";
 

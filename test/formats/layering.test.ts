@@ -1,7 +1,7 @@
 /**
  * plan-refs/formats sits on top: it imports the layers below it (grammar, plan, lint, shared, whose
- * own-data.ts holds the reading policy) and nothing but the package root and the `schema` command
- * imports it. The import directions of every folder are in test/project/import-directions.test.ts.
+ * own-data.ts holds the reading policy) and nothing but the package root, the `schema` command and
+ * the agent integrations (the plan tool's schema) imports it. The import directions of every folder are in test/project/import-directions.test.ts.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -22,11 +22,11 @@ test("src/formats imports only the layers below it", () => {
   }
 });
 
-test("only the package root and the schema command import src/formats", () => {
+test("only the package root, the schema command and the agent integrations import src/formats", () => {
   const importers = files(src)
     .filter((file) => !file.startsWith(join(src, "formats")))
     .filter((file) => importsOf(file).some((specifier) => specifier.includes("formats/")))
     .map((file) => relative(src, file))
     .sort();
-  expect(importers).toEqual(["cli/schema-command.ts", "index.ts"]);
+  expect(importers).toEqual(["agents/plan-call.ts", "ai-sdk/index.ts", "cli/schema-command.ts", "index.ts", "openai-agents/index.ts"]);
 });

@@ -5,7 +5,8 @@
  *
  *   shared → grammar → (resolve, plan: siblings) → lint → (run, editor) → codemirror
  *   integrations draw, formats, mcp, postgres on top of the core; nothing in the core imports them
- *   agent frameworks ai-sdk and openai-agents on top of formats (the plan tool's schema and answer)
+ *   agents (a whole plan as one tool call) on top of formats and run; the agent frameworks ai-sdk and
+ *   openai-agents on top of agents
  *   cli (the command line) and src/index.ts (the package root) above everything
  */
 import { readdirSync, readFileSync } from "node:fs";
@@ -28,10 +29,11 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   formats: ["run", "editor", "lint", "plan", "resolve", "grammar", "shared"],
   mcp: ["run", "editor", "lint", "plan", "resolve", "grammar", "shared"],
   postgres: ["run", "editor", "lint", "plan", "resolve", "grammar", "shared"],
-  "ai-sdk": ["formats", "run", "editor", "lint", "plan", "resolve", "grammar", "shared"],
-  "openai-agents": ["formats", "run", "editor", "lint", "plan", "resolve", "grammar", "shared"],
+  agents: ["formats", "run", "editor", "lint", "plan", "resolve", "grammar", "shared"],
+  "ai-sdk": ["agents", "formats", "run", "editor", "lint", "plan", "resolve", "grammar", "shared"],
+  "openai-agents": ["agents", "formats", "run", "editor", "lint", "plan", "resolve", "grammar", "shared"],
   cli: ["draw", "formats", "mcp", "postgres", "run", "editor", "lint", "plan", "resolve", "grammar", "shared"],
-  ROOT: ["cli", "codemirror", "draw", "formats", "mcp", "postgres", "run", "editor", "lint", "plan", "resolve", "grammar", "shared"],
+  ROOT: ["agents", "cli", "codemirror", "draw", "formats", "mcp", "postgres", "run", "editor", "lint", "plan", "resolve", "grammar", "shared"],
 };
 
 /**

@@ -13,8 +13,8 @@ import { runPlan, type RunOptions, type ToolFunctions } from "../run/run-plan.js
 import { RefError } from "../shared/errors.js";
 import { isPlainArray, isPlainObject, ownData } from "../shared/own-data.js";
 import { layeredOptions, type Syntax } from "../shared/options.js";
-import { fromStrictOutput } from "./strict-output.js";
-import type { SchemaDialect } from "./plan-schema.js";
+import { fromStrictOutput } from "../formats/strict-output.js";
+import type { SchemaDialect } from "../formats/plan-schema.js";
 
 /** The longest result, in characters of its JSON text, that a plan call's answer holds by default. */
 export const DEFAULT_MAX_RESULT_CHARS = 20_000;

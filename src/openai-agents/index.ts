@@ -1,0 +1,144 @@
+/**
+ * `plan-refs/openai-agents`: a whole plan as one tool call in the OpenAI Agents SDK (`@openai/agents`,
+ * an optional peer dependency). `planTool(agentTools)` is a function tool `run_plan` whose strict
+ * parameters are the plan schema over the agent's function tools; each step runs through that tool's
+ * own `invoke`, so its parsing, guardrails-free execution and error handling are the SDK's.
+ */
+import type { FunctionTool, RunContext, Tool } from "@openai/agents";
+import { planCallDescription, readPlanCallOptions, runPlanCall, type PlanCallOptions, type PlanCallResult } from "../agents/plan-call.js";
+import { planSchema } from "../formats/plan-schema.js";
+import type { JsonSchema, ToolCatalog, ToolSpec } from "../plan/plan.js";
+import type { ToolFunction } from "../run/run-plan.js";
+import { describeThrown, RefError } from "../shared/errors.js";
+import { defineOwn, isPlainArray, isPlainObject, ownData } from "../shared/own-data.js";
+import { quoted, safeText } from "../shared/text.js";
+
+export { DEFAULT_MAX_RESULT_CHARS, type PlanCallDiagnostic, type PlanCallOptions, type PlanCallResult } from "../agents/plan-call.js";
+
+/** The name of the plan tool. */
+export const PLAN_TOOL_NAME = "run_plan";
+
+/** Options of `planTool`: those of every plan tool (`runPlan`'s, `maxResultChars`), and the tool's description and name. */
+export interface AgentsPlanToolOptions extends Omit<PlanCallOptions, "dialect"> {
+  /** The tool's description; default: one that teaches the reference language with an example built from the tools. */
+  readonly description?: string;
+  /** The tool's name (default `run_plan`). */
+  readonly name?: string;
+}
+
+/** A function tool of an agent, read once. */
+interface ReadTool {
+  readonly name: string;
+  readonly spec: ToolSpec;
+  readonly tool: FunctionTool<unknown, never, unknown>;
+}
+
+function readAgentTools(tools: readonly Tool<unknown>[]): ReadTool[] {
+  if (!isPlainArray(tools)) throw new RefError("invalid-options", "planTool: the tools must be an array of the agent's function tools");
+  const read: ReadTool[] = [];
+  const seen = new Set<string>();
+  tools.forEach((tool, index) => {
+    const type = ownData(tool, "type");
+    const name = ownData(tool, "name");
+    const invoke = ownData(tool, "invoke");
+    if (type !== "function" || typeof name !== "string" || typeof invoke !== "function") {
+      throw new RefError("invalid-options", `planTool: tool ${index} is not a function tool (hosted tools and handoffs cannot be steps of a plan)`);
+    }
+    if (seen.has(name)) throw new RefError("invalid-options", `planTool: two tools are named ${quoted(name, 40)}`);
+    seen.add(name);
+    const parameters = ownData(tool, "parameters");
+    const output = ownData(tool, "outputSchema");
+    const description = ownData(tool, "description");
+    const spec: ToolSpec = {
+      ...(typeof description === "string" ? { description } : {}),
+      input: jsonCopy(parameters, name, "parameters"),
+      ...(output === undefined ? {} : { output: jsonCopy(output, name, "outputSchema") }),
+    };
+    read.push({ name, spec, tool: tool as FunctionTool<unknown, never, unknown> });
+  });
+  return read;
+}
+
+function jsonCopy(schema: unknown, tool: string, key: string): JsonSchema {
+  try {
+    const copy = JSON.parse(JSON.stringify(schema)) as unknown;
+    if (typeof copy === "boolean" || isPlainObject(copy)) return copy;
+  } catch {
+    // Reported below.
+  }
+  throw new RefError("invalid-options", `planTool: the ${key} of tool ${quoted(tool, 40)} are not a JSON Schema`);
+}
+
+/**
+ * The catalog of an agent's function tools: each tool's `parameters` as `input` (the JSON Schema the
+ * SDK made of its Zod or JSON schema), its `outputSchema` as `output`, its description.
+ *
+ * @example
+ * catalogFromAgentTools([getWeather]).get_weather.input // { type: "object", properties: { city: … }, required: ["city"], additionalProperties: false }
+ */
+export function catalogFromAgentTools(tools: readonly Tool<unknown>[]): ToolCatalog {
+  const catalog = Object.create(null) as Record<string, ToolSpec>;
+  for (const { name, spec } of readAgentTools(tools)) defineOwn(catalog, name, spec);
+  return catalog;
+}
+
+/**
+ * A step's result from what a tool's `invoke` gave: a string holding a JSON object or array is that
+ * value (Agents SDK tools often answer JSON text), anything else as it is.
+ */
+function stepValue(value: unknown): unknown {
+  if (typeof value !== "string" || !/^\s*[[{]/.test(value)) return value;
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return value;
+  }
+}
+
+/**
+ * A function tool named `run_plan` (strict) that runs a whole plan over the agent's function tools.
+ * Its `parameters` are `planSchema(catalog, { dialect: "openai-strict" })` over the tools' JSON
+ * schemas; each step runs through its tool's own `invoke` with the run's context and the step's
+ * signal (the tool parses its arguments, strips strict nulls and turns its errors into text as the SDK
+ * does). A plan with lint errors is not run and the answer lists them; otherwise the answer is the
+ * run's status, results (each cut at `maxResultChars`), errors and skipped steps, as the JSON string
+ * the SDK hands the model.
+ *
+ * @example
+ * const tools = [geocode, weather, airQuality];
+ * const agent = new Agent({ name: "planner", tools: [...tools, planTool(tools)] });
+ * const result = await run(agent, "Weather and air in Lisbon?");
+ */
+export function planTool(tools: readonly Tool<unknown>[], options: AgentsPlanToolOptions = {}): FunctionTool<unknown, never, string> {
+  const { description, name, ...callOptions } = readPlanCallOptions(options) as AgentsPlanToolOptions & { maxResultChars: number };
+  if (description !== undefined && typeof description !== "string") throw new RefError("invalid-options", "planTool: option description must be a string");
+  if (name !== undefined && (typeof name !== "string" || name === "")) throw new RefError("invalid-options", "planTool: option name must be a non-empty string");
+  const read = readAgentTools(tools);
+  const catalog = catalogFromAgentTools(tools);
+  const language = Object.fromEntries((["syntax", "templates", "deep"] as const).flatMap((key) => (ownData(callOptions, key) === undefined ? [] : [[key, ownData(callOptions, key)]])));
+  const parameters = planSchema(catalog, { ...language, dialect: "openai-strict" });
+  const invoke = async (runContext: RunContext<unknown>, input: string, details?: { readonly signal?: AbortSignal }): Promise<string> => {
+    let plan: unknown;
+    try {
+      plan = JSON.parse(input) as unknown;
+    } catch (error) {
+      return JSON.stringify({ status: "invalid", diagnostics: [{ code: "invalid-plan", message: `the plan is not JSON: ${safeText(describeThrown(error), 120)}`, pointer: "" }] } satisfies PlanCallResult);
+    }
+    const functions = Object.create(null) as Record<string, ToolFunction>;
+    for (const { name: toolName, tool } of read) {
+      defineOwn(functions, toolName, (async (args, context) => stepValue(await tool.invoke(runContext, JSON.stringify(args), { signal: context.signal }))) satisfies ToolFunction);
+    }
+    const answer = await runPlanCall(plan, { tools: functions, catalog, signal: details?.signal }, { ...callOptions, dialect: "openai-strict" });
+    return JSON.stringify(answer);
+  };
+  return {
+    type: "function",
+    name: name ?? PLAN_TOOL_NAME,
+    description: description ?? planCallDescription(catalog, language),
+    parameters: parameters as unknown as FunctionTool["parameters"],
+    strict: true,
+    invoke,
+    needsApproval: async () => false,
+    isEnabled: async () => true,
+  };
+}
