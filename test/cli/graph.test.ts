@@ -11,11 +11,16 @@ import { describe, expect, test } from "vitest";
 import { splitCommand } from "../../src/mcp/split-command.js";
 import { planToDot, planToMermaid, planToSvg } from "../../src/draw/index.js";
 import { parseXml } from "../draw/xml.js";
+import { cliForNobody, NOBODY } from "../helpers/readable-copy.js";
 import { tempFolder } from "../helpers/temp.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const main = process.env["PLAN_REFS_CLI"] ?? join(root, "dist/cli/main.js");
 const tmp = tempFolder("graph");
+chmodSync(tmp, 0o755);
+const isRoot = process.getuid?.() === 0;
+// As root (who may write anywhere), the unwritable --out test runs the CLI as nobody, from a copy nobody can read.
+const nobody = isRoot ? cliForNobody("graph-cli", main, tmp) : undefined;
 const TRIP = "examples/trip/plan.json";
 const TRIP_TOOLS = "examples/trip/tools.json";
 const trip = JSON.parse(readFileSync(join(root, TRIP), "utf8")) as unknown;
@@ -157,12 +162,17 @@ describe("plan-refs graph", () => {
     expect(result.stderr).toMatch(/broken\.json:1:\d+: invalid JSON/);
   });
 
-  test("an unwritable --out folder is refused before anything is drawn", () => {
-    if (process.getuid?.() === 0) return; // root writes anywhere
+  test("an unwritable --out folder is refused before anything is drawn", (context) => {
+    if (nobody !== undefined && "skip" in nobody) context.skip(nobody.skip);
     const locked = join(tmp, "locked");
     mkdirSync(locked);
-    chmodSync(locked, 0o500);
-    const result = cli(["graph", TRIP, "--out", join(locked, "x.svg")]);
+    // Everyone may enter it, nobody may write it (0o500 would be closed to nobody altogether).
+    chmodSync(locked, 0o555);
+    const plan = file("trip-for-nobody.json", readFileSync(join(root, TRIP), "utf8"));
+    chmodSync(plan, 0o644);
+    const args = ["graph", plan, "--out", join(locked, "x.svg")];
+    const asNobody = nobody !== undefined && "main" in nobody ? nobody.main : undefined;
+    const result = asNobody === undefined ? cli(args) : spawnSync(process.execPath, [asNobody, ...args], { cwd: tmp, encoding: "utf8", input: "", timeout: 30_000, uid: NOBODY, gid: NOBODY });
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/is not writable; nothing was written/);
     expect(readdirSync(locked)).toEqual([]);

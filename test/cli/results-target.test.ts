@@ -7,10 +7,10 @@
  */
 import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, statSync, symlinkSync, writeFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
-import { everyoneCanEnter, readableCopy } from "../helpers/readable-copy.js";
+import { cliForNobody, NOBODY } from "../helpers/readable-copy.js";
 import { tempFolder } from "../helpers/temp.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -24,10 +24,8 @@ const isRoot = process.getuid?.() === 0;
  * anywhere), from a copy of the package nobody can read: the checkout may be in a folder only its
  * owner can enter (mode 700, as `mktemp -d` makes). Without a temp dir everyone can enter, they skip.
  */
-const NOBODY = 65534;
-const packageRoot = dirname(dirname(dirname(main))); // <root>/dist/cli/main.js
-const mainForNobody = isRoot && everyoneCanEnter(tmp) ? join(readableCopy("results-cli", packageRoot), relative(packageRoot, main)) : undefined;
-const nobodySkip = isRoot && mainForNobody === undefined ? `${tmp} is in a folder nobody can enter, so the CLI cannot run as nobody from there` : undefined;
+const nobody = isRoot ? cliForNobody("results-cli", main, tmp) : undefined;
+const nobodySkip = nobody !== undefined && "skip" in nobody ? nobody.skip : undefined;
 
 function file(name: string, content: string): string {
   const path = join(tmp, name);
@@ -44,7 +42,7 @@ const plan = file("plan.json", planText);
 const expectedResults = { 1: { x: 1 } };
 
 function run(results: string, options: { uid?: number; planPath?: string; toolsPath?: string } = {}): { status: number | null; stdout: string; stderr: string } {
-  const executable = options.uid === undefined ? main : mainForNobody!;
+  const executable = nobody !== undefined && "main" in nobody && options.uid !== undefined ? nobody.main : main;
   const out = spawnSync(process.execPath, [executable, "run", options.planPath ?? plan, "--tools", options.toolsPath ?? tools, "--results", results], {
     cwd: options.uid === undefined ? root : tmp,
     encoding: "utf8",

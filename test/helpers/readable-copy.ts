@@ -5,7 +5,7 @@
  * would install: the package's published files (package.json `files`) and its runtime dependencies.
  */
 import { chmodSync, cpSync, existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
-import { dirname, join, parse } from "node:path";
+import { dirname, join, parse, relative } from "node:path";
 import { tempFolder } from "./temp.js";
 
 interface Manifest {
@@ -73,4 +73,21 @@ export function readableCopy(name: string, root: string): string {
   for (const [dependency, folder] of runtimeDependencies(root)) cpSync(folder, join(copy, "node_modules", dependency), { recursive: true });
   openToEveryone(copy);
   return copy;
+}
+
+/** Who a test runs the CLI as to see a "not writable" refusal when it is root (root may write anywhere). */
+export const NOBODY = 65534;
+
+/**
+ * How to run the CLI executable `main` (`<package>/dist/cli/main.js`) as nobody: from a readable copy
+ * of its package (see `readableCopy`), or the reason it cannot (the temp dir `scratch` is in is closed
+ * to nobody too), for `context.skip`. Only for root; call it where `readableCopy` may be called.
+ *
+ * @example
+ * const nobody = cliForNobody("graph-cli", main, tmp); // { main: "/tmp/plan-refs-graph-cli-…/dist/cli/main.js" }
+ */
+export function cliForNobody(name: string, main: string, scratch: string): { readonly main: string } | { readonly skip: string } {
+  if (!everyoneCanEnter(scratch)) return { skip: `${scratch} is in a folder nobody can enter, so the CLI cannot run as nobody from there` };
+  const packageRoot = dirname(dirname(dirname(main)));
+  return { main: join(readableCopy(name, packageRoot), relative(packageRoot, main)) };
 }
