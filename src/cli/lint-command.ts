@@ -16,7 +16,7 @@ import { MCP_HELP, MCP_OPTIONS, withMcpServers } from "./mcp-flags.js";
 import { combineCatalogs } from "../mcp/index.js";
 import { printable } from "../shared/text.js";
 
-export const lintUsage = 'usage: plan-refs lint <plan.json|-> [--catalog <tools.json>] [--tools <tools.mjs>] [--mcp "COMMAND"]… [--mcp-url URL]… [--format pretty|json] [--strict]';
+export const lintUsage = 'usage: plan-refs lint <plan.json|-> [--catalog <tools.json>] [--tools <tools.mjs>] [--mcp "COMMAND"]… [--mcp-url URL]… [--mcp-timeout MS] [--format pretty|json] [--strict]';
 
 export const lintHelp = `${lintUsage}
 
@@ -71,7 +71,7 @@ export async function lintCommand(argv: string[], io: CliIo): Promise<number> {
   const text = readTextInput(path);
   const catalog = values.catalog === undefined ? undefined : readCatalog(values.catalog);
   const module = values.tools === undefined ? undefined : await loadTools(values.tools, io.signal);
-  return withMcpServers(values.mcp, values["mcp-url"], io.signal, async (servers) => {
+  return withMcpServers(values, io.signal, async (servers) => {
     // With servers, the catalog holds every tool (a module's too): the linter reports unknown tools.
     const tools = servers === undefined ? catalog : combineCatalogs(servers, module === undefined ? undefined : { names: module.names, label: `--tools ${printable(values.tools!)}` }, catalog);
     let diagnostics = lintPlanText(text, tools === undefined ? {} : { tools });

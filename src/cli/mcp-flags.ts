@@ -5,6 +5,8 @@
  */
 import { connectMcpServers, McpSetupError, type McpServers } from "../mcp/index.js";
 import { packageVersion } from "./cli.js";
+import { MAX_TIMEOUT_MS } from "../run/index.js";
+import { quoted } from "../shared/text.js";
 import { CliError } from "./input.js";
 import { interruptedExitCode } from "./io.js";
 
@@ -12,25 +14,36 @@ import { interruptedExitCode } from "./io.js";
 export const MCP_OPTIONS = {
   mcp: { type: "string", multiple: true },
   "mcp-url": { type: "string", multiple: true },
+  "mcp-timeout": { type: "string" },
 } as const;
+
+/** The values of the flags, as `parseArgs` gives them. */
+export interface McpFlagValues {
+  readonly mcp?: readonly string[] | undefined;
+  readonly "mcp-url"?: readonly string[] | undefined;
+  readonly "mcp-timeout"?: string | undefined;
+}
 
 /** The lines of `--help` that describe the flags. */
 export const MCP_HELP = `  --mcp "COMMAND"       start an MCP server (its stdin and stdout carry MCP) and use its tools; the
                         command is split into words without a shell: quotes ('…', "…") and \\ are
                         understood, nothing is expanded (no $VAR, globs, pipes or redirections).
                         Repeatable: several servers; a tool name two servers offer is an error
-  --mcp-url URL         use the tools of a Streamable HTTP MCP server (repeatable)`;
+  --mcp-url URL         use the tools of a Streamable HTTP MCP server (repeatable)
+  --mcp-timeout MS      wait at most MS milliseconds for each server's handshake and for each page of
+                        its tools/list (default: 60000)`;
 
 /**
  * Connect the servers the flags name (none: undefined), then run `use` and close them, also when it
  * throws or the command is interrupted. Setup failures are one-line `CliError`s (exit 2).
  */
-export async function withMcpServers<T>(commands: readonly string[] | undefined, urls: readonly string[] | undefined, signal: AbortSignal | undefined, use: (servers: McpServers | undefined) => Promise<T>): Promise<T> {
-  const specs = [...(commands ?? []).map((commandLine) => ({ commandLine })), ...(urls ?? []).map((url) => ({ url }))];
+export async function withMcpServers<T>(flags: McpFlagValues, signal: AbortSignal | undefined, use: (servers: McpServers | undefined) => Promise<T>): Promise<T> {
+  const specs = [...(flags.mcp ?? []).map((commandLine) => ({ commandLine })), ...(flags["mcp-url"] ?? []).map((url) => ({ url }))];
+  const timeoutMs = milliseconds(flags["mcp-timeout"], "--mcp-timeout");
   if (specs.length === 0) return use(undefined);
   // Aborted by the command's signal, or by a signal that nothing else handles (see stopOnSignal).
   const controller = new AbortController();
-  const connecting = connectMcpServers(specs, { clientInfo: { name: "plan-refs", version: packageVersion() }, signal: signal === undefined ? controller.signal : AbortSignal.any([signal, controller.signal]) });
+  const connecting = connectMcpServers(specs, { clientInfo: { name: "plan-refs", version: packageVersion() }, ...(timeoutMs === undefined ? {} : { timeoutMs }), signal: signal === undefined ? controller.signal : AbortSignal.any([signal, controller.signal]) });
   const release = stopOnSignal(controller, connecting);
   try {
     let servers: McpServers;
@@ -49,6 +62,14 @@ export async function withMcpServers<T>(commands: readonly string[] | undefined,
   } finally {
     release();
   }
+}
+
+/** A flag's whole number of milliseconds, 1 up to the longest timer. */
+function milliseconds(text: string | undefined, flag: string): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!/^[1-9][0-9]*$/.test(text) || value > MAX_TIMEOUT_MS) throw new CliError(`${flag} must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, not ${quoted(text, 20)}`, "usage");
+  return value;
 }
 
 const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;

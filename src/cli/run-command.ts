@@ -25,7 +25,7 @@ import { runOnDatabase } from "./db-command.js";
 import { runToMermaid, runToSvg } from "../draw/index.js";
 
 export const runUsage =
-  'usage: plan-refs run <plan.json|-> (--tools <tools.mjs> | --mcp "COMMAND" | --mcp-url URL | --database URL [--detach])… [--catalog tools.json] [--results out.json] [--timeline FILE.svg|FILE.mmd] [--concurrency N] [--timeout MS] [--fail-fast] [--validate-outputs]';
+  'usage: plan-refs run <plan.json|-> (--tools <tools.mjs> | --mcp "COMMAND" | --mcp-url URL | --database URL [--detach])… [--mcp-timeout MS] [--catalog tools.json] [--results out.json] [--timeline FILE.svg|FILE.mmd] [--concurrency N] [--timeout MS] [--fail-fast] [--validate-outputs]';
 
 export const runHelp = `${runUsage}
 
@@ -109,7 +109,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   const target: ResultsTarget | undefined = values.results === undefined ? undefined : checkResultsTarget(values.results, guarded);
   const timeline = values.timeline === undefined ? undefined : timelineTarget(values.timeline, guarded, values.detach === true, target);
   const module = values.tools === undefined ? undefined : await loadTools(values.tools, io.signal);
-  return withMcpServers(values.mcp, values["mcp-url"], io.signal, (servers) =>
+  return withMcpServers(values, io.signal, (servers) =>
     runWith(io, { planName, planValue, planText, catalog, target, timeline, guarded, concurrency, timeoutMs, failFast: values["fail-fast"] === true, validateOutputs: values["validate-outputs"] === true, module, modulePath: values.tools, servers, database: values.database, detach: values.detach === true }),
   );
 }

@@ -3,15 +3,19 @@
  * the catalog's `input`, its `outputSchema` (when the server declares one) the `output`.
  */
 import type { JsonSchema, ToolCatalog, ToolSpec } from "../plan/plan.js";
-import { isPlainArray, isPlainObject, MISSING, readOwnData } from "../shared/own-data.js";
+import { isPlainArray, isPlainObject, MISSING, ownData, readOwnData } from "../shared/own-data.js";
 import { MAX_TIMEOUT_MS } from "../run/run-plan.js";
 import { describeThrown } from "../shared/errors.js";
 import { quoted, safeText } from "../shared/text.js";
 import type { McpClient, McpRequestOptions } from "./client.js";
-import { McpSetupError } from "./errors.js";
+import { McpSetupError, schemaProblem } from "./errors.js";
 
 /** Most pages of `tools/list` followed before the listing is taken for one that never ends. */
 export const MAX_TOOL_PAGES = 1000;
+
+/** The SDK's JSON-RPC error code for a request that timed out, and its default timeout. */
+export const REQUEST_TIMEOUT = -32001;
+export const SDK_TIMEOUT_MS = 60_000;
 
 /** Options of `catalogFromMcp`. */
 export interface CatalogFromMcpOptions {
@@ -56,9 +60,13 @@ export async function listMcpTools(client: McpClient, options: CatalogFromMcpOpt
     if (page >= MAX_TOOL_PAGES) throw invalid(`the server's tools/list went on for more than ${MAX_TOOL_PAGES} pages`);
     let answer: unknown;
     try {
-      answer = await client.listTools(cursor === undefined ? undefined : { cursor }, request);
+      const params = cursor === undefined ? undefined : { cursor };
+      answer = await ownSignal(request, (options) => client.listTools(params, options));
     } catch (error) {
       if (error instanceof McpSetupError) throw error;
+      const problem = schemaProblem(error);
+      if (problem !== undefined) throw invalid(`the server's tools/list answer does not fit MCP's schema: ${problem}`);
+      if (ownData(error, "code") === REQUEST_TIMEOUT) throw new McpSetupError("connect-failed", `no answer to tools/list within ${request.timeout ?? SDK_TIMEOUT_MS} ms`, { cause: error });
       throw new McpSetupError("connect-failed", `tools/list failed: ${safeText(describeThrown(error), 300)}`, { cause: error });
     }
     const next = readPage(answer, (listing) => {
@@ -71,6 +79,25 @@ export async function listMcpTools(client: McpClient, options: CatalogFromMcpOpt
     if (cursors.has(next)) throw invalid(`the server's tools/list gives cursor ${quoted(next)} twice (a listing that never ends)`);
     cursors.add(next);
     cursor = next;
+  }
+}
+
+/**
+ * Send one request with a signal of its own that follows the caller's: the SDK adds an abort listener
+ * to the signal of every request and never removes it, so a listing of many pages on the caller's one
+ * signal would pile them up (and Node warns of a leak past ten).
+ */
+async function ownSignal<T>(request: McpRequestOptions, send: (options: McpRequestOptions) => Promise<T>): Promise<T> {
+  const parent = request.signal;
+  if (parent === undefined) return send(request);
+  const controller = new AbortController();
+  const abort = (): void => controller.abort(parent.reason);
+  if (parent.aborted) abort();
+  else parent.addEventListener("abort", abort, { once: true });
+  try {
+    return await send({ ...request, signal: controller.signal });
+  } finally {
+    parent.removeEventListener("abort", abort);
   }
 }
 

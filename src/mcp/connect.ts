@@ -7,10 +7,11 @@
 import { describeThrown } from "../shared/errors.js";
 import { ownData } from "../shared/own-data.js";
 import { quoted, safeText } from "../shared/text.js";
-import { requestOptions } from "./catalog.js";
+import { REQUEST_TIMEOUT, requestOptions, SDK_TIMEOUT_MS } from "./catalog.js";
 import type { McpClient } from "./client.js";
 import { McpSetupError } from "./errors.js";
 import { splitCommand } from "./split-command.js";
+import { GroupStdioTransport } from "./stdio-transport.js";
 
 /** How to reach a server: a command to start (its stdin and stdout carry MCP), or a Streamable HTTP URL. */
 export type McpServerSpec =
@@ -46,7 +47,11 @@ export interface McpConnection {
   readonly label: string;
   /** The last lines the server wrote on stderr (a stdio server; empty otherwise), for a message when it fails. */
   stderrTail(): string;
-  /** Close the connection; a stdio server is stopped (stdin closed, then SIGTERM, then SIGKILL). Never rejects. */
+  /**
+   * Close the connection. A stdio server runs in a process group of its own, and the whole group is
+   * stopped: stdin closed, then SIGTERM, then SIGKILL, 2 s apart (a wrapper such as `sh -c` or `npx`
+   * and the server it started go together). Never rejects.
+   */
   close(): Promise<void>;
 }
 
@@ -76,26 +81,13 @@ export async function connectMcp(server: McpServerSpec, options: ConnectMcpOptio
   const info = options.clientInfo ?? { name: "plan-refs", version: "0" };
   const client = new Client({ name: info.name, version: info.version });
   let tail = "";
-  let pid: number | undefined;
   let transport: { close(): Promise<void> };
   if (spec.kind === "stdio") {
-    const { StdioClientTransport } = await loadSdk("client/stdio.js");
-    const stdio = new StdioClientTransport({
-      command: spec.command,
-      args: [...spec.args],
-      env: spec.env,
-      ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }),
-      stderr: "pipe",
+    const [{ getDefaultEnvironment }, { JSONRPCMessageSchema }] = await Promise.all([loadSdk("client/stdio.js"), loadSdk("types.js")]);
+    const stdio = new GroupStdioTransport(spec, { messageSchema: JSONRPCMessageSchema, defaultEnvironment: getDefaultEnvironment });
+    stdio.onStderr((chunk) => {
+      tail = (tail + chunk).slice(-STDERR_TAIL_CHARS);
     });
-    stdio.stderr?.on("data", (chunk: Buffer | string) => {
-      tail = (tail + String(chunk)).slice(-STDERR_TAIL_CHARS);
-    });
-    // The process id, taken as soon as it exists: the SDK forgets its process when a close begins.
-    const start = stdio.start.bind(stdio);
-    stdio.start = async () => {
-      await start();
-      pid = stdio.pid ?? undefined;
-    };
     transport = stdio;
   } else {
     const { StreamableHTTPClientTransport } = await loadSdk("client/streamableHttp.js");
@@ -106,16 +98,16 @@ export async function connectMcp(server: McpServerSpec, options: ConnectMcpOptio
   const close = (): Promise<void> =>
     (closing ??= client
       .close()
-      .catch(() => transport.close())
       .catch(() => undefined)
       // The SDK may have begun closing on its own (a failed handshake) without waiting: wait here.
-      .then(() => (pid === undefined ? undefined : waitForExit(pid))));
+      .then(() => transport.close())
+      .catch(() => undefined));
   try {
     await client.connect(transport as Parameters<typeof client.connect>[0], request);
   } catch (error) {
     await close();
     if (request.signal?.aborted === true) throw new McpSetupError("connect-failed", `MCP server ${shown}: interrupted while connecting`, { cause: error });
-    throw new McpSetupError("connect-failed", `MCP server ${shown}: ${connectFailure(error, spec.kind)}${lastLine(tail)}`, { cause: error });
+    throw new McpSetupError("connect-failed", `MCP server ${shown}: ${connectFailure(error, spec.kind, request.timeout)}${failureLine(tail)}`, { cause: error });
   }
   if (spec.kind === "http") {
     // A POST's response stream that drops before the answer (the server died) is only reported to
@@ -127,32 +119,6 @@ export async function connectMcp(server: McpServerSpec, options: ConnectMcpOptio
     };
   }
   return { client: client as unknown as McpClient, label, stderrTail, close };
-}
-
-/**
- * Resolve once process `pid` has exited. The SDK's close ends its stdin, then sends SIGTERM after 2 s
- * and SIGKILL after 4 s; if the process is still there after 5 s, it is sent SIGKILL here.
- */
-async function waitForExit(pid: number): Promise<void> {
-  const gone = (): boolean => {
-    try {
-      process.kill(pid, 0);
-      return false;
-    } catch (error) {
-      return (error as NodeJS.ErrnoException).code === "ESRCH";
-    }
-  };
-  for (let waited = 0; !gone(); waited += 25) {
-    if (waited >= 5000) {
-      try {
-        process.kill(pid, "SIGKILL");
-      } catch {
-        // already gone
-      }
-      return;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 type Spec = { kind: "stdio"; command: string; args: string[]; cwd?: string; env: Record<string, string>; label: string } | { kind: "http"; url: URL; label: string };
@@ -190,6 +156,7 @@ type SdkModules = {
   "client/index.js": typeof import("@modelcontextprotocol/sdk/client/index.js");
   "client/stdio.js": typeof import("@modelcontextprotocol/sdk/client/stdio.js");
   "client/streamableHttp.js": typeof import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+  "types.js": typeof import("@modelcontextprotocol/sdk/types.js");
 };
 
 /** A module of the SDK, imported when first needed; not installed: one line naming the install command. */
@@ -201,6 +168,8 @@ async function loadSdk<K extends keyof SdkModules>(path: K): Promise<SdkModules[
         return (await import("@modelcontextprotocol/sdk/client/index.js")) as SdkModules[K];
       case "client/stdio.js":
         return (await import("@modelcontextprotocol/sdk/client/stdio.js")) as SdkModules[K];
+      case "types.js":
+        return (await import("@modelcontextprotocol/sdk/types.js")) as SdkModules[K];
       default:
         return (await import("@modelcontextprotocol/sdk/client/streamableHttp.js")) as SdkModules[K];
     }
@@ -214,18 +183,34 @@ async function loadSdk<K extends keyof SdkModules>(path: K): Promise<SdkModules[
 }
 
 /** Why connecting failed, in a few words. */
-function connectFailure(error: unknown, kind: Spec["kind"]): string {
+function connectFailure(error: unknown, kind: Spec["kind"], timeout: number | undefined): string {
   const code = ownData(error, "code");
   if (code === "ENOENT") return "cannot start the server: no such program";
   if (code === "EACCES") return "cannot start the server: permission denied";
   if (code === -32000) return kind === "stdio" ? "the server exited before completing the MCP handshake" : "the connection closed before the MCP handshake completed";
-  if (code === -32001) return "no answer to the MCP handshake in time";
+  if (code === REQUEST_TIMEOUT) return `no answer to the MCP handshake within ${timeout ?? SDK_TIMEOUT_MS} ms`;
   const message = describeThrown(error);
   return kind === "http" ? `cannot connect: ${safeText(message, 200)}` : `the MCP handshake failed: ${safeText(message, 200)}`;
 }
 
-/** The server's last stderr line, as the end of a message. */
-function lastLine(tail: string): string {
-  const line = tail.trimEnd().split("\n").pop()?.trim() ?? "";
-  return line === "" ? "" : ` (its stderr: ${safeText(line, 200)})`;
+/** A line that says an error happened: `Error: …`, `TypeError: …`, `error: …`, `fatal: …`, `npm ERR! …`. */
+const ERROR_LINE = /^(?:[\w.$]*(?:error|exception)|fatal|panic|npm (?:ERR!|error))\b[^:\n]{0,40}:?\s/i;
+/** A line that says something failed, in other words. */
+const FAILURE_WORDS = /\b(?:error|fatal|failed|failure|cannot|can't|unable|denied|not found|no such|missing|invalid|refused)\b/i;
+/** Lines that say nothing about the failure: a stack frame, Node's version banner, a caret under a source line. */
+const NOISE_LINE = /^(?:at\s|node\.js v\d|\^+$|file:\/\/|\s*$)/i;
+
+/**
+ * The stderr line that says what failed, as the end of a message: the first line that names an error
+ * (`Error: missing API key`; Node ends its crash report with its version banner, Python starts its
+ * with "Traceback"), else the first that says something failed, else the last three lines.
+ */
+function failureLine(tail: string): string {
+  const lines = tail
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== "" && !NOISE_LINE.test(line));
+  const named = lines.find((line) => ERROR_LINE.test(line)) ?? lines.find((line) => FAILURE_WORDS.test(line) && !/^Traceback\b/.test(line));
+  const said = named ?? lines.slice(-3).join(" / ");
+  return said === "" ? "" : ` (its stderr: ${safeText(said, 200)})`;
 }

@@ -4,6 +4,8 @@
  * `runPlan` reports as the step's `tool-error` (the `McpCallError` is the step error's `cause`).
  */
 import { CodedError } from "../shared/errors.js";
+import { ownData } from "../shared/own-data.js";
+import { safeText } from "../shared/text.js";
 
 /** Why connecting to MCP servers or reading their tools failed. */
 export type McpSetupErrorCode =
@@ -30,6 +32,9 @@ export class McpSetupError extends CodedError<McpSetupErrorCode> {
   override name = "McpSetupError";
 }
 
+/** `error.data` of the answers the stdio transport makes up for a request whose real answer it cannot use. */
+export const TRANSPORT_FAILURE = "plan-refs-transport";
+
 /** Why an MCP tool call failed. */
 export type McpCallErrorCode =
   /** The server answered with `isError: true`: the message holds its text (escaped). */
@@ -50,4 +55,26 @@ export type McpCallErrorCode =
  */
 export class McpCallError extends CodedError<McpCallErrorCode> {
   override name = "McpCallError";
+}
+
+/**
+ * What a schema error of the SDK (a `ZodError`: the answer did not fit MCP's schema) says, as one
+ * line: the first problem and where it is (`tools.0.name: Invalid input: expected string, received
+ * number`), escaped. Undefined for any other error.
+ *
+ * @example
+ * schemaProblem(error) ?? describeThrown(error)
+ */
+export function schemaProblem(error: unknown): string | undefined {
+  // `ZodError`, or `$ZodError` from zod/mini, which the SDK parses with: known by name.
+  const name = ownData(error, "name") ?? (error instanceof Error ? error.name : undefined);
+  if (typeof name !== "string" || !/^\$?ZodError$/.test(name)) return undefined;
+  const issues = ownData(error, "issues");
+  if (!Array.isArray(issues) || issues.length === 0) return undefined;
+  const first = ownData(issues, 0);
+  const path = ownData(first, "path");
+  const message = ownData(first, "message");
+  const where = Array.isArray(path) && path.length > 0 ? `${path.slice(0, 20).map(String).join(".")}: ` : "";
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more ${issues.length === 2 ? "problem" : "problems"})` : "";
+  return safeText(`${where}${typeof message === "string" ? message : "does not fit"}`, 200) + more;
 }

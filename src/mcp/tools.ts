@@ -2,13 +2,13 @@
  * `mcpTools`: an MCP server's tools as tool functions for `runPlan`. A step calls `tools/call` with its
  * resolved arguments and its signal; the answer becomes the step's result.
  */
-import { isPlainArray, isPlainObject, MISSING, readOwnData } from "../shared/own-data.js";
+import { isPlainArray, isPlainObject, MISSING, ownData, readOwnData } from "../shared/own-data.js";
 import type { ToolContext, ToolFunction, ToolFunctions } from "../run/run-plan.js";
 import { describeThrown } from "../shared/errors.js";
-import { safeText } from "../shared/text.js";
-import { listMcpTools, requestOptions } from "./catalog.js";
+import { printable, safeText } from "../shared/text.js";
+import { listMcpTools, REQUEST_TIMEOUT, requestOptions, SDK_TIMEOUT_MS } from "./catalog.js";
 import type { McpClient, McpRequestOptions } from "./client.js";
-import { McpCallError } from "./errors.js";
+import { McpCallError, schemaProblem, TRANSPORT_FAILURE } from "./errors.js";
 
 /** Options of `mcpTools`. */
 export interface McpToolsOptions {
@@ -25,9 +25,8 @@ export interface McpToolsOptions {
 /** Longest server text kept in an error message. */
 const MAX_ERROR_TEXT = 300;
 
-/** JSON-RPC error codes of the SDK's `McpError`: the connection closed; the request timed out. */
+/** The SDK's JSON-RPC error code for a connection that closed. */
 const CONNECTION_CLOSED = -32000;
-const REQUEST_TIMEOUT = -32001;
 
 /**
  * The tools of an MCP server as tool functions for `runPlan`, one per tool its `tools/list` names
@@ -89,10 +88,29 @@ function callFailure(error: unknown, timeout: number | undefined): McpCallError 
   if (error instanceof Error && error.message === "Not connected") {
     return new McpCallError("connection-closed", "the connection to the MCP server is closed (the server exited, or the connection dropped)", { cause: error });
   }
+  const dropped = fetchFailure(error);
+  if (dropped !== undefined) return new McpCallError("connection-closed", `the HTTP connection to the MCP server failed during the call: ${dropped}`, { cause: error });
+  // An answer the transport could not use (over the size limit, a result that is not an object).
+  if (ownData(error, "data") === TRANSPORT_FAILURE) {
+    return new McpCallError("call-failed", printable(describeThrown(error).replace(/^MCP error -?\d+: /, "").slice(0, MAX_ERROR_TEXT)), { cause: error });
+  }
+  const problem = schemaProblem(error);
+  if (problem !== undefined) return new McpCallError("call-failed", `the MCP server's tools/call answer does not fit MCP's schema: ${problem}`, { cause: error });
   if (code === REQUEST_TIMEOUT) {
-    return new McpCallError("timeout", `the MCP server did not answer within ${timeout ?? 60_000} ms`, { cause: error });
+    return new McpCallError("timeout", `the MCP server did not answer within ${timeout ?? SDK_TIMEOUT_MS} ms`, { cause: error });
   }
   return new McpCallError("call-failed", `the MCP call failed: ${safeText(describeThrown(error), MAX_ERROR_TEXT)}`, { cause: error });
+}
+
+/** What Node's `fetch` says went wrong under its bare "fetch failed" (the error's `cause`), escaped; undefined for other errors. */
+function fetchFailure(error: unknown): string | undefined {
+  if (!(error instanceof TypeError) || error.message !== "fetch failed") return undefined;
+  const cause = ownData(error, "cause");
+  const code = ownData(cause, "code");
+  const said = cause === undefined ? "no reason given" : safeText(describeThrown(cause), 200);
+  if (code === "ECONNREFUSED") return `${said} (nothing listens there: the server has stopped?)`;
+  if (code === "UND_ERR_SOCKET" || code === "ECONNRESET") return `${said} (the server dropped the connection before answering)`;
+  return said;
 }
 
 /** The step's result from a `tools/call` answer (read as untrusted data: own data properties only). */

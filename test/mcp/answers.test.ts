@@ -4,6 +4,7 @@
  * clients here are written out by hand because the SDK's own Client validates answers before
  * plan-refs sees them; any object with listTools and callTool is an McpClient.
  */
+import { getEventListeners } from "node:events";
 import { describe, expect, test } from "vitest";
 import { catalogFromMcp, MAX_TOOL_PAGES, McpCallError, McpSetupError, mcpTools, type McpClient } from "../../src/mcp/index.js";
 import { runPlan } from "../../src/run/index.js";
@@ -76,6 +77,21 @@ describe("catalogFromMcp", () => {
     let n = 0;
     const endless: McpClient = { listTools: () => Promise.resolve({ tools: [], nextCursor: String(n++) }), callTool: () => Promise.resolve({}) };
     expect(await setupError(catalogFromMcp(endless))).toEqual({ code: "invalid-tools-list", message: `the server's tools/list went on for more than ${MAX_TOOL_PAGES} pages` });
+  });
+
+  test("each page's request gets a signal of its own: the caller's signal gathers no listeners however many pages there are", async () => {
+    const caller = new AbortController();
+    let n = 0;
+    // As the SDK's Client does: an abort listener on the request's signal, never removed.
+    const paged: McpClient = {
+      listTools: (_params, options) => {
+        options?.signal?.addEventListener("abort", () => undefined);
+        return Promise.resolve(n < 20 ? { tools: [{ name: `t${n++}` }], nextCursor: String(n) } : { tools: [] });
+      },
+      callTool: () => Promise.resolve({}),
+    };
+    expect(Object.keys(await catalogFromMcp(paged, { signal: caller.signal }))).toHaveLength(20);
+    expect(getEventListeners(caller.signal, "abort")).toHaveLength(0);
   });
 
   test("a Proxy whose traps throw is an invalid-tools-list error, not a crash", async () => {

@@ -8,6 +8,7 @@ import { cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSyn
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { running } from "../helpers/processes.js";
 import { tempFolder } from "../helpers/temp.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -202,6 +203,40 @@ describe("run --mcp / --mcp-url", () => {
     expect(code).toBe(143);
     expect((JSON.parse(stdout) as { status: string }).status).toBe("aborted");
     expect(alive(Number(readFileSync(pidFile("signal"), "utf8")))).toBe(false);
+  });
+});
+
+describe("a server under a wrapper that outlives its stdin", () => {
+  // `sh -c "…; true"`: the shell stays the server's parent, as npx and uvx do; the server ignores stdin EOF.
+  const wrapped = (pidFile: string): string => `sh -c "node ${SERVER} --linger --pid-file ${pidFile}; true"`;
+
+  test.each(["lint", "run"])("%s --mcp: the command ends when its work is done, and the server with it", (command) => {
+    const pidFile = join(work, `wrapped-${command}.pid`);
+    const path = writePlan(`wrapped-${command}.plan.json`, { steps: [{ id: 1, tool: "shout", args: { text: "x" } }] });
+    const { code, stderr } = cli([command, path, "--mcp", wrapped(pidFile)]);
+    expect(code).toBe(0);
+    expect(stderr).not.toMatch(/error/i);
+    expect(running(Number(readFileSync(pidFile, "utf8")))).toBe(false);
+  });
+});
+
+describe("--mcp-timeout", () => {
+  test("covers the handshake: a server that never answers it fails in one line (exit 2)", () => {
+    const path = writePlan("mcp-timeout.plan.json", { steps: [{ id: 1, tool: "shout", args: { text: "x" } }] });
+    expect(cli(["lint", path, "--mcp", `node ${SERVER} --slow-start 600000`, "--mcp-timeout", "100"])).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: `plan-refs: MCP server "node ${SERVER} --slow-start 600000": no answer to the MCP handshake within 100 ms\n`,
+    });
+  });
+
+  test.each(["0", "1.5", "soon", String(2 ** 31)])("--mcp-timeout %j: exit 2, one line", (value) => {
+    const path = writePlan("mcp-timeout.plan.json", { steps: [{ id: 1, tool: "shout", args: { text: "x" } }] });
+    expect(cli(["run", path, "--mcp", `node ${SERVER}`, "--mcp-timeout", value])).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: `plan-refs: --mcp-timeout must be a whole number of milliseconds from 1 to 2147483647, not "${value}"\n`,
+    });
   });
 });
 

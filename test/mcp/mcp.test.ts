@@ -49,7 +49,7 @@ beforeAll(async () => {
   httpUrl = served.url;
 });
 
-const EXPECTED_NAMES = ["geocode", "weather", "shout", "fail", "slow", "crash"];
+const EXPECTED_NAMES = ["geocode", "weather", "shout", "fail", "slow", "forty-two", "huge", "hangup", "crash"];
 
 describe.each(["stdio", "http"] as const)("over %s", (kind) => {
   const spec = (): McpServerSpec => (kind === "stdio" ? stdio() : { url: httpUrl });

@@ -1,0 +1,336 @@
+/**
+ * The stdio transport `connectMcp` uses, in place of the SDK's: the server runs in a process group
+ * of its own, and closing stops the whole group. A server is often started through a wrapper (`npx`,
+ * `uvx`, `sh -c`) whose real server is a grandchild: stopping only the wrapper leaves the real server
+ * running, holding our pipes open, and the command that started it never exits. Answers are read
+ * line by line with a size limit per message: an answer over it fails the one request it answers,
+ * and the connection carries on (the SDK drops the whole connection). An answer whose shape the SDK
+ * would drop unseen (a `result` that is not an object) fails its request at once instead of leaving
+ * it to its timeout.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { describeThrown } from "../shared/errors.js";
+import { isPlainObject, MISSING, readOwnData } from "../shared/own-data.js";
+import { safeText } from "../shared/text.js";
+import { TRANSPORT_FAILURE } from "./errors.js";
+
+/** The longest message a stdio server may send (the SDK's own limit for its read buffer). */
+export const MAX_MCP_MESSAGE_BYTES = 10 * 1024 * 1024;
+
+/** Milliseconds between asking a server group to stop (stdin closed, SIGTERM, SIGKILL). */
+export const STOP_GRACE_MS = 2000;
+
+
+/** How much of an oversized line's start and end is kept to find the request it answers. */
+const KEPT_BYTES = 512;
+const NEWLINE = 0x0a;
+const POLL_MS = 25;
+
+/** What the transport needs of the SDK (passed in: the SDK is loaded only when a server is started). */
+export interface StdioSdk {
+  /** The SDK's JSON-RPC message schema (`JSONRPCMessageSchema` of its `types.js`). */
+  readonly messageSchema: { safeParse(value: unknown): { success: boolean } };
+  /** The environment every server gets (the SDK's `getDefaultEnvironment`). */
+  readonly defaultEnvironment: () => Record<string, string>;
+}
+
+/** Where and how to start the server. */
+export interface StdioServer {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly cwd?: string;
+  readonly env: Readonly<Record<string, string>>;
+}
+
+type Message = Record<string, unknown>;
+type RequestId = string | number;
+
+/** The SDK's `Transport` interface, over a child process group's stdin and stdout. */
+export class GroupStdioTransport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: Message) => void;
+
+  #child: ChildProcess | undefined;
+  #stderr: ((chunk: string) => void) | undefined;
+  #closing: Promise<void> | undefined;
+  #closed = false;
+  #told = false;
+  /** Requests sent and not yet answered: an unusable answer can only fail one of these. */
+  readonly #waiting = new Set<RequestId>();
+  // The line being read: its parts, its length, and (past the limit) its first and last bytes.
+  #parts: Buffer[] = [];
+  #length = 0;
+  #head: Buffer | undefined;
+  #tail = Buffer.alloc(0);
+
+  constructor(
+    readonly server: StdioServer,
+    readonly sdk: StdioSdk,
+  ) {}
+
+  /** The process id of the group's leader, once started. */
+  get pid(): number | undefined {
+    return this.#child?.pid;
+  }
+
+  /** Receive what the server writes on stderr. */
+  onStderr(listener: (chunk: string) => void): void {
+    this.#stderr = listener;
+  }
+
+  start(): Promise<void> {
+    if (this.#child !== undefined) return Promise.reject(new Error("the transport is already started"));
+    return new Promise((resolve, reject) => {
+      const child = spawn(this.server.command, [...this.server.args], {
+        env: { ...this.sdk.defaultEnvironment(), ...this.server.env },
+        stdio: ["pipe", "pipe", "pipe"],
+        shell: false,
+        // A group of its own (a new session): its wrapper and everything it starts are stopped together.
+        detached: process.platform !== "win32",
+        windowsHide: true,
+        ...(this.server.cwd === undefined ? {} : { cwd: this.server.cwd }),
+      });
+      this.#child = child;
+      child.on("error", (error) => {
+        reject(error);
+        this.onerror?.(error);
+      });
+      child.on("spawn", () => resolve());
+      child.on("close", () => this.#ended());
+      child.stdin?.on("error", (error) => this.onerror?.(error));
+      child.stdout?.on("error", (error) => this.onerror?.(error));
+      child.stdout?.on("data", (chunk: Buffer) => this.#read(chunk));
+      child.stderr?.setEncoding("utf8");
+      child.stderr?.on("data", (chunk: string) => this.#stderr?.(chunk));
+      child.stderr?.on("error", () => undefined);
+    });
+  }
+
+  send(message: Message): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const stdin = this.#child?.stdin;
+      if (this.#closed || stdin === undefined || stdin === null || stdin.destroyed) {
+        reject(new Error("Not connected"));
+        return;
+      }
+      const id = readOwnData(message, "id");
+      const method = readOwnData(message, "method");
+      if ((typeof id === "string" || typeof id === "number") && typeof method === "string") this.#waiting.add(id);
+      // A request given up (timed out, aborted) no longer waits for its answer.
+      if (method === "notifications/cancelled") {
+        const params = readOwnData(message, "params");
+        const cancelled = isPlainObject(params) ? readOwnData(params, "requestId") : MISSING;
+        if (typeof cancelled === "string" || typeof cancelled === "number") this.#waiting.delete(cancelled);
+      }
+      if (stdin.write(`${JSON.stringify(message)}\n`)) resolve();
+      else stdin.once("drain", resolve);
+    });
+  }
+
+  /** Stop the server's whole group: stdin closed, then SIGTERM, then SIGKILL, a grace period apart. Never rejects. */
+  close(): Promise<void> {
+    return (this.#closing ??= this.#stop());
+  }
+
+  async #stop(): Promise<void> {
+    const child = this.#child;
+    this.#closed = true;
+    if (child !== undefined && child.pid !== undefined) {
+      const group = child.pid;
+      try {
+        child.stdin?.end();
+      } catch {
+        // already closed
+      }
+      for (const signal of ["SIGTERM", "SIGKILL", undefined] as const) {
+        if (await stopped(child, group, STOP_GRACE_MS)) break;
+        if (signal !== undefined) kill(child, group, signal);
+      }
+      // Whatever still holds our ends of the pipes (a process that left the group) no longer keeps this process alive.
+      for (const stream of [child.stdin, child.stdout, child.stderr]) stream?.destroy();
+    }
+    this.#ended();
+  }
+
+  /** The connection is over (the server exited, or it was closed): said once. */
+  #ended(): void {
+    this.#closed = true;
+    this.#parts = [];
+    this.#length = 0;
+    this.#head = undefined;
+    this.#waiting.clear();
+    if (this.#told) return;
+    this.#told = true;
+    this.onclose?.();
+  }
+
+  /** Split stdout into lines, each line one message; a line over the limit is skipped to its end. */
+  #read(chunk: Buffer): void {
+    let from = 0;
+    for (let at = chunk.indexOf(NEWLINE); at !== -1; at = chunk.indexOf(NEWLINE, from)) {
+      this.#add(chunk.subarray(from, at));
+      from = at + 1;
+      const over = this.#head !== undefined;
+      const line = over ? undefined : Buffer.concat(this.#parts, this.#length);
+      const head = this.#head;
+      const tail = this.#tail;
+      this.#parts = [];
+      this.#length = 0;
+      this.#head = undefined;
+      this.#tail = Buffer.alloc(0);
+      if (line !== undefined) this.#message(line.toString("utf8").replace(/\r$/, ""));
+      else this.#oversized(head!, tail);
+    }
+    this.#add(chunk.subarray(from));
+  }
+
+  #add(part: Buffer): void {
+    if (part.length === 0) return;
+    if (this.#head === undefined && this.#length + part.length <= MAX_MCP_MESSAGE_BYTES) {
+      this.#parts.push(part);
+      this.#length += part.length;
+      return;
+    }
+    if (this.#head === undefined) {
+      this.#head = Buffer.concat([...this.#parts, part]).subarray(0, KEPT_BYTES);
+      this.#parts = [];
+    }
+    this.#length += part.length;
+    const tail = Buffer.concat([this.#tail, part]);
+    this.#tail = tail.subarray(Math.max(0, tail.length - KEPT_BYTES));
+  }
+
+  #message(line: string): void {
+    if (line.trim() === "") return;
+    let message: unknown;
+    try {
+      message = JSON.parse(line);
+    } catch (error) {
+      this.onerror?.(new Error(`the MCP server wrote a line that is not JSON: ${safeText(describeThrown(error), 120)}`));
+      return;
+    }
+    if (this.sdk.messageSchema.safeParse(message).success) {
+      const id = isPlainObject(message) && !Object.hasOwn(message, "method") ? readOwnData(message, "id") : MISSING;
+      if (typeof id === "string" || typeof id === "number") this.#waiting.delete(id);
+      this.onmessage?.(message as Message);
+      return;
+    }
+    const id = isPlainObject(message) ? readOwnData(message, "id") : MISSING;
+    if ((typeof id === "string" || typeof id === "number") && this.#waiting.has(id) && !Object.hasOwn(message as object, "method")) {
+      this.#fail(id, `the MCP server's answer is not a valid JSON-RPC response: ${answerProblem(message as Message)}`);
+      return;
+    }
+    this.onerror?.(new Error(`the MCP server sent a message that is not valid JSON-RPC: ${safeText(line, 120)}`));
+  }
+
+  #oversized(head: Buffer, tail: Buffer): void {
+    const id = answeredId(head.toString("latin1"), tail.toString("latin1"), this.#waiting);
+    const problem = `the MCP server's answer is larger than the ${MAX_MCP_MESSAGE_BYTES / 1024 / 1024} MiB limit of one message`;
+    if (id !== undefined) this.#fail(id, problem);
+    else this.onerror?.(new Error(`${problem} (and the request it answers could not be told, so it waits for its timeout)`));
+  }
+
+  /** Answer request `id` with an error of ours: its caller fails at once with `problem`. */
+  #fail(id: RequestId, problem: string): void {
+    this.#waiting.delete(id);
+    this.onmessage?.({ jsonrpc: "2.0", id, error: { code: -32603, message: problem, data: TRANSPORT_FAILURE } });
+  }
+}
+
+/** What is wrong with a response the SDK's schema refuses. */
+function answerProblem(message: Message): string {
+  const result = readOwnData(message, "result");
+  const error = readOwnData(message, "error");
+  if (result !== MISSING) {
+    if (!isPlainObject(result)) return `its "result" is ${describeValue(result)}, not an object`;
+    return `its "result" has the wrong shape`;
+  }
+  if (error !== MISSING) return `its "error" is not an object with a number "code" and a string "message"`;
+  return `it has neither "result" nor "error"`;
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "string") return `a string`;
+  return typeof value === "object" ? "not a plain object" : `a ${typeof value} (${safeText(String(value), 40)})`;
+}
+
+/**
+ * The request an oversized line answers: its `"id"` is read from the line's start (`{"jsonrpc":"2.0","id":7,…`,
+ * as most servers write it) or its end (`…,"id":7}`, as the TypeScript SDK writes it), and must be a
+ * request still waiting. Undefined when neither tells.
+ */
+function answeredId(head: string, tail: string, waiting: ReadonlySet<RequestId>): RequestId | undefined {
+  const ID = String.raw`"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.){0,200}")`;
+  const found = [new RegExp(String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?${ID}`).exec(head), new RegExp(String.raw`,\s*${ID}\s*\}\s*$`).exec(tail.replace(/\r$/, ""))];
+  for (const match of found) {
+    if (match === null) continue;
+    let id: unknown;
+    try {
+      id = JSON.parse(match[1]!);
+    } catch {
+      continue;
+    }
+    if ((typeof id === "number" || typeof id === "string") && waiting.has(id)) return id;
+  }
+  if (waiting.size === 1) return [...waiting][0];
+  return undefined;
+}
+
+function kill(child: ChildProcess, group: number, signal: NodeJS.Signals): void {
+  try {
+    if (process.platform === "win32") child.kill(signal);
+    else process.kill(-group, signal);
+  } catch {
+    // the group is gone
+  }
+}
+
+/** Wait up to `ms` for every process of the group to end; whether they did. */
+async function stopped(child: ChildProcess, group: number, ms: number): Promise<boolean> {
+  for (let waited = 0; ; waited += POLL_MS) {
+    // The leader is ours to reap: its exit is seen (so it leaves no zombie behind) before it counts as gone.
+    if (child.exitCode !== null || child.signalCode !== null) {
+      if (!groupAlive(child, group)) return true;
+    }
+    if (waited >= ms) return false;
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
+/**
+ * Whether a process of the group still runs. A zombie does not count: in a container whose first
+ * process does not reap orphans, a stopped grandchild stays a zombie forever, and `kill(-group, 0)`
+ * still finds it; on Linux the group's members are read from /proc.
+ */
+function groupAlive(child: ChildProcess, group: number): boolean {
+  if (process.platform === "win32") return false;
+  try {
+    process.kill(-group, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== "ESRCH";
+  }
+  if (process.platform !== "linux") return true;
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return true;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "latin1");
+    } catch {
+      continue;
+    }
+    // pid (comm) state ppid pgrp …: comm may hold spaces and parentheses, so read after the last ")".
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(fields[2]) === group && fields[0] !== "Z" && fields[0] !== "X") return true;
+  }
+  return false;
+}
