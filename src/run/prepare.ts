@@ -12,12 +12,12 @@ import { lintReadPlan } from "../lint/lint-plan.js";
 import type { LocatedStep, ReadPlanResult, ToolCatalog } from "../plan/plan.js";
 import { scanArgs, scanSnapshot, type ArgScan } from "../plan/references.js";
 import { stackLimit, type Results } from "../resolve/access.js";
-import type { EvaluationContext } from "../resolve/evaluate.js";
-import { evaluatePlaceholder } from "../resolve/resolve-refs.js";
+import { callContext, type EvaluationContext } from "../resolve/evaluate.js";
+import { evaluatePlaceholder, resolveRefs } from "../resolve/resolve-refs.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { asRefError, RefError } from "../shared/errors.js";
 import { defineOwn } from "../shared/own-data.js";
-import type { NormalizedOptions } from "../shared/options.js";
+import { layeredOptions, normalizeOptions, sameOptionValues, type NormalizedOptions } from "../shared/options.js";
 import { ArgsSnapshotter } from "./snapshot.js";
 
 const NONE: readonly number[] = Object.freeze([]);
@@ -211,4 +211,42 @@ export function resolveSnapshot(copy: Record<string, unknown>, placeholders: num
     throw stackLimit(error);
   }
   return copy;
+}
+
+const DEFAULT_LANGUAGE = normalizeOptions(undefined);
+
+/**
+ * A run's language options as its steps use them, set once per run (not per step): the caller's over
+ * the plan's, what `resolveRefs` is given (`undefined` for the defaults: its fast path), the
+ * evaluator's context for resolving a snapshot in place, and the snapshotter of streamed steps.
+ *
+ * @example
+ * const language = new RunLanguage();
+ * language.layer(plan.options, callerOptions);
+ * const args = language.resolve(snapshot, placeholders, results);
+ */
+export class RunLanguage {
+  options: NormalizedOptions = DEFAULT_LANGUAGE;
+  #resolveOptions: NormalizedOptions | undefined;
+  /** What the evaluator is told while resolving a snapshot in place (one object per run). */
+  #evaluation: EvaluationContext = callContext(DEFAULT_LANGUAGE);
+  /** Copies streamed steps' arguments (a whole plan's are copied by `preparePlan`). */
+  #snapshots: ArgsSnapshotter | undefined;
+
+  /** The caller's options over the plan's own. */
+  layer(planOptions: object | undefined, callerOptions: Readonly<Record<string, unknown>>): void {
+    this.options = layeredOptions(planOptions, callerOptions);
+    this.#resolveOptions = this.options === DEFAULT_LANGUAGE || sameOptionValues(this.options, DEFAULT_LANGUAGE) ? undefined : this.options;
+    this.#evaluation = callContext(this.options);
+  }
+
+  /** A streamed step, snapshotted and scanned on its own. */
+  prepareStreamed(step: LocatedStep): PreparedStep {
+    return prepareStep(step, this.options, (this.#snapshots ??= new ArgsSnapshotter()));
+  }
+
+  /** A step's arguments: its placeholders resolved into its snapshot (the run's own copy), unless only resolveRefs can say what they give. */
+  resolve(snapshot: Record<string, unknown>, placeholders: number, results: Results): Record<string, unknown> {
+    return placeholders === THROUGH_RESOLVE_REFS ? resolveRefs(snapshot, results, this.#resolveOptions) : resolveSnapshot(snapshot, placeholders, results, this.options, this.#evaluation);
+  }
 }
