@@ -5,7 +5,7 @@
  * (for the scheduler) and whether its placeholders can be resolved straight into the snapshot, the
  * run's own copy, instead of walking and copying the arguments again.
  */
-import { referencesIn, type RefAst } from "../grammar/ast.js";
+import { referencedStepIds } from "../grammar/ast.js";
 import { classifyString } from "../grammar/classify.js";
 import type { StepScanner } from "../lint/check-references.js";
 import { lintReadPlan } from "../lint/lint-plan.js";
@@ -21,27 +21,6 @@ import { layeredOptions, normalizeOptions, sameOptionValues, type NormalizedOpti
 import { ArgsSnapshotter } from "./snapshot.js";
 
 const NONE: readonly number[] = Object.freeze([]);
-
-/**
- * The step ids one parsed placeholder references, each once. Parsed ASTs are shared by the parse cache,
- * so a placeholder written in many steps (`$0.city` in a fan-out) is walked once.
- */
-const stepIdsOf = new WeakMap<RefAst, readonly number[]>();
-function stepIds(ast: RefAst): readonly number[] {
-  let ids = stepIdsOf.get(ast);
-  if (ids === undefined) {
-    const found: number[] = [];
-    // Digits beyond Number.MAX_SAFE_INTEGER round to a number that is never a step id (readPlan
-    // refuses unsafe ids), so such a reference waits for a step that never comes.
-    for (const node of referencesIn(ast)) {
-      const id = Number(node.step.id);
-      if (!found.includes(id)) found.push(id);
-    }
-    ids = Object.freeze(found);
-    stepIdsOf.set(ast, ids);
-  }
-  return ids;
-}
 
 /** `PreparedStep.placeholders` of a step whose snapshot is resolved by `resolveRefs` itself. */
 export const THROUGH_RESOLVE_REFS = -1;
@@ -146,12 +125,12 @@ function snapshot(step: LocatedStep, snapshots: ArgsSnapshotter): RefError | und
 export function dependenciesOf(scan: ArgScan): readonly number[] {
   const refs = scan.refs;
   if (refs.length === 0) return NONE;
-  const first = stepIds(refs[0]!.ast);
+  const first = referencedStepIds(refs[0]!.ast);
   if (refs.length === 1) return first;
   let ids: number[] | undefined;
   let seen: Set<number> | undefined;
   for (let r = 1; r < refs.length; r++) {
-    const more = stepIds(refs[r]!.ast);
+    const more = referencedStepIds(refs[r]!.ast);
     for (let i = 0; i < more.length; i++) {
       const id = more[i]!;
       if (ids === undefined) {
