@@ -1,8 +1,10 @@
 /**
  * JSON string tokens of a document, decoded with a map from each decoded code unit back to its file
  * offset. The decoding is done here, not taken from the JSON parser, so the value and the map always
- * agree, also for the broken or unterminated strings of a document being typed.
+ * agree, also for the broken or unterminated strings of a document being typed (the decoder is
+ * grammar/json-escapes.ts, shared with the linter's positions).
  */
+import { decodeJsonContent } from "../grammar/json-escapes.js";
 
 /** A decoded string token. */
 export interface DecodedString {
@@ -19,9 +21,6 @@ export interface DecodedString {
   readonly contentEnd: number;
 }
 
-const ESCAPES: Readonly<Record<string, string>> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
-const HEX4 = /^[0-9a-fA-F]{4}$/;
-
 /**
  * Decode the string token that starts at `start` (its opening quote) and runs at most to `end`.
  *
@@ -30,38 +29,8 @@ const HEX4 = /^[0-9a-fA-F]{4}$/;
  */
 export function decodeStringToken(text: string, start: number, end: number): DecodedString {
   const contentStart = start + 1;
-  const limit = Math.min(end, text.length);
-  const units: string[] = [];
-  const raw: number[] = [];
-  let at = contentStart;
-  while (at < limit) {
-    const char = text[at]!;
-    if (char === '"') break;
-    if (char === "\\" && at + 1 < limit) {
-      const next = text[at + 1]!;
-      const simple = Object.hasOwn(ESCAPES, next) ? ESCAPES[next] : undefined;
-      if (simple !== undefined) {
-        units.push(simple);
-        raw.push(at);
-        at += 2;
-        continue;
-      }
-      const hex = text.slice(at + 2, at + 6);
-      if (next === "u" && at + 6 <= limit && HEX4.test(hex)) {
-        units.push(String.fromCharCode(parseInt(hex, 16)));
-        raw.push(at);
-        at += 6;
-        continue;
-      }
-    }
-    units.push(char);
-    raw.push(at);
-    at += 1;
-  }
-  const offsets = new Int32Array(raw.length + 1);
-  offsets.set(raw);
-  offsets[raw.length] = at;
-  return { value: units.join(""), offsets, contentStart, contentEnd: at };
+  const { value, offsets, end: contentEnd } = decodeJsonContent(text, contentStart, Math.min(end, text.length));
+  return { value, offsets, contentStart, contentEnd };
 }
 
 /**

@@ -7,7 +7,7 @@
  */
 import { nestingPast } from "../plan/json-text.js";
 import { jsonc } from "../plan/jsonc.js";
-import { referencesIn } from "../grammar/ast.js";
+import { referencedStepIds } from "../grammar/ast.js";
 import { classifyString, type Classification } from "../grammar/parse.js";
 import type { JsoncNode as JsonNode } from "../plan/jsonc.js";
 import { readTools, type ToolCatalog } from "../plan/plan.js";
@@ -213,10 +213,7 @@ export function dependenciesOf(document: PlanDocument): Map<number, Set<number>>
     if (from === undefined || site.classification.kind !== "ref") continue;
     let targets = dependencies.get(from);
     if (targets === undefined) dependencies.set(from, (targets = new Set()));
-    for (const reference of referencesIn(site.classification.ast)) {
-      const target = Number(reference.step.id);
-      if (Number.isSafeInteger(target) && document.byId.has(target)) targets.add(target);
-    }
+    for (const target of referencedStepIds(site.classification.ast)) if (document.byId.has(target)) targets.add(target);
   }
   return dependencies;
 }

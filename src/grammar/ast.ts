@@ -203,6 +203,32 @@ export function referencesIn(ast: RefAst): ReferenceNode[] {
   return found;
 }
 
+const stepIdsOf = new WeakMap<RefAst, readonly number[]>();
+
+/**
+ * The step ids an AST references, each once, in source order (frozen; remembered per AST, and parsed
+ * ASTs are shared by the parse cache, so a placeholder written in many steps is walked once). The one
+ * rule for ids too large to be exact: their digits round to a number that is never a step id (plans
+ * refuse ids that are not safe integers), so such a reference matches no step and waits for one that
+ * never comes.
+ *
+ * @example
+ * referencedStepIds(parseRef("$1.a ?? $2 ?? $1", { syntax: "path" })) // [1, 2]
+ */
+export function referencedStepIds(ast: RefAst): readonly number[] {
+  let ids = stepIdsOf.get(ast);
+  if (ids === undefined) {
+    const found: number[] = [];
+    for (const node of referencesIn(ast)) {
+      const id = Number(node.step.id);
+      if (!found.includes(id)) found.push(id);
+    }
+    ids = Object.freeze(found);
+    stepIdsOf.set(ast, ids);
+  }
+  return ids;
+}
+
 /**
  * Exhaustiveness check for `switch` over a union. Reached only by a hand-built or corrupted node, which
  * is still reported as a `RefError` (never a raw `Error`, and never by stringifying a possibly cyclic node).

@@ -27,6 +27,8 @@ export const OPEN_BRACKET = 91;
 export const BACKSLASH = 92;
 /** `]` */
 export const CLOSE_BRACKET = 93;
+/** `u` (a JSON `\uXXXX` escape) */
+export const LOWER_U = 117;
 /** `}` */
 export const CLOSE_BRACE = 125;
 /** ` ` (the only character allowed around `??`) */

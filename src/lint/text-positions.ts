@@ -6,6 +6,8 @@
  * large plan is ever built. Inside a string token, decoded offsets are mapped to raw ones by reading
  * the token's escapes (`\u0069` is one character of the value, six of the file), once per string.
  */
+import { decodeJsonContent } from "../grammar/json-escapes.js";
+import { QUOTE } from "../grammar/tokens.js";
 import { nestingPast } from "../plan/json-text.js";
 import { jsonc } from "../plan/jsonc.js";
 import { pointerTokens } from "../shared/pointer.js";
@@ -71,7 +73,7 @@ export function locatePositions(text: string, requests: readonly PositionRequest
     const node = nodes[i]!;
     if (node.valueStart < 0) return { start: Math.max(0, root.valueStart), end: Math.max(0, root.valueEnd) };
     if (request.at === "key" && node.keyStart >= 0) return { start: node.keyStart, end: node.keyEnd };
-    if (request.span === undefined || text.charCodeAt(node.valueStart) !== 34) return { start: node.valueStart, end: node.valueEnd };
+    if (request.span === undefined || text.charCodeAt(node.valueStart) !== QUOTE) return { start: node.valueStart, end: node.valueEnd };
     return strings.map(node.valueStart, node.valueEnd, request.span);
   });
 }
@@ -145,13 +147,7 @@ class StringOffsets {
     }
     let offsets = this.#maps.get(start);
     if (offsets === undefined) {
-      const list: number[] = [];
-      for (let raw = first; raw < last; ) {
-        list.push(raw);
-        raw += this.text.charCodeAt(raw) === 92 ? (this.text.charCodeAt(raw + 1) === 117 ? 6 : 2) : 1;
-      }
-      list.push(last);
-      offsets = Int32Array.from(list);
+      offsets = decodeJsonContent(this.text, first, last).offsets;
       this.#maps.set(start, offsets);
     }
     const length = offsets.length - 1;

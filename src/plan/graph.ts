@@ -6,6 +6,7 @@
  */
 import { layeredOptions, type ResolveOptions } from "../shared/options.js";
 import { readPlan, type PlanStep } from "./plan.js";
+import { referencedStepIds } from "../grammar/ast.js";
 import { scanArgs } from "./references.js";
 
 /** Step ids to the steps they reference (or that reference them). */
@@ -39,10 +40,7 @@ export function planGraph(plan: unknown, options?: ResolveOptions): PlanGraph {
   for (const step of read.plan.steps) {
     const targets = new Set<number>();
     for (const ref of scanArgs(step.args, normalized).refs) {
-      for (const node of ref.references) {
-        const target = Number(node.step.id);
-        if (Number.isSafeInteger(target) && ids.has(target)) targets.add(target);
-      }
+      for (const target of referencedStepIds(ref.ast)) if (ids.has(target)) targets.add(target);
     }
     edges.set(step.id, targets);
   }

@@ -1,6 +1,7 @@
 /**
  * Calling back into the caller's code from a run: what a progress listener or a planner's `return()`
- * gives back is never left to reject unhandled.
+ * gives back is never left to reject unhandled, and the listener a run adds to the caller's signal
+ * is removed without a throw.
  */
 
 const ignore = (): void => undefined;
@@ -17,4 +18,21 @@ export function handled(value: unknown): void {
   } catch {
     // A Proxy whose getPrototypeOf trap throws: not a promise of ours to watch.
   }
+}
+
+/**
+ * Listen for a signal's abort; the function returned removes the listener, and never throws.
+ *
+ * @example
+ * const unlisten = listen(signal, onAbort); // … unlisten() when the run is over
+ */
+export function listen(signal: AbortSignal, onAbort: () => void): () => void {
+  signal.addEventListener("abort", onAbort);
+  return () => {
+    try {
+      signal.removeEventListener("abort", onAbort);
+    } catch {
+      // A signal whose methods were replaced and throw: nothing more to do.
+    }
+  };
 }

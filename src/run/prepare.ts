@@ -5,43 +5,22 @@
  * (for the scheduler) and whether its placeholders can be resolved straight into the snapshot, the
  * run's own copy, instead of walking and copying the arguments again.
  */
-import { referencesIn, type RefAst } from "../grammar/ast.js";
+import { referencedStepIds } from "../grammar/ast.js";
 import { classifyString } from "../grammar/classify.js";
 import type { StepScanner } from "../lint/check-references.js";
 import { lintReadPlan } from "../lint/lint-plan.js";
 import type { LocatedStep, ReadPlanResult, ToolCatalog } from "../plan/plan.js";
 import { scanArgs, scanSnapshot, type ArgScan } from "../plan/references.js";
 import { stackLimit, type Results } from "../resolve/access.js";
-import type { EvaluationContext } from "../resolve/evaluate.js";
-import { evaluatePlaceholder } from "../resolve/resolve-refs.js";
+import { callContext, type EvaluationContext } from "../resolve/evaluate.js";
+import { evaluatePlaceholder, resolveRefs } from "../resolve/resolve-refs.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { asRefError, RefError } from "../shared/errors.js";
 import { defineOwn } from "../shared/own-data.js";
-import type { NormalizedOptions } from "../shared/options.js";
+import { layeredOptions, normalizeOptions, sameOptionValues, type NormalizedOptions } from "../shared/options.js";
 import { ArgsSnapshotter } from "./snapshot.js";
 
 const NONE: readonly number[] = Object.freeze([]);
-
-/**
- * The step ids one parsed placeholder references, each once. Parsed ASTs are shared by the parse cache,
- * so a placeholder written in many steps (`$0.city` in a fan-out) is walked once.
- */
-const stepIdsOf = new WeakMap<RefAst, readonly number[]>();
-function stepIds(ast: RefAst): readonly number[] {
-  let ids = stepIdsOf.get(ast);
-  if (ids === undefined) {
-    const found: number[] = [];
-    // Digits beyond Number.MAX_SAFE_INTEGER round to a number that is never a step id (readPlan
-    // refuses unsafe ids), so such a reference waits for a step that never comes.
-    for (const node of referencesIn(ast)) {
-      const id = Number(node.step.id);
-      if (!found.includes(id)) found.push(id);
-    }
-    ids = Object.freeze(found);
-    stepIdsOf.set(ast, ids);
-  }
-  return ids;
-}
 
 /** `PreparedStep.placeholders` of a step whose snapshot is resolved by `resolveRefs` itself. */
 export const THROUGH_RESOLVE_REFS = -1;
@@ -146,12 +125,12 @@ function snapshot(step: LocatedStep, snapshots: ArgsSnapshotter): RefError | und
 export function dependenciesOf(scan: ArgScan): readonly number[] {
   const refs = scan.refs;
   if (refs.length === 0) return NONE;
-  const first = stepIds(refs[0]!.ast);
+  const first = referencedStepIds(refs[0]!.ast);
   if (refs.length === 1) return first;
   let ids: number[] | undefined;
   let seen: Set<number> | undefined;
   for (let r = 1; r < refs.length; r++) {
-    const more = stepIds(refs[r]!.ast);
+    const more = referencedStepIds(refs[r]!.ast);
     for (let i = 0; i < more.length; i++) {
       const id = more[i]!;
       if (ids === undefined) {
@@ -211,4 +190,42 @@ export function resolveSnapshot(copy: Record<string, unknown>, placeholders: num
     throw stackLimit(error);
   }
   return copy;
+}
+
+const DEFAULT_LANGUAGE = normalizeOptions(undefined);
+
+/**
+ * A run's language options as its steps use them, set once per run (not per step): the caller's over
+ * the plan's, what `resolveRefs` is given (`undefined` for the defaults: its fast path), the
+ * evaluator's context for resolving a snapshot in place, and the snapshotter of streamed steps.
+ *
+ * @example
+ * const language = new RunLanguage();
+ * language.layer(plan.options, callerOptions);
+ * const args = language.resolve(snapshot, placeholders, results);
+ */
+export class RunLanguage {
+  options: NormalizedOptions = DEFAULT_LANGUAGE;
+  #resolveOptions: NormalizedOptions | undefined;
+  /** What the evaluator is told while resolving a snapshot in place (one object per run). */
+  #evaluation: EvaluationContext = callContext(DEFAULT_LANGUAGE);
+  /** Copies streamed steps' arguments (a whole plan's are copied by `preparePlan`). */
+  #snapshots: ArgsSnapshotter | undefined;
+
+  /** The caller's options over the plan's own. */
+  layer(planOptions: object | undefined, callerOptions: Readonly<Record<string, unknown>>): void {
+    this.options = layeredOptions(planOptions, callerOptions);
+    this.#resolveOptions = this.options === DEFAULT_LANGUAGE || sameOptionValues(this.options, DEFAULT_LANGUAGE) ? undefined : this.options;
+    this.#evaluation = callContext(this.options);
+  }
+
+  /** A streamed step, snapshotted and scanned on its own. */
+  prepareStreamed(step: LocatedStep): PreparedStep {
+    return prepareStep(step, this.options, (this.#snapshots ??= new ArgsSnapshotter()));
+  }
+
+  /** A step's arguments: its placeholders resolved into its snapshot (the run's own copy), unless only resolveRefs can say what they give. */
+  resolve(snapshot: Record<string, unknown>, placeholders: number, results: Results): Record<string, unknown> {
+    return placeholders === THROUGH_RESOLVE_REFS ? resolveRefs(snapshot, results, this.#resolveOptions) : resolveSnapshot(snapshot, placeholders, results, this.options, this.#evaluation);
+  }
 }

@@ -10,72 +10,23 @@
  * run adds is removed by the time its report is returned; an abort, a `failFast` stop or a timeout
  * that stops the run returns the report at once, also while a streamed plan is stalled.
  */
-import { readPlan, type JsonSchema, type LocatedStep, type ToolCatalog } from "../plan/plan.js";
-import { resolveRefs } from "../resolve/resolve-refs.js";
+import { readPlan, type LocatedStep } from "../plan/plan.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { asRefError, RefError, withoutStack } from "../shared/errors.js";
-import { StepError } from "./step-error.js";
-import { readRunSettings, type RunSettings } from "./settings.js";
-import { layeredOptions, normalizeOptions, sameOptionValues, type NormalizedOptions, type ResolveOptions } from "../shared/options.js";
-import { prepareOutputSchema } from "./output-validator.js";
-import { ownData } from "../shared/own-data.js";
-import { preparePlan, prepareStep, resolveSnapshot, THROUGH_RESOLVE_REFS } from "./prepare.js";
-import { callContext, type EvaluationContext } from "../resolve/evaluate.js";
-import { ArgsSnapshotter } from "./snapshot.js";
+import { attempt, clearAttemptTimer, STEP_FAILURES, type StepFailure, type ToolContext, type ToolFunction } from "./attempt.js";
+import { handled, listen } from "./callbacks.js";
+import { preparePlan, RunLanguage } from "./prepare.js";
+import { StepTimes, type RunReport } from "./run-report.js";
+import { RunTools } from "./run-tools.js";
 import { onStop, runStatus, skipDependents, stopDetail, type StepState, type StopReason } from "./schedule.js";
-import { attempt, checkOutput, clearAttemptTimer, describeError, outputSchemaOf, STEP_FAILURES, toolNames, unknownToolMessage, type StepFailure, type ToolContext, type ToolFunction } from "./attempt.js";
+import { readRunSettings, type RunEvent, type RunOptions, type RunSettings, type ToolFunctions } from "./settings.js";
+import { StepError } from "./step-error.js";
 import { abortStep, StepContext, StepIndex, StepRecord, takeDependents } from "./step-record.js";
-import { StreamIntake } from "./streamed-intake.js";
-import { handled } from "./callbacks.js";
-import { StepTimes, type RunReport, type StepTiming } from "./run-report.js";
+import { isStream, StreamIntake } from "./streamed-intake.js";
 
 export type { ToolContext, ToolFunction } from "./attempt.js";
-
-/** Tools by name. */
-export type ToolFunctions = Readonly<Record<string, ToolFunction>>;
-
-/** Progress of a run, as it happens. Times are milliseconds since the run started. */
-export type RunEvent =
-  | { readonly type: "step-start"; readonly stepId: number; readonly tool: string; readonly startMs: number }
-  | { readonly type: "step-done"; readonly stepId: number; readonly tool: string; readonly startMs: number; readonly endMs: number; readonly durationMs: number }
-  | { readonly type: "step-failed"; readonly stepId: number; readonly tool: string; readonly error: StepError; readonly startMs: number; readonly endMs: number; readonly durationMs: number }
-  | { readonly type: "step-skipped"; readonly stepId: number; readonly tool: string; readonly blockedBy: number; readonly atMs: number };
-
-export { MAX_TIMEOUT_MS } from "./settings.js";
-
-/**
- * Options of `runPlan`. Each is read once, when the run starts. The language options (`syntax`,
- * `templates`, `strict`, `deep` and the limits) layer over the plan's own `options` as everywhere
- * (`layerOptions`) and reach the linter, the argument snapshots and the resolver.
- */
-export interface RunOptions extends ResolveOptions {
-  /** Most tools running at once (default 8). */
-  readonly concurrency?: number;
-  /**
-   * A step running longer than this fails with code `timeout` and its signal is aborted. Default and
-   * `Infinity`: no limit. At most `MAX_TIMEOUT_MS` (2^31 − 1) when finite, else `invalid-options`.
-   */
-  readonly timeoutMs?: number;
-  /** Stop at the first failure: no new step starts and running steps are aborted (default `false`). */
-  readonly failFast?: boolean;
-  /** Abort the run: no new step starts, running tools see the abort, the report says `aborted`. */
-  readonly signal?: AbortSignal;
-  /** The tool catalog (else the plan's inline `tools`): used by the linter and by `validateOutputs`. */
-  readonly catalog?: ToolCatalog;
-  /** Fail a step whose result does not match its tool's output schema (default `false`). */
-  readonly validateOutputs?: boolean;
-  /** Called for every step event. What it throws or rejects with is ignored. */
-  readonly onEvent?: (event: RunEvent) => void;
-}
-
 export type { RunReport, StepTiming } from "./run-report.js";
-
-const DEFAULT_LANGUAGE = normalizeOptions(undefined);
-
-/** Whether every language option has its default (then resolveRefs takes its fast path). */
-function isDefault(language: NormalizedOptions): boolean {
-  return language === DEFAULT_LANGUAGE || sameOptionValues(language, DEFAULT_LANGUAGE);
-}
+export { MAX_TIMEOUT_MS, type RunEvent, type RunOptions, type ToolFunctions } from "./settings.js";
 
 /**
  * Run a plan: an object with `steps` (or an array of steps), or an `AsyncIterable` of steps as a
@@ -95,8 +46,8 @@ export async function runPlan(plan: unknown, tools: ToolFunctions, options: RunO
   if (typeof options !== "object" || options === null) throw new RefError("invalid-options", "runPlan options must be an object");
   let run: Run | undefined;
   try {
-    run = new Run(tools, readRunSettings<RunEvent>(options), options);
-    if (isAsyncIterable(plan)) return await run.streamed(plan);
+    run = new Run(tools, readRunSettings(options), options);
+    if (isStream(plan)) return await run.streamed(plan);
     return await run.whole(plan);
   } catch (error) {
     // Options, tools or a plan that cannot be read (a throwing getter or Proxy trap): a RefError, never a raw one.
@@ -106,25 +57,13 @@ export async function runPlan(plan: unknown, tools: ToolFunctions, options: RunO
   }
 }
 
-function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
-  return typeof value === "object" && value !== null && typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === "function";
-}
-
-/** The tool's function: an own data property of `tools` (a getter is never run). May throw (a Proxy trap). */
-function toolFunction(tools: ToolFunctions, name: string): ToolFunction | undefined {
-  const value = ownData(tools, name);
-  return typeof value === "function" ? (value as ToolFunction) : undefined;
-}
-
 class Run {
   readonly results = new Map<number, unknown>();
   readonly errors = new Map<number, StepError>();
   readonly skipped: number[] = [];
   readonly diagnostics: Diagnostic[] = [];
-  /** Made once, when the report is made, from the step times (no object per step while the run goes). */
-  #timings: Map<number, StepTiming> | undefined;
   readonly #records = new StepIndex();
-  /** Start and end of each step by its slot (2 × slot, 2 × slot + 1), in ms since scheduling began; NaN until set. */
+  /** Each step's start and end (a timing object per step is made only for the report). */
   readonly #times = new StepTimes();
   /** Steps waiting on a step id that has not arrived yet (a later step, or one still to be streamed). */
   readonly #waitingOn = new Map<number, StepRecord[]>();
@@ -146,17 +85,11 @@ class Run {
   #resolveDone: () => void = () => undefined;
   /** A streamed plan's intake (woken when the run stops while it waits for the planner). */
   #intake: StreamIntake | undefined;
-  /** The language options of the run, and what resolveRefs gets (`undefined` for the defaults: its fast path). */
-  #language: NormalizedOptions = DEFAULT_LANGUAGE;
-  /** Copies streamed steps' arguments (a whole plan's are copied by `preparePlan`). */
-  #snapshots: ArgsSnapshotter | undefined;
-  #resolveOptions: NormalizedOptions | undefined;
-  /** What the evaluator is told while resolving a snapshot in place (one object per run). */
-  #evaluation: EvaluationContext = callContext(DEFAULT_LANGUAGE);
-  #catalog: ToolCatalog | undefined;
-  readonly #tools = new Map<string, ToolFunction | undefined>();
-  readonly #schemas = new Map<string, JsonSchema | undefined>();
-  #listening = false;
+  /** The run's language options, and how its steps' arguments are snapshotted and resolved with them. */
+  readonly #language = new RunLanguage();
+  #tools: RunTools;
+  /** Removes the run's abort listener from the caller's signal, while it listens. */
+  #unlisten: (() => void) | undefined;
   readonly #onAbort = (): void => {
     try {
       this.#stop("aborted");
@@ -166,21 +99,15 @@ class Run {
   };
 
   constructor(
-    readonly tools: ToolFunctions,
-    readonly settings: RunSettings<RunEvent>,
+    tools: ToolFunctions,
+    readonly settings: RunSettings,
     /** The caller's options object: only `this` for `onEvent`, never read again. */
     readonly options: RunOptions,
   ) {
+    this.#tools = new RunTools(tools, settings.catalog);
     this.#done = new Promise((resolve) => {
       this.#resolveDone = resolve;
     });
-  }
-
-  /** The run's language options: the caller's over the plan's (once per run, not per step). */
-  #setLanguage(planOptions: object | undefined): void {
-    this.#language = layeredOptions(planOptions, this.settings.language);
-    this.#resolveOptions = isDefault(this.#language) ? undefined : this.#language;
-    this.#evaluation = callContext(this.#language);
   }
 
   async whole(plan: unknown): Promise<RunReport> {
@@ -198,29 +125,19 @@ class Run {
   #prepare(plan: unknown): boolean {
     const read = readPlan(plan);
     const { steps } = read;
-    this.#catalog = this.settings.catalog ?? read.plan.tools;
-    this.#setLanguage(read.plan.options);
+    this.#tools.catalog ??= read.plan.tools;
+    this.#language.layer(read.plan.options, this.settings.language);
     // Snapshots first: the linter checks, and the run runs, the same arguments.
     // Every step's arguments snapshotted, the plan linted on the snapshots, and what each step depends on.
-    const prepared = preparePlan(plan, read, this.#language, this.#catalog);
+    const prepared = preparePlan(plan, read, this.#language.options, this.#tools.catalog);
     for (const diagnostic of prepared.diagnostics) this.diagnostics.push(diagnostic);
-    this.#lookUpTools(steps);
+    this.#tools.lookUpAll(steps, this.diagnostics);
     if (this.diagnostics.some((diagnostic) => diagnostic.severity === "error")) return false;
-    if (this.settings.validateOutputs) for (const step of steps) this.#schemaOf(step.tool, true);
+    if (this.settings.validateOutputs) for (const step of steps) this.#tools.schemaOf(step.tool, true);
     this.#started = performance.now();
     this.#times.reserve(steps.length);
     this.#addAll(steps, prepared.dependencies, prepared.placeholders);
     return true;
-  }
-
-  /** Every tool is looked up here, once: a tools object that throws rejects the run before anything runs. */
-  #lookUpTools(steps: readonly LocatedStep[]): void {
-    for (let i = 0; i < steps.length; i++) {
-      const step = steps[i]!;
-      if (this.#toolOf(step.tool) === undefined) {
-        this.diagnostics.push({ code: "unknown-tool", severity: "error", step: step.id, pointer: `${step.pointer}/tool`, message: unknownToolMessage(step.tool, " among the tools given to runPlan", toolNames(this.tools)) });
-      }
-    }
   }
 
   #addAll(steps: readonly LocatedStep[], dependencies: readonly (readonly number[] | RefError)[], placeholders: Int32Array): void {
@@ -228,8 +145,7 @@ class Run {
   }
 
   async streamed(plan: AsyncIterable<unknown>): Promise<RunReport> {
-    this.#catalog = this.settings.catalog;
-    this.#setLanguage(undefined);
+    this.#language.layer(undefined, this.settings.language);
     const intake = new StreamIntake(plan);
     this.#started = performance.now();
     this.#streamOpen = true;
@@ -254,19 +170,9 @@ class Run {
 
   /** A streamed step arrived, checked on its own: snapshot it, then schedule it. */
   accept(step: LocatedStep): void {
-    const prepared = prepareStep(step, this.#language, (this.#snapshots ??= new ArgsSnapshotter()));
+    const prepared = this.#language.prepareStreamed(step);
     this.#add(step, prepared.dependencies, prepared.placeholders);
     this.#pump();
-  }
-
-  /** The tool's function, looked up once per name. Throws what a hostile tools object throws. */
-  #toolOf(name: string): ToolFunction | undefined {
-    let fn = this.#tools.get(name);
-    if (fn === undefined && !this.#tools.has(name)) {
-      fn = toolFunction(this.tools, name);
-      this.#tools.set(name, fn);
-    }
-    return fn;
   }
 
   /** Add a step (its arguments already snapshotted) with the steps it depends on, or why its arguments could not be read. */
@@ -288,12 +194,12 @@ class Run {
     if (dependencies.includes(step.id)) return this.#fail(record, STEP_FAILURES.selfReference());
     let fn: ToolFunction | undefined;
     try {
-      fn = this.#toolOf(step.tool);
+      fn = this.#tools.lookUp(step.tool);
     } catch (error) {
       const cause = asRefError(error, "the tools given to runPlan");
       return this.#fail(record, STEP_FAILURES.toolLookup(step.tool, cause));
     }
-    if (fn === undefined) return this.#fail(record, STEP_FAILURES.unknownTool(step.tool, "", toolNames(this.tools)));
+    if (fn === undefined) return this.#fail(record, STEP_FAILURES.unknownTool(step.tool, "", this.#tools.names()));
     record.fn = fn;
     for (const dependency of dependencies) {
       const other = this.#records.get(dependency);
@@ -364,13 +270,9 @@ class Run {
     return record.state === "running";
   }
 
-  /** The snapshot is the run's own copy: its placeholders are resolved into it, unless only resolveRefs can say what they give. */
   resolveArgs(record: StepRecord): Record<string, unknown> {
-    const args =
-      record.placeholders === THROUGH_RESOLVE_REFS
-        ? resolveRefs(record.args!, this.results, this.#resolveOptions)
-        : resolveSnapshot(record.args!, record.placeholders, this.results, this.#language, this.#evaluation);
-    record.args = undefined;
+    const args = this.#language.resolve(record.args!, record.placeholders, this.results);
+    record.args = undefined; // let go of the snapshot once resolved
     return args;
   }
 
@@ -379,15 +281,7 @@ class Run {
   }
 
   checkResult(record: StepRecord, value: unknown): StepFailure | undefined {
-    if (!this.settings.validateOutputs) return undefined;
-    let schema: JsonSchema | undefined;
-    try {
-      schema = this.#schemaOf(record.tool, false);
-    } catch (error) {
-      // The catalog is read here too: a getter or Proxy trap that throws fails the step, not the run.
-      return STEP_FAILURES.invalidOutput(`the result could not be read: ${describeError(error)}`);
-    }
-    return checkOutput(schema, value);
+    return this.settings.validateOutputs ? this.#tools.checkOutput(record.tool, value) : undefined;
   }
 
   ended(record: StepRecord, value: unknown, failure: StepFailure | undefined, later: boolean, abortReason?: unknown): void {
@@ -418,18 +312,6 @@ class Run {
     const endMs = this.#now();
     this.#times.end(record.slot, endMs);
     return endMs;
-  }
-
-  /** The catalog's output schema of a tool, if it has a usable one (looked up once; compiled ahead when `prepare`). */
-  #schemaOf(tool: string, prepare: boolean): JsonSchema | undefined {
-    if (this.#catalog === undefined) return undefined;
-    let schema = this.#schemas.get(tool);
-    if (schema === undefined && !this.#schemas.has(tool)) {
-      schema = outputSchemaOf(this.#catalog, tool);
-      this.#schemas.set(tool, schema);
-    }
-    if (prepare && schema !== undefined) prepareOutputSchema(schema);
-    return schema;
   }
 
   #complete(record: StepRecord, endMs: number): void {
@@ -523,21 +405,14 @@ class Run {
     const signal = this.settings.signal;
     if (signal === undefined) return;
     if (signal.aborted) return this.#stop("aborted");
-    signal.addEventListener("abort", this.#onAbort);
-    this.#listening = true;
+    this.#unlisten = listen(signal, this.#onAbort);
   }
 
   /** Remove what the run added (its abort listener, its timers) and let go of the records. Never throws. */
   cleanup(): void {
     this.#finished = true;
-    if (this.#listening) {
-      this.#listening = false;
-      try {
-        this.settings.signal!.removeEventListener("abort", this.#onAbort);
-      } catch {
-        // A signal whose methods were replaced and throw: nothing more to do.
-      }
-    }
+    this.#unlisten?.();
+    this.#unlisten = undefined;
     // A tool may still be running (the run gave up on it: a stop, a timeout), or may keep its context:
     // either holds only its own step's record once the records let go of the run.
     this.#release();
@@ -546,7 +421,7 @@ class Run {
 
   #release(): void {
     for (const record of this.#records.list) {
-        clearAttemptTimer(record);
+      clearAttemptTimer(record);
       record.owner = undefined;
       record.dependents = undefined;
     }
@@ -616,7 +491,7 @@ class Run {
       errors: this.errors,
       skipped: this.skipped,
       diagnostics: this.diagnostics,
-      timings: { totalMs: this.#now(), steps: (this.#timings ??= this.#times.timings(this.#records.list)) },
+      timings: { totalMs: this.#now(), steps: this.#times.timings(this.#records.list) },
     };
   }
 }

@@ -10,6 +10,9 @@
  * point's own error class (`RefError` for `runPlan` and `submitPlan`, `PostgresError` for the workers).
  */
 import type { ToolCatalog } from "../plan/plan.js";
+import type { ResolveOptions } from "../shared/options.js";
+import type { ToolFunction } from "./attempt.js";
+import type { StepError } from "./step-error.js";
 import { asRefError, RefError } from "../shared/errors.js";
 import { layeredOptions, OPTION_NAMES, type OptionName } from "../shared/options.js";
 import { ownData } from "../shared/own-data.js";
@@ -23,6 +26,41 @@ import { ownData } from "../shared/own-data.js";
  * await runPlan(plan, tools, { timeoutMs: Math.min(hours * 3_600_000, MAX_TIMEOUT_MS) })
  */
 export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
+/** Tools by name. */
+export type ToolFunctions = Readonly<Record<string, ToolFunction>>;
+
+/** Progress of a run, as it happens. Times are milliseconds since the run started. */
+export type RunEvent =
+  | { readonly type: "step-start"; readonly stepId: number; readonly tool: string; readonly startMs: number }
+  | { readonly type: "step-done"; readonly stepId: number; readonly tool: string; readonly startMs: number; readonly endMs: number; readonly durationMs: number }
+  | { readonly type: "step-failed"; readonly stepId: number; readonly tool: string; readonly error: StepError; readonly startMs: number; readonly endMs: number; readonly durationMs: number }
+  | { readonly type: "step-skipped"; readonly stepId: number; readonly tool: string; readonly blockedBy: number; readonly atMs: number };
+
+/**
+ * Options of `runPlan`. Each is read once, when the run starts. The language options (`syntax`,
+ * `templates`, `strict`, `deep` and the limits) layer over the plan's own `options` as everywhere
+ * (`layerOptions`) and reach the linter, the argument snapshots and the resolver.
+ */
+export interface RunOptions extends ResolveOptions {
+  /** Most tools running at once (default 8). */
+  readonly concurrency?: number;
+  /**
+   * A step running longer than this fails with code `timeout` and its signal is aborted. Default and
+   * `Infinity`: no limit. At most `MAX_TIMEOUT_MS` (2^31 − 1) when finite, else `invalid-options`.
+   */
+  readonly timeoutMs?: number;
+  /** Stop at the first failure: no new step starts and running steps are aborted (default `false`). */
+  readonly failFast?: boolean;
+  /** Abort the run: no new step starts, running tools see the abort, the report says `aborted`. */
+  readonly signal?: AbortSignal;
+  /** The tool catalog (else the plan's inline `tools`): used by the linter and by `validateOutputs`. */
+  readonly catalog?: ToolCatalog;
+  /** Fail a step whose result does not match its tool's output schema (default `false`). */
+  readonly validateOutputs?: boolean;
+  /** Called for every step event. What it throws or rejects with is ignored. */
+  readonly onEvent?: (event: RunEvent) => void;
+}
 
 /** Builds the error an entry point throws for an option it refuses (its code is always `invalid-options`). */
 export type RefuseOption = (message: string) => Error;
@@ -151,10 +189,10 @@ export function readRunOptions(options: object): RunOptionValues {
 }
 
 /** `runPlan`'s options, read once and checked. */
-export interface RunSettings<E> extends RunOptionValues {
+export interface RunSettings extends RunOptionValues {
   readonly concurrency: number;
   readonly signal: AbortSignal | undefined;
-  readonly onEvent: ((event: E) => unknown) | undefined;
+  readonly onEvent: ((event: RunEvent) => unknown) | undefined;
 }
 
 /** The default `concurrency` of `runPlan` and of a worker. */
@@ -166,7 +204,7 @@ export const DEFAULT_CONCURRENCY = 8;
  * @example
  * readRunSettings({ concurrency: 2 }).concurrency // 2
  */
-export function readRunSettings<E>(options: object): RunSettings<E> {
+export function readRunSettings(options: object): RunSettings {
   // The order the options were always read in (a getter sees the same sequence).
   const concurrency = readOption(options, "concurrency");
   const run = readRunOptions(options);
@@ -176,7 +214,7 @@ export function readRunSettings<E>(options: object): RunSettings<E> {
     ...run,
     concurrency: readPositiveInteger(concurrency ?? undefined, "concurrency", DEFAULT_CONCURRENCY),
     signal: readSignal(signal, "signal"),
-    onEvent: readCallback<(event: E) => unknown>(onEvent, "onEvent"),
+    onEvent: readCallback<(event: RunEvent) => unknown>(onEvent, "onEvent"),
   };
 }
 

@@ -23,6 +23,11 @@ export interface StreamedRun {
   fatal(error: unknown): void;
 }
 
+/** Whether a plan is streamed: an `AsyncIterable` (else it is a whole plan). */
+export function isStream(value: unknown): value is AsyncIterable<unknown> {
+  return typeof value === "object" && value !== null && typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === "function";
+}
+
 const STOPPED: unique symbol = Symbol("plan-refs: run stopped");
 
 /** Reads one streamed plan into one run. */

@@ -1,9 +1,9 @@
 /**
- * The AST helpers (src/grammar/ast.ts): walkAst's visitor contract, referencesIn, readableNode, assertNever.
+ * The AST helpers (src/grammar/ast.ts): walkAst's visitor contract, referencesIn, referencedStepIds, readableNode, assertNever.
  */
 import { describe, expect, test } from "vitest";
 import type { AstNode, RefAst } from "../../src/grammar/ast.js";
-import { assertNever, readableNode, referencesIn, walkAst } from "../../src/grammar/ast.js";
+import { assertNever, readableNode, referencedStepIds, referencesIn, walkAst } from "../../src/grammar/ast.js";
 import { formatRef } from "../../src/grammar/format.js";
 import { parseRef } from "../../src/grammar/parse.js";
 import { RefError } from "../../src/shared/errors.js";
@@ -140,5 +140,24 @@ describe("ast.ts: assertNever", () => {
     const error = thrownBy(() => formatRef({ type: "mystery" } as unknown as RefAst)) as RefError;
     expect(error.code).toBe("syntax");
     expect(error.message).toBe("unexpected AST node of type mystery");
+  });
+});
+
+describe("ast.ts: referencedStepIds, the one rule for the step ids of an AST", () => {
+  test.each([
+    ["$1.a ?? $2 ?? $1", [1, 2]],
+    ["$3", [3]],
+    ["$0.city", [0]],
+    // Digits past Number.MAX_SAFE_INTEGER round to a number no plan step has (plans refuse unsafe ids).
+    ["$9007199254740993", [9007199254740992]],
+  ])("%s references %j", (text, ids) => {
+    expect(referencedStepIds(parseRef(text, { syntax: "path" }))).toEqual(ids);
+  });
+
+  test("each AST is walked once: the same frozen list again", () => {
+    const ast = parseRef("$1 ?? $2", { syntax: "path" });
+    const first = referencedStepIds(ast);
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(referencedStepIds(ast)).toBe(first);
   });
 });
