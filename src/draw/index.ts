@@ -11,10 +11,11 @@
  * scrolling container rather than scaling them down.
  *
  * The SVG is safe to open from an untrusted plan: every text escaped, no script, no style sheet, no
- * external reference; labels are cut with `…` to fit their box, the full text in a `<title>` tooltip.
+ * external reference; a box's labels are cut with `…` to fit the box, an arrow's only past `LONGEST_LABEL`
+ * characters (no label ever covers another, a box or a foreign arrow), the full text in a `<title>` tooltip.
  */
 export { planToSvg, planToMermaid, planToDot, layoutToSvg, mermaidText, dotText, COLORS } from "./plan-svg.js";
 export { layoutPlan, PLAN_GEOMETRY, type PlanLayout, type LayoutBox, type LayoutEdge, type LayoutColumn, type PlacedLabel } from "./plan-layout.js";
 export { planPicture, WHOLE_RESULT, type DrawPlanOptions, type EdgeState, type PlanPicture, type PictureStep, type PictureEdge } from "./plan-model.js";
 export { runToSvg, runToMermaid, layoutRun, runLayoutToSvg, formatMs, RUN_GEOMETRY, OUTCOME_COLORS, type DrawRunOptions, type RunLayout, type StepOutcome, type TimelineEdge, type TimelineRow } from "./run-timeline.js";
-export { textWidth, fitText, escapeXml, FONT_FAMILY } from "./text.js";
+export { textWidth, fitText, escapeXml, FONT_FAMILY, LONGEST_LABEL } from "./text.js";

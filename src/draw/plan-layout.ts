@@ -163,26 +163,27 @@ const plural = (n: number, word: string): string => `${n.toLocaleString("en")} $
 export function layoutPlan(plan: unknown, options?: DrawPlanOptions): PlanLayout {
   const picture = planPicture(plan, options);
   const { maxRows } = readDrawOptions(options);
-  const stepOf = new Map(picture.steps.map((step) => [`${step.kind === "missing" ? "m" : "s"}${step.id}`, step]));
+  // Keyed by id alone: a missing step's id is, by definition, no step's id.
+  const stepOf = new Map(picture.steps.map((step) => [step.id, step]));
 
   interface Group {
     readonly title: string;
     readonly kind: LayoutColumn["kind"];
-    readonly keys: readonly string[];
+    readonly keys: readonly number[];
   }
   const groups: Group[] = [];
-  if (picture.missing.length > 0) groups.push({ title: "missing", kind: "missing", keys: picture.missing.map((id) => `m${id}`) });
-  picture.levels.forEach((ids, i) => groups.push({ title: `level ${i + 1}`, kind: "level", keys: ids.map((id) => `s${id}`) }));
-  if (picture.stuck.length > 0) groups.push({ title: "never runs", kind: "stuck", keys: picture.stuck.map((id) => `s${id}`) });
+  if (picture.missing.length > 0) groups.push({ title: "missing", kind: "missing", keys: picture.missing });
+  picture.levels.forEach((ids, i) => groups.push({ title: `level ${i + 1}`, kind: "level", keys: ids }));
+  if (picture.stuck.length > 0) groups.push({ title: "never runs", kind: "stuck", keys: picture.stuck });
 
   // Grid columns: each group cut into columns of at most maxRows boxes.
-  const gridColumns: { group: Group; keys: readonly string[]; part: number }[] = [];
+  const gridColumns: { group: Group; keys: readonly number[]; part: number }[] = [];
   for (const group of groups) {
     for (let start = 0, part = 0; start < group.keys.length; start += maxRows, part++) gridColumns.push({ group, keys: group.keys.slice(start, start + maxRows), part });
   }
   const columnCount = gridColumns.length;
   const rows = Math.max(1, ...gridColumns.map((column) => column.keys.length));
-  const cell = new Map<string, { column: number; row: number }>();
+  const cell = new Map<number, { column: number; row: number }>();
   gridColumns.forEach((column, c) => {
     // Shorter columns are centred by whole rows, so the channels between rows stay free in every column.
     const offset = Math.floor((rows - column.keys.length) / 2);
@@ -190,7 +191,6 @@ export function layoutPlan(plan: unknown, options?: DrawPlanOptions): PlanLayout
   });
 
   // The routes, before any pixel: which arrows are curves, which channel the others take.
-  const edgeKey = (edge: { from: number; state: EdgeState }): string => `${edge.state === "missing" ? "m" : "s"}${edge.from}`;
   interface Route {
     readonly edge: PlanPicture["edges"][number];
     readonly source: { column: number; row: number };
@@ -210,8 +210,8 @@ export function layoutPlan(plan: unknown, options?: DrawPlanOptions): PlanLayout
   }
   const routes: Route[] = [];
   for (const edge of picture.edges) {
-    const source = cell.get(edgeKey(edge));
-    const target = cell.get(`s${edge.to}`);
+    const source = cell.get(edge.from);
+    const target = cell.get(edge.to);
     if (source === undefined || target === undefined) continue;
     const curve = target.column === source.column + 1;
     // Down to a lower row: the channel just above the target; otherwise the one just below the source.
@@ -223,11 +223,11 @@ export function layoutPlan(plan: unknown, options?: DrawPlanOptions): PlanLayout
 
   // Slots on the boxes' sides, ordered by where each arrow comes from (or goes to), in half rows:
   // row r's middle is 2r+1, channel k is 2k. Arrows that arrive in that order do not cross at the box.
-  const incoming = new Map<string, Route[]>();
-  const outgoing = new Map<string, Route[]>();
+  const incoming = new Map<number, Route[]>();
+  const outgoing = new Map<number, Route[]>();
   for (const route of routes) {
-    pushTo(incoming, `s${route.edge.to}`, route);
-    pushTo(outgoing, edgeKey(route.edge), route);
+    pushTo(incoming, route.edge.to, route);
+    pushTo(outgoing, route.edge.from, route);
   }
   const approach = (route: Route): number => (route.curve ? 2 * route.source.row + 1 : 2 * route.channel);
   const departure = (route: Route): number => (route.curve ? 2 * route.target.row + 1 : 2 * route.channel);
@@ -277,8 +277,8 @@ export function layoutPlan(plan: unknown, options?: DrawPlanOptions): PlanLayout
   };
   const boxTop = (at: { row: number }): number => rowTop[at.row]!;
   for (const route of routes) {
-    const outs = outgoing.get(edgeKey(route.edge))!.length;
-    const ins = incoming.get(`s${route.edge.to}`)!.length;
+    const outs = outgoing.get(route.edge.from)!.length;
+    const ins = incoming.get(route.edge.to)!.length;
     const sourceHeight = rowHeight[route.source.row]!;
     const targetHeight = rowHeight[route.target.row]!;
     route.y1 = boxTop(route.source) + (sourceHeight * (route.outSlot + 1)) / (outs + 1);
@@ -335,7 +335,7 @@ export function layoutPlan(plan: unknown, options?: DrawPlanOptions): PlanLayout
   });
 
   const boxes: LayoutBox[] = [];
-  const boxAt = new Map<string, LayoutBox>();
+  const boxAt = new Map<number, LayoutBox>();
   for (const [key, { column, row }] of cell) {
     const step = stepOf.get(key)!;
     const x = columnX(column);
@@ -367,8 +367,8 @@ export function layoutPlan(plan: unknown, options?: DrawPlanOptions): PlanLayout
 
   const edges: LayoutEdge[] = routes.map((route) => {
     const { edge, y1, y2 } = route;
-    const source = boxAt.get(edgeKey(edge))!;
-    const target = boxAt.get(`s${edge.to}`)!;
+    const source = boxAt.get(edge.from)!;
+    const target = boxAt.get(edge.to)!;
     const x1 = source.x + source.width;
     // The line ends where the arrow head's tip touches the box.
     const x2 = target.x - 2;
