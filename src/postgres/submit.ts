@@ -3,14 +3,14 @@
  * enqueues the steps that depend on nothing, all in one statement (one round trip).
  */
 import { randomUUID } from "node:crypto";
-import { readPlan, type ToolCatalog } from "../plan/plan.js";
+import { readPlan, type LocatedStep, type ToolCatalog } from "../plan/plan.js";
 import { MAX_TIMEOUT_MS, type RunOptions } from "../run/run-plan.js";
 import { runStatus } from "../run/schedule.js";
 import { preparePlan } from "../run/prepare.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { asRefError, describeThrown, RefError } from "../shared/errors.js";
 import { layeredOptions, OPTION_NAMES, type NormalizedOptions, type OptionName } from "../shared/options.js";
-import { safeText } from "../shared/text.js";
+import { hasLoneSurrogate, quoted, safeText } from "../shared/text.js";
 import { ownData } from "../shared/own-data.js";
 import { databaseError, poolFor, readConnection, table, type Connection, type ConnectionOptions } from "./db.js";
 import { addStepJob, finishedChannel } from "./queue.js";
@@ -103,6 +103,27 @@ interface Prepared {
   readonly steps: PreparedStep[];
 }
 
+/**
+ * PostgreSQL's text holds neither a NUL character nor a lone surrogate (half of a UTF-16 pair): a tool
+ * name with one would be refused by the database, or stored as U+FFFD and then not found on any
+ * worker. Such a step is a lint error at its tool name, and the run is stored invalid.
+ */
+function unstorableTools(steps: readonly LocatedStep[]): Diagnostic[] {
+  const found: Diagnostic[] = [];
+  for (const step of steps) {
+    const what = step.tool.includes("\u0000") ? "a NUL character" : hasLoneSurrogate(step.tool) ? "a lone surrogate (half of a UTF-16 pair)" : undefined;
+    if (what === undefined) continue;
+    found.push({
+      code: "invalid-plan",
+      severity: "error",
+      message: `step ${step.id}: the tool name ${quoted(step.tool, 60)} contains ${what}, which PostgreSQL cannot store: rename the tool`,
+      step: step.id,
+      pointer: `${step.pointer}/tool`,
+    });
+  }
+  return found;
+}
+
 /** Read, snapshot and lint the plan with runPlan's own preparation (`preparePlan`). */
 function prepare(plan: unknown, settings: ReturnType<typeof readRunOptions>): Prepared {
   try {
@@ -123,7 +144,7 @@ function prepare(plan: unknown, settings: ReturnType<typeof readRunOptions>): Pr
       }
       steps.push({ id: step.id, tool: step.tool, args: args ?? "{}", dependencies: [...dependencies] });
     });
-    const diagnostics = prepared.diagnostics;
+    const diagnostics = [...prepared.diagnostics, ...unstorableTools(read.steps)];
     let catalogText: string | null = null;
     if (settings.validateOutputs && catalog !== undefined) {
       try {

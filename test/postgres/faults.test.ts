@@ -118,6 +118,20 @@ describe("faults", { timeout: 90_000 }, () => {
     expect(await jobsQueued()).toBe(before);
   });
 
+  test.each([
+    ["a lone surrogate", "geo\ud800code", "a lone surrogate (half of a UTF-16 pair)", '"geo\\ud800code"'],
+    ["a NUL", "geo\u0000code", "a NUL character", '"geo\\u0000code"'],
+  ])("a tool name with %s: the run is stored invalid with a diagnostic at the name, nothing enqueued", async (_what, tool, what, shown) => {
+    const before = await jobsQueued();
+    const runId = await submitPlan({ steps: [{ id: 1, tool: "echo", args: {} }, { id: 2, tool, args: {} }] }, { connectionString: url });
+    const report = await waitForRun(runId, { connectionString: url, timeoutMs: 5_000 });
+    expect(report.status).toBe("invalid");
+    expect(report.diagnostics).toEqual([
+      { code: "invalid-plan", severity: "error", step: 2, pointer: "/steps/1/tool", message: `step 2: the tool name ${shown} contains ${what}, which PostgreSQL cannot store: rename the tool` },
+    ]);
+    expect(await jobsQueued()).toBe(before);
+  });
+
   test("an unknown tool on the worker fails the step with unknown-tool", async () => {
     const runId = await submitPlan({ steps: [{ id: 1, tool: "teleport", args: {} }] }, { connectionString: url });
     const report = await withWorker(() => waitForRun(runId, { connectionString: url, timeoutMs: 30_000 }));
