@@ -184,8 +184,8 @@ async function store(client: import("./peers.js").PgQueryable, connection: Conne
        from unnest($8::bigint[], $9::integer[], $10::text[], $11::json[], $12::json[], $13::text[]) as s(step_id, ordinal, tool, args, dependencies, state)
        where exists (select 1 from run)),
      jobs as (
-       select ${addStepJob(connection, "$1::text", "s")}
-       from unnest($14::bigint[]) as s where exists (select 1 from run)),
+       select ${addStepJob(connection, "$1::text", "s.id", "s.tool")}
+       from unnest($14::bigint[], $16::text[]) as s(id, tool) where exists (select 1 from run)),
      told as (select pg_notify($15, $1) from run where $7::boolean)
      select (select count(*) from jobs) + (select count(*) from told) as n`,
     [
@@ -204,6 +204,7 @@ async function store(client: import("./peers.js").PgQueryable, connection: Conne
       steps.map((step) => (step.dependencies.length === 0 ? "ready" : "waiting")),
       steps.filter((step) => step.dependencies.length === 0).map((step) => step.id),
       finishedChannel(connection),
+      steps.filter((step) => step.dependencies.length === 0).map((step) => step.tool),
     ],
   );
 }
