@@ -3,7 +3,7 @@
  * it stands.
  */
 import { reportToJSON } from "../run/report-json.js";
-import { printable } from "../shared/text.js";
+import { printable, quoted } from "../shared/text.js";
 import { asCliError, databaseOptions, loadPostgres } from "./db-command.js";
 import { parseFlags } from "./flags.js";
 import { CliError } from "./input.js";
@@ -52,7 +52,12 @@ export async function statusCommand(argv: string[], io: CliIo): Promise<number> 
     io.stdout(
       `run ${printable(snapshot.runId)}: ${snapshot.status}: ${counts.done} done, ${counts.failed} failed, ${counts.skipped} skipped, ${counts.running} running, ${counts.waiting + counts.ready} waiting (${Math.round(snapshot.timings.totalMs)} ms)\n`,
     );
-    for (const [id, error] of snapshot.errors) io.stdout(`  step ${id}: ${printable(error.message.slice(0, 300))}\n`);
+    // In plan order (the report lists errors as the steps ended).
+    for (const [id, step] of snapshot.steps) {
+      const error = snapshot.errors.get(id);
+      if (error !== undefined) io.stdout(`  step ${id}: ${printable(error.message.slice(0, 300))}\n`);
+      if (step.noWorkerHasTool === true) io.stdout(`  step ${id} waits: no running worker has its tool ${quoted(step.tool, 60)}\n`);
+    }
   }
   return snapshot.status === "running" || snapshot.status === "ok" ? 0 : 1;
 }

@@ -53,6 +53,8 @@ function statements(connection: Connection): string[] {
     )`,
     // The deadline a worker is judged by: its heartbeat plus its own recovery window (workers of older versions: the default).
     `alter table ${table(connection, "workers")} add column if not exists recovery_ms integer not null default 30000`,
+    // The tools a worker has (it takes only their steps): what status reads to say a step waits for a tool no running worker has.
+    `alter table ${table(connection, "workers")} add column if not exists tools text[] not null default '{}'`,
     // The steps that need a job (ready, running): what the search for steps left with no job reads.
     `create index if not exists steps_active on ${table(connection, "steps")} (run_id) where state in ('ready', 'running')`,
     ...counters(connection),

@@ -5,9 +5,20 @@
 import { literal, table, type Connection } from "./db.js";
 import type { PgQueryable } from "./peers.js";
 
-/** graphile-worker's task name of a plan-refs step (one per schema, so two schemas never share jobs). */
+/**
+ * The prefix of graphile-worker's task names of plan-refs steps (one per schema, so two schemas never
+ * share jobs); alone, the task of jobs queued before steps were routed by tool.
+ */
 export function stepTask(connection: Connection): string {
   return `${connection.schema}.step`;
+}
+
+/**
+ * The task of a step whose tool is `tool`: a worker registers one per tool it has, so it takes only
+ * the steps it can run (graphile-worker fetches jobs of the tasks a worker knows).
+ */
+export function toolTask(connection: Connection, tool: string): string {
+  return `${stepTask(connection)}/${tool}`;
 }
 
 /** The channel where finished runs are announced (payload: the run id). */
@@ -31,10 +42,11 @@ export async function notifyProgress(client: PgQueryable, connection: Connection
 
 /**
  * The SQL call that adds a step's job (graphile-worker's `add_job`, in the caller's transaction), given
- * SQL expressions of the run id (text) and the step id. A job key per step: a step is never queued twice.
+ * SQL expressions of the run id (text), the step id and its tool (the task is the tool's, `toolTask`).
+ * A job key per step: a step is never queued twice.
  */
-export function addStepJob(connection: Connection, runIdSql: string, stepIdSql: string): string {
-  return `graphile_worker.add_job(${literal(stepTask(connection))}, json_build_object('runId', ${runIdSql}, 'stepId', ${stepIdSql}), job_key := ${runIdSql} || ':' || ${stepIdSql}::text, job_key_mode := 'unsafe_dedupe', max_attempts := 25)`;
+export function addStepJob(connection: Connection, runIdSql: string, stepIdSql: string, toolSql: string): string {
+  return `graphile_worker.add_job(${literal(`${stepTask(connection)}/`)} || ${toolSql}, json_build_object('runId', ${runIdSql}, 'stepId', ${stepIdSql}), job_key := ${runIdSql} || ':' || ${stepIdSql}::text, job_key_mode := 'unsafe_dedupe', max_attempts := 25)`;
 }
 
 export async function notifyRunFinished(client: PgQueryable, connection: Connection, runId: string): Promise<void> {

@@ -24,7 +24,7 @@ export function requeueOrphans(connection: Connection): string {
   const workers = table(connection, "workers");
   return `with live as (select id from ${workers} w where not (${PAST_DEADLINE("w")})),
      orphans as (
-       select s.run_id, s.step_id, s.run_id || ':' || s.step_id::text as key
+       select s.run_id, s.step_id, s.tool, s.run_id || ':' || s.step_id::text as key
        from ${steps} s join ${runs} r on r.id = s.run_id
        where r.status = 'running' and s.state in ('ready', 'running')
          and (s.state = 'ready' or s.worker is null or s.worker not in (select id from live))
@@ -33,7 +33,7 @@ export function requeueOrphans(connection: Connection): string {
        update graphile_worker._private_jobs j set attempts = 0, locked_by = null, locked_at = null, run_at = now()
        from orphans o where j.key = o.key returning j.id),
      added as (
-       select ${addStepJob(connection, "o.run_id", "o.step_id")} from orphans o
+       select ${addStepJob(connection, "o.run_id", "o.step_id", "o.tool")} from orphans o
        where not exists (select 1 from graphile_worker._private_jobs j where j.key = o.key))
      select (select count(*) from revived) + (select count(*) from added) as n`;
 }

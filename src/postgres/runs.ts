@@ -11,6 +11,7 @@ import { connectClient, databaseError, inTransaction, isConnectionError, poolFor
 import { PostgresError } from "./errors.js";
 import type { PgClient, PgQueryable } from "./peers.js";
 import { finishedChannel, lockRun, progressChannel } from "./queue.js";
+import { PAST_DEADLINE } from "./recovery.js";
 import { stopSteps, type StoredStepError } from "./transitions.js";
 import { rebuildStepError } from "./worker.js";
 
@@ -24,6 +25,8 @@ export interface StepSnapshot {
   readonly endMs?: number;
   /** For a skipped step: the step whose failure (or skip) blocked it (none when the run stopped). */
   readonly blockedBy?: number;
+  /** `true` for a ready step whose tool no running worker has: it waits until a worker with that tool starts. */
+  readonly noWorkerHasTool?: true;
 }
 
 /** A run as it stands: `status` is `running` until every step has settled, then the report's own. */
@@ -55,7 +58,8 @@ async function readSnapshot(client: PgQueryable, connection: Connection, runId: 
   const run = runs.rows[0];
   if (run === undefined) throw new PostgresError("unknown-run", `no run ${JSON.stringify(runId.slice(0, 200))} in ${connection.where}`);
   const steps = await client.query(
-    `select s.step_id, s.tool, s.state, s.attempt, s.blocked_by, s.has_result, s.result, s.result is null as no_result, s.error, ${SINCE("s.started_at")} as start_ms, ${SINCE("s.ended_at")} as end_ms, s.ordinal
+    `select s.step_id, s.tool, s.state, s.attempt, s.blocked_by, s.has_result, s.result, s.result is null as no_result, s.error, ${SINCE("s.started_at")} as start_ms, ${SINCE("s.ended_at")} as end_ms, s.ordinal,
+            s.state = 'ready' and not exists (select 1 from ${table(connection, "workers")} w where s.tool = any(w.tools) and not (${PAST_DEADLINE("w")})) as unserved
      from ${table(connection, "steps")} s join ${table(connection, "runs")} r on r.id = s.run_id
      where s.run_id = $1 order by s.ended_at nulls last, s.ordinal`,
     [runId],
@@ -77,6 +81,7 @@ async function readSnapshot(client: PgQueryable, connection: Connection, runId: 
         ...(row.start_ms === null ? {} : { startMs: Number(row.start_ms) }),
         ...(row.end_ms === null ? {} : { endMs: Number(row.end_ms) }),
         ...(row.blocked_by === null ? {} : { blockedBy: Number(row.blocked_by) }),
+        ...(row.unserved === true ? { noWorkerHasTool: true as const } : {}),
       },
     ]);
     if (row.has_result === true) results.set(id, row.no_result === true ? undefined : row.result);

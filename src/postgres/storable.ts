@@ -11,7 +11,7 @@ import { safeText } from "../shared/text.js";
 export const MAX_RESULT_DEPTH = 4_096;
 
 /** Why a value is not plain JSON data, or `undefined` when it is. */
-function notPlain(value: unknown, nested: boolean): string | undefined {
+function notPlain(value: unknown): string | undefined {
   switch (typeof value) {
     case "string":
     case "boolean":
@@ -25,7 +25,8 @@ function notPlain(value: unknown, nested: boolean): string | undefined {
     case "symbol":
       return "it contains a symbol";
     case "undefined":
-      return nested ? "it contains undefined (JSON drops it from an object and writes null in an array)" : undefined;
+      // In an object JSON drops the property (a dependent reading it is told the key is missing); in an array it would become null.
+      return undefined;
     default:
       if (value === null || isPlainObject(value) || isPlainArray(value)) return undefined;
       if (value instanceof Map) return "it contains a Map (JSON writes {})";
@@ -37,9 +38,10 @@ function notPlain(value: unknown, nested: boolean): string | undefined {
 
 /**
  * A result as JSON text for the database, or why it cannot be stored unchanged: a BigInt, a cycle, a
- * function, a symbol, NaN or an infinity, `undefined` inside it, a Map, a Set, a Date, a class
+ * function, a symbol, NaN or an infinity, `undefined` in an array, a Map, a Set, a Date, a class
  * instance, an array hole, a getter. `undefined` itself is stored as no result text (`null`), and read
- * back as `undefined`. Never runs a getter, never throws.
+ * back as `undefined`; a property whose value is `undefined` is left out, as JSON leaves it out.
+ * Never runs a getter, never throws.
  *
  * @example
  * toJSONText({ city: "Lisbon" }) // { ok: true, text: '{"city":"Lisbon"}' }
@@ -66,7 +68,7 @@ function check(root: unknown): string | undefined {
       ancestors.delete(value as object);
       continue;
     }
-    const reason = notPlain(value, depth > 0);
+    const reason = notPlain(value);
     if (reason !== undefined) return reason;
     if (typeof value !== "object" || value === null) continue;
     if (ancestors.has(value)) return "it contains a cycle";
@@ -79,6 +81,7 @@ function check(root: unknown): string | undefined {
       const descriptor = Object.getOwnPropertyDescriptor(value, key);
       if (descriptor === undefined) continue;
       if (!("value" in descriptor)) return "it contains a getter";
+      if (descriptor.value === undefined && Array.isArray(value)) return "it contains undefined in an array (JSON writes null)";
       stack.push({ value: descriptor.value, depth: depth + 1, leave: false });
     }
   }

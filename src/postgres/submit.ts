@@ -3,7 +3,7 @@
  * enqueues the steps that depend on nothing, all in one statement (one round trip).
  */
 import { randomUUID } from "node:crypto";
-import { readPlan, type ToolCatalog } from "../plan/plan.js";
+import { readPlan, type LocatedStep, type ToolCatalog } from "../plan/plan.js";
 import type { RunOptions } from "../run/run-plan.js";
 import { readRunOptions, type RunOptionValues } from "../run/settings.js";
 import { runStatus } from "../run/schedule.js";
@@ -11,7 +11,7 @@ import { preparePlan } from "../run/prepare.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { asRefError, describeThrown, RefError } from "../shared/errors.js";
 import { layeredOptions, type NormalizedOptions, type OptionName } from "../shared/options.js";
-import { safeText } from "../shared/text.js";
+import { hasLoneSurrogate, quoted, safeText } from "../shared/text.js";
 import { ownData } from "../shared/own-data.js";
 import { databaseError, poolFor, readConnection, table, type Connection, type ConnectionOptions } from "./db.js";
 import { addStepJob, finishedChannel } from "./queue.js";
@@ -90,6 +90,27 @@ interface Prepared {
   readonly steps: PreparedStep[];
 }
 
+/**
+ * PostgreSQL's text holds neither a NUL character nor a lone surrogate (half of a UTF-16 pair): a tool
+ * name with one would be refused by the database, or stored as U+FFFD and then not found on any
+ * worker. Such a step is a lint error at its tool name, and the run is stored invalid.
+ */
+function unstorableTools(steps: readonly LocatedStep[]): Diagnostic[] {
+  const found: Diagnostic[] = [];
+  for (const step of steps) {
+    const what = step.tool.includes("\u0000") ? "a NUL character" : hasLoneSurrogate(step.tool) ? "a lone surrogate (half of a UTF-16 pair)" : undefined;
+    if (what === undefined) continue;
+    found.push({
+      code: "invalid-plan",
+      severity: "error",
+      message: `step ${step.id}: the tool name ${quoted(step.tool, 60)} contains ${what}, which PostgreSQL cannot store: rename the tool`,
+      step: step.id,
+      pointer: `${step.pointer}/tool`,
+    });
+  }
+  return found;
+}
+
 /** Read, snapshot and lint the plan with runPlan's own preparation (`preparePlan`). */
 function prepare(plan: unknown, settings: RunOptionValues): Prepared {
   try {
@@ -110,7 +131,7 @@ function prepare(plan: unknown, settings: RunOptionValues): Prepared {
       }
       steps.push({ id: step.id, tool: step.tool, args: args ?? "{}", dependencies: [...dependencies] });
     });
-    const diagnostics = prepared.diagnostics;
+    const diagnostics = [...prepared.diagnostics, ...unstorableTools(read.steps)];
     let catalogText: string | null = null;
     if (settings.validateOutputs && catalog !== undefined) {
       try {
@@ -150,8 +171,8 @@ async function store(client: import("./peers.js").PgQueryable, connection: Conne
        from unnest($8::bigint[], $9::integer[], $10::text[], $11::json[], $12::json[], $13::text[]) as s(step_id, ordinal, tool, args, dependencies, state)
        where exists (select 1 from run)),
      jobs as (
-       select ${addStepJob(connection, "$1::text", "s")}
-       from unnest($14::bigint[]) as s where exists (select 1 from run)),
+       select ${addStepJob(connection, "$1::text", "s.id", "s.tool")}
+       from unnest($14::bigint[], $16::text[]) as s(id, tool) where exists (select 1 from run)),
      told as (select pg_notify($15, $1) from run where $7::boolean)
      select (select count(*) from jobs) + (select count(*) from told) as n`,
     [
@@ -170,6 +191,7 @@ async function store(client: import("./peers.js").PgQueryable, connection: Conne
       steps.map((step) => (step.dependencies.length === 0 ? "ready" : "waiting")),
       steps.filter((step) => step.dependencies.length === 0).map((step) => step.id),
       finishedChannel(connection),
+      steps.filter((step) => step.dependencies.length === 0).map((step) => step.tool),
     ],
   );
 }

@@ -95,8 +95,8 @@ export function settleDoneFunction(connection: Connection): string {
              update ${steps} t set remaining = t.remaining - 1,
                state = case when t.remaining = 1 and t.state = any(p_ready_from) then 'ready' else t.state end
              where t.run_id = p_run and t.step_id = any(p_candidates)
-             returning t.step_id, t.state, t.remaining),
-           jobs as (select ${addStepJob(connection, "p_run", "step_id")} from counted where remaining = 0 and state = 'ready')
+             returning t.step_id, t.tool, t.state, t.remaining),
+           jobs as (select ${addStepJob(connection, "p_run", "step_id", "tool")} from counted where remaining = 0 and state = 'ready')
       select count(*) into v_ready from jobs;
       update ${runs} set unsettled = unsettled - 1 where id = p_run returning unsettled into v_unsettled;
       if v_unsettled = 0 then

@@ -25,7 +25,7 @@ import { PostgresError } from "./errors.js";
 import type { PgClient, PgPool } from "./peers.js";
 import { loadGraphileWorker } from "./graphile.js";
 import { backoff, makeJobPool, sleep } from "./job-pool.js";
-import { progressChannel, stepTask, stoppedChannel } from "./queue.js";
+import { progressChannel, stepTask, stoppedChannel, toolTask } from "./queue.js";
 import type { StoredRunOptions } from "./submit.js";
 import { PAST_DEADLINE, releaseStep, requeueOrphans } from "./recovery.js";
 import { settleStep, type KnownRun, type StepOutcome, type StoredStepError } from "./transitions.js";
@@ -58,7 +58,7 @@ export type WorkerEvent =
 
 /** Options of `startWorker`. */
 export interface WorkerOptions extends ConnectionOptions {
-  /** The tools this worker can run, by name (own data properties, read once). A step whose tool is not here fails with `unknown-tool`. */
+  /** The tools this worker can run, by name (own data properties, read once). It takes only steps whose tool is here: a step whose tool no running worker has waits for one (`getRun` and `plan-refs status` say so). */
   readonly tools: Readonly<Record<string, WorkerToolFunction>>;
   /** Most steps running at once in this worker (default 8; 1 to 256, and no more than the database's `max_connections` leaves: it needs concurrency + 13 connections). */
   readonly concurrency?: number;
@@ -175,7 +175,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
       gracefulShutdownAbortTimeout: settings.graceMs,
       logger: await silentLogger(),
       events,
-      taskList: { [stepTask(connection)]: (payload, helpers) => worker.runJob(payload, helpers) },
+      taskList: taskList(connection, settings.tools, (payload, helpers) => worker.runJob(payload, helpers)),
     });
   } catch (error) {
     await jobPool.end().catch(() => undefined);
@@ -218,6 +218,17 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   return { id, stop, promise };
 }
 
+/**
+ * One task per tool this worker has (it takes only steps it can run), and the task of jobs queued
+ * before steps were routed by tool.
+ */
+function taskList(connection: Connection, tools: ReadonlyMap<string, WorkerToolFunction>, run: import("graphile-worker").Task): import("graphile-worker").TaskList {
+  const list: Record<string, import("graphile-worker").Task> = Object.create(null) as Record<string, import("graphile-worker").Task>;
+  list[stepTask(connection)] = run;
+  for (const name of tools.keys()) list[toolTask(connection, name)] = run;
+  return list;
+}
+
 /** Refuse a concurrency the database cannot give connections for (rather than "too many clients" later, mid-run). */
 async function checkConnections(pool: PgPool, connection: Connection, concurrency: number): Promise<void> {
   const found = await pool.query("select current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int as available");
@@ -247,12 +258,16 @@ class StepWorker {
   readonly #languages = new Map<string, NormalizedOptions>();
   readonly #runs = new Map<string, KnownRunInfo>();
   #knownSteps = 0;
+  /** The tools this worker has, as its heartbeat publishes them (`status` says when no running worker has a step's tool). */
+  readonly #toolNames: string[];
 
   constructor(
     readonly connection: Connection,
     readonly settings: Settings,
     readonly pool: PgPool,
-  ) {}
+  ) {
+    this.#toolNames = [...settings.tools.keys()];
+  }
 
   async start(): Promise<void> {
     await this.#beat();
@@ -279,9 +294,9 @@ class StepWorker {
   /** The heartbeat, and with it the deadline others judge this worker by: silent past its own `recoveryMs`. */
   async #beat(): Promise<void> {
     await this.pool.query(
-      `insert into ${table(this.connection, "workers")} (id, label, recovery_ms) values ($1, $2, $3)
-       on conflict (id) do update set heartbeat_at = clock_timestamp(), recovery_ms = excluded.recovery_ms`,
-      [this.id, `${hostname()} pid ${process.pid}`, this.settings.recoveryMs],
+      `insert into ${table(this.connection, "workers")} (id, label, recovery_ms, tools) values ($1, $2, $3, $4)
+       on conflict (id) do update set heartbeat_at = clock_timestamp(), recovery_ms = excluded.recovery_ms, tools = excluded.tools`,
+      [this.id, `${hostname()} pid ${process.pid}`, this.settings.recoveryMs, this.#toolNames],
     );
   }
 

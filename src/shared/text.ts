@@ -12,12 +12,27 @@ export function safeText(text: string, max = DEFAULT_MAX): string {
   return text.length > max ? `${escaped}…` : escaped;
 }
 
+/** Half of a UTF-16 surrogate pair with no other half: not Unicode text (UTF-8, and so PostgreSQL, cannot hold it). */
+const LONE_SURROGATE_SOURCE = "[\\ud800-\\udbff](?![\\udc00-\\udfff])|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]";
+const LONE_SURROGATE = new RegExp(LONE_SURROGATE_SOURCE);
+
+/**
+ * Whether a string holds a lone surrogate (half of a UTF-16 pair).
+ *
+ * @example
+ * hasLoneSurrogate("\ud83d") // true
+ * hasLoneSurrogate("😀")     // false
+ */
+export function hasLoneSurrogate(text: string): boolean {
+  return LONE_SURROGATE.test(text);
+}
+
 /**
  * C0 controls, DEL, C1 controls (U+009B is a one-byte CSI on some terminals), the Unicode line and
  * paragraph separators, bidirectional overrides and lone surrogates: what a terminal acts on, and what
  * could reorder or forge the text of a label in a picture.
  */
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const UNPRINTABLE = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069]|${LONE_SURROGATE_SOURCE}`, "g");
 
 /**
  * One line of text, safe to show: every character a terminal acts on (and every bidirectional

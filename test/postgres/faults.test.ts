@@ -81,7 +81,7 @@ describe("faults", { timeout: 90_000 }, () => {
     ["nan", "it contains NaN (JSON writes null)"],
     ["infinity", "it contains Infinity (JSON writes null)"],
     ["date", "it contains a Date (JSON writes a string)"],
-    ["inside", "it contains undefined"],
+    ["inside", "it contains undefined in an array (JSON writes null)"],
     ["holes", "it contains an array hole"],
   ])("a result JSON cannot store (%s) fails that step with unserializable, nothing half-written", async (tool, reason) => {
     const runId = await submitPlan({ steps: [{ id: 1, tool, args: {} }, { id: 2, tool: "echo", args: { x: "$1" } }, { id: 3, tool: "echo", args: { fine: 1 } }] }, { connectionString: url });
@@ -118,12 +118,61 @@ describe("faults", { timeout: 90_000 }, () => {
     expect(await jobsQueued()).toBe(before);
   });
 
-  test("an unknown tool on the worker fails the step with unknown-tool", async () => {
-    const runId = await submitPlan({ steps: [{ id: 1, tool: "teleport", args: {} }] }, { connectionString: url });
-    const report = await withWorker(() => waitForRun(runId, { connectionString: url, timeoutMs: 30_000 }));
-    expect(report.status).toBe("failed");
-    expect(report.errors.get(1)?.code).toBe("unknown-tool");
-    expect(report.errors.get(1)?.message).toBe('step 1 (teleport): no function for tool "teleport" on this worker');
+  test.each([
+    ["a lone surrogate", "geo\ud800code", "a lone surrogate (half of a UTF-16 pair)", '"geo\\ud800code"'],
+    ["a NUL", "geo\u0000code", "a NUL character", '"geo\\u0000code"'],
+  ])("a tool name with %s: the run is stored invalid with a diagnostic at the name, nothing enqueued", async (_what, tool, what, shown) => {
+    const before = await jobsQueued();
+    const runId = await submitPlan({ steps: [{ id: 1, tool: "echo", args: {} }, { id: 2, tool, args: {} }] }, { connectionString: url });
+    const report = await waitForRun(runId, { connectionString: url, timeoutMs: 5_000 });
+    expect(report.status).toBe("invalid");
+    expect(report.diagnostics).toEqual([
+      { code: "invalid-plan", severity: "error", step: 2, pointer: "/steps/1/tool", message: `step 2: the tool name ${shown} contains ${what}, which PostgreSQL cannot store: rename the tool` },
+    ]);
+    expect(await jobsQueued()).toBe(before);
+  });
+
+  test("workers route by tool: a step waits for a worker with its tool (getRun says so), then runs there", async () => {
+    const ran: string[] = [];
+    const web = await startWorker({ connectionString: url, recoveryMs: 3_000, tools: { fetch: () => (ran.push("web"), "page") } });
+    let gpu: Worker | undefined;
+    try {
+      const heavy = await submitPlan({ steps: [{ id: 1, tool: "render", args: {} }, { id: 2, tool: "fetch", args: { frame: "$1" } }] }, { connectionString: url });
+      const light = await submitPlan({ steps: [{ id: 1, tool: "fetch", args: {} }] }, { connectionString: url });
+      // The web worker ran the later run's step, and left the earlier one's render step alone.
+      expect((await waitForRun(light, { connectionString: url, timeoutMs: 30_000 })).status).toBe("ok");
+      const waiting = await getRun(heavy, { connectionString: url });
+      expect(waiting.steps.get(1)).toMatchObject({ state: "ready", attempt: 0, noWorkerHasTool: true });
+      expect(waiting.steps.get(2)?.noWorkerHasTool).toBeUndefined();
+      gpu = await startWorker({ connectionString: url, recoveryMs: 3_000, tools: { render: () => (ran.push("gpu"), "frame") } });
+      const report = await waitForRun(heavy, { connectionString: url, timeoutMs: 30_000 });
+      expect(report.status).toBe("ok");
+      expect(report.results.get(2)).toBe("page");
+      expect(ran).toEqual(["web", "gpu", "web"]);
+    } finally {
+      await web.stop();
+      await gpu?.stop();
+    }
+  });
+
+  test("a job queued before steps were routed by tool still runs; its tool missing on this worker fails the step with unknown-tool", async () => {
+    const runIds = [
+      await submitPlan({ steps: [{ id: 1, tool: "add", args: { a: 1, b: 2 } }] }, { connectionString: url }),
+      await submitPlan({ steps: [{ id: 1, tool: "teleport", args: {} }] }, { connectionString: url }),
+    ];
+    const { default: pg } = await import("pg");
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query("insert into graphile_worker._private_tasks (identifier) values ('plan_refs.step') on conflict do nothing");
+      await client.query("update graphile_worker._private_jobs set task_id = (select id from graphile_worker._private_tasks where identifier = 'plan_refs.step') where key = any($1::text[])", [runIds.map((id) => `${id}:1`)]);
+    } finally {
+      await client.end();
+    }
+    const [added, teleported] = await withWorker(() => Promise.all(runIds.map((runId) => waitForRun(runId, { connectionString: url, timeoutMs: 30_000 }))));
+    expect(added!.results.get(1)).toBe(3);
+    expect(teleported!.errors.get(1)?.code).toBe("unknown-tool");
+    expect(teleported!.errors.get(1)?.message).toBe('step 1 (teleport): no function for tool "teleport" on this worker');
   });
 
   test("a database that cannot be reached: one line naming host and port", async () => {
