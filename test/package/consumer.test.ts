@@ -122,6 +122,10 @@ let work = "";
 let consumer = "";
 let browserConsumer = "";
 let packed: PackResult;
+/** What `npm ci` printed on stderr in each consumer project. */
+const installOutput = new Map<string, string>();
+/** The package.json of the packing folder before and after `npm pack`, and the one in the tarball. */
+let manifests: { before: string; after: string; packed: PackageJson & { scripts?: Record<string, string> } };
 
 /** A project in `work` that depends on the packed tarball and on `extra` (names this repository locks), installed offline. */
 function makeConsumer(name: string, extra: readonly string[]): string {
@@ -154,7 +158,7 @@ function makeConsumer(name: string, extra: readonly string[]): string {
   };
   writeFileSync(join(dir, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
   writeFileSync(join(dir, "package-lock.json"), `${JSON.stringify(lock, null, 2)}\n`);
-  run("npm", ["ci", "--offline", "--no-audit", "--no-fund"], dir);
+  installOutput.set(name, run("npm", ["ci", "--offline", "--no-audit", "--no-fund"], dir).stderr);
   return dir;
 }
 
@@ -164,12 +168,16 @@ beforeAll(() => {
   // The build's inputs and the package's files (dist/ aside), with this repository's node_modules for tsc.
   const source = join(work, "source");
   mkdirSync(source);
-  const inputs = new Set(["package.json", "tsconfig.json", "tsconfig.build.json", "src", ...PACKAGE.files.filter((entry) => entry !== "dist")]);
+  const inputs = new Set(["package.json", "tsconfig.json", "tsconfig.build.json", "src", "scripts/pack-manifest.mjs", ...PACKAGE.files.filter((entry) => entry !== "dist")]);
   for (const entry of inputs) cpSync(join(ROOT, entry), join(source, entry), { recursive: true });
   symlinkSync(join(ROOT, "node_modules"), join(source, "node_modules"), "dir");
   const pack = run("npm", ["pack", "--json", "--pack-destination", work], source).stdout;
   // prepare's output (none when tsc succeeds) would come before npm's JSON.
   packed = (JSON.parse(pack.slice(pack.indexOf("[\n"))) as PackResult[])[0]!;
+  const unpacked = join(work, "unpacked");
+  mkdirSync(unpacked);
+  run("tar", ["-xzf", join(work, packed.filename), "-C", unpacked], work);
+  manifests = { before: readFileSync(join(ROOT, "package.json"), "utf8"), after: readFileSync(join(source, "package.json"), "utf8"), packed: JSON.parse(readFileSync(join(unpacked, "package/package.json"), "utf8")) as typeof manifests.packed };
 
   // A Node project (with @types/node) and a browser project (without it), each with the optional peers
   // for ./codemirror, at the versions this repository locks.
@@ -202,6 +210,22 @@ describe("the tarball", () => {
       ...Object.values(PACKAGE.bin),
     ];
     expect(targets.map((target) => target.replace(/^\.\//, "")).filter((target) => !files.has(target))).toEqual([]);
+  });
+
+  test("has no install script: its package.json is the repository's without prepare (which builds dist/ for a git install), and the repository's is left as it was", () => {
+    const repository = JSON.parse(manifests.before) as { scripts: Record<string, string> };
+    expect(repository.scripts["prepare"]).toBeDefined();
+    const { prepare: _prepare, ...others } = repository.scripts;
+    expect(manifests.packed.scripts).toEqual(others);
+    expect(Object.keys(manifests.packed.scripts ?? {}).filter((name) => /^(pre|post)?install$|^prepare$/.test(name))).toEqual([]);
+    expect(manifests.after).toBe(manifests.before);
+  });
+
+  test("installing it prints no warning: nothing for npm's allowScripts to cover, no engine it does not fit", () => {
+    for (const [name, stderr] of installOutput) {
+      expect(stderr, name).not.toMatch(/allowScripts|install-scripts|EBADENGINE/);
+      expect(stderr.split("\n").filter((line) => /^npm warn/i.test(line)), name).toEqual([]);
+    }
   });
 
   test("every subpath is either code with types or a JSON file", () => {
