@@ -34,7 +34,7 @@ example:
 export async function statusCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, options: { database: { type: "string" }, format: { type: "string" } }, strict: true, allowPositionals: true });
   const [runId, ...extra] = positionals;
-  if (runId === undefined || extra.length > 0) throw new CliError(`expected exactly one run id\n${statusUsage}`, "usage");
+  if (runId === undefined || runId === "" || extra.length > 0) throw new CliError(`expected exactly one run id (not empty)\n${statusUsage}`, "usage");
   const format = values.format ?? "text";
   if (format !== "text" && format !== "json") throw new CliError(`--format must be text or json, not "${printable(format.slice(0, 20))}"`, "usage");
   const postgres = await loadPostgres();
