@@ -5,6 +5,7 @@
 import type { RunEvent, RunReport } from "../run/run-plan.js";
 import { printable } from "../shared/text.js";
 import { parseFlags } from "./flags.js";
+import { connectionProblem } from "../postgres/db.js";
 import { CliError } from "./input.js";
 import { interruptedExitCode, type CliIo } from "./io.js";
 
@@ -40,9 +41,12 @@ export async function asCliError(error: unknown): Promise<unknown> {
   return error;
 }
 
-/** `--database`, or `DATABASE_URL` (the library's default), as the options of the postgres functions. */
+/** `--database`, or `DATABASE_URL` (the library's default), as the options of the postgres functions; a value that is no PostgreSQL URL is a usage error naming what is wrong. */
 export function databaseOptions(database: string | undefined): { connectionString?: string } {
-  return database === undefined ? {} : { connectionString: database };
+  if (database === undefined) return {};
+  const problem = connectionProblem(database);
+  if (problem !== undefined) throw new CliError(`--database ${problem}`, "usage");
+  return { connectionString: database };
 }
 
 export async function dbCommand(argv: string[], io: CliIo): Promise<number> {

@@ -34,7 +34,7 @@ example:
 export async function statusCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseFlags(argv, { database: { type: "string" }, format: { type: "string", choices: ["text", "json"] } });
   const [runId, ...extra] = positionals;
-  if (runId === undefined || extra.length > 0) throw new CliError(`expected exactly one run id\n${statusUsage}`, "usage");
+  if (runId === undefined || runId === "" || extra.length > 0) throw new CliError(`expected exactly one run id (not empty)\n${statusUsage}`, "usage");
   const format = values.format ?? "text";
   const postgres = await loadPostgres();
   let snapshot: Awaited<ReturnType<typeof postgres.getRun>>;

@@ -3,7 +3,7 @@
  * lets the process exit when idle), the schema name, and database errors turned into `PostgresError`s.
  */
 import { describeThrown } from "../shared/errors.js";
-import { safeText } from "../shared/text.js";
+import { quoted, safeText } from "../shared/text.js";
 import { ownData } from "../shared/own-data.js";
 import { PostgresError } from "./errors.js";
 import { loadPg, type PgClient, type PgPool, type PgPoolClient } from "./peers.js";
@@ -37,6 +37,34 @@ export interface Connection {
 }
 
 
+/** What a connection string must look like, for messages. */
+const URL_SHAPE = "postgres://user:password@host:5432/database";
+
+/**
+ * What is wrong with a connection string, in a few words that never repeat it (it may hold a
+ * password), or `undefined`: it must be a `postgres://` (or `postgresql://`) URL with a port in range,
+ * or pg's `socket:` form. pg would read anything else as something else (a host named after a word of it).
+ *
+ * @example
+ * connectionProblem("localhost") // "is not a URL: expected postgres://user:password@host:5432/database"
+ */
+export function connectionProblem(text: string): string | undefined {
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(text)?.[1] ?? (/^socket:/i.test(text) ? "socket" : undefined);
+  if (scheme === undefined) {
+    return /^\s*\w+\s*=/.test(text) ? `looks like libpq keywords (host=…): give a URL instead, ${URL_SHAPE}` : `is not a URL: expected ${URL_SHAPE}`;
+  }
+  if (scheme.toLowerCase() === "socket") return undefined; // pg's socket:/path?db=… form
+  if (scheme.toLowerCase() !== "postgres" && scheme.toLowerCase() !== "postgresql") return `is a ${quoted(scheme.toLowerCase(), 20)} URL: expected ${URL_SHAPE}`;
+  const port = /^[a-z]+:\/\/(?:[^@/?#]*@)?(?:\[[^\]]*\]|[^:/?#]*):(\d*)(?:[/?#]|$)/i.exec(text)?.[1];
+  if (port !== undefined && port !== "" && !(Number(port) >= 1 && Number(port) <= 65_535)) return `has port ${port.slice(0, 12)}: a port is 1 to 65535`;
+  try {
+    new URL(text);
+  } catch {
+    return `is not a valid URL: expected ${URL_SHAPE}`;
+  }
+  return undefined;
+}
+
 /** Read `connectionString` and `schema` from options (or `DATABASE_URL`). */
 export function readConnection(options: unknown, what: string): Connection {
   if (options !== undefined && (typeof options !== "object" || options === null)) throw new PostgresError("invalid-options", `${what} options must be an object`);
@@ -47,6 +75,8 @@ export function readConnection(options: unknown, what: string): Connection {
   if (connectionString === undefined || connectionString === "") {
     throw new PostgresError("invalid-connection", `${what}: no database given: pass connectionString (--database URL) or set DATABASE_URL`);
   }
+  const problem = connectionProblem(connectionString);
+  if (problem !== undefined) throw new PostgresError("invalid-connection", `${what}: the connection string ${given === undefined ? "in DATABASE_URL " : ""}${problem}`);
   if (schema !== undefined && (typeof schema !== "string" || !SCHEMA_NAME.test(schema))) {
     throw new PostgresError("invalid-options", `${what}: schema must be a lower-case SQL identifier (letters, digits, _), at most 63 characters`);
   }

@@ -10,4 +10,5 @@ export { DEFAULT_RECOVERY_MS, startWorker, type Worker, type WorkerEvent, type W
 export { cancelRun, getRun, waitForRun, type RunSnapshot, type StepSnapshot, type WaitOptions } from "./runs.js";
 export type { StepState } from "../run/schedule.js";
 export { DEFAULT_SCHEMA, type ConnectionOptions } from "./db.js";
+export { WORKER_LIMITS } from "./worker-settings.js";
 export { POSTGRES_INSTALL, PostgresError, type PostgresErrorCode } from "./errors.js";

@@ -50,10 +50,26 @@ export interface PgPool extends PgQueryable {
 
 let pgModule: Promise<PgModule> | undefined;
 
+/** The peers of plan-refs/postgres. */
+const PEERS = ["pg", "graphile-worker"] as const;
+
+/** Whether a package can be found from here (without loading it). */
+function installed(name: string): boolean {
+  try {
+    import.meta.resolve(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function notInstalled(name: string, error: unknown): PostgresError {
   const code = ownData(error, "code");
   if (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") {
-    return new PostgresError("missing-dependency", `plan-refs/postgres needs pg and graphile-worker, and ${name} is not installed: ${POSTGRES_INSTALL}`, { cause: error });
+    // Name every peer that is missing, not only the one that was loaded first.
+    const missing = PEERS.filter((peer) => peer === name || !installed(peer));
+    const which = missing.length > 1 ? `${missing.join(" and ")} are` : `${missing[0] ?? name} is`;
+    return new PostgresError("missing-dependency", `plan-refs/postgres needs pg and graphile-worker, and ${which} not installed: ${POSTGRES_INSTALL}`, { cause: error });
   }
   return new PostgresError("missing-dependency", `${name} could not be loaded (${safeText(describeThrown(error), 200)}); reinstall it: ${POSTGRES_INSTALL}`, { cause: error });
 }

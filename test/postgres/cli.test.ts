@@ -4,7 +4,7 @@
  * one-line errors (exit 2; --concurrency is refused with --database).
  */
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -69,6 +69,46 @@ describe("plan-refs on PostgreSQL", { timeout: 90_000 }, () => {
       expect(result.status).toBe(2);
       expect(result.stderr).toMatch(new RegExp(`^plan-refs: cannot reach PostgreSQL at 127\\.0\\.0\\.1:${port}: [^\\n]*\\n$`));
     }
+  });
+
+  test.each([
+    ["not a url", "--database is not a URL: expected postgres://user:password@host:5432/database"],
+    ["localhost", "--database is not a URL: expected postgres://user:password@host:5432/database"],
+    ["host=localhost dbname=agents", "--database looks like libpq keywords (host=…): give a URL instead, postgres://user:password@host:5432/database"],
+    ["http://127.0.0.1:1/", '--database is a "http" URL: expected postgres://user:password@host:5432/database'],
+    ["postgres://u:secret@127.0.0.1:99999/x", "--database has port 99999: a port is 1 to 65535"],
+  ])("--database %s: one line naming what is wrong (never the password), exit 2", (value, message) => {
+    const result = cli(["status", "abc", "--database", value]);
+    expect(result.stderr).toBe(`plan-refs: ${message}\n`);
+    expect(result.status).toBe(2);
+  });
+
+  test("DATABASE_URL that is no PostgreSQL URL: one line, exit 2", () => {
+    const result = cli(["status", "abc"], { DATABASE_URL: "localhost" });
+    expect(result.stderr).toBe("plan-refs: getRun: the connection string in DATABASE_URL is not a URL: expected postgres://user:password@host:5432/database\n");
+    expect(result.status).toBe(2);
+  });
+
+  test("an empty run id: one line without a library function's name, exit 2", () => {
+    const result = cli(["status", "", "--database", db.url]);
+    expect(result.stderr).toMatch(/^plan-refs: expected exactly one run id \(not empty\)\n/);
+    expect(result.status).toBe(2);
+  });
+
+  test.each([
+    [["pg", "graphile-worker"], "pg and graphile-worker are"],
+    [["graphile-worker"], "graphile-worker is"],
+  ])("without %j installed: one line naming every missing peer, exit 2", (left, which) => {
+    const dir = join(work, `no-${left.join("-")}`);
+    mkdirSync(join(dir, "node_modules"), { recursive: true });
+    cpSync(join(root, "dist"), join(dir, "dist"), { recursive: true });
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "plan-refs", version: "0.0.0", type: "module" }));
+    for (const entry of readdirSync(join(root, "node_modules"))) {
+      if (!left.includes(entry) && entry !== ".bin") symlinkSync(join(root, "node_modules", entry), join(dir, "node_modules", entry));
+    }
+    const result = spawnSync(process.execPath, [join(dir, "dist/cli/main.js"), "db", "migrate", "--database", db.url], { cwd: dir, encoding: "utf8", input: "" });
+    expect(result.stderr).toBe(`plan-refs: plan-refs/postgres needs pg and graphile-worker, and ${which} not installed: npm install pg graphile-worker\n`);
+    expect(result.status).toBe(2);
   });
 
   test("no --database and no DATABASE_URL: one line, exit 2", () => {

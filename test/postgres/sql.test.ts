@@ -96,11 +96,11 @@ describe("a database migrated by an older version, or not at all", { timeout: 60
     await client.query("alter table older.runs drop column watched; drop function older.settle_done");
     const runId = await submitPlan(plan, { connectionString: db.url, schema: "older" });
     await expect(waitForRun(runId, { connectionString: db.url, schema: "older", onProgress: () => undefined })).rejects.toMatchObject({ name: "PostgresError", code: "not-migrated" });
-    const done = await client.query("select older.settle_done('x', 1, 1, null, '{}', '{}', '{}', '{}', 'ok', 'failed')").catch((error: unknown) => error);
+    const done = await client.query("select older.settle_done('x', 1, 1, null, '{}', '{}', 'ok', 'failed')").catch((error: unknown) => error);
     expect(done).toMatchObject({ code: "42883" }); // what databaseError maps to not-migrated
     await migrate({ connectionString: db.url, schema: "older" }); // upgrades it
     await expect(getRun(runId, { connectionString: db.url, schema: "older" })).resolves.toMatchObject({ status: "running" });
-    expect((await client.query("select older.settle_done('x', 1, 1, null, '{}', '{}', '{}', '{}', 'ok', 'failed') as stored")).rows[0].stored).toBe(false);
+    expect((await client.query("select older.settle_done('x', 1, 1, null, '{}', '{}', 'ok', 'failed') as stored")).rows[0].stored).toBe(false);
   });
 });
 
