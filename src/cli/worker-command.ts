@@ -25,6 +25,9 @@ options:
   --recovery-ms N     a worker silent this long is taken for dead and its steps run elsewhere
                       (default 30000)
   --grace-ms N        on SIGTERM/SIGINT, how long running steps may go on (default 5000)
+  --validate-inputs   fail a step whose resolved arguments do not match its input schema in the
+                      run's stored catalog, without calling the tool (as runs submitted with
+                      --validate-inputs ask anyway)
   -h, --help          show this help
 
 exit codes:
@@ -46,7 +49,7 @@ function positiveInteger(text: string | undefined, flag: string): number | undef
 export async function workerCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { tools: { type: "string" }, database: { type: "string" }, concurrency: { type: "string" }, "recovery-ms": { type: "string" }, "grace-ms": { type: "string" } },
+    options: { tools: { type: "string" }, database: { type: "string" }, concurrency: { type: "string" }, "recovery-ms": { type: "string" }, "grace-ms": { type: "string" }, "validate-inputs": { type: "boolean" } },
     strict: true,
     allowPositionals: true,
   });
@@ -65,6 +68,7 @@ export async function workerCommand(argv: string[], io: CliIo): Promise<number> 
       ...(concurrency === undefined ? {} : { concurrency }),
       ...(recoveryMs === undefined ? {} : { recoveryMs }),
       ...(graceMs === undefined ? {} : { graceMs }),
+      validateInputs: values["validate-inputs"] === true,
       onEvent: (event) => io.stderr(`${describe(event)}\n`),
     });
   } catch (error) {

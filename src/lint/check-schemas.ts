@@ -48,7 +48,7 @@ export class SchemaChecker {
     this.#names ??= Object.keys(this.#catalog);
     const suggestion = didYouMean(step.tool, this.#names);
     const hint = suggestion !== undefined ? `; did you mean ${quoted(suggestion)}?` : this.#names.length === 0 ? " (the catalog is empty)" : ` (tools: ${listSome(this.#names)})`;
-    out.push(draft("unknown-tool", "error", `tool ${quoted(step.tool)} is not in the tool catalog${hint}`, { pointer: `${step.pointer}/tool`, step: step.id }));
+    out.push(draft("unknown-tool", "error", `tool ${quoted(step.tool)} is not in the tool catalog${hint}`, { pointer: `${step.pointer}/tool`, step: step.id, fix: suggestion === undefined ? undefined : { replace: suggestion } }));
   }
 
   /**
@@ -65,6 +65,7 @@ export class SchemaChecker {
     const at = outcome.at === 0 ? "" : ` at ${pathText(node.path, outcome.at)}`;
     const fallback = guarded ? "; the ?? default is always used" : "";
     let message: string;
+    let fix: { replace: string } | undefined;
     if (outcome.code === "not-indexable") {
       const wants = segment.type === "index" ? "an index (only arrays have indexes)" : "a key (only objects have keys)";
       message = `${refLabel(text, node)}: ${owner}'s output${at} is ${describeTypes(outcome.types)} by its schema, which cannot take ${wants}`;
@@ -72,10 +73,11 @@ export class SchemaChecker {
       message = `${refLabel(text, node)}: ${owner}'s output${at} has at most ${outcome.maxItems ?? 0} items by its schema, so index ${segment.index} cannot exist`;
     } else {
       const suggestion = didYouMean(segment.name, outcome.keys);
+      fix = suggestion === undefined ? undefined : segmentFix(text, segment, suggestion);
       const known = suggestion !== undefined ? `; did you mean ${quoted(suggestion)}?` : outcome.keys.length === 0 ? " (it allows no keys)" : ` (keys: ${listSome(outcome.keys)})`;
       message = `${refLabel(text, node)}: ${owner}'s output schema has no key ${quoted(segment.name, 40)}${at}${known}${seedHint(node, segment.name, outcome.keys)}`;
     }
-    out.push(draft(outcome.code, guarded ? "warning" : "error", message + fallback, { ...where, span: segment.span }));
+    out.push(draft(outcome.code, guarded ? "warning" : "error", message + fallback, { ...where, span: segment.span, fix }));
     return true;
   }
 
@@ -194,6 +196,14 @@ export class SchemaChecker {
     const outcome = this.#walkOutput(target.tool, node.path);
     return outcome?.ok === true ? outcome.types : null;
   }
+}
+
+/** The segment written with the suggested key, in the form it was written (`.key` or `["key"]`), when that form can hold it. */
+function segmentFix(text: string, segment: Segment, suggestion: string): { replace: string } | undefined {
+  const written = text.slice(segment.span.start, segment.span.end);
+  if (segment.type === "quoted-key") return { replace: `[${JSON.stringify(suggestion)}]` };
+  if (written.startsWith(".") && /^[A-Za-z_][A-Za-z0-9_]*$/.test(suggestion)) return { replace: `.${suggestion}` };
+  return undefined;
 }
 
 /** The expression whose raw value an argument receives, or `undefined` for a template that builds text. */

@@ -16,7 +16,7 @@ import { databaseError, poolFor, readConnection, table, type Connection, type Co
 import { addStepJob, finishedChannel } from "./queue.js";
 
 /** What a stored run keeps of `RunOptions`: the options that mean something to a run in the database. */
-export type SubmitRunOptions = Pick<RunOptions, "failFast" | "timeoutMs" | "catalog" | "validateOutputs" | OptionName>;
+export type SubmitRunOptions = Pick<RunOptions, "failFast" | "timeoutMs" | "catalog" | "validateOutputs" | "validateInputs" | OptionName>;
 
 /** Options of `submitPlan`. */
 export interface SubmitOptions extends ConnectionOptions {
@@ -32,6 +32,8 @@ export interface StoredRunOptions {
   /** `null`: no limit. */
   readonly timeoutMs: number | null;
   readonly validateOutputs: boolean;
+  /** Absent in runs stored before it existed: `false`. */
+  readonly validateInputs?: boolean;
   /** Every language option (runs stored before `strict` and the limits were kept have only `syntax`, `templates`, `deep`: the rest default). */
   readonly language: Pick<NormalizedOptions, "syntax" | "templates" | "deep"> & Partial<NormalizedOptions>;
 }
@@ -40,8 +42,8 @@ export interface StoredRunOptions {
 const RUN_ID = /^[\x21-\x7e]{1,200}$/;
 
 /** Read the run options once, as `runPlan` reads its own (same limits, same codes). */
-function readRunOptions(options: unknown): { failFast: boolean; timeoutMs: number | null; validateOutputs: boolean; catalog: ToolCatalog | undefined; overrides: Partial<Record<OptionName, unknown>> } {
-  if (options === undefined) return { failFast: false, timeoutMs: null, validateOutputs: false, catalog: undefined, overrides: {} };
+function readRunOptions(options: unknown): { failFast: boolean; timeoutMs: number | null; validateOutputs: boolean; validateInputs: boolean; catalog: ToolCatalog | undefined; overrides: Partial<Record<OptionName, unknown>> } {
+  if (options === undefined) return { failFast: false, timeoutMs: null, validateOutputs: false, validateInputs: false, catalog: undefined, overrides: {} };
   if (typeof options !== "object" || options === null) throw new RefError("invalid-options", "submitPlan: options must be an object");
   const timeout = ownData(options, "timeoutMs");
   let timeoutMs: number | null = null;
@@ -57,7 +59,7 @@ function readRunOptions(options: unknown): { failFast: boolean; timeoutMs: numbe
   }
   layeredOptions(undefined, overrides); // a bad language option is refused now, as runPlan refuses it
   const catalog = ownData(options, "catalog");
-  return { failFast: ownData(options, "failFast") === true, timeoutMs, validateOutputs: ownData(options, "validateOutputs") === true, catalog: catalog as ToolCatalog | undefined, overrides };
+  return { failFast: ownData(options, "failFast") === true, timeoutMs, validateOutputs: ownData(options, "validateOutputs") === true, validateInputs: ownData(options, "validateInputs") === true, catalog: catalog as ToolCatalog | undefined, overrides };
 }
 
 /**
@@ -125,7 +127,7 @@ function prepare(plan: unknown, settings: ReturnType<typeof readRunOptions>): Pr
     });
     const diagnostics = prepared.diagnostics;
     let catalogText: string | null = null;
-    if (settings.validateOutputs && catalog !== undefined) {
+    if ((settings.validateOutputs || settings.validateInputs) && catalog !== undefined) {
       try {
         catalogText = JSON.stringify(catalog) ?? null;
       } catch (error) {
@@ -133,7 +135,7 @@ function prepare(plan: unknown, settings: ReturnType<typeof readRunOptions>): Pr
       }
     }
     return {
-      stored: { failFast: settings.failFast, timeoutMs: settings.timeoutMs, validateOutputs: settings.validateOutputs, language: { ...language } },
+      stored: { failFast: settings.failFast, timeoutMs: settings.timeoutMs, validateOutputs: settings.validateOutputs, validateInputs: settings.validateInputs, language: { ...language } },
       catalog: catalogText,
       diagnostics,
       steps,

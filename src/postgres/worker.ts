@@ -27,6 +27,7 @@ import { loadGraphileWorker } from "./graphile.js";
 import { loadPg } from "./peers.js";
 import { progressChannel, stepTask, stoppedChannel } from "./queue.js";
 import type { StoredRunOptions } from "./submit.js";
+import { inputMismatch } from "../run/validate-input.js";
 import { settleStep, type KnownRun, type StepOutcome, type StoredStepError } from "./transitions.js";
 import { planGraph } from "../run/schedule.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
@@ -67,6 +68,8 @@ export interface WorkerOptions extends ConnectionOptions {
   readonly graceMs?: number;
   /** Called for every event; what it throws is ignored. */
   readonly onEvent?: (event: WorkerEvent) => void;
+  /** Check every step's resolved arguments against its run's stored catalog, as a run submitted with `validateInputs` asks (default `false`). */
+  readonly validateInputs?: boolean;
 }
 
 /** A running worker. */
@@ -102,6 +105,7 @@ interface Settings {
   readonly graceMs: number;
   readonly signal: AbortSignal | undefined;
   readonly onEvent: ((event: WorkerEvent) => void) | undefined;
+  readonly validateInputs: boolean;
 }
 
 function readSettings(options: object): Settings {
@@ -125,6 +129,7 @@ function readSettings(options: object): Settings {
     graceMs: positiveInteger(ownData(options, "graceMs"), "graceMs", 5_000),
     signal: signal as AbortSignal | undefined,
     onEvent: onEvent as ((event: WorkerEvent) => void) | undefined,
+    validateInputs: ownData(options, "validateInputs") === true,
   };
 }
 
@@ -431,6 +436,8 @@ class StepWorker {
       const where = error instanceof RefError ? { ...(error.ref === undefined ? {} : { ref: error.ref }), ...(error.arg === undefined ? {} : { arg: error.arg }) } : {};
       return failure("unresolved-args", `its arguments could not be resolved: ${describe(error)}`, where);
     }
+    const invalid = options.validateInputs === true || this.settings.validateInputs ? inputMismatch(started.catalog, tool, args) : undefined;
+    if (invalid !== undefined) return failure("invalid-input", invalid);
     const limit = options.timeoutMs ?? this.settings.timeoutMs;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const context: WorkerToolContext = { stepId, runId, attempt, signal: controller.signal };

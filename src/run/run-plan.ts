@@ -17,6 +17,7 @@ import { asRefError, describeThrown, RefError, withoutStack } from "../shared/er
 import { StepError, type StepErrorCode } from "./step-error.js";
 import { layeredOptions, normalizeOptions, OPTION_NAMES, type NormalizedOptions, type OptionName, type ResolveOptions } from "../shared/options.js";
 import { outputMismatch, prepareOutputSchema } from "./output-validator.js";
+import { inputMismatch } from "./validate-input.js";
 import { ownData } from "../shared/own-data.js";
 import { preparePlan, prepareStep, resolveSnapshot, THROUGH_RESOLVE_REFS } from "./prepare.js";
 import { callContext, type EvaluationContext } from "../resolve/evaluate.js";
@@ -74,6 +75,8 @@ export interface RunOptions extends ResolveOptions {
   readonly catalog?: ToolCatalog;
   /** Fail a step whose result does not match its tool's output schema (default `false`). */
   readonly validateOutputs?: boolean;
+  /** Fail a step whose resolved arguments do not match its tool's input schema, without calling it (`invalid-input`; default `false`). */
+  readonly validateInputs?: boolean;
   /** Called for every step event. What it throws or rejects with is ignored. */
   readonly onEvent?: (event: RunEvent) => void;
 }
@@ -108,6 +111,7 @@ interface RunSettings {
   readonly signal: AbortSignal | undefined;
   readonly catalog: ToolCatalog | undefined;
   readonly validateOutputs: boolean;
+  readonly validateInputs: boolean;
   readonly onEvent: ((event: RunEvent) => unknown) | undefined;
   /** The caller's language options as read once (the names set, checked); layered over the plan's when it is read. */
   readonly language: Readonly<Partial<Record<OptionName, unknown>>>;
@@ -121,6 +125,7 @@ function readSettings(options: RunOptions): RunSettings {
   const signal: unknown = options.signal;
   const catalog: unknown = options.catalog;
   const validateOutputs: unknown = options.validateOutputs;
+  const validateInputs: unknown = options.validateInputs;
   const onEvent: unknown = options.onEvent;
   const language: Partial<Record<OptionName, unknown>> = {};
   for (const name of OPTION_NAMES) {
@@ -146,6 +151,7 @@ function readSettings(options: RunOptions): RunSettings {
     signal,
     catalog: catalog as ToolCatalog | undefined,
     validateOutputs: validateOutputs === true,
+    validateInputs: validateInputs === true,
     onEvent: onEvent as ((event: RunEvent) => unknown) | undefined,
     language,
   };
@@ -610,6 +616,8 @@ class Run {
     } catch (error) {
       return this.#settleFailure(record, "unresolved-args", `its arguments could not be resolved: ${describeError(error)}`, error);
     }
+    const invalid = this.settings.validateInputs ? inputMismatch(this.#catalog, record.tool, args) : undefined;
+    if (invalid !== undefined) return this.#settleFailure(record, "invalid-input", invalid);
     const limit = this.settings.timeoutMs;
     if (limit !== undefined) record.timer = setTimeout(onTimeout, limit, record, limit);
     let output: unknown;
