@@ -61,12 +61,15 @@ export function reportCatalog(step: LocatedStep, input: ToolInput, out: Draft[])
  */
 export function checkArguments(step: LocatedStep, input: ToolInput, scan: ArgScan, options: NormalizedOptions, out: Draft[]): void {
   if (!input.compiled.ok) return;
-  const unsure = new Map<string, Unsure>();
-  for (const ref of scan.refs) {
-    const ast = ref.ast;
-    const text = ast.type === "template" && !(ast.parts.length === 1 && ast.parts[0]?.type === "interpolation");
-    unsure.set(ref.pointer, text ? "text" : "value");
-  }
+  const unsure = (): Map<string, Unsure> => {
+    const map = new Map<string, Unsure>();
+    for (const ref of scan.refs) {
+      const ast = ref.ast;
+      const text = ast.type === "template" && !(ast.parts.length === 1 && ast.parts[0]?.type === "interpolation");
+      map.set(ref.pointer, text ? "text" : "value");
+    }
+    return map;
+  };
   let value: unknown;
   try {
     value = argumentsCopy(step.args, options.maxDepth);

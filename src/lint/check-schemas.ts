@@ -35,6 +35,10 @@ export class SchemaChecker {
   readonly #walks = new Map<string, WalkOutcome>();
   readonly #declared = new Map<string, ReadonlySet<string> | undefined>();
   readonly #inputs = new Map<string, ToolInput | undefined>();
+  readonly #specs = new Map<string, { input?: unknown; output?: unknown } | undefined>();
+  readonly #outputWalks = new WeakMap<readonly Segment[], Map<string, WalkOutcome>>();
+  /** `type-mismatch` messages (`null`: none) by tool, argument pointer and text. */
+  readonly #typeVerdicts = new Map<string, string | null>();
   #names: string[] | undefined;
 
   constructor(catalog: ToolCatalog, stepById: (id: number) => LocatedStep | undefined) {
@@ -99,28 +103,35 @@ export class SchemaChecker {
    * give a string and are not checked.
    */
   checkType(step: LocatedStep, argPointer: string, text: string, ast: RefAst, where: Where, out: Draft[]): void {
+    // For a top-level argument the verdict depends on the tool, the argument and the text only (the
+    // text names the step it reads): the same placeholder in the same argument again is judged once.
+    // (Deeper, the path also depends on the step's args: an object's key "0" or an array's index.)
+    const top = argPointer.lastIndexOf("/") === 0;
+    const key = top ? `${step.tool}\u0000${argPointer}\u0000${text}` : "";
+    let message = top ? this.#typeVerdicts.get(key) : undefined;
+    if (message === undefined) {
+      message = this.#typeMismatch(step, argPointer, text, ast) ?? null;
+      if (top) this.#typeVerdicts.set(key, message);
+    }
+    if (message !== null) out.push(draft("type-mismatch", "error", message, { ...where, span: ast.span }));
+  }
+
+  #typeMismatch(step: LocatedStep, argPointer: string, text: string, ast: RefAst): string | undefined {
     const input = this.#spec(step.tool)?.input;
-    if (input === undefined) return;
+    if (input === undefined) return undefined;
     const expression = wholeExpression(ast);
-    if (expression === undefined) return;
+    if (expression === undefined) return undefined;
     const produced = this.#expressionTypes(expression);
-    if (produced === null || produced.size === 0) return;
+    if (produced === null || produced.size === 0) return undefined;
     const path = argPath(step.args, argPointer);
-    if (path === undefined) return;
+    if (path === undefined) return undefined;
     const accepted = this.#walk(`in:${step.tool}`, input, path);
-    if (!accepted.ok || accepted.types === null || accepted.types.size === 0) return;
-    if (intersectTypes(produced, accepted.types).size > 0) return;
+    if (!accepted.ok || accepted.types === null || accepted.types.size === 0) return undefined;
+    if (intersectTypes(produced, accepted.types).size > 0) return undefined;
     const source = expression.type === "reference" ? this.#ownerOf(expression) : undefined;
     const tokens = pointerTokens(argPointer);
     const argument = tokens.length === 1 ? quoted(tokens[0]!, 40) : argPointer;
-    out.push(
-      draft(
-        "type-mismatch",
-        "error",
-        `${quoted(text, 40)} is ${describeTypes(produced)} by ${source === undefined ? "the output schemas" : `the output schema of ${source}`}, but argument ${argument} of ${quoted(step.tool, 40)} takes ${describeTypes(accepted.types)}`,
-        { ...where, span: ast.span },
-      ),
-    );
+    return `${quoted(text, 40)} is ${describeTypes(produced)} by ${source === undefined ? "the output schemas" : `the output schema of ${source}`}, but argument ${argument} of ${quoted(step.tool, 40)} takes ${describeTypes(accepted.types)}`;
   }
 
   /**
@@ -149,15 +160,29 @@ export class SchemaChecker {
   }
 
   #spec(tool: string): { input?: unknown; output?: unknown } | undefined {
+    // Read once per tool: every step calls it several times.
+    if (this.#specs.has(tool)) return this.#specs.get(tool);
     const spec = own(this.#catalog, tool);
-    if (!isPlainObject(spec)) return undefined;
-    return { input: own(spec, "input"), output: own(spec, "output") };
+    const read = isPlainObject(spec) ? { input: own(spec, "input"), output: own(spec, "output") } : undefined;
+    this.#specs.set(tool, read);
+    return read;
   }
 
   #walkOutput(tool: string, path: readonly Segment[]): WalkOutcome | undefined {
     const output = this.#spec(tool)?.output;
     if (output === undefined) return undefined;
-    return this.#walk(`out:${tool}`, output, path.map(toPathStep));
+    // The parser hands out one (frozen) AST per distinct string, so a path seen again is the same array.
+    let byTool = this.#outputWalks.get(path);
+    if (byTool === undefined) {
+      byTool = new Map();
+      this.#outputWalks.set(path, byTool);
+    }
+    let outcome = byTool.get(tool);
+    if (outcome === undefined) {
+      outcome = this.#walk(`out:${tool}`, output, path.map(toPathStep));
+      byTool.set(tool, outcome);
+    }
+    return outcome;
   }
 
   #walk(prefix: string, schema: unknown, path: readonly PathStep[]): WalkOutcome {
