@@ -67,7 +67,7 @@ export interface RemoteRun {
   readonly planValue: unknown;
   readonly database: string | undefined;
   readonly detach: boolean;
-  readonly options: { failFast: boolean; timeoutMs?: number; validateOutputs: boolean; catalog?: import("../plan/plan.js").ToolCatalog };
+  readonly options: { failFast: boolean; timeoutMs?: number; validateOutputs: boolean; validateInputs: boolean; catalog?: import("../plan/plan.js").ToolCatalog };
   readonly onEvent: (event: RunEvent) => void;
 }
 

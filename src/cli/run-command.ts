@@ -1,6 +1,6 @@
 /**
  * `plan-refs run plan.json --tools ./tools.mjs [--mcp "COMMAND"]… [--mcp-url URL]… [--catalog tools.json]
- *  [--results out.json] [--timeline FILE.svg|FILE.mmd] [--concurrency N] [--timeout MS] [--fail-fast] [--validate-outputs]`: run a plan
+ *  [--results out.json] [--timeline FILE.svg|FILE.mmd] [--concurrency N] [--timeout MS] [--fail-fast] [--validate-outputs] [--validate-inputs]`: run a plan
  * with the tools a module exports by name and those of MCP servers. Progress goes to stderr, the results to stdout as JSON (or to --results).
  */
 import { lintPlanText } from "../lint/index.js";
@@ -25,7 +25,7 @@ import { runOnDatabase } from "./db-command.js";
 import { runToMermaid, runToSvg } from "../draw/index.js";
 
 export const runUsage =
-  'usage: plan-refs run <plan.json|-> (--tools <tools.mjs> | --mcp "COMMAND" | --mcp-url URL | --database URL [--detach])… [--mcp-timeout MS] [--catalog tools.json] [--results out.json] [--timeline FILE.svg|FILE.mmd] [--concurrency N] [--timeout MS] [--fail-fast] [--validate-outputs]';
+  'usage: plan-refs run <plan.json|-> (--tools <tools.mjs> | --mcp "COMMAND" | --mcp-url URL | --database URL [--detach])… [--mcp-timeout MS] [--catalog tools.json] [--results out.json] [--timeline FILE.svg|FILE.mmd] [--concurrency N] [--timeout MS] [--fail-fast] [--validate-outputs] [--validate-inputs]';
 
 export const runHelp = `${runUsage}
 
@@ -53,6 +53,7 @@ ${MCP_HELP}
   --timeout MS          fail a step that runs longer than MS milliseconds (default: no limit)
   --fail-fast           stop at the first failure (default: independent steps go on)
   --validate-outputs    fail a step whose result does not match its catalog output schema
+  --validate-inputs     fail a step whose resolved arguments do not match its catalog input schema (the tool is not called)
   --database URL        submit the plan to PostgreSQL instead: workers (plan-refs worker) run its
                         steps; progress and the report are shown as for a run here (needs the
                         optional packages pg and graphile-worker; plan-refs db migrate first)
@@ -81,6 +82,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     timeout: { type: "string" },
     "fail-fast": { type: "boolean" },
     "validate-outputs": { type: "boolean" },
+    "validate-inputs": { type: "boolean" },
     database: { type: "string" },
     detach: { type: "boolean" },
     ...MCP_OPTIONS,
@@ -110,7 +112,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   const timeline = values.timeline === undefined ? undefined : timelineTarget(values.timeline, guarded, values.detach === true, target);
   const module = values.tools === undefined ? undefined : await loadTools(values.tools, io.signal);
   return withMcpServers(values, io.signal, (servers) =>
-    runWith(io, { planName, planValue, planText, catalog, target, timeline, guarded, concurrency, timeoutMs, failFast: values["fail-fast"] === true, validateOutputs: values["validate-outputs"] === true, module, modulePath: values.tools, servers, database: values.database, detach: values.detach === true }),
+    runWith(io, { planName, planValue, planText, catalog, target, timeline, guarded, concurrency, timeoutMs, failFast: values["fail-fast"] === true, validateOutputs: values["validate-outputs"] === true, validateInputs: values["validate-inputs"] === true, module, modulePath: values.tools, servers, database: values.database, detach: values.detach === true }),
   );
 }
 
@@ -127,6 +129,7 @@ interface RunSetup {
   timeoutMs: number | undefined;
   failFast: boolean;
   validateOutputs: boolean;
+  validateInputs: boolean;
   module: { tools: ToolFunctions; names: string[] } | undefined;
   modulePath: string | undefined;
   servers: McpServers | undefined;
@@ -163,7 +166,7 @@ async function runWith(io: CliIo, setup: RunSetup): Promise<number> {
         planValue,
         database: setup.database,
         detach: setup.detach,
-        options: { failFast: setup.failFast, validateOutputs: setup.validateOutputs, ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(catalog === undefined ? {} : { catalog }) },
+        options: { failFast: setup.failFast, validateOutputs: setup.validateOutputs, validateInputs: setup.validateInputs, ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(catalog === undefined ? {} : { catalog }) },
         onEvent: progress.onEvent,
       });
       if (remote === undefined) return 0;
@@ -174,6 +177,7 @@ async function runWith(io: CliIo, setup: RunSetup): Promise<number> {
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
       failFast: setup.failFast,
       validateOutputs: setup.validateOutputs,
+      validateInputs: setup.validateInputs,
       onEvent: progress.onEvent,
       ...(io.signal === undefined ? {} : { signal: io.signal }),
     });

@@ -28,6 +28,9 @@ options:
                       it; default 30000, 1000 to 2147483647), and its steps run elsewhere
   --grace-ms N        on SIGTERM/SIGINT, how long running steps may go on (default 5000, 1 to
                       2147478647); the rest are released, at once and without spending a try
+  --validate-inputs   fail a step whose resolved arguments do not match its input schema in the
+                      run's stored catalog, without calling the tool (as runs submitted with
+                      --validate-inputs ask anyway)
   -h, --help          show this help
 
 exit codes:
@@ -51,7 +54,7 @@ function boundedFlag(text: string | undefined, flag: string, setting: WorkerLimi
 }
 
 export async function workerCommand(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseFlags(argv, { tools: { type: "string" }, database: { type: "string" }, concurrency: { type: "string" }, "recovery-ms": { type: "string" }, "grace-ms": { type: "string" } });
+  const { values, positionals } = parseFlags(argv, { tools: { type: "string" }, database: { type: "string" }, concurrency: { type: "string" }, "recovery-ms": { type: "string" }, "grace-ms": { type: "string" }, "validate-inputs": { type: "boolean" } });
   if (positionals.length > 0) throw new CliError(`unexpected argument "${printable(positionals[0]!.slice(0, 40))}"\n${workerUsage}`, "usage");
   if (values.tools === undefined) throw new CliError(`missing --tools <module>\n${workerUsage}`, "usage");
   const concurrency = boundedFlag(values.concurrency, "--concurrency", "concurrency");
@@ -67,6 +70,7 @@ export async function workerCommand(argv: string[], io: CliIo): Promise<number> 
       ...(concurrency === undefined ? {} : { concurrency }),
       ...(recoveryMs === undefined ? {} : { recoveryMs }),
       ...(graceMs === undefined ? {} : { graceMs }),
+      validateInputs: values["validate-inputs"] === true,
       onEvent: (event) => io.stderr(`${describe(event)}\n`),
     });
   } catch (error) {

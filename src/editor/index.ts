@@ -14,3 +14,4 @@ export type { EditorOptions } from "./editor-options.js";
 export type { Span } from "../shared/span.js";
 export type { SyntaxOptions } from "../shared/options.js";
 export type { ToolCatalog, ToolSpec, JsonSchema } from "../plan/plan.js";
+export { fixesOf, quickFixes, type QuickFix } from "./quick-fixes.js";

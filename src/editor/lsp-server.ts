@@ -18,6 +18,7 @@ import { createServerContext, type ServerContext } from "./lsp/context.js";
 import { definition, references } from "./lsp/definition.js";
 import { createValidation } from "./lsp/diagnostics.js";
 import { hover } from "./lsp/hover.js";
+import { codeActions } from "./lsp/code-actions.js";
 import { initialize } from "./lsp/initialize.js";
 import { prepareRename, rename } from "./lsp/rename.js";
 import { semanticTokens } from "./lsp/semantic-tokens.js";
@@ -67,6 +68,7 @@ export function startLanguageServer(connection: Connection, options: LanguageSer
   connection.onPrepareRename(guarded("prepare rename", null, prepareRename));
   // The new name is checked before the guard, so a refusal is always an error response (see `rename`).
   connection.onRenameRequest((params) => rename(context, params));
+  connection.onCodeAction(guarded("code actions", [], codeActions));
   connection.languages.semanticTokens.on(guarded("semantic tokens", { data: [] }, semanticTokens));
 
   documents.listen(connection);

@@ -13,7 +13,7 @@ import { listSome, quoted } from "../shared/text.js";
 import { didYouMean } from "./did-you-mean.js";
 import { draft, type Draft } from "./draft.js";
 import { argumentsCopy, compileInputSchema, inputIssues, type CompiledInput, type InputIssue, type Unsure } from "./input-schema.js";
-import { declaredKeys, describeTypes, type TypeSet } from "./schema-walk.js";
+import { declaredKeys, describeTypes, type JsonType, type TypeSet } from "./schema-walk.js";
 
 /** What the checks need of one tool's input schema, made once per tool. */
 export interface ToolInput {
@@ -61,12 +61,15 @@ export function reportCatalog(step: LocatedStep, input: ToolInput, out: Draft[])
  */
 export function checkArguments(step: LocatedStep, input: ToolInput, scan: ArgScan, options: NormalizedOptions, out: Draft[]): void {
   if (!input.compiled.ok) return;
-  const unsure = new Map<string, Unsure>();
-  for (const ref of scan.refs) {
-    const ast = ref.ast;
-    const text = ast.type === "template" && !(ast.parts.length === 1 && ast.parts[0]?.type === "interpolation");
-    unsure.set(ref.pointer, text ? "text" : "value");
-  }
+  const unsure = (): Map<string, Unsure> => {
+    const map = new Map<string, Unsure>();
+    for (const ref of scan.refs) {
+      const ast = ref.ast;
+      const text = ast.type === "template" && !(ast.parts.length === 1 && ast.parts[0]?.type === "interpolation");
+      map.set(ref.pointer, text ? "text" : "value");
+    }
+    return map;
+  };
   let value: unknown;
   try {
     value = argumentsCopy(step.args, options.maxDepth);
@@ -92,11 +95,12 @@ function diagnosticOf(step: LocatedStep, issue: InputIssue): Draft {
       const names = issue.names.map(({ name, types }) => `${quoted(name, 40)}${typeNote(types)}`);
       const list = names.length === 1 ? names[0]! : `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
       const plural = names.length === 1 ? "" : "s";
+      const add = issue.names.map(({ name, types }) => ({ name, value: placeholderOf(types) }));
       if (issue.path === "") {
         const where = argsAbsent(step) ? { pointer: step.pointer } : { pointer: argsPointer, at: "key" as const };
-        return draft("missing-argument", "error", `tool ${tool} needs argument${plural} ${list}`, { ...where, step: step.id });
+        return draft("missing-argument", "error", `tool ${tool} needs argument${plural} ${list}`, { ...where, step: step.id, fix: { add } });
       }
-      return draft("missing-argument", "error", `${argumentName(issue.path)} of ${tool} needs propert${names.length === 1 ? "y" : "ies"} ${list}`, { pointer: argsPointer + issue.path, step: step.id, at: "key" });
+      return draft("missing-argument", "error", `${argumentName(issue.path)} of ${tool} needs propert${names.length === 1 ? "y" : "ies"} ${list}`, { pointer: argsPointer + issue.path, step: step.id, at: "key", fix: { add } });
     }
     case "unknown": {
       const parent = issue.path.slice(0, issue.path.lastIndexOf("/"));
@@ -104,7 +108,12 @@ function diagnosticOf(step: LocatedStep, issue: InputIssue): Draft {
       const known = suggestion !== undefined ? `; did you mean ${quoted(suggestion, 40)}?` : issue.declared.length === 0 ? "" : ` (${parent === "" ? "arguments" : "properties"}: ${listSome(issue.declared)})`;
       const subject = parent === "" ? `tool ${tool} has no argument ${quoted(issue.name, 40)}` : `${argumentName(parent)} of ${tool} has no property ${quoted(issue.name, 40)}`;
       const closed = issue.closed;
-      return draft("unknown-argument", closed ? "error" : "warning", `${subject}${known}${closed ? "" : "; its schema allows other arguments, so the tool may ignore it"}`, { pointer: argsPointer + issue.path, step: step.id, at: "key" });
+      return draft("unknown-argument", closed ? "error" : "warning", `${subject}${known}${closed ? "" : "; its schema allows other arguments, so the tool may ignore it"}`, {
+        pointer: argsPointer + issue.path,
+        step: step.id,
+        at: "key",
+        fix: suggestion === undefined ? undefined : { replace: suggestion },
+      });
     }
     case "invalid":
       return draft("invalid-argument", "error", `${argumentName(issue.path)} of ${tool} ${issue.message}`, { pointer: argsPointer + issue.path, step: step.id });
@@ -115,6 +124,14 @@ function diagnosticOf(step: LocatedStep, issue: InputIssue): Draft {
 function argumentName(path: string): string {
   const tokens = pointerTokens(path);
   return tokens.length === 1 ? `argument ${quoted(tokens[0]!, 40)}` : `argument ${quoted(path, 60)}`;
+}
+
+const PLACEHOLDERS: readonly [JsonType, unknown][] = [["string", ""], ["integer", 0], ["number", 0], ["boolean", false], ["array", []], ["object", {}], ["null", null]];
+
+/** A value of the right type for a missing property, for a quick fix to fill in (`null` when any type goes). */
+function placeholderOf(types: TypeSet): unknown {
+  if (types === null) return null;
+  return PLACEHOLDERS.find(([type]) => types.has(type))?.[1] ?? null;
 }
 
 function typeNote(types: TypeSet): string {

@@ -15,6 +15,7 @@ import type { Span } from "../shared/span.js";
 import { listSome, quoted, safeText } from "../shared/text.js";
 import { draft, type Draft } from "./draft.js";
 import { checkPathLike } from "./check-path-like.js";
+import { didYouMean } from "./did-you-mean.js";
 import { refLabel, type SchemaChecker } from "./check-schemas.js";
 
 /** A reference from one step to another, where it is written. */
@@ -106,6 +107,8 @@ export function checkReferences(
   const lastAdder = new Int32Array(steps.length).fill(-1);
   const forward: Edge[] = [];
   let knownIds: string | undefined;
+  let ids: string[] | undefined;
+  const idTexts = (): string[] => (ids ??= steps.map((step) => String(step.id)));
   const describeIds = (): string => (knownIds ??= steps.length === 0 ? "the plan has no steps" : `steps: ${listSome(steps.map((step) => String(step.id)))}`);
 
   // One reference of step `position`, written in the string `text` at `pointer`.
@@ -113,14 +116,19 @@ export function checkReferences(
     const where = (span: Span): { pointer: string; step: number; span: Span } => ({ pointer, step: step.id, span });
     const stepSpan = (): Span => ({ start: node.span.start, end: node.step.span.end });
     if (node.step.digits !== node.step.id) {
-      out.push(draft("non-canonical-step", "warning", `step number ${quoted(node.step.digits, 30)} has leading zeros; write ${safeText(node.step.id, 30)} (it is the same step)`, where(node.step.span)));
+      out.push(draft("non-canonical-step", "warning", `step number ${quoted(node.step.digits, 30)} has leading zeros; write ${safeText(node.step.id, 30)} (it is the same step)`, { ...where(node.step.span), fix: { replace: node.step.id } }));
     }
     const id = Number(node.step.id);
     const targetNode = Number.isSafeInteger(id) ? nodeOf.get(id) : undefined;
     const target = targetNode === undefined ? undefined : steps[targetNode];
     if (target === undefined || targetNode === undefined) {
       const fallback = guarded ? "; the ?? default is always used" : "";
-      out.push(draft("unknown-step", guarded ? "warning" : "error", `${refLabel(text, node)} refers to step ${safeText(node.step.id, 30)}, which is not in the plan (${describeIds()})${fallback}`, where(stepSpan())));
+      // A close id (a transposition or a slip in a number of two digits or more) is suggested.
+      const close = node.step.id.length >= 2 ? didYouMean(node.step.id, idTexts()) : undefined;
+      const hint = close === undefined ? "" : `; did you mean step ${close}?`;
+      const span = stepSpan();
+      const fix = close === undefined ? undefined : { replace: text.slice(span.start, node.step.span.start) + close };
+      out.push(draft("unknown-step", guarded ? "warning" : "error", `${refLabel(text, node)} refers to step ${safeText(node.step.id, 30)}, which is not in the plan (${describeIds()})${hint}${fallback}`, { ...where(span), fix }));
       return;
     }
     if (target.id === step.id) {

@@ -35,6 +35,10 @@ export class SchemaChecker {
   readonly #walks = new Map<string, WalkOutcome>();
   readonly #declared = new Map<string, ReadonlySet<string> | undefined>();
   readonly #inputs = new Map<string, ToolInput | undefined>();
+  readonly #specs = new Map<string, { input?: unknown; output?: unknown } | undefined>();
+  readonly #outputWalks = new WeakMap<readonly Segment[], Map<string, WalkOutcome>>();
+  /** `type-mismatch` messages (`null`: none) by tool, argument pointer and text. */
+  readonly #typeVerdicts = new Map<string, string | null>();
   #names: string[] | undefined;
 
   constructor(catalog: ToolCatalog, stepById: (id: number) => LocatedStep | undefined) {
@@ -48,7 +52,7 @@ export class SchemaChecker {
     this.#names ??= Object.keys(this.#catalog);
     const suggestion = didYouMean(step.tool, this.#names);
     const hint = suggestion !== undefined ? `; did you mean ${quoted(suggestion)}?` : this.#names.length === 0 ? " (the catalog is empty)" : ` (tools: ${listSome(this.#names)})`;
-    out.push(draft("unknown-tool", "error", `tool ${quoted(step.tool)} is not in the tool catalog${hint}`, { pointer: `${step.pointer}/tool`, step: step.id }));
+    out.push(draft("unknown-tool", "error", `tool ${quoted(step.tool)} is not in the tool catalog${hint}`, { pointer: `${step.pointer}/tool`, step: step.id, fix: suggestion === undefined ? undefined : { replace: suggestion } }));
   }
 
   /**
@@ -65,6 +69,7 @@ export class SchemaChecker {
     const at = outcome.at === 0 ? "" : ` at ${pathText(node.path, outcome.at)}`;
     const fallback = guarded ? "; the ?? default is always used" : "";
     let message: string;
+    let fix: { replace: string } | undefined;
     if (outcome.code === "not-indexable") {
       const wants = segment.type === "index" ? "an index (only arrays have indexes)" : "a key (only objects have keys)";
       message = `${refLabel(text, node)}: ${owner}'s output${at} is ${describeTypes(outcome.types)} by its schema, which cannot take ${wants}`;
@@ -72,10 +77,11 @@ export class SchemaChecker {
       message = `${refLabel(text, node)}: ${owner}'s output${at} has at most ${outcome.maxItems ?? 0} items by its schema, so index ${segment.index} cannot exist`;
     } else {
       const suggestion = didYouMean(segment.name, outcome.keys);
+      fix = suggestion === undefined ? undefined : segmentFix(text, segment, suggestion);
       const known = suggestion !== undefined ? `; did you mean ${quoted(suggestion)}?` : outcome.keys.length === 0 ? " (it allows no keys)" : ` (keys: ${listSome(outcome.keys)})`;
       message = `${refLabel(text, node)}: ${owner}'s output schema has no key ${quoted(segment.name, 40)}${at}${known}${seedHint(node, segment.name, outcome.keys)}`;
     }
-    out.push(draft(outcome.code, guarded ? "warning" : "error", message + fallback, { ...where, span: segment.span }));
+    out.push(draft(outcome.code, guarded ? "warning" : "error", message + fallback, { ...where, span: segment.span, fix }));
     return true;
   }
 
@@ -97,28 +103,35 @@ export class SchemaChecker {
    * give a string and are not checked.
    */
   checkType(step: LocatedStep, argPointer: string, text: string, ast: RefAst, where: Where, out: Draft[]): void {
+    // For a top-level argument the verdict depends on the tool, the argument and the text only (the
+    // text names the step it reads): the same placeholder in the same argument again is judged once.
+    // (Deeper, the path also depends on the step's args: an object's key "0" or an array's index.)
+    const top = argPointer.lastIndexOf("/") === 0;
+    const key = top ? `${step.tool}\u0000${argPointer}\u0000${text}` : "";
+    let message = top ? this.#typeVerdicts.get(key) : undefined;
+    if (message === undefined) {
+      message = this.#typeMismatch(step, argPointer, text, ast) ?? null;
+      if (top) this.#typeVerdicts.set(key, message);
+    }
+    if (message !== null) out.push(draft("type-mismatch", "error", message, { ...where, span: ast.span }));
+  }
+
+  #typeMismatch(step: LocatedStep, argPointer: string, text: string, ast: RefAst): string | undefined {
     const input = this.#spec(step.tool)?.input;
-    if (input === undefined) return;
+    if (input === undefined) return undefined;
     const expression = wholeExpression(ast);
-    if (expression === undefined) return;
+    if (expression === undefined) return undefined;
     const produced = this.#expressionTypes(expression);
-    if (produced === null || produced.size === 0) return;
+    if (produced === null || produced.size === 0) return undefined;
     const path = argPath(step.args, argPointer);
-    if (path === undefined) return;
+    if (path === undefined) return undefined;
     const accepted = this.#walk(`in:${step.tool}`, input, path);
-    if (!accepted.ok || accepted.types === null || accepted.types.size === 0) return;
-    if (intersectTypes(produced, accepted.types).size > 0) return;
+    if (!accepted.ok || accepted.types === null || accepted.types.size === 0) return undefined;
+    if (intersectTypes(produced, accepted.types).size > 0) return undefined;
     const source = expression.type === "reference" ? this.#ownerOf(expression) : undefined;
     const tokens = pointerTokens(argPointer);
     const argument = tokens.length === 1 ? quoted(tokens[0]!, 40) : argPointer;
-    out.push(
-      draft(
-        "type-mismatch",
-        "error",
-        `${quoted(text, 40)} is ${describeTypes(produced)} by ${source === undefined ? "the output schemas" : `the output schema of ${source}`}, but argument ${argument} of ${quoted(step.tool, 40)} takes ${describeTypes(accepted.types)}`,
-        { ...where, span: ast.span },
-      ),
-    );
+    return `${quoted(text, 40)} is ${describeTypes(produced)} by ${source === undefined ? "the output schemas" : `the output schema of ${source}`}, but argument ${argument} of ${quoted(step.tool, 40)} takes ${describeTypes(accepted.types)}`;
   }
 
   /**
@@ -147,15 +160,29 @@ export class SchemaChecker {
   }
 
   #spec(tool: string): { input?: unknown; output?: unknown } | undefined {
+    // Read once per tool: every step calls it several times.
+    if (this.#specs.has(tool)) return this.#specs.get(tool);
     const spec = own(this.#catalog, tool);
-    if (!isPlainObject(spec)) return undefined;
-    return { input: own(spec, "input"), output: own(spec, "output") };
+    const read = isPlainObject(spec) ? { input: own(spec, "input"), output: own(spec, "output") } : undefined;
+    this.#specs.set(tool, read);
+    return read;
   }
 
   #walkOutput(tool: string, path: readonly Segment[]): WalkOutcome | undefined {
     const output = this.#spec(tool)?.output;
     if (output === undefined) return undefined;
-    return this.#walk(`out:${tool}`, output, path.map(toPathStep));
+    // The parser hands out one (frozen) AST per distinct string, so a path seen again is the same array.
+    let byTool = this.#outputWalks.get(path);
+    if (byTool === undefined) {
+      byTool = new Map();
+      this.#outputWalks.set(path, byTool);
+    }
+    let outcome = byTool.get(tool);
+    if (outcome === undefined) {
+      outcome = this.#walk(`out:${tool}`, output, path.map(toPathStep));
+      byTool.set(tool, outcome);
+    }
+    return outcome;
   }
 
   #walk(prefix: string, schema: unknown, path: readonly PathStep[]): WalkOutcome {
@@ -194,6 +221,14 @@ export class SchemaChecker {
     const outcome = this.#walkOutput(target.tool, node.path);
     return outcome?.ok === true ? outcome.types : null;
   }
+}
+
+/** The segment written with the suggested key, in the form it was written (`.key` or `["key"]`), when that form can hold it. */
+function segmentFix(text: string, segment: Segment, suggestion: string): { replace: string } | undefined {
+  const written = text.slice(segment.span.start, segment.span.end);
+  if (segment.type === "quoted-key") return { replace: `[${JSON.stringify(suggestion)}]` };
+  if (written.startsWith(".") && /^[A-Za-z_][A-Za-z0-9_]*$/.test(suggestion)) return { replace: `.${suggestion}` };
+  return undefined;
 }
 
 /** The expression whose raw value an argument receives, or `undefined` for a template that builds text. */

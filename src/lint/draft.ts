@@ -2,7 +2,7 @@
  * The linter's working form of a diagnostic: everything but the file positions, which are added at
  * the end (and only when linting text), plus whether it points at a property's name.
  */
-import type { DiagnosticCode, Severity } from "../shared/diagnostic.js";
+import type { DiagnosticCode, DiagnosticFix, Severity } from "../shared/diagnostic.js";
 import type { Span } from "../shared/span.js";
 
 /** A diagnostic before positions in a file are known. */
@@ -17,6 +17,7 @@ export interface Draft {
   readonly span?: Span;
   /** Point at the property's name rather than its value. */
   readonly at?: "key";
+  readonly fix?: DiagnosticFix;
 }
 
 /**
@@ -29,7 +30,7 @@ export function draft(
   code: DiagnosticCode,
   severity: Severity,
   message: string,
-  where: { readonly pointer: string; readonly step?: number | undefined; readonly span?: Span | undefined; readonly at?: "key" | undefined },
+  where: { readonly pointer: string; readonly step?: number | undefined; readonly span?: Span | undefined; readonly at?: "key" | undefined; readonly fix?: DiagnosticFix | undefined },
 ): Draft {
   return {
     code,
@@ -39,5 +40,6 @@ export function draft(
     pointer: where.pointer,
     ...(where.span === undefined ? {} : { span: { start: where.span.start, end: where.span.end } }),
     ...(where.at === undefined ? {} : { at: where.at }),
+    ...(where.fix === undefined ? {} : { fix: where.fix }),
   };
 }

@@ -190,7 +190,8 @@ function copyOwn(value: object, each: (child: unknown) => unknown): unknown {
   const out = Object.create(null) as Record<string, unknown>;
   for (const key of Object.keys(value)) {
     const descriptor = Object.getOwnPropertyDescriptor(value, key);
-    if (descriptor !== undefined && "value" in descriptor) Object.defineProperty(out, key, { value: each(descriptor.value), enumerable: true, writable: true, configurable: true });
+    // A null-prototype object has no `__proto__` setter: an assignment makes an own key, whatever its name.
+    if (descriptor !== undefined && "value" in descriptor) out[key] = each(descriptor.value);
   }
   return out;
 }
@@ -221,7 +222,8 @@ export type Unsure = "value" | "text";
 /**
  * The mistakes in `value` against a compiled schema, one per mistake: Ajv's errors with the branches
  * of a failed `anyOf`/`oneOf` folded into the branch that fits best (or one line naming the
- * alternatives, when every branch fails at the value itself). `unsure` maps pointers (in `value`)
+ * alternatives, when every branch fails at the value itself). `unsure` (or a function that makes it,
+ * called only when there are errors) maps pointers (in `value`)
  * whose value is not known yet to what is known of it: nothing is reported there (of a template,
  * only that a string is not accepted), nor where an ancestor's verdict depends on it.
  *
@@ -229,7 +231,7 @@ export type Unsure = "value" | "text";
  * const input = compileInputSchema({ type: "object", properties: { n: { type: "integer" } } });
  * input.ok && inputIssues(input, { n: "three" }) // [{ kind: "invalid", path: "/n", message: 'must be an integer (got "three")' }]
  */
-export function inputIssues(compiled: Extract<CompiledInput, { ok: true }>, value: unknown, unsure?: ReadonlyMap<string, Unsure>): InputIssue[] {
+export function inputIssues(compiled: Extract<CompiledInput, { ok: true }>, value: unknown, unsure?: ReadonlyMap<string, Unsure> | (() => ReadonlyMap<string, Unsure>)): InputIssue[] {
   let valid: boolean;
   try {
     valid = compiled.validate(value) === true;
@@ -238,7 +240,8 @@ export function inputIssues(compiled: Extract<CompiledInput, { ok: true }>, valu
     return [];
   }
   if (valid) return [];
-  const errors = dropUnsure(compiled.validate.errors ?? [], unsure);
+  // Made only now, for the few steps whose arguments do not fit.
+  const errors = dropUnsure(compiled.validate.errors ?? [], typeof unsure === "function" ? unsure() : unsure);
   return toIssues(fold(errors), value);
 }
 

@@ -116,6 +116,7 @@ function finish(item: Draft, offset?: Span, range?: Range): Diagnostic {
     ...(item.span === undefined ? {} : { span: item.span }),
     ...(range === undefined ? {} : { range }),
     ...(offset === undefined ? {} : { offset }),
+    ...(item.fix === undefined ? {} : { fix: item.fix }),
   };
 }
 

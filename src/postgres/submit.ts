@@ -17,7 +17,7 @@ import { databaseError, poolFor, readConnection, table, type Connection, type Co
 import { addStepJob, finishedChannel } from "./queue.js";
 
 /** What a stored run keeps of `RunOptions`: the options that mean something to a run in the database. */
-export type SubmitRunOptions = Pick<RunOptions, "failFast" | "timeoutMs" | "catalog" | "validateOutputs" | OptionName>;
+export type SubmitRunOptions = Pick<RunOptions, "failFast" | "timeoutMs" | "catalog" | "validateOutputs" | "validateInputs" | OptionName>;
 
 /** Options of `submitPlan`. */
 export interface SubmitOptions extends ConnectionOptions {
@@ -33,6 +33,8 @@ export interface StoredRunOptions {
   /** `null`: no limit. */
   readonly timeoutMs: number | null;
   readonly validateOutputs: boolean;
+  /** Absent in runs stored before input checks existed: `false`. */
+  readonly validateInputs?: boolean;
   /** Every language option (runs stored before `strict` and the limits were kept have only `syntax`, `templates`, `deep`: the rest default). */
   readonly language: Pick<NormalizedOptions, "syntax" | "templates" | "deep"> & Partial<NormalizedOptions>;
 }
@@ -133,7 +135,7 @@ function prepare(plan: unknown, settings: RunOptionValues): Prepared {
     });
     const diagnostics = [...prepared.diagnostics, ...unstorableTools(read.steps)];
     let catalogText: string | null = null;
-    if (settings.validateOutputs && catalog !== undefined) {
+    if ((settings.validateOutputs || settings.validateInputs) && catalog !== undefined) {
       try {
         catalogText = JSON.stringify(catalog) ?? null;
       } catch (error) {
@@ -141,7 +143,7 @@ function prepare(plan: unknown, settings: RunOptionValues): Prepared {
       }
     }
     return {
-      stored: { failFast: settings.failFast, timeoutMs: settings.timeoutMs ?? null, validateOutputs: settings.validateOutputs, language: { ...language } },
+      stored: { failFast: settings.failFast, timeoutMs: settings.timeoutMs ?? null, validateOutputs: settings.validateOutputs, validateInputs: settings.validateInputs, language: { ...language } },
       catalog: catalogText,
       diagnostics,
       steps,

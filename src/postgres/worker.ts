@@ -27,6 +27,7 @@ import { loadGraphileWorker } from "./graphile.js";
 import { backoff, makeJobPool, sleep } from "./job-pool.js";
 import { progressChannel, stepTask, stoppedChannel, toolTask } from "./queue.js";
 import type { StoredRunOptions } from "./submit.js";
+import { inputMismatch } from "../run/validate-input.js";
 import { PAST_DEADLINE, releaseStep, requeueOrphans } from "./recovery.js";
 import { settleStep, type KnownRun, type StepOutcome, type StoredStepError } from "./transitions.js";
 import { planGraph } from "../run/schedule.js";
@@ -76,6 +77,8 @@ export interface WorkerOptions extends ConnectionOptions {
   readonly graceMs?: number;
   /** Called for every event; what it throws is ignored. */
   readonly onEvent?: (event: WorkerEvent) => void;
+  /** Check every step's resolved arguments against its run's stored catalog, as a run submitted with `validateInputs` asks (default `false`). */
+  readonly validateInputs?: boolean;
 }
 
 /** A running worker. */
@@ -111,6 +114,7 @@ interface Settings {
   readonly graceMs: number;
   readonly signal: AbortSignal | undefined;
   readonly onEvent: ((event: WorkerEvent) => void) | undefined;
+  readonly validateInputs: boolean;
 }
 
 function readSettings(options: object): Settings {
@@ -134,6 +138,7 @@ function readSettings(options: object): Settings {
     graceMs: setting(options, "graceMs", 5_000)!,
     signal: signal as AbortSignal | undefined,
     onEvent: onEvent as ((event: WorkerEvent) => void) | undefined,
+    validateInputs: ownData(options, "validateInputs") === true,
   };
 }
 
@@ -518,6 +523,8 @@ class StepWorker {
       const where = error instanceof RefError ? { ...(error.ref === undefined ? {} : { ref: error.ref }), ...(error.arg === undefined ? {} : { arg: error.arg }) } : {};
       return failure("unresolved-args", `its arguments could not be resolved: ${describe(error)}`, where);
     }
+    const invalid = options.validateInputs === true || this.settings.validateInputs ? inputMismatch(started.catalog, tool, args) : undefined;
+    if (invalid !== undefined) return failure("invalid-input", invalid);
     const limit = options.timeoutMs ?? this.settings.timeoutMs;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const context: WorkerToolContext = { stepId, runId, attempt, signal: controller.signal };

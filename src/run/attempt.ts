@@ -66,6 +66,7 @@ export const STEP_FAILURES = {
   timeout: (limit: number): StepFailure => ({ code: "timeout", detail: timeoutDetail(limit) }),
   aborted: (detail: string, cause?: unknown): StepFailure => ({ code: "aborted", detail, ...(cause === undefined ? {} : { cause }) }),
   invalidOutput: (mismatch: string): StepFailure => ({ code: "invalid-output", detail: mismatch }),
+  invalidInput: (mismatch: string): StepFailure => ({ code: "invalid-input", detail: mismatch }),
   unserializable: (reason: string): StepFailure => ({ code: "unserializable", detail: `its result cannot be stored as JSON: ${reason}` }),
 } as const;
 
@@ -144,6 +145,8 @@ export interface AttemptOwner<S> {
   resolveArgs(step: S): Record<string, unknown>;
   /** What the tool receives besides its arguments. */
   contextOf(step: S): ToolContext;
+  /** Why the resolved arguments must not reach the tool (`invalid-input`), or `undefined`: the tool is then not called. */
+  checkInput?(step: S, args: Record<string, unknown>): StepFailure | undefined;
   /** Why a value is not the step's result after all (`invalid-output`, `unserializable`), or `undefined`. */
   checkResult(step: S, value: unknown): StepFailure | undefined;
   /**
@@ -170,7 +173,9 @@ export function attempt<S extends AttemptStep<S>>(step: S, fn: ToolFunction, own
   } catch (error) {
     return owner.ended(step, undefined, STEP_FAILURES.unresolvedArgs(error), false);
   }
-  // An input check belongs here: after the arguments are resolved, before the tool is called.
+  // After the arguments are resolved, before the tool is called (and before its timer starts).
+  const refused = owner.checkInput?.(step, args);
+  if (refused !== undefined) return owner.ended(step, undefined, refused, false);
   if (timeoutMs !== undefined) step.timer = setTimeout(onTimeout, timeoutMs, step, timeoutMs);
   let output: unknown;
   try {

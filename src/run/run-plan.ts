@@ -280,6 +280,10 @@ class Run {
     return new StepContext(record);
   }
 
+  checkInput(record: StepRecord, args: Record<string, unknown>): StepFailure | undefined {
+    return this.settings.validateInputs ? this.#tools.checkInput(record.tool, args) : undefined;
+  }
+
   checkResult(record: StepRecord, value: unknown): StepFailure | undefined {
     return this.settings.validateOutputs ? this.#tools.checkOutput(record.tool, value) : undefined;
   }

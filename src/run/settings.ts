@@ -58,6 +58,8 @@ export interface RunOptions extends ResolveOptions {
   readonly catalog?: ToolCatalog;
   /** Fail a step whose result does not match its tool's output schema (default `false`). */
   readonly validateOutputs?: boolean;
+  /** Fail a step whose resolved arguments do not match its tool's input schema, without calling it (`invalid-input`; default `false`). */
+  readonly validateInputs?: boolean;
   /** Called for every step event. What it throws or rejects with is ignored. */
   readonly onEvent?: (event: RunEvent) => void;
 }
@@ -169,6 +171,7 @@ export interface RunOptionValues {
   readonly timeoutMs: number | undefined;
   readonly failFast: boolean;
   readonly validateOutputs: boolean;
+  readonly validateInputs: boolean;
   readonly catalog: ToolCatalog | undefined;
   /** The caller's language options as read once (the names set, checked); layered over the plan's when it is read. */
   readonly language: Readonly<Partial<Record<OptionName, unknown>>>;
@@ -185,7 +188,8 @@ export function readRunOptions(options: object): RunOptionValues {
   const failFast = readFlag(readOption(options, "failFast"));
   const catalog = readOption(options, "catalog") as ToolCatalog | undefined;
   const validateOutputs = readFlag(readOption(options, "validateOutputs"));
-  return { timeoutMs, failFast, validateOutputs, catalog, language: readLanguage(options) };
+  const validateInputs = readFlag(readOption(options, "validateInputs"));
+  return { timeoutMs, failFast, validateOutputs, validateInputs, catalog, language: readLanguage(options) };
 }
 
 /** `runPlan`'s options, read once and checked. */

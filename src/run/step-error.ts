@@ -7,13 +7,14 @@ import { isInstance, RefError } from "../shared/errors.js";
 import type { Span } from "../shared/span.js";
 
 /** Why a step of `runPlan` failed. */
-export type StepErrorCode = "tool-error" | "unknown-tool" | "unresolved-args" | "timeout" | "aborted" | "invalid-output" | "missing-dependency" | "cycle" | "invalid-step" | "unserializable";
+export type StepErrorCode = "tool-error" | "unknown-tool" | "unresolved-args" | "timeout" | "aborted" | "invalid-output" | "invalid-input" | "missing-dependency" | "cycle" | "invalid-step" | "unserializable";
 
 /**
  * A step of a run failed: its tool threw or rejected (`tool-error`), its arguments could not be
  * resolved (`unresolved-args`, with the `KeyError` as `cause`, and the cause's `ref`, `arg` and `span`
  * copied onto the step error), it ran past `timeoutMs` (`timeout`), its result did not match the
- * catalog's output schema (`invalid-output`), and so on.
+ * catalog's output schema (`invalid-output`), its resolved arguments did not match the input schema
+ * (`invalid-input`, with `validateInputs`: the tool was not called), and so on.
  *
  * @example
  * report.errors.get(2)?.code // "tool-error"

@@ -32,6 +32,14 @@ export type DiagnosticCode =
   | "limit"
   | "invalid-options";
 
+/**
+ * What fixes a diagnostic, when the linter knows: `replace` is the text to write instead of the
+ * diagnostic's characters (decoded: inside a string, the editor escapes it; a diagnostic without a
+ * `span` covers a whole string token, which the editor writes quoted), `add` the properties to add to
+ * the object at the diagnostic's pointer (with a placeholder value of the right type).
+ */
+export type DiagnosticFix = { readonly replace: string } | { readonly add: readonly { readonly name: string; readonly value: unknown }[] };
+
 /** One problem found in a plan. */
 export interface Diagnostic {
   readonly code: DiagnosticCode;
@@ -47,4 +55,6 @@ export interface Diagnostic {
   readonly range?: Range;
   /** Offsets in the file (with `lintPlanText`), end exclusive. */
   readonly offset?: Span;
+  /** What fixes it, when that is known (a "did you mean", a missing argument, a step number). */
+  readonly fix?: DiagnosticFix;
 }

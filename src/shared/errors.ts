@@ -24,6 +24,7 @@ export type RefErrorCode =
   | "timeout"
   | "aborted"
   | "invalid-output"
+  | "invalid-input"
   | "missing-dependency"
   | "invalid-step";
 

@@ -396,6 +396,24 @@ describe("playground in Chromium", { timeout: 120_000 }, () => {
     }
   });
 
+  test("a lint marker with a quick fix offers it as an action, and clicking it applies the fix", async () => {
+    const before = await planText();
+    const at = before.indexOf('"$1.');
+    expect(at, "the plan has a string starting with $1.").toBeGreaterThan(0);
+    // Write the step number with a leading zero: a non-canonical-step warning, whose fix writes 1.
+    await page.evaluate((pos) => globalThis.playground!.plan.dispatch({ changes: { from: pos + 2, to: pos + 3, insert: "01" } }), at);
+    const mark = page.locator(".plan-view .cm-lintRange.cm-planref-lint-non-canonical-step");
+    await mark.first().waitFor();
+    const box = (await mark.first().boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    const action = page.locator(".cm-tooltip-lint .cm-diagnosticAction", { hasText: "Change to 1" });
+    await action.waitFor();
+    await action.click();
+    expect(await planText()).toBe(before);
+    await page.mouse.move(1, 1);
+    await mark.first().waitFor({ state: "detached" });
+  });
+
   test("a screenshot is saved, and no console error happened on the way", async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     const path = join(ARTIFACTS, "playground.png");

@@ -11,6 +11,7 @@ import { TextDocument } from "vscode-languageserver-textdocument";
 import { ErrorCodes, ResponseError, type Position, type PublishDiagnosticsParams, type WorkspaceEdit } from "vscode-languageserver/node";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { completionsAt } from "../../src/editor/completion.js";
+import { codeActions } from "../../src/editor/lsp/code-actions.js";
 import { completion } from "../../src/editor/lsp/completion.js";
 import { createServerContext, isPlan, type ServerContext } from "../../src/editor/lsp/context.js";
 import { definition, references } from "../../src/editor/lsp/definition.js";
@@ -132,6 +133,25 @@ describe("request handlers on a plan with its tools next to it", () => {
     TextDocument.update(plan, [{ text: "{ broken" }], 2);
     expect(isPlan(context, plan)).toBe(true);
     expect(isPlan(context, open("other.json", "{ broken"))).toBe(false);
+  });
+});
+
+describe("code actions", () => {
+  test("a quickfix per diagnostic in the range that knows its fix; none for a document that is not a plan, or when only other kinds are asked for", () => {
+    const { context, open } = server();
+    open("tools.json", JSON.stringify({ geocode, weather: { input: { type: "object", properties: { lat: { type: "number" } }, required: ["lat"] } } }));
+    const plan = open("actions.json", '{ "steps": [ { "id": 1, "tool": "geocode" }, { "id": 2, "tool": "weather", "args": { "x": "$1.nmae" } } ] }');
+    const whole = { start: plan.positionAt(0), end: plan.positionAt(plan.getText().length) };
+    const actions = codeActions(context, { textDocument: { uri: plan.uri }, range: whole, context: { diagnostics: [] } });
+    expect(actions.map((action) => [action.kind, action.title, action.diagnostics?.[0]?.code])).toEqual([
+      ["quickfix", 'Add "lat"', "missing-argument"],
+      ["quickfix", "Change to .name", "unknown-key"],
+    ]);
+    const edits = actions.flatMap((action) => action.edit!.changes![plan.uri]!);
+    expect(TextDocument.applyEdits(plan, edits)).toBe('{ "steps": [ { "id": 1, "tool": "geocode" }, { "id": 2, "tool": "weather", "args": { "x": "$1.name", "lat": 0 } } ] }');
+    expect(codeActions(context, { textDocument: { uri: plan.uri }, range: whole, context: { diagnostics: [], only: ["refactor"] } })).toEqual([]);
+    const other = open("package.json", '{ "name": "x" }');
+    expect(codeActions(context, { textDocument: { uri: other.uri }, range: whole, context: { diagnostics: [] } })).toEqual([]);
   });
 });
 

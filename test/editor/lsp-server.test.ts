@@ -13,6 +13,8 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { TextDocument } from "vscode-languageserver-textdocument";
 import {
+  CodeActionRequest,
+  type CodeAction,
   CompletionRequest,
   DefinitionRequest,
   DidChangeTextDocumentNotification,
@@ -139,6 +141,7 @@ describe("plan-refs lsp --stdio", () => {
     expect(capabilities.definitionProvider).toBe(true);
     expect(capabilities.referencesProvider).toBe(true);
     expect(capabilities.renameProvider).toEqual({ prepareProvider: true });
+    expect(capabilities.codeActionProvider).toEqual({ codeActionKinds: ["quickfix"] });
     expect(capabilities.semanticTokensProvider).toMatchObject({ full: true, legend: { tokenTypes: ["keyword", "number", "operator", "property", "string", "regexp"] } });
   });
 
@@ -221,6 +224,26 @@ describe("plan-refs lsp --stdio", () => {
     await expect(connection.sendRequest(RenameRequest.type, { textDocument: { uri: planUri }, position, newName: "2" })).rejects.toMatchObject({ message: "step 2 already exists" });
     expect(await connection.sendRequest(PrepareRenameRequest.type, { textDocument: { uri: planUri }, position: at(planText, "Lisbon", 2) })).toBeNull();
     expect(await connection.sendRequest(PrepareRenameRequest.type, { textDocument: { uri: planUri }, position: at(planText, "$7", 1) })).toBeNull();
+  });
+
+  test("code actions: a quickfix for each diagnostic that knows its fix; applied, the plan lints clean", async () => {
+    const uri = pathToFileURL(join(folder, "fixes.plan.json")).href;
+    const text = '{ "steps": [ { "id": 1, "tool": "geocode" }, { "id": 2, "tool": "weather", "args": { "a": "$1.lno", "b": "$01.lat" } }, { "id": 3, "tool": "wether" } ] }';
+    const published = await open(uri, text);
+    expect(published.diagnostics.map((item) => item.code)).toEqual(["unknown-key", "non-canonical-step", "unknown-tool"]);
+    const whole = { start: { line: 0, character: 0 }, end: at(text, "] }", 3) };
+    const actions = (await connection.sendRequest(CodeActionRequest.type, { textDocument: { uri }, range: whole, context: { diagnostics: published.diagnostics } })) as CodeAction[];
+    expect(actions.map((action) => [action.kind, action.title, action.diagnostics?.[0]?.code])).toEqual([
+      ["quickfix", "Change to .lon", "unknown-key"],
+      ["quickfix", "Change to 1", "non-canonical-step"],
+      ["quickfix", 'Change to "weather"', "unknown-tool"],
+    ]);
+    const edits = actions.flatMap((action) => action.edit!.changes![uri]!);
+    const fixed = TextDocument.applyEdits(TextDocument.create(uri, "json", 1, text), edits);
+    expect(fixed).toBe('{ "steps": [ { "id": 1, "tool": "geocode" }, { "id": 2, "tool": "weather", "args": { "a": "$1.lon", "b": "$1.lat" } }, { "id": 3, "tool": "weather" } ] }');
+    // A range on one diagnostic gets that diagnostic's fix only.
+    const one = (await connection.sendRequest(CodeActionRequest.type, { textDocument: { uri }, range: { start: at(text, "$01", 1), end: at(text, "$01", 1) }, context: { diagnostics: [] } })) as CodeAction[];
+    expect(one.map((action) => action.title)).toEqual(["Change to 1"]);
   });
 
   test("semantic tokens cover the references inside strings, in the legend's types", async () => {

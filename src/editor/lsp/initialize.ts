@@ -1,5 +1,5 @@
 /** Initialize: the features the server announces to the client. */
-import { TextDocumentSyncKind, type InitializeResult } from "vscode-languageserver/node";
+import { CodeActionKind, TextDocumentSyncKind, type InitializeResult } from "vscode-languageserver/node";
 import { TRIGGER_CHARACTERS } from "./completion.js";
 import { SEMANTIC_TOKENS_LEGEND } from "./semantic-tokens.js";
 
@@ -18,6 +18,7 @@ export function initialize(): InitializeResult {
       definitionProvider: true,
       referencesProvider: true,
       renameProvider: { prepareProvider: true },
+      codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix] },
       semanticTokensProvider: { legend: SEMANTIC_TOKENS_LEGEND, full: true, range: false },
     },
     serverInfo: { name: "plan-refs", version: "0.1.0" },

@@ -1,0 +1,78 @@
+/**
+ * `validateInputs`: a step's resolved arguments against its tool's input schema, before the call
+ * (src/run/validate-input.ts): a mismatch fails the step with `invalid-input`, the tool is not
+ * called and its dependents are skipped; without the option the tool is called as before.
+ */
+import { describe, expect, test } from "vitest";
+import { runPlan, type ToolFunction } from "../../src/run/run-plan.js";
+import { StepError } from "../../src/run/step-error.js";
+import { inputMismatch } from "../../src/run/validate-input.js";
+
+const catalog = {
+  parse: {},
+  add: { input: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"], additionalProperties: false } },
+};
+
+// Step 1's result is not known to the linter (no output schema), so only the run can see "three".
+const plan = {
+  steps: [
+    { id: 1, tool: "parse", args: {} },
+    { id: 2, tool: "add", args: { a: "$1.n", b: 2 } },
+    { id: 3, tool: "add", args: { a: "$2", b: 1 } },
+  ],
+};
+
+function tools(calls: string[]): Record<string, ToolFunction> {
+  return {
+    parse: () => ({ n: "three" }),
+    add: (args) => {
+      calls.push(JSON.stringify(args));
+      return (args["a"] as number) + (args["b"] as number);
+    },
+  };
+}
+
+describe("runPlan with validateInputs", () => {
+  test("a resolved argument that breaks the input schema fails the step, the tool is not called, dependents are skipped", async () => {
+    const calls: string[] = [];
+    const report = await runPlan(plan, tools(calls), { catalog, validateInputs: true });
+    expect(report.status).toBe("failed");
+    const error = report.errors.get(2);
+    expect(error).toBeInstanceOf(StepError);
+    expect(error?.code).toBe("invalid-input");
+    expect(error?.message).toBe('step 2 (add): its arguments do not match the input schema: /a must be a number (got "three")');
+    expect(calls).toEqual([]);
+    expect(report.skipped).toEqual([3]);
+  });
+
+  test("without it the tool is called with what it was given", async () => {
+    const calls: string[] = [];
+    const report = await runPlan(plan, tools(calls), { catalog });
+    expect(report.errors.size).toBe(0);
+    expect(calls[0]).toBe('{"a":"three","b":2}');
+  });
+
+  test("arguments that fit run as before", async () => {
+    const calls: string[] = [];
+    const report = await runPlan({ steps: [{ id: 1, tool: "add", args: { a: 1, b: 2 } }] }, tools(calls), { catalog, validateInputs: true });
+    expect(report.status).toBe("ok");
+    expect(report.results.get(1)).toBe(3);
+  });
+});
+
+describe("inputMismatch", () => {
+  test.each([
+    ["a missing argument", { a: 1 }, '/ needs "b"'],
+    ["an argument the schema does not allow", { a: 1, b: 2, c: 3 }, '"/c" is not an argument the schema allows'],
+    ["several mistakes, each with its pointer", { a: "x", b: "y" }, '/a must be a number (got "x"); /b must be a number (got "y")'],
+  ])("%s", (_name, args, detail) => {
+    expect(inputMismatch(catalog, "add", args)).toBe(`its arguments do not match the input schema: ${detail}`);
+  });
+
+  test("no catalog, no such tool, no input schema, or one that cannot be compiled: nothing to say", () => {
+    expect(inputMismatch(undefined, "add", {})).toBeUndefined();
+    expect(inputMismatch(catalog, "other", {})).toBeUndefined();
+    expect(inputMismatch({ add: {} }, "add", {})).toBeUndefined();
+    expect(inputMismatch({ add: { input: { $ref: "#/nowhere" } } }, "add", {})).toBeUndefined();
+  });
+});
