@@ -154,7 +154,7 @@ export function planTool(tools: ToolSet, options: AiSdkPlanToolOptions = {}): To
   return {
     description: description ?? planCallDescription(catalog, language),
     // No validate: the plan reaches execute as the model wrote it, and the linter says what is wrong with it.
-    inputSchema: jsonSchema<unknown>(schema as Parameters<typeof jsonSchema>[0]),
+    inputSchema: jsonSchema<unknown>(schema as unknown as Parameters<typeof jsonSchema>[0]),
     execute: (plan: unknown, { abortSignal, toolCallId }: ToolExecutionOptions) =>
       runPlanCall(
         plan,

@@ -4,7 +4,6 @@
  * parameters are the plan schema over the agent's function tools; each step runs through that tool's
  * own `invoke`, so its parsing, guardrails-free execution and error handling are the SDK's.
  */
-import type { FunctionTool, RunContext, Tool } from "@openai/agents";
 import { planCallDescription, readPlanCallOptions, runPlanCall, type PlanCallOptions, type PlanCallResult } from "../agents/plan-call.js";
 import { planSchema } from "../formats/plan-schema.js";
 import type { JsonSchema, ToolCatalog, ToolSpec } from "../plan/plan.js";
@@ -14,6 +13,43 @@ import { defineOwn, isPlainArray, isPlainObject, ownData } from "../shared/own-d
 import { quoted, safeText } from "../shared/text.js";
 
 export { DEFAULT_MAX_RESULT_CHARS, type PlanCallDiagnostic, type PlanCallOptions, type PlanCallResult } from "../agents/plan-call.js";
+
+/**
+ * A tool of an agent as plan-refs reads it. The SDK's `Tool` fits (its function tools have `invoke`,
+ * `parameters` and `description`); the types are written here so that these declarations do not pull
+ * in the SDK's, which do not compile under every module setting without `skipLibCheck`.
+ */
+export interface AgentTool {
+  readonly type: string;
+  readonly name?: string;
+}
+
+/** The strict JSON Schema of the plan tool's parameters (`planSchema` in the openai-strict dialect). */
+export interface PlanToolParameters {
+  readonly [keyword: string]: unknown;
+  type: "object";
+  properties: Record<string, Record<string, unknown>>;
+  required: string[];
+  additionalProperties: false;
+}
+
+/** The plan tool: a `FunctionTool` of the Agents SDK (structurally; `new Agent({ tools: [planTool(tools)] })` takes it). */
+export interface PlanFunctionTool {
+  type: "function";
+  name: string;
+  description: string;
+  parameters: PlanToolParameters;
+  strict: true;
+  /** Runs the plan in `input` (JSON text); the answer is JSON text. */
+  invoke(runContext: unknown, input: string, details?: { readonly signal?: AbortSignal | undefined }): Promise<string>;
+  needsApproval(): Promise<boolean>;
+  isEnabled(): Promise<boolean>;
+}
+
+/** How a step calls an agent's function tool. */
+interface Invocable {
+  invoke(runContext: unknown, input: string, details?: { readonly signal?: AbortSignal }): Promise<unknown>;
+}
 
 /** The name of the plan tool. */
 export const PLAN_TOOL_NAME = "run_plan";
@@ -30,10 +66,10 @@ export interface AgentsPlanToolOptions extends Omit<PlanCallOptions, "dialect"> 
 interface ReadTool {
   readonly name: string;
   readonly spec: ToolSpec;
-  readonly tool: FunctionTool<unknown, never, unknown>;
+  readonly tool: Invocable;
 }
 
-function readAgentTools(tools: readonly Tool<unknown>[]): ReadTool[] {
+function readAgentTools(tools: readonly AgentTool[]): ReadTool[] {
   if (!isPlainArray(tools)) throw new RefError("invalid-options", "planTool: the tools must be an array of the agent's function tools");
   const read: ReadTool[] = [];
   const seen = new Set<string>();
@@ -54,7 +90,7 @@ function readAgentTools(tools: readonly Tool<unknown>[]): ReadTool[] {
       input: jsonCopy(parameters, name, "parameters"),
       ...(output === undefined ? {} : { output: jsonCopy(output, name, "outputSchema") }),
     };
-    read.push({ name, spec, tool: tool as FunctionTool<unknown, never, unknown> });
+    read.push({ name, spec, tool: tool as unknown as Invocable });
   });
   return read;
 }
@@ -76,7 +112,7 @@ function jsonCopy(schema: unknown, tool: string, key: string): JsonSchema {
  * @example
  * catalogFromAgentTools([getWeather]).get_weather.input // { type: "object", properties: { city: … }, required: ["city"], additionalProperties: false }
  */
-export function catalogFromAgentTools(tools: readonly Tool<unknown>[]): ToolCatalog {
+export function catalogFromAgentTools(tools: readonly AgentTool[]): ToolCatalog {
   const catalog = Object.create(null) as Record<string, ToolSpec>;
   for (const { name, spec } of readAgentTools(tools)) defineOwn(catalog, name, spec);
   return catalog;
@@ -109,7 +145,7 @@ function stepValue(value: unknown): unknown {
  * const agent = new Agent({ name: "planner", tools: [...tools, planTool(tools)] });
  * const result = await run(agent, "Weather and air in Lisbon?");
  */
-export function planTool(tools: readonly Tool<unknown>[], options: AgentsPlanToolOptions = {}): FunctionTool<unknown, never, string> {
+export function planTool(tools: readonly AgentTool[], options: AgentsPlanToolOptions = {}): PlanFunctionTool {
   const { description, name, ...callOptions } = readPlanCallOptions(options) as AgentsPlanToolOptions & { maxResultChars: number };
   if (description !== undefined && typeof description !== "string") throw new RefError("invalid-options", "planTool: option description must be a string");
   if (name !== undefined && (typeof name !== "string" || name === "")) throw new RefError("invalid-options", "planTool: option name must be a non-empty string");
@@ -117,7 +153,7 @@ export function planTool(tools: readonly Tool<unknown>[], options: AgentsPlanToo
   const catalog = catalogFromAgentTools(tools);
   const language = Object.fromEntries((["syntax", "templates", "deep"] as const).flatMap((key) => (ownData(callOptions, key) === undefined ? [] : [[key, ownData(callOptions, key)]])));
   const parameters = planSchema(catalog, { ...language, dialect: "openai-strict" });
-  const invoke = async (runContext: RunContext<unknown>, input: string, details?: { readonly signal?: AbortSignal }): Promise<string> => {
+  const invoke = async (runContext: unknown, input: string, details?: { readonly signal?: AbortSignal | undefined }): Promise<string> => {
     let plan: unknown;
     try {
       plan = JSON.parse(input) as unknown;
@@ -135,7 +171,7 @@ export function planTool(tools: readonly Tool<unknown>[], options: AgentsPlanToo
     type: "function",
     name: name ?? PLAN_TOOL_NAME,
     description: description ?? planCallDescription(catalog, language),
-    parameters: parameters as unknown as FunctionTool["parameters"],
+    parameters: parameters as unknown as PlanToolParameters,
     strict: true,
     invoke,
     needsApproval: async () => false,

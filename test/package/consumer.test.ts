@@ -181,7 +181,8 @@ beforeAll(() => {
 
   // A Node project (with @types/node) and a browser project (without it), each with the optional peers
   // for ./codemirror, at the versions this repository locks.
-  const peers = Object.keys(PACKAGE.peerDependencies);
+  // The AI SDK's declarations import the types of the json-schema package, which it does not depend on.
+  const peers = [...Object.keys(PACKAGE.peerDependencies), "@types/json-schema"];
   consumer = makeConsumer("consumer", [...peers, "@types/node"]);
   browserConsumer = makeConsumer("browser-consumer", peers);
 }, 180_000);
@@ -259,8 +260,12 @@ describe("the tarball", () => {
   });
 });
 
-/** Subpaths for the browser: their declarations name DOM types, so a project compiling them has the DOM lib. */
-const BROWSER = new Set([`${PACKAGE.name}/codemirror`]);
+/**
+ * Subpaths whose declarations need the DOM types, so a project compiling them has the DOM lib: the
+ * browser's (CodeMirror), and the AI SDK's (the declarations of `ai` itself name `HeadersInit`,
+ * `RequestCredentials` and `FileList`).
+ */
+const BROWSER = new Set([`${PACKAGE.name}/codemirror`, `${PACKAGE.name}/ai-sdk`]);
 
 describe("a consumer project", { timeout: 120_000 }, () => {
   const settings = {
