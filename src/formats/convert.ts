@@ -208,8 +208,8 @@ export class Conversion {
     }
     let tool = draft.tool;
     if (this.catalog !== undefined && !Object.hasOwn(this.catalog, tool)) {
-      const folded = Object.keys(this.catalog).filter((name) => name.toLowerCase() === tool.toLowerCase());
-      if (folded.length === 1) tool = folded[0]!;
+      const found = this.catalogName(tool);
+      if (found !== undefined) tool = found;
       else {
         const suggestion = didYouMean(tool, Object.keys(this.catalog));
         this.problemOn(line, "unknown-tool", `unknown tool ${quoted(tool, 40)}${suggestion === undefined ? "" : `; did you mean ${quoted(suggestion, 40)}?`}`, `${pointer}/tool`, toolSpan.start, toolSpan.end);
@@ -233,15 +233,19 @@ export class Conversion {
     return { ...draft, tool };
   }
 
+  /** The catalog's name for `tool`: itself, or the one name that differs from it only in case. */
+  catalogName(tool: string): string | undefined {
+    if (this.catalog === undefined) return undefined;
+    if (Object.hasOwn(this.catalog, tool)) return tool;
+    const folded = tool.toLowerCase();
+    const found = Object.keys(this.catalog).filter((name) => name.toLowerCase() === folded);
+    return found.length === 1 ? found[0] : undefined;
+  }
+
   /** The names of a tool's input properties, in order (own data only), or undefined without a catalog entry. */
   inputNames(tool: string): string[] | undefined {
-    if (this.catalog === undefined) return undefined;
-    let name = tool;
-    if (!Object.hasOwn(this.catalog, name)) {
-      const folded = Object.keys(this.catalog).filter((key) => key.toLowerCase() === tool.toLowerCase());
-      if (folded.length !== 1) return undefined;
-      name = folded[0]!;
-    }
+    const name = this.catalogName(tool);
+    if (name === undefined) return undefined;
     const spec = own(this.catalog, name);
     const input = isPlainObject(spec) ? own(spec, "input") : undefined;
     const properties = isPlainObject(input) ? own(input, "properties") : undefined;
