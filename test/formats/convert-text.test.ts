@@ -34,15 +34,18 @@ describe("lines", () => {
 });
 
 describe("closing", () => {
-  /** A chunk source that gives `first`, then stalls forever; it records being closed. */
-  function stalling(first: string): AsyncIterable<string> & { closed: boolean } {
+  /** A chunk source that gives `first`, then stalls forever (calling `onStall`); it records being closed. */
+  function stalling(first: string, onStall = (): void => undefined): AsyncIterable<string> & { closed: boolean } {
     const source = {
       closed: false,
       [Symbol.asyncIterator]() {
         let given = false;
         return {
           next: (): Promise<IteratorResult<string>> => {
-            if (given) return new Promise(() => undefined);
+            if (given) {
+              onStall();
+              return new Promise(() => undefined);
+            }
             given = true;
             return Promise.resolve({ done: false, value: first });
           },
@@ -56,16 +59,11 @@ describe("closing", () => {
     return source;
   }
 
-  test("aborting runPlan closes a stalled chunk source at once", async () => {
-    const source = stalling('1. web_search("x")\n');
+  test("aborting runPlan while the chunk source is stalled closes it at once", async () => {
     const controller = new AbortController();
-    const tools = {
-      web_search: () => {
-        controller.abort();
-        return "found";
-      },
-    };
-    const report = await runPlan(fromLLMCompilerStream(source, { catalog }), tools, { signal: controller.signal, deep: true, templates: true });
+    // Aborted once the run waits for the next chunk, which never comes.
+    const source = stalling('1. web_search("x")\n', () => controller.abort());
+    const report = await runPlan(fromLLMCompilerStream(source, { catalog }), { web_search: () => "found" }, { signal: controller.signal, deep: true, templates: true });
     expect(report.status).toBe("aborted");
     expect(source.closed).toBe(true);
   });
