@@ -1,8 +1,9 @@
 /**
  * What the converters of other planners' formats share: the named input limits, the intermediate form
- * of a step (values whose strings keep their references apart), the Python-literal argument parser of
- * LLMCompiler calls, rendering into plan-refs values (`"$1"`, `"${1} and ${2}"`), and diagnostics with
- * offsets, lines and columns in the source text.
+ * of a step (values whose strings keep their references apart), the state of one conversion, naming
+ * arguments, rendering into plan-refs values (`"$1"`, `"${1} and ${2}"`), and diagnostics with
+ * offsets, lines and columns in the source text. Lines are split in `lines.ts`; a text is converted
+ * line by line in `convert-text.ts`.
  *
  * Lines end at `\n` (a `\r` before it is dropped); columns are 1-based UTF-16 code units, as in the
  * linter's ranges.
@@ -11,7 +12,7 @@ import type { TemplateNode } from "../grammar/ast.js";
 import { formatRef } from "../grammar/format.js";
 import { didYouMean } from "../lint/did-you-mean.js";
 import { readTools, type Plan, type PlanStep, type ToolCatalog } from "../plan/plan.js";
-import type { Diagnostic, DiagnosticCode } from "../shared/diagnostic.js";
+import type { Diagnostic, DiagnosticCode, Severity } from "../shared/diagnostic.js";
 import { pointerToken } from "../shared/pointer.js";
 import { describeThrown } from "../shared/errors.js";
 import { quoted, safeText } from "../shared/text.js";
@@ -137,21 +138,21 @@ export class Conversion {
   }
 
   /** Add a diagnostic at `start`..`end` of the source, on the line that starts at `lineStart`. */
-  report(code: DiagnosticCode, message: string, pointer: string, start: number, end: number, where: { line: number; column: number }): void {
+  report(code: DiagnosticCode, message: string, pointer: string, start: number, end: number, where: { line: number; column: number }, severity: Severity = "error"): void {
     if (this.diagnostics.length > MAX_CONVERSION_DIAGNOSTICS) return;
     const range = { start: where, end: { line: where.line, column: where.column + (end - start) } };
     if (this.diagnostics.length === MAX_CONVERSION_DIAGNOSTICS) {
       this.diagnostics.push({ code: "limit", severity: "error", message: `more than ${MAX_CONVERSION_DIAGNOSTICS} problems; the rest are left out`, pointer: "", offset: { start, end }, range });
       return;
     }
-    this.diagnostics.push({ code, severity: "error", message, pointer, offset: { start, end }, range });
+    this.diagnostics.push({ code, severity, message, pointer, offset: { start, end }, range });
   }
 
   /** A problem on a line: its range is computed from the line's start. */
-  problemOn(line: SourceLine, code: DiagnosticCode, message: string, pointer: string, start: number, end: number): void {
+  problemOn(line: SourceLine, code: DiagnosticCode, message: string, pointer: string, start: number, end: number, severity: Severity = "error"): void {
     const clampedStart = Math.max(line.offset, Math.min(start, line.offset + line.text.length));
     const clampedEnd = Math.max(clampedStart, Math.min(end, line.offset + line.text.length));
-    this.report(code, message, pointer, clampedStart, clampedEnd, { line: line.line, column: clampedStart - line.offset + 1 });
+    this.report(code, message, pointer, clampedStart, clampedEnd, { line: line.line, column: clampedStart - line.offset + 1 }, severity);
   }
 
   /** Keep a thought line for the next step's description. */
@@ -196,7 +197,7 @@ export class Conversion {
   /**
    * Check a step read from `line` and add it: its id unused so far, its tool in the catalog, every
    * reference to a step defined on an earlier line. Returns the step (with the catalog's spelling of
-   * the tool) or undefined when its id is taken.
+   * the tool) or undefined when its id is taken or it refers to a step not defined before it.
    */
   accept(line: SourceLine, draft: DraftStep, idSpan: { start: number; end: number }, toolSpan: { start: number; end: number }): DraftStep | undefined {
     const index = this.#steps;
@@ -207,34 +208,44 @@ export class Conversion {
     }
     let tool = draft.tool;
     if (this.catalog !== undefined && !Object.hasOwn(this.catalog, tool)) {
-      const folded = Object.keys(this.catalog).filter((name) => name.toLowerCase() === tool.toLowerCase());
-      if (folded.length === 1) tool = folded[0]!;
+      const found = this.catalogName(tool);
+      if (found !== undefined) tool = found;
       else {
         const suggestion = didYouMean(tool, Object.keys(this.catalog));
         this.problemOn(line, "unknown-tool", `unknown tool ${quoted(tool, 40)}${suggestion === undefined ? "" : `; did you mean ${quoted(suggestion, 40)}?`}`, `${pointer}/tool`, toolSpan.start, toolSpan.end);
       }
     }
+    // A reference to a later step is refused, not waited for: LLMCompiler counts only earlier steps as
+    // dependencies, and a stream cannot know whether a later step will ever come. The line is left
+    // out, in the whole text and in the stream alike, so runPlan never runs it either.
+    let unknown = false;
     for (const [name, value] of draft.args) {
       for (const ref of refsOf(value)) {
         if (this.seen.has(ref.step)) continue;
         const why = ref.step === draft.id ? "its own result" : "a step not defined on an earlier line";
-        this.problemOn(line, "unknown-step", `step ${draft.id} refers to step ${ref.step}, ${why}`, argPointer(index, name), ref.start, ref.end);
+        this.problemOn(line, "unknown-step", `step ${draft.id} refers to step ${ref.step}, ${why}; line ${line.line} is left out`, argPointer(index, name), ref.start, ref.end);
+        unknown = true;
       }
     }
+    if (unknown) return undefined;
     this.seen.add(draft.id);
     this.#steps++;
     return { ...draft, tool };
   }
 
+  /** The catalog's name for `tool`: itself, or the one name that differs from it only in case. */
+  catalogName(tool: string): string | undefined {
+    if (this.catalog === undefined) return undefined;
+    if (Object.hasOwn(this.catalog, tool)) return tool;
+    const folded = tool.toLowerCase();
+    const found = Object.keys(this.catalog).filter((name) => name.toLowerCase() === folded);
+    return found.length === 1 ? found[0] : undefined;
+  }
+
   /** The names of a tool's input properties, in order (own data only), or undefined without a catalog entry. */
   inputNames(tool: string): string[] | undefined {
-    if (this.catalog === undefined) return undefined;
-    let name = tool;
-    if (!Object.hasOwn(this.catalog, name)) {
-      const folded = Object.keys(this.catalog).filter((key) => key.toLowerCase() === tool.toLowerCase());
-      if (folded.length !== 1) return undefined;
-      name = folded[0]!;
-    }
+    const name = this.catalogName(tool);
+    if (name === undefined) return undefined;
     const spec = own(this.catalog, name);
     const input = isPlainObject(spec) ? own(spec, "input") : undefined;
     const properties = isPlainObject(input) ? own(input, "properties") : undefined;
@@ -385,36 +396,6 @@ export function argPointer(index: number, name: string): string {
 export function stepNumber(digits: string): number | undefined {
   const value = Number(digits);
   return Number.isSafeInteger(value) ? value : undefined;
-}
-
-/**
- * Split source text into lines (at `\n`, a `\r` before it dropped), with the limits: text past
- * `MAX_PLAN_TEXT_LENGTH` and lines longer than `MAX_PLAN_LINE_LENGTH` are reported and skipped.
- */
-export function* sourceLines(text: string, conversion: Conversion): Generator<SourceLine> {
-  const end = Math.min(text.length, MAX_PLAN_TEXT_LENGTH);
-  const overLimit = (offset: number, line: number, column: number): void => reportLongText(conversion, offset, line, column);
-  let line = 1;
-  let offset = 0;
-  while (offset < end) {
-    let next = text.indexOf("\n", offset);
-    if (next === -1 || next >= end) {
-      if (end < text.length) return overLimit(end, line, end - offset + 1); // the limit cuts this line: it is left out
-      next = end;
-    }
-    const raw = text.slice(offset, next);
-    const body = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
-    const source = { text: body, line, offset };
-    if (body.length > MAX_PLAN_LINE_LENGTH) {
-      reportLongLine(conversion, source);
-    } else {
-      yield source;
-    }
-    if (conversion.ended) return;
-    offset = next + 1;
-    line++;
-  }
-  if (end < text.length) overLimit(end, line, 1);
 }
 
 /** The `limit` diagnostic of a line longer than `MAX_PLAN_LINE_LENGTH` (at its first character). */

@@ -6,7 +6,8 @@
 export { planSchema, MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES, MAX_SCHEMA_TOOLS, STRICT_FORMATS, STRICT_KEYWORDS, STRICT_REWRITES, type PlanSchema, type PlanSchemaOptions, type SchemaDialect, type StepBranch } from "./plan-schema.js";
 export { referencePattern, type ReferencePatternOptions } from "./reference-pattern.js";
 export { fromStrictOutput } from "./strict-output.js";
-export { END_OF_PLAN, fromLLMCompiler, fromLLMCompilerStream, type StepStream } from "./llmcompiler.js";
+export { END_OF_PLAN, fromLLMCompiler, fromLLMCompilerStream } from "./llmcompiler.js";
+export type { StepStream } from "./convert-text.js";
 export { fromReWOO } from "./rewoo.js";
 export {
   MAX_ARGUMENT_DEPTH,

@@ -11,30 +11,10 @@
  * inside a string. `join()` and `<END_OF_PLAN>` end the plan; `Thought:` lines become the next step's
  * description; any other text is dropped.
  */
-import type { Diagnostic } from "../shared/diagnostic.js";
-import { describeThrown } from "../shared/errors.js";
 import { quoted, safeText } from "../shared/text.js";
-import {
-  Conversion,
-  MAX_ARGUMENT_DEPTH,
-  MAX_PLAN_LINE_LENGTH,
-  MAX_PLAN_TEXT_LENGTH,
-  nameArguments,
-  needs,
-  renderStep,
-  reportLongLine,
-  reportLongText,
-  SourceProblem,
-  sourceLines,
-  stepNumber,
-  type ConvertedStep,
-  type ConvertOptions,
-  type ConvertResult,
-  type DraftStep,
-  type RefPart,
-  type SourceLine,
-  type Value,
-} from "./convert.js";
+import { Conversion, MAX_ARGUMENT_DEPTH, nameArguments, SourceProblem, stepNumber, type ConvertOptions, type ConvertResult, type DraftStep, type RefPart, type SourceLine, type Value } from "./convert.js";
+import { convertLines, streamSteps, type StepStream } from "./convert-text.js";
+
 
 /** The marker LLMCompiler's planner writes after the last step. */
 export const END_OF_PLAN = "<END_OF_PLAN>";
@@ -44,7 +24,14 @@ const NUMBERED = /^(\s*)(\d+)\s*\.\s*/;
 const CALL = /^([A-Za-z_][A-Za-z0-9_.-]*)\s*\(/;
 const THOUGHT = /^\s*Thought\s*:(.*)$/i;
 const REFERENCE = /\$\{(\d+)\}|\$(\d+)/y;
-const NUMBER = /[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?/y;
+const REFERENCES = new RegExp(REFERENCE.source, "g");
+/** Python's number literals: hexadecimal, octal and binary integers, decimals, floats, `_` between digits. */
+const DIGITS = String.raw`\d(?:_?\d)*`;
+const NUMBER = new RegExp(String.raw`([-+]?)(?:0[xX](?:_?[0-9a-fA-F])+|0[oO](?:_?[0-7])+|0[bB](?:_?[01])+|(?:${DIGITS}(?:\.(?:${DIGITS})?)?|\.${DIGITS})(?:[eE][-+]?${DIGITS})?)(?![\w.])`, "y");
+/** A decimal integer with a leading zero (`010`), which Python refuses (only `0`, `00`… may start with 0). */
+const LEADING_ZERO = /^[-+]?0[0_]*[1-9]/;
+/** A string's prefix: raw (`r"\d"`: backslashes kept) or Unicode (`u"…"`, the same as none). */
+const STRING_PREFIX = /[rRuU](?=["'])/y;
 const KEYWORD = /([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)/y;
 const NAME = /[A-Za-z_][A-Za-z0-9_]*/y;
 const WORDS: Readonly<Record<string, null | boolean>> = Object.freeze({ True: true, False: false, None: null, true: true, false: false, null: null });
@@ -64,143 +51,20 @@ export function fromLLMCompiler(text: string, options?: ConvertOptions): Convert
   return convertLines(text, options, readLine);
 }
 
-/** Convert a whole text line by line with a format's `readLine`; never throws (shared by the formats). */
-export function convertLines(
-  text: string,
-  options: ConvertOptions | undefined,
-  readLine: (line: SourceLine, conversion: Conversion, index: number) => DraftStep | undefined,
-): ConvertResult {
-  const conversion = new Conversion(options);
-  const drafts: { draft: DraftStep; line: SourceLine }[] = [];
-  try {
-    if (typeof text !== "string") {
-      conversion.report("invalid-plan", `the plan text must be a string, not ${text === null ? "null" : typeof text}`, "", 0, 0, { line: 1, column: 1 });
-    } else {
-      for (const line of sourceLines(text, conversion)) {
-        const draft = readLine(line, conversion, drafts.length);
-        if (draft !== undefined) drafts.push({ draft, line });
-      }
-    }
-    return finishPlan(drafts, conversion);
-  } catch (error) {
-    conversion.report("invalid-plan", `the text could not be converted: ${safeText(describeThrown(error), 120)}`, "", 0, 0, { line: 1, column: 1 });
-    return { plan: { steps: [] }, diagnostics: conversion.diagnostics };
-  }
-}
-
-/** Render the drafts with the options they need. */
-export function finishPlan(drafts: readonly { draft: DraftStep; line: SourceLine }[], conversion: Conversion): ConvertResult {
-  const { templates, deep } = needs(drafts.map(({ draft }) => draft));
-  const steps = drafts.map(({ draft, line }, index) =>
-    renderStep(draft, templates, (message, ref) => conversion.problemOn(line, "invalid-plan", message, `/steps/${index}`, ref.start, ref.end)),
-  );
-  const planOptions = { ...(templates ? { templates: true } : {}), ...(deep ? { deep: true } : {}) };
-  // In source order (a stable sort: problems at one place keep the order they were found in).
-  const diagnostics = [...conversion.diagnostics].sort((a, b) => (a.offset?.start ?? 0) - (b.offset?.start ?? 0));
-  return { plan: { steps, ...(templates || deep ? { options: planOptions } : {}) }, diagnostics };
-}
-
-/** What `fromLLMCompilerStream` returns: the steps as they are read, and the problems found so far. */
-export interface StepStream extends AsyncIterable<ConvertedStep> {
-  /** Every problem found so far (filled while the stream is read). */
-  readonly diagnostics: readonly Diagnostic[];
-}
-
 /**
  * Convert an LLMCompiler task list while the model writes it: text chunks in, steps out, each step as
  * soon as its line is complete, so `runPlan(stream, tools, { deep: true, templates: true })` starts step 1
  * while the model still writes step 3. Strings are written in the template language (run with
  * `templates: true`), references in lists and dicts need `deep: true`. At `join()` or `<END_OF_PLAN>`
- * the stream ends and the chunk source is closed. The problems are in `stream.diagnostics`; the stream
- * never throws for its text (an error of the chunk source itself passes through).
+ * the stream ends and the chunk source is closed; closing the stream (`runPlan` stopped) closes the
+ * chunk source at once. The problems are in `stream.diagnostics`; the stream never throws for its
+ * text (an error of the chunk source itself passes through).
  *
  * @example
  * const report = await runPlan(fromLLMCompilerStream(modelChunks, { catalog }), tools, { deep: true, templates: true });
  */
 export function fromLLMCompilerStream(chunks: AsyncIterable<unknown> | Iterable<unknown>, options?: ConvertOptions): StepStream {
-  const conversion = new Conversion(options);
-  const steps = streamSteps(chunks, conversion, readLine);
-  return { diagnostics: conversion.diagnostics, [Symbol.asyncIterator]: () => steps };
-}
-
-/** Read lines from text chunks as they come and yield each line's step at once. Shared with ReWOO's stream form. */
-export async function* streamSteps(
-  chunks: AsyncIterable<unknown> | Iterable<unknown>,
-  conversion: Conversion,
-  read: (line: SourceLine, conversion: Conversion, index: number) => DraftStep | undefined,
-): AsyncGenerator<ConvertedStep, void, undefined> {
-  let buffer = "";
-  let bufferStart = 0; // offset of buffer[0] in the whole text
-  let searched = 0; // buffer[0..searched) has no line break
-  let line = 1;
-  let skipping = false; // inside a line over the length limit: dropped up to its end
-  let total = 0;
-  let index = 0;
-  let chunkNumber = 0;
-  const tooLong = (source: SourceLine): void => reportLongLine(conversion, source);
-  const emit = (text: string, offset: number): ConvertedStep | undefined => {
-    const body = text.endsWith("\r") ? text.slice(0, -1) : text;
-    const source = { text: body, line, offset };
-    if (body.length > MAX_PLAN_LINE_LENGTH) {
-      tooLong(source);
-      return undefined;
-    }
-    let draft: DraftStep | undefined;
-    try {
-      draft = read(source, conversion, index);
-    } catch (error) {
-      // Not the text's doing (a catalog whose Proxy trap throws): one diagnostic, the line left out.
-      conversion.problemOn(source, "invalid-plan", `line ${source.line} could not be converted: ${safeText(describeThrown(error), 120)}`, "", source.offset, source.offset);
-      return undefined;
-    }
-    if (draft === undefined) return undefined;
-    index++;
-    return renderStep(draft, true, (message, ref) => conversion.problemOn(source, "invalid-plan", message, `/steps/${index - 1}`, ref.start, ref.end));
-  };
-  if (chunks === null || typeof chunks !== "object" || (typeof (chunks as AsyncIterable<unknown>)[Symbol.asyncIterator] !== "function" && typeof (chunks as Iterable<unknown>)[Symbol.iterator] !== "function")) {
-    conversion.report("invalid-plan", "the plan stream must be an iterable of text chunks", "", 0, 0, { line: 1, column: 1 });
-    return;
-  }
-  for await (const chunk of chunks) {
-    chunkNumber++;
-    if (typeof chunk !== "string") {
-      conversion.report("invalid-plan", `chunk ${chunkNumber} is not text (${chunk === null ? "null" : typeof chunk}); it is left out`, "", bufferStart + buffer.length, bufferStart + buffer.length, { line, column: buffer.length + 1 });
-      continue;
-    }
-    let piece = chunk;
-    const over = total + piece.length > MAX_PLAN_TEXT_LENGTH;
-    if (over) piece = piece.slice(0, MAX_PLAN_TEXT_LENGTH - total);
-    total += piece.length;
-    buffer += piece;
-    for (let at = buffer.indexOf("\n", searched); at !== -1; at = buffer.indexOf("\n", 0)) {
-      const text = buffer.slice(0, at);
-      const step = skipping ? undefined : emit(text, bufferStart);
-      skipping = false;
-      buffer = buffer.slice(at + 1);
-      bufferStart += at + 1;
-      line++;
-      if (step !== undefined) yield step;
-      if (conversion.ended) return;
-    }
-    searched = buffer.length;
-    if (!skipping && buffer.length > MAX_PLAN_LINE_LENGTH) {
-      tooLong({ text: buffer, line, offset: bufferStart });
-      skipping = true;
-    }
-    if (skipping) {
-      bufferStart += buffer.length;
-      buffer = "";
-      searched = 0;
-    }
-    if (over) {
-      reportLongText(conversion, bufferStart + buffer.length, line, buffer.length + 1);
-      return; // the line the limit cuts is left out
-    }
-  }
-  if (buffer !== "" && !skipping) {
-    const step = emit(buffer, bufferStart);
-    if (step !== undefined) yield step;
-  }
+  return streamSteps(chunks, new Conversion(options), readLine);
 }
 
 /** Read one line: a step (returned), a thought (kept for the next step), the end of the plan, or other text (dropped). */
@@ -226,9 +90,24 @@ function readLine(line: SourceLine, conversion: Conversion, index: number): Draf
     const call = CALL.exec(text.slice(callStart));
     if (call === null) throw new SourceProblem("invalid-plan", `expected a call, tool(arguments), after "${idDigits}."`, line.offset + callStart, line.offset + Math.max(callStart + 1, text.trimEnd().length));
     const tool = call[1]!;
-    const parser = new ArgumentParser(text, line.offset, callStart + call[0].length);
-    const { positional, keywords } = parser.call();
-    let rest = text.slice(parser.pos).trimStart();
+    const argsStart = callStart + call[0].length;
+    const parser = new ArgumentParser(text, line.offset, argsStart);
+    let read: ReturnType<ArgumentParser["call"]>;
+    let end: number;
+    try {
+      read = parser.call();
+      end = parser.pos;
+    } catch (error) {
+      const raw = rawArguments(text, line.offset, argsStart, error);
+      if (raw === undefined) throw error;
+      ({ read, end } = raw);
+      const span = read.positional[0]!;
+      const shown = quoted(text.slice(argsStart, end - 1), 40);
+      // A warning: the step is kept, as LLMCompiler keeps it.
+      conversion.problemOn(line, "invalid-plan", `the arguments ${shown} are not Python literals (${(error as SourceProblem).message}); as LLMCompiler does, the text is passed as it is, as the first argument`, `/steps/${index}`, span.start, span.end, "warning");
+    }
+    const { positional, keywords } = read;
+    let rest = text.slice(end).trimStart();
     if (rest.startsWith(END_OF_PLAN)) {
       conversion.ended = true;
       rest = rest.slice(END_OF_PLAN.length).trimStart();
@@ -246,6 +125,38 @@ function readLine(line: SourceLine, conversion: Conversion, index: number): Draf
     return conversion.leaveOut(line, error);
   }
 }
+
+/**
+ * LLMCompiler's reading of arguments that are not Python literals (`search(Rosetta)`): its parser
+ * takes the text up to the line's last ")" and, when `ast.literal_eval` refuses it, passes the text
+ * itself as the one argument (its references still replaced). Undefined when LLMCompiler would not
+ * read the line either (no ")" that ends the call) or the problem is a limit.
+ */
+function rawArguments(text: string, base: number, argsStart: number, error: unknown): { read: ReturnType<ArgumentParser["call"]>; end: number } | undefined {
+  if (!(error instanceof SourceProblem) || error.code === "limit") return undefined;
+  const close = text.lastIndexOf(")");
+  if (close < argsStart) return undefined;
+  const after = text.slice(close + 1).trimStart();
+  if (after !== "" && !after.startsWith("#") && !after.startsWith(END_OF_PLAN)) return undefined;
+  const raw = text.slice(argsStart, close);
+  const parts: (string | RefPart)[] = [];
+  let last = 0;
+  for (const match of raw.matchAll(REFERENCES)) {
+    const step = stepNumber(match[1] ?? match[2]!);
+    if (step === undefined) return undefined;
+    if (match.index > last) parts.push(raw.slice(last, match.index));
+    const start = base + argsStart + match.index;
+    parts.push({ step, start, end: start + match[0].length });
+    last = match.index + match[0].length;
+  }
+  if (last < raw.length || parts.length === 0) parts.push(raw.slice(last));
+  const value: Value = { kind: "string", parts };
+  return { read: { positional: [{ value, start: base + argsStart, end: base + close }], keywords: [] }, end: close + 1 };
+}
+
+/** Python's one-character escapes (`\0` and the other octal digits are read as octal escapes). */
+const SIMPLE_ESCAPES: Readonly<Record<string, string>> = Object.freeze({ "\n": "", n: "\n", t: "\t", r: "\r", "\\": "\\", "'": "'", '"': '"', a: "\u0007", b: "\b", f: "\f", v: "\v" });
+const OCTAL_ESCAPE = /[0-7]{1,3}/y;
 
 /** A call's arguments in Python literal syntax, with `$1` / `${1}` references. Throws `SourceProblem`. */
 class ArgumentParser {
@@ -303,7 +214,13 @@ class ArgumentParser {
     const start = this.pos;
     const char = this.text[this.pos];
     if (char === undefined) return this.fail(`expected a value, found the end of the line`);
-    if (char === '"' || char === "'") return this.string(char);
+    if (char === '"' || char === "'") return this.string(char, false);
+    STRING_PREFIX.lastIndex = this.pos;
+    if (STRING_PREFIX.test(this.text)) {
+      const raw = char === "r" || char === "R";
+      this.pos++;
+      return this.string(this.text[this.pos]!, raw);
+    }
     if (char === "[" || char === "(") return this.list(char === "[" ? "]" : ")", depth);
     if (char === "{") return this.dict(depth);
     if (char === "$") {
@@ -317,8 +234,12 @@ class ArgumentParser {
     const number = NUMBER.exec(this.text);
     if (number !== null) {
       this.pos = NUMBER.lastIndex;
-      const value = Number(number[0]);
-      if (!Number.isFinite(value)) this.fail(`the number ${safeText(number[0], 30)} is too large`, start, this.pos);
+      const written = number[0];
+      if (LEADING_ZERO.test(written) && !/[.eE]/.test(written) && !/^[-+]?0[xXoObB]/.test(written)) this.fail(`leading zeros in a decimal integer are not allowed (${safeText(written, 30)}; an octal number is written 0o…)`, start, this.pos);
+      const sign = number[1] === "-" ? -1 : 1;
+      // Number() reads 0x…, 0o…, 0b… and decimals, but neither a sign before a prefix nor underscores.
+      const value = sign * Number(written.slice(number[1]!.length).replaceAll("_", ""));
+      if (!Number.isFinite(value)) this.fail(`the number ${safeText(written, 30)} is too large`, start, this.pos);
       return { kind: "literal", value };
     }
     NAME.lastIndex = this.pos;
@@ -338,8 +259,8 @@ class ArgumentParser {
     return { step, start: this.base + start, end: this.base + start + match[0].length };
   }
 
-  /** A quoted string (escapes as in Python), its `$1` / `${1}` references kept apart. */
-  string(quote: string): Value {
+  /** A quoted string (escapes as in Python; none in a raw string), its `$1` / `${1}` references kept apart. */
+  string(quote: string, raw: boolean): Value {
     const start = this.pos;
     const triple = this.text.startsWith(quote.repeat(3), this.pos);
     const close = triple ? quote.repeat(3) : quote;
@@ -354,7 +275,11 @@ class ArgumentParser {
       }
       const char = this.text[this.pos]!;
       if (char === "\\") {
-        text += this.escape();
+        // A raw string keeps the backslash, and the character after it (a quote included) is part of the string.
+        if (raw) {
+          text += this.text.slice(this.pos, this.pos + 2);
+          this.pos += 2;
+        } else text += this.escape();
         continue;
       }
       if (char === "$") {
@@ -377,10 +302,22 @@ class ArgumentParser {
 
   escape(): string {
     const next = this.text[this.pos + 1];
-    const simple: Record<string, string> = { n: "\n", t: "\t", r: "\r", "\\": "\\", "'": "'", '"': '"', "0": "\0", a: "\u0007", b: "\b", f: "\f", v: "\v" };
-    if (next !== undefined && Object.hasOwn(simple, next)) {
+    if (next !== undefined && Object.hasOwn(SIMPLE_ESCAPES, next)) {
       this.pos += 2;
-      return simple[next]!;
+      return SIMPLE_ESCAPES[next]!;
+    }
+    // \7, \101, \377: one to three octal digits.
+    OCTAL_ESCAPE.lastIndex = this.pos + 1;
+    const octal = OCTAL_ESCAPE.exec(this.text);
+    if (octal !== null) {
+      this.pos = OCTAL_ESCAPE.lastIndex;
+      return String.fromCodePoint(Number.parseInt(octal[0], 8));
+    }
+    if (next === "N") {
+      // \N{NAME} needs Unicode's table of names, which is not carried here: a clear refusal rather than the text as written.
+      const close = this.text.indexOf("}", this.pos);
+      const end = this.text[this.pos + 2] === "{" && close !== -1 ? close + 1 : this.pos + 2;
+      this.fail(`\\N{…} escapes (characters by name) are not supported: write the character, or \\u followed by its code`, this.pos, end);
     }
     const hex = next === "x" ? 2 : next === "u" ? 4 : next === "U" ? 8 : 0;
     if (hex > 0) {

@@ -30,6 +30,12 @@ export interface PlanSchemaOptions extends Pick<ResolveOptions, "syntax" | "temp
 export const MAX_SCHEMA_TOOLS = 1_000;
 /** The deepest nesting of a tool's input schema that `planSchema` follows; deeper is a `limit` error. */
 export const MAX_SCHEMA_DEPTH = 64;
+
+/** The one check of `MAX_SCHEMA_DEPTH`: a `limit` error naming the tool whose input schema is too deep, when known. */
+function checkSchemaDepth(depth: number, tool?: string): void {
+  if (depth <= MAX_SCHEMA_DEPTH) return;
+  throw new RefError("limit", tool === undefined ? `a value in a tool's schema is nested deeper than ${MAX_SCHEMA_DEPTH}` : `the input schema of tool ${quoted(tool, 40)} is nested deeper than ${MAX_SCHEMA_DEPTH}`);
+}
 /** The most schema nodes `planSchema` writes for one catalog; more is a `limit` error. */
 export const MAX_SCHEMA_NODES = 100_000;
 
@@ -164,7 +170,7 @@ function readCatalogOrThrow(catalog: unknown): [string, JsonSchema | undefined, 
 
 /** A deep copy of a JSON value (own data only): enum values, defaults, examples. */
 function copyData(value: unknown, depth = 0): unknown {
-  if (depth > MAX_SCHEMA_DEPTH) throw new RefError("limit", `a value in a tool's schema is nested deeper than ${MAX_SCHEMA_DEPTH}`);
+  checkSchemaDepth(depth);
   if (Array.isArray(value)) return Array.from({ length: value.length }, (_, index) => copyData(own(value, String(index)), depth + 1));
   if (isPlainObject(value)) {
     const out: Record<string, unknown> = {};
@@ -238,7 +244,7 @@ class SchemaWriter {
    * reference alternative.
    */
   schema(origin: Origin, schema: unknown, depth: number, position: "args" | "top" | "nested"): unknown {
-    if (depth > MAX_SCHEMA_DEPTH) throw new RefError("limit", `the input schema of tool ${quoted(origin.tool, 40)} is nested deeper than ${MAX_SCHEMA_DEPTH}`);
+    checkSchemaDepth(depth, origin.tool);
     if (++this.#nodes > MAX_SCHEMA_NODES) throw new RefError("limit", `the plan schema would have more than ${MAX_SCHEMA_NODES} nodes`);
     const isArgs = position === "args";
     const body = this.settings.strict ? this.strictBody(origin, schema, depth, isArgs) : this.plainBody(origin, schema, depth, isArgs);
@@ -260,7 +266,7 @@ class SchemaWriter {
 
   /** JSON Schema 2020-12: the tool's schema as written, with local `$ref`s hoisted and reference alternatives added. */
   plainBody(origin: Origin, schema: unknown, depth: number, isArgs: boolean): unknown {
-    if (depth > MAX_SCHEMA_DEPTH) throw new RefError("limit", `the input schema of tool ${quoted(origin.tool, 40)} is nested deeper than ${MAX_SCHEMA_DEPTH}`);
+    checkSchemaDepth(depth, origin.tool);
     if (typeof schema === "boolean") return schema;
     if (!isPlainObject(schema)) return true; // not a schema (readTools checked the root only): no constraint
     const out: Record<string, unknown> = {};
@@ -298,7 +304,7 @@ class SchemaWriter {
 
   /** OpenAI strict: see `STRICT_REWRITES`. */
   strictBody(origin: Origin, schema: unknown, depth: number, isArgs: boolean): unknown {
-    if (depth > MAX_SCHEMA_DEPTH) throw new RefError("limit", `the input schema of tool ${quoted(origin.tool, 40)} is nested deeper than ${MAX_SCHEMA_DEPTH}`);
+    checkSchemaDepth(depth, origin.tool);
     if (schema === true || schema === undefined) return anyScalar();
     if (schema === false || !isPlainObject(schema)) return { type: "null" };
     const description = own(schema, "description");

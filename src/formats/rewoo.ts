@@ -11,7 +11,7 @@
  */
 import { safeText } from "../shared/text.js";
 import { Conversion, nameArguments, SourceProblem, stepNumber, type ConvertOptions, type ConvertResult, type DraftStep, type RefPart, type SourceLine } from "./convert.js";
-import { convertLines } from "./llmcompiler.js";
+import { convertLines } from "./convert-text.js";
 
 const STEP = /#E(\d+)\s*=\s*/;
 const CALL = /^([A-Za-z_][A-Za-z0-9_.-]*)\s*\[/;

@@ -8,6 +8,7 @@
 export { catalogFromMcp, MAX_TOOL_PAGES, type CatalogFromMcpOptions } from "./catalog.js";
 export { mcpTools, type McpToolsOptions } from "./tools.js";
 export { connectMcp, type ConnectMcpOptions, type McpConnection, type McpServerSpec } from "./connect.js";
+export { MAX_MCP_MESSAGE_BYTES } from "./stdio-transport.js";
 export { combineCatalogs, connectMcpServers, type McpServers } from "./servers.js";
 export { splitCommand } from "./split-command.js";
 export { McpCallError, McpSetupError, type McpCallErrorCode, type McpSetupErrorCode } from "./errors.js";
