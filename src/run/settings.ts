@@ -222,7 +222,12 @@ export function readRunSettings(options: object): RunSettings {
   };
 }
 
-/** The default `recoveryMs`: a worker silent for 30 s is taken for dead. */
+/**
+ * The default `recoveryMs`: a worker silent for 30 s is taken for dead.
+ *
+ * @example
+ * await startWorker({ tools, recoveryMs: DEFAULT_RECOVERY_MS / 3 }) // steps of a dead worker resume after 10 s
+ */
 export const DEFAULT_RECOVERY_MS = 30_000;
 
 /** The default `graceMs`: running steps may go on for 5 s when a worker stops. */
