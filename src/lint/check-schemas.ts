@@ -38,7 +38,7 @@ export class SchemaChecker {
   readonly #specs = new Map<string, { input?: unknown; output?: unknown } | undefined>();
   readonly #outputWalks = new WeakMap<readonly Segment[], Map<string, WalkOutcome>>();
   /** `type-mismatch` messages (`null`: none) by tool, argument pointer and text. */
-  readonly #typeVerdicts = new Map<string, string | null>();
+  readonly #typeVerdicts = new Map<string, Map<string, Map<string, string | null>>>();
   #names: string[] | undefined;
 
   constructor(catalog: ToolCatalog, stepById: (id: number) => LocatedStep | undefined) {
@@ -107,11 +107,18 @@ export class SchemaChecker {
     // text names the step it reads): the same placeholder in the same argument again is judged once.
     // (Deeper, the path also depends on the step's args: an object's key "0" or an array's index.)
     const top = argPointer.lastIndexOf("/") === 0;
-    const key = top ? `${step.tool}\u0000${argPointer}\u0000${text}` : "";
-    let message = top ? this.#typeVerdicts.get(key) : undefined;
+    // Maps by tool, then argument, then text: no key string is built per placeholder.
+    let byText: Map<string, string | null> | undefined;
+    if (top) {
+      let byArgument = this.#typeVerdicts.get(step.tool);
+      if (byArgument === undefined) this.#typeVerdicts.set(step.tool, (byArgument = new Map()));
+      byText = byArgument.get(argPointer);
+      if (byText === undefined) byArgument.set(argPointer, (byText = new Map()));
+    }
+    let message = byText?.get(text);
     if (message === undefined) {
       message = this.#typeMismatch(step, argPointer, text, ast) ?? null;
-      if (top) this.#typeVerdicts.set(key, message);
+      byText?.set(text, message);
     }
     if (message !== null) out.push(draft("type-mismatch", "error", message, { ...where, span: ast.span }));
   }

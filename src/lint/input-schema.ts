@@ -198,20 +198,28 @@ function copyOwn(value: object, each: (child: unknown) => unknown): unknown {
 
 /**
  * A copy of a step's arguments for the validator: own data only, nested no deeper than `maxDepth`
- * (deeper containers, and containers met twice, become `undefined`, so nothing is reported there).
+ * (deeper containers, and containers met twice, become `undefined`).
  *
  * @example
  * argumentsCopy({ get a() { return 1 }, b: [2] }, 8) // { b: [2] } (the getter never ran)
  */
 export function argumentsCopy(args: unknown, maxDepth: number): unknown {
-  const seen = new Set<object>();
+  // Each container is copied once (a cycle, or a shared object met again, becomes `undefined`, so the
+  // copy stays as large as the arguments), and the set is made only when a nested one is met: most
+  // steps' arguments are one object of plain values.
+  let seen: Set<object> | undefined;
   const copy = (value: unknown, depth: number): unknown => {
     if (typeof value !== "object" || value === null) return value;
-    if (depth > maxDepth || seen.has(value)) return undefined;
-    seen.add(value);
-    const out = copyOwn(value, (child) => copy(child, depth + 1));
-    seen.delete(value);
-    return out;
+    if (depth > maxDepth) return undefined;
+    if (depth > 0) {
+      seen ??= new Set([args as object]);
+      if (seen.has(value)) return undefined;
+      seen.add(value);
+    }
+    return copyOwn(value, child);
+    function child(item: unknown): unknown {
+      return copy(item, depth + 1);
+    }
   };
   return copy(args, 0);
 }

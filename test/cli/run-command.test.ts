@@ -127,3 +127,17 @@ describe("plan-refs run on a terminal", () => {
     expect((JSON.parse(stdout) as { status: string }).status).toBe("failed");
   });
 });
+
+describe("--validate-inputs", () => {
+  test("a step whose resolved arguments break its input schema fails (invalid-input) before its tool is called", () => {
+    const tools = file("vi-tools.mjs", 'export const parse = () => ({ n: "three" });\nexport const add = ({ a, b }) => { throw new Error(`called with ${a}, ${b}`); };\n');
+    const catalog = file("vi-tools.json", JSON.stringify({ parse: {}, add: { input: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] } } }));
+    const plan = file("vi-plan.json", JSON.stringify({ steps: [{ id: 1, tool: "parse" }, { id: 2, tool: "add", args: { a: "$1.n", b: 2 } }] }));
+    const checked = run([plan, "--tools", tools, "--catalog", catalog, "--validate-inputs"]);
+    expect(checked.status).toBe(1);
+    expect(checked.stderr).toContain('step 2 (add): its arguments do not match the input schema: /a must be a number (got "three")');
+    expect(checked.stderr).not.toContain("called with");
+    const unchecked = run([plan, "--tools", tools, "--catalog", catalog]);
+    expect(unchecked.stderr).toContain("called with three, 2");
+  });
+});
