@@ -445,9 +445,6 @@ class Run {
     record.retryFailure = failure;
     record.retryEndMs = endMs;
     this.#retrying++;
-    // A fresh signal for the next try: the failed one's may be aborted (a timeout).
-    record.controller = undefined;
-    record.abortReason = undefined;
     record.timer = setTimeout(retryNow, delayMs, record);
     if (this.settings.onEvent !== undefined) {
       const error = new StepError(failure.code, record.id, record.tool, failure.detail, failure.cause);
@@ -462,6 +459,9 @@ class Run {
     if (record.retryFailure === undefined || this.#stopped !== undefined || this.#finished) return;
     record.retryFailure = undefined;
     this.#retrying--;
+    // A fresh signal for the next try: the failed one's was aborted (a timeout) after the failure was recorded.
+    record.controller = undefined;
+    record.abortReason = undefined;
     record.state = "ready";
     this.#ready.push(record);
     this.#pump();
