@@ -378,11 +378,12 @@ class Run {
 
   /** The snapshot is the run's own copy: its placeholders are resolved into it, unless only resolveRefs can say what they give. */
   resolveArgs(record: StepRecord): Record<string, unknown> {
-    // A step that may be tried again resolves a copy each try: the snapshot is resolved in place, and a
-    // tool may change the arguments it was given; every try gets the arguments the plan gave.
+    // A step that may be tried again resolves into a copy of the snapshot's top level each try (the
+    // snapshot is resolved in place, and a tool may set or delete its arguments), so every try gets
+    // the arguments the plan gave; nested values are shared (a deep copy per step tripled the run's time).
     const policy = this.#policyOf(record.tool);
     const retried = policy !== undefined && policy.attempts > 1;
-    const snapshot = retried ? structuredClone(record.args!) : record.args!;
+    const snapshot = retried ? { ...record.args! } : record.args!;
     if (!retried) record.args = undefined;
     return record.placeholders === THROUGH_RESOLVE_REFS
       ? resolveRefs(snapshot, this.results, this.#resolveOptions)

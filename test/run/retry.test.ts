@@ -133,18 +133,18 @@ describe("retries with backoff", () => {
     expect(signals.map((signal) => signal.aborted)).toEqual([true, true, false]);
   });
 
-  test("each try gets the arguments the plan gave, also when a try changed them", async () => {
+  test("each try gets the arguments the plan gave, also when a try set or deleted them", async () => {
     const seen: unknown[] = [];
     const mutate = (args: Record<string, unknown>) => {
       seen.push(structuredClone(args));
-      (args.nested as { n: number }).n++;
       args.q = "changed";
+      delete args.keep;
       if (seen.length < 3) throw new Error("again");
       return "ok";
     };
-    const plan = { steps: [{ id: 0, tool: "zero", args: {} }, { id: 1, tool: "mutate", args: { q: "$0", nested: { n: 1 } } }] };
+    const plan = { steps: [{ id: 0, tool: "zero", args: {} }, { id: 1, tool: "mutate", args: { q: "$0", keep: { n: 1 } } }] };
     await run(plan, { zero: () => "zero", mutate }, { retryByTool: { mutate: { attempts: 3, initialDelayMs: 0 } } });
-    expect(seen).toEqual([{ q: "zero", nested: { n: 1 } }, { q: "zero", nested: { n: 1 } }, { q: "zero", nested: { n: 1 } }]);
+    expect(seen).toEqual([{ q: "zero", keep: { n: 1 } }, { q: "zero", keep: { n: 1 } }, { q: "zero", keep: { n: 1 } }]);
   });
 
   test("retryByTool replaces the default policy for its tool", async () => {
