@@ -126,3 +126,16 @@ export function positiveInteger(text: string | undefined, flag: string): number 
   if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(value) || value < 1) throw new FlagError(`${flag} must be a positive integer, not ${quoted(text, 20)}`);
   return value;
 }
+
+/**
+ * A flag's whole number that may be 0 (a wait in milliseconds), or `undefined` when the flag was not given.
+ *
+ * @example
+ * wholeNumber("0", "--retry-delay") // 0
+ */
+export function wholeNumber(text: string | undefined, flag: string): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(value)) throw new FlagError(`${flag} must be a whole number of milliseconds, not ${quoted(text, 20)}`);
+  return value;
+}

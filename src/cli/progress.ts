@@ -38,7 +38,19 @@ function describe(event: RunEvent): string {
       return `failed after ${ms(event.durationMs)}: ${detail(event.error.message)}`;
     case "step-skipped":
       return `skipped: step ${event.blockedBy} did not succeed`;
+    case "step-retry":
+      return `${retryingText(event.delayMs, event.attempt + 1, event.attempts)}: ${detail(event.error.message)}`;
   }
+}
+
+/**
+ * What a step waiting to be tried again shows: the wait in seconds, the next try and the tries in all.
+ *
+ * @example
+ * retryingText(2000, 2, 3) // "retrying in 2.0 s (attempt 2 of 3)"
+ */
+export function retryingText(delayMs: number, next: number, attempts: number): string {
+  return `retrying in ${(delayMs / 1000).toFixed(1)} s (attempt ${next} of ${attempts})`;
 }
 
 /**
@@ -74,7 +86,7 @@ export function liveProgress(write: (text: string) => void, total: number, optio
   // A pseudo-terminal may report 0 rows and columns: then the defaults.
   const height = Math.max(2, Math.min(40, (options.rows || 24) - 2));
   const width = Math.max(40, Math.min(400, options.columns || 100));
-  const running = new Map<number, { tool: string; startMs: number }>();
+  const running = new Map<number, { tool: string; startMs: number; retrying?: string }>();
   const counts = { done: 0, failed: 0, skipped: 0 };
   let failures: string[] = [];
   let drawn = 0;
@@ -87,7 +99,10 @@ export function liveProgress(write: (text: string) => void, total: number, optio
     lastDraw = performance.now();
     const lines: string[] = [];
     const shown = [...running].slice(0, height - 1 - (running.size > height - 1 ? 1 : 0));
-    for (const [id, step] of shown) lines.push(`  ${pc.cyan("running ")} step ${String(id).padEnd(4)} ${cut(step.tool).padEnd(16)} ${pc.dim(`started at ${ms(step.startMs)}`)}`);
+    for (const [id, step] of shown) {
+      const state = step.retrying === undefined ? pc.cyan("running ") : pc.yellow("waiting ");
+      lines.push(`  ${state} step ${String(id).padEnd(4)} ${cut(step.tool).padEnd(16)} ${pc.dim(step.retrying ?? `started at ${ms(step.startMs)}`)}`);
+    }
     if (shown.length < running.size) lines.push(pc.dim(`  … and ${running.size - shown.length} more running`));
     const waiting = Math.max(0, total - running.size - counts.done - counts.failed - counts.skipped);
     lines.push(`  ${pc.cyan(`${running.size} running`)}, ${pc.dim(`${waiting} waiting`)}, ${pc.green(`${counts.done} done`)}, ${pc.red(`${counts.failed} failed`)}, ${pc.yellow(`${counts.skipped} skipped`)}`);
@@ -122,6 +137,9 @@ export function liveProgress(write: (text: string) => void, total: number, optio
           break;
         case "step-skipped":
           counts.skipped++;
+          break;
+        case "step-retry":
+          running.set(event.stepId, { tool: tool(event.tool), startMs: event.atMs, retrying: retryingText(event.delayMs, event.attempt + 1, event.attempts) });
           break;
       }
       schedule();

@@ -11,7 +11,8 @@ import { runPlan, type RunReport } from "../run/run-plan.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { LineIndex } from "../shared/positions.js";
 import { locateDiagnostics, printDiagnostics, unknownTools } from "./diagnostics.js";
-import { parseFlags, positiveInteger } from "./flags.js";
+import { FlagError, parseFlags, positiveInteger, wholeNumber } from "./flags.js";
+import type { RetryPolicy } from "../run/retry.js";
 import { CliError } from "./input.js";
 import { interruptedExitCode, readCatalog, readJsonInput, type CliIo } from "./io.js";
 import { loadTools } from "./load-tools.js";
@@ -25,7 +26,7 @@ import { runOnDatabase } from "./db-command.js";
 import { runToMermaid, runToSvg } from "../draw/index.js";
 
 export const runUsage =
-  'usage: plan-refs run <plan.json|-> (--tools <tools.mjs> | --mcp "COMMAND" | --mcp-url URL | --database URL [--detach])… [--mcp-timeout MS] [--catalog tools.json] [--results out.json] [--timeline FILE.svg|FILE.mmd] [--concurrency N] [--timeout MS] [--fail-fast] [--validate-outputs] [--validate-inputs]';
+  'usage: plan-refs run <plan.json|-> (--tools <tools.mjs> | --mcp "COMMAND" | --mcp-url URL | --database URL [--detach])… [--mcp-timeout MS] [--catalog tools.json] [--results out.json] [--timeline FILE.svg|FILE.mmd] [--concurrency N] [--timeout MS] [--retry N [--retry-delay MS] [--retry-max-delay MS]] [--fail-fast] [--validate-outputs] [--validate-inputs]';
 
 export const runHelp = `${runUsage}
 
@@ -51,6 +52,12 @@ ${MCP_HELP}
   --concurrency N       most tools running at once (default 8); not with --database, where each
                         worker's own plan-refs worker --concurrency decides
   --timeout MS          fail a step that runs longer than MS milliseconds (default: no limit)
+  --retry N             try a step whose tool fails or times out up to N times in all (default 1:
+                        no retry); waits grow ×2 with full jitter; a tool's error with retryable:
+                        false is not retried, one with retryAfterMs waits that long; not with
+                        --database
+  --retry-delay MS      the wait before the second try (default 1000); needs --retry
+  --retry-max-delay MS  no wait is longer (default 30000); needs --retry
   --fail-fast           stop at the first failure (default: independent steps go on)
   --validate-outputs    fail a step whose result does not match its catalog output schema
   --validate-inputs     fail a step whose resolved arguments do not match its catalog input schema (the tool is not called)
@@ -72,6 +79,18 @@ example:
   plan-refs run examples/mcp/plan.json --mcp "node examples/mcp/server.mjs"
 `;
 
+/** The policy of --retry, --retry-delay and --retry-max-delay (`undefined` without --retry). */
+function retryPolicy(attempts: string | undefined, delay: string | undefined, maxDelay: string | undefined, database: boolean): RetryPolicy | undefined {
+  if (attempts === undefined) {
+    if (delay !== undefined || maxDelay !== undefined) throw new FlagError(`--${delay !== undefined ? "retry-delay" : "retry-max-delay"} needs --retry N`);
+    return undefined;
+  }
+  if (database) throw new CliError(`--retry is not applied by the workers yet: run here without --database; nothing was submitted\n${runUsage}`, "usage");
+  const initialDelayMs = wholeNumber(delay, "--retry-delay");
+  const maxDelayMs = wholeNumber(maxDelay, "--retry-max-delay");
+  return { attempts: positiveInteger(attempts, "--retry")!, ...(initialDelayMs === undefined ? {} : { initialDelayMs }), ...(maxDelayMs === undefined ? {} : { maxDelayMs }) };
+}
+
 export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseFlags(argv, {
     tools: { type: "string" },
@@ -80,6 +99,9 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     timeline: { type: "string" },
     concurrency: { type: "string" },
     timeout: { type: "string" },
+    retry: { type: "string" },
+    "retry-delay": { type: "string" },
+    "retry-max-delay": { type: "string" },
     "fail-fast": { type: "boolean" },
     "validate-outputs": { type: "boolean" },
     "validate-inputs": { type: "boolean" },
@@ -97,6 +119,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   }
   const concurrency = positiveInteger(values.concurrency, "--concurrency");
   const timeoutMs = positiveInteger(values.timeout, "--timeout");
+  const retry = retryPolicy(values.retry, values["retry-delay"], values["retry-max-delay"], values.database !== undefined);
   if (planPath === "-" && values.catalog === "-") throw new CliError("only one of the plan and --catalog can be read from stdin", "usage");
 
   const planName = planPath === "-" ? "<stdin>" : printable(planPath);
@@ -112,7 +135,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   const timeline = values.timeline === undefined ? undefined : timelineTarget(values.timeline, guarded, values.detach === true, target);
   const module = values.tools === undefined ? undefined : await loadTools(values.tools, io.signal);
   return withMcpServers(values, io.signal, (servers) =>
-    runWith(io, { planName, planValue, planText, catalog, target, timeline, guarded, concurrency, timeoutMs, failFast: values["fail-fast"] === true, validateOutputs: values["validate-outputs"] === true, validateInputs: values["validate-inputs"] === true, module, modulePath: values.tools, servers, database: values.database, detach: values.detach === true }),
+    runWith(io, { planName, planValue, planText, catalog, target, timeline, guarded, concurrency, timeoutMs, retry, failFast: values["fail-fast"] === true, validateOutputs: values["validate-outputs"] === true, validateInputs: values["validate-inputs"] === true, module, modulePath: values.tools, servers, database: values.database, detach: values.detach === true }),
   );
 }
 
@@ -127,6 +150,7 @@ interface RunSetup {
   guarded: GuardedFile[];
   concurrency: number | undefined;
   timeoutMs: number | undefined;
+  retry: RetryPolicy | undefined;
   failFast: boolean;
   validateOutputs: boolean;
   validateInputs: boolean;
@@ -175,6 +199,7 @@ async function runWith(io: CliIo, setup: RunSetup): Promise<number> {
       ...(catalog === undefined ? {} : { catalog }),
       ...(concurrency === undefined ? {} : { concurrency }),
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      ...(setup.retry === undefined ? {} : { retry: setup.retry }),
       failFast: setup.failFast,
       validateOutputs: setup.validateOutputs,
       validateInputs: setup.validateInputs,

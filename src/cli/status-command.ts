@@ -45,7 +45,7 @@ export async function statusCommand(argv: string[], io: CliIo): Promise<number> 
   }
   if (format === "json") {
     const json = reportToJSON({ ...snapshot, status: snapshot.status === "running" ? "ok" : snapshot.status });
-    io.stdout(`${JSON.stringify({ runId: snapshot.runId, ...json, status: snapshot.status === "running" ? "running" : json.status }, null, 2)}\n`);
+    io.stdout(`${JSON.stringify({ ...json, status: snapshot.status === "running" ? "running" : json.status }, null, 2)}\n`);
   } else {
     const counts = { waiting: 0, ready: 0, running: 0, done: 0, failed: 0, skipped: 0 };
     for (const step of snapshot.steps.values()) counts[step.state]++;

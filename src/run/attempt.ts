@@ -31,6 +31,13 @@ export interface ToolContext {
   readonly stepId: number;
   /** Aborted when the run is aborted, when the step times out, or (with `failFast`) when another step fails. */
   readonly signal: AbortSignal;
+  /** The try of this step, 1 on the first (more when a retry policy tries it again). Set by `runPlan` and the workers. */
+  readonly attempt?: number;
+  /**
+   * `runId:stepId`, the same on every try of the step: a key for a side effect that must happen once
+   * (a payment, an e-mail) although the tool may be called again. Set by `runPlan`.
+   */
+  readonly idempotencyKey?: string;
 }
 
 /** A tool: resolved arguments in, a result (or a promise of one) out. */
@@ -135,6 +142,8 @@ export interface AttemptStep<S> {
   timer: ReturnType<typeof setTimeout> | undefined;
   /** Who hears how the attempt ends; `undefined` once the executor has let go of the step. */
   owner: AttemptOwner<S> | undefined;
+  /** The step's current try (1, 2, …) where the executor retries: an outcome of an earlier try is dropped. */
+  readonly attempt?: number;
 }
 
 /** The executor's side of an attempt. */
@@ -189,9 +198,10 @@ export function attempt<S extends AttemptStep<S>>(step: S, fn: ToolFunction, own
       const then = (output as { then?: unknown }).then;
       if (typeof then === "function") {
         // Handlers are attached even if the run stopped meanwhile: a rejection is never left unhandled.
+        const tryOf = step.attempt;
         Promise.resolve(output).then(
-          (value) => onValue(step, value),
-          (error: unknown) => onError(step, error),
+          (value) => step.attempt === tryOf && onValue(step, value),
+          (error: unknown) => step.attempt === tryOf && onError(step, error),
         );
         return;
       }

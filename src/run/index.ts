@@ -5,3 +5,4 @@ export { MAX_TIMEOUT_MS, runPlan, type RunEvent, type RunOptions, type RunReport
 export { reportToJSON, type RunReportJSON, type StepErrorJSON } from "./report-json.js";
 export { StepError, type StepErrorCode } from "./step-error.js";
 export { defineTools, type CatalogTools, type DefinedTools, type SchemaValue, type ToolArgs, type TypedTool } from "./define-tools.js";
+export { NonRetryableError, RETRY_DEFAULTS, backoffMs, retryDelayMs, type RetryPolicy, type RetryableCode, type ResolvedRetryPolicy } from "./retry.js";

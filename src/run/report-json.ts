@@ -18,6 +18,7 @@ export interface StepErrorJSON {
 
 /** The JSON form of a `RunReport`. Step ids are the keys of `results`, `errors` and `timings.steps`. */
 export interface RunReportJSON {
+  readonly runId: string;
   readonly status: RunReport["status"];
   /** Every result produced, as JSON (a result of `undefined` is written as `null`). */
   readonly results: Record<string, unknown>;
@@ -25,6 +26,8 @@ export interface RunReportJSON {
   readonly skipped: number[];
   /** Milliseconds, rounded. */
   readonly timings: { readonly totalMs: number; readonly steps: Record<string, number> };
+  /** Tries of each step that started (1 without retries). */
+  readonly attempts: Record<string, number>;
 }
 
 /**
@@ -53,6 +56,7 @@ export function reportToJSON(report: RunReport): RunReportJSON {
   }
   const unserializable = Object.values(errors).some((error) => error.code === "unserializable");
   return {
+    runId: report.runId,
     status: report.status === "ok" && unserializable ? "failed" : report.status,
     // Step ids are non-negative integers: an object keyed by them lists them in numeric order.
     results,
@@ -62,6 +66,7 @@ export function reportToJSON(report: RunReport): RunReportJSON {
       totalMs: Math.round(report.timings.totalMs),
       steps: Object.fromEntries([...report.timings.steps].map(([id, timing]) => [String(id), Math.round(timing.durationMs)])),
     },
+    attempts: Object.fromEntries([...(report.attempts ?? [])].map(([id, tries]) => [String(id), tries])),
   };
 }
 

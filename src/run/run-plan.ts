@@ -23,6 +23,7 @@ import { readRunSettings, type RunEvent, type RunOptions, type RunSettings, type
 import { StepError } from "./step-error.js";
 import { abortStep, StepContext, StepIndex, StepRecord, takeDependents } from "./step-record.js";
 import { isStream, StreamIntake } from "./streamed-intake.js";
+import { retryDelayMs, type ResolvedRetryPolicy } from "./retry.js";
 
 export type { ToolContext, ToolFunction } from "./attempt.js";
 export type { RunReport, StepTiming } from "./run-report.js";
@@ -73,6 +74,8 @@ class Run {
   /** When scheduling began: lint and schema compilation happen before it. */
   #started = performance.now();
   #running = 0;
+  /** Steps waiting to be tried again (a timer each; they hold no concurrency slot). */
+  #retrying = 0;
   /** Steps in state `waiting` (when none is left at the end, there is nothing to fail as stuck). */
   #waiting = 0;
   #pumping = false;
@@ -255,8 +258,9 @@ class Run {
   #start(record: StepRecord): void {
     record.state = "running";
     this.#running++;
+    record.attempt++;
     const startMs = this.#now();
-    this.#times.start(record.slot, startMs);
+    if (record.attempt === 1) this.#times.start(record.slot, startMs);
     if (this.settings.onEvent !== undefined) {
       this.#emit({ type: "step-start", stepId: record.id, tool: record.tool, startMs });
       if (record.state !== "running") return; // the listener stopped the run
@@ -267,17 +271,22 @@ class Run {
   // The run's side of a step's attempt (src/run/attempt.ts).
 
   isRunning(record: StepRecord): boolean {
-    return record.state === "running";
+    return record.state === "running" && record.retryFailure === undefined;
   }
 
   resolveArgs(record: StepRecord): Record<string, unknown> {
-    const args = this.#language.resolve(record.args!, record.placeholders, this.results);
-    record.args = undefined; // let go of the snapshot once resolved
-    return args;
+    // A step that may be tried again resolves into a copy of the snapshot's top level each try (the
+    // snapshot is resolved in place, and a tool may set or delete its arguments), so every try gets
+    // the arguments the plan gave; nested values are shared (a deep copy per step tripled the run's time).
+    const policy = this.#policyOf(record.tool);
+    const retried = policy !== undefined && policy.attempts > 1;
+    const snapshot = retried ? { ...record.args! } : record.args!;
+    if (!retried) record.args = undefined; // let go of the snapshot once resolved
+    return this.#language.resolve(snapshot, record.placeholders, this.results);
   }
 
   contextOf(record: StepRecord): ToolContext {
-    return new StepContext(record);
+    return new StepContext(record, this.settings.runId);
   }
 
   checkInput(record: StepRecord, args: Record<string, unknown>): StepFailure | undefined {
@@ -302,11 +311,52 @@ class Run {
 
   /** The attempt's outcome: a result kept (also one that fails its output check), the step completed or failed. */
   #settle(record: StepRecord, value: unknown, failure: StepFailure | undefined): void {
-    if (record.state !== "running") return; // the run already gave up on it (abort, fail-fast, timeout)
+    if (!this.isRunning(record)) return; // the run already gave up on it (abort, fail-fast, timeout)
     const endMs = this.#end(record);
+    if (failure !== undefined && this.#retryLater(record, failure, endMs)) return;
+    record.args = undefined;
     if (failure === undefined || failure.code === "invalid-output") this.results.set(record.id, value);
     if (failure === undefined) this.#complete(record, endMs);
     else this.#fail(record, failure, endMs);
+  }
+
+  /** The policy of a tool: its own, else the run's. */
+  #policyOf(tool: string): ResolvedRetryPolicy | undefined {
+    return this.settings.retryByTool?.get(tool) ?? this.settings.retry;
+  }
+
+  /**
+   * Whether the failed try is tried again: if so the step waits (no concurrency slot, one timer kept
+   * on the record, so a stop or the cleanup clears it), told as a `step-retry` event.
+   */
+  #retryLater(record: StepRecord, failure: StepFailure, endMs: number): boolean {
+    const policy = this.#policyOf(record.tool);
+    if (policy === undefined || this.#stopped !== undefined) return false;
+    const delayMs = retryDelayMs(policy, record.attempt, failure);
+    if (delayMs === undefined) return false;
+    record.retryFailure = failure;
+    record.retryEndMs = endMs;
+    this.#retrying++;
+    record.timer = setTimeout(retryNow, delayMs, record);
+    if (this.settings.onEvent !== undefined) {
+      const error = new StepError(failure.code, record.id, record.tool, failure.detail, failure.cause);
+      this.#emit({ type: "step-retry", stepId: record.id, tool: record.tool, attempt: record.attempt, attempts: policy.attempts, delayMs, error, atMs: endMs });
+    }
+    return true;
+  }
+
+  /** A step's wait is over: it is ready again (in turn with the other ready steps). */
+  retry(record: StepRecord): void {
+    record.timer = undefined;
+    if (record.retryFailure === undefined || this.#stopped !== undefined || this.#finished) return;
+    record.retryFailure = undefined;
+    this.#retrying--;
+    // A fresh signal for the next try: the failed one's was aborted (a timeout) after the failure was recorded.
+    record.controller = undefined;
+    record.abortReason = undefined;
+    record.state = "ready";
+    this.#ready.push(record);
+    this.#pump();
   }
 
   /** The step's end: its timer cleared, its timing recorded. */
@@ -394,7 +444,12 @@ class Run {
     const aborted: StepRecord[] = [];
     for (const record of this.#records.list) {
       const action = onStop(record.state);
-      if (action === "abort") {
+      if (action === "abort" && record.retryFailure !== undefined) {
+        // Waiting to be tried again: its wait is cancelled, and it fails with what its last try gave.
+        clearAttemptTimer(record);
+        this.#retrying--;
+        this.#markFailed(record, record.retryFailure, record.retryEndMs);
+      } else if (action === "abort") {
         this.#markFailed(record, failure, this.#end(record));
         aborted.push(record);
       } else if (action === "skip") this.#markSkipped(record, undefined);
@@ -453,7 +508,7 @@ class Run {
   #settleIfIdle(): void {
     if (this.#finished) return;
     if (this.#stopped !== undefined) return this.#finish();
-    if (this.#running > 0 || this.#readyHead < this.#ready.length || this.#streamOpen) return;
+    if (this.#running > 0 || this.#retrying > 0 || this.#readyHead < this.#ready.length || this.#streamOpen) return;
     if (this.#waiting > 0) this.#failStuck();
     this.#finish();
   }
@@ -489,13 +544,28 @@ class Run {
   #report(status?: RunReport["status"]): RunReport {
     if (this.#fatal !== undefined) throw this.#fatal;
     const final = status ?? runStatus(this.#stopped, this.errors.size, this.diagnostics);
+    const attempts = new Map<number, number>();
+    for (const record of this.#records.list) if (record.attempt > 0) attempts.set(record.id, record.attempt);
     return {
+      runId: this.settings.runId,
       status: final,
       results: this.results,
       errors: this.errors,
       skipped: this.skipped,
       diagnostics: this.diagnostics,
       timings: { totalMs: this.#now(), steps: this.#times.timings(this.#records.list) },
+      attempts,
     };
+  }
+}
+
+/** A retry timer's callback: reaches the run through the record (nothing escapes a timer). */
+function retryNow(record: StepRecord): void {
+  const run = record.owner as Run | undefined;
+  if (run === undefined) return;
+  try {
+    run.retry(record);
+  } catch (error) {
+    run.fatal(error);
   }
 }

@@ -16,6 +16,8 @@ export interface StepTiming {
 
 /** The outcome of a run. Nothing produced is ever dropped. */
 export interface RunReport {
+  /** The run's id (the `runId` option, else a random UUID): the first half of every idempotency key. */
+  readonly runId: string;
   /** `ok`: every step succeeded; `failed`: a step failed; `aborted`: the signal fired; `invalid`: lint errors, nothing ran. */
   readonly status: RunStatus;
   readonly results: Map<number, unknown>;
@@ -26,6 +28,11 @@ export interface RunReport {
   readonly diagnostics: Diagnostic[];
   /** Every step that started has its timing, also one aborted or timed out while it ran. */
   readonly timings: { readonly totalMs: number; readonly steps: Map<number, StepTiming> };
+  /**
+   * How many times each step's tool was tried (1 without retries); a step that never started has no
+   * entry. Always set by `runPlan`; a PostgreSQL run's snapshot does not count tries yet.
+   */
+  readonly attempts?: Map<number, number>;
 }
 
 /** Start and end of each step by its slot (2 × slot, 2 × slot + 1), in ms since scheduling began; NaN until set. */

@@ -15,7 +15,8 @@ import type { ToolFunction } from "./attempt.js";
 import type { StepError } from "./step-error.js";
 import { asRefError, RefError } from "../shared/errors.js";
 import { layeredOptions, OPTION_NAMES, type OptionName } from "../shared/options.js";
-import { ownData } from "../shared/own-data.js";
+import { isPlainArray, isPlainObject, MISSING, ownData, ownDataEntries, ownElements, readOwnData } from "../shared/own-data.js";
+import { RETRY_DEFAULTS, RETRYABLE_CODES, resolveRetryPolicy, type ResolvedRetryPolicy, type RetryableCode, type RetryPolicy } from "./retry.js";
 
 /**
  * The longest finite `timeoutMs`: 2^31 − 1 ms (about 24.8 days), the most a timer can wait (Node and
@@ -35,7 +36,9 @@ export type RunEvent =
   | { readonly type: "step-start"; readonly stepId: number; readonly tool: string; readonly startMs: number }
   | { readonly type: "step-done"; readonly stepId: number; readonly tool: string; readonly startMs: number; readonly endMs: number; readonly durationMs: number }
   | { readonly type: "step-failed"; readonly stepId: number; readonly tool: string; readonly error: StepError; readonly startMs: number; readonly endMs: number; readonly durationMs: number }
-  | { readonly type: "step-skipped"; readonly stepId: number; readonly tool: string; readonly blockedBy: number; readonly atMs: number };
+  | { readonly type: "step-skipped"; readonly stepId: number; readonly tool: string; readonly blockedBy: number; readonly atMs: number }
+  /** A try failed and the step is tried again after `delayMs`: `attempt` is the try that failed, `attempts` the policy's tries. */
+  | { readonly type: "step-retry"; readonly stepId: number; readonly tool: string; readonly attempt: number; readonly attempts: number; readonly delayMs: number; readonly error: StepError; readonly atMs: number };
 
 /**
  * Options of `runPlan`. Each is read once, when the run starts. The language options (`syntax`,
@@ -62,6 +65,12 @@ export interface RunOptions extends ResolveOptions {
   readonly validateInputs?: boolean;
   /** Called for every step event. What it throws or rejects with is ignored. */
   readonly onEvent?: (event: RunEvent) => void;
+  /** How a failed step is tried again (default: it is not). `timeoutMs` applies to each try. */
+  readonly retry?: RetryPolicy;
+  /** A tool's own policy, replacing `retry` for that tool. */
+  readonly retryByTool?: Readonly<Record<string, RetryPolicy>>;
+  /** The run's id, in the report and in every idempotency key (`runId:stepId`); default a random UUID. */
+  readonly runId?: string;
 }
 
 /** Builds the error an entry point throws for an option it refuses (its code is always `invalid-options`). */
@@ -78,7 +87,16 @@ export const OPTION_MESSAGES = {
   signal: (name: string) => `option ${name} must be an AbortSignal`,
   callback: (name: string) => `option ${name} must be a function`,
   tools: (name: string) => `option ${name} must be an object of tool functions`,
+  object: (name: string, what: string) => `option ${name} must be ${what}`,
+  milliseconds: (name: string) => `option ${name} must be a number of milliseconds from 0 to ${MAX_TIMEOUT_MS}`,
+  factor: (name: string) => `option ${name} must be a finite number of at least 1`,
+  choice: (name: string, allowed: readonly string[]) => `option ${name} must be one of ${allowed.map((value) => JSON.stringify(value)).join(", ")}`,
+  codes: (name: string, allowed: readonly string[]) => `option ${name} must be an array of step error codes among ${allowed.map((value) => JSON.stringify(value)).join(", ")}`,
+  runId: (name: string) => `option ${name} must be a string of 1 to ${MAX_RUN_ID_LENGTH} characters`,
 } as const;
+
+/** The longest `runId` accepted (it is part of every idempotency key). */
+export const MAX_RUN_ID_LENGTH = 200;
 
 /**
  * One option, read once under the read policy (a property read; a getter runs here). A getter or a
@@ -149,6 +167,65 @@ export function readCallback<F extends (...args: never[]) => unknown>(value: unk
   return value as F;
 }
 
+/** A wait in milliseconds that may be 0 (a backoff's delays): a number from 0 to `MAX_TIMEOUT_MS`; absent: `undefined`. */
+function readDelay(value: unknown, name: string, refuse: RefuseOption): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "number" || !(value >= 0) || value > MAX_TIMEOUT_MS) throw refuse(OPTION_MESSAGES.milliseconds(name));
+  return value;
+}
+
+/**
+ * A retry policy (own data properties only, each field checked; `invalid-options` names the field),
+ * with its defaults filled in; absent: `undefined`.
+ *
+ * @example
+ * readRetryPolicy({ attempts: 3, jitter: "none" }, "retry")?.initialDelayMs // 1000
+ * readRetryPolicy({ attempts: 3, retryOn: ["aborted"] }, "retry") // throws invalid-options: option retry.retryOn must be …
+ */
+export function readRetryPolicy(value: unknown, name: string, refuse: RefuseOption = refuseWithRefError): ResolvedRetryPolicy | undefined {
+  if (value === undefined) return undefined;
+  if (!isPlainObject(value)) throw refuse(OPTION_MESSAGES.object(name, "a retry policy: an object with attempts, and optionally initialDelayMs, factor, maxDelayMs, jitter, retryOn"));
+  const field = (key: string): unknown => {
+    const read = readOwnData(value, key);
+    return read === MISSING ? undefined : read;
+  };
+  const attempts = readPositiveInteger(field("attempts"), `${name}.attempts`, RETRY_DEFAULTS.attempts, refuse);
+  const initialDelayMs = readDelay(field("initialDelayMs"), `${name}.initialDelayMs`, refuse);
+  const maxDelayMs = readDelay(field("maxDelayMs"), `${name}.maxDelayMs`, refuse);
+  const factor = field("factor");
+  if (factor !== undefined && (typeof factor !== "number" || !(factor >= 1) || factor === Infinity)) throw refuse(OPTION_MESSAGES.factor(`${name}.factor`));
+  const jitter = field("jitter");
+  if (jitter !== undefined && jitter !== "full" && jitter !== "none") throw refuse(OPTION_MESSAGES.choice(`${name}.jitter`, ["full", "none"]));
+  const retryOn = field("retryOn");
+  if (retryOn !== undefined && (!isPlainArray(retryOn) || retryOn.length > RETRYABLE_CODES.length || !ownElements(retryOn).every(([code]) => (RETRYABLE_CODES as readonly unknown[]).includes(code)))) {
+    throw refuse(OPTION_MESSAGES.codes(`${name}.retryOn`, RETRYABLE_CODES));
+  }
+  return resolveRetryPolicy({
+    attempts,
+    ...(initialDelayMs === undefined ? {} : { initialDelayMs }),
+    ...(maxDelayMs === undefined ? {} : { maxDelayMs }),
+    ...(factor === undefined ? {} : { factor: factor as number }),
+    ...(jitter === undefined ? {} : { jitter: jitter as "full" | "none" }),
+    ...(retryOn === undefined ? {} : { retryOn: ownElements(retryOn).map(([code]) => code as RetryableCode) }),
+  });
+}
+
+/** Policies by tool name (own data properties only), each read as `readRetryPolicy`. */
+function readRetryByTool(value: unknown, name: string, refuse: RefuseOption): Map<string, ResolvedRetryPolicy> | undefined {
+  if (value === undefined) return undefined;
+  if (!isPlainObject(value)) throw refuse(OPTION_MESSAGES.object(name, "an object of retry policies by tool name"));
+  const policies = new Map<string, ResolvedRetryPolicy>();
+  for (const [tool, policy] of ownDataEntries(value)) policies.set(tool, readRetryPolicy(policy, `${name}.${tool}`, refuse)!);
+  return policies;
+}
+
+/** A run's id: a non-empty string (absent: a random UUID). */
+function readRunId(value: unknown, name: string, refuse: RefuseOption): string {
+  if (value === undefined) return globalThis.crypto.randomUUID();
+  if (typeof value !== "string" || value.length === 0 || value.length > MAX_RUN_ID_LENGTH) throw refuse(OPTION_MESSAGES.runId(name));
+  return value;
+}
+
 /** A flag: on only when it is `true` (anything else is off, as before). */
 function readFlag(value: unknown): boolean {
   return value === true;
@@ -197,6 +274,11 @@ export interface RunSettings extends RunOptionValues {
   readonly concurrency: number;
   readonly signal: AbortSignal | undefined;
   readonly onEvent: ((event: RunEvent) => unknown) | undefined;
+  /** The policy of every tool without its own (`undefined`: no retry). */
+  readonly retry: ResolvedRetryPolicy | undefined;
+  /** Policies by tool name, each replacing `retry` for its tool. */
+  readonly retryByTool: ReadonlyMap<string, ResolvedRetryPolicy> | undefined;
+  readonly runId: string;
 }
 
 /** The default `concurrency` of `runPlan` and of a worker. */
@@ -219,6 +301,9 @@ export function readRunSettings(options: object): RunSettings {
     concurrency: readPositiveInteger(concurrency ?? undefined, "concurrency", DEFAULT_CONCURRENCY),
     signal: readSignal(signal, "signal"),
     onEvent: readCallback<(event: RunEvent) => unknown>(onEvent, "onEvent"),
+    retry: readRetryPolicy(readOption(options, "retry"), "retry"),
+    retryByTool: readRetryByTool(readOption(options, "retryByTool"), "retryByTool", refuseWithRefError),
+    runId: readRunId(readOption(options, "runId"), "runId", refuseWithRefError),
   };
 }
 

@@ -2,7 +2,7 @@
  * What `runPlan` keeps of each step while a run goes: its record (snapshot, place in the graph, state,
  * timer and lazily made signal), the context its tool receives, and the run's index of records by id.
  */
-import type { AttemptOwner, AttemptStep, ToolContext, ToolFunction } from "./attempt.js";
+import type { AttemptOwner, AttemptStep, StepFailure, ToolContext, ToolFunction } from "./attempt.js";
 import type { StepState } from "./schedule.js";
 
 /** One step of a run: its snapshot, its place in the graph, and its state. */
@@ -19,6 +19,12 @@ export class StepRecord implements AttemptStep<StepRecord> {
   controller: AbortController | undefined = undefined;
   /** Set when the step is aborted before its tool read the signal: the signal is made aborted. */
   abortReason: { readonly reason: unknown } | undefined = undefined;
+  /** Tries started (1 on the first). */
+  attempt = 0;
+  /** While the step waits to be tried again: what its last try failed with (its error if the wait is cancelled). */
+  retryFailure: StepFailure | undefined = undefined;
+  /** When its last try ended (the step's end if the wait is cancelled). */
+  retryEndMs = 0;
 
   constructor(
     readonly id: number,
@@ -57,18 +63,34 @@ function signalOf(record: StepRecord): AbortSignal {
   return record.controller.signal;
 }
 
+/** The abort reason of a signal first read after its try was over. */
+const STALE_TRY = "this try of the step is over";
+
 /** What a tool gets as its context: the signal is made only if the tool reads it. */
 export class StepContext implements ToolContext {
   readonly stepId: number;
+  readonly attempt: number;
   readonly #record: StepRecord;
+  readonly #runId: string;
+  #signal: AbortSignal | undefined;
 
-  constructor(record: StepRecord) {
+  constructor(record: StepRecord, runId: string) {
     this.stepId = record.id;
+    this.attempt = record.attempt;
     this.#record = record;
+    this.#runId = runId;
+  }
+
+  /** Made when read (most tools never do). */
+  get idempotencyKey(): string {
+    return `${this.#runId}:${this.stepId}`;
   }
 
   get signal(): AbortSignal {
-    return signalOf(this.#record);
+    // Kept once read: a later try of the step has a signal of its own. A try that ended before its
+    // tool first read the signal sees it aborted.
+    if (this.#signal === undefined) this.#signal = this.attempt === this.#record.attempt ? signalOf(this.#record) : AbortSignal.abort(STALE_TRY);
+    return this.#signal;
   }
 }
 

@@ -55,6 +55,18 @@ describe("plan-refs run", () => {
     expect(result.stderr).toContain("step 3 (echo) skipped");
   });
 
+  test("--retry N tries a failing tool again (each wait told on stderr); the report counts the tries", () => {
+    const flaky = file("flaky.mjs", `let calls = 0;\nexport const flaky = (args, context) => { calls++; if (calls < 3) throw new Error("down " + calls); return { calls, attempt: context.attempt, key: context.idempotencyKey }; };\n`);
+    const plan = file("flaky.plan.json", JSON.stringify({ steps: [{ id: 1, tool: "flaky", args: {} }] }));
+    const result = run([plan, "--tools", flaky, "--retry", "3", "--retry-delay", "0"]);
+    expect(result.status, result.stderr).toBe(0);
+    const report = JSON.parse(result.stdout) as { runId: string; attempts: Record<string, number>; results: Record<string, { calls: number; attempt: number; key: string }> };
+    expect(report.attempts).toEqual({ 1: 3 });
+    expect(report.results["1"]).toEqual({ calls: 3, attempt: 3, key: `${report.runId}:1` });
+    expect(result.stderr).toMatch(/step 1 \(flaky\) retrying in 0\.0 s \(attempt 2 of 3\): step 1 \(flaky\): the tool threw: down 1/);
+    expect(run([plan, "--tools", flaky]).status).toBe(1);
+  });
+
   test("--results writes the report to a file instead of stdout", () => {
     const out = join(tmp, "out.json");
     const result = run([twoSteps, "--tools", tools, "--results", out, "--concurrency", "1"]);

@@ -76,6 +76,8 @@ describe("help and version", () => {
 
   test("the defaults are stated", () => {
     expect(cli(["run", "--help"]).stdout).toMatch(/--concurrency N\s+most tools running at once \(default 8\)/);
+    expect(cli(["run", "--help"]).stdout).toMatch(/--retry N\s+try a step whose tool fails or times out up to N times in all \(default 1:/);
+    expect(cli(["run", "--help"]).stdout).toMatch(/--retry-delay MS\s+the wait before the second try \(default 1000\)/);
     expect(cli(["lint", "--help"]).stdout).toMatch(/--format pretty\|json\s+pretty \(default/);
     expect(cli(["resolve", "--help"]).stdout).toMatch(/seed \(default\)/);
   });

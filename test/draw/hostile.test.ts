@@ -82,7 +82,7 @@ describe("a plan with hostile names", () => {
   test("a run report with hostile tool names and error messages", () => {
     const timings = new Map([[1, { startMs: 0, endMs: 5, durationMs: 5 }], [2, { startMs: 5, endMs: 9, durationMs: 4 }]]);
     const errors = new Map([[2, new StepError("tool-error", 2, TOOLS[1]!, `</title><script>alert(1)</script>${LONG}`)]]);
-    const report: RunReport = { status: "failed", results: new Map([[1, 1]]), errors, skipped: [3], diagnostics: [], timings: { totalMs: 9, steps: timings } };
+    const report: RunReport = { runId: "r", status: "failed", results: new Map([[1, 1]]), errors, skipped: [3], diagnostics: [], timings: { totalMs: 9, steps: timings } };
     const root = expectInert(runToSvg(report, { plan }));
     expect(byClass(root, "plan-refs-bar").length).toBeGreaterThanOrEqual(3);
     const svg = runToSvg(report, { plan });

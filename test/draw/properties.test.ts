@@ -85,7 +85,7 @@ const reportArbitrary = fc
       if (step.outcome === "ok") results.set(step.id, { ok: true });
       else errors.set(step.id, new StepError(step.outcome === "aborted" ? "aborted" : "tool-error", step.id, step.tool, "<boom> & \"quoted\""));
     }
-    const report: RunReport = { status: errors.size > 0 ? "failed" : "ok", results, errors, skipped, diagnostics: [], timings: { totalMs, steps: timings } };
+    const report: RunReport = { runId: "r", status: errors.size > 0 ? "failed" : "ok", results, errors, skipped, diagnostics: [], timings: { totalMs, steps: timings } };
     return { report, steps };
   });
 

@@ -21,7 +21,7 @@ function report(steps: [id: number, start: number, end: number, outcome?: "ok" |
     if (outcome === "ok") results.set(id, id);
     else errors.set(id, new StepError(outcome === "aborted" ? "aborted" : "tool-error", id, `tool${id}`, "it broke"));
   }
-  return { status: errors.size > 0 ? "failed" : "ok", results, errors, skipped, diagnostics: [], timings: { totalMs: Math.max(0, ...steps.map((s) => s[2])), steps: timings } };
+  return { runId: "r", status: errors.size > 0 ? "failed" : "ok", results, errors, skipped, diagnostics: [], timings: { totalMs: Math.max(0, ...steps.map((s) => s[2])), steps: timings } };
 }
 
 const diamond = {

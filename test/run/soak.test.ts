@@ -103,6 +103,32 @@ describe.runIf(gc !== undefined)("runs sharing one AbortSignal (child process wi
       listeners.restore();
     }
   });
+
+  test("runs stopped while a step waits to be tried again leave no retry timer behind", async () => {
+    const timers = watchTimers();
+    try {
+      for (let i = 0; i < 200; i++) {
+        const controller = new AbortController();
+        let waiting!: () => void;
+        const retried = new Promise<void>((resolve) => (waiting = resolve));
+        const running = runPlan(
+          [{ id: 1, tool: "flaky", args: {} }, { id: 2, tool: "boom", args: {} }],
+          { flaky: () => Promise.reject(new Error("down")), boom: () => retried.then(() => Promise.reject(new Error("x"))) },
+          { signal: controller.signal, timeoutMs: 60_000, failFast: i % 2 === 1, retryByTool: { flaky: { attempts: 3, initialDelayMs: 600_000 } }, onEvent: (event) => event.type === "step-retry" && waiting() },
+        );
+        if (i % 2 === 0) void retried.then(() => controller.abort());
+        const report = await running;
+        expect(report.status).toBe(i % 2 === 0 ? "aborted" : "failed");
+        expect(report.errors.get(1)?.code).toBe("tool-error");
+        expect(report.attempts?.get(1)).toBe(1);
+        expect(timers.pending()).toBe(0);
+      }
+      // A timeout timer per try and a retry timer per run, all gone.
+      expect(timers.made()).toBeGreaterThanOrEqual(3 * 200);
+    } finally {
+      timers.restore();
+    }
+  });
 });
 
 describe.runIf(gc !== undefined)("tools that never settle (child process with --expose-gc)", () => {
@@ -147,7 +173,7 @@ describe.runIf(gc === undefined)("runs sharing one AbortSignal", () => {
     });
     // eslint-disable-next-line no-control-regex
     const output = `${child.stdout}\n${child.stderr}`.replace(/\u001b\[[0-9;]*m/g, "");
-    expect(output, output).toMatch(/Tests\s+4 passed/);
+    expect(output, output).toMatch(/Tests\s+5 passed/);
     expect(child.status, output).toBe(0);
   }, 600_000);
 });
