@@ -222,7 +222,7 @@ describe("planTool's execute", () => {
   });
 
   test("runPlan options pass through, and bad options are refused when the tool is made", async () => {
-    const tools = { fail: tool({ inputSchema: z.object({}), execute: async (): Promise<number> => Promise.reject(new Error("no such city")) }), ok: tool({ inputSchema: z.object({}), execute: () => 1 }) };
+    const tools = { fail: tool({ inputSchema: z.object({}), execute: async (): Promise<number> => Promise.reject(new Error("no such city")) }), ok: tool({ inputSchema: z.object({ a: z.number() }), execute: () => 1 }) };
     const answer = await execute(tools, { steps: [{ id: 1, tool: "fail", args: {} }, { id: 2, tool: "ok", args: { a: "$1" } }] });
     expect(answer).toMatchObject({ status: "failed", errors: { "1": { code: "tool-error" } }, skipped: [2] });
     expect((answer as { errors: Record<string, { message: string }> }).errors["1"]!.message).toContain("no such city");

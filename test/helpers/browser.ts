@@ -72,9 +72,20 @@ export async function chromiumLaunch(candidates: readonly string[] = SYSTEM_CHRO
  * (its TMPDIR), which is then renamed into place whole; if another process got there first, its copy
  * is used and ours removed.
  */
+function isPackageFolder(folder: string, name: string): boolean {
+  try {
+    return (JSON.parse(readFileSync(join(folder, "package.json"), "utf8")) as { name?: unknown }).name === name;
+  } catch {
+    return false;
+  }
+}
+
 function unpackedChromium(): string {
   const entry = createRequire(import.meta.url).resolve("@sparticuz/chromium");
-  const packageFolder = dirname(dirname(entry));
+  // The entry sits at a depth that differs between versions (build/index.js, build/esm/index.js): the
+  // package's folder is the nearest one above it whose package.json names the package.
+  let packageFolder = dirname(entry);
+  while (!isPackageFolder(packageFolder, "@sparticuz/chromium") && dirname(packageFolder) !== packageFolder) packageFolder = dirname(packageFolder);
   const { version } = JSON.parse(readFileSync(join(packageFolder, "package.json"), "utf8")) as { version: string };
   const folder = join(tmpdir(), `plan-refs-chromium-${version}-${process.getuid?.() ?? "user"}`);
   const binary = join(folder, "chromium");
