@@ -68,6 +68,8 @@ async function readSnapshot(client: PgQueryable, connection: Connection, runId: 
   const errors = new Map<number, StepError>();
   const skipped: number[] = [];
   const timings = new Map<number, StepTiming>();
+  // Every start counts, also one after a worker died, as runPlan counts every try.
+  const attempts = new Map<number, number>();
   const byOrdinal: [number, number, StepSnapshot][] = [];
   for (const row of steps.rows) {
     const id = Number(row.step_id);
@@ -84,6 +86,7 @@ async function readSnapshot(client: PgQueryable, connection: Connection, runId: 
         ...(row.unserved === true ? { noWorkerHasTool: true as const } : {}),
       },
     ]);
+    if (Number(row.attempt) > 0) attempts.set(id, Number(row.attempt));
     if (row.has_result === true) results.set(id, row.no_result === true ? undefined : row.result);
     if (row.state === "failed") errors.set(id, rebuildStepError(id, String(row.tool), row.error as StoredStepError));
     if (row.state === "skipped") skipped.push(id);
@@ -101,6 +104,7 @@ async function readSnapshot(client: PgQueryable, connection: Connection, runId: 
     skipped,
     diagnostics: run.diagnostics as Diagnostic[],
     timings: { totalMs: Number(run.total_ms), steps: timings },
+    attempts,
     steps: new Map(byOrdinal.sort((a, b) => a[0] - b[0]).map(([, id, step]) => [id, step])),
   };
 }
