@@ -5,12 +5,12 @@
 import { printable } from "../shared/text.js";
 import { boundedSetting, type WorkerLimit } from "../postgres/worker-settings.js";
 import { asCliError, databaseOptions, loadPostgres } from "./db-command.js";
-import { parseFlags } from "./flags.js";
+import { FlagError, parseFlags } from "./flags.js";
 import { CliError } from "./input.js";
 import type { CliIo } from "./io.js";
 import { loadTools } from "./load-tools.js";
 
-export const workerUsage = "usage: plan-refs worker --tools <tools.mjs> [--database URL] [--concurrency N] [--recovery-ms N] [--grace-ms N]";
+export const workerUsage = "usage: plan-refs worker --tools <tools.mjs> [--database URL] [--concurrency N] [--recovery-ms N] [--grace-ms N] [--validate-inputs]";
 
 export const workerHelp = `${workerUsage}
 
@@ -49,7 +49,7 @@ function boundedFlag(text: string | undefined, flag: string, setting: WorkerLimi
   try {
     return boundedSetting(value, setting, flag);
   } catch (error) {
-    throw new CliError((error as Error).message, "usage");
+    throw new FlagError((error as Error).message);
   }
 }
 
