@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { freePort, startDatabase, type TestDatabase } from "./server.js";
+import { workerUsage } from "../../src/cli/worker-command.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const TOOLS = "test/fixtures/pg-tools.mjs";
@@ -249,9 +250,9 @@ describe("plan-refs on PostgreSQL", { timeout: 90_000 }, () => {
     ["--concurrency", "100000", "--concurrency must be an integer from 1 to 256, not 100000"],
     ["--concurrency", "0", "--concurrency must be an integer from 1 to 256, not 0"],
     ["--grace-ms", "1e3", '--grace-ms must be an integer from 1 to 2147478647, not "1e3"'],
-  ])("worker %s %s: one line naming the bounds, exit 2", (flag, value, message) => {
+  ])("worker %s %s: one line naming the bounds, then the usage, exit 2", (flag, value, message) => {
     const result = cli(["worker", "--tools", TOOLS, "--database", db.url, flag, value]);
-    expect(result.stderr).toBe(`plan-refs: ${message}\n`);
+    expect(result.stderr).toBe(`plan-refs worker: ${message}\n${workerUsage}\n(plan-refs worker --help for more)\n`);
     expect(result.status).toBe(2);
   });
 
