@@ -1,5 +1,5 @@
 /**
- * The plan format (readPlan), a building block of the linter (issue 4): steps with their index and
+ * The plan format (readPlan), a building block of the linter: steps with their index and
  * pointer, and the shape problems it reports. The reference scanner is in references.test.ts, the
  * dependency graph in graph.test.ts.
  */

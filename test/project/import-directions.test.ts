@@ -1,5 +1,5 @@
 /**
- * The allowed import directions between the folders of src/ (issue 14): every import of every
+ * The allowed import directions between the folders of src/: every import of every
  * src/**\/*.ts file, static, dynamic or `import("…")` type, must follow the table below, and the
  * folders form no cycle. The table is the one place the layering is written down:
  *
@@ -37,7 +37,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
 };
 
 /**
- * Imports that break the table today, each to be removed (issue 14), as "from-file -> to-file". Empty
+ * Imports that break the table today, each to be removed, as "from-file -> to-file". Empty
  * when the layering holds; a new violation fails the test, and so does one listed here that is gone.
  */
 const KNOWN_VIOLATIONS: readonly string[] = [];
@@ -76,7 +76,7 @@ describe("import directions between src/ folders", () => {
     expect(edges.length).toBeGreaterThan(100); // the reader found the imports
   });
 
-  test("every import follows the table (known violations listed, pointing to issue 14)", () => {
+  test("every import follows the table (known violations listed)", () => {
     const violations = edges
       .filter((edge) => edge.fromFolder !== edge.toFolder && !(ALLOWED[edge.fromFolder] ?? []).includes(edge.toFolder))
       .map((edge) => `${edge.from} -> ${edge.to}`);

@@ -1,5 +1,5 @@
 /**
- * Path syntax (issue 3): the shared rows in test/cases/path.json, then what JSON cannot express
+ * Path syntax: the shared rows in test/cases/path.json, then what JSON cannot express
  * (Maps and class instances inside a path, getters, holes) as TypeScript tables.
  */
 import { describe, expect, test } from "vitest";
