@@ -305,7 +305,7 @@ describe("plan-refs lsp --stdio", () => {
 });
 
 /**
- * a malformed Content-Length (not a number, negative, 10^9) or headers ending in a
+ * A malformed Content-Length (not a number, negative, 10^9) or headers ending in a
  * bare LF left the server silent until stdin closed, and a `file://host/…` document got "could not
  * lint" instead of its diagnostics. Now each malformed header block is one line on stderr and is
  * skipped, and the server answers the next request; a URI with a host is linted without a catalog.
