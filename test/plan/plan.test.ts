@@ -12,7 +12,7 @@ const step = (id: number, args: Record<string, unknown> = {}, tool = "t") => ({ 
 describe("readPlan", () => {
   test("an unknown property's message lists every property allowed there", () => {
     expect(readPlan({ steps: [{ id: 1, tool: "a", args: {}, extra: 1 }] }).problems.map((problem) => problem.message)).toEqual(['unknown step property "extra" (expected id, tool, args, description, name)']);
-    expect(readPlan({ steps: [], stpes: [] }).problems.map((problem) => problem.message)).toEqual(['unknown plan property "stpes" (expected steps, tools, options, $schema, description, name)']);
+    expect(readPlan({ steps: [], stpes: [] }).problems.map((problem) => problem.message)).toEqual(['unknown plan property "stpes" (expected steps, output, tools, options, $schema, description, name)']);
   });
 
   test("an object plan: steps with their index and pointer, tools and options", () => {
