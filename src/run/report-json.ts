@@ -28,6 +28,10 @@ export interface RunReportJSON {
   readonly timings: { readonly totalMs: number; readonly steps: Record<string, number> };
   /** Tries of each step that started (1 without retries). */
   readonly attempts: Record<string, number>;
+  /** The plan's resolved `output`, as JSON, when it has one that could be resolved. */
+  readonly output?: unknown;
+  /** Why the plan's `output` could not be resolved (or written as JSON). */
+  readonly outputError?: StepErrorJSON;
 }
 
 /**
@@ -67,7 +71,16 @@ export function reportToJSON(report: RunReport): RunReportJSON {
       steps: Object.fromEntries([...report.timings.steps].map(([id, timing]) => [String(id), Math.round(timing.durationMs)])),
     },
     attempts: Object.fromEntries([...(report.attempts ?? [])].map(([id, tries]) => [String(id), tries])),
+    ...outputJSON(report),
   };
+}
+
+/** The report's output as JSON, or its error; an output JSON cannot write is an `unserializable` error. */
+function outputJSON(report: RunReport): { output?: unknown; outputError?: StepErrorJSON } {
+  if (report.outputError !== undefined) return { outputError: stepErrorJSON(report.outputError) };
+  if (!Object.hasOwn(report, "output")) return {};
+  const snapshot = jsonSnapshot(report.output);
+  return snapshot.ok ? { output: snapshot.value } : { outputError: { code: "unserializable", message: `the plan's output cannot be written as JSON: ${snapshot.reason}` } };
 }
 
 function stepErrorJSON(error: unknown): StepErrorJSON {

@@ -15,6 +15,7 @@ import type { Diagnostic } from "../shared/diagnostic.js";
 import { asRefError, RefError, withoutStack } from "../shared/errors.js";
 import { attempt, clearAttemptTimer, STEP_FAILURES, type StepFailure, type ToolContext, type ToolFunction } from "./attempt.js";
 import { handled, listen } from "./callbacks.js";
+import { resolveOutput } from "./plan-output.js";
 import { preparePlan, RunLanguage } from "./prepare.js";
 import { StepTimes, type RunReport } from "./run-report.js";
 import { RunTools } from "./run-tools.js";
@@ -90,6 +91,8 @@ class Run {
   #intake: StreamIntake | undefined;
   /** The run's language options, and how its steps' arguments are snapshotted and resolved with them. */
   readonly #language = new RunLanguage();
+  /** The run's copy of the plan's `output` (or why it could not be read), resolved when the run ends. */
+  #output: Readonly<Record<string, unknown>> | RefError | undefined;
   #tools: RunTools;
   /** Removes the run's abort listener from the caller's signal, while it listens. */
   #unlisten: (() => void) | undefined;
@@ -133,6 +136,7 @@ class Run {
     // Snapshots first: the linter checks, and the run runs, the same arguments.
     // Every step's arguments snapshotted, the plan linted on the snapshots, and what each step depends on.
     const prepared = preparePlan(plan, read, this.#language.options, this.#tools.catalog);
+    this.#output = prepared.output;
     for (const diagnostic of prepared.diagnostics) this.diagnostics.push(diagnostic);
     this.#tools.lookUpAll(steps, this.diagnostics);
     if (this.diagnostics.some((diagnostic) => diagnostic.severity === "error")) return false;
@@ -555,6 +559,7 @@ class Run {
       diagnostics: this.diagnostics,
       timings: { totalMs: this.#now(), steps: this.#times.timings(this.#records.list) },
       attempts,
+      ...(this.#output === undefined || final === "invalid" ? {} : resolveOutput(this.#output, this.results, this.errors, this.skipped, this.#language.options)),
     };
   }
 }

@@ -26,7 +26,8 @@ export type RefErrorCode =
   | "invalid-output"
   | "invalid-input"
   | "missing-dependency"
-  | "invalid-step";
+  | "invalid-step"
+  | "unresolved-output";
 
 /** Where an error happened, as far as it is known. */
 export interface RefErrorDetails {
