@@ -4,6 +4,8 @@
  * step failed, a run stopped, a run settled. What to change is decided by the rules of
  * `../run/schedule.ts`, the same ones `runPlan` follows (in SQL, through the states they accept).
  */
+import type { StepFailure } from "../run/attempt.js";
+import type { StoredStepError } from "./stored-error.js";
 import { dependentsToSkip, isReady, isSettled, onStop, planGraph, runStatus, stopDetail, type PlanGraph, type RunStatus, type StepState, type StopReason } from "../run/schedule.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { integer, literal, table, type Connection } from "./db.js";
@@ -11,12 +13,6 @@ import type { PgPool, PgQueryable, PgQueryResult } from "./peers.js";
 import { addStepJob, finishedChannel, notifyProgress, notifyRunFinished, notifyRunStopped, progressChannel } from "./queue.js";
 
 /** A step's error as stored: its code and detail (the `StepError` is rebuilt from them), and where. */
-export interface StoredStepError {
-  readonly code: string;
-  readonly detail: string;
-  readonly ref?: string;
-  readonly arg?: string;
-}
 
 interface RunSteps {
   readonly graph: PlanGraph;
@@ -137,7 +133,10 @@ async function settleDone(pool: PgPool, connection: Connection, runId: string, s
 }
 
 /** What a step's attempt came to. */
-export type StepOutcome = { readonly ok: true; readonly result: string | null } | { readonly ok: false; readonly error: StoredStepError; readonly result?: string | null };
+export type StepOutcome =
+  | { readonly ok: true; readonly result: string | null }
+  /** `failure`: the attempt's own, with what the tool threw (never stored; a retry policy reads it). */
+  | { readonly ok: false; readonly error: StoredStepError; readonly result?: string | null; readonly failure?: StepFailure };
 
 /** What became of an outcome: stored; not stored as another attempt holds the step; not stored as the step or its run was settled otherwise (stopped). */
 export type Settled = "stored" | "lost" | "moot";

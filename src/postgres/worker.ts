@@ -11,41 +11,26 @@
  */
 import { EventEmitter } from "node:events";
 import { hostname } from "node:os";
-import { outputMismatch } from "../run/output-validator.js";
-import type { ToolContext } from "../run/run-plan.js";
-import { resolveRefs } from "../resolve/resolve-refs.js";
-import type { JsonSchema } from "../plan/plan.js";
-import { StepError, type StepErrorCode } from "../run/step-error.js";
-import { describeThrown, RefError } from "../shared/errors.js";
-import { normalizeOptions, type NormalizedOptions } from "../shared/options.js";
-import { safeText } from "../shared/text.js";
+import type { StepError } from "../run/step-error.js";
+import { RefError } from "../shared/errors.js";
 import { ownData } from "../shared/own-data.js";
+import { DEFAULT_RECOVERY_MS, readWorkerSettings, type WorkerSettings } from "../run/settings.js";
 import { connectClient, databaseError, isConnectionError, POOL_SIZE, poolFor, readConnection, table, type Connection, type ConnectionOptions } from "./db.js";
 import { PostgresError } from "./errors.js";
 import type { PgClient, PgPool } from "./peers.js";
 import { loadGraphileWorker } from "./graphile.js";
 import { backoff, makeJobPool, sleep } from "./job-pool.js";
 import { progressChannel, stepTask, stoppedChannel, toolTask } from "./queue.js";
-import type { StoredRunOptions } from "./submit.js";
-import { inputMismatch } from "../run/validate-input.js";
 import { PAST_DEADLINE, releaseStep, requeueOrphans } from "./recovery.js";
-import { settleStep, type KnownRun, type StepOutcome, type StoredStepError } from "./transitions.js";
-import { planGraph } from "../run/schedule.js";
-import type { Diagnostic } from "../shared/diagnostic.js";
+import { settleStep, type StepOutcome } from "./transitions.js";
 import { silentLogger } from "./worker-logger.js";
-import { toJSONText } from "./storable.js";
-import { boundedSetting, connectionsNeeded, FORCE_AFTER_GRACE_MS, type WorkerLimit } from "./worker-settings.js";
+import { connectionsNeeded, WORKER_LIMITS } from "./worker-settings.js";
+import { KnownRuns } from "./known-runs.js";
+import { rebuildStepError } from "./stored-error.js";
+import { runClaimedStep, type ClaimedStep, type WorkerToolFunction } from "./worker-step.js";
 
-/** What a tool run by a PostgreSQL worker receives besides its arguments. */
-export interface WorkerToolContext extends ToolContext {
-  /** The run the step belongs to. */
-  readonly runId: string;
-  /** 1 on the first try; more when the step runs again (its worker died, or was stopped before it finished). Use it to deduplicate. */
-  readonly attempt: number;
-}
-
-/** A tool as a worker calls it: `runPlan`'s tools fit (they ignore what they do not read). */
-export type WorkerToolFunction = (args: Record<string, unknown>, context: WorkerToolContext) => unknown;
+export type { WorkerToolContext, WorkerToolFunction } from "./worker-step.js";
+export { DEFAULT_RECOVERY_MS } from "../run/settings.js";
 
 /** What a worker does, as it happens. */
 export type WorkerEvent =
@@ -91,55 +76,11 @@ export interface Worker {
   readonly promise: Promise<void>;
 }
 
-/**
- * The default `recoveryMs`: a worker silent for 30 s is taken for dead.
- *
- * @example
- * await startWorker({ tools, recoveryMs: DEFAULT_RECOVERY_MS / 3 }) // steps of a dead worker resume after 10 s
- */
-export const DEFAULT_RECOVERY_MS = 30_000;
+type Settings = WorkerSettings<WorkerToolFunction, WorkerEvent>;
 
-
-/** A numeric setting within its bounds (`WORKER_LIMITS`), or its default. */
-function setting(options: object, name: WorkerLimit, fallback: number | undefined): number | undefined {
-  const value = ownData(options, name);
-  return value === undefined ? fallback : boundedSetting(value, name, `startWorker: ${name}`);
-}
-
-interface Settings {
-  readonly tools: Map<string, WorkerToolFunction>;
-  readonly concurrency: number;
-  readonly recoveryMs: number;
-  readonly timeoutMs: number | undefined;
-  readonly graceMs: number;
-  readonly signal: AbortSignal | undefined;
-  readonly onEvent: ((event: WorkerEvent) => void) | undefined;
-  readonly validateInputs: boolean;
-}
-
+/** `startWorker`'s options, read with the shared readers and the worker's bounds. */
 function readSettings(options: object): Settings {
-  const tools = ownData(options, "tools");
-  if (typeof tools !== "object" || tools === null) throw new PostgresError("invalid-options", "startWorker: tools must be an object of tool functions");
-  const map = new Map<string, WorkerToolFunction>();
-  for (const name of Object.keys(tools)) {
-    const fn = ownData(tools, name);
-    if (typeof fn === "function") map.set(name, fn as WorkerToolFunction);
-  }
-  const timeout = ownData(options, "timeoutMs");
-  const signal = ownData(options, "signal");
-  const onEvent = ownData(options, "onEvent");
-  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new PostgresError("invalid-options", "startWorker: signal must be an AbortSignal");
-  if (onEvent !== undefined && typeof onEvent !== "function") throw new PostgresError("invalid-options", "startWorker: onEvent must be a function");
-  return {
-    tools: map,
-    concurrency: setting(options, "concurrency", 8)!,
-    recoveryMs: setting(options, "recoveryMs", DEFAULT_RECOVERY_MS)!,
-    timeoutMs: timeout === Infinity ? undefined : setting(options, "timeoutMs", undefined),
-    graceMs: setting(options, "graceMs", 5_000)!,
-    signal: signal as AbortSignal | undefined,
-    onEvent: onEvent as ((event: WorkerEvent) => void) | undefined,
-    validateInputs: ownData(options, "validateInputs") === true,
-  };
+  return readWorkerSettings(options, (message) => new PostgresError("invalid-options", `startWorker: ${message}`), WORKER_LIMITS);
 }
 
 /**
@@ -194,7 +135,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       worker.stopping = true;
-      const force = setTimeout(() => void runner.kill("plan-refs worker: grace period over").catch(() => undefined), settings.graceMs + FORCE_AFTER_GRACE_MS);
+      const force = setTimeout(() => void runner.kill("plan-refs worker: grace period over").catch(() => undefined), settings.forceStopMs);
       try {
         await runner.stop("plan-refs worker stopping");
       } catch {
@@ -260,9 +201,7 @@ class StepWorker {
   #heartbeat: ReturnType<typeof setInterval> | undefined;
   #listener: PgClient | undefined;
   #closed = false;
-  readonly #languages = new Map<string, NormalizedOptions>();
-  readonly #runs = new Map<string, KnownRunInfo>();
-  #knownSteps = 0;
+  readonly #runs = new KnownRuns();
   /** The tools this worker has, as its heartbeat publishes them (`status` says when no running worker has a step's tool). */
   readonly #toolNames: string[];
 
@@ -405,9 +344,9 @@ class StepWorker {
     const runId = ownData(payload, "runId");
     const stepId = ownData(payload, "stepId");
     if (typeof runId !== "string" || typeof stepId !== "number") return; // not a job of ours to run
-    const started = await this.#retrying(() => this.#begin(runId, stepId));
-    if (started === undefined) return;
-    const { tool, attempt, options } = started;
+    const claimed = await this.#retrying(() => this.#begin(runId, stepId));
+    if (claimed === undefined) return;
+    const { tool, attempt, known } = claimed;
     const t0 = performance.now();
     this.#emit({ type: "step-start", runId, stepId, tool, attempt });
     const controller = new AbortController();
@@ -417,7 +356,8 @@ class StepWorker {
     helpers.abortSignal.addEventListener("abort", onShutdown);
     let outcome: StepOutcome;
     try {
-      outcome = await this.#run(runId, stepId, started, controller);
+      const { tools } = this.settings;
+      outcome = await runClaimedStep(claimed, tools.get(tool), tools.keys(), known.options.timeoutMs ?? this.settings.timeoutMs, controller, known.options.validateInputs === true || this.settings.validateInputs);
     } finally {
       helpers.abortSignal.removeEventListener("abort", onShutdown);
       this.#active.delete(active);
@@ -429,7 +369,7 @@ class StepWorker {
       this.#emit({ type: "step-released", runId, stepId, tool, attempt });
       throw new Error(`plan-refs: step ${stepId} of run ${runId} released: the worker stopped`);
     }
-    const stored = await this.#retrying(() => settleStep(this.pool, this.connection, runId, stepId, attempt, outcome, options.failFast, started.known));
+    const stored = await this.#retrying(() => settleStep(this.pool, this.connection, runId, stepId, attempt, outcome, known.options.failFast, known));
     if (stored === "lost") {
       this.#emit({ type: "step-lost", runId, stepId, tool, attempt });
       // The job is the other attempt's now: throwing leaves it alone (graphile-worker fails a job only
@@ -449,7 +389,7 @@ class StepWorker {
    * arguments and dependencies' results, and the run (options, catalog, diagnostics, graph) the first
    * time this worker sees it; `undefined` when it is not to run (settled, or its run stopped).
    */
-  async #begin(runId: string, stepId: number): Promise<Started | undefined> {
+  async #begin(runId: string, stepId: number): Promise<ClaimedStep | undefined> {
     const steps = table(this.connection, "steps");
     const runs = table(this.connection, "runs");
     let known = this.#runs.get(runId);
@@ -471,150 +411,10 @@ class StepWorker {
     });
     const row = found.rows[0];
     if (row === undefined) return undefined;
-    if (known === undefined) {
-      const options = row.options as StoredRunOptions;
-      known = {
-        options,
-        language: this.#language(options),
-        catalog: row.catalog as Record<string, unknown> | null,
-        diagnostics: (row.diagnostics ?? []) as Diagnostic[],
-        graph: planGraph(((row.graph ?? []) as [number, number[]][]).map(([id, dependencies]) => ({ id: Number(id), dependencies }))),
-      };
-      this.#remember(runId, known);
-    }
+    known ??= this.#runs.add(runId, row);
     const results = new Map<number, unknown>();
     // The third item: no result text (the tool returned undefined), as opposed to a JSON null.
     for (const [id, value, none] of (row.results ?? []) as [number, unknown, boolean][]) results.set(Number(id), none ? undefined : value);
-    return { tool: String(row.tool), args: row.args as Record<string, unknown>, attempt: Number(row.attempt), options: known.options, catalog: known.catalog, results, known };
+    return { runId, stepId, tool: String(row.tool), args: row.args as Record<string, unknown>, attempt: Number(row.attempt), results, known };
   }
-
-  /** Keep what a run is (it never changes once submitted); past `KNOWN_RUNS` runs or `KNOWN_STEPS` steps, the oldest are forgotten. */
-  #remember(runId: string, known: KnownRunInfo): void {
-    if (this.#runs.has(runId)) return; // two of its steps read it at once
-    const size = known.graph.order.length;
-    while (this.#runs.size > 0 && (this.#runs.size >= KNOWN_RUNS || this.#knownSteps + size > KNOWN_STEPS)) {
-      const [oldest, info] = this.#runs.entries().next().value!;
-      this.#runs.delete(oldest);
-      this.#knownSteps -= info.graph.order.length;
-    }
-    this.#runs.set(runId, known);
-    this.#knownSteps += size;
-  }
-
-  #language(options: StoredRunOptions): NormalizedOptions {
-    const key = JSON.stringify(options.language);
-    let language = this.#languages.get(key);
-    if (language === undefined) {
-      language = normalizeOptions(options.language);
-      this.#languages.set(key, language);
-    }
-    return language;
-  }
-
-  /** Resolve, call, serialise: the step's outcome (never throws). */
-  async #run(runId: string, stepId: number, started: Started, controller: AbortController): Promise<StepOutcome> {
-    const { tool, attempt, options } = started;
-    const fn = this.settings.tools.get(tool);
-    if (fn === undefined) return failure("unknown-tool", `no function for tool "${tool.slice(0, 60)}" on this worker`);
-    let args: Record<string, unknown>;
-    try {
-      args = resolveRefs(started.args, started.results, started.known.language);
-    } catch (error) {
-      const where = error instanceof RefError ? { ...(error.ref === undefined ? {} : { ref: error.ref }), ...(error.arg === undefined ? {} : { arg: error.arg }) } : {};
-      return failure("unresolved-args", `its arguments could not be resolved: ${describe(error)}`, where);
-    }
-    const invalid = options.validateInputs === true || this.settings.validateInputs ? inputMismatch(started.catalog, tool, args) : undefined;
-    if (invalid !== undefined) return failure("invalid-input", invalid);
-    const limit = options.timeoutMs ?? this.settings.timeoutMs;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const context: WorkerToolContext = { stepId, runId, attempt, signal: controller.signal };
-    try {
-      const value = await new Promise<unknown>((resolve, reject) => {
-        if (limit !== undefined) {
-          timer = setTimeout(() => {
-            const error = new StepError("timeout", stepId, tool, `timed out after ${limit} ms`);
-            reject(error);
-            controller.abort(error);
-          }, limit);
-        }
-        controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
-        let output: unknown;
-        try {
-          output = fn(args, context);
-        } catch (error) {
-          reject(new ThrewSync(error));
-          return;
-        }
-        Promise.resolve(output).then(resolve, reject);
-      });
-      const text = toJSONText(value);
-      if (!text.ok) return failure("unserializable", `its result cannot be stored as JSON: ${text.reason}`);
-      const mismatch = this.#checkOutput(started, value);
-      if (mismatch !== undefined) return { ok: false, error: { code: "invalid-output", detail: mismatch }, result: text.text };
-      return { ok: true, result: text.text };
-    } catch (error) {
-      if (error instanceof StepError && error.code === "timeout" && error.stepId === stepId) return failure("timeout", `timed out after ${limit} ms`);
-      if (controller.signal.aborted && error === controller.signal.reason) return failure("aborted", "aborted with the run");
-      if (error instanceof ThrewSync) return failure("tool-error", `the tool threw: ${describe(error.thrown)}`);
-      return failure("tool-error", `the tool failed: ${describe(error)}`);
-    } finally {
-      if (timer !== undefined) clearTimeout(timer);
-    }
-  }
-
-  #checkOutput(started: Started, value: unknown): string | undefined {
-    if (!started.options.validateOutputs || started.catalog === null) return undefined;
-    try {
-      const output = ownData(ownData(started.catalog, started.tool), "output");
-      if (typeof output !== "boolean" && (typeof output !== "object" || output === null)) return undefined;
-      return outputMismatch(output as JsonSchema, value);
-    } catch (error) {
-      return `the result could not be read: ${describe(error)}`;
-    }
-  }
-}
-
-/** What a tool threw synchronously (runPlan words it "the tool threw"). */
-class ThrewSync {
-  constructor(readonly thrown: unknown) {}
-}
-
-/** How many runs a worker remembers (options, catalog, graph): past this, the oldest is read again when needed. */
-const KNOWN_RUNS = 4_096;
-/** How many steps (of the runs it remembers) a worker keeps the graph of, at most (one bigger run is kept alone). */
-const KNOWN_STEPS = 200_000;
-
-/** A run as a worker remembers it. */
-interface KnownRunInfo extends KnownRun {
-  readonly options: StoredRunOptions;
-  /** Its language options, normalised once. */
-  readonly language: NormalizedOptions;
-  readonly catalog: Record<string, unknown> | null;
-}
-
-interface Started {
-  readonly known: KnownRunInfo;
-  readonly tool: string;
-  readonly args: Record<string, unknown>;
-  readonly attempt: number;
-  readonly options: StoredRunOptions;
-  readonly catalog: Record<string, unknown> | null;
-  readonly results: Map<number, unknown>;
-}
-
-function failure(code: string, detail: string, where: { ref?: string; arg?: string } = {}): StepOutcome {
-  return { ok: false, error: { code, detail, ...where } };
-}
-
-function describe(error: unknown): string {
-  return describeThrown(error).slice(0, 500);
-}
-
-/** A step error as runPlan makes it, from what was stored. */
-export function rebuildStepError(stepId: number, tool: string, stored: StoredStepError): StepError {
-  const error = new StepError(stored.code as StepErrorCode, stepId, tool, stored.detail);
-  const where = error as { ref: string | undefined; arg: string | undefined };
-  if (stored.ref !== undefined) where.ref = stored.ref;
-  if (stored.arg !== undefined) where.arg = stored.arg;
-  return error;
 }
