@@ -11,7 +11,7 @@ import { connectClient, databaseError, inTransaction, isConnectionError, poolFor
 import { PostgresError } from "./errors.js";
 import type { PgClient, PgQueryable } from "./peers.js";
 import { finishedChannel, lockRun, progressChannel } from "./queue.js";
-import { PAST_DEADLINE } from "./recovery.js";
+import { PAST_DEADLINE } from "./sql/recover-dead-workers.js";
 import { stopSteps } from "./transitions.js";
 import { rebuildStepError } from "./stored-error.js";
 
