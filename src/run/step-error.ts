@@ -7,7 +7,10 @@ import { isInstance, RefError } from "../shared/errors.js";
 import type { Span } from "../shared/span.js";
 
 /** Why a step of `runPlan` failed. */
-export type StepErrorCode = "tool-error" | "unknown-tool" | "unresolved-args" | "timeout" | "aborted" | "invalid-output" | "invalid-input" | "missing-dependency" | "cycle" | "invalid-step" | "unserializable";
+export type StepErrorCode = (typeof STEP_ERROR_CODES)[number];
+
+/** Every `StepErrorCode` (`denied`: a person refused the step's approval; its tool was not called). */
+export const STEP_ERROR_CODES = ["tool-error", "unknown-tool", "unresolved-args", "timeout", "aborted", "invalid-output", "invalid-input", "missing-dependency", "cycle", "invalid-step", "unserializable", "denied"] as const;
 
 /**
  * A step of a run failed: its tool threw or rejected (`tool-error`), its arguments could not be

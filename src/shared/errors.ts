@@ -26,7 +26,10 @@ export type RefErrorCode =
   | "invalid-output"
   | "invalid-input"
   | "missing-dependency"
-  | "invalid-step";
+  | "invalid-step"
+  | "denied"
+  | "plan-mismatch"
+  | "invalid-report";
 
 /** Where an error happened, as far as it is known. */
 export interface RefErrorDetails {
