@@ -44,7 +44,8 @@ export async function resumePlan(plan: unknown, previous: RunReport | RunReportJ
   const denied = readDeny(readOption(options, "deny"));
   const runId = readOption(options, "runId");
   const results = new Map<number, unknown>();
-  const copy = !isJSON(previous);
+  // Results parsed from text are this run's own; any other is the caller's, and a tool may change what it is given.
+  const copy = typeof previous !== "string";
   for (const [id, value] of report.results) if (!report.errors.has(id)) results.set(id, copy ? detached(value) : value);
   for (const id of approved) if (denied.has(id)) throw new RefError("invalid-options", `step ${id} is both approved and denied; nothing was run`);
   for (const id of denied.keys()) if (results.has(id)) throw new RefError("invalid-options", `step ${id} already has a result: it cannot be denied; nothing was run`);
