@@ -7,20 +7,10 @@ import { isInstance, RefError } from "../shared/errors.js";
 import type { Span } from "../shared/span.js";
 
 /** Why a step of `runPlan` failed. */
-export type StepErrorCode =
-  | "tool-error"
-  | "unknown-tool"
-  | "unresolved-args"
-  | "timeout"
-  | "aborted"
-  | "invalid-output"
-  | "invalid-input"
-  | "missing-dependency"
-  | "cycle"
-  | "invalid-step"
-  | "unserializable"
-  /** The plan's `output` could not be resolved (a step it refers to did not succeed, a key is missing): `report.outputError`. */
-  | "unresolved-output";
+export type StepErrorCode = (typeof STEP_ERROR_CODES)[number];
+
+/** Every `StepErrorCode` (`denied`: a person refused the step's approval, its tool was not called; `unresolved-output`: the plan's `output` could not be resolved, `report.outputError`). */
+export const STEP_ERROR_CODES = ["tool-error", "unknown-tool", "unresolved-args", "timeout", "aborted", "invalid-output", "invalid-input", "missing-dependency", "cycle", "invalid-step", "unserializable", "denied", "unresolved-output"] as const;
 
 /** The `stepId` of a `StepError` about the plan's `output`, which is no step: no step has a negative id. */
 export const OUTPUT_STEP_ID = -1;

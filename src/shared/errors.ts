@@ -27,7 +27,10 @@ export type RefErrorCode =
   | "invalid-input"
   | "missing-dependency"
   | "invalid-step"
-  | "unresolved-output";
+  | "unresolved-output"
+  | "denied"
+  | "plan-mismatch"
+  | "invalid-report";
 
 /** Where an error happened, as far as it is known. */
 export interface RefErrorDetails {
