@@ -1,7 +1,7 @@
 /**
  * `plan-refs/run`: the executor — `runPlan` runs a plan's tool calls in dependency order.
  */
-export { MAX_TIMEOUT_MS, runPlan, type RunEvent, type RunOptions, type RunReport, type StepTiming, type ToolContext, type ToolFunction, type ToolFunctions } from "./run-plan.js";
+export { MAX_CONTENT_LENGTH, MAX_TIMEOUT_MS, runPlan, type Tracer, type RunEvent, type RunOptions, type RunReport, type StepTiming, type ToolContext, type ToolFunction, type ToolFunctions } from "./run-plan.js";
 export { reportToJSON, type RunReportJSON, type StepErrorJSON } from "./report-json.js";
 export { StepError, type StepErrorCode } from "./step-error.js";
 export { defineTools, type CatalogTools, type DefinedTools, type SchemaValue, type ToolArgs, type TypedTool } from "./define-tools.js";

@@ -16,6 +16,7 @@ import type { StepError } from "./step-error.js";
 import { asRefError, RefError } from "../shared/errors.js";
 import { layeredOptions, OPTION_NAMES, type OptionName } from "../shared/options.js";
 import { isPlainArray, isPlainObject, MISSING, ownData, ownDataEntries, ownElements, readOwnData } from "../shared/own-data.js";
+import type { TraceSettings, Tracer } from "./tracing.js";
 import { RETRY_DEFAULTS, RETRYABLE_CODES, resolveRetryPolicy, type ResolvedRetryPolicy, type RetryableCode, type RetryPolicy } from "./retry.js";
 
 /**
@@ -71,6 +72,13 @@ export interface RunOptions extends ResolveOptions {
   readonly retryByTool?: Readonly<Record<string, RetryPolicy>>;
   /** The run's id, in the report and in every idempotency key (`runId:stepId`); default a random UUID. */
   readonly runId?: string;
+  /**
+   * The OpenTelemetry tracer of the run's spans (README, "Tracing"). Default: `trace.getTracer("plan-refs")`
+   * of `@opentelemetry/api` when it is installed (no SDK registered: nothing is traced); `false`: no spans.
+   */
+  readonly tracer?: Tracer | false;
+  /** Record each step's arguments and result on its span, as JSON cut at `MAX_CONTENT_LENGTH` characters (default `false`). */
+  readonly recordContent?: boolean;
 }
 
 /** Builds the error an entry point throws for an option it refuses (its code is always `invalid-options`). */
@@ -279,6 +287,7 @@ export interface RunSettings extends RunOptionValues {
   /** Policies by tool name, each replacing `retry` for its tool. */
   readonly retryByTool: ReadonlyMap<string, ResolvedRetryPolicy> | undefined;
   readonly runId: string;
+  readonly trace: TraceSettings;
 }
 
 /** The default `concurrency` of `runPlan` and of a worker. */
@@ -304,7 +313,17 @@ export function readRunSettings(options: object): RunSettings {
     retry: readRetryPolicy(readOption(options, "retry"), "retry"),
     retryByTool: readRetryByTool(readOption(options, "retryByTool"), "retryByTool", refuseWithRefError),
     runId: readRunId(readOption(options, "runId"), "runId", refuseWithRefError),
+    trace: { tracer: readTracer(readOption(options, "tracer")), recordContent: readFlag(readOption(options, "recordContent")) },
   };
+}
+
+/** A tracer (anything with `startSpan`), or `false` for none; absent: `undefined`. */
+function readTracer(value: unknown): Tracer | false | undefined {
+  if (value === undefined || value === false) return value;
+  if (typeof value !== "object" || value === null || typeof (value as { startSpan?: unknown }).startSpan !== "function") {
+    throw refuseWithRefError(OPTION_MESSAGES.object("tracer", "an OpenTelemetry tracer (an object with startSpan), or false"));
+  }
+  return value as Tracer;
 }
 
 /**

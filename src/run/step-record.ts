@@ -4,9 +4,10 @@
  */
 import type { AttemptOwner, AttemptStep, StepFailure, ToolContext, ToolFunction } from "./attempt.js";
 import type { StepState } from "./schedule.js";
+import type { TraceSpan, TracedStep } from "./tracing.js";
 
 /** One step of a run: its snapshot, its place in the graph, and its state. */
-export class StepRecord implements AttemptStep<StepRecord> {
+export class StepRecord implements AttemptStep<StepRecord>, TracedStep {
   state: StepState = "waiting";
   /** Dependencies not done yet. */
   pending = 0;
@@ -25,6 +26,8 @@ export class StepRecord implements AttemptStep<StepRecord> {
   retryFailure: StepFailure | undefined = undefined;
   /** When its last try ended (the step's end if the wait is cancelled). */
   retryEndMs = 0;
+  /** The span of the try that runs, in a traced run. */
+  span: TraceSpan | undefined = undefined;
 
   constructor(
     readonly id: number,
