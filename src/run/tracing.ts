@@ -233,11 +233,11 @@ export function startRunTrace(settings: TraceSettings, runId: string): RunTrace 
   }
 }
 
-/** W3C trace context fields (`traceparent`, and `tracestate` when there is one). */
-export interface TraceCarrier {
+/** W3C trace context fields (`traceparent`, and `tracestate` when there is one); a type, so it fits a `Record`. */
+export type TraceCarrier = {
   traceparent?: string;
   tracestate?: string;
-}
+};
 
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(?:-|$)/;
 /** The longest `tracestate` carried (W3C: at most 32 members of at most 256 characters each). */
