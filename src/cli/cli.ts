@@ -16,6 +16,7 @@ import { dbCommand, dbHelp, dbUsage } from "./db-command.js";
 import { statusCommand, statusHelp, statusUsage } from "./status-command.js";
 import { workerCommand, workerHelp, workerUsage } from "./worker-command.js";
 import { graphCommand, graphHelp, graphUsage } from "./graph-command.js";
+import { startCliTracing } from "./tracing.js";
 import { printable } from "../shared/text.js";
 
 type Command = (argv: string[], io: CliIo) => number | Promise<number>;
@@ -90,6 +91,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.stdout(command.help);
     return 0;
   }
+  // The commands that run plans export their spans when the OTEL_* variables ask (src/cli/tracing.ts).
+  const tracing = name === "run" || name === "worker" ? await startCliTracing(process.env, io.stderr) : undefined;
   try {
     return await command.run(rest, io);
   } catch (error) {
@@ -102,6 +105,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       return error.exitCode;
     }
     throw error;
+  } finally {
+    await tracing?.shutdown();
   }
 }
 

@@ -101,12 +101,21 @@ export function otelApi(): Loaded {
     if (require === undefined) return loaded;
     const api = require("@opentelemetry/api") as Partial<OtelApi> | undefined;
     if (typeof api?.trace?.getTracer !== "function" || typeof api.context?.with !== "function") return loaded;
-    const manifest = require("../../package.json") as { version?: unknown };
-    loaded = { api: api as OtelApi, version: typeof manifest.version === "string" ? manifest.version : "unknown" };
+    loaded = { api: api as OtelApi, version: manifestVersion(require) };
   } catch {
     // Not installed (or unreadable): nothing is traced.
   }
   return loaded;
+}
+
+/** plan-refs' version from its package.json, two folders up in src/run as in dist/run (else "unknown": a copy of the code elsewhere). */
+function manifestVersion(require: (id: string) => unknown): string {
+  try {
+    const version = (require("../../package.json") as { version?: unknown }).version;
+    return typeof version === "string" ? version : "unknown";
+  } catch {
+    return "unknown";
+  }
 }
 
 /** What a run reads of its tracing options. */
