@@ -15,6 +15,7 @@ import { dbCommand, dbHelp, dbUsage } from "./db-command.js";
 import { statusCommand, statusHelp, statusUsage } from "./status-command.js";
 import { workerCommand, workerHelp, workerUsage } from "./worker-command.js";
 import { graphCommand, graphHelp, graphUsage } from "./graph-command.js";
+import { startCliTracing } from "./tracing.js";
 import { printable } from "../shared/text.js";
 import { packageVersion } from "../shared/version.js";
 
@@ -74,6 +75,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.stdout(command.help);
     return 0;
   }
+  // The commands that run plans export their spans when the OTEL_* variables ask (src/cli/tracing.ts).
+  const tracing = name === "run" || name === "worker" ? await startCliTracing(process.env, io.stderr) : undefined;
   try {
     return await command.run(rest, io);
   } catch (error) {
@@ -86,6 +89,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       return error.exitCode;
     }
     throw error;
+  } finally {
+    await tracing?.shutdown();
   }
 }
 
