@@ -27,7 +27,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   codemirror: ["editor", "lint", "plan", "resolve", "grammar", "shared"],
   draw: ["run", "editor", "lint", "plan", "resolve", "grammar", "shared"],
   formats: ["run", "editor", "lint", "plan", "resolve", "grammar", "shared"],
-  mcp: ["run", "editor", "lint", "plan", "resolve", "grammar", "shared"],
+  mcp: ["agents", "formats", "run", "editor", "lint", "plan", "resolve", "grammar", "shared"],
   postgres: ["run", "editor", "lint", "plan", "resolve", "grammar", "shared"],
   agents: ["formats", "run", "editor", "lint", "plan", "resolve", "grammar", "shared"],
   "ai-sdk": ["agents", "formats", "run", "editor", "lint", "plan", "resolve", "grammar", "shared"],
