@@ -52,9 +52,10 @@ exit codes:
   2    usage errors, or an upstream server could not be started or listed; nothing was served
   129, 130, 143   ended by SIGHUP, SIGINT or SIGTERM (the upstream servers are stopped first)
 
-example (a client's MCP configuration starts it so):
+examples:
   plan-refs mcp serve --mcp "node examples/mcp/server.mjs"
-  plan-refs mcp serve --mcp "node examples/mcp/server.mjs" --http 0
+
+(a client's MCP configuration starts it so; add --http 0 to serve Streamable HTTP instead)
 `;
 
 /** Longest token file read. */
