@@ -13,7 +13,7 @@ import { lintPlan } from "../lint/lint-plan.js";
 import type { ToolCatalog } from "../plan/plan.js";
 import type { RunEvent, ToolFunction, ToolFunctions } from "../run/run-plan.js";
 import { handled } from "../run/callbacks.js";
-import { describeThrown } from "../shared/errors.js";
+import { describeThrown, RefError } from "../shared/errors.js";
 import { defineOwn, isPlainArray, isPlainObject, ownData } from "../shared/own-data.js";
 import { quoted, safeText } from "../shared/text.js";
 import { requestOptions, type McpToolListing } from "./catalog.js";
@@ -150,6 +150,11 @@ export const LINT_PLAN_OUTPUT_SCHEMA = Object.freeze({
 
 const LINT_DESCRIPTION = `Check a plan for ${RUN_PLAN_TOOL} without running it: the answer lists its problems ({code, severity, message, pointer}); a plan with no errors would run.`;
 
+/** Why something failed, in one line: plan-refs's own errors are escaped already; any other's message is escaped here. */
+function reason(error: unknown): string {
+  return error instanceof McpSetupError || error instanceof RefError ? error.message : safeText(describeThrown(error), 300);
+}
+
 /** The checked options, and the plan call's. */
 interface Settings {
   readonly maxSteps: number;
@@ -181,7 +186,7 @@ function readSettings(options: PlanServerOptions): Settings {
   try {
     call = readPlanCallOptions(rest as PlanCallOptions);
   } catch (error) {
-    throw new McpSetupError("invalid-options", safeText(describeThrown(error), 300), { cause: error });
+    throw new McpSetupError("invalid-options", reason(error), { cause: error });
   }
   const language = Object.fromEntries((["syntax", "templates", "deep"] as const).flatMap((key) => (call[key] === undefined ? [] : [[key, call[key]]])));
   // No timeoutMs: no limit for the upstream calls either (not the SDK's default of 60 s).
@@ -336,7 +341,7 @@ export class PlanService {
       schema = planSchema(catalog, this.#settings.language);
       description = planCallDescription(catalog, this.#settings.language);
     } catch (error) {
-      throw new McpSetupError("invalid-tools-list", `the tools cannot be offered as a plan: ${safeText(describeThrown(error), 300)}`, { cause: error });
+      throw new McpSetupError("invalid-tools-list", `the tools cannot be offered as a plan: ${reason(error)}`, { cause: error });
     }
     const listed: ListedTool[] = [
       { name: RUN_PLAN_TOOL, description, inputSchema: schema, outputSchema: RUN_PLAN_OUTPUT_SCHEMA, annotations: { title: "Run a plan of tool calls", readOnlyHint: false, openWorldHint: true } },
@@ -381,7 +386,7 @@ export class PlanService {
           this.#served = this.#serve();
         } catch (error) {
           upstream.listing = before;
-          this.#warn(`the changed tools of MCP server ${quoted(upstream.label, 80)} cannot be served (the previous ones are kept): ${safeText(describeThrown(error), 300)}`);
+          this.#warn(`the changed tools of MCP server ${quoted(upstream.label, 80)} cannot be served (the previous ones are kept): ${reason(error)}`);
           continue;
         }
         for (const server of this.#servers) server.sendToolListChanged().catch(() => undefined);
@@ -445,7 +450,7 @@ export class PlanService {
       await sent();
       return answer(result, result.status === "invalid");
     } catch (error) {
-      return answer({ status: "error", error: { code: "internal-error", message: `the plan could not be run: ${safeText(describeThrown(error), 300)}` } }, true);
+      return answer({ status: "error", error: { code: "internal-error", message: `the plan could not be run: ${reason(error)}` } }, true);
     } finally {
       release();
     }
