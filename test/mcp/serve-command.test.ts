@@ -135,10 +135,10 @@ describe.each(["stdio", "http"] as const)("over %s", (kind) => {
 
   test("tools/list: run_plan and lint_plan, the upstream tools' names in run_plan's schema, and with --expose-tools the upstream tools as they are", async () => {
     const { tools } = await served.client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(["run_plan", "lint_plan", "geocode", "learn", "weather", "tick", "wait", "broken", "exit"]);
+    expect(tools.map((tool) => tool.name)).toEqual(["run_plan", "lint_plan", "geocode", "learn", "weather", "add", "tick", "wait", "broken", "exit"]);
     const runPlan = tools[0]!;
     const branches = (runPlan.inputSchema as unknown as { properties: { steps: { items: { anyOf: { properties: { tool: { enum: string[] } } }[] } } } }).properties.steps.items.anyOf;
-    expect(branches.map((branch) => branch.properties.tool.enum[0])).toEqual(["geocode", "learn", "weather", "tick", "wait", "broken", "exit"]);
+    expect(branches.map((branch) => branch.properties.tool.enum[0])).toEqual(["geocode", "learn", "weather", "add", "tick", "wait", "broken", "exit"]);
     expect(runPlan.outputSchema).toMatchObject({ type: "object", required: ["status"] });
     expect(runPlan.description).toMatch(/^Run several tool calls as one plan/);
     expect(runPlan.description).toMatch(/\nExample: \{"steps":\[\{"id":1,"tool":"geocode"/);
