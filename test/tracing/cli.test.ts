@@ -59,3 +59,20 @@ test("plan-refs run sends its run span and step spans to the OTLP endpoint", asy
   }
   expect(workflow.attributes).toContainEqual({ key: "plan_refs.run.status", value: { stringValue: "ok" } });
 }, 60_000);
+
+test("OTEL_TRACES_EXPORTER=console writes each span as a JSON line on stderr; stdout keeps the report", async () => {
+  const env = { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("OTEL_"))), OTEL_TRACES_EXPORTER: "console" };
+  const { stdout, stderr } = await run(process.execPath, [join(root, "dist/cli/main.js"), "run", "plan.json", "--tools", "tools.mjs"], { cwd: folder, env });
+  expect(JSON.parse(stdout)).toMatchObject({ status: "ok" });
+  const spans = stderr.split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as { name: string; parentSpanId?: string; spanId: string });
+  const workflow = spans.find((span) => span.name === "invoke_workflow")!;
+  expect(spans.map((span) => span.name).sort()).toEqual(["execute_tool geocode", "execute_tool weather", "invoke_workflow"]);
+  expect(spans.filter((span) => span !== workflow).map((span) => span.parentSpanId)).toEqual([workflow.spanId, workflow.spanId]);
+}, 60_000);
+
+test("an exporter plan-refs cannot export to is one line, and the run goes on", async () => {
+  const env = { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("OTEL_"))), OTEL_TRACES_EXPORTER: "zipkin" };
+  const { stdout, stderr } = await run(process.execPath, [join(root, "dist/cli/main.js"), "run", "plan.json", "--tools", "tools.mjs"], { cwd: folder, env });
+  expect(JSON.parse(stdout)).toMatchObject({ status: "ok" });
+  expect(stderr.split("\n").filter((line) => line.includes("OTEL_"))).toEqual(['plan-refs: OTEL_TRACES_EXPORTER "zipkin" is not one plan-refs can export to (otlp, console, none); no spans are exported']);
+}, 60_000);
