@@ -173,14 +173,20 @@ export class RunTrace {
       "plan_refs.step.id": step.id,
       "plan_refs.step.attempt": attempt,
     };
-    const span = this.#tracer.startSpan(`execute_tool ${step.tool}`, { kind: SPAN_KIND_INTERNAL, attributes }, this.#context);
-    step.span = span;
-    this.#api.context.with(this.#api.trace.setSpan(this.#context, span), body, undefined, ...args);
+    let active: unknown;
+    try {
+      const span = this.#tracer.startSpan(`execute_tool ${step.tool}`, { kind: SPAN_KIND_INTERNAL, attributes }, this.#context);
+      active = this.#api.trace.setSpan(this.#context, span);
+      step.span = span;
+    } catch {
+      return body(...args); // a tracer that fails: this try runs untraced
+    }
+    this.#api.context.with(active, body, undefined, ...args);
   }
 
   /** The step's resolved arguments, recorded with `recordContent` only. */
   arguments(step: TracedStep, args: unknown): void {
-    if (this.recordContent) step.span?.setAttribute("gen_ai.tool.call.arguments", contentJson(args));
+    if (this.recordContent) guarded(() => step.span?.setAttribute("gen_ai.tool.call.arguments", contentJson(args)));
   }
 
   /** End the step's try: error status and `error.type` (the `StepError` code) on failure, the result with `recordContent`. */
@@ -188,30 +194,43 @@ export class RunTrace {
     const span = step.span;
     if (span === undefined) return;
     step.span = undefined;
-    if (failure !== undefined) {
-      span.setAttribute("error.type", failure.code);
-      span.setStatus({ code: STATUS_ERROR, message: failure.detail });
-    }
-    if (this.recordContent && (failure === undefined || value !== undefined)) span.setAttribute("gen_ai.tool.call.result", contentJson(value));
-    span.end();
+    guarded(() => {
+      if (failure !== undefined) {
+        span.setAttribute("error.type", failure.code);
+        span.setStatus({ code: STATUS_ERROR, message: failure.detail });
+      }
+      if (this.recordContent && (failure === undefined || value !== undefined)) span.setAttribute("gen_ai.tool.call.result", contentJson(value));
+    });
+    guarded(() => span.end());
   }
 
   /** A step that never ran (skipped, or failed before its tool could be called): an event on the run span, not a span. */
   event(name: "plan_refs.step.skipped" | "plan_refs.step.failed", step: { readonly id: number; readonly tool: string }, detail: Readonly<Record<string, TraceAttribute>>): void {
-    if (!this.#ended) this.#span.addEvent(name, { "plan_refs.step.id": step.id, "gen_ai.tool.name": step.tool, ...detail });
+    if (!this.#ended) guarded(() => this.#span.addEvent(name, { "plan_refs.step.id": step.id, "gen_ai.tool.name": step.tool, ...detail }));
   }
 
   /** End the run span with the run's status and step count; any status but `ok` is an error (`error.type` = the status, or the code of what runPlan threw). */
   end(status: string, steps: number, message?: string): void {
     if (this.#ended) return;
     this.#ended = true;
-    this.#span.setAttribute("plan_refs.run.status", status);
-    this.#span.setAttribute("plan_refs.run.step_count", steps);
-    if (status !== "ok") {
-      this.#span.setAttribute("error.type", status);
-      this.#span.setStatus(message === undefined ? { code: STATUS_ERROR } : { code: STATUS_ERROR, message });
-    }
-    this.#span.end();
+    guarded(() => {
+      this.#span.setAttribute("plan_refs.run.status", status);
+      this.#span.setAttribute("plan_refs.run.step_count", steps);
+      if (status !== "ok") {
+        this.#span.setAttribute("error.type", status);
+        this.#span.setStatus(message === undefined ? { code: STATUS_ERROR } : { code: STATUS_ERROR, message });
+      }
+    });
+    guarded(() => this.#span.end());
+  }
+}
+
+/** A call into the tracer's spans: what a broken tracer throws never reaches the run. */
+function guarded(call: () => unknown): void {
+  try {
+    call();
+  } catch {
+    // The span is the tracer's; the run goes on without it.
   }
 }
 
