@@ -16,6 +16,7 @@ import { statusCommand, statusHelp, statusUsage } from "./status-command.js";
 import { workerCommand, workerHelp, workerUsage } from "./worker-command.js";
 import { graphCommand, graphHelp, graphUsage } from "./graph-command.js";
 import { startCliTracing } from "./tracing.js";
+import { mcpCommand, mcpHelp, mcpUsage } from "./mcp-serve-command.js";
 import { printable } from "../shared/text.js";
 import { packageVersion } from "../shared/version.js";
 
@@ -31,6 +32,7 @@ const commands: Record<string, { run: Command; usage: string; help: string }> = 
   worker: { run: workerCommand, usage: workerUsage, help: workerHelp },
   status: { run: statusCommand, usage: statusUsage, help: statusHelp },
   graph: { run: graphCommand, usage: graphUsage, help: graphHelp },
+  mcp: { run: mcpCommand, usage: mcpUsage, help: mcpHelp },
 };
 
 /** The command names, in the order the help lists them. */

@@ -77,8 +77,8 @@ async function callTool(client: McpClient, name: string, args: Record<string, un
   return toolValue(answer);
 }
 
-/** Why a call failed, as one clear line. */
-function callFailure(error: unknown, timeout: number | undefined): McpCallError {
+/** Why a call failed, as one clear line (also the plan server's, for a call it passes on). */
+export function callFailure(error: unknown, timeout: number | undefined): McpCallError {
   let code: unknown;
   try {
     code = typeof error === "object" && error !== null ? readOwnData(error, "code") : undefined;

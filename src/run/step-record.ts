@@ -6,9 +6,12 @@ import type { AttemptOwner, AttemptStep, StepFailure, ToolContext, ToolFunction 
 import type { StepState } from "./schedule.js";
 import type { TraceSpan, TracedStep } from "./tracing.js";
 
+/** A step's state in one process: the shared states, and `pending` (waiting for approval; its tool not called). */
+export type RecordState = StepState | "pending";
+
 /** One step of a run: its snapshot, its place in the graph, and its state. */
 export class StepRecord implements AttemptStep<StepRecord>, TracedStep {
-  state: StepState = "waiting";
+  state: RecordState = "waiting";
   /** Dependencies not done yet. */
   pending = 0;
   /** Steps waiting on this one (released when it completes, fails or is skipped). */
