@@ -17,7 +17,7 @@
  * and carry no trace; the run span is such a span, and then the run drops tracing, and each step
  * costs one branch (`record.span === undefined`).
  */
-import { isPlainArray, isPlainObject, ownDataEntries } from "../shared/own-data.js";
+import { isPlainArray, isPlainObject, ownData, ownDataEntries } from "../shared/own-data.js";
 
 /** An attribute value as spans take it. */
 export type TraceAttribute = string | number | boolean;
@@ -303,12 +303,21 @@ export function activeTraceCarrier(): TraceCarrier | undefined {
  */
 export function withRemoteParent<R>(carrier: Readonly<Record<string, unknown>> | undefined, body: () => R): R {
   const found = otelApi();
-  const parent = typeof carrier?.traceparent === "string" ? TRACEPARENT.exec(carrier.traceparent) : null;
+  let traceparent: unknown;
+  let tracestate: unknown;
+  try {
+    // Fields from the wire: own data properties only.
+    traceparent = ownData(carrier, "traceparent");
+    tracestate = ownData(carrier, "tracestate");
+  } catch {
+    return body();
+  }
+  const parent = typeof traceparent === "string" ? TRACEPARENT.exec(traceparent) : null;
   if (found === null || parent === null || parent[1] === "ff") return body();
   let context: unknown;
   try {
     const { api } = found;
-    const state = typeof carrier?.tracestate === "string" && carrier.tracestate.length <= MAX_TRACESTATE && api.createTraceState !== undefined ? api.createTraceState(carrier.tracestate) : undefined;
+    const state = typeof tracestate === "string" && tracestate.length <= MAX_TRACESTATE && api.createTraceState !== undefined ? api.createTraceState(tracestate) : undefined;
     const spanContext = { traceId: parent[2]!, spanId: parent[3]!, traceFlags: Number.parseInt(parent[4]!, 16), isRemote: true, ...(state === undefined ? {} : { traceState: state }) };
     if (!api.trace.isSpanContextValid(spanContext)) return body();
     context = api.trace.setSpanContext(api.context.active(), spanContext);
