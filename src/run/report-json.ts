@@ -7,7 +7,7 @@ import { isPlainArray, isPlainObject, ownData, ownDataEntries, ownElements } fro
 import { describeThrown, RefError } from "../shared/errors.js";
 import { safeText } from "../shared/text.js";
 import type { PendingStep, RunReport, StepTiming } from "./run-report.js";
-import { STEP_ERROR_CODES, StepError, type StepErrorCode } from "./step-error.js";
+import { OUTPUT_STEP_ID, STEP_ERROR_CODES, StepError, type StepErrorCode } from "./step-error.js";
 
 /** A step's error as JSON: `code` and `message`, and where it happened when that is known. */
 export interface StepErrorJSON {
@@ -183,6 +183,8 @@ function readReport(value: unknown): RunReport {
   }
   const reusedGiven = field("reused");
   const reused = reusedGiven === undefined ? [] : stepIds(reusedGiven, "reused");
+  const outputErrorGiven = field("outputError");
+  const output = Object.hasOwn(value, "output") ? { output: field("output") } : outputErrorGiven === undefined ? {} : { outputError: readError(OUTPUT_STEP_ID, outputErrorGiven, "outputError") };
   return {
     runId,
     status: status as RunReport["status"],
@@ -195,6 +197,7 @@ function readReport(value: unknown): RunReport {
     attempts,
     pending,
     reused,
+    ...output,
   };
 }
 
@@ -216,8 +219,7 @@ function stepIds(value: unknown, where: string): number[] {
 }
 
 /** A step's error from its JSON: the same code, message and places. */
-function readError(id: number, value: unknown): StepError {
-  const where = `errors["${id}"]`;
+function readError(id: number, value: unknown, where = `errors["${id}"]`): StepError {
   if (!isPlainObject(value)) refuse(where, "an object with code and message");
   const code = ownData(value, "code");
   const message = ownData(value, "message");
