@@ -146,18 +146,19 @@ interface TracedFailure {
 export class RunTrace {
   readonly #api: OtelApi;
   readonly #tracer: Tracer;
-  readonly #span: TraceSpan;
+  /** The run span; `undefined` on a PostgreSQL worker, whose steps are children of the submitter's span. */
+  readonly #span: TraceSpan | undefined;
   /** The run span's context: the parent of every step span. */
   readonly #context: unknown;
   readonly #runId: string;
   readonly recordContent: boolean;
   #ended = false;
 
-  constructor(api: OtelApi, tracer: Tracer, span: TraceSpan, parent: unknown, runId: string, recordContent: boolean) {
+  constructor(api: OtelApi, tracer: Tracer, span: TraceSpan | undefined, parent: unknown, runId: string, recordContent: boolean) {
     this.#api = api;
     this.#tracer = tracer;
     this.#span = span;
-    this.#context = api.trace.setSpan(parent, span);
+    this.#context = span === undefined ? parent : api.trace.setSpan(parent, span);
     this.#runId = runId;
     this.recordContent = recordContent;
   }
@@ -206,22 +207,23 @@ export class RunTrace {
 
   /** A step that never ran (skipped, or failed before its tool could be called): an event on the run span, not a span. */
   event(name: "plan_refs.step.skipped" | "plan_refs.step.failed", step: { readonly id: number; readonly tool: string }, detail: Readonly<Record<string, TraceAttribute>>): void {
-    if (!this.#ended) guarded(() => this.#span.addEvent(name, { "plan_refs.step.id": step.id, "gen_ai.tool.name": step.tool, ...detail }));
+    if (!this.#ended) guarded(() => this.#span?.addEvent(name, { "plan_refs.step.id": step.id, "gen_ai.tool.name": step.tool, ...detail }));
   }
 
   /** End the run span with the run's status and step count; any status but `ok` is an error (`error.type` = the status, or the code of what runPlan threw). */
   end(status: string, steps: number, message?: string): void {
-    if (this.#ended) return;
+    if (this.#ended || this.#span === undefined) return;
     this.#ended = true;
+    const span = this.#span;
     guarded(() => {
-      this.#span.setAttribute("plan_refs.run.status", status);
-      this.#span.setAttribute("plan_refs.run.step_count", steps);
+      span.setAttribute("plan_refs.run.status", status);
+      span.setAttribute("plan_refs.run.step_count", steps);
       if (status !== "ok") {
-        this.#span.setAttribute("error.type", status);
-        this.#span.setStatus(message === undefined ? { code: STATUS_ERROR } : { code: STATUS_ERROR, message });
+        span.setAttribute("error.type", status);
+        span.setStatus(message === undefined ? { code: STATUS_ERROR } : { code: STATUS_ERROR, message });
       }
     });
-    guarded(() => this.#span.end());
+    guarded(() => span.end());
   }
 }
 
@@ -259,6 +261,30 @@ export function startRunTrace(settings: TraceSettings, runId: string): RunTrace 
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The tracing of a stored run's steps on a PostgreSQL worker: each try's span a child of the context
+ * the submitter stored (`carrier`, its W3C fields), so one trace spans the submitting process and every
+ * worker. `undefined` when nothing was stored, the API is missing or no SDK is registered.
+ *
+ * @example
+ * const trace = storedRunTrace(known.options.trace, runId) // then trace?.within(step, attempt, …)
+ */
+export function storedRunTrace(carrier: TraceCarrier | undefined, runId: string): RunTrace | undefined {
+  const found = carrier === undefined ? null : otelApi();
+  if (found === null) return undefined;
+  return withRemoteParent(carrier, () => {
+    try {
+      const { api, version } = found;
+      const parent = api.context.active();
+      const spanContext = api.trace.getSpanContext(parent);
+      if (spanContext === undefined || !api.trace.isSpanContextValid(spanContext)) return undefined;
+      return new RunTrace(api, api.trace.getTracer("plan-refs", version), undefined, parent, runId, false);
+    } catch {
+      return undefined;
+    }
+  });
 }
 
 /** W3C trace context fields (`traceparent`, and `tracestate` when there is one); a type, so it fits a `Record`. */
