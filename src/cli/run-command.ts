@@ -14,7 +14,7 @@ import { RefError } from "../shared/errors.js";
 import { readTextInput } from "./input.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { LineIndex } from "../shared/positions.js";
-import { locateDiagnostics, printDiagnostics, unknownTools } from "./diagnostics.js";
+import { locateDiagnostics, printDiagnostics, unknownTools, type PrintedDiagnostic } from "./diagnostics.js";
 import { FlagError, parseFlags, positiveInteger, wholeNumber } from "./flags.js";
 import type { RetryPolicy } from "../run/retry.js";
 import { CliError } from "./input.js";
@@ -362,8 +362,8 @@ function nothingRun(io: CliIo, errors: readonly Diagnostic[], planName: string, 
  * Step errors that know where in the step's arguments they happened (`unresolved-args`: the argument
  * and the characters of the placeholder), as diagnostics for the linter's printer.
  */
-function placedErrors(report: RunReport, plan: unknown): Diagnostic[] {
-  const out: Diagnostic[] = [];
+function placedErrors(report: RunReport, plan: unknown): PrintedDiagnostic[] {
+  const out: PrintedDiagnostic[] = [];
   const pointers = new Map(readPlan(plan).steps.map((step) => [step.id, step.pointer] as const));
   for (const [id, error] of report.errors) {
     // Own data only, as everywhere: a StepError is plan-refs's own, but its fields are read the same way.
@@ -372,7 +372,7 @@ function placedErrors(report: RunReport, plan: unknown): Diagnostic[] {
     if (typeof arg !== "string" || at === undefined) continue;
     const span = readOwnData(error, "span") as { start?: unknown; end?: unknown } | undefined;
     out.push({
-      code: error.code as Diagnostic["code"],
+      code: error.code,
       severity: "error",
       step: id,
       pointer: `${at}/args${arg}`,

@@ -28,6 +28,8 @@ export const OUTPUT_STEP_ID = -1;
  */
 export class StepError extends RefError {
   override name = "StepError";
+  /** Always a `StepErrorCode` (the constructor takes no other). */
+  declare readonly code: StepErrorCode;
   readonly stepId: number;
   readonly tool: string;
 
