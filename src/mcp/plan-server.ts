@@ -448,7 +448,7 @@ export class PlanService {
       const { sent, ...onEvent } = progress(plan, extra);
       const result = await runPlanCall(plan, { tools: served.tools, catalog: served.catalog, signal: extra.signal }, { ...this.#settings.call, ...onEvent });
       await sent();
-      return answer(result, result.status === "invalid");
+      return result.status === "invalid" ? answer({ status: "invalid", diagnostics: oncePerPlace(result.diagnostics) }, true) : answer(result, false);
     } catch (error) {
       return answer({ status: "error", error: { code: "internal-error", message: `the plan could not be run: ${reason(error)}` } }, true);
     } finally {
@@ -518,6 +518,20 @@ function progress(plan: unknown, extra: RequestExtra): { onEvent?: (event: RunEv
     // answer that comes in the same chunk, and drops progress for a request already answered.
     sent: () => Promise.all(sending).then(() => new Promise((resolve) => setImmediate(resolve))),
   };
+}
+
+/**
+ * One problem per place and code: the linter (against the catalog) and the runner (against the tool
+ * functions) both name a tool that is not there; the model needs to read it once.
+ */
+function oncePerPlace<T extends { readonly code: string; readonly pointer: string }>(diagnostics: readonly T[]): T[] {
+  const seen = new Set<string>();
+  return diagnostics.filter(({ code, pointer }) => {
+    const key = `${code} ${pointer}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /** A `tools/call` answer: the JSON as structured content and as text. */
