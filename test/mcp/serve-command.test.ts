@@ -282,6 +282,20 @@ describe("over HTTP", () => {
     });
   }
 
+  test("a client that drops its response stream mid-run: the run is cancelled, and the slow server sees it", async () => {
+    const { url, log } = await serve("http");
+    const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+    const init = await fetch(url, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } }) });
+    const session = { ...headers, "mcp-session-id": init.headers.get("mcp-session-id")! };
+    await init.text();
+    await (await fetch(url, { method: "POST", headers: session, body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) })).text();
+    const controller = new AbortController();
+    await fetch(url, { method: "POST", headers: session, signal: controller.signal, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "run_plan", arguments: { steps: [{ id: 1, tool: "wait", args: {} }] } } }) });
+    await until(() => readFileSync(log, "utf8").includes("start wait"));
+    controller.abort();
+    await until(() => readFileSync(log, "utf8").includes("cancelled wait"));
+  });
+
   test("Origin and Host are validated against DNS rebinding", async () => {
     const { url } = await serve("http");
     const port = new URL(url).port;
