@@ -410,7 +410,26 @@ export class PlanService {
    * @example
    * await service.server().connect(new StdioServerTransport())
    */
-  server(): SdkServer {
+  server(): PlanServer {
+    return this.#newServer();
+  }
+
+  /**
+   * The server of `createPlanServer`: closing it stops the service too (which then listens to the
+   * upstreams no more), since it is the service's only one.
+   */
+  static async only(config: PlanServerConfig): Promise<PlanServer> {
+    const service = await PlanService.create(config);
+    const server = service.#newServer();
+    const onclose = server.onclose;
+    server.onclose = () => {
+      onclose?.();
+      void service.close();
+    };
+    return server;
+  }
+
+  #newServer(): SdkServer {
     const { Server, types } = this.#sdk;
     const server = new Server({ name: this.#settings.serverInfo.name, version: this.#settings.serverInfo.version }, { capabilities: { tools: { listChanged: true } } });
     server.setRequestHandler(types.ListToolsRequestSchema, () => ({ tools: this.#served.listed as never }));
@@ -557,13 +576,5 @@ function answer(value: PlanCallResult | Record<string, unknown>, isError: boolea
  * await server.connect(new StdioServerTransport())
  */
 export async function createPlanServer(config: PlanServerConfig = {}): Promise<PlanServer> {
-  const service = await PlanService.create(config);
-  const server = service.server();
-  const onclose = server.onclose;
-  // The service is this server's alone: closing the server stops it listening to the upstreams.
-  server.onclose = () => {
-    onclose?.();
-    void service.close();
-  };
-  return server;
+  return PlanService.only(config);
 }

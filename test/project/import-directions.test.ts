@@ -6,7 +6,7 @@
  *   shared → grammar → (resolve, plan: siblings) → lint → (run, editor) → codemirror
  *   integrations draw, formats, mcp, postgres on top of the core; nothing in the core imports them
  *   agents (a whole plan as one tool call) on top of formats and run; the agent frameworks ai-sdk and
- *   openai-agents on top of agents
+ *   openai-agents on top of agents, and mcp too (its plan server's run_plan is that one tool call)
  *   cli (the command line) and src/index.ts (the package root) above everything
  */
 import { readdirSync, readFileSync } from "node:fs";
