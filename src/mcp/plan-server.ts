@@ -448,7 +448,7 @@ export class PlanService {
     const client = served.exposed.get(name);
     if (client !== undefined) return this.#passOn(client, name, args, extra);
     const suggestion = didYouMean(name, served.listed.map((tool) => tool.name));
-    throw new this.#sdk.types.McpError(this.#sdk.types.ErrorCode.InvalidParams, `unknown tool ${quoted(name, 80)}${suggestion === undefined ? "" : `; did you mean ${quoted(suggestion)}?`}`);
+    throw new this.#sdk.types.McpError(this.#sdk.types.ErrorCode.InvalidParams, `unknown-tool: no tool ${quoted(name, 80)} on this server${suggestion === undefined ? "" : `; did you mean ${quoted(suggestion)}?`}`);
   }
 
   async #runPlan(served: Served, plan: unknown, extra: RequestExtra): Promise<CallResult> {

@@ -208,7 +208,7 @@ describe.each(["stdio", "http"] as const)("over %s", (kind) => {
     const answer = await call(served.client, "geocode", { city: "Lisbon" });
     expect(answer).toEqual({ content: [{ type: "text", text: JSON.stringify({ name: "Lisbon", lat: 38.72, lon: -9.14 }) }], structuredContent: { name: "Lisbon", lat: 38.72, lon: -9.14 } });
     expect(await call(served.client, "broken", {})).toEqual({ isError: true, content: [{ type: "text", text: "the failing server always fails" }] });
-    await expect(call(served.client, "geocodee", {})).rejects.toThrow(/unknown tool "geocodee"; did you mean "geocode"\?/);
+    await expect(call(served.client, "geocodee", {})).rejects.toThrow(/unknown-tool: no tool "geocodee" on this server; did you mean "geocode"\?/);
   });
 
   test("an upstream's tools/list_changed refreshes the tools and is passed on to the client", async () => {
