@@ -9,7 +9,7 @@ import { FlagError, parseFlags, positiveInteger } from "./flags.js";
 import { readCatalog, type CliIo } from "./io.js";
 import { loadTools } from "./load-tools.js";
 import { asCliError, MCP_HELP, MCP_OPTIONS, withMcpServers } from "./mcp-flags.js";
-import { packageVersion } from "./cli.js";
+import { packageVersion } from "../shared/version.js";
 import { readTextInput } from "./input.js";
 import { DEFAULT_MAX_PLANS, DEFAULT_MAX_STEPS, PlanService, type PlanServerOptions } from "../mcp/plan-server.js";
 import { isLoopback, servePlanHttp } from "../mcp/serve-http.js";

@@ -14,8 +14,10 @@ import type { ResolveOptions } from "../shared/options.js";
 import type { ToolFunction } from "./attempt.js";
 import type { StepError } from "./step-error.js";
 import { asRefError, RefError } from "../shared/errors.js";
+import { quoted } from "../shared/text.js";
 import { layeredOptions, OPTION_NAMES, type OptionName } from "../shared/options.js";
 import { isPlainArray, isPlainObject, MISSING, ownData, ownDataEntries, ownElements, readOwnData } from "../shared/own-data.js";
+import type { TraceSettings, Tracer } from "./tracing.js";
 import { RETRY_DEFAULTS, RETRYABLE_CODES, resolveRetryPolicy, type ResolvedRetryPolicy, type RetryableCode, type RetryPolicy } from "./retry.js";
 
 /**
@@ -38,7 +40,9 @@ export type RunEvent =
   | { readonly type: "step-failed"; readonly stepId: number; readonly tool: string; readonly error: StepError; readonly startMs: number; readonly endMs: number; readonly durationMs: number }
   | { readonly type: "step-skipped"; readonly stepId: number; readonly tool: string; readonly blockedBy: number; readonly atMs: number }
   /** A try failed and the step is tried again after `delayMs`: `attempt` is the try that failed, `attempts` the policy's tries. */
-  | { readonly type: "step-retry"; readonly stepId: number; readonly tool: string; readonly attempt: number; readonly attempts: number; readonly delayMs: number; readonly error: StepError; readonly atMs: number };
+  | { readonly type: "step-retry"; readonly stepId: number; readonly tool: string; readonly attempt: number; readonly attempts: number; readonly delayMs: number; readonly error: StepError; readonly atMs: number }
+  /** The step's turn came and it waits for approval (its tool was not called): `args` are what a person approves. */
+  | { readonly type: "step-pending"; readonly stepId: number; readonly tool: string; readonly args: Record<string, unknown>; readonly atMs: number };
 
 /**
  * Options of `runPlan`. Each is read once, when the run starts. The language options (`syntax`,
@@ -71,6 +75,30 @@ export interface RunOptions extends ResolveOptions {
   readonly retryByTool?: Readonly<Record<string, RetryPolicy>>;
   /** The run's id, in the report and in every idempotency key (`runId:stepId`); default a random UUID. */
   readonly runId?: string;
+  /**
+   * Whether a step must wait for a person's approval, asked when its turn comes with its arguments
+   * resolved. `true` (or a promise of it): its tool is not called, it waits in `report.pending`, and
+   * the run ends `suspended` once nothing else can run (`resumePlan` with `approve` runs it). A throw
+   * or rejection fails the step (`denied`): it is never called without an answer.
+   */
+  readonly needsApproval?: (step: ApprovalRequest) => boolean | Promise<boolean>;
+  /** The tools whose every step waits for approval, as data (`--approve-tool NAME`); with `needsApproval`, either asks. */
+  readonly approvalTools?: readonly string[];
+  /**
+   * The OpenTelemetry tracer of the run's spans (README, "Tracing"). Default: `trace.getTracer("plan-refs")`
+   * of `@opentelemetry/api` when it is installed (no SDK registered: nothing is traced); `false`: no spans.
+   */
+  readonly tracer?: Tracer | false;
+  /** Record each step's arguments and result on its span, as JSON cut at `MAX_CONTENT_LENGTH` characters (default `false`). */
+  readonly recordContent?: boolean;
+}
+
+/** What `needsApproval` is asked about: a step whose turn has come. */
+export interface ApprovalRequest {
+  readonly id: number;
+  readonly tool: string;
+  /** Its arguments, resolved: what the tool would be called with. */
+  readonly args: Record<string, unknown>;
 }
 
 /** Builds the error an entry point throws for an option it refuses (its code is always `invalid-options`). */
@@ -93,7 +121,14 @@ export const OPTION_MESSAGES = {
   choice: (name: string, allowed: readonly string[]) => `option ${name} must be one of ${allowed.map((value) => JSON.stringify(value)).join(", ")}`,
   codes: (name: string, allowed: readonly string[]) => `option ${name} must be an array of step error codes among ${allowed.map((value) => JSON.stringify(value)).join(", ")}`,
   runId: (name: string) => `option ${name} must be a string of 1 to ${MAX_RUN_ID_LENGTH} characters`,
+  between: (label: string, bounds: SettingBounds, value: unknown) => `${label} must be an integer from ${bounds.min} to ${bounds.max}, not ${shownValue(value)}`,
+  names: (name: string) => `option ${name} must be an array of tool names (strings)`,
 } as const;
+
+/** A refused value as a message shows it: a number as written, a string quoted and cut short, else its type. */
+function shownValue(value: unknown): string {
+  return typeof value === "number" ? String(value) : typeof value === "string" ? quoted(value, 20) : typeof value;
+}
 
 /** The longest `runId` accepted (it is part of every idempotency key). */
 export const MAX_RUN_ID_LENGTH = 200;
@@ -279,6 +314,10 @@ export interface RunSettings extends RunOptionValues {
   /** Policies by tool name, each replacing `retry` for its tool. */
   readonly retryByTool: ReadonlyMap<string, ResolvedRetryPolicy> | undefined;
   readonly runId: string;
+  readonly needsApproval: ((step: ApprovalRequest) => unknown) | undefined;
+  /** `undefined`: no tool waits for approval by name. */
+  readonly approvalTools: ReadonlySet<string> | undefined;
+  readonly trace: TraceSettings;
 }
 
 /** The default `concurrency` of `runPlan` and of a worker. */
@@ -304,7 +343,31 @@ export function readRunSettings(options: object): RunSettings {
     retry: readRetryPolicy(readOption(options, "retry"), "retry"),
     retryByTool: readRetryByTool(readOption(options, "retryByTool"), "retryByTool", refuseWithRefError),
     runId: readRunId(readOption(options, "runId"), "runId", refuseWithRefError),
+    needsApproval: readCallback<(step: ApprovalRequest) => unknown>(readOption(options, "needsApproval"), "needsApproval"),
+    approvalTools: readToolNames(readOption(options, "approvalTools"), "approvalTools", refuseWithRefError),
+    trace: { tracer: readTracer(readOption(options, "tracer")), recordContent: readFlag(readOption(options, "recordContent")) },
   };
+}
+
+/** A list of tool names (own elements of a plain array, each a string); absent: `undefined`. */
+function readToolNames(value: unknown, name: string, refuse: RefuseOption): Set<string> | undefined {
+  if (value === undefined) return undefined;
+  if (!isPlainArray(value)) throw refuse(OPTION_MESSAGES.names(name));
+  const names = new Set<string>();
+  for (const [item] of ownElements(value)) {
+    if (typeof item !== "string") throw refuse(OPTION_MESSAGES.names(name));
+    names.add(item);
+  }
+  return names;
+}
+
+/** A tracer (anything with `startSpan`), or `false` for none; absent: `undefined`. */
+function readTracer(value: unknown): Tracer | false | undefined {
+  if (value === undefined || value === false) return value;
+  if (typeof value !== "object" || value === null || typeof (value as { startSpan?: unknown }).startSpan !== "function") {
+    throw refuseWithRefError(OPTION_MESSAGES.object("tracer", "an OpenTelemetry tracer (an object with startSpan), or false"));
+  }
+  return value as Tracer;
 }
 
 /**
@@ -319,7 +382,33 @@ export const DEFAULT_RECOVERY_MS = 30_000;
 export const DEFAULT_GRACE_MS = 5_000;
 
 /** How long after `graceMs` a stopping worker kills its runner if stopping has not finished. */
-const FORCE_STOP_MARGIN_MS = 5_000;
+export const FORCE_STOP_MARGIN_MS = 5_000;
+
+/** The range of an integer setting (both ends included). */
+export interface SettingBounds {
+  readonly min: number;
+  readonly max: number;
+}
+
+/** The bounds of a worker's own integer settings (what its connections and heartbeat allow). */
+export interface WorkerBounds {
+  readonly concurrency: SettingBounds;
+  readonly recoveryMs: SettingBounds;
+  readonly graceMs: SettingBounds;
+}
+
+/**
+ * An integer within `bounds` (absent: `fallback`), refused with one line naming the range and the
+ * value given. `label` is what the message names: `option recoveryMs` by default, a flag on the command line.
+ *
+ * @example
+ * readBounded(2 ** 31, "recoveryMs", { min: 1_000, max: MAX_TIMEOUT_MS }, 30_000) // throws invalid-options: option recoveryMs must be an integer from 1000 to 2147483647, not 2147483648
+ */
+export function readBounded(value: unknown, name: string, bounds: SettingBounds, fallback: number, refuse: RefuseOption = refuseWithRefError, label = `option ${name}`): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < bounds.min || value > bounds.max) throw refuse(OPTION_MESSAGES.between(label, bounds, value));
+  return value;
+}
 
 /** A worker's options, read once and checked. */
 export interface WorkerSettings<F, E> {
@@ -334,16 +423,18 @@ export interface WorkerSettings<F, E> {
   readonly forceStopMs: number;
   readonly signal: AbortSignal | undefined;
   readonly onEvent: ((event: E) => void) | undefined;
+  readonly validateInputs: boolean;
 }
 
 /**
- * `startWorker`'s options, with the same readers (and so the same accepted values) as `runPlan`'s;
- * `refuse` builds the worker's error class.
+ * `startWorker`'s options, with the same readers (and so the same accepted values) as `runPlan`'s, and
+ * the worker's own `bounds` on its concurrency, recovery window and grace period; `refuse` builds the
+ * worker's error class.
  *
  * @example
- * readWorkerSettings({ tools: { echo: (args) => args }, recoveryMs: 10_000 }, (message) => new PostgresError("invalid-options", `startWorker: ${message}`))
+ * readWorkerSettings({ tools: { echo: (args) => args }, recoveryMs: 10_000 }, (message) => new PostgresError("invalid-options", `startWorker: ${message}`), WORKER_LIMITS)
  */
-export function readWorkerSettings<F, E>(options: object, refuse: RefuseOption): WorkerSettings<F, E> {
+export function readWorkerSettings<F, E>(options: object, refuse: RefuseOption, bounds: WorkerBounds): WorkerSettings<F, E> {
   const tools = readOption(options, "tools");
   if (typeof tools !== "object" || tools === null) throw refuse(OPTION_MESSAGES.tools("tools"));
   const map = new Map<string, F>();
@@ -351,15 +442,16 @@ export function readWorkerSettings<F, E>(options: object, refuse: RefuseOption):
     const fn = ownData(tools, name);
     if (typeof fn === "function") map.set(name, fn as F);
   }
-  const graceMs = readDuration(readOption(options, "graceMs"), "graceMs", false, DEFAULT_GRACE_MS, refuse);
+  const graceMs = readBounded(readOption(options, "graceMs"), "graceMs", bounds.graceMs, DEFAULT_GRACE_MS, refuse);
   return {
     tools: map,
-    concurrency: readPositiveInteger(readOption(options, "concurrency"), "concurrency", DEFAULT_CONCURRENCY, refuse),
-    recoveryMs: readDuration(readOption(options, "recoveryMs"), "recoveryMs", false, DEFAULT_RECOVERY_MS, refuse),
+    concurrency: readBounded(readOption(options, "concurrency"), "concurrency", bounds.concurrency, DEFAULT_CONCURRENCY, refuse),
+    recoveryMs: readBounded(readOption(options, "recoveryMs"), "recoveryMs", bounds.recoveryMs, DEFAULT_RECOVERY_MS, refuse),
     timeoutMs: readDuration(readOption(options, "timeoutMs"), "timeoutMs", true, undefined, refuse),
     graceMs,
     forceStopMs: Math.min(graceMs + FORCE_STOP_MARGIN_MS, MAX_TIMEOUT_MS),
     signal: readSignal(readOption(options, "signal"), "signal", refuse),
     onEvent: readCallback<(event: E) => void>(readOption(options, "onEvent"), "onEvent", refuse),
+    validateInputs: readFlag(readOption(options, "validateInputs")),
   };
 }
