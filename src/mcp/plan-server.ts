@@ -131,6 +131,8 @@ export const RUN_PLAN_OUTPUT_SCHEMA = Object.freeze({
     results: { type: "object", description: "Each step's result by step id (a long one cut, ending with a marker saying so)" },
     errors: { type: "object", additionalProperties: { type: "object", properties: { code: { type: "string" }, message: { type: "string" } }, required: ["code", "message"] } },
     skipped: { type: "array", items: { type: "integer" }, description: "Steps not run because a step they need failed" },
+    output: { description: "The plan's own output, resolved against the results, when the plan has one" },
+    outputError: { type: "object", properties: { code: { type: "string" }, message: { type: "string" } }, required: ["code", "message"] },
     diagnostics: { type: "array", items: DIAGNOSTIC_SCHEMA },
     error: { type: "object", properties: { code: { type: "string" }, message: { type: "string" } }, required: ["code", "message"] },
   },

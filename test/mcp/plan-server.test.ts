@@ -63,6 +63,11 @@ describe("createPlanServer", () => {
       { progress: 1, total: 2, message: "step 1 (double) done" },
       { progress: 2, total: 2, message: "step 2 (double) done" },
     ]);
+    // The plan's own output, resolved against the results, comes with the report.
+    const withOutput = await runPlan(client, { steps: [{ id: 1, tool: "double", args: { n: 3 } }], output: { total: "$1.n", unit: "apples" } });
+    expect(withOutput.structuredContent).toEqual({ status: "ok", results: { "1": { n: 6 } }, errors: {}, skipped: [], output: { total: 6, unit: "apples" } });
+    const { tools: listed } = await client.listTools();
+    expect(Object.keys((listed[0]!.inputSchema as { properties: object }).properties)).toContain("output");
   });
 
   test("maxPlans: a plan beyond the limit waits for a place, then runs", async () => {
