@@ -19,6 +19,8 @@ import { loadSdk } from "./sdk.js";
 export const MCP_PATH = "/mcp";
 /** Most client sessions at once; a further client is refused (`too-many-sessions`) until one ends. */
 export const MAX_HTTP_SESSIONS = 64;
+/** How long a session with no request open may sit before it is ended, by default: 30 minutes. */
+export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
 /** Largest request body read (the SDK transport's own default). */
 export const MAX_HTTP_BODY_BYTES = 4 * 1024 * 1024;
 
@@ -30,6 +32,11 @@ export interface PlanHttpOptions {
   readonly host?: string;
   /** The bearer token every request must carry (`Authorization: Bearer …`). */
   readonly token?: string;
+  /**
+   * A session with no request open (a client listening for notifications holds one) for this long is
+   * ended, so that clients gone without a DELETE do not hold the session places (default 30 minutes).
+   */
+  readonly idleMs?: number;
 }
 
 /** A plan server listening. */
@@ -118,7 +125,24 @@ export async function servePlanHttp(service: PlanService, options: PlanHttpOptio
   const expected = options.token === undefined ? undefined : digest(options.token);
   const { StreamableHTTPServerTransport } = await loadSdk("server/streamableHttp.js");
   type Transport = InstanceType<typeof StreamableHTTPServerTransport>;
-  const sessions = new Map<string, { transport: Transport; server: ReturnType<PlanService["server"]> }>();
+  /** Each session: its transport and server, its requests open, and when the last one ended. */
+  type Session = { transport: Transport; server: ReturnType<PlanService["server"]>; open: number; lastSeen: number };
+  const sessions = new Map<string, Session>();
+  const idleMs = options.idleMs ?? DEFAULT_SESSION_IDLE_MS;
+  if (!Number.isSafeInteger(idleMs) || idleMs < 1) throw new McpSetupError("invalid-options", "option idleMs must be a positive integer of milliseconds");
+  const end = (id: string, session: Session): void => {
+    sessions.delete(id);
+    void Promise.all([session.server.close().catch(() => undefined), session.transport.close().catch(() => undefined)]);
+  };
+  // One timer for all sessions, not holding the process open.
+  const sweeper = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [id, session] of sessions) if (session.open === 0 && now - session.lastSeen >= idleMs) end(id, session);
+    },
+    Math.min(idleMs, 60_000),
+  );
+  sweeper.unref();
   let opening = 0;
   let port = options.port;
   const urlHost = isIP(host) === 6 ? `[${host}]` : host;
@@ -173,6 +197,11 @@ export async function servePlanHttp(service: PlanService, options: PlanHttpOptio
     if (typeof id === "string") {
       const session = sessions.get(id);
       if (session === undefined) return refuse(res, { status: 404, code: "unknown-session", message: "no such session (it ended, or the server restarted): initialize again" });
+      session.open++;
+      res.once("close", () => {
+        session.open--;
+        session.lastSeen = Date.now();
+      });
       if (body === undefined) return session.transport.handleRequest(req, res);
       cancelIfDropped(session.transport, res, requestIds(body));
       return session.transport.handleRequest(req, res, body);
@@ -183,7 +212,7 @@ export async function servePlanHttp(service: PlanService, options: PlanHttpOptio
     const server = service.server();
     const transport: Transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (sessionId) => void sessions.set(sessionId, { transport, server }),
+      onsessioninitialized: (sessionId) => void sessions.set(sessionId, { transport, server, open: 0, lastSeen: Date.now() }),
     });
     transport.onclose = () => {
       if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
@@ -218,6 +247,7 @@ export async function servePlanHttp(service: PlanService, options: PlanHttpOptio
   listener.on("clientError", (_error, socket) => socket.destroy());
   await new Promise<void>((resolve, reject) => {
     listener.once("error", (error) => {
+      clearInterval(sweeper);
       const code = ownData(error, "code");
       reject(new McpSetupError("listen-failed", `cannot listen on ${urlHost}:${options.port}: ${code === "EADDRINUSE" ? "the port is in use" : code === "EACCES" ? "permission denied" : code === "EADDRNOTAVAIL" ? "no such address on this machine" : safeText(describeThrown(error), 200)}`, { cause: error }));
     });
@@ -232,6 +262,7 @@ export async function servePlanHttp(service: PlanService, options: PlanHttpOptio
     url,
     close: () =>
       (closing ??= (async () => {
+        clearInterval(sweeper);
         const open = [...sessions.values()];
         sessions.clear();
         await Promise.all(open.map(({ transport, server }) => Promise.all([server.close().catch(() => undefined), transport.close().catch(() => undefined)])));
