@@ -78,7 +78,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return 0;
   }
   // The commands that run plans export their spans when the OTEL_* variables ask (src/cli/tracing.ts).
-  const tracing = name === "run" || name === "worker" ? await startCliTracing(process.env, io.stderr) : undefined;
+  const tracing = name === "run" || name === "worker" || name === "mcp" ? await startCliTracing(process.env, io.stderr) : undefined;
   try {
     return await command.run(rest, io);
   } catch (error) {

@@ -3,10 +3,12 @@
  * `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) or `OTEL_TRACES_EXPORTER` is
  * set, the command registers an OpenTelemetry SDK for its process (the command line is an application;
  * the library registers nothing) and exports over OTLP/HTTP, configured by the standard `OTEL_*`
- * variables that the exporter reads itself (`OTEL_TRACES_EXPORTER=console` prints the spans instead).
+ * variables that the exporter reads itself (`OTEL_TRACES_EXPORTER=console` writes each span as one JSON
+ * line on stderr instead: stdout keeps the command's own output, a report a script may read).
  * The SDK packages are not plan-refs' dependencies: when they are missing, one line says what to
  * install and the command runs untraced. With none of the variables set nothing is loaded or printed.
  */
+import { printable } from "../shared/text.js";
 
 /** What the command line loads to export spans, and what it asks to install when they are missing. */
 export const TRACING_PACKAGES = ["@opentelemetry/api", "@opentelemetry/sdk-trace-base", "@opentelemetry/context-async-hooks", "@opentelemetry/exporter-trace-otlp-http"] as const;
@@ -28,7 +30,6 @@ interface SdkModules {
     BasicTracerProvider: new (config: { spanProcessors: unknown[] }) => { shutdown(): Promise<void> };
     BatchSpanProcessor: new (exporter: unknown) => unknown;
     SimpleSpanProcessor: new (exporter: unknown) => unknown;
-    ConsoleSpanExporter: new () => unknown;
   };
   readonly hooks: { AsyncLocalStorageContextManager: new () => { enable(): unknown } };
   readonly otlp: { OTLPTraceExporter: new () => unknown };
@@ -59,7 +60,7 @@ export async function startCliTracing(env: Readonly<Record<string, string | unde
     return undefined;
   }
   const { api, base, hooks, otlp } = modules;
-  const processors = exporters.map((name) => (name === "console" ? new base.SimpleSpanProcessor(new base.ConsoleSpanExporter()) : new base.BatchSpanProcessor(new otlp.OTLPTraceExporter())));
+  const processors = exporters.map((name) => (name === "console" ? new base.SimpleSpanProcessor(stderrExporter(warn)) : new base.BatchSpanProcessor(new otlp.OTLPTraceExporter())));
   const provider = new base.BasicTracerProvider({ spanProcessors: processors });
   api.context.setGlobalContextManager(new hooks.AsyncLocalStorageContextManager().enable());
   api.trace.setGlobalTracerProvider(provider);
@@ -76,6 +77,32 @@ export async function startCliTracing(env: Readonly<Record<string, string | unde
         api.context.disable();
       }
     },
+  };
+}
+
+/** What the console exporter writes of a span (the SDK's `ReadableSpan` fits). */
+interface FinishedSpan {
+  readonly name: string;
+  spanContext(): { traceId: string; spanId: string };
+  readonly parentSpanContext?: { spanId: string } | undefined;
+  readonly status: { code: number; message?: string };
+  readonly attributes: Readonly<Record<string, unknown>>;
+  readonly events: readonly { name: string; attributes?: Readonly<Record<string, unknown>> }[];
+  readonly duration: readonly [number, number];
+}
+
+/** An exporter that writes each span as one line of JSON (escaped for a terminal) with `write`. */
+function stderrExporter(write: (line: string) => void): { export(spans: FinishedSpan[], done: (result: { code: number }) => void): void; shutdown(): Promise<void> } {
+  return {
+    export(spans, done) {
+      for (const span of spans) {
+        const { traceId, spanId } = span.spanContext();
+        const line = { name: span.name, traceId, spanId, parentSpanId: span.parentSpanContext?.spanId, durationMs: span.duration[0] * 1e3 + span.duration[1] / 1e6, status: span.status, attributes: span.attributes, events: span.events.map((event) => ({ name: event.name, attributes: event.attributes })) };
+        write(`${printable(JSON.stringify(line))}\n`);
+      }
+      done({ code: 0 });
+    },
+    shutdown: () => Promise.resolve(),
   };
 }
 

@@ -6,6 +6,7 @@
  * the model. The plan call itself (lint, run, the answer, the description) is `runPlanCall` of
  * `src/agents/`, shared with the AI SDK and OpenAI Agents plan tools.
  */
+import { withRemoteParent } from "../run/tracing.js";
 import { planCallDescription, readPlanCallOptions, runPlanCall, type PlanCallOptions, type PlanCallResult } from "../agents/plan-call.js";
 import { planSchema, type PlanSchema } from "../formats/plan-schema.js";
 import { didYouMean } from "../lint/did-you-mean.js";
@@ -112,7 +113,8 @@ interface CallResult {
 /** The extra of a request handler that the server uses. */
 interface RequestExtra {
   readonly signal: AbortSignal;
-  readonly _meta?: { readonly progressToken?: string | number } | undefined;
+  /** The request's `_meta`: a progress token, and the caller's W3C trace context (`traceparent`, `tracestate`). */
+  readonly _meta?: { readonly progressToken?: string | number; readonly [key: string]: unknown } | undefined;
   sendNotification(notification: { method: "notifications/progress"; params: { progressToken: string | number; progress: number; total: number; message: string } }): Promise<void>;
 }
 
@@ -467,7 +469,8 @@ export class PlanService {
     if (release === undefined) return answer({ status: "error", error: { code: "server-busy", message: `${MAX_WAITING_PLANS} plans are already waiting to run; send this one again later` } }, true);
     try {
       const { sent, ...onEvent } = progress(plan, extra);
-      const result = await runPlanCall(plan, { tools: served.tools, catalog: served.catalog, signal: extra.signal }, { ...this.#settings.call, ...onEvent });
+      // A caller's trace context in `_meta`: the run's spans continue the caller's trace.
+      const result = await withRemoteParent(extra._meta, () => runPlanCall(plan, { tools: served.tools, catalog: served.catalog, signal: extra.signal }, { ...this.#settings.call, ...onEvent }));
       await sent();
       return result.status === "invalid" ? answer({ status: "invalid", diagnostics: oncePerPlace(result.diagnostics) }, true) : answer(result, false);
     } catch (error) {

@@ -8,6 +8,7 @@ import type { RunOptions } from "../run/run-plan.js";
 import { readRunOptions, type RunOptionValues } from "../run/settings.js";
 import { runStatus } from "../run/schedule.js";
 import { preparePlan } from "../run/prepare.js";
+import { activeTraceCarrier, type TraceCarrier } from "../run/tracing.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { asRefError, describeThrown, RefError } from "../shared/errors.js";
 import { layeredOptions, type NormalizedOptions, type OptionName } from "../shared/options.js";
@@ -35,8 +36,15 @@ export interface StoredRunOptions {
   readonly validateOutputs: boolean;
   /** Absent in runs stored before input checks existed: `false`. */
   readonly validateInputs?: boolean;
+  /** The submitter's W3C trace context, when it submitted inside a span: each step's span on a worker is its child. */
+  readonly trace?: TraceCarrier;
   /** Every language option (runs stored before `strict` and the limits were kept have only `syntax`, `templates`, `deep`: the rest default). */
   readonly language: Pick<NormalizedOptions, "syntax" | "templates" | "deep"> & Partial<NormalizedOptions>;
+}
+
+/** The trace context to store, if any (absent from the JSON otherwise). */
+function traceOf(trace: TraceCarrier | undefined): { trace?: TraceCarrier } {
+  return trace === undefined ? {} : { trace };
 }
 
 /** A run id: 1 to 200 printable characters. */
@@ -143,7 +151,7 @@ function prepare(plan: unknown, settings: RunOptionValues): Prepared {
       }
     }
     return {
-      stored: { failFast: settings.failFast, timeoutMs: settings.timeoutMs ?? null, validateOutputs: settings.validateOutputs, validateInputs: settings.validateInputs, language: { ...language } },
+      stored: { failFast: settings.failFast, timeoutMs: settings.timeoutMs ?? null, validateOutputs: settings.validateOutputs, validateInputs: settings.validateInputs, language: { ...language }, ...traceOf(activeTraceCarrier()) },
       catalog: catalogText,
       diagnostics,
       steps,

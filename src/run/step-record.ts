@@ -29,6 +29,8 @@ export class StepRecord implements AttemptStep<StepRecord>, TracedStep {
   retryFailure: StepFailure | undefined = undefined;
   /** When its last try ended (the step's end if the wait is cancelled). */
   retryEndMs = 0;
+  /** `args` holds the resolved arguments (a step that may be tried again keeps them for every try). */
+  resolved = false;
   /** The span of the try that runs, in a traced run. */
   span: TraceSpan | undefined = undefined;
 

@@ -17,7 +17,7 @@
  * and carry no trace; the run span is such a span, and then the run drops tracing, and each step
  * costs one branch (`record.span === undefined`).
  */
-import { isPlainArray, isPlainObject, ownDataEntries } from "../shared/own-data.js";
+import { isPlainArray, isPlainObject, ownData, ownDataEntries } from "../shared/own-data.js";
 
 /** An attribute value as spans take it. */
 export type TraceAttribute = string | number | boolean;
@@ -146,18 +146,19 @@ interface TracedFailure {
 export class RunTrace {
   readonly #api: OtelApi;
   readonly #tracer: Tracer;
-  readonly #span: TraceSpan;
+  /** The run span; `undefined` on a PostgreSQL worker, whose steps are children of the submitter's span. */
+  readonly #span: TraceSpan | undefined;
   /** The run span's context: the parent of every step span. */
   readonly #context: unknown;
   readonly #runId: string;
   readonly recordContent: boolean;
   #ended = false;
 
-  constructor(api: OtelApi, tracer: Tracer, span: TraceSpan, parent: unknown, runId: string, recordContent: boolean) {
+  constructor(api: OtelApi, tracer: Tracer, span: TraceSpan | undefined, parent: unknown, runId: string, recordContent: boolean) {
     this.#api = api;
     this.#tracer = tracer;
     this.#span = span;
-    this.#context = api.trace.setSpan(parent, span);
+    this.#context = span === undefined ? parent : api.trace.setSpan(parent, span);
     this.#runId = runId;
     this.recordContent = recordContent;
   }
@@ -173,14 +174,20 @@ export class RunTrace {
       "plan_refs.step.id": step.id,
       "plan_refs.step.attempt": attempt,
     };
-    const span = this.#tracer.startSpan(`execute_tool ${step.tool}`, { kind: SPAN_KIND_INTERNAL, attributes }, this.#context);
-    step.span = span;
-    this.#api.context.with(this.#api.trace.setSpan(this.#context, span), body, undefined, ...args);
+    let active: unknown;
+    try {
+      const span = this.#tracer.startSpan(`execute_tool ${step.tool}`, { kind: SPAN_KIND_INTERNAL, attributes }, this.#context);
+      active = this.#api.trace.setSpan(this.#context, span);
+      step.span = span;
+    } catch {
+      return body(...args); // a tracer that fails: this try runs untraced
+    }
+    this.#api.context.with(active, body, undefined, ...args);
   }
 
   /** The step's resolved arguments, recorded with `recordContent` only. */
   arguments(step: TracedStep, args: unknown): void {
-    if (this.recordContent) step.span?.setAttribute("gen_ai.tool.call.arguments", contentJson(args));
+    if (this.recordContent) guarded(() => step.span?.setAttribute("gen_ai.tool.call.arguments", contentJson(args)));
   }
 
   /** End the step's try: error status and `error.type` (the `StepError` code) on failure, the result with `recordContent`. */
@@ -188,30 +195,44 @@ export class RunTrace {
     const span = step.span;
     if (span === undefined) return;
     step.span = undefined;
-    if (failure !== undefined) {
-      span.setAttribute("error.type", failure.code);
-      span.setStatus({ code: STATUS_ERROR, message: failure.detail });
-    }
-    if (this.recordContent && (failure === undefined || value !== undefined)) span.setAttribute("gen_ai.tool.call.result", contentJson(value));
-    span.end();
+    guarded(() => {
+      if (failure !== undefined) {
+        span.setAttribute("error.type", failure.code);
+        span.setStatus({ code: STATUS_ERROR, message: failure.detail });
+      }
+      if (this.recordContent && (failure === undefined || value !== undefined)) span.setAttribute("gen_ai.tool.call.result", contentJson(value));
+    });
+    guarded(() => span.end());
   }
 
   /** A step that never ran (skipped, or failed before its tool could be called): an event on the run span, not a span. */
   event(name: "plan_refs.step.skipped" | "plan_refs.step.failed", step: { readonly id: number; readonly tool: string }, detail: Readonly<Record<string, TraceAttribute>>): void {
-    if (!this.#ended) this.#span.addEvent(name, { "plan_refs.step.id": step.id, "gen_ai.tool.name": step.tool, ...detail });
+    if (!this.#ended) guarded(() => this.#span?.addEvent(name, { "plan_refs.step.id": step.id, "gen_ai.tool.name": step.tool, ...detail }));
   }
 
   /** End the run span with the run's status and step count; any status but `ok` is an error (`error.type` = the status, or the code of what runPlan threw). */
   end(status: string, steps: number, message?: string): void {
-    if (this.#ended) return;
+    if (this.#ended || this.#span === undefined) return;
     this.#ended = true;
-    this.#span.setAttribute("plan_refs.run.status", status);
-    this.#span.setAttribute("plan_refs.run.step_count", steps);
-    if (status !== "ok") {
-      this.#span.setAttribute("error.type", status);
-      this.#span.setStatus(message === undefined ? { code: STATUS_ERROR } : { code: STATUS_ERROR, message });
-    }
-    this.#span.end();
+    const span = this.#span;
+    guarded(() => {
+      span.setAttribute("plan_refs.run.status", status);
+      span.setAttribute("plan_refs.run.step_count", steps);
+      if (status !== "ok") {
+        span.setAttribute("error.type", status);
+        span.setStatus(message === undefined ? { code: STATUS_ERROR } : { code: STATUS_ERROR, message });
+      }
+    });
+    guarded(() => span.end());
+  }
+}
+
+/** A call into the tracer's spans: what a broken tracer throws never reaches the run. */
+function guarded(call: () => unknown): void {
+  try {
+    call();
+  } catch {
+    // The span is the tracer's; the run goes on without it.
   }
 }
 
@@ -240,6 +261,30 @@ export function startRunTrace(settings: TraceSettings, runId: string): RunTrace 
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The tracing of a stored run's steps on a PostgreSQL worker: each try's span a child of the context
+ * the submitter stored (`carrier`, its W3C fields), so one trace spans the submitting process and every
+ * worker. `undefined` when nothing was stored, the API is missing or no SDK is registered.
+ *
+ * @example
+ * const trace = storedRunTrace(known.options.trace, runId) // then trace?.within(step, attempt, …)
+ */
+export function storedRunTrace(carrier: TraceCarrier | undefined, runId: string): RunTrace | undefined {
+  const found = carrier === undefined ? null : otelApi();
+  if (found === null) return undefined;
+  return withRemoteParent(carrier, () => {
+    try {
+      const { api, version } = found;
+      const parent = api.context.active();
+      const spanContext = api.trace.getSpanContext(parent);
+      if (spanContext === undefined || !api.trace.isSpanContextValid(spanContext)) return undefined;
+      return new RunTrace(api, api.trace.getTracer("plan-refs", version), undefined, parent, runId, false);
+    } catch {
+      return undefined;
+    }
+  });
 }
 
 /** W3C trace context fields (`traceparent`, and `tracestate` when there is one); a type, so it fits a `Record`. */
@@ -284,12 +329,21 @@ export function activeTraceCarrier(): TraceCarrier | undefined {
  */
 export function withRemoteParent<R>(carrier: Readonly<Record<string, unknown>> | undefined, body: () => R): R {
   const found = otelApi();
-  const parent = typeof carrier?.traceparent === "string" ? TRACEPARENT.exec(carrier.traceparent) : null;
+  let traceparent: unknown;
+  let tracestate: unknown;
+  try {
+    // Fields from the wire: own data properties only.
+    traceparent = ownData(carrier, "traceparent");
+    tracestate = ownData(carrier, "tracestate");
+  } catch {
+    return body();
+  }
+  const parent = typeof traceparent === "string" ? TRACEPARENT.exec(traceparent) : null;
   if (found === null || parent === null || parent[1] === "ff") return body();
   let context: unknown;
   try {
     const { api } = found;
-    const state = typeof carrier?.tracestate === "string" && carrier.tracestate.length <= MAX_TRACESTATE && api.createTraceState !== undefined ? api.createTraceState(carrier.tracestate) : undefined;
+    const state = typeof tracestate === "string" && tracestate.length <= MAX_TRACESTATE && api.createTraceState !== undefined ? api.createTraceState(tracestate) : undefined;
     const spanContext = { traceId: parent[2]!, spanId: parent[3]!, traceFlags: Number.parseInt(parent[4]!, 16), isRemote: true, ...(state === undefined ? {} : { traceState: state }) };
     if (!api.trace.isSpanContextValid(spanContext)) return body();
     context = api.trace.setSpanContext(api.context.active(), spanContext);

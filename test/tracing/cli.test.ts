@@ -14,6 +14,9 @@ import { root } from "../helpers/doc-code.js";
 import { tempFolder } from "../helpers/temp.js";
 
 const run = promisify(execFile);
+
+/** This process's environment without any OTEL_* variable (each test sets its own). */
+const withoutOtel = (): Record<string, string | undefined> => Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("OTEL_")));
 const folder = tempFolder("otlp");
 
 interface OtlpSpan {
@@ -45,7 +48,7 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 test("plan-refs run sends its run span and step spans to the OTLP endpoint", async () => {
   const { port } = server.address() as AddressInfo;
-  const env = { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("OTEL_"))), OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` };
+  const env = { ...withoutOtel(), OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` };
   const { stdout, stderr } = await run(process.execPath, [join(root, "dist/cli/main.js"), "run", "plan.json", "--tools", "tools.mjs"], { cwd: folder, env });
   expect(stderr).not.toMatch(/OpenTelemetry|OTEL_/);
   expect(JSON.parse(stdout)).toMatchObject({ status: "ok", results: { 2: "sunny" } });
@@ -58,4 +61,21 @@ test("plan-refs run sends its run span and step spans to the OTLP endpoint", asy
     expect(step.parentSpanId).toBe(workflow.spanId);
   }
   expect(workflow.attributes).toContainEqual({ key: "plan_refs.run.status", value: { stringValue: "ok" } });
+}, 60_000);
+
+test("OTEL_TRACES_EXPORTER=console writes each span as a JSON line on stderr; stdout keeps the report", async () => {
+  const env = { ...withoutOtel(), OTEL_TRACES_EXPORTER: "console" };
+  const { stdout, stderr } = await run(process.execPath, [join(root, "dist/cli/main.js"), "run", "plan.json", "--tools", "tools.mjs"], { cwd: folder, env });
+  expect(JSON.parse(stdout)).toMatchObject({ status: "ok" });
+  const spans = stderr.split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as { name: string; parentSpanId?: string; spanId: string });
+  const workflow = spans.find((span) => span.name === "invoke_workflow")!;
+  expect(spans.map((span) => span.name).sort()).toEqual(["execute_tool geocode", "execute_tool weather", "invoke_workflow"]);
+  expect(spans.filter((span) => span !== workflow).map((span) => span.parentSpanId)).toEqual([workflow.spanId, workflow.spanId]);
+}, 60_000);
+
+test("an exporter plan-refs cannot export to is one line, and the run goes on", async () => {
+  const env = { ...withoutOtel(), OTEL_TRACES_EXPORTER: "zipkin" };
+  const { stdout, stderr } = await run(process.execPath, [join(root, "dist/cli/main.js"), "run", "plan.json", "--tools", "tools.mjs"], { cwd: folder, env });
+  expect(JSON.parse(stdout)).toMatchObject({ status: "ok" });
+  expect(stderr.split("\n").filter((line) => line.includes("OTEL_"))).toEqual(['plan-refs: OTEL_TRACES_EXPORTER "zipkin" is not one plan-refs can export to (otlp, console, none); no spans are exported']);
 }, 60_000);

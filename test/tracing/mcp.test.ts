@@ -1,7 +1,8 @@
 /**
  * A traced step that calls an MCP tool sends its span's W3C trace context in the tools/call `_meta`
  * (`traceparent`, `tracestate`); a real SDK server (test/fixtures/mcp-meta-server.mjs) answers with the
- * `_meta` it received.
+ * `_meta` it received. The other way, plan-refs' own MCP server (`PlanService`, `plan-refs mcp serve`)
+ * continues the trace of an incoming `_meta.traceparent`.
  */
 import { fileURLToPath } from "node:url";
 import { context, createTraceState, trace, TraceFlags } from "@opentelemetry/api";
@@ -10,7 +11,9 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, expect, test } from "vitest";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { mcpTools } from "../../src/mcp/index.js";
+import { PlanService } from "../../src/mcp/plan-server.js";
 import { runPlan, type ToolFunctions } from "../../src/run/index.js";
 
 const SERVER = fileURLToPath(new URL("../fixtures/mcp-meta-server.mjs", import.meta.url));
@@ -56,4 +59,29 @@ test("the tracestate of the run's trace travels too", async () => {
 test("an untraced run sends no _meta", async () => {
   const report = await runPlan(plan, tools, { tracer: false });
   expect((report.results.get(1) as { meta: unknown }).meta).toBeNull();
+});
+
+test("run_plan of plan-refs' MCP server continues the trace of the request's _meta.traceparent", async () => {
+  const service = await PlanService.create({ tools: { geocode: ({ city }) => ({ city, lat: 48.85 }) } });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await service.server().connect(serverSide);
+  const caller = new Client({ name: "traced-caller", version: "1.0.0" });
+  await caller.connect(clientSide);
+  trace.setGlobalTracerProvider(provider);
+  exporter.reset();
+  try {
+    const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    const answer = (await caller.callTool({ name: "run_plan", arguments: { steps: [{ id: 1, tool: "geocode", args: { city: "Paris" } }] }, _meta: { traceparent } })) as { structuredContent?: { status?: string } };
+    expect(answer.structuredContent?.status).toBe("ok");
+    const workflow = exporter.getFinishedSpans().find((span) => span.name === "invoke_workflow")!;
+    expect(workflow.spanContext().traceId).toBe("4bf92f3577b34da6a3ce929d0e0e4736");
+    expect(workflow.parentSpanContext?.spanId).toBe("00f067aa0ba902b7");
+    expect(workflow.parentSpanContext?.isRemote).toBe(true);
+    const step = exporter.getFinishedSpans().find((span) => span.name === "execute_tool geocode")!;
+    expect(step.parentSpanContext?.spanId).toBe(workflow.spanContext().spanId);
+  } finally {
+    trace.disable();
+    await caller.close();
+    await service.close();
+  }
 });

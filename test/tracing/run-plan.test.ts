@@ -204,6 +204,17 @@ describe("which tracer", () => {
     const report = await runPlan(diamond, diamondTools, { tracer: broken });
     expect(report.status).toBe("ok");
   });
+
+  test("spans whose every method throws (but spanContext) never fail a run, also a failing or skipped step", async () => {
+    const fail = (): never => { throw new Error("broken span"); };
+    let steps = 0;
+    const span = (real: ReturnType<typeof tracer.startSpan>) => ({ spanContext: () => real.spanContext(), setAttribute: fail, setStatus: fail, addEvent: fail, end: fail });
+    const brokenSpans = { startSpan: (name: string, options?: object, parent?: unknown) => (name === "invoke_workflow" ? span(tracer.startSpan(name, options, parent as never)) : ++steps % 2 === 0 ? fail() : span(tracer.startSpan(name))) };
+    const report = await runPlan(diamond, { ...diamondTools, holidays: () => Promise.reject(new Error("no calendar")) }, { tracer: brokenSpans, recordContent: true });
+    expect(report.status).toBe("failed");
+    expect(report.results.get(1)).toEqual({ lat: 48.85 });
+    expect(report.skipped).toEqual([3]);
+  });
 });
 
 describe("content", () => {

@@ -1,5 +1,5 @@
 /**
- * Workload 10: what tracing costs a run when an OpenTelemetry SDK is registered: runPlan on 10,000
+ * Workload 11: what tracing costs a run when an OpenTelemetry SDK is registered: runPlan on 10,000
  * no-op steps with the SDK's tracer (a span per run and per step, a processor that hands every span to
  * an exporter that drops it) against the same run with tracing skipped, both under the async-hooks
  * context manager that an SDK setup registers. Reported: the difference per step (no target).
@@ -33,13 +33,13 @@ const names = {
 } as const;
 
 const workload: Workload = {
-  id: "10",
+  id: "11",
   title: "tracing with an SDK registered: 10,000 no-op steps",
   async run() {
     context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
     const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(dropAll)] }).getTracer("bench");
     const check = await runPlan(plan, tools, { tracer });
-    if (check.status !== "ok" || check.results.size !== STEPS || exported !== STEPS + 1) throw new Error(`workload 10: runPlan ${check.status}, ${exported} spans`);
+    if (check.status !== "ok" || check.results.size !== STEPS || exported !== STEPS + 1) throw new Error(`workload 11: runPlan ${check.status}, ${exported} spans`);
     const rows = await measure(
       {
         [names.untraced]: () => runPlan(plan, tools, { tracer: false }),
