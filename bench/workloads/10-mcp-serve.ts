@@ -1,5 +1,5 @@
 /**
- * Workload 11: plan-refs as an MCP server. The same work, a 10-step plan in 5 dependency levels (2
+ * Workload 10: plan-refs as an MCP server. The same work, a 10-step plan in 5 dependency levels (2
  * steps a level, each reading both results of the level before) over an upstream MCP server whose tool
  * takes 20 ms, done (a) as one `run_plan` call to `plan-refs mcp serve` and (b) as the 10 `tools/call`s
  * a client makes one after another through the same server's `--expose-tools` (each call's arguments
@@ -36,7 +36,7 @@ type Answer = { structuredContent?: { status?: string; value?: number; results?:
 async function withPlan(client: Client): Promise<number[]> {
   const answer = (await client.callTool({ name: "run_plan", arguments: plan })) as Answer;
   const results = answer.structuredContent?.results;
-  if (answer.structuredContent?.status !== "ok" || results === undefined) throw new Error(`workload 11: the plan did not run: ${JSON.stringify(answer)}`);
+  if (answer.structuredContent?.status !== "ok" || results === undefined) throw new Error(`workload 10: the plan did not run: ${JSON.stringify(answer)}`);
   return [2 * LEVELS - 1, 2 * LEVELS].map((id) => results[String(id)]!.value);
 }
 
@@ -59,10 +59,10 @@ async function withCalls(client: Client): Promise<number[]> {
 const names = { plan: "one run_plan call (10 steps, 5 levels)", calls: "10 tools/call one after another (--expose-tools)" } as const;
 
 const workload: Workload = {
-  id: "11",
+  id: "10",
   title: `plan-refs mcp serve: one run_plan call against 10 sequential tools/call, 10 steps in 5 levels, ${TOOL_MS} ms a tool call`,
   async run() {
-    if (!existsSync(main)) throw new Error("workload 11 runs the built executable: npm run build first");
+    if (!existsSync(main)) throw new Error("workload 10 runs the built executable: npm run build first");
     const transport = new StdioClientTransport({ command: process.execPath, args: [main, "mcp", "serve", "--expose-tools", "--mcp", `node ${upstream} --role slow --delay ${TOOL_MS}`], stderr: "ignore" });
     const client = new Client({ name: "bench", version: "1" });
     await client.connect(transport);
@@ -79,7 +79,7 @@ const workload: Workload = {
           times.get(name)!.push((performance.now() - start) * 1e6);
         }
       }
-      if (answers.size !== 1) throw new Error(`workload 11: the two ways answered differently: ${[...answers].join(" | ")}`);
+      if (answers.size !== 1) throw new Error(`workload 10: the two ways answered differently: ${[...answers].join(" | ")}`);
       const rows: Row[] = Object.keys(tasks).map((name) => ({ name, medianNs: median(times.get(name)!), roundsNs: times.get(name)!, note: name === names.plan ? "1 client round trip" : `${2 * LEVELS} client round trips` }));
       const measured = rows[0]!.medianNs / rows[1]!.medianNs;
       return {
