@@ -49,6 +49,10 @@ export type PlanCallResult =
       readonly results: Readonly<Record<string, unknown>>;
       readonly errors: Readonly<Record<string, { readonly code: string; readonly message: string }>>;
       readonly skipped: readonly number[];
+      /** The plan's resolved `output`, when it has one (cut like a result). */
+      readonly output?: unknown;
+      /** Why the plan's `output` could not be resolved. */
+      readonly outputError?: { readonly code: string; readonly message: string };
     };
 
 /** What a plan call needs besides the plan: the tools, their catalog, the request's signal, and problems found before linting. */
@@ -105,7 +109,8 @@ export async function runPlanCall(input: unknown, call: PlanCall, options: PlanC
   const errors: Record<string, { code: string; message: string }> = {};
   for (const [id, error] of Object.entries(json.errors) as [string, StepErrorJSON][]) errors[id] = { code: error.code, message: error.message };
   // A plan call answers once: steps still waiting for approval have not run, as failed ones.
-  return { status: json.status === "invalid" || json.status === "suspended" ? "failed" : json.status, results, errors, skipped: json.skipped };
+  const output = json.outputError !== undefined ? { outputError: { code: json.outputError.code, message: json.outputError.message } } : Object.hasOwn(json, "output") ? { output: cutResult(json.output, maxResultChars) } : {};
+  return { status: json.status === "invalid" || json.status === "suspended" ? "failed" : json.status, results, errors, skipped: json.skipped, ...output };
 }
 
 /** The language options among a plan call's options, for the linter. */
