@@ -158,7 +158,8 @@ export function planCallDescription(catalog: ToolCatalog, options: Pick<PlanCall
     `Run several tool calls as one plan, in one call: {"steps":[{"id":1,"tool":"<name>","args":{…}}, …]}. Each step has a unique integer id.`,
     referenceLines(syntax, templates, deep),
     "A step runs as soon as the steps it references are done; steps that do not depend on each other run at the same time. Prefer one plan over several calls.",
-    `A plan with mistakes is not run: the answer is {"status":"invalid","diagnostics":[{code,message,pointer}]}; fix what they say and send the corrected plan. Otherwise the answer is {"status","results" (by step id),"errors","skipped"}.`,
+    `Optionally add "output": {"answer":"$3.text", …} beside "steps": written like args, it is resolved when every step has run and is the answer's "output", so you need not read every result.`,
+    `A plan with mistakes is not run: the answer is {"status":"invalid","diagnostics":[{code,message,pointer}]}; fix what they say and send the corrected plan. Otherwise the answer is {"status","results" (by step id),"errors","skipped"} and "output" when the plan has one.`,
     `Tools: ${names.slice(0, MAX_DESCRIBED_TOOLS).join(", ")}${names.length > MAX_DESCRIBED_TOOLS ? `, and ${names.length - MAX_DESCRIBED_TOOLS} more` : ""}.`,
   ];
   const example = examplePlan(tools, syntax);
