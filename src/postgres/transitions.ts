@@ -14,6 +14,7 @@ import { notifyProgress, notifyRunFinished, notifyRunStopped } from "./queue.js"
 import { abortSteps } from "./sql/abort-steps.js";
 import { finishRun, readDiagnostics, setUnsettled } from "./sql/finish-run.js";
 import { readRunSteps } from "./sql/read-run-steps.js";
+import { retryStep } from "./sql/retry-step.js";
 import { settleDone } from "./sql/settle-done.js";
 import { storeFailure, type RunStepRow } from "./sql/settle-failed.js";
 import { skipBlocked, skipUnstarted } from "./sql/skip-steps.js";
@@ -40,7 +41,22 @@ export type Settled = "stored" | "lost" | "moot";
  */
 export async function settleStep(pool: PgPool, connection: Connection, runId: string, stepId: number, attempt: number, outcome: StepOutcome, failFast: boolean, known: KnownRun): Promise<Settled> {
   const stored = outcome.ok ? await settleDone(pool, connection, runId, stepId, attempt, outcome.result, known) : await settleFailed(pool, connection, runId, stepId, attempt, outcome, failFast);
-  if (stored) return "stored";
+  return stored ? "stored" : await whyNotStored(pool, connection, runId, stepId, attempt);
+}
+
+/**
+ * A failed try to be tried again after `delayMs`: its step `retrying`, its job queued for then (once:
+ * only the attempt that holds the step does it).
+ *
+ * @example
+ * await retryLater(pool, connection, runId, 3, 1, { code: "tool-error", detail: "the tool threw: down" }, 1_000)
+ */
+export async function retryLater(pool: PgPool, connection: Connection, runId: string, stepId: number, attempt: number, error: StoredStepError, delayMs: number): Promise<Settled> {
+  return (await retryStep(pool, connection, runId, stepId, attempt, error, delayMs)) ? "stored" : await whyNotStored(pool, connection, runId, stepId, attempt);
+}
+
+/** An outcome not stored: another attempt holds the step (`lost`), or the step or its run was settled otherwise (`moot`). */
+async function whyNotStored(pool: PgPool, connection: Connection, runId: string, stepId: number, attempt: number): Promise<Settled> {
   const found = await pool.query(`select attempt from ${table(connection, "steps")} where run_id = $1 and step_id = $2`, [runId, stepId]);
   const now = found.rows[0]?.attempt;
   return now !== undefined && Number(now) !== attempt ? "lost" : "moot";
