@@ -104,7 +104,8 @@ export async function runPlanCall(input: unknown, call: PlanCall, options: PlanC
   for (const [id, value] of Object.entries(json.results)) results[id] = cutResult(value, maxResultChars);
   const errors: Record<string, { code: string; message: string }> = {};
   for (const [id, error] of Object.entries(json.errors) as [string, StepErrorJSON][]) errors[id] = { code: error.code, message: error.message };
-  return { status: json.status === "invalid" ? "failed" : json.status, results, errors, skipped: json.skipped };
+  // A plan call answers once: steps still waiting for approval have not run, as failed ones.
+  return { status: json.status === "invalid" || json.status === "suspended" ? "failed" : json.status, results, errors, skipped: json.skipped };
 }
 
 /** The language options among a plan call's options, for the linter. */

@@ -40,6 +40,8 @@ function describe(event: RunEvent): string {
       return `skipped: step ${event.blockedBy} did not succeed`;
     case "step-retry":
       return `${retryingText(event.delayMs, event.attempt + 1, event.attempts)}: ${detail(event.error.message)}`;
+    case "step-pending":
+      return `waiting for approval at ${ms(event.atMs)}`;
   }
 }
 
@@ -137,6 +139,10 @@ export function liveProgress(write: (text: string) => void, total: number, optio
           break;
         case "step-skipped":
           counts.skipped++;
+          break;
+        case "step-pending":
+          running.delete(event.stepId);
+          failures.push(`  ${pc.yellow("waiting ")} step ${event.stepId} (${tool(event.tool)}): ${describe(event)}`);
           break;
         case "step-retry":
           running.set(event.stepId, { tool: tool(event.tool), startMs: event.atMs, retrying: retryingText(event.delayMs, event.attempt + 1, event.attempts) });

@@ -1,13 +1,17 @@
 /**
  * `plan-refs run plan.json --tools ./tools.mjs [--mcp "COMMAND"]… [--mcp-url URL]… [--catalog tools.json]
- *  [--results out.json] [--timeline FILE.svg|FILE.mmd] [--concurrency N] [--timeout MS] [--fail-fast] [--validate-outputs] [--validate-inputs]`: run a plan
- * with the tools a module exports by name and those of MCP servers. Progress goes to stderr, the results to stdout as JSON (or to --results).
+ *  [--results out.json] [--timeline FILE.svg|FILE.mmd] [--concurrency N] [--timeout MS] [--fail-fast] [--validate-outputs] [--validate-inputs]
+ *  [--approve-tool NAME]… [--resume previous.json [--approve STEP]… [--deny STEP=REASON]…]`: run a plan
+ * with the tools a module exports by name and those of MCP servers, or resume a run of it. Progress goes to stderr, the results to stdout as JSON (or to --results).
  */
 import { lintPlanText } from "../lint/index.js";
 import { readPlan, type ToolCatalog } from "../plan/plan.js";
 import { readOwnData } from "../shared/own-data.js";
-import { reportToJSON } from "../run/report-json.js";
-import { runPlan, type RunReport } from "../run/run-plan.js";
+import { reportFromJSON, reportToJSON, STEP_ID_KEY } from "../run/report-json.js";
+import { resumePlan } from "../run/resume.js";
+import { runPlan, type RunOptions, type RunReport } from "../run/run-plan.js";
+import { RefError } from "../shared/errors.js";
+import { readTextInput } from "./input.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { LineIndex } from "../shared/positions.js";
 import { locateDiagnostics, printDiagnostics, unknownTools } from "./diagnostics.js";
@@ -21,19 +25,19 @@ import { combineCatalogs, type McpServers } from "../mcp/index.js";
 import type { ToolFunctions } from "../run/run-plan.js";
 import { liveProgress, lineProgress } from "./progress.js";
 import { checkResultsTarget, writeResults, type GuardedFile, type ResultsTarget } from "./results-file.js";
-import { printable } from "../shared/text.js";
+import { printable, quoted } from "../shared/text.js";
 import { runOnDatabase } from "./db-command.js";
 import { runToMermaid, runToSvg } from "../draw/index.js";
 
 export const runUsage =
-  'usage: plan-refs run <plan.json|-> (--tools <tools.mjs> | --mcp "COMMAND" | --mcp-url URL | --database URL [--detach])… [--mcp-timeout MS] [--catalog tools.json] [--results out.json] [--timeline FILE.svg|FILE.mmd] [--concurrency N] [--timeout MS] [--retry N [--retry-delay MS] [--retry-max-delay MS]] [--fail-fast] [--validate-outputs] [--validate-inputs]';
+  'usage: plan-refs run <plan.json|-> (--tools <tools.mjs> | --mcp "COMMAND" | --mcp-url URL | --database URL [--detach])… [--mcp-timeout MS] [--catalog tools.json] [--results out.json] [--timeline FILE.svg|FILE.mmd] [--concurrency N] [--timeout MS] [--retry N [--retry-delay MS] [--retry-max-delay MS]] [--fail-fast] [--validate-outputs] [--validate-inputs] [--approve-tool NAME]… [--resume previous.json [--approve STEP]… [--deny STEP=REASON]…]';
 
 export const runHelp = `${runUsage}
 
 Run a plan: each step's tool is called with its arguments resolved against the results so far, in
 dependency order, independent steps at the same time. The plan is linted first; with lint errors
-nothing runs. Progress goes to stderr; the report (status, results, errors, skipped, timings) is
-written as JSON to stdout, or to --results.
+nothing runs. Progress goes to stderr; the report (status, results, errors, skipped, timings, and the
+plan's resolved "output" when it has one) is written as JSON to stdout, or to --results.
 
 options:
   --tools MODULE        the JavaScript module (.mjs/.js; .ts where Node strips types) whose exported
@@ -61,6 +65,18 @@ ${MCP_HELP}
   --fail-fast           stop at the first failure (default: independent steps go on)
   --validate-outputs    fail a step whose result does not match its catalog output schema
   --validate-inputs     fail a step whose resolved arguments do not match its catalog input schema (the tool is not called)
+  --approve-tool NAME   every step of tool NAME waits for a person's approval when its turn comes: it
+                        is not called, what does not depend on it goes on, and the run ends
+                        "suspended" (exit 3) with the step, its tool and its resolved arguments
+                        under "pending" in the report; repeatable
+  --resume FILE         resume the run whose report (--results) FILE is: steps with a result there are
+                        not called again (their results are used), the others run; a report of
+                        another plan is refused (plan-mismatch). --results may name the same FILE:
+                        it is read first and replaced at the end
+  --approve STEP        with --resume: the waiting step STEP runs, without asking again; repeatable
+  --deny STEP=REASON    with --resume: the waiting step STEP fails ("denied", with REASON) and what
+                        depends on it is skipped; repeatable. A waiting step neither approved nor
+                        denied waits again
   --database URL        submit the plan to PostgreSQL instead: workers (plan-refs worker) run its
                         steps; progress and the report are shown as for a run here (needs the
                         optional packages pg and graphile-worker; plan-refs db migrate first)
@@ -71,12 +87,15 @@ exit codes:
   0    every step succeeded
   1    a step failed (its error is in the report), or --results could not be written at the end
        (the report is then printed on stdout)
-  2    usage, file or lint errors: nothing was run
+  2    usage, file or lint errors, or a --resume report that is not of this plan: nothing was run
+  3    suspended: steps wait for approval (stderr names them; resume with --resume and --approve)
   130, 143, 129   interrupted by SIGINT (Ctrl-C), SIGTERM or SIGHUP: the results so far are written
 
 example:
   plan-refs run examples/trip/plan.json --tools examples/trip/tools.mjs --catalog examples/trip/tools.json --results trip.json
   plan-refs run examples/mcp/plan.json --mcp "node examples/mcp/server.mjs"
+  plan-refs run examples/trip/plan.json --tools examples/trip/tools.mjs --approve-tool sights --results trip.json
+  plan-refs run examples/trip/plan.json --tools examples/trip/tools.mjs --resume trip.json --approve 3 --results trip.json
 `;
 
 /** The policy of --retry, --retry-delay and --retry-max-delay (`undefined` without --retry). */
@@ -106,6 +125,10 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     "validate-inputs": { type: "boolean" },
     database: { type: "string" },
     detach: { type: "boolean" },
+    "approve-tool": { type: "string", multiple: true },
+    resume: { type: "string" },
+    approve: { type: "string", multiple: true },
+    deny: { type: "string", multiple: true },
     ...MCP_OPTIONS,
   });
   const [planPath, ...extra] = positionals;
@@ -119,6 +142,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   const concurrency = positiveInteger(values.concurrency, "--concurrency");
   const timeoutMs = positiveInteger(values.timeout, "--timeout");
   const retry = retryPolicy(values.retry, values["retry-delay"], values["retry-max-delay"]);
+  const approval = approvalFlags(values["approve-tool"], values.resume, values.approve, values.deny, values.database !== undefined);
   if (planPath === "-" && values.catalog === "-") throw new CliError("only one of the plan and --catalog can be read from stdin", "usage");
 
   const planName = planPath === "-" ? "<stdin>" : printable(planPath);
@@ -132,9 +156,11 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   ];
   const target: ResultsTarget | undefined = values.results === undefined ? undefined : checkResultsTarget(values.results, guarded);
   const timeline = values.timeline === undefined ? undefined : timelineTarget(values.timeline, guarded, values.detach === true, target);
+  // Read before anything runs, and before --results (which may be the same file) is replaced.
+  const previous = values.resume === undefined ? undefined : readPrevious(values.resume);
   const module = values.tools === undefined ? undefined : await loadTools(values.tools, io.signal);
   return withMcpServers(values, io.signal, (servers) =>
-    runWith(io, { planName, planValue, planText, catalog, target, timeline, guarded, concurrency, timeoutMs, retry, failFast: values["fail-fast"] === true, validateOutputs: values["validate-outputs"] === true, validateInputs: values["validate-inputs"] === true, module, modulePath: values.tools, servers, database: values.database, detach: values.detach === true }),
+    runWith(io, { planName, planValue, planText, catalog, target, timeline, guarded, concurrency, timeoutMs, retry, approval, previous, failFast: values["fail-fast"] === true, validateOutputs: values["validate-outputs"] === true, validateInputs: values["validate-inputs"] === true, module, modulePath: values.tools, servers, database: values.database, detach: values.detach === true }),
   );
 }
 
@@ -150,6 +176,9 @@ interface RunSetup {
   concurrency: number | undefined;
   timeoutMs: number | undefined;
   retry: RetryPolicy | undefined;
+  approval: ApprovalFlags;
+  /** `--resume FILE`: the previous report, and the file's name as given. */
+  previous: { report: RunReport; given: string } | undefined;
   failFast: boolean;
   validateOutputs: boolean;
   validateInputs: boolean;
@@ -194,17 +223,22 @@ async function runWith(io: CliIo, setup: RunSetup): Promise<number> {
       });
       if (remote === undefined) return 0;
       report = remote;
-    } else report = await runPlan(planValue, tools, {
-      ...(catalog === undefined ? {} : { catalog }),
-      ...(concurrency === undefined ? {} : { concurrency }),
-      ...(timeoutMs === undefined ? {} : { timeoutMs }),
-      ...(setup.retry === undefined ? {} : { retry: setup.retry }),
-      failFast: setup.failFast,
-      validateOutputs: setup.validateOutputs,
-      validateInputs: setup.validateInputs,
-      onEvent: progress.onEvent,
-      ...(io.signal === undefined ? {} : { signal: io.signal }),
-    });
+    } else {
+      const options: RunOptions = {
+        ...(catalog === undefined ? {} : { catalog }),
+        ...(concurrency === undefined ? {} : { concurrency }),
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+        ...(setup.retry === undefined ? {} : { retry: setup.retry }),
+        ...(setup.approval.tools.length === 0 ? {} : { approvalTools: setup.approval.tools }),
+        failFast: setup.failFast,
+        validateOutputs: setup.validateOutputs,
+        validateInputs: setup.validateInputs,
+        onEvent: progress.onEvent,
+        ...(io.signal === undefined ? {} : { signal: io.signal }),
+      };
+      const previous = setup.previous;
+      report = previous === undefined ? await runPlan(planValue, tools, options) : await resumeRun(planValue, previous, tools, { ...options, approve: setup.approval.approve, deny: setup.approval.deny });
+    }
   } finally {
     clearInterval(keepAlive);
     progress.finish();
@@ -221,10 +255,12 @@ async function runWith(io: CliIo, setup: RunSetup): Promise<number> {
   for (const [id, error] of Object.entries(json.errors)) {
     if (error.code === "unserializable") io.stderr(`plan-refs: step ${id}: ${printable(error.message.replace(/^step \d+: /, ""))}; reported as error "unserializable"\n`);
   }
+  // The run's status is the steps': an output that could not be resolved is told, not an exit code.
+  if (json.outputError !== undefined) io.stderr(`plan-refs: ${printable(json.outputError.message)}; the report has "outputError" instead of "output"\n`);
   const placed = placedErrors(report, planValue);
   if (placed.length > 0) printDiagnostics(io, locateDiagnostics(planText, placed), planName, lines);
   const output = `${JSON.stringify(json, null, 2)}\n`;
-  let code = json.status === "ok" ? 0 : json.status === "aborted" ? interruptedExitCode(io.signal) : 1;
+  let code = json.status === "ok" ? 0 : json.status === "aborted" ? interruptedExitCode(io.signal) : json.status === "suspended" ? 3 : 1;
   if (target === undefined) {
     io.stdout(output);
   } else {
@@ -245,7 +281,63 @@ async function runWith(io: CliIo, setup: RunSetup): Promise<number> {
     }
   }
   io.stderr(summary(report, json));
+  if (json.status === "suspended") io.stderr(waitingLine(report, target?.given));
   return code;
+}
+
+/** What a suspended run says on stderr: the steps that wait, with their tools, and how to go on. */
+function waitingLine(report: RunReport, results: string | undefined): string {
+  const steps = [...(report.pending ?? [])].map(([id, step]) => `${id} (${printable(step.tool.slice(0, 60))})`);
+  const first = [...(report.pending?.keys() ?? [])][0];
+  return `plan-refs: waiting for approval: step${steps.length === 1 ? "" : "s"} ${steps.join(", ")}; their resolved arguments are under "pending" in the report. Resume with --resume ${results === undefined ? "REPORT.json" : printable(results)} --approve ${first} (or --deny ${first}=REASON)\n`;
+}
+
+/** What --approve-tool, --approve and --deny ask for. */
+interface ApprovalFlags {
+  readonly tools: string[];
+  readonly approve: number[];
+  readonly deny: Record<number, string>;
+}
+
+function approvalFlags(tools: string[] | undefined, resume: string | undefined, approve: string[] | undefined, deny: string[] | undefined, database: boolean): ApprovalFlags {
+  if (database && (tools !== undefined || resume !== undefined)) {
+    throw new CliError(`--${resume !== undefined ? "resume" : "approve-tool"} is not applied by the workers yet: run here without --database; nothing was submitted\n${runUsage}`, "usage");
+  }
+  if (resume === undefined && (approve !== undefined || deny !== undefined)) throw new FlagError(`--${approve !== undefined ? "approve" : "deny"} needs --resume FILE (the report of the run whose steps wait)`);
+  const reasons: Record<number, string> = {};
+  for (const given of deny ?? []) {
+    const at = given.indexOf("=");
+    if (at < 1 || at === given.length - 1 || !STEP_ID_KEY.test(given.slice(0, at))) throw new FlagError(`--deny must be STEP=REASON (--deny 4="too expensive"), not ${quoted(given, 60)}`);
+    reasons[Number(given.slice(0, at))] = given.slice(at + 1);
+  }
+  return { tools: tools ?? [], approve: (approve ?? []).map((id) => stepIdFlag(id, "--approve")), deny: reasons };
+}
+
+function stepIdFlag(text: string, flag: string): number {
+  if (!STEP_ID_KEY.test(text) || !Number.isSafeInteger(Number(text))) throw new FlagError(`${flag} must be a step id (a whole number), not ${quoted(text, 20)}`);
+  return Number(text);
+}
+
+/** `--resume FILE`: the report it holds, read now; one that is not a report is a file error. */
+function readPrevious(given: string): { report: RunReport; given: string } {
+  try {
+    return { report: reportFromJSON(readTextInput(given)), given };
+  } catch (error) {
+    if (error instanceof RefError) throw new CliError(`--resume ${given}: ${error.message}; nothing was run`, error.code);
+    throw error;
+  }
+}
+
+/** `resumePlan`, with what it refuses before anything runs (another plan, an invalid run, a step not in the plan) as a CLI error. */
+async function resumeRun(plan: unknown, previous: { report: RunReport; given: string }, tools: ToolFunctions, options: Parameters<typeof resumePlan>[3]): Promise<RunReport> {
+  try {
+    return await resumePlan(plan, previous.report, tools, options);
+  } catch (error) {
+    if (error instanceof RefError && (error.code === "plan-mismatch" || error.code === "invalid-report" || error.code === "invalid-options")) {
+      throw new CliError(`--resume ${previous.given}: ${error.message.replace(/; nothing was run$/, "")}; nothing was run`, error.code);
+    }
+    throw error;
+  }
 }
 
 /** `--timeline FILE`: `.svg` or `.mmd`, a safe target as for --results (and not the --results file). */

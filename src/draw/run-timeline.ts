@@ -4,7 +4,8 @@
  * its consumer (when the plan is given), the critical path outlined, a time axis on top. The chart has
  * a fixed width (time is scaled to fit) and one row per step, so a long run grows downwards only (it
  * scrolls vertically). Steps that never ran (skipped) have no bar: a dashed marker stands at the time
- * their last dependency ended.
+ * their last dependency ended. A step waiting for approval has a dashed bar from when its turn came
+ * to the run's end: the time it waited.
  */
 import { ownOption, planPicture, pushTo } from "./plan-model.js";
 import type { PlacedLabel } from "./plan-layout.js";
@@ -13,8 +14,11 @@ import { escapeXml, FONT_FAMILY, fitText, num, tooltip } from "./text.js";
 import type { RunReport } from "../run/run-plan.js";
 import { RefError } from "../shared/errors.js";
 
-/** How a step of a run ended. `not-run`: in the plan, but the run never reached it (an `invalid` run). */
-export type StepOutcome = "ok" | "failed" | "aborted" | "skipped" | "not-run";
+/**
+ * How a step of a run ended. `not-run`: in the plan, but the run never reached it (an `invalid` run,
+ * or a step waiting on one that waits); `waiting`: its turn came and it waits for approval.
+ */
+export type StepOutcome = "ok" | "failed" | "aborted" | "skipped" | "waiting" | "not-run";
 
 /** Options of `layoutRun`, `runToSvg` and `runToMermaid`. */
 export interface DrawRunOptions {
@@ -103,6 +107,7 @@ export const OUTCOME_COLORS: Readonly<Record<StepOutcome, { readonly fill: strin
   failed: { fill: "#dc2626", stroke: "#991b1b", text: "#ffffff" },
   aborted: { fill: "#f59e0b", stroke: "#b45309", text: "#111827" },
   skipped: { fill: "#f3f4f6", stroke: "#9ca3af", text: "#374151" },
+  waiting: { fill: "#ede9fe", stroke: "#7c3aed", text: "#4c1d95" },
   "not-run": { fill: "#ffffff", stroke: "#d1d5db", text: "#374151" },
 });
 const CRITICAL = "#111827";
@@ -144,6 +149,9 @@ interface ReadReport {
   readonly results: ReadonlySet<number>;
   readonly errors: Map<number, { code: string; message: string; tool: string | undefined }>;
   readonly skipped: ReadonlySet<number>;
+  readonly pending: ReadonlySet<number>;
+  /** Steps whose results a resume took from the previous run. */
+  readonly reused: ReadonlySet<number>;
 }
 
 /** The parts of a report the timeline needs, read as own data (a getter is never run). */
@@ -168,8 +176,11 @@ function readReport(report: unknown): ReadReport {
   const results = new Set([...mapOf(ownOption(report, "results")).keys()].filter((id): id is number => typeof id === "number"));
   const skippedValue = ownOption(report, "skipped");
   const skipped = new Set(Array.isArray(skippedValue) ? skippedValue.filter((id): id is number => typeof id === "number") : []);
+  const pending = new Set([...mapOf(ownOption(report, "pending")).keys()].filter((id): id is number => typeof id === "number"));
+  const reusedValue = ownOption(report, "reused");
+  const reused = new Set(Array.isArray(reusedValue) ? reusedValue.filter((id): id is number => typeof id === "number") : []);
   const status = ownOption(report, "status");
-  return { status: typeof status === "string" ? status : "unknown", totalMs: finite(ownOption(timingsValue, "totalMs")) ?? 0, timings, results, errors, skipped };
+  return { status: typeof status === "string" ? status : "unknown", totalMs: finite(ownOption(timingsValue, "totalMs")) ?? 0, timings, results, errors, skipped, pending, reused };
 }
 
 const plural = (n: number, word: string): string => `${n.toLocaleString("en")} ${word}${n === 1 ? "" : "s"}`;
@@ -193,12 +204,13 @@ export function layoutRun(report: RunReport, options?: DrawRunOptions): RunLayou
   const dependencies = new Map<number, number[]>();
   for (const edge of picture?.edges ?? []) if (edge.state !== "missing" && edge.from !== edge.to) pushTo(dependencies, edge.to, edge.from);
 
-  const ids = new Set<number>([...toolOf.keys(), ...read.timings.keys(), ...read.results, ...read.errors.keys(), ...read.skipped]);
+  const ids = new Set<number>([...toolOf.keys(), ...read.timings.keys(), ...read.results, ...read.errors.keys(), ...read.skipped, ...read.pending]);
   const outcomeOf = (id: number): StepOutcome => {
     const error = read.errors.get(id);
     if (error !== undefined) return error.code === "aborted" ? "aborted" : "failed";
     if (read.results.has(id)) return "ok";
     if (read.skipped.has(id)) return "skipped";
+    if (read.pending.has(id)) return "waiting";
     return read.timings.has(id) ? "aborted" : "not-run";
   };
   // A step without timing stands where its dependencies ended (or stand, for those that never ran
@@ -225,9 +237,10 @@ export function layoutRun(report: RunReport, options?: DrawRunOptions): RunLayou
   const top = R.padding + R.header;
 
   // The critical path: back from the step that ended last, each time to the dependency that ended last.
+  // A waiting step "ends" with the run without having run: the path is of the steps that ran.
   const criticalPath: number[] = [];
   let last: number | undefined;
-  for (const [id, timing] of read.timings) if (last === undefined || timing.endMs > read.timings.get(last)!.endMs) last = id;
+  for (const [id, timing] of read.timings) if (!read.pending.has(id) && (last === undefined || timing.endMs > read.timings.get(last)!.endMs)) last = id;
   const onPath = new Set<number>();
   for (let current = last; current !== undefined && !onPath.has(current); ) {
     onPath.add(current);
@@ -261,8 +274,10 @@ export function layoutRun(report: RunReport, options?: DrawRunOptions): RunLayou
       const after = place(text, chartLeft + R.chartWidth + R.padding - (barX + width + 4), R.barFont, barX + width + 4, baseline - 1, "start");
       duration = !inside.cut && inside.text !== "…" ? inside : !after.cut ? after : undefined;
     }
-    const lines = [`Step ${id}${tool === "" ? "" : ` (${tool})`}: ${outcome}`];
-    if (timing !== undefined) lines.push(`from ${formatMs(timing.startMs)} to ${formatMs(timing.endMs)} (${formatMs(timing.endMs - timing.startMs)})`);
+    const lines = [`Step ${id}${tool === "" ? "" : ` (${tool})`}: ${outcome === "waiting" ? "waiting for approval" : outcome}`];
+    if (outcome === "waiting" && timing !== undefined) lines.push(`its turn came at ${formatMs(timing.startMs)}; it waited ${formatMs(timing.endMs - timing.startMs)} (its tool was not called)`);
+    else if (timing !== undefined) lines.push(`from ${formatMs(timing.startMs)} to ${formatMs(timing.endMs)} (${formatMs(timing.endMs - timing.startMs)})`);
+    else if (read.reused.has(id)) lines.push("its result was taken from the previous run (not called again)");
     else lines.push(outcome === "not-run" ? "never ran" : "never ran: a step it depends on failed or was skipped, or the run stopped first");
     const error = read.errors.get(id);
     if (error !== undefined) lines.push(`${error.code}: ${error.message}`);
@@ -303,7 +318,7 @@ export function layoutRun(report: RunReport, options?: DrawRunOptions): RunLayou
 
   const counts = new Map<StepOutcome, number>();
   for (const row of rows) counts.set(row.outcome, (counts.get(row.outcome) ?? 0) + 1);
-  const parts = (["ok", "failed", "aborted", "skipped", "not-run"] as const).filter((outcome) => (counts.get(outcome) ?? 0) > 0).map((outcome) => `${counts.get(outcome)} ${outcome}`);
+  const parts = (["ok", "failed", "aborted", "skipped", "waiting", "not-run"] as const).filter((outcome) => (counts.get(outcome) ?? 0) > 0).map((outcome) => `${counts.get(outcome)} ${outcome}`);
   let summary = `Run ${read.status}: ${plural(rows.length, "step")}${parts.length > 0 ? ` (${parts.join(", ")})` : ""} in ${formatMs(read.totalMs)}`;
   if (criticalPath.length > 0) summary += `; critical path ${criticalPath.map((id) => `$${id}`).join(" → ")}`;
   const width = chartLeft + R.chartWidth + R.padding + 48;
@@ -361,7 +376,7 @@ export function runLayoutToSvg(layout: RunLayout): string {
   out.push(`</g>`);
   for (const row of layout.rows) {
     const colors = OUTCOME_COLORS[row.outcome];
-    const dashed = row.startMs === undefined ? ` stroke-dasharray="3 2"` : "";
+    const dashed = row.startMs === undefined || row.outcome === "waiting" ? ` stroke-dasharray="3 2"` : "";
     const stroke = row.critical ? `stroke="${CRITICAL}" stroke-width="2"` : `stroke="${colors.stroke}" stroke-width="1"`;
     out.push(
       `<g class="plan-refs-bar plan-refs-${row.outcome}${row.critical ? " plan-refs-critical" : ""}" data-step="${row.id}"><title>${escapeXml(row.tooltip)}</title>` +
@@ -378,6 +393,8 @@ export function runLayoutToSvg(layout: RunLayout): string {
     ["failed", OUTCOME_COLORS.failed.fill, OUTCOME_COLORS.failed.stroke],
     ["aborted", OUTCOME_COLORS.aborted.fill, OUTCOME_COLORS.aborted.stroke],
     ["skipped", OUTCOME_COLORS.skipped.fill, OUTCOME_COLORS.skipped.stroke],
+    // Only in a picture that has one: every other picture stays as it was.
+    ...(layout.rows.some((row) => row.outcome === "waiting") ? [["waiting", OUTCOME_COLORS.waiting.fill, OUTCOME_COLORS.waiting.stroke] as [string, string, string]] : []),
     ["critical path", "#ffffff", CRITICAL],
   ];
   out.push(`<g class="plan-refs-legend" font-size="11" fill="#374151">`);
@@ -392,7 +409,7 @@ export function runLayoutToSvg(layout: RunLayout): string {
 
 /**
  * The timeline (Gantt chart) of a finished run as a standalone SVG document: one bar per step from
- * its start to its end, coloured by outcome (ok, failed, aborted, skipped), dependency arrows from a
+ * its start to its end, coloured by outcome (ok, failed, aborted, skipped, waiting for approval), dependency arrows from a
  * producer's end to its consumer's start (with `plan`), the critical path outlined, a time axis. Safe
  * to open whatever the plan's names (everything escaped, no script, no external reference).
  *
@@ -418,6 +435,8 @@ export function runToMermaid(report: RunReport, options?: DrawRunOptions): strin
   const layout = layoutRun(report, options);
   const lines = ["gantt", `  title ${mermaidText(fitText(layout.summary, 120, 1 / 0.62).text)}`, "  dateFormat x", `  axisFormat ${layout.totalMs >= 60_000 ? "%M:%S" : "%S.%L s"}`];
   if (layout.criticalPath.length > 0) lines.push(`  %% critical path: ${layout.criticalPath.map((id) => `s${id}`).join(" ")}`);
+  const waiting = layout.rows.filter((row) => row.outcome === "waiting");
+  if (waiting.length > 0) lines.push(`  %% waiting for approval: ${waiting.map((row) => `s${row.id}`).join(" ")}`);
   lines.push("  section steps");
   for (const row of layout.rows) {
     const name = mermaidText(fitText(row.tool === "" ? `$${row.id}` : `$${row.id} ${row.tool}`, 48, 1 / 0.62).text);

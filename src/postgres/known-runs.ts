@@ -5,9 +5,8 @@
  */
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { normalizeOptions, type NormalizedOptions } from "../shared/options.js";
-import { planGraph } from "../run/schedule.js";
+import { planGraph, type PlanGraph } from "../run/schedule.js";
 import type { StoredRunOptions } from "./submit.js";
-import type { KnownRun } from "./transitions.js";
 import type { ResolvedRetryPolicy } from "../run/retry.js";
 import { readRetryOptions, type RetryOptionValues } from "../run/settings.js";
 
@@ -36,6 +35,12 @@ export function policyOf(known: KnownRunInfo, tool: string): ResolvedRetryPolicy
 export const KNOWN_RUNS = 4_096;
 /** How many steps (of the runs it remembers) a worker keeps the graph of, at most (one bigger run is kept alone). */
 export const KNOWN_STEPS = 200_000;
+
+/** What a worker knows of a run without asking the database again (a submitted run never changes). */
+export interface KnownRun {
+  readonly graph: PlanGraph;
+  readonly diagnostics: readonly Diagnostic[];
+}
 
 /** A run as a worker remembers it. */
 export interface KnownRunInfo extends KnownRun {

@@ -7,7 +7,7 @@ import { RefError } from "../shared/errors.js";
 import { isInstance } from "../shared/errors.js";
 import { MISSING, readOwnData } from "../shared/own-data.js";
 import type { StepFailure } from "../run/attempt.js";
-import { StepError, type StepErrorCode } from "../run/step-error.js";
+import { STEP_ERROR_CODES, StepError, type StepErrorCode } from "../run/step-error.js";
 
 /** A step's error as stored. */
 export interface StoredStepError {
@@ -16,11 +16,6 @@ export interface StoredStepError {
   readonly ref?: string;
   readonly arg?: string;
 }
-
-/** Every step error code (a stored code outside it was not written by plan-refs: read as `tool-error`). */
-const STEP_ERROR_CODES = ["tool-error", "unknown-tool", "unresolved-args", "timeout", "aborted", "invalid-output", "invalid-input", "missing-dependency", "cycle", "invalid-step", "unserializable"] as const satisfies readonly StepErrorCode[];
-// A code added to StepErrorCode and not here fails the typecheck.
-const everyCode: Record<StepErrorCode, true> = Object.fromEntries(STEP_ERROR_CODES.map((code) => [code, true])) as Record<(typeof STEP_ERROR_CODES)[number], true>;
 
 /**
  * A failure as it is stored: the place of an `unresolved-args` failure comes from its cause (the
@@ -46,7 +41,7 @@ function readStored(stored: unknown): StoredStepError {
   const ref = field("ref");
   const arg = field("arg");
   return {
-    code: typeof code === "string" && Object.hasOwn(everyCode, code) ? (code as StepErrorCode) : "tool-error",
+    code: typeof code === "string" && (STEP_ERROR_CODES as readonly string[]).includes(code) ? (code as StepErrorCode) : "tool-error",
     detail: String(field("detail") ?? ""),
     ...(typeof ref === "string" ? { ref } : {}),
     ...(typeof arg === "string" ? { arg } : {}),

@@ -9,6 +9,7 @@ import { readRetryOptions, readRunOptions, type RetryOptionValues, type RunOptio
 import type { ResolvedRetryPolicy } from "../run/retry.js";
 import { runStatus } from "../run/schedule.js";
 import { preparePlan } from "../run/prepare.js";
+import { activeTraceCarrier, type TraceCarrier } from "../run/tracing.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { asRefError, describeThrown, RefError } from "../shared/errors.js";
 import { layeredOptions, type NormalizedOptions, type OptionName } from "../shared/options.js";
@@ -40,8 +41,15 @@ export interface StoredRunOptions {
   readonly retry?: ResolvedRetryPolicy;
   /** Policies by tool name, each replacing `retry` for its tool. */
   readonly retryByTool?: Readonly<Record<string, ResolvedRetryPolicy>>;
+  /** The submitter's W3C trace context, when it submitted inside a span: each step's span on a worker is its child. */
+  readonly trace?: TraceCarrier;
   /** Every language option (runs stored before `strict` and the limits were kept have only `syntax`, `templates`, `deep`: the rest default). */
   readonly language: Pick<NormalizedOptions, "syntax" | "templates" | "deep"> & Partial<NormalizedOptions>;
+}
+
+/** The trace context to store, if any (absent from the JSON otherwise). */
+function traceOf(trace: TraceCarrier | undefined): { trace?: TraceCarrier } {
+  return trace === undefined ? {} : { trace };
 }
 
 /** A run id: 1 to 200 printable characters. */
@@ -157,6 +165,7 @@ function prepare(plan: unknown, settings: RunOptionValues & RetryOptionValues): 
         // Own properties (fromEntries defines them): a tool named __proto__ is a name like any other.
         ...(settings.retryByTool === undefined ? {} : { retryByTool: Object.fromEntries(settings.retryByTool) }),
         language: { ...language },
+        ...traceOf(activeTraceCarrier()),
       },
       catalog: catalogText,
       diagnostics,

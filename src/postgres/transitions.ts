@@ -7,6 +7,7 @@
  */
 import type { StepFailure } from "../run/attempt.js";
 import { dependentsToSkip, isSettled, onStop, planGraph, runStatus, stopDetail, type PlanGraph, type RunStatus, type StepState, type StopReason } from "../run/schedule.js";
+import type { KnownRun } from "./known-runs.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { table, type Connection } from "./db.js";
 import type { PgPool, PgQueryable } from "./peers.js";
@@ -19,12 +20,6 @@ import { settleDone } from "./sql/settle-done.js";
 import { storeFailure, type RunStepRow } from "./sql/settle-failed.js";
 import { skipBlocked, skipUnstarted } from "./sql/skip-steps.js";
 import type { StoredStepError } from "./stored-error.js";
-
-/** What a worker knows of a run without asking the database again (a submitted run never changes). */
-export interface KnownRun {
-  readonly graph: PlanGraph;
-  readonly diagnostics: readonly Diagnostic[];
-}
 
 /** What a step's attempt came to. */
 export type StepOutcome =

@@ -7,6 +7,7 @@
  */
 import { resolveRefs } from "../resolve/resolve-refs.js";
 import { attempt, checkOutput, endAttempt, outputSchemaOf, STEP_FAILURES, type AttemptOwner, type AttemptStep, type StepFailure, type ToolContext } from "../run/attempt.js";
+import { storedRunTrace, type RunTrace, type TraceSpan, type TracedStep } from "../run/tracing.js";
 import { inputMismatch } from "../run/validate-input.js";
 import type { KnownRunInfo } from "./known-runs.js";
 import { storedError } from "./stored-error.js";
@@ -42,8 +43,11 @@ export interface ClaimedStep {
 const ABORTED = STEP_FAILURES.aborted("aborted with the run");
 
 /** One try of one step on this worker. */
-class WorkerStep implements AttemptStep<WorkerStep> {
+class WorkerStep implements AttemptStep<WorkerStep>, TracedStep {
   timer: ReturnType<typeof setTimeout> | undefined = undefined;
+  /** The try's span, when the run was submitted inside a trace. */
+  span: TraceSpan | undefined = undefined;
+  trace: RunTrace | undefined = undefined;
   owner: AttemptOwner<WorkerStep> | undefined = WORKER_ATTEMPT;
   /** The result as JSON text, once checked storable. */
   text: string | null = null;
@@ -91,9 +95,10 @@ const WORKER_ATTEMPT: AttemptOwner<WorkerStep> = {
     const { options, catalog } = step.claimed.known;
     return options.validateOutputs && catalog !== null ? checkOutput(outputSchemaOf(catalog, step.tool), value) : undefined;
   },
-  ended: (step, _value, failure, _later, abortReason) => {
+  ended: (step, value, failure, _later, abortReason) => {
     if (step.done) return;
     step.done = true;
+    if (step.span !== undefined) step.trace!.endStep(step, value, failure);
     step.owner = undefined;
     step.signal.removeEventListener("abort", step.onAbort);
     step.settle(outcomeOf(step, failure));
@@ -123,6 +128,8 @@ export function runClaimedStep(claimed: ClaimedStep, fn: WorkerToolFunction | un
     const step = new WorkerStep(claimed, controller.signal, (reason) => controller.abort(reason), validateInputs, settle);
     if (controller.signal.aborted) return WORKER_ATTEMPT.ended(step, undefined, ABORTED, false);
     controller.signal.addEventListener("abort", step.onAbort, { once: true });
-    attempt(step, fn as (args: Record<string, unknown>, context: ToolContext) => unknown, WORKER_ATTEMPT, timeoutMs);
+    step.trace = storedRunTrace(claimed.known.options.trace, claimed.runId);
+    if (step.trace === undefined) attempt(step, fn as (args: Record<string, unknown>, context: ToolContext) => unknown, WORKER_ATTEMPT, timeoutMs);
+    else step.trace.within(step, attempt, step, fn as (args: Record<string, unknown>, context: ToolContext) => unknown, WORKER_ATTEMPT, timeoutMs);
   });
 }

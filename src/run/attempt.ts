@@ -22,7 +22,7 @@ import type { JsonSchema, ToolCatalog } from "../plan/plan.js";
 import { describeThrown, withoutStack } from "../shared/errors.js";
 import { ownData } from "../shared/own-data.js";
 import { isStandardJsonSchema, standardJsonSchema } from "../shared/standard-schema.js";
-import { quoted } from "../shared/text.js";
+import { quoted, safeText } from "../shared/text.js";
 import { outputMismatch } from "./output-validator.js";
 import { StepError, type StepErrorCode } from "./step-error.js";
 
@@ -67,6 +67,8 @@ export const STEP_FAILURES = {
   missingDependencies: (missing: readonly number[]): StepFailure => ({ code: "missing-dependency", detail: `it references step${missing.length > 1 ? "s" : ""} ${missing.join(", ")}, which never arrived` }),
   toolLookup: (tool: string, cause: unknown): StepFailure => ({ code: "unknown-tool", detail: `its tool ${quoted(tool)} could not be looked up: ${describeError(cause)}`, cause }),
   unknownTool: (tool: string, among: string, names: Iterable<string>): StepFailure => ({ code: "unknown-tool", detail: unknownToolMessage(tool, among, names) }),
+  denied: (reason: string): StepFailure => ({ code: "denied", detail: `its approval was denied: ${safeText(reason, 500)}` }),
+  approvalFailed: (cause: unknown): StepFailure => ({ code: "denied", detail: `needsApproval failed, so it was not called: ${describeError(cause)}`, cause }),
   threw: (cause: unknown): StepFailure => ({ code: "tool-error", detail: `the tool threw: ${describeError(cause)}`, cause }),
   rejected: (cause: unknown): StepFailure => ({ code: "tool-error", detail: `the tool failed: ${describeError(cause)}`, cause }),
   unreadableResult: (cause: unknown): StepFailure => ({ code: "tool-error", detail: `the tool's result could not be read: ${describeError(cause)}`, cause }),

@@ -15,19 +15,37 @@ import type { Diagnostic } from "../shared/diagnostic.js";
 import { asRefError, RefError, withoutStack } from "../shared/errors.js";
 import { attempt, clearAttemptTimer, STEP_FAILURES, type StepFailure, type ToolContext, type ToolFunction } from "./attempt.js";
 import { handled, listen } from "./callbacks.js";
+import { resolveOutput } from "./plan-output.js";
 import { preparePlan, RunLanguage } from "./prepare.js";
-import { StepTimes, type RunReport } from "./run-report.js";
+import { planText, sha256Hex, stepText } from "./plan-hash.js";
+import { StepTimes, type PendingStep, type RunReport } from "./run-report.js";
 import { RunTools } from "./run-tools.js";
-import { onStop, runStatus, skipDependents, stopDetail, type StepState, type StopReason } from "./schedule.js";
+import { onStop, runStatus, skipDependents, stopDetail, type StopReason } from "./schedule.js";
 import { readRunSettings, type RunEvent, type RunOptions, type RunSettings, type ToolFunctions } from "./settings.js";
 import { StepError } from "./step-error.js";
-import { abortStep, StepContext, StepIndex, StepRecord, takeDependents } from "./step-record.js";
+import { abortStep, StepContext, StepIndex, StepRecord, takeDependents, type RecordState } from "./step-record.js";
 import { isStream, StreamIntake } from "./streamed-intake.js";
 import { retryDelayMs, type ResolvedRetryPolicy } from "./retry.js";
+import { startRunTrace, type RunTrace } from "./tracing.js";
 
 export type { ToolContext, ToolFunction } from "./attempt.js";
-export type { RunReport, StepTiming } from "./run-report.js";
-export { MAX_TIMEOUT_MS, type RunEvent, type RunOptions, type ToolFunctions } from "./settings.js";
+export type { PendingStep, RunReport, StepTiming } from "./run-report.js";
+export { MAX_TIMEOUT_MS, type ApprovalRequest, type RunEvent, type RunOptions, type ToolFunctions } from "./settings.js";
+
+/** What a resume brings to a run (src/run/resume.ts), checked against the plan before any step is added. */
+export interface ResumeState {
+  /** The previous report's plan hash: a plan with another is refused (`plan-mismatch`). */
+  readonly planHash: string;
+  /** Results taken as they are: their steps are done without being called. */
+  readonly results: ReadonlyMap<number, unknown>;
+  /** Steps that run without asking for approval. */
+  readonly approved: ReadonlySet<number>;
+  /** Steps that fail `denied` with the reason (their dependents are skipped). */
+  readonly denied: ReadonlyMap<number, string>;
+  /** Steps that waited for approval before: they wait again unless approved or denied. */
+  readonly waiting: ReadonlySet<number>;
+}
+export { MAX_CONTENT_LENGTH, type Tracer } from "./tracing.js";
 
 /**
  * Run a plan: an object with `steps` (or an array of steps), or an `AsyncIterable` of steps as a
@@ -44,15 +62,26 @@ export { MAX_TIMEOUT_MS, type RunEvent, type RunOptions, type ToolFunctions } fr
  * report.status // "ok"; report.results.get(2) // "sunny"
  */
 export async function runPlan(plan: unknown, tools: ToolFunctions, options: RunOptions = {}): Promise<RunReport> {
+  return runResumable(plan, tools, options, undefined);
+}
+
+/** `runPlan`, or with `resume` a whole plan's resume (`resumePlan`): the previous results and approvals are applied as its steps are added. */
+export async function runResumable(plan: unknown, tools: ToolFunctions, options: RunOptions, resume: ResumeState | undefined, runId?: string): Promise<RunReport> {
   if (typeof options !== "object" || options === null) throw new RefError("invalid-options", "runPlan options must be an object");
   let run: Run | undefined;
   try {
-    run = new Run(tools, readRunSettings(options), options);
-    if (isStream(plan)) return await run.streamed(plan);
+    const settings = readRunSettings(options);
+    run = new Run(tools, runId === undefined ? settings : { ...settings, runId }, options, resume);
+    if (isStream(plan)) {
+      if (resume !== undefined) throw new RefError("invalid-options", "resumePlan needs the whole plan, not a stream of steps");
+      return await run.streamed(plan);
+    }
     return await run.whole(plan);
   } catch (error) {
     // Options, tools or a plan that cannot be read (a throwing getter or Proxy trap): a RefError, never a raw one.
-    throw asRefError(error, "the plan, tools or options of runPlan");
+    const refError = asRefError(error, "the plan, tools or options of runPlan");
+    run?.trace?.end(refError.code, 0, refError.message);
+    throw refError;
   } finally {
     run?.cleanup();
   }
@@ -90,7 +119,18 @@ class Run {
   #intake: StreamIntake | undefined;
   /** The run's language options, and how its steps' arguments are snapshotted and resolved with them. */
   readonly #language = new RunLanguage();
+  /** The run's copy of the plan's `output` (or why it could not be read), resolved when the run ends. */
+  #output: Readonly<Record<string, unknown>> | RefError | undefined;
   #tools: RunTools;
+  /** Steps waiting for approval, in the order their turn came. */
+  readonly #pending = new Map<number, PendingStep>();
+  /** Steps whose result came from the previous report (a resume). */
+  readonly #reused: number[] = [];
+  /** Each step's canonical text, taken from its snapshot before anything runs (the plan hash is made of them). */
+  #stepTexts: string[] = [];
+  #planOptions: unknown;
+  /** The run's spans, when it is traced (`undefined`: one branch per step, nothing else). */
+  readonly trace: RunTrace | undefined;
   /** Removes the run's abort listener from the caller's signal, while it listens. */
   #unlisten: (() => void) | undefined;
   readonly #onAbort = (): void => {
@@ -106,26 +146,45 @@ class Run {
     readonly settings: RunSettings,
     /** The caller's options object: only `this` for `onEvent`, never read again. */
     readonly options: RunOptions,
+    readonly resume: ResumeState | undefined,
   ) {
     this.#tools = new RunTools(tools, settings.catalog);
+    this.trace = startRunTrace(settings.trace, settings.runId);
     this.#done = new Promise((resolve) => {
       this.#resolveDone = resolve;
     });
   }
 
   async whole(plan: unknown): Promise<RunReport> {
-    if (!this.#prepare(plan)) return this.#report("invalid");
+    const add = this.#prepare(plan);
+    // The digest runs beside the steps; a resume waits for it, to refuse another plan before any step is added.
+    const hashing = sha256Hex(planText(this.#planOptions, this.#stepTexts));
+    if (add === undefined) return this.#report("invalid", await hashing);
+    if (this.resume !== undefined) this.#checkResume(await hashing);
+    add();
     this.#watchSignal();
     this.#pump();
     await this.#done;
-    return this.#report();
+    const planHash = await hashing;
+    return this.#report(undefined, planHash);
   }
 
+  /** A resume of another plan, or approvals of steps the plan does not have, are refused before anything runs. */
+  #checkResume(planHash: string): void {
+    const resume = this.resume!;
+    if (resume.planHash !== planHash) throw new RefError("plan-mismatch", `the previous report is of another plan (its planHash ${resume.planHash}, this plan's ${planHash}); nothing was run`);
+    for (const [list, ids] of [["approve", resume.approved], ["deny", resume.denied.keys()]] as const) {
+      for (const id of ids) if (!this.#planIds.has(id)) throw new RefError("invalid-options", `option ${list} names step ${id}, which the plan does not have; nothing was run`);
+    }
+  }
+
+  #planIds = new Set<number>();
+
   /**
-   * Read, snapshot and lint a whole plan, then add its steps; `false` when it has errors (nothing is
-   * added). Synchronous, so that what it reads is garbage before the first tool runs.
+   * Read, snapshot and lint a whole plan; what adds its steps, or `undefined` when it has errors
+   * (nothing is added). Synchronous, so that what it reads is garbage before the first tool runs.
    */
-  #prepare(plan: unknown): boolean {
+  #prepare(plan: unknown): (() => void) | undefined {
     const read = readPlan(plan);
     const { steps } = read;
     this.#tools.catalog ??= read.plan.tools;
@@ -133,14 +192,19 @@ class Run {
     // Snapshots first: the linter checks, and the run runs, the same arguments.
     // Every step's arguments snapshotted, the plan linted on the snapshots, and what each step depends on.
     const prepared = preparePlan(plan, read, this.#language.options, this.#tools.catalog);
+    this.#output = prepared.output;
+    this.#planOptions = read.plan.options;
+    this.#stepTexts = steps.map(stepText);
     for (const diagnostic of prepared.diagnostics) this.diagnostics.push(diagnostic);
     this.#tools.lookUpAll(steps, this.diagnostics);
-    if (this.diagnostics.some((diagnostic) => diagnostic.severity === "error")) return false;
+    if (this.diagnostics.some((diagnostic) => diagnostic.severity === "error")) return undefined;
     if (this.settings.validateOutputs) for (const step of steps) this.#tools.schemaOf(step.tool, true);
-    this.#started = performance.now();
-    this.#times.reserve(steps.length);
-    this.#addAll(steps, prepared.dependencies, prepared.placeholders);
-    return true;
+    if (this.resume !== undefined) for (const step of steps) this.#planIds.add(step.id);
+    return () => {
+      this.#started = performance.now();
+      this.#times.reserve(steps.length);
+      this.#addAll(steps, prepared.dependencies, prepared.placeholders);
+    };
   }
 
   #addAll(steps: readonly LocatedStep[], dependencies: readonly (readonly number[] | RefError)[], placeholders: Int32Array): void {
@@ -158,7 +222,7 @@ class Run {
     this.#streamOpen = false;
     this.#settleIfIdle();
     await this.#done;
-    return this.#report();
+    return this.#report(undefined, await sha256Hex(planText(undefined, this.#stepTexts)));
   }
 
   // The run's side of a streamed plan's intake (src/run/streamed-intake.ts).
@@ -174,6 +238,7 @@ class Run {
   /** A streamed step arrived, checked on its own: snapshot it, then schedule it. */
   accept(step: LocatedStep): void {
     const prepared = this.#language.prepareStreamed(step);
+    this.#stepTexts.push(stepText(step));
     this.#add(step, prepared.dependencies, prepared.placeholders);
     this.#pump();
   }
@@ -193,6 +258,7 @@ class Run {
       this.#waitingOn.delete(step.id);
     }
     if (this.#stopped !== undefined) return this.#markSkipped(record, undefined); // added after a failFast stop
+    if (this.resume !== undefined && this.#resumed(record)) return;
     if (unreadable !== undefined) return this.#fail(record, STEP_FAILURES.unreadableArgs(unreadable));
     if (dependencies.includes(step.id)) return this.#fail(record, STEP_FAILURES.selfReference());
     let fn: ToolFunction | undefined;
@@ -221,8 +287,25 @@ class Run {
     if (record.pending === 0) this.#makeReady(record);
   }
 
+  /** A resumed step: done with its previous result (its tool not called), or denied. Whether it was either. */
+  #resumed(record: StepRecord): boolean {
+    const resume = this.resume!;
+    if (resume.results.has(record.id)) {
+      this.#setState(record, "done");
+      record.args = undefined;
+      this.results.set(record.id, resume.results.get(record.id));
+      this.#reused.push(record.id);
+      this.#unblock(record);
+      return true;
+    }
+    const reason = resume.denied.get(record.id);
+    if (reason === undefined) return false;
+    this.#fail(record, STEP_FAILURES.denied(reason));
+    return true;
+  }
+
   /** Change a step's state, counting the steps that wait. */
-  #setState(record: StepRecord, state: StepState): void {
+  #setState(record: StepRecord, state: RecordState): void {
     if (record.state === "waiting") this.#waiting--;
     record.state = state;
   }
@@ -256,6 +339,72 @@ class Run {
   }
 
   #start(record: StepRecord): void {
+    if (record.attempt === 0 && this.#asksApproval(record) && this.#awaitsApproval(record)) return;
+    this.#begin(record);
+  }
+
+  /** Whether a step's turn must first ask for approval: it was not approved, and a rule may hold it. */
+  #asksApproval(record: StepRecord): boolean {
+    const resume = this.resume;
+    if (resume?.approved.has(record.id) === true) return false;
+    return this.settings.needsApproval !== undefined || this.settings.approvalTools?.has(record.tool) === true || resume?.waiting.has(record.id) === true;
+  }
+
+  /**
+   * Ask whether a step needs approval, with its arguments resolved (into a copy: the snapshot stays for
+   * its attempt). `true` when it does not go on now: it waits (pending), it failed, or the answer is
+   * a promise (the step holds its slot until it settles). Arguments that cannot be resolved go on to
+   * the attempt, which fails them without calling the tool.
+   */
+  #awaitsApproval(record: StepRecord): boolean {
+    let args: Record<string, unknown>;
+    try {
+      args = this.#language.resolve({ ...record.args! }, record.placeholders, this.results);
+    } catch {
+      return false;
+    }
+    this.#times.start(record.slot, this.#now());
+    if (this.settings.approvalTools?.has(record.tool) === true || this.resume?.waiting.has(record.id) === true) return this.#suspend(record, args);
+    let answer: unknown;
+    let then: unknown;
+    try {
+      answer = this.settings.needsApproval!.call(this.options, { id: record.id, tool: record.tool, args });
+      then = (typeof answer === "object" && answer !== null) || typeof answer === "function" ? (answer as { then?: unknown }).then : undefined;
+    } catch (error) {
+      this.#fail(record, STEP_FAILURES.approvalFailed(error), this.#now());
+      return true;
+    }
+    if (typeof then !== "function") return answer ? this.#suspend(record, args) : false;
+    // "running" without a try: it holds a slot, and a stop fails it as any running step.
+    record.state = "running";
+    this.#running++;
+    Promise.resolve(answer).then(
+      (value) => approvalDecided(record, value, args, undefined),
+      (error: unknown) => approvalDecided(record, undefined, args, { error }),
+    );
+    return true;
+  }
+
+  /** `needsApproval`'s promise settled: the step waits, fails, or begins (unless the run stopped meanwhile). */
+  decided(record: StepRecord, value: unknown, args: Record<string, unknown>, failed: { readonly error: unknown } | undefined): void {
+    if (record.state !== "running" || record.attempt !== 0 || this.#finished) return;
+    this.#running--;
+    if (failed !== undefined) this.#fail(record, STEP_FAILURES.approvalFailed(failed.error), this.#now());
+    else if (value) this.#suspend(record, args);
+    else this.#begin(record);
+    this.#pump();
+  }
+
+  /** The step waits for approval: its tool is not called in this run; what waits on it waits with it. */
+  #suspend(record: StepRecord, args: Record<string, unknown>): true {
+    record.state = "pending";
+    record.args = undefined;
+    this.#pending.set(record.id, { tool: record.tool, args });
+    if (this.settings.onEvent !== undefined) this.#emit({ type: "step-pending", stepId: record.id, tool: record.tool, args, atMs: this.#now() });
+    return true;
+  }
+
+  #begin(record: StepRecord): void {
     record.state = "running";
     this.#running++;
     record.attempt++;
@@ -265,7 +414,8 @@ class Run {
       this.#emit({ type: "step-start", stepId: record.id, tool: record.tool, startMs });
       if (record.state !== "running") return; // the listener stopped the run
     }
-    attempt(record, record.fn!, this, this.settings.timeoutMs);
+    if (this.trace === undefined) attempt(record, record.fn!, this, this.settings.timeoutMs);
+    else this.trace.within(record, attempt, record, record.fn!, this as Run, this.settings.timeoutMs);
   }
 
   // The run's side of a step's attempt (src/run/attempt.ts).
@@ -275,14 +425,24 @@ class Run {
   }
 
   resolveArgs(record: StepRecord): Record<string, unknown> {
-    // A step that may be tried again resolves into a copy of the snapshot's top level each try (the
-    // snapshot is resolved in place, and a tool may set or delete its arguments), so every try gets
-    // the arguments the plan gave; nested values are shared (a deep copy per step tripled the run's time).
+    // The snapshot is resolved in place, once: the results it reads do not change between tries. A
+    // step that may be tried again keeps it and gives each try a copy of its top level (a tool may set
+    // or delete its arguments), so every try gets the arguments the plan gave; nested values are shared
+    // (a deep copy per step tripled the run's time; copying before resolving cost 1.4× a run).
     const policy = this.#policyOf(record.tool);
-    const retried = policy !== undefined && policy.attempts > 1;
-    const snapshot = retried ? { ...record.args! } : record.args!;
-    if (!retried) record.args = undefined; // let go of the snapshot once resolved
-    return this.#language.resolve(snapshot, record.placeholders, this.results);
+    let args: Record<string, unknown>;
+    if (policy === undefined || policy.attempts <= 1) {
+      args = this.#language.resolve(record.args!, record.placeholders, this.results);
+      record.args = undefined; // let go of the snapshot once resolved
+    } else {
+      if (!record.resolved) {
+        record.args = this.#language.resolve(record.args!, record.placeholders, this.results);
+        record.resolved = true;
+      }
+      args = { ...record.args! };
+    }
+    if (record.span !== undefined) this.trace!.arguments(record, args);
+    return args;
   }
 
   contextOf(record: StepRecord): ToolContext {
@@ -312,7 +472,7 @@ class Run {
   /** The attempt's outcome: a result kept (also one that fails its output check), the step completed or failed. */
   #settle(record: StepRecord, value: unknown, failure: StepFailure | undefined): void {
     if (!this.isRunning(record)) return; // the run already gave up on it (abort, fail-fast, timeout)
-    const endMs = this.#end(record);
+    const endMs = this.#end(record, value, failure);
     if (failure !== undefined && this.#retryLater(record, failure, endMs)) return;
     record.args = undefined;
     if (failure === undefined || failure.code === "invalid-output") this.results.set(record.id, value);
@@ -359,9 +519,10 @@ class Run {
     this.#pump();
   }
 
-  /** The step's end: its timer cleared, its timing recorded. */
-  #end(record: StepRecord): number {
+  /** The try's end: its timer cleared, its timing recorded, its span ended. */
+  #end(record: StepRecord, value: unknown, failure: StepFailure | undefined): number {
     clearAttemptTimer(record);
+    if (record.span !== undefined) this.trace!.endStep(record, value, failure);
     this.#running--;
     const endMs = this.#now();
     this.#times.end(record.slot, endMs);
@@ -374,6 +535,11 @@ class Run {
       const startMs = this.#times.startOf(record.slot);
       this.#emit({ type: "step-done", stepId: record.id, tool: record.tool, startMs, endMs, durationMs: endMs - startMs });
     }
+    this.#unblock(record);
+  }
+
+  /** A step is done: what waits on it is one dependency closer to ready. */
+  #unblock(record: StepRecord): void {
     const dependents = record.dependents;
     if (dependents === undefined) return;
     record.dependents = undefined;
@@ -395,6 +561,7 @@ class Run {
     this.#setState(record, "failed");
     const error = new StepError(failure.code, record.id, record.tool, failure.detail, failure.cause);
     this.errors.set(record.id, error);
+    if (this.trace !== undefined && record.attempt === 0) this.trace.event("plan_refs.step.failed", record, { "error.type": failure.code });
     if (this.settings.onEvent !== undefined) {
       const end = endMs ?? this.#now();
       const start = endMs === undefined ? end : this.#times.startOf(record.slot);
@@ -411,6 +578,7 @@ class Run {
   #markSkipped(record: StepRecord, blockedBy: number | undefined): void {
     this.#setState(record, "skipped");
     this.skipped.push(record.id);
+    if (this.trace !== undefined) this.trace.event("plan_refs.step.skipped", record, blockedBy === undefined ? {} : { "plan_refs.step.blocked_by": blockedBy });
     if (blockedBy !== undefined && this.settings.onEvent !== undefined) this.#emit({ type: "step-skipped", stepId: record.id, tool: record.tool, blockedBy, atMs: this.#now() });
   }
 
@@ -443,14 +611,15 @@ class Run {
     const failure = STEP_FAILURES.aborted(stopDetail(reason), cause);
     const aborted: StepRecord[] = [];
     for (const record of this.#records.list) {
-      const action = onStop(record.state);
+      // A step waiting for approval keeps waiting: the report still says what a person has to approve.
+      const action = record.state === "pending" ? "keep" : onStop(record.state);
       if (action === "abort" && record.retryFailure !== undefined) {
         // Waiting to be tried again: its wait is cancelled, and it fails with what its last try gave.
         clearAttemptTimer(record);
         this.#retrying--;
         this.#markFailed(record, record.retryFailure, record.retryEndMs);
       } else if (action === "abort") {
-        this.#markFailed(record, failure, this.#end(record));
+        this.#markFailed(record, failure, this.#end(record, undefined, failure));
         aborted.push(record);
       } else if (action === "skip") this.#markSkipped(record, undefined);
     }
@@ -513,9 +682,13 @@ class Run {
     this.#finish();
   }
 
-  /** Steps still waiting when nothing else can happen: a dependency never arrived, or they are in a cycle. */
+  /**
+   * Steps still waiting when nothing else can happen: a dependency never arrived, or they are in a
+   * cycle. Those that wait on a step waiting for approval are not stuck: they wait with it.
+   */
   #failStuck(): void {
     const records = this.#records.list;
+    const held = this.#heldByApproval();
     for (let i = 0; i < records.length; i++) {
       const record = records[i]!;
       if (record.state !== "waiting") continue;
@@ -524,8 +697,23 @@ class Run {
     }
     for (let i = 0; i < records.length; i++) {
       const record = records[i]!;
-      if (record.state === "waiting") this.#fail(record, STEP_FAILURES.cycle());
+      if (record.state === "waiting" && !held.has(record)) this.#fail(record, STEP_FAILURES.cycle());
     }
+  }
+
+  /** Every step that waits, directly or through others, on a step waiting for approval. */
+  #heldByApproval(): Set<StepRecord> {
+    const held = new Set<StepRecord>();
+    if (this.#pending.size === 0) return held;
+    const queue = this.#records.list.filter((record) => record.state === "pending");
+    for (let i = 0; i < queue.length; i++) {
+      for (const dependent of queue[i]!.dependents ?? []) {
+        if (dependent.state !== "waiting" || held.has(dependent)) continue;
+        held.add(dependent);
+        queue.push(dependent);
+      }
+    }
+    return held;
   }
 
   #emit(event: RunEvent): void {
@@ -541,21 +729,41 @@ class Run {
   }
 
   /** The report: the run's results, errors, skipped steps and diagnostics as they are, and the timing of every step that started (in plan order). */
-  #report(status?: RunReport["status"]): RunReport {
+  #report(status: RunReport["status"] | undefined, planHash: string): RunReport {
     if (this.#fatal !== undefined) throw this.#fatal;
-    const final = status ?? runStatus(this.#stopped, this.errors.size, this.diagnostics);
+    const final = status ?? runStatus(this.#stopped, this.errors.size, this.diagnostics, this.#pending.size);
+    this.trace?.end(final, this.#records.size);
     const attempts = new Map<number, number>();
-    for (const record of this.#records.list) if (record.attempt > 0) attempts.set(record.id, record.attempt);
+    const now = this.#now();
+    for (const record of this.#records.list) {
+      if (record.attempt > 0) attempts.set(record.id, record.attempt);
+      else if (record.state === "pending") this.#times.end(record.slot, now); // the time it waited
+    }
     return {
       runId: this.settings.runId,
       status: final,
+      planHash,
       results: this.results,
       errors: this.errors,
       skipped: this.skipped,
       diagnostics: this.diagnostics,
       timings: { totalMs: this.#now(), steps: this.#times.timings(this.#records.list) },
       attempts,
+      ...(this.#output === undefined || final === "invalid" ? {} : resolveOutput(this.#output, this.results, this.errors, this.skipped, this.#language.options)),
+      pending: this.#pending,
+      reused: this.#reused,
     };
+  }
+}
+
+/** `needsApproval`'s promise settled: reaches the run through the record (nothing escapes a promise job). */
+function approvalDecided(record: StepRecord, value: unknown, args: Record<string, unknown>, failed: { readonly error: unknown } | undefined): void {
+  const run = record.owner as Run | undefined;
+  if (run === undefined) return;
+  try {
+    run.decided(record, value, args, failed);
+  } catch (error) {
+    run.fatal(error);
   }
 }
 

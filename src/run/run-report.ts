@@ -18,8 +18,16 @@ export interface StepTiming {
 export interface RunReport {
   /** The run's id (the `runId` option, else a random UUID): the first half of every idempotency key. */
   readonly runId: string;
-  /** `ok`: every step succeeded; `failed`: a step failed; `aborted`: the signal fired; `invalid`: lint errors, nothing ran. */
+  /**
+   * `ok`: every step succeeded; `failed`: a step failed; `aborted`: the signal fired; `invalid`: lint
+   * errors, nothing ran; `suspended`: steps wait for approval (`pending`) and nothing else could run.
+   */
   readonly status: RunStatus;
+  /**
+   * SHA-256 (hex) of the canonical JSON of the plan as linted (its steps and its own options): what
+   * `resumePlan` checks a plan against. Set by `runPlan`; a streamed plan's covers the steps that arrived.
+   */
+  readonly planHash?: string;
   readonly results: Map<number, unknown>;
   readonly errors: Map<number, StepError>;
   /** Steps never run because a step they depend on failed or was skipped, or because the run stopped first. */
@@ -33,6 +41,24 @@ export interface RunReport {
    * entry. Always set by `runPlan`; a PostgreSQL run's snapshot does not count tries yet.
    */
   readonly attempts?: Map<number, number>;
+  /** The plan's `output`, resolved when the run ended, when the plan has one and it could be resolved. */
+  readonly output?: unknown;
+  /**
+   * Why the plan's `output` could not be resolved (code `unresolved-output`: a step it refers to failed,
+   * was skipped or never ran, or a key is missing). No step fails because of it; the status is the steps'.
+   */
+  readonly outputError?: StepError;
+  /** Steps waiting for approval, each with its tool and resolved arguments: what a person has to approve. */
+  readonly pending?: Map<number, PendingStep>;
+  /** Steps whose result was taken from the previous report by `resumePlan` (their tools were not called). */
+  readonly reused?: number[];
+}
+
+/** A step waiting for approval: its tool was not called. */
+export interface PendingStep {
+  readonly tool: string;
+  /** Its arguments, resolved: what the tool would be called with. */
+  readonly args: Record<string, unknown>;
 }
 
 /** Start and end of each step by its slot (2 × slot, 2 × slot + 1), in ms since scheduling began; NaN until set. */

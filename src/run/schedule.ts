@@ -29,7 +29,8 @@ export const LETS_START_STATES = ["done"] as const satisfies readonly StepState[
 export const ACTIVE_STATES = ["ready", "running"] as const satisfies readonly StepState[];
 
 /** A run's final status (`invalid`: lint errors, nothing ran). */
-export type RunStatus = "ok" | "failed" | "aborted" | "invalid";
+/** A run's final status (`invalid`: lint errors, nothing ran; `suspended`: steps wait for approval). */
+export type RunStatus = "ok" | "failed" | "aborted" | "invalid" | "suspended";
 
 /** Why a run stopped early: its signal (or `cancelRun`), or a failure with `failFast`. */
 export type StopReason = "aborted" | "failed";
@@ -87,14 +88,17 @@ export function isReady(state: StepState, dependencies: readonly number[], state
 }
 
 /**
- * The final status: `aborted` when the run's signal stopped it, else `failed` when a step failed or a
- * diagnostic is an error, else `ok`.
+ * The final status: `aborted` when the run's signal stopped it, else `suspended` when steps wait for
+ * approval (`pending`) and the run was not stopped, else `failed` when a step failed or a diagnostic
+ * is an error, else `ok`.
  *
  * @example
  * runStatus(undefined, 0, []) // "ok"
+ * runStatus(undefined, 1, [], 2) // "suspended": a failure does not end a run that waits for approval
  */
-export function runStatus(stopped: StopReason | undefined, failures: number, diagnostics: readonly Diagnostic[]): RunStatus {
+export function runStatus(stopped: StopReason | undefined, failures: number, diagnostics: readonly Diagnostic[], pending = 0): RunStatus {
   if (stopped === "aborted") return "aborted";
+  if (pending > 0 && stopped === undefined) return "suspended";
   return failures > 0 || diagnostics.some((diagnostic) => diagnostic.severity === "error") ? "failed" : "ok";
 }
 

@@ -17,6 +17,7 @@ import { asRefError, RefError } from "../shared/errors.js";
 import { quoted } from "../shared/text.js";
 import { layeredOptions, OPTION_NAMES, type OptionName } from "../shared/options.js";
 import { isPlainArray, isPlainObject, MISSING, ownData, ownDataEntries, ownElements, readOwnData } from "../shared/own-data.js";
+import type { TraceSettings, Tracer } from "./tracing.js";
 import { RETRY_DEFAULTS, RETRYABLE_CODES, resolveRetryPolicy, type ResolvedRetryPolicy, type RetryableCode, type RetryPolicy } from "./retry.js";
 
 /**
@@ -39,7 +40,9 @@ export type RunEvent =
   | { readonly type: "step-failed"; readonly stepId: number; readonly tool: string; readonly error: StepError; readonly startMs: number; readonly endMs: number; readonly durationMs: number }
   | { readonly type: "step-skipped"; readonly stepId: number; readonly tool: string; readonly blockedBy: number; readonly atMs: number }
   /** A try failed and the step is tried again after `delayMs`: `attempt` is the try that failed, `attempts` the policy's tries. */
-  | { readonly type: "step-retry"; readonly stepId: number; readonly tool: string; readonly attempt: number; readonly attempts: number; readonly delayMs: number; readonly error: StepError; readonly atMs: number };
+  | { readonly type: "step-retry"; readonly stepId: number; readonly tool: string; readonly attempt: number; readonly attempts: number; readonly delayMs: number; readonly error: StepError; readonly atMs: number }
+  /** The step's turn came and it waits for approval (its tool was not called): `args` are what a person approves. */
+  | { readonly type: "step-pending"; readonly stepId: number; readonly tool: string; readonly args: Record<string, unknown>; readonly atMs: number };
 
 /**
  * Options of `runPlan`. Each is read once, when the run starts. The language options (`syntax`,
@@ -72,6 +75,30 @@ export interface RunOptions extends ResolveOptions {
   readonly retryByTool?: Readonly<Record<string, RetryPolicy>>;
   /** The run's id, in the report and in every idempotency key (`runId:stepId`); default a random UUID. */
   readonly runId?: string;
+  /**
+   * Whether a step must wait for a person's approval, asked when its turn comes with its arguments
+   * resolved. `true` (or a promise of it): its tool is not called, it waits in `report.pending`, and
+   * the run ends `suspended` once nothing else can run (`resumePlan` with `approve` runs it). A throw
+   * or rejection fails the step (`denied`): it is never called without an answer.
+   */
+  readonly needsApproval?: (step: ApprovalRequest) => boolean | Promise<boolean>;
+  /** The tools whose every step waits for approval, as data (`--approve-tool NAME`); with `needsApproval`, either asks. */
+  readonly approvalTools?: readonly string[];
+  /**
+   * The OpenTelemetry tracer of the run's spans (README, "Tracing"). Default: `trace.getTracer("plan-refs")`
+   * of `@opentelemetry/api` when it is installed (no SDK registered: nothing is traced); `false`: no spans.
+   */
+  readonly tracer?: Tracer | false;
+  /** Record each step's arguments and result on its span, as JSON cut at `MAX_CONTENT_LENGTH` characters (default `false`). */
+  readonly recordContent?: boolean;
+}
+
+/** What `needsApproval` is asked about: a step whose turn has come. */
+export interface ApprovalRequest {
+  readonly id: number;
+  readonly tool: string;
+  /** Its arguments, resolved: what the tool would be called with. */
+  readonly args: Record<string, unknown>;
 }
 
 /** Builds the error an entry point throws for an option it refuses (its code is always `invalid-options`). */
@@ -95,6 +122,7 @@ export const OPTION_MESSAGES = {
   codes: (name: string, allowed: readonly string[]) => `option ${name} must be an array of step error codes among ${allowed.map((value) => JSON.stringify(value)).join(", ")}`,
   runId: (name: string) => `option ${name} must be a string of 1 to ${MAX_RUN_ID_LENGTH} characters`,
   between: (label: string, bounds: SettingBounds, value: unknown) => `${label} must be an integer from ${bounds.min} to ${bounds.max}, not ${shownValue(value)}`,
+  names: (name: string) => `option ${name} must be an array of tool names (strings)`,
 } as const;
 
 /** A refused value as a message shows it: a number as written, a string quoted and cut short, else its type. */
@@ -287,6 +315,10 @@ export interface RunSettings extends RunOptionValues, RetryOptionValues {
   readonly signal: AbortSignal | undefined;
   readonly onEvent: ((event: RunEvent) => unknown) | undefined;
   readonly runId: string;
+  readonly needsApproval: ((step: ApprovalRequest) => unknown) | undefined;
+  /** `undefined`: no tool waits for approval by name. */
+  readonly approvalTools: ReadonlySet<string> | undefined;
+  readonly trace: TraceSettings;
 }
 
 /** A run's retry policies, as `runPlan` and `submitPlan` read them. */
@@ -330,7 +362,31 @@ export function readRunSettings(options: object): RunSettings {
     onEvent: readCallback<(event: RunEvent) => unknown>(onEvent, "onEvent"),
     ...readRetryOptions(options),
     runId: readRunId(readOption(options, "runId"), "runId", refuseWithRefError),
+    needsApproval: readCallback<(step: ApprovalRequest) => unknown>(readOption(options, "needsApproval"), "needsApproval"),
+    approvalTools: readToolNames(readOption(options, "approvalTools"), "approvalTools", refuseWithRefError),
+    trace: { tracer: readTracer(readOption(options, "tracer")), recordContent: readFlag(readOption(options, "recordContent")) },
   };
+}
+
+/** A list of tool names (own elements of a plain array, each a string); absent: `undefined`. */
+function readToolNames(value: unknown, name: string, refuse: RefuseOption): Set<string> | undefined {
+  if (value === undefined) return undefined;
+  if (!isPlainArray(value)) throw refuse(OPTION_MESSAGES.names(name));
+  const names = new Set<string>();
+  for (const [item] of ownElements(value)) {
+    if (typeof item !== "string") throw refuse(OPTION_MESSAGES.names(name));
+    names.add(item);
+  }
+  return names;
+}
+
+/** A tracer (anything with `startSpan`), or `false` for none; absent: `undefined`. */
+function readTracer(value: unknown): Tracer | false | undefined {
+  if (value === undefined || value === false) return value;
+  if (typeof value !== "object" || value === null || typeof (value as { startSpan?: unknown }).startSpan !== "function") {
+    throw refuseWithRefError(OPTION_MESSAGES.object("tracer", "an OpenTelemetry tracer (an object with startSpan), or false"));
+  }
+  return value as Tracer;
 }
 
 /**

@@ -4,10 +4,14 @@
  */
 import type { AttemptOwner, AttemptStep, StepFailure, ToolContext, ToolFunction } from "./attempt.js";
 import type { StepState } from "./schedule.js";
+import type { TraceSpan, TracedStep } from "./tracing.js";
+
+/** A step's state in one process: the shared states, and `pending` (waiting for approval; its tool not called). */
+export type RecordState = StepState | "pending";
 
 /** One step of a run: its snapshot, its place in the graph, and its state. */
-export class StepRecord implements AttemptStep<StepRecord> {
-  state: StepState = "waiting";
+export class StepRecord implements AttemptStep<StepRecord>, TracedStep {
+  state: RecordState = "waiting";
   /** Dependencies not done yet. */
   pending = 0;
   /** Steps waiting on this one (released when it completes, fails or is skipped). */
@@ -25,6 +29,10 @@ export class StepRecord implements AttemptStep<StepRecord> {
   retryFailure: StepFailure | undefined = undefined;
   /** When its last try ended (the step's end if the wait is cancelled). */
   retryEndMs = 0;
+  /** `args` holds the resolved arguments (a step that may be tried again keeps them for every try). */
+  resolved = false;
+  /** The span of the try that runs, in a traced run. */
+  span: TraceSpan | undefined = undefined;
 
   constructor(
     readonly id: number,

@@ -26,7 +26,11 @@ export type RefErrorCode =
   | "invalid-output"
   | "invalid-input"
   | "missing-dependency"
-  | "invalid-step";
+  | "invalid-step"
+  | "unresolved-output"
+  | "denied"
+  | "plan-mismatch"
+  | "invalid-report";
 
 /** Where an error happened, as far as it is known. */
 export interface RefErrorDetails {

@@ -1,0 +1,190 @@
+/**
+ * Approval: a step that needs approval is not called when its turn comes; it waits in
+ * `report.pending` with its resolved arguments, what does not depend on it goes on, and the run ends
+ * `suspended`. `resumePlan` with `approve` runs it once, with `deny` fails it (`denied`); a step
+ * neither approved nor denied waits again.
+ */
+import fc from "fast-check";
+import { describe, expect, test } from "vitest";
+import { reportFromJSON, reportToJSON, resumePlan, runPlan, type ApprovalRequest, type RunEvent, type RunReport, type ToolFunctions } from "../../src/index.js";
+import { ancestors, countingTools, randomPlan, TOOL_NAMES } from "../helpers/random-plans.js";
+
+const plan = {
+  steps: [
+    { id: 1, tool: "lookup", args: { who: "ada" } },
+    { id: 2, tool: "pay", args: { to: "$1.account", amount: 30 } },
+    { id: 3, tool: "mail", args: { receipt: "$2" } },
+    { id: 4, tool: "lookup", args: { who: "bob" } },
+  ],
+};
+
+function tools(calls: number[]): ToolFunctions {
+  const tool = (args: Record<string, unknown>, context: { stepId: number }): unknown => {
+    calls.push(context.stepId);
+    return context.stepId === 1 ? { account: "ACC-1" } : { done: context.stepId, args };
+  };
+  return { lookup: tool, pay: tool, mail: tool };
+}
+
+describe("approval", () => {
+  test("approvalTools: the step is not called, waits with its resolved arguments; the rest goes on; the run is suspended", async () => {
+    const calls: number[] = [];
+    const events: RunEvent[] = [];
+    const report = await runPlan(plan, tools(calls), { approvalTools: ["pay"], onEvent: (event) => events.push(event) });
+    expect(report.status).toBe("suspended");
+    expect(calls.sort()).toEqual([1, 4]);
+    expect(report.pending).toEqual(new Map([[2, { tool: "pay", args: { to: "ACC-1", amount: 30 } }]]));
+    // Its dependent neither ran, failed nor was skipped: it waits with it.
+    expect(report.errors.size).toBe(0);
+    expect(report.skipped).toEqual([]);
+    expect(report.results.has(3)).toBe(false);
+    expect(report.attempts?.has(2)).toBe(false);
+    expect(report.timings.steps.has(2)).toBe(true); // the time it waited
+    expect(events.filter((event) => event.type === "step-pending")).toEqual([{ type: "step-pending", stepId: 2, tool: "pay", args: { to: "ACC-1", amount: 30 }, atMs: expect.any(Number) }]);
+    expect(events.some((event) => event.type === "step-start" && event.stepId === 2)).toBe(false);
+    const json = reportToJSON(report);
+    expect(json.status).toBe("suspended");
+    expect(json.pending).toEqual({ 2: { tool: "pay", args: { to: "ACC-1", amount: 30 } } });
+  });
+
+  test("needsApproval is asked with the resolved arguments, as a value or a promise; false lets the step run", async () => {
+    for (const wrap of [(value: boolean) => value, (value: boolean) => Promise.resolve(value)]) {
+      const asked: ApprovalRequest[] = [];
+      const calls: number[] = [];
+      const report = await runPlan(plan, tools(calls), {
+        needsApproval: (step) => {
+          asked.push(step);
+          return wrap(step.tool === "pay" && (step.args.amount as number) > 10);
+        },
+      });
+      expect(asked.map((step) => step.id).sort()).toEqual([1, 2, 4]);
+      expect(asked.find((step) => step.id === 2)).toEqual({ id: 2, tool: "pay", args: { to: "ACC-1", amount: 30 } });
+      expect(calls.sort()).toEqual([1, 4]);
+      expect(report.status).toBe("suspended");
+      expect([...report.pending!.keys()]).toEqual([2]);
+    }
+  });
+
+  test("a needsApproval that throws or rejects fails the step (denied) without calling it; its dependents are skipped", async () => {
+    for (const needsApproval of [() => { throw new Error("no policy"); }, () => Promise.reject(new Error("no policy"))] as const) {
+      const calls: number[] = [];
+      const report = await runPlan(plan, tools(calls), { needsApproval: (step) => (step.id === 2 ? needsApproval() : false) });
+      expect(calls.sort()).toEqual([1, 4]);
+      expect(report.status).toBe("failed");
+      expect(report.errors.get(2)).toMatchObject({ code: "denied", message: expect.stringContaining("no policy") });
+      expect(report.skipped).toEqual([3]);
+    }
+  });
+
+  test("a waiting step holds no concurrency slot", async () => {
+    const calls: number[] = [];
+    const report = await runPlan({ steps: [{ id: 1, tool: "pay", args: {} }, { id: 2, tool: "lookup", args: {} }, { id: 3, tool: "lookup", args: {} }] }, tools(calls), { concurrency: 1, approvalTools: ["pay"] });
+    expect(calls).toEqual([2, 3]);
+    expect(report.status).toBe("suspended");
+  });
+
+  test("an abort keeps the waiting steps waiting (the report still says what to approve); failFast stops as before", async () => {
+    const controller = new AbortController();
+    // Step 4 aborts the run once the pump that made step 2 wait is over.
+    const hanging: ToolFunctions = { ...tools([]), lookup: (_args, context) => (context.stepId === 4 ? new Promise(() => queueMicrotask(() => controller.abort())) : { account: "A" }) };
+    const aborted = await runPlan(plan, hanging, { approvalTools: ["pay"], signal: controller.signal });
+    expect(aborted.status).toBe("aborted");
+    expect([...aborted.pending!.keys()]).toEqual([2]);
+    const failing: ToolFunctions = { ...tools([]), lookup: (_args, context) => { if (context.stepId === 4) throw new Error("down"); return { account: "A" }; } };
+    const stopped = await runPlan(plan, failing, { approvalTools: ["pay"], failFast: true, concurrency: 1 });
+    expect(stopped.status).toBe("failed");
+  });
+
+  test("resumePlan approve runs the waiting step and what waited on it; approving twice runs it once", async () => {
+    const first = await runPlan(plan, tools([]), { approvalTools: ["pay"] });
+    const calls: number[] = [];
+    const second = await resumePlan(plan, first, tools(calls), { approve: [2], approvalTools: ["pay"] });
+    expect(calls.sort()).toEqual([2, 3]);
+    expect(second.status).toBe("ok");
+    expect(second.pending?.size).toBe(0);
+    const again: number[] = [];
+    const third = await resumePlan(plan, second, tools(again), { approve: [2] });
+    expect(again).toEqual([]);
+    expect(third.status).toBe("ok");
+    expect(third.reused).toEqual([1, 2, 3, 4]);
+  });
+
+  test("resumePlan deny fails the step with denied and the reason; its dependents are skipped", async () => {
+    const first = await runPlan(plan, tools([]), { approvalTools: ["pay"] });
+    const calls: number[] = [];
+    const report = await resumePlan(plan, reportToJSON(first), tools(calls), { deny: { 2: "too expensive\n\u001b[2J" } });
+    expect(calls).toEqual([]);
+    expect(report.status).toBe("failed");
+    expect(report.errors.get(2)?.code).toBe("denied");
+    expect(report.errors.get(2)?.message).toBe('step 2 (pay): its approval was denied: too expensive\\n\\u001b[2J');
+    expect(report.skipped).toEqual([3]);
+    expect(report.pending?.size).toBe(0);
+  });
+
+  test("a waiting step neither approved nor denied waits again, even without the approval options", async () => {
+    const first = await runPlan(plan, tools([]), { needsApproval: (step) => step.tool === "pay" });
+    const calls: number[] = [];
+    const report = await resumePlan(plan, JSON.stringify(reportToJSON(first)), tools(calls));
+    expect(calls).toEqual([]);
+    expect(report.status).toBe("suspended");
+    expect(report.pending).toEqual(first.pending);
+  });
+
+  test("approve and deny are checked before anything runs", async () => {
+    const first = await runPlan(plan, tools([]), { approvalTools: ["pay"] });
+    const calls: number[] = [];
+    for (const options of [{ approve: [9] }, { deny: { 9: "no" } }, { approve: [2], deny: { 2: "no" } }, { deny: { 1: "no" } }, { approve: ["2"] }, { approve: 2 }, { deny: { 2: 3 } }, { deny: [] }]) {
+      await expect(resumePlan(plan, first, tools(calls), options as never)).rejects.toMatchObject({ code: "invalid-options" });
+    }
+    expect(calls).toEqual([]);
+    for (const options of [{ approvalTools: "pay" }, { approvalTools: [1] }, { needsApproval: true }]) {
+      await expect(runPlan(plan, tools(calls), options as never)).rejects.toMatchObject({ code: "invalid-options" });
+    }
+    expect(calls).toEqual([]);
+  });
+
+  test("property: over random plans and approval sets, no step that needs approval is ever called without one", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        randomPlan(),
+        fc.subarray([...TOOL_NAMES]),
+        fc.array(fc.integer({ min: 1, max: 10 }), { maxLength: 5 }),
+        fc.array(fc.array(fc.integer({ min: 1, max: 10 }), { maxLength: 4 }), { maxLength: 3 }),
+        fc.boolean(),
+        async (random, approvalTools, askFor, rounds, asJSON) => {
+          const asked = new Set(askFor);
+          const needs = (id: number): boolean => approvalTools.includes(random.steps[id - 1]!.tool) || asked.has(id);
+          const options = { approvalTools, needsApproval: (step: ApprovalRequest) => Promise.resolve(asked.has(step.id)) };
+          let approved = new Set<number>();
+          const called = new Map<number, number>();
+          const check = (calls: Map<number, number>): void => {
+            for (const [id, count] of calls) {
+              called.set(id, (called.get(id) ?? 0) + count);
+              if (needs(id)) expect(approved.has(id)).toBe(true);
+              expect(called.get(id)).toBe(1); // approving again never runs a step twice
+            }
+          };
+          const first = countingTools();
+          let report: RunReport = await runPlan(random, first.tools, options);
+          check(first.calls);
+          for (const step of random.steps) {
+            const waits = [...ancestors(random, step.id), step.id].some(needs);
+            expect(report.results.has(step.id)).toBe(!waits);
+          }
+          for (const round of rounds) {
+            // An approval holds for the run it is given to.
+            const approve = round.filter((id) => id <= random.steps.length);
+            approved = new Set(approve);
+            const next = countingTools();
+            report = await resumePlan(random, asJSON ? reportToJSON(report) : report, next.tools, { ...options, approve });
+            check(next.calls);
+            expect(report.status).toBe(report.pending!.size > 0 ? "suspended" : "ok");
+            for (const id of report.pending!.keys()) expect(approved.has(id)).toBe(false);
+          }
+          expect(reportToJSON(reportFromJSON(reportToJSON(report)))).toEqual(reportToJSON(report));
+        },
+      ),
+      { numRuns: 80 },
+    );
+  });
+});

@@ -1,0 +1,121 @@
+/**
+ * The plan hash: SHA-256 of the canonical JSON (keys sorted, no whitespace) of the plan's steps and
+ * own options, the same whatever order the keys were written in, for a whole or a streamed plan.
+ */
+import { createHash } from "node:crypto";
+import fc from "fast-check";
+import { describe, expect, test } from "vitest";
+import { runPlan, type ToolFunctions } from "../../src/index.js";
+import { canonicalJson, sha256Hex } from "../../src/run/plan-hash.js";
+
+const tools: ToolFunctions = { echo: (args) => args };
+
+/** The same JSON value with every object's keys in reverse order. */
+function reversed(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(reversed);
+  if (typeof value === "object" && value !== null) return Object.fromEntries(Object.entries(value).reverse().map(([key, item]) => [key, reversed(item)]));
+  return value;
+}
+
+describe("canonicalJson", () => {
+  test.each([
+    [{ b: [1, { d: 2, c: "x" }], a: null }, '{"a":null,"b":[1,{"c":"x","d":2}]}'],
+    [{ a: undefined, b: () => 1, c: Symbol("s") }, "{}"],
+    [[undefined, () => 1, Number.NaN, Infinity], "[null,null,null,null]"],
+    [{ n: 12n }, '{"n":"12"}'],
+    [{ when: new Date(0), map: new Map([[1, 2]]) }, '{"map":{},"when":{}}'],
+    [{ "": 1, é: 2, Z: 3, a: 4 }, '{"":1,"Z":3,"a":4,"é":2}'],
+    [Object.create(null, { k: { value: "v", enumerable: true } }), '{"k":"v"}'],
+    [{ lone: "\ud800" }, '{"lone":"\\ud800"}'],
+  ])("%o is %s", (value, text) => {
+    expect(canonicalJson(value)).toBe(text);
+  });
+
+  test("a getter is never run, a container inside itself is marked, depth costs no stack", () => {
+    let ran = 0;
+    const getter = Object.defineProperty({}, "x", { get: () => ++ran, enumerable: true });
+    expect(canonicalJson(getter)).toBe('{"x":"[getter]"}');
+    expect(ran).toBe(0);
+    const cycle: Record<string, unknown> = { a: 1 };
+    cycle.self = cycle;
+    expect(canonicalJson(cycle)).toBe('{"a":1,"self":"[cycle]"}');
+    const shared = { s: 1 };
+    expect(canonicalJson([shared, shared])).toBe('[{"s":1},{"s":1}]'); // shared is not a cycle
+    let deep: unknown = 0;
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    expect(canonicalJson(deep)).toHaveLength(200_001);
+  });
+
+  test("property: a JSON value's canonical text reads back as the value, whatever its keys' order", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const text = canonicalJson(value);
+        expect(JSON.parse(text)).toEqual(value);
+        expect(canonicalJson(reversed(value))).toBe(text);
+        expect(text).not.toMatch(/^\s|\s$/);
+      }),
+    );
+  });
+
+  test("sha256Hex is SHA-256 of the UTF-8 text", async () => {
+    expect(await sha256Hex("")).toBe("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    expect(await sha256Hex("é😀")).toBe(createHash("sha256").update("é😀", "utf8").digest("hex"));
+  });
+});
+
+describe("report.planHash", () => {
+  const plan = { options: { templates: true }, steps: [{ id: 1, tool: "echo", args: { city: "Oslo", n: [1, 2] } }, { id: 2, tool: "echo", args: { at: "$1.city" } }] };
+
+  test("is SHA-256 of the canonical text of the steps (id, tool, arguments) and the plan's own options", async () => {
+    const text = '{"options":{"templates":true},"steps":[{"args":{"city":"Oslo","n":[1,2]},"id":1,"tool":"echo"},{"args":{"at":"$1.city"},"id":2,"tool":"echo"}]}';
+    const report = await runPlan(plan, tools);
+    expect(report.planHash).toBe(createHash("sha256").update(text).digest("hex"));
+  });
+
+  test("is the same for the same plan written otherwise (keys in another order, an array of steps), and for an invalid run of it", async () => {
+    const first = await runPlan(plan, tools);
+    expect((await runPlan(reversed(plan), tools)).planHash).toBe(first.planHash);
+    const bare = await runPlan(plan.steps, tools);
+    expect(bare.planHash).toBe((await runPlan({ steps: plan.steps }, tools)).planHash);
+    const invalid = await runPlan(plan, {});
+    expect(invalid.status).toBe("invalid");
+    expect(invalid.planHash).toBe(first.planHash);
+  });
+
+  test("changes with a step's argument, tool or id, or the plan's options; not with the caller's options or the tools", async () => {
+    const hash = async (value: unknown): Promise<string | undefined> => (await runPlan(value, { echo: tools.echo!, other: tools.echo! })).planHash;
+    const base = await hash(plan);
+    const changes = [
+      { ...plan, options: {} },
+      { ...plan, steps: [{ ...plan.steps[0]!, args: { city: "Oslo", n: [2, 1] } }, plan.steps[1]] },
+      { ...plan, steps: [{ ...plan.steps[0]!, tool: "other" }, plan.steps[1]] },
+      { ...plan, steps: [plan.steps[0], { ...plan.steps[1]!, id: 3 }] },
+    ];
+    const hashes = await Promise.all(changes.map(hash));
+    expect(new Set([base, ...hashes]).size).toBe(1 + changes.length);
+    expect((await runPlan(plan, tools, { concurrency: 1, strict: false, timeoutMs: 5 })).planHash).toBe(base);
+  });
+
+  test("is taken from the snapshots before any step runs: a tool that changes the plan does not change it", async () => {
+    const mutable = { steps: [{ id: 1, tool: "change", args: { v: "a" } }, { id: 2, tool: "echo", args: { v: "b" } }] };
+    const before = (await runPlan(structuredClone(mutable), tools)).planHash;
+    const report = await runPlan(mutable, {
+      ...tools,
+      change: () => {
+        mutable.steps[1]!.args.v = "changed";
+        return 1;
+      },
+    });
+    expect(report.planHash).toBe(before);
+  });
+
+  test("a streamed plan's covers the steps that arrived: the same as the whole plan without options", async () => {
+    const steps = [{ id: 1, tool: "echo", args: { q: "x" } }, { id: 2, tool: "echo", args: { q: "$1.q" } }];
+    async function* stream(): AsyncIterable<unknown> {
+      yield* steps;
+    }
+    const streamed = await runPlan(stream(), tools);
+    expect(streamed.status).toBe("ok");
+    expect(streamed.planHash).toBe((await runPlan({ steps }, tools)).planHash);
+  });
+});
