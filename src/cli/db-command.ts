@@ -67,7 +67,7 @@ export interface RemoteRun {
   readonly planValue: unknown;
   readonly database: string | undefined;
   readonly detach: boolean;
-  readonly options: { failFast: boolean; timeoutMs?: number; validateOutputs: boolean; validateInputs: boolean; catalog?: import("../plan/plan.js").ToolCatalog };
+  readonly options: { failFast: boolean; timeoutMs?: number; validateOutputs: boolean; validateInputs: boolean; catalog?: import("../plan/plan.js").ToolCatalog; retry?: import("../run/retry.js").RetryPolicy };
   readonly onEvent: (event: RunEvent) => void;
 }
 
@@ -92,7 +92,7 @@ export async function runOnDatabase(io: CliIo, remote: RemoteRun): Promise<RunRe
       return undefined;
     }
     io.stderr(`plan-refs: run ${printable(runId)} ${signalled ? "submitted as the signal came: cancelled" : "submitted; waiting for workers"}\n`);
-    const follow = eventsFrom(remote.onEvent);
+    const follow = eventsFrom(remote.onEvent, remote.options.retry?.attempts ?? 1);
     const onAbort = (): void => void postgres.cancelRun(runId, connection).catch(() => undefined);
     io.signal?.addEventListener("abort", onAbort, { once: true });
     try {
@@ -107,10 +107,12 @@ export async function runOnDatabase(io: CliIo, remote: RemoteRun): Promise<RunRe
   }
 }
 
-/** Turn successive snapshots into the events `runPlan` would have sent (each once). */
-function eventsFrom(onEvent: (event: RunEvent) => void): (snapshot: import("../postgres/index.js").RunSnapshot) => void {
+/** Turn successive snapshots into the events `runPlan` would have sent (each once); `attempts`: the retry policy's tries. */
+function eventsFrom(onEvent: (event: RunEvent) => void, attempts: number): (snapshot: import("../postgres/index.js").RunSnapshot) => void {
   const started = new Set<number>();
   const settled = new Set<number>();
+  /** The last failed try told of each retrying step. */
+  const retried = new Map<number, number>();
   return (snapshot) => {
     if (snapshot.steps === undefined) return;
     // Events of one snapshot in the order they happened (one step may have started and ended since the last).
@@ -132,6 +134,10 @@ function eventsFrom(onEvent: (event: RunEvent) => void): (snapshot: import("../p
         if (error === undefined) continue;
         settled.add(id);
         emit(endMs, { type: "step-failed", stepId: id, tool: step.tool, error, startMs, endMs, durationMs: endMs - startMs });
+      } else if (step.state === "retrying" && step.lastError !== undefined && retried.get(id) !== step.attempt) {
+        retried.set(id, step.attempt);
+        const delayMs = Math.max(0, (step.retryAtMs ?? endMs) - endMs);
+        emit(endMs, { type: "step-retry", stepId: id, tool: step.tool, attempt: step.attempt, attempts, delayMs, error: step.lastError, atMs: endMs });
       } else if (step.state === "skipped") {
         settled.add(id);
         if (step.blockedBy !== undefined) emit(endMs, { type: "step-skipped", stepId: id, tool: step.tool, blockedBy: step.blockedBy, atMs: endMs });

@@ -5,7 +5,8 @@
 import { randomUUID } from "node:crypto";
 import { readPlan, type LocatedStep, type ToolCatalog } from "../plan/plan.js";
 import type { RunOptions } from "../run/run-plan.js";
-import { readRunOptions, type RunOptionValues } from "../run/settings.js";
+import { readRetryOptions, readRunOptions, type RetryOptionValues, type RunOptionValues } from "../run/settings.js";
+import type { ResolvedRetryPolicy } from "../run/retry.js";
 import { runStatus } from "../run/schedule.js";
 import { preparePlan } from "../run/prepare.js";
 import { activeTraceCarrier, type TraceCarrier } from "../run/tracing.js";
@@ -18,7 +19,7 @@ import { databaseError, poolFor, readConnection, table, type Connection, type Co
 import { addStepJob, finishedChannel } from "./queue.js";
 
 /** What a stored run keeps of `RunOptions`: the options that mean something to a run in the database. */
-export type SubmitRunOptions = Pick<RunOptions, "failFast" | "timeoutMs" | "catalog" | "validateOutputs" | "validateInputs" | OptionName>;
+export type SubmitRunOptions = Pick<RunOptions, "failFast" | "timeoutMs" | "catalog" | "validateOutputs" | "validateInputs" | "retry" | "retryByTool" | OptionName>;
 
 /** Options of `submitPlan`. */
 export interface SubmitOptions extends ConnectionOptions {
@@ -36,6 +37,10 @@ export interface StoredRunOptions {
   readonly validateOutputs: boolean;
   /** Absent in runs stored before input checks existed: `false`. */
   readonly validateInputs?: boolean;
+  /** The retry policy of every tool without its own, defaults filled in (absent: no retry). Workers reschedule a failed try by it. */
+  readonly retry?: ResolvedRetryPolicy;
+  /** Policies by tool name, each replacing `retry` for its tool. */
+  readonly retryByTool?: Readonly<Record<string, ResolvedRetryPolicy>>;
   /** The submitter's W3C trace context, when it submitted inside a span: each step's span on a worker is its child. */
   readonly trace?: TraceCarrier;
   /** Every language option (runs stored before `strict` and the limits were kept have only `syntax`, `templates`, `deep`: the rest default). */
@@ -51,10 +56,10 @@ function traceOf(trace: TraceCarrier | undefined): { trace?: TraceCarrier } {
 const RUN_ID = /^[\x21-\x7e]{1,200}$/;
 
 /** Read the run options once, with runPlan's own readers (same values accepted, same codes). */
-function readStoredOptions(options: unknown): RunOptionValues {
-  if (options === undefined) return readRunOptions({});
+function readStoredOptions(options: unknown): RunOptionValues & RetryOptionValues {
+  if (options === undefined) return { ...readRunOptions({}), retry: undefined, retryByTool: undefined };
   if (typeof options !== "object" || options === null) throw new RefError("invalid-options", "submitPlan: options must be an object");
-  return readRunOptions(options);
+  return { ...readRunOptions(options), ...readRetryOptions(options) };
 }
 
 /**
@@ -122,7 +127,7 @@ function unstorableTools(steps: readonly LocatedStep[]): Diagnostic[] {
 }
 
 /** Read, snapshot and lint the plan with runPlan's own preparation (`preparePlan`). */
-function prepare(plan: unknown, settings: RunOptionValues): Prepared {
+function prepare(plan: unknown, settings: RunOptionValues & RetryOptionValues): Prepared {
   try {
     const read = readPlan(plan);
     const catalog = settings.catalog ?? read.plan.tools;
@@ -151,7 +156,17 @@ function prepare(plan: unknown, settings: RunOptionValues): Prepared {
       }
     }
     return {
-      stored: { failFast: settings.failFast, timeoutMs: settings.timeoutMs ?? null, validateOutputs: settings.validateOutputs, validateInputs: settings.validateInputs, language: { ...language }, ...traceOf(activeTraceCarrier()) },
+      stored: {
+        failFast: settings.failFast,
+        timeoutMs: settings.timeoutMs ?? null,
+        validateOutputs: settings.validateOutputs,
+        validateInputs: settings.validateInputs,
+        ...(settings.retry === undefined ? {} : { retry: settings.retry }),
+        // Own properties (fromEntries defines them): a tool named __proto__ is a name like any other.
+        ...(settings.retryByTool === undefined ? {} : { retryByTool: Object.fromEntries(settings.retryByTool) }),
+        language: { ...language },
+        ...traceOf(activeTraceCarrier()),
+      },
       catalog: catalogText,
       diagnostics,
       steps,
