@@ -1,5 +1,5 @@
 /**
- * Linear parsing (issue 9): each adversarial input is timed at size n and 2n, and the ratio of the two
+ * Linear parsing: each adversarial input is timed at size n and 2n, and the ratio of the two
  * times is reported. Linear work gives a ratio near 2; a quadratic parser would give 4. The four
  * inputs of the issue (a 1 MB string without `$`, 1 MB of digits after `$`, `"$1" + ".a".repeat(n) + "!"`,
  * `"${1} ".repeat(n)`) are parsed with limits raised so the whole input is read; with the default

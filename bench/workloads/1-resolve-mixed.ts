@@ -62,7 +62,7 @@ const workload: Workload = {
       rows,
       baselines: [names.regex, names.floor],
       targets: [
-        // Issue 14: measured against the resolver that obeys the same rule (own data only, getters never run).
+        // measured against the resolver that obeys the same rule (own data only, getters never run).
         ratioTarget(rows, "resolveRefs time ÷ regex resolver (own-data reads) time", names.resolveRefs, names.regexOwn, "max", 1),
         ratioTarget(rows, "regex resolver (own-data reads) time ÷ compileArgs time (speed-up)", names.regexOwn, names.compiled, "min", 1.8),
         ratioTarget(rows, "compileArgs time ÷ regex resolver (unsafe) time", names.compiled, names.regex, "max", 1),

@@ -1,7 +1,7 @@
 /**
  * Workload 5: the overhead of `runPlan` on 10,000 steps with no-op tools, against the sum of its
  * parts done by hand in the same process: `lintPlan`, then `resolveRefs` on every step's arguments,
- * then a `Promise.all` over the tool calls. The target (issue 12, item 8): runPlan ≤ 1.5× that sum.
+ * then a `Promise.all` over the tool calls. The target: runPlan ≤ 1.5× that sum.
  * What runPlan adds beyond the parts is its snapshot of each step's arguments, the dependency graph,
  * scheduling, and the timings of every step.
  */

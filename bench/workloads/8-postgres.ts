@@ -1,5 +1,5 @@
 /**
- * Workload 8: plan-refs on PostgreSQL (issue 15): 1,000 plans × 10 steps (chains and diamonds)
+ * Workload 8: plan-refs on PostgreSQL: 1,000 plans × 10 steps (chains and diamonds)
  * through 2 worker processes, against graphile-worker alone doing the same 10,000 jobs with the same
  * dependency hops (each task adding its successors, no plan-refs code). Target: plan-refs ≤ 1.5× the
  * bare engine's time. Also the median hop: from a step's last dependency ending to the step starting.

@@ -3,7 +3,6 @@
  * and exit code 2; only a bug in plan-refs itself shows a stack trace. `plan-refs <command> --help`
  * prints that command's options, defaults, exit codes and an example on stdout (exit 0).
  */
-import { readFileSync } from "node:fs";
 import { FlagError } from "./flags.js";
 import { CliError } from "./input.js";
 import type { CliIo } from "./io.js";
@@ -17,6 +16,7 @@ import { statusCommand, statusHelp, statusUsage } from "./status-command.js";
 import { workerCommand, workerHelp, workerUsage } from "./worker-command.js";
 import { graphCommand, graphHelp, graphUsage } from "./graph-command.js";
 import { printable } from "../shared/text.js";
+import { packageVersion } from "../shared/version.js";
 
 type Command = (argv: string[], io: CliIo) => number | Promise<number>;
 
@@ -44,22 +44,6 @@ ${Object.values(commands)
 plan-refs <command> --help   the command's options, defaults, exit codes and an example
 plan-refs --version, -v      the version
 `;
-
-/**
- * The package's version, read from its package.json (the one place it is written): two folders up
- * from this file, in src/cli as in dist/cli.
- *
- * @example
- * packageVersion() // "0.1.0"
- */
-export function packageVersion(): string {
-  try {
-    const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: unknown };
-    return typeof manifest.version === "string" ? manifest.version : "unknown";
-  } catch {
-    return "unknown";
-  }
-}
 
 /** Whether the arguments ask for help: `--help` or `-h` before any `--`. */
 function asksForHelp(argv: readonly string[]): boolean {

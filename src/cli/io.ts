@@ -6,7 +6,7 @@ import { parseJsonText } from "../plan/json-text.js";
 import { readTools, type ToolCatalog } from "../plan/plan.js";
 import { LineIndex } from "../shared/positions.js";
 import { CliError, readTextInput } from "./input.js";
-import { wrongFlagHint } from "./load-tools.js";
+import { wrongFlagHint } from "./file-kinds.js";
 import { printable } from "../shared/text.js";
 
 /** Where a command writes, and whether its streams are terminals. */

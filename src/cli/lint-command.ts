@@ -11,7 +11,8 @@ import { formatDiagnostics, locateDiagnostics, unknownTools } from "./diagnostic
 import { parseFlags } from "./flags.js";
 import { CliError, readTextInput } from "./input.js";
 import { readCatalog, type CliIo } from "./io.js";
-import { loadTools, wrongFlagHint } from "./load-tools.js";
+import { wrongFlagHint } from "./file-kinds.js";
+import { loadTools } from "./load-tools.js";
 import { MCP_HELP, MCP_OPTIONS, withMcpServers } from "./mcp-flags.js";
 import { combineCatalogs } from "../mcp/index.js";
 import { printable } from "../shared/text.js";

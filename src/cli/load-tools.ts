@@ -18,25 +18,8 @@ import { LineIndex } from "../shared/positions.js";
 import { sourceExcerpt } from "./diagnostics.js";
 import { CliError, readTextInput } from "./input.js";
 import { interruptedExitCode } from "./io.js";
+import { TYPESCRIPT_EXTENSIONS, wrongFlagHint } from "./file-kinds.js";
 import { printable } from "../shared/text.js";
-
-/** Extensions of files that are data, not code: a JSON file given to `--tools` is a catalog. */
-const DATA_EXTENSIONS = new Set([".json", ".jsonc"]);
-/** Extensions of modules: given to `--catalog`, such a file is the implementation. */
-export const MODULE_EXTENSIONS = new Set([".js", ".mjs", ".cjs", ".ts", ".mts", ".cts"]);
-const TYPESCRIPT = new Set([".ts", ".mts", ".cts"]);
-
-/** The one-line hint for a file given to the wrong flag, or undefined when the extension fits. */
-export function wrongFlagHint(flag: "--tools" | "--catalog", path: string): string | undefined {
-  const extension = extname(path).toLowerCase();
-  if (flag === "--tools" && DATA_EXTENSIONS.has(extension)) {
-    return `--tools ${path}: --tools takes the JavaScript module that implements the tools; give a JSON tool catalog with --catalog ${path}`;
-  }
-  if (flag === "--catalog" && MODULE_EXTENSIONS.has(extension)) {
-    return `--catalog ${path}: --catalog takes a JSON tool catalog; give a module that implements the tools with --tools ${path}`;
-  }
-  return undefined;
-}
 
 /**
  * Import the tools module; its exported functions (named, or on a default-exported object) are the
@@ -140,7 +123,7 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Pro
 function loadFailure(error: unknown, absolute: string): string {
   if (error instanceof CliError) throw error;
   const code = ownData(error, "code");
-  if (code === "ERR_UNKNOWN_FILE_EXTENSION" && TYPESCRIPT.has(extname(absolute).toLowerCase())) {
+  if (code === "ERR_UNKNOWN_FILE_EXTENSION" && TYPESCRIPT_EXTENSIONS.has(extname(absolute).toLowerCase())) {
     return `Node ${process.versions.node} cannot load TypeScript; use Node ≥ 22.6 with --experimental-strip-types (or Node ≥ 23.6), or compile the module to .mjs`;
   }
   if (!(error instanceof Error)) return `cannot load the tools module: it threw ${printable(describeValue(error).slice(0, 300))}`;

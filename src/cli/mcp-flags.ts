@@ -4,7 +4,7 @@
  * split by `splitCommand` (quotes understood, nothing expanded, no shell).
  */
 import { connectMcpServers, McpSetupError, type McpServers } from "../mcp/index.js";
-import { packageVersion } from "./cli.js";
+import { packageVersion } from "../shared/version.js";
 import { MAX_TIMEOUT_MS } from "../run/index.js";
 import { quoted } from "../shared/text.js";
 import { CliError } from "./input.js";

@@ -112,11 +112,31 @@ export function planSchema(catalog: ToolCatalog, options: PlanSchemaOptions = {}
   }
 }
 
+const OUTPUT_DESCRIPTION = "Optional: what the plan gives back when every step has run, written like a step's args ($2 is step 2's result, $1.city its key city).";
+
+/** A plan's `output`: an object shaped like `args`. */
+const PLAIN_OUTPUT = Object.freeze({ type: "object", description: OUTPUT_DESCRIPTION });
+
+/**
+ * Strict mode has no object of free keys: the output is a list of name and value pairs (a value is a
+ * string: a reference, a template or text), or null for none. `fromStrictOutput` turns it back.
+ */
+const STRICT_OUTPUT = Object.freeze({
+  anyOf: [
+    {
+      type: "array",
+      description: `${OUTPUT_DESCRIPTION} Each entry is one key of the output and its value.`,
+      items: { type: "object", properties: { name: { type: "string" }, value: { type: "string" } }, required: ["name", "value"], additionalProperties: false },
+    },
+    { type: "null" },
+  ],
+});
+
 /** The shape of what `planSchema` returns (a plain JSON value). */
 export interface PlanSchema {
   readonly [keyword: string]: unknown;
   readonly type: "object";
-  readonly properties: { readonly steps: { readonly type: "array"; readonly items: { readonly anyOf: readonly StepBranch[] } } };
+  readonly properties: { readonly steps: { readonly type: "array"; readonly items: { readonly anyOf: readonly StepBranch[] } }; readonly output: unknown };
   readonly $defs: Readonly<Record<string, unknown>>;
 }
 
@@ -212,8 +232,8 @@ class SchemaWriter {
     return {
       ...(strict ? {} : { $schema: "https://json-schema.org/draft/2020-12/schema" }),
       type: "object",
-      properties: { steps },
-      required: ["steps"],
+      properties: { steps, output: strict ? STRICT_OUTPUT : PLAIN_OUTPUT },
+      required: strict ? ["steps", "output"] : ["steps"],
       additionalProperties: false,
       $defs: defs,
     };
@@ -495,5 +515,6 @@ export const STRICT_REWRITES: readonly (readonly [construct: string, becomes: st
   ["no type, enum or branches (true, {})", "any scalar: anyOf string, number, boolean, null"],
   ["an array without items, or a tuple", "items: any scalar, or anyOf of the tuple's entries"],
   ["a local $ref", "a $ref into the plan's $defs (both dialects); a remote $ref becomes any scalar"],
+  ["the plan's output (an object of any keys)", "a list of { name, value } pairs (each value a string: a reference, a template or text), or null for none; fromStrictOutput turns it back into the object"],
   ["not, if/then/else, patternProperties, propertyNames, dependentSchemas, min/maxProperties, minLength, maxLength, uniqueItems, contains, default, examples, title, a format strict mode does not know", "dropped (the schema gets looser; lintPlan checks the plan against the catalog as written)"],
 ]);

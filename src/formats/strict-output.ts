@@ -2,7 +2,8 @@
  * The way back from `planSchema(catalog, { dialect: "openai-strict" })`: strict structured output must
  * write every property, so a model writes `null` for an argument it leaves out. `fromStrictOutput`
  * drops those nulls where the catalog's schema says the property is optional, so the plan means what
- * the model meant.
+ * the model meant. The plan's `output`, written in strict mode as a list of `{ name, value }` pairs
+ * (or null), becomes the object again.
  */
 import type { JsonSchema, Plan, ToolCatalog } from "../plan/plan.js";
 import { pointerTokens } from "../shared/pointer.js";
@@ -37,10 +38,32 @@ export function fromStrictOutput(output: unknown, catalog: ToolCatalog): Plan {
       if (input !== undefined) out["args"] = withoutNulls(own(step, "args"), input, input, 0);
       return out;
     });
+    if (Object.hasOwn(output, "output")) {
+      const written = outputFromPairs(own(output, "output"));
+      if (written === undefined) delete copy["output"];
+      else copy["output"] = written;
+    }
     return copy as unknown as Plan;
   } catch {
     return output as Plan; // a Proxy trap that throws: the output as it is, for readPlan to report
   }
+}
+
+/**
+ * The plan's output from strict mode's list of `{ name, value }` pairs: `null` is no output, a list
+ * becomes the object; anything else is kept as it is, for `readPlan` to report.
+ */
+function outputFromPairs(pairs: unknown): unknown {
+  if (pairs === null) return undefined;
+  if (!Array.isArray(pairs)) return pairs;
+  const out: Record<string, unknown> = {};
+  for (let index = 0; index < pairs.length; index++) {
+    const pair = own(pairs, String(index));
+    const name = isPlainObject(pair) ? own(pair, "name") : undefined;
+    if (typeof name !== "string") return pairs;
+    define(out, name, own(pair as object, "value"));
+  }
+  return out;
 }
 
 /** `value` without the nulls of optional properties, following `properties`, `items` and local `$ref`s. */

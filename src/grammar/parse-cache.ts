@@ -4,7 +4,7 @@
  */
 import { RefError } from "../shared/errors.js";
 import { BoundedCache } from "./cache.js";
-import type { Outcome } from "./classify.js";
+import type { Outcome } from "./outcome.js";
 
 /** The outcomes of one string in the four syntax modes (seed, seed+templates, path, path+templates). */
 type CacheEntry = (Outcome | undefined)[];

@@ -7,7 +7,7 @@
 import { assertNever, type Expression, type ReferenceNode, type RefAst } from "../grammar/ast.js";
 import { classifyString, tryParseRef } from "../grammar/parse.js";
 import type { DenseGraph } from "../plan/graph.js";
-import type { LocatedStep } from "../plan/plan.js";
+import { OUTPUT_POINTER, type LocatedStep } from "../plan/plan.js";
 import { scanArgs, type ArgScan, type MalformedArg } from "../plan/references.js";
 import { RefSyntaxError } from "../shared/errors.js";
 import type { NormalizedOptions } from "../shared/options.js";
@@ -100,6 +100,7 @@ export function checkReferences(
   schemas: SchemaChecker | undefined,
   out: Draft[],
   scanStep: StepScanner = scanEach,
+  output?: Readonly<Record<string, unknown>>,
 ): StepScan {
   // The graph is built here, densely numbered, as the references are found: no per-step sets or maps.
   const offsets = new Int32Array(steps.length + 1);
@@ -111,9 +112,10 @@ export function checkReferences(
   const idTexts = (): string[] => (ids ??= steps.map((step) => String(step.id)));
   const describeIds = (): string => (knownIds ??= steps.length === 0 ? "the plan has no steps" : `steps: ${listSome(steps.map((step) => String(step.id)))}`);
 
-  // One reference of step `position`, written in the string `text` at `pointer`.
-  const checkSite = (position: number, step: LocatedStep, text: string, pointer: string, node: ReferenceNode, guarded: boolean): void => {
-    const where = (span: Span): { pointer: string; step: number; span: Span } => ({ pointer, step: step.id, span });
+  // One reference of step `position` (or of the plan's output: `step` undefined, after every step and
+  // in no edge of the graph), written in the string `text` at `pointer`.
+  const checkSite = (position: number, step: LocatedStep | undefined, text: string, pointer: string, node: ReferenceNode, guarded: boolean): void => {
+    const where = (span: Span): { pointer: string; step: number | undefined; span: Span } => ({ pointer, step: step?.id, span });
     const stepSpan = (): Span => ({ start: node.span.start, end: node.step.span.end });
     if (node.step.digits !== node.step.id) {
       out.push(draft("non-canonical-step", "warning", `step number ${quoted(node.step.digits, 30)} has leading zeros; write ${safeText(node.step.id, 30)} (it is the same step)`, { ...where(node.step.span), fix: { replace: node.step.id } }));
@@ -131,17 +133,41 @@ export function checkReferences(
       out.push(draft("unknown-step", guarded ? "warning" : "error", `${refLabel(text, node)} refers to step ${safeText(node.step.id, 30)}, which is not in the plan (${describeIds()})${hint}${fallback}`, { ...where(span), fix }));
       return;
     }
-    if (target.id === step.id) {
-      out.push(draft("self-ref", "error", `${refLabel(text, node)} refers to step ${step.id} itself: a step cannot use its own result`, where(stepSpan())));
-      return;
+    if (step !== undefined) {
+      if (target.id === step.id) {
+        out.push(draft("self-ref", "error", `${refLabel(text, node)} refers to step ${step.id} itself: a step cannot use its own result`, where(stepSpan())));
+        return;
+      }
+      if (lastAdder[targetNode] !== position) {
+        lastAdder[targetNode] = position;
+        targets.push(targetNode);
+        if (target.index > step.index) forward.push({ from: step, to: target, pointer, span: stepSpan() });
+      }
     }
-    if (lastAdder[targetNode] !== position) {
-      lastAdder[targetNode] = position;
-      targets.push(targetNode);
-      if (target.index > step.index) forward.push({ from: step, to: target, pointer, span: stepSpan() });
+    const reported = schemas?.checkPath(text, node, guarded, target, { pointer, step: step?.id }, out) ?? false;
+    if (!reported) checkPathLike(text, node, target, schemas, { pointer, step: step?.id }, out);
+  };
+
+  // What every scanned value reports besides its references: strings that do not parse, placeholders
+  // that stay text, limits.
+  const reportScan = (scan: ArgScan, argsPointer: string, step: number | undefined): void => {
+    const [nestedWhat, countWhere] = step === undefined ? ["the output is", "the output"] : ["the arguments are", "one step"];
+    for (const bad of scan.malformed) reportMalformed(bad, argsPointer, step, options, out);
+    for (const nested of scan.unresolvedNested) {
+      out.push(
+        draft("nested-placeholder", "info", `${quoted(nested.text, 40)} is inside a nested object or array, so it is passed on as text: references there are resolved only with the option deep`, {
+          pointer: argsPointer + nested.pointer,
+          step,
+        }),
+      );
     }
-    const reported = schemas?.checkPath(text, node, guarded, target, { pointer, step: step.id }, out) ?? false;
-    if (!reported) checkPathLike(text, node, target, schemas, { pointer, step: step.id }, out);
+    for (const like of scan.templateLike) reportTemplateLike(like.text, argsPointer + like.pointer, step, options, out);
+    if (scan.tooDeep !== undefined) {
+      out.push(draft("limit", "error", `${nestedWhat} nested deeper than maxDepth (${options.maxDepth}); resolving them fails here`, { pointer: argsPointer + scan.tooDeep, step }));
+    }
+    if (scan.refs.length > options.maxPlaceholders) {
+      out.push(draft("limit", "error", `${scan.refs.length} placeholders in ${countWhere} is over maxPlaceholders (${options.maxPlaceholders}); resolving them fails`, { pointer: argsPointer, step }));
+    }
   };
 
   for (let position = 0; position < steps.length; position++) {
@@ -159,23 +185,18 @@ export function checkReferences(
     }
 
     schemas?.checkArguments(step, scan, options, out);
-    for (const bad of scan.malformed) reportMalformed(bad, argsPointer, step.id, options, out);
-    for (const nested of scan.unresolvedNested) {
-      out.push(
-        draft("nested-placeholder", "info", `${quoted(nested.text, 40)} is inside a nested object or array, so it is passed on as text: references there are resolved only with the option deep`, {
-          pointer: argsPointer + nested.pointer,
-          step: step.id,
-        }),
-      );
-    }
-    for (const like of scan.templateLike) reportTemplateLike(like.text, argsPointer + like.pointer, step.id, options, out);
-    if (scan.tooDeep !== undefined) {
-      out.push(draft("limit", "error", `the arguments are nested deeper than maxDepth (${options.maxDepth}); resolving them fails here`, { pointer: argsPointer + scan.tooDeep, step: step.id }));
-    }
-    if (scan.refs.length > options.maxPlaceholders) {
-      out.push(draft("limit", "error", `${scan.refs.length} placeholders in one step is over maxPlaceholders (${options.maxPlaceholders}); resolving them fails`, { pointer: argsPointer, step: step.id }));
-    }
+    reportScan(scan, argsPointer, step.id);
     offsets[position + 1] = targets.length;
+  }
+  if (output !== undefined) {
+    // The output is read when the run ends, after every step: it is checked like arguments, but it is no
+    // step (no tool, no self or forward reference) and no edge of the graph.
+    const scan = scanArgs(output, options);
+    for (const ref of scan.refs) {
+      const pointer = OUTPUT_POINTER + ref.pointer;
+      for (const { node, guarded } of referenceSites(ref.ast)) checkSite(steps.length, undefined, ref.text, pointer, node, guarded);
+    }
+    reportScan(scan, OUTPUT_POINTER, undefined);
   }
   return { graph: { ids: steps.map((step) => step.id), offsets, targets: Int32Array.from(targets) }, forward };
 }
@@ -201,7 +222,7 @@ export function firstReference(from: LocatedStep, to: number, options: Normalize
  * template, strict mode, a limit), a warning when it passes through as text but looks like a
  * reference attempt (`$1.`, `$1 .city`), and nothing when it reads as ordinary text (`$5 off`).
  */
-function reportMalformed(bad: MalformedArg, argsPointer: string, step: number, options: NormalizedOptions, out: Draft[]): void {
+function reportMalformed(bad: MalformedArg, argsPointer: string, step: number | undefined, options: NormalizedOptions, out: Draft[]): void {
   const pointer = argsPointer + bad.pointer;
   const resolverThrows = classifyString(bad.text, options).kind === "error";
   if (bad.error.code === "limit") {
@@ -221,7 +242,7 @@ function looksLikeReference(text: string): boolean {
 }
 
 /** `${1.city}` text while templates are off: it is passed on as it is, braces and all. */
-function reportTemplateLike(text: string, pointer: string, step: number, options: NormalizedOptions, out: Draft[]): void {
+function reportTemplateLike(text: string, pointer: string, step: number | undefined, options: NormalizedOptions, out: Draft[]): void {
   const parsed = tryParseRef(text, { syntax: options.syntax, templates: true, maxRefLength: options.maxRefLength, maxSegments: options.maxSegments, maxInterpolations: options.maxInterpolations });
   if (parsed.ok) {
     const first = parsed.value.type === "template" ? parsed.value.parts.find((part) => part.type === "interpolation") : undefined;

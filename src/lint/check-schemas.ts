@@ -19,7 +19,8 @@ import { declaredKeys, describeTypes, intersectTypes, typeOfValue, unionTypes, w
 /** Where a diagnostic goes: the argument's pointer and the step. */
 interface Where {
   readonly pointer: string;
-  readonly step: number;
+  /** The step the text is in; absent in the plan's `output`. */
+  readonly step?: number | undefined;
 }
 
 /**

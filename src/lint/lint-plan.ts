@@ -100,7 +100,7 @@ function collect(read: ReadPlanResult, options: LintOptions | undefined, scanSte
   read.steps.forEach((step, node) => nodeOf.set(step.id, node));
   const stepById = (id: number): LocatedStep | undefined => read.steps[nodeOf.get(id) ?? -1];
   const schemas = settings.catalog === undefined ? undefined : new SchemaChecker(settings.catalog, stepById);
-  const scan = checkReferences(read.steps, nodeOf, settings.options, schemas, out, scanStep);
+  const scan = checkReferences(read.steps, nodeOf, settings.options, schemas, out, scanStep, read.plan.output);
   checkCycles(read.steps, nodeOf, scan, settings.options, out);
   return out;
 }

@@ -1,5 +1,5 @@
 /**
- * The plan format: `{ "steps": [ { "id": 1, "tool": "geocode", "args": { … } } ], "tools"?, "options"? }`,
+ * The plan format: `{ "steps": [ { "id": 1, "tool": "geocode", "args": { … } } ], "output"?, "tools"?, "options"? }`,
  * or a bare array of steps. `readPlan` checks the shape of any value and reports every problem with a
  * JSON Pointer, so the linter can go on after a mistake.
  */
@@ -53,11 +53,16 @@ export interface PlanStep {
   readonly args: Readonly<Record<string, unknown>>;
 }
 
-/** A plan: steps, and optionally its tool catalog and options. */
+/** A plan: steps, and optionally its tool catalog, options and output. */
 export interface Plan {
   readonly steps: readonly PlanStep[];
   readonly tools?: ToolCatalog;
   readonly options?: PlanOptions;
+  /**
+   * What the run gives back as a whole (LLMCompiler's "join"): an object shaped like a step's `args`
+   * (references, templates, literals), resolved against every result when the run ends.
+   */
+  readonly output?: Readonly<Record<string, unknown>>;
 }
 
 /** A problem with a plan's shape, before any reference is looked at. */
@@ -91,7 +96,10 @@ export interface ReadPlanResult {
 }
 
 const STEP_KEYS = new Set(["id", "tool", "args", "description", "name"]);
-const PLAN_KEYS = new Set(["steps", "tools", "options", "$schema", "description", "name"]);
+const PLAN_KEYS = new Set(["steps", "output", "tools", "options", "$schema", "description", "name"]);
+
+/** JSON Pointer of a plan's `output`. */
+export const OUTPUT_POINTER = "/output";
 /** The properties a message about an unknown one lists: all of them, from the sets themselves. */
 const STEP_KEY_LIST = [...STEP_KEYS].join(", ");
 const PLAN_KEY_LIST = [...PLAN_KEYS].join(", ");
@@ -123,6 +131,7 @@ function readPlanValue(value: unknown): ReadPlanResult {
   let stepsPointer = "/steps";
   let tools: ToolCatalog | undefined;
   let options: PlanOptions | undefined;
+  let output: Readonly<Record<string, unknown>> | undefined;
 
   if (Array.isArray(value)) {
     stepsValue = value;
@@ -140,6 +149,11 @@ function readPlanValue(value: unknown): ReadPlanResult {
     // A plan is data: its inline catalog holds JSON Schemas only (no schema object is called).
     tools = readTools(ownValue(value, "tools"), problem, "/tools", false);
     options = readOptions(ownValue(value, "options"), problem);
+    if (Object.hasOwn(value, "output")) {
+      const raw = ownValue(value, "output");
+      if (isPlainObject(raw)) output = raw;
+      else problem(OUTPUT_POINTER, `"output" must be an object shaped like a step's "args" (its values may be references, such as { "answer": "$2" })`);
+    }
   } else {
     problem("", `a plan must be an object with a "steps" array, or an array of steps`);
     return { plan: { steps: [] }, steps: [], stepsPointer, problems };
@@ -179,6 +193,7 @@ function readPlanValue(value: unknown): ReadPlanResult {
     steps: steps.map(({ id, tool, args }) => ({ id, tool, args })),
     ...(tools === undefined ? {} : { tools }),
     ...(options === undefined ? {} : { options }),
+    ...(output === undefined ? {} : { output }),
   };
   return { plan, steps, stepsPointer, problems };
 }

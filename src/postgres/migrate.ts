@@ -4,7 +4,8 @@
  */
 import { connectClient, databaseError, literal, readConnection, table, type Connection, type ConnectionOptions } from "./db.js";
 import { loadGraphileWorker } from "./graphile.js";
-import { OLD_SETTLE_DONE_ARGS, settleDoneFunction } from "./transitions.js";
+import { OLD_SETTLE_DONE_ARGS, settleDoneFunction } from "./sql/settle-done.js";
+import { settleFailedFunction } from "./sql/settle-failed.js";
 import { silentLogger } from "./worker-logger.js";
 
 /** A lock id of plan-refs' migrations (any constant; advisory locks are per database). */
@@ -60,6 +61,7 @@ function statements(connection: Connection): string[] {
     ...counters(connection),
     `drop function if exists "${connection.schema}".settle_done(${OLD_SETTLE_DONE_ARGS})`,
     settleDoneFunction(connection),
+    settleFailedFunction(connection),
   ];
 }
 

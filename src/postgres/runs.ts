@@ -11,9 +11,9 @@ import { connectClient, databaseError, inTransaction, isConnectionError, poolFor
 import { PostgresError } from "./errors.js";
 import type { PgClient, PgQueryable } from "./peers.js";
 import { finishedChannel, lockRun, progressChannel } from "./queue.js";
-import { PAST_DEADLINE } from "./recovery.js";
-import { stopSteps, type StoredStepError } from "./transitions.js";
-import { rebuildStepError } from "./worker.js";
+import { PAST_DEADLINE } from "./sql/recover-dead-workers.js";
+import { stopSteps } from "./transitions.js";
+import { rebuildStepError } from "./stored-error.js";
 
 /** One step of a run as it stands. Times are milliseconds since the run was submitted. */
 export interface StepSnapshot {
@@ -88,7 +88,7 @@ async function readSnapshot(client: PgQueryable, connection: Connection, runId: 
     ]);
     if (Number(row.attempt) > 0) attempts.set(id, Number(row.attempt));
     if (row.has_result === true) results.set(id, row.no_result === true ? undefined : row.result);
-    if (row.state === "failed") errors.set(id, rebuildStepError(id, String(row.tool), row.error as StoredStepError));
+    if (row.state === "failed") errors.set(id, rebuildStepError(id, String(row.tool), row.error));
     if (row.state === "skipped") skipped.push(id);
     if (row.start_ms !== null && row.end_ms !== null && (row.state === "done" || row.state === "failed")) {
       const startMs = Number(row.start_ms);

@@ -41,6 +41,8 @@ export interface PreparedStep {
 /** What preparing a whole plan gives: the linter's diagnostics, and for each of `read.steps` (by position) what `PreparedStep` says. */
 export interface PreparedPlan {
   readonly diagnostics: Diagnostic[];
+  /** The run's copy of the plan's `output` (linted as that copy), or why it could not be read. */
+  readonly output?: Readonly<Record<string, unknown>> | RefError;
   readonly dependencies: (readonly number[] | RefError)[];
   /** Each step's `PreparedStep.placeholders`. */
   readonly placeholders: Int32Array;
@@ -72,6 +74,7 @@ export function preparePlan(plan: unknown, read: ReadPlanResult, language: Norma
     if (snapshots.inPlace) placeholders[i] = 0;
     if (snapshots.ownDataOnly) ownDataOnly[i] = 1;
   }
+  const output = read.plan.output === undefined ? undefined : snapshotOutput(read, snapshots);
   // Snapshots first: the linter checks, and the run runs, the same arguments. The linter scans each
   // snapshot once, with this scanner, which keeps what the run needs of the scan as it is made (kept
   // until the end, 10,000 scans would outlive the young generation).
@@ -87,7 +90,20 @@ export function preparePlan(plan: unknown, read: ReadPlanResult, language: Norma
   const diagnostics = lintReadPlan(plan, read, { ...language, ...(catalog === undefined ? {} : { tools: catalog }) }, scanStep);
   // The linter scans every step unless it could not read the plan at all (then it reports an error, and nothing runs).
   for (let i = 0; i < steps.length; i++) if (scanned[i] === 0) scanStep(i, steps[i]!.args, language);
-  return { diagnostics, dependencies, placeholders };
+  return { diagnostics, dependencies, placeholders, ...(output === undefined ? {} : { output }) };
+}
+
+/** Replace the plan's output with its snapshot (an empty one, when it cannot be read: then the `RefError`). */
+function snapshotOutput(read: ReadPlanResult, snapshots: ArgsSnapshotter): Readonly<Record<string, unknown>> | RefError {
+  let copy: Record<string, unknown> = {};
+  let unreadable: RefError | undefined;
+  try {
+    copy = snapshots.take(read.plan.output!);
+  } catch (thrown) {
+    unreadable = asRefError(thrown, "the plan's output");
+  }
+  (read.plan as { output?: Readonly<Record<string, unknown>> }).output = copy;
+  return unreadable ?? copy;
 }
 
 /**

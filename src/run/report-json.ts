@@ -7,7 +7,7 @@ import { isPlainArray, isPlainObject, ownData, ownDataEntries, ownElements } fro
 import { describeThrown, RefError } from "../shared/errors.js";
 import { safeText } from "../shared/text.js";
 import type { PendingStep, RunReport, StepTiming } from "./run-report.js";
-import { STEP_ERROR_CODES, StepError, type StepErrorCode } from "./step-error.js";
+import { OUTPUT_STEP_ID, STEP_ERROR_CODES, StepError, type StepErrorCode } from "./step-error.js";
 
 /** A step's error as JSON: `code` and `message`, and where it happened when that is known. */
 export interface StepErrorJSON {
@@ -30,6 +30,10 @@ export interface RunReportJSON {
   readonly timings: { readonly totalMs: number; readonly steps: Record<string, number> };
   /** Tries of each step that started (1 without retries). */
   readonly attempts: Record<string, number>;
+  /** The plan's resolved `output`, as JSON, when it has one that could be resolved. */
+  readonly output?: unknown;
+  /** Why the plan's `output` could not be resolved (or written as JSON). */
+  readonly outputError?: StepErrorJSON;
   /** The plan's hash (`RunReport.planHash`): what `resumePlan` checks. */
   readonly planHash?: string;
   /** Steps waiting for approval, with their tools and resolved arguments (written when some wait). */
@@ -78,7 +82,16 @@ export function reportToJSON(report: RunReport): RunReportJSON {
     ...(report.planHash === undefined ? {} : { planHash: report.planHash }),
     ...(report.pending === undefined || report.pending.size === 0 ? {} : { pending: pendingJSON(report.pending) }),
     ...(report.reused === undefined || report.reused.length === 0 ? {} : { reused: [...report.reused] }),
+    ...outputJSON(report),
   };
+}
+
+/** The report's output as JSON, or its error; an output JSON cannot write is an `unserializable` error. */
+function outputJSON(report: RunReport): { output?: unknown; outputError?: StepErrorJSON } {
+  if (report.outputError !== undefined) return { outputError: stepErrorJSON(report.outputError) };
+  if (!Object.hasOwn(report, "output")) return {};
+  const snapshot = jsonSnapshot(report.output);
+  return snapshot.ok ? { output: snapshot.value } : { outputError: { code: "unserializable", message: `the plan's output cannot be written as JSON: ${snapshot.reason}` } };
 }
 
 /** Waiting steps as JSON: arguments JSON cannot write are written as `{}` (the step still waits). */
@@ -100,7 +113,8 @@ const ERROR_TOOL = /^step \d+ \((.*?)\): /s;
 
 /**
  * A `RunReport` rebuilt from its JSON form (what `reportToJSON` gives and `plan-refs run` writes), as
- * an object or as JSON text: results, errors, pending steps and timings as `Map`s, each error a
+ * an object or as JSON text: results, errors, pending steps and timings as `Map`s, the plan's output
+ * or its error, each error a
  * `StepError` with its code, message, `ref`, `arg` and `pointer`. Timings keep what the JSON keeps
  * (each step's rounded duration, from 0); diagnostics are not in the JSON (`[]`). Reads own data only;
  * anything else is refused with `RefError` `invalid-report` naming the place.
@@ -141,7 +155,7 @@ function readReport(value: unknown): RunReport {
   const results = new Map<number, unknown>();
   for (const [id, result] of byStep(field("results"), "results")) results.set(id, result);
   const errors = new Map<number, StepError>();
-  for (const [id, error] of byStep(field("errors"), "errors")) errors.set(id, readError(id, error));
+  for (const [id, error] of byStep(field("errors"), "errors")) errors.set(id, readError(id, error, `errors["${id}"]`));
   const skipped = stepIds(field("skipped"), "skipped");
   const timings = field("timings");
   if (!isPlainObject(timings)) refuse("timings", "an object with totalMs and steps");
@@ -170,6 +184,9 @@ function readReport(value: unknown): RunReport {
   }
   const reusedGiven = field("reused");
   const reused = reusedGiven === undefined ? [] : stepIds(reusedGiven, "reused");
+  const output = Object.hasOwn(value, "output") ? { output: field("output") } : {};
+  const outputErrorGiven = field("outputError");
+  const outputError = outputErrorGiven === undefined ? {} : { outputError: readError(OUTPUT_STEP_ID, outputErrorGiven, "outputError") };
   return {
     runId,
     status: status as RunReport["status"],
@@ -182,6 +199,8 @@ function readReport(value: unknown): RunReport {
     attempts,
     pending,
     reused,
+    ...output,
+    ...outputError,
   };
 }
 
@@ -203,8 +222,7 @@ function stepIds(value: unknown, where: string): number[] {
 }
 
 /** A step's error from its JSON: the same code, message and places. */
-function readError(id: number, value: unknown): StepError {
-  const where = `errors["${id}"]`;
+function readError(id: number, value: unknown, where: string): StepError {
   if (!isPlainObject(value)) refuse(where, "an object with code and message");
   const code = ownData(value, "code");
   const message = ownData(value, "message");

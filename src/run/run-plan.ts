@@ -15,6 +15,7 @@ import type { Diagnostic } from "../shared/diagnostic.js";
 import { asRefError, RefError, withoutStack } from "../shared/errors.js";
 import { attempt, clearAttemptTimer, STEP_FAILURES, type StepFailure, type ToolContext, type ToolFunction } from "./attempt.js";
 import { handled, listen } from "./callbacks.js";
+import { resolveOutput } from "./plan-output.js";
 import { preparePlan, RunLanguage } from "./prepare.js";
 import { planText, sha256Hex, stepText } from "./plan-hash.js";
 import { StepTimes, type PendingStep, type RunReport } from "./run-report.js";
@@ -114,6 +115,8 @@ class Run {
   #intake: StreamIntake | undefined;
   /** The run's language options, and how its steps' arguments are snapshotted and resolved with them. */
   readonly #language = new RunLanguage();
+  /** The run's copy of the plan's `output` (or why it could not be read), resolved when the run ends. */
+  #output: Readonly<Record<string, unknown>> | RefError | undefined;
   #tools: RunTools;
   /** Steps waiting for approval, in the order their turn came. */
   readonly #pending = new Map<number, PendingStep>();
@@ -182,6 +185,7 @@ class Run {
     // Snapshots first: the linter checks, and the run runs, the same arguments.
     // Every step's arguments snapshotted, the plan linted on the snapshots, and what each step depends on.
     const prepared = preparePlan(plan, read, this.#language.options, this.#tools.catalog);
+    this.#output = prepared.output;
     this.#planOptions = read.plan.options;
     this.#stepTexts = steps.map(stepText);
     for (const diagnostic of prepared.diagnostics) this.diagnostics.push(diagnostic);
@@ -723,6 +727,7 @@ class Run {
       diagnostics: this.diagnostics,
       timings: { totalMs: this.#now(), steps: this.#times.timings(this.#records.list) },
       attempts,
+      ...(this.#output === undefined || final === "invalid" ? {} : resolveOutput(this.#output, this.results, this.errors, this.skipped, this.#language.options)),
       pending: this.#pending,
       reused: this.#reused,
     };

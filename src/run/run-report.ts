@@ -41,6 +41,13 @@ export interface RunReport {
    * entry. Always set by `runPlan`; a PostgreSQL run's snapshot does not count tries yet.
    */
   readonly attempts?: Map<number, number>;
+  /** The plan's `output`, resolved when the run ended, when the plan has one and it could be resolved. */
+  readonly output?: unknown;
+  /**
+   * Why the plan's `output` could not be resolved (code `unresolved-output`: a step it refers to failed,
+   * was skipped or never ran, or a key is missing). No step fails because of it; the status is the steps'.
+   */
+  readonly outputError?: StepError;
   /** Steps waiting for approval, each with its tool and resolved arguments: what a person has to approve. */
   readonly pending?: Map<number, PendingStep>;
   /** Steps whose result was taken from the previous report by `resumePlan` (their tools were not called). */

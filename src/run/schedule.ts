@@ -10,6 +10,25 @@ import type { Diagnostic } from "../shared/diagnostic.js";
 /** Where a step is in a run. */
 export type StepState = "waiting" | "ready" | "running" | "done" | "failed" | "skipped";
 
+/**
+ * The state lists of the rules below, for the PostgreSQL workers' SQL (which applies the rules to
+ * states in the database): each is the list of states its predicate holds for, and a test checks
+ * that each list and its predicate agree.
+ */
+export const STEP_STATES = ["waiting", "ready", "running", "done", "failed", "skipped"] as const satisfies readonly StepState[];
+// A state added to StepState and not to STEP_STATES fails the typecheck.
+const EVERY_STATE: Exclude<StepState, (typeof STEP_STATES)[number]> extends never ? true : never = true;
+void EVERY_STATE;
+/** The states `isSettled` holds for. */
+export const SETTLED_STATES = ["done", "failed", "skipped"] as const satisfies readonly StepState[];
+/** The state a step becomes ready from (`isReady`'s own state). */
+export const READY_FROM_STATES = ["waiting"] as const satisfies readonly StepState[];
+/** The states of a dependency that let its dependent start (`isReady`'s dependency rule). */
+export const LETS_START_STATES = ["done"] as const satisfies readonly StepState[];
+/** The states of a step still to be run by a worker: queued, or running (run again if its worker dies). */
+export const ACTIVE_STATES = ["ready", "running"] as const satisfies readonly StepState[];
+
+/** A run's final status (`invalid`: lint errors, nothing ran). */
 /** A run's final status (`invalid`: lint errors, nothing ran; `suspended`: steps wait for approval). */
 export type RunStatus = "ok" | "failed" | "aborted" | "invalid" | "suspended";
 

@@ -14,6 +14,7 @@ import type { ResolveOptions } from "../shared/options.js";
 import type { ToolFunction } from "./attempt.js";
 import type { StepError } from "./step-error.js";
 import { asRefError, RefError } from "../shared/errors.js";
+import { quoted } from "../shared/text.js";
 import { layeredOptions, OPTION_NAMES, type OptionName } from "../shared/options.js";
 import { isPlainArray, isPlainObject, MISSING, ownData, ownDataEntries, ownElements, readOwnData } from "../shared/own-data.js";
 import { RETRY_DEFAULTS, RETRYABLE_CODES, resolveRetryPolicy, type ResolvedRetryPolicy, type RetryableCode, type RetryPolicy } from "./retry.js";
@@ -112,8 +113,14 @@ export const OPTION_MESSAGES = {
   choice: (name: string, allowed: readonly string[]) => `option ${name} must be one of ${allowed.map((value) => JSON.stringify(value)).join(", ")}`,
   codes: (name: string, allowed: readonly string[]) => `option ${name} must be an array of step error codes among ${allowed.map((value) => JSON.stringify(value)).join(", ")}`,
   runId: (name: string) => `option ${name} must be a string of 1 to ${MAX_RUN_ID_LENGTH} characters`,
+  between: (label: string, bounds: SettingBounds, value: unknown) => `${label} must be an integer from ${bounds.min} to ${bounds.max}, not ${shownValue(value)}`,
   names: (name: string) => `option ${name} must be an array of tool names (strings)`,
 } as const;
+
+/** A refused value as a message shows it: a number as written, a string quoted and cut short, else its type. */
+function shownValue(value: unknown): string {
+  return typeof value === "number" ? String(value) : typeof value === "string" ? quoted(value, 20) : typeof value;
+}
 
 /** The longest `runId` accepted (it is part of every idempotency key). */
 export const MAX_RUN_ID_LENGTH = 200;
@@ -356,7 +363,33 @@ export const DEFAULT_RECOVERY_MS = 30_000;
 export const DEFAULT_GRACE_MS = 5_000;
 
 /** How long after `graceMs` a stopping worker kills its runner if stopping has not finished. */
-const FORCE_STOP_MARGIN_MS = 5_000;
+export const FORCE_STOP_MARGIN_MS = 5_000;
+
+/** The range of an integer setting (both ends included). */
+export interface SettingBounds {
+  readonly min: number;
+  readonly max: number;
+}
+
+/** The bounds of a worker's own integer settings (what its connections and heartbeat allow). */
+export interface WorkerBounds {
+  readonly concurrency: SettingBounds;
+  readonly recoveryMs: SettingBounds;
+  readonly graceMs: SettingBounds;
+}
+
+/**
+ * An integer within `bounds` (absent: `fallback`), refused with one line naming the range and the
+ * value given. `label` is what the message names: `option recoveryMs` by default, a flag on the command line.
+ *
+ * @example
+ * readBounded(2 ** 31, "recoveryMs", { min: 1_000, max: MAX_TIMEOUT_MS }, 30_000) // throws invalid-options: option recoveryMs must be an integer from 1000 to 2147483647, not 2147483648
+ */
+export function readBounded(value: unknown, name: string, bounds: SettingBounds, fallback: number, refuse: RefuseOption = refuseWithRefError, label = `option ${name}`): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < bounds.min || value > bounds.max) throw refuse(OPTION_MESSAGES.between(label, bounds, value));
+  return value;
+}
 
 /** A worker's options, read once and checked. */
 export interface WorkerSettings<F, E> {
@@ -371,16 +404,18 @@ export interface WorkerSettings<F, E> {
   readonly forceStopMs: number;
   readonly signal: AbortSignal | undefined;
   readonly onEvent: ((event: E) => void) | undefined;
+  readonly validateInputs: boolean;
 }
 
 /**
- * `startWorker`'s options, with the same readers (and so the same accepted values) as `runPlan`'s;
- * `refuse` builds the worker's error class.
+ * `startWorker`'s options, with the same readers (and so the same accepted values) as `runPlan`'s, and
+ * the worker's own `bounds` on its concurrency, recovery window and grace period; `refuse` builds the
+ * worker's error class.
  *
  * @example
- * readWorkerSettings({ tools: { echo: (args) => args }, recoveryMs: 10_000 }, (message) => new PostgresError("invalid-options", `startWorker: ${message}`))
+ * readWorkerSettings({ tools: { echo: (args) => args }, recoveryMs: 10_000 }, (message) => new PostgresError("invalid-options", `startWorker: ${message}`), WORKER_LIMITS)
  */
-export function readWorkerSettings<F, E>(options: object, refuse: RefuseOption): WorkerSettings<F, E> {
+export function readWorkerSettings<F, E>(options: object, refuse: RefuseOption, bounds: WorkerBounds): WorkerSettings<F, E> {
   const tools = readOption(options, "tools");
   if (typeof tools !== "object" || tools === null) throw refuse(OPTION_MESSAGES.tools("tools"));
   const map = new Map<string, F>();
@@ -388,15 +423,16 @@ export function readWorkerSettings<F, E>(options: object, refuse: RefuseOption):
     const fn = ownData(tools, name);
     if (typeof fn === "function") map.set(name, fn as F);
   }
-  const graceMs = readDuration(readOption(options, "graceMs"), "graceMs", false, DEFAULT_GRACE_MS, refuse);
+  const graceMs = readBounded(readOption(options, "graceMs"), "graceMs", bounds.graceMs, DEFAULT_GRACE_MS, refuse);
   return {
     tools: map,
-    concurrency: readPositiveInteger(readOption(options, "concurrency"), "concurrency", DEFAULT_CONCURRENCY, refuse),
-    recoveryMs: readDuration(readOption(options, "recoveryMs"), "recoveryMs", false, DEFAULT_RECOVERY_MS, refuse),
+    concurrency: readBounded(readOption(options, "concurrency"), "concurrency", bounds.concurrency, DEFAULT_CONCURRENCY, refuse),
+    recoveryMs: readBounded(readOption(options, "recoveryMs"), "recoveryMs", bounds.recoveryMs, DEFAULT_RECOVERY_MS, refuse),
     timeoutMs: readDuration(readOption(options, "timeoutMs"), "timeoutMs", true, undefined, refuse),
     graceMs,
     forceStopMs: Math.min(graceMs + FORCE_STOP_MARGIN_MS, MAX_TIMEOUT_MS),
     signal: readSignal(readOption(options, "signal"), "signal", refuse),
     onEvent: readCallback<(event: E) => void>(readOption(options, "onEvent"), "onEvent", refuse),
+    validateInputs: readFlag(readOption(options, "validateInputs")),
   };
 }

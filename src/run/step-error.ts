@@ -11,12 +11,16 @@ export type StepErrorCode = (typeof STEP_ERROR_CODES)[number];
 
 /**
  * Every `StepErrorCode` (`denied`: a person refused the step's approval, or `needsApproval` failed;
- * its tool was not called).
+ * its tool was not called; `unresolved-output`: the plan's `output` could not be resolved,
+ * `report.outputError`).
  *
  * @example
  * STEP_ERROR_CODES.includes(json.errors["2"].code) // a code this version knows
  */
-export const STEP_ERROR_CODES = ["tool-error", "unknown-tool", "unresolved-args", "timeout", "aborted", "invalid-output", "invalid-input", "missing-dependency", "cycle", "invalid-step", "unserializable", "denied"] as const;
+export const STEP_ERROR_CODES = ["tool-error", "unknown-tool", "unresolved-args", "timeout", "aborted", "invalid-output", "invalid-input", "missing-dependency", "cycle", "invalid-step", "unserializable", "denied", "unresolved-output"] as const;
+
+/** The `stepId` of a `StepError` about the plan's `output`, which is no step: no step has a negative id. */
+export const OUTPUT_STEP_ID = -1;
 
 /**
  * A step of a run failed: its tool threw or rejected (`tool-error`), its arguments could not be
@@ -35,12 +39,12 @@ export class StepError extends RefError {
   readonly tool: string;
 
   constructor(code: StepErrorCode, stepId: number, tool: string, detail: string, cause?: unknown) {
-    super(code, `step ${stepId} (${tool}): ${detail}`, cause === undefined ? {} : { cause });
+    super(code, stepId === OUTPUT_STEP_ID ? `the plan's output: ${detail}` : `step ${stepId} (${tool}): ${detail}`, cause === undefined ? {} : { cause });
     this.stepId = stepId;
     this.tool = tool;
-    // Where in the step's arguments resolution failed. Not passed to super: the detail already ends with
-    // the cause's message, which names the argument.
-    if (code === "unresolved-args" && isInstance(cause, RefError)) {
+    // Where in the step's arguments (or the output) resolution failed. Not passed to super: the detail
+    // already ends with the cause's message, which names the argument.
+    if ((code === "unresolved-args" || code === "unresolved-output") && isInstance(cause, RefError)) {
       const where = this as { ref: string | undefined; arg: string | undefined; span: Span | undefined };
       try {
         where.ref = (cause as RefError).ref;

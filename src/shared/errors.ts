@@ -27,6 +27,7 @@ export type RefErrorCode =
   | "invalid-input"
   | "missing-dependency"
   | "invalid-step"
+  | "unresolved-output"
   | "denied"
   | "plan-mismatch"
   | "invalid-report";

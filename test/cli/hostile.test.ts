@@ -1,5 +1,5 @@
 /**
- * The command line on hostile input (issue 9), as a user runs it: the built executable (`npm test`
+ * The command line on hostile input, as a user runs it: the built executable (`npm test`
  * builds dist/ first) in a child process. Every row of the shared corpus test/cases/hostile.json that
  * the command line can express is written to files and resolved; then the inputs only a command line
  * has: directories, devices, FIFOs, byte order marks, invalid UTF-8, oversized stdin, and an output

@@ -1,5 +1,5 @@
 /**
- * Editor functions (issue 6): the cursor-marked rows of test/cases/editor.json, then TypeScript tables
+ * Editor functions: the cursor-marked rows of test/cases/editor.json, then TypeScript tables
  * for what JSON rows cannot express (hostile catalogs, line endings, edit application).
  */
 import { readFileSync } from "node:fs";

@@ -1,5 +1,5 @@
 /**
- * The language server (issue 6), as an editor runs it: `node dist/cli/main.js lsp --stdio` in a child
+ * The language server, as an editor runs it: `node dist/cli/main.js lsp --stdio` in a child
  * process, driven by a real LSP client connection over its stdin and stdout. Nothing here waits for
  * time to pass: every step waits for the server's answer or notification. (`npm test` builds dist
  * first.)
@@ -305,7 +305,7 @@ describe("plan-refs lsp --stdio", () => {
 });
 
 /**
- * Issue 12, item 15: a malformed Content-Length (not a number, negative, 10^9) or headers ending in a
+ * A malformed Content-Length (not a number, negative, 10^9) or headers ending in a
  * bare LF left the server silent until stdin closed, and a `file://host/…` document got "could not
  * lint" instead of its diagnostics. Now each malformed header block is one line on stderr and is
  * skipped, and the server answers the next request; a URI with a host is linted without a catalog.

@@ -1,5 +1,5 @@
 /**
- * Properties of the editor functions (issue 6): no function fails on any text, offset or options
+ * Properties of the editor functions: no function fails on any text, offset or options
  * (not even internally: the public boundary's fallback is never needed), spans are well placed, the
  * tolerant lexer agrees with the grammar on valid strings, and renaming a step changes nothing but ids.
  */

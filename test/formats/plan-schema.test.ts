@@ -46,6 +46,7 @@ function strictShape(plan: { steps: { id: number; tool: string; args: Record<str
       for (const name of Object.keys(input?.properties ?? {})) args[name] = Object.hasOwn(step.args, name) ? step.args[name] : null;
       return { id: step.id, tool: step.tool, args };
     }),
+    output: null,
   };
 }
 
@@ -99,7 +100,7 @@ describe("planSchema on the example catalogs", () => {
           const props = (catalog[numberTool]!.input as { properties: Record<string, { type?: string }> }).properties;
           const numberArg = Object.keys(props).find((key) => props[key]!.type === "number")!;
           const args = Object.fromEntries(Object.keys(props).map((key) => [key, props[key]!.type === "number" ? 1 : props[key]!.type === "string" ? "x" : null]));
-          const good = dialect === "openai-strict" ? { steps: [{ id: 1, tool: numberTool, args }] } : { steps: [{ id: 1, tool: numberTool, args: Object.fromEntries(Object.entries(args).filter(([, v]) => v !== null)) }] };
+          const good = dialect === "openai-strict" ? { steps: [{ id: 1, tool: numberTool, args }], output: null } : { steps: [{ id: 1, tool: numberTool, args: Object.fromEntries(Object.entries(args).filter(([, v]) => v !== null)) }] };
           expect(validate(good), JSON.stringify(validate.errors)).toBe(true);
           const asReference = structuredClone(good) as { steps: { args: Record<string, unknown> }[] };
           asReference.steps[0]!.args[numberArg] = "$1.lat";
@@ -173,7 +174,8 @@ describe("where a reference may stand", () => {
       if (dialect === "openai-strict") expect(strictViolations(schema)).toEqual([]);
       const validate = ajv().compile(schema);
       const children = dialect === "openai-strict" ? [{ name: "b", children: [] }] : [{ name: "b" }];
-      expect(validate({ steps: [{ id: 1, tool: "tree", args: { node: { name: "a", children } } }] }), JSON.stringify(validate.errors)).toBe(true);
+      const output = dialect === "openai-strict" ? { output: null } : {};
+      expect(validate({ steps: [{ id: 1, tool: "tree", args: { node: { name: "a", children } } }], ...output }), JSON.stringify(validate.errors)).toBe(true);
       expect(validate({ steps: [{ id: 1, tool: "tree", args: { node: { name: "a", children: [{ name: 3 }] } } }] })).toBe(false);
     }
   });
@@ -184,8 +186,32 @@ describe("where a reference may stand", () => {
     expect(args.required).toEqual(["city", "days", "filters", "tags"]);
     expect(args.properties["days"]).toEqual({ anyOf: [{ type: "integer" }, { $ref: "#/$defs/reference" }, { type: "null" }] });
     const validate = ajv().compile(schema);
-    expect(validate({ steps: [{ id: 1, tool: "weather", args: { city: "x", days: null, filters: null, tags: null } }] })).toBe(true);
+    expect(validate({ steps: [{ id: 1, tool: "weather", args: { city: "x", days: null, filters: null, tags: null } }], output: null })).toBe(true);
     expect(validate({ steps: [{ id: 1, tool: "weather", args: { city: "x" } }] })).toBe(false);
+  });
+});
+
+describe("a plan's output", () => {
+  test("json-schema: an optional object; openai-strict: name and value pairs or null, which fromStrictOutput turns back", () => {
+    const plain = ajv().compile(planSchema(weather));
+    const step = { id: 1, tool: "weather", args: { city: "x" } };
+    expect(plain({ steps: [step] })).toBe(true);
+    expect(plain({ steps: [step], output: { forecast: "$1", fixed: 3 } })).toBe(true);
+    expect(plain({ steps: [step], output: "$1" })).toBe(false);
+    const schema = planSchema(weather, { dialect: "openai-strict" });
+    expect(strictViolations(schema)).toEqual([]);
+    const strict = ajv().compile(schema);
+    const strictStep = { id: 1, tool: "weather", args: { city: "x", days: null, filters: null, tags: null } };
+    const written = { steps: [strictStep], output: [{ name: "forecast", value: "$1" }, { name: "__proto__", value: "$1.city" }] };
+    expect(strict(written), JSON.stringify(strict.errors)).toBe(true);
+    expect(strict({ steps: [strictStep] })).toBe(false);
+    const plan = fromStrictOutput(written, weather);
+    expect(Object.keys(plan.output!)).toEqual(["forecast", "__proto__"]);
+    expect(Object.getPrototypeOf(plan.output)).toBe(Object.prototype);
+    expect(plan.output!["forecast"]).toBe("$1");
+    expect(Object.hasOwn(fromStrictOutput({ steps: [strictStep], output: null }, weather), "output")).toBe(false);
+    // A list that is not pairs is kept as it is, for readPlan to report.
+    expect(fromStrictOutput({ steps: [strictStep], output: [1] }, weather).output).toEqual([1]);
   });
 });
 

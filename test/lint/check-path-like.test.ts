@@ -1,5 +1,5 @@
 /**
- * `path-like-key` (issue 13, item 11): a path written in the seed syntax (the default), such as
+ * `path-like-key`: a path written in the seed syntax (the default), such as
  * `"$1.hits[0].url"` without `"options": {"syntax": "path"}`, used to lint clean and then fail at run
  * time with `no key "hits[0].url"`. The linter now warns, and the run-time `KeyError` carries the same
  * hint, from one home (src/shared/path-hint.ts). The table rows are in test/cases/lint.json (names

@@ -1,4 +1,4 @@
-/** The linter's "did you mean" helper (issue 4): the closest known name within a small edit distance. */
+/** The linter's "did you mean" helper: the closest known name within a small edit distance. */
 import { describe, expect, test } from "vitest";
 import { didYouMean, editDistance } from "../../src/lint/did-you-mean.js";
 

@@ -1,5 +1,5 @@
 /**
- * The plan linter (issue 4): the table in test/cases/lint.json (every code, with exact positions,
+ * The plan linter: the table in test/cases/lint.json (every code, with exact positions,
  * escapes and line endings included), then what JSON rows cannot express: hostile values and caller
  * options. The "did you mean" helper and the schema walker are in did-you-mean.test.ts and
  * schema-walk.test.ts.

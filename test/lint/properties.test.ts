@@ -1,5 +1,5 @@
 /**
- * Properties of the linter (issue 4): it never throws, whatever it is given; its positions always lie
+ * Properties of the linter: it never throws, whatever it is given; its positions always lie
  * inside the text and cover exactly the failing characters, escapes included; and the lint-clean
  * property: a plan with no lint errors never makes `resolveRefs` throw a `RefSyntaxError` or a
  * missing-step `KeyError` when every step has a result.

@@ -1,5 +1,5 @@
 /**
- * The linter's JSON Schema walker (issue 4): what a schema says about a path of keys and indexes (an
+ * The linter's JSON Schema walker: what a schema says about a path of keys and indexes (an
  * unknown key, a value that cannot be indexed, the types at the end), and where it stays silent.
  */
 import { describe, expect, test } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * The dependency graph of a plan (planGraph, graphFromEdges), a building block of the linter (issue 4):
+ * The dependency graph of a plan (planGraph, graphFromEdges), a building block of the linter:
  * dependencies, dependents, levels and cycles.
  */
 import { describe, expect, test } from "vitest";

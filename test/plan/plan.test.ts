@@ -1,5 +1,5 @@
 /**
- * The plan format (readPlan), a building block of the linter (issue 4): steps with their index and
+ * The plan format (readPlan), a building block of the linter: steps with their index and
  * pointer, and the shape problems it reports. The reference scanner is in references.test.ts, the
  * dependency graph in graph.test.ts.
  */
@@ -12,7 +12,7 @@ const step = (id: number, args: Record<string, unknown> = {}, tool = "t") => ({ 
 describe("readPlan", () => {
   test("an unknown property's message lists every property allowed there", () => {
     expect(readPlan({ steps: [{ id: 1, tool: "a", args: {}, extra: 1 }] }).problems.map((problem) => problem.message)).toEqual(['unknown step property "extra" (expected id, tool, args, description, name)']);
-    expect(readPlan({ steps: [], stpes: [] }).problems.map((problem) => problem.message)).toEqual(['unknown plan property "stpes" (expected steps, tools, options, $schema, description, name)']);
+    expect(readPlan({ steps: [], stpes: [] }).problems.map((problem) => problem.message)).toEqual(['unknown plan property "stpes" (expected steps, output, tools, options, $schema, description, name)']);
   });
 
   test("an object plan: steps with their index and pointer, tools and options", () => {

@@ -1,5 +1,5 @@
 /**
- * The reference scanner (scanArgs, and scanSnapshot for the runner's own copies), a building block of the linter (issue 4): every placeholder of a
+ * The reference scanner (scanArgs, and scanSnapshot for the runner's own copies), a building block of the linter: every placeholder of a
  * step's args, with its pointer and references.
  */
 import fc from "fast-check";

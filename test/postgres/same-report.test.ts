@@ -94,7 +94,7 @@ describe("the same report through PostgreSQL as through runPlan", { timeout: 90_
     ["templates", templates, {}],
     ["deep", deep, {}],
     ["an invalid plan", { steps: [{ id: 1, tool: "echo", args: { x: "$2.y" } }] }, {}],
-    // Issue 14, item 2: strict and the limits reach the linter and the workers' resolver, as in runPlan.
+    // strict and the limits reach the linter and the workers' resolver, as in runPlan.
     ["strict", { steps: [{ id: 1, tool: "echo", args: { price: "$1x" } }] }, { strict: true }],
     ["a limit the resolver applies (maxOutputLength)", interpolated, { maxOutputLength: 5 }],
     ["no steps", { steps: [] }, {}],

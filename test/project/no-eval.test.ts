@@ -1,5 +1,5 @@
 /**
- * Nothing in the library evaluates code (issue 9): no `eval`, no `Function` constructor (called or
+ * Nothing in the library evaluates code: no `eval`, no `Function` constructor (called or
  * `new`), no `vm` module, no string given to `setTimeout`/`setInterval`, in any source file under src/.
  * The scan reads the TypeScript sources with comments and string contents blanked out, so prose that
  * mentions these names does not count, while code using them always does.

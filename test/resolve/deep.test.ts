@@ -1,5 +1,5 @@
 /**
- * Deep resolution (issue 3): the shared rows in test/cases/deep.json, then what JSON cannot express
+ * Deep resolution: the shared rows in test/cases/deep.json, then what JSON cannot express
  * (cycles, shared sub-objects, class instances, Maps, Dates, typed arrays, frozen and sparse inputs).
  */
 import { describe, expect, test } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * Hostile input (issue 9): the shared corpus test/cases/hostile.json (also run by the command line
+ * Hostile input: the shared corpus test/cases/hostile.json (also run by the command line
  * tests), every public entry point against values no JSON parser makes (throwing getters, Proxies
  * whose traps throw, revoked Proxies, frozen and null-prototype objects, symbol keys, array holes),
  * and fast-check properties with fast-check's dangerous strings as keys in args and results: only
@@ -728,7 +728,7 @@ describe("maxRefLength refuses only strings that could be placeholders or templa
   });
 });
 
-describe("the four inputs of issue 9 finish: a result or a limit error by default, parsed with limits raised", { tags: ["slow"] }, () => {
+describe("the four adversarial inputs finish: a result or a limit error by default, parsed with limits raised", { tags: ["slow"] }, () => {
   const raised = { maxRefLength: 4_000_000, maxSegments: 1_000_000, maxInterpolations: 1_000_000 };
   test.each([
     { name: "1 MB without $", text: "x".repeat(1 << 20), options: {}, byDefault: "literal", raisedAs: "literal" },

@@ -1,5 +1,5 @@
 /**
- * Path syntax (issue 3): the shared rows in test/cases/path.json, then what JSON cannot express
+ * Path syntax: the shared rows in test/cases/path.json, then what JSON cannot express
  * (Maps and class instances inside a path, getters, holes) as TypeScript tables.
  */
 import { describe, expect, test } from "vitest";
@@ -57,11 +57,12 @@ describe("values JSON cannot express, inside a path", () => {
 
 describe("getters are never invoked in a path", () => {
   test.each([
-    ["a key", "$1.a.b", (g: PropertyDescriptor) => ({ 1: { a: Object.defineProperty({}, "b", g) } })],
-    ["an index", "$1.a[0]", (g: PropertyDescriptor) => ({ 1: { a: Object.defineProperty([], "0", g) } })],
-    ["a quoted key", '$1["x y"]', (g: PropertyDescriptor) => ({ 1: Object.defineProperty({}, "x y", g) })],
-    ["a default's first reference", '$1.a ?? "fallback"', (g: PropertyDescriptor) => ({ 1: Object.defineProperty({}, "a", g) })],
-  ] as const)("a getter for %s", (_name, input, build) => {
+    // A getter is not data: the key reads as missing (a KeyError naming it), and a default takes over.
+    ["a key", "$1.a.b", (g: PropertyDescriptor) => ({ 1: { a: Object.defineProperty({}, "b", g) } }), { missingKey: "b" }],
+    ["an index", "$1.a[0]", (g: PropertyDescriptor) => ({ 1: { a: Object.defineProperty([], "0", g) } }), { missingKey: 0 }],
+    ["a quoted key", '$1["x y"]', (g: PropertyDescriptor) => ({ 1: Object.defineProperty({}, "x y", g) }), { missingKey: "x y" }],
+    ["a default's first reference", '$1.a ?? "fallback"', (g: PropertyDescriptor) => ({ 1: Object.defineProperty({}, "a", g) }), { value: "fallback" }],
+  ] as const)("a getter for %s", (_name, input, build, outcome) => {
     let calls = 0;
     const getter: PropertyDescriptor = {
       get() {
@@ -71,12 +72,8 @@ describe("getters are never invoked in a path", () => {
       enumerable: true,
     };
     const results = build(getter) as Results;
-    try {
-      const out = resolveRefs({ q: input }, results, PATH);
-      expect(out["q"]).toBe("fallback");
-    } catch (error) {
-      expect((error as KeyError).name).toBe("KeyError");
-    }
+    if ("value" in outcome) expect(resolveRefs({ q: input }, results, PATH)["q"]).toBe(outcome.value);
+    else expectError(thrownBy(() => resolveRefs({ q: input }, results, PATH)), { name: "KeyError", code: "missing-key", key: outcome.missingKey });
     expect(calls).toBe(0);
   });
 });

@@ -181,7 +181,7 @@ const argName = fc.oneof(keyName, fc.string({ maxLength: 4 }), fc.constantFrom("
 const argsArb = fc.array(fc.tuple(argName, argValue), { maxLength: 5 }).map(ownObject);
 
 // ---------------------------------------------------------------------------------------------
-// An independent model of the seed rules (issue 2), written from the issue text.
+// An independent model of the seed rules, written from the seed rules as specified.
 
 const SEED = /^\$([0-9]+)(?:\.([\s\S]+))?$/;
 

@@ -1,5 +1,5 @@
 /**
- * The seed language (issue 2): the shared rows in test/cases/seed.json, then what JSON cannot express
+ * The seed language: the shared rows in test/cases/seed.json, then what JSON cannot express
  * (Maps, getters, class instances, frozen and hostile inputs) as TypeScript tables.
  */
 import { describe, expect, test } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * Templates (issue 3): the shared rows in test/cases/templates.json, then how values JSON cannot
+ * Templates: the shared rows in test/cases/templates.json, then how values JSON cannot
  * express are turned into text (null-prototype objects, Maps, getters, cycles) as TypeScript tables.
  */
 import { describe, expect, test } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * Issue 12, item 4: whatever the caller's objects throw (the tools map, `onEvent`, the options), and
+ * Whatever the caller's objects throw (the tools map, `onEvent`, the options), and
  * whatever the tools throw or return, becomes a `StepError` in the report or a rejection of runPlan's
  * promise with a `RefError` (code `access` or `invalid-options`), never an unhandled rejection.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 12, item 5: `timeoutMs` of 2^31 ms or more (or `Infinity`) used to time every step out after
+ * `timeoutMs` of 2^31 ms or more (or `Infinity`) used to time every step out after
  * 1 ms (timers clamp). `Infinity` means no limit; finite values above MAX_TIMEOUT_MS are refused.
  * Item 8 (what a run allocates only when needed): no timer without `timeoutMs`, no AbortController
  * unless the tool reads its signal (or a stop must reach it).
@@ -149,7 +149,7 @@ describe("what a run makes only when it is needed", () => {
 });
 
 /**
- * Issue 14, item 2: runPlan read only `syntax`, `templates` and `deep` and dropped `strict` and the
+ * runPlan used to read only `syntax`, `templates` and `deep` and dropped `strict` and the
  * limits; now it layers every language option over the plan's own as every entry point does.
  */
 describe("every language option reaches the run", () => {

@@ -7,6 +7,8 @@ import { describe, expect, test } from "vitest";
 import { RefError, reportFromJSON, reportToJSON, runPlan, STEP_ERROR_CODES, StepError, type RunReportJSON } from "../../src/index.js";
 
 const stepKey = fc.nat({ max: 50 }).map(String);
+/** A JSON value as JSON text gives it back (-0 is written as 0). */
+const jsonValue = fc.jsonValue().map((value) => JSON.parse(JSON.stringify(value)) as unknown);
 const errorJSON = fc.record(
   {
     code: fc.constantFrom(...STEP_ERROR_CODES.filter((code) => code !== "unserializable")),
@@ -22,18 +24,21 @@ const reportJSON: fc.Arbitrary<RunReportJSON> = fc
     {
       runId: fc.string(),
       status: fc.constantFrom("ok", "failed", "aborted", "invalid", "suspended" as const),
-      results: fc.dictionary(stepKey, fc.jsonValue()),
+      results: fc.dictionary(stepKey, jsonValue),
       errors: fc.dictionary(stepKey, errorJSON),
       skipped: fc.array(fc.nat()),
       timings: fc.record({ totalMs: fc.nat(), steps: fc.dictionary(stepKey, fc.nat()) }),
       attempts: fc.dictionary(stepKey, fc.integer({ min: 1, max: 10 })),
       planHash: fc.stringMatching(/^[0-9a-f]{64}$/),
-      pending: fc.dictionary(stepKey, fc.record({ tool: fc.string(), args: fc.dictionary(fc.string(), fc.jsonValue()) }), { minKeys: 1 }),
+      pending: fc.dictionary(stepKey, fc.record({ tool: fc.string(), args: fc.dictionary(fc.string(), jsonValue) }), { minKeys: 1 }),
       reused: fc.array(fc.nat(), { minLength: 1 }),
+      output: jsonValue,
+      outputError: errorJSON,
     },
     { requiredKeys: ["runId", "status", "results", "errors", "skipped", "timings", "attempts"] },
   )
-  .map((json) => json as RunReportJSON);
+  // An output or its error, never both (reportToJSON writes the error when there is one).
+  .map(({ output, ...json }) => (json.outputError === undefined && output !== undefined ? { ...json, output } : json) as RunReportJSON);
 
 describe("reportFromJSON", () => {
   test("property: reportToJSON(reportFromJSON(json)) is json, from the object or its text", () => {

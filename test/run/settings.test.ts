@@ -1,12 +1,14 @@
 /**
  * The executors' option readers (src/run/settings.ts): the same value is accepted or refused, with the
- * same code, by `runPlan`, by `submitPlan` and by the workers' reader (`readWorkerSettings`, what
- * `startWorker` reads its options with). submitPlan checks its options before it connects: an accepted
+ * same code, by `runPlan`, by `submitPlan` and by `startWorker` (which reads its options with
+ * `readWorkerSettings`). submitPlan and startWorker check their options before they connect: an accepted
  * value gets as far as the database, here a port nobody listens on (`database-unreachable`).
  */
 import { createServer } from "node:net";
 import { beforeAll, describe, expect, test } from "vitest";
 import { submitPlan } from "../../src/postgres/submit.js";
+import { startWorker } from "../../src/postgres/worker.js";
+import { WORKER_LIMITS } from "../../src/postgres/worker-settings.js";
 import { runPlan, type RunOptions } from "../../src/run/run-plan.js";
 import { DEFAULT_GRACE_MS, DEFAULT_RECOVERY_MS, MAX_TIMEOUT_MS, readDuration, readWorkerSettings, type RefuseOption } from "../../src/run/settings.js";
 import { CodedError, RefError } from "../../src/shared/errors.js";
@@ -53,13 +55,15 @@ async function throughSubmitPlan(options: object): Promise<Verdict> {
   }
 }
 
-function throughWorker(options: object): Verdict {
+async function throughWorker(options: object): Promise<Verdict> {
   try {
     // Added to the object itself: a spread copy would run a getter row's getter.
-    readWorkerSettings(Object.defineProperty(options, "tools", { value: {}, enumerable: true }), refuse);
-    return "accepted";
+    const worker = await startWorker(Object.defineProperties(options, { tools: { value: {}, enumerable: true }, connectionString: { value: nobodyListens, enumerable: true } }) as never);
+    await worker.stop();
+    return "accepted (started?)";
   } catch (error) {
-    return codeOf(error);
+    const code = codeOf(error);
+    return code === "database-unreachable" ? "accepted" : code;
   }
 }
 
@@ -95,14 +99,14 @@ describe("timeoutMs: the same verdict from runPlan, submitPlan and the workers",
     const options = typeof given === "function" ? given() : given;
     // Each entry point gets its own object: a getter row counts its reads per entry point.
     const fresh = () => (typeof given === "function" ? given() : options);
-    expect({ runPlan: await throughRunPlan(fresh()), submitPlan: await throughSubmitPlan(fresh()), worker: throughWorker(fresh()) }).toEqual({ runPlan: verdict, submitPlan: verdict, worker: verdict });
+    expect({ runPlan: await throughRunPlan(fresh()), submitPlan: await throughSubmitPlan(fresh()), worker: await throughWorker(fresh()) }).toEqual({ runPlan: verdict, submitPlan: verdict, worker: verdict });
   });
 });
 
 describe("concurrency, signal, onEvent: the same verdict from runPlan and the workers", () => {
   test.each([
     [{ concurrency: 1 }, "accepted"],
-    [{ concurrency: 10_000 }, "accepted"],
+    [{ concurrency: 256 }, "accepted"],
     [{ concurrency: 0 }, "invalid-options"],
     [{ concurrency: 1.5 }, "invalid-options"],
     [{ concurrency: "8" }, "invalid-options"],
@@ -112,21 +116,26 @@ describe("concurrency, signal, onEvent: the same verdict from runPlan and the wo
     [{ onEvent: () => undefined }, "accepted"],
     [{ onEvent: "log" }, "invalid-options"],
   ] as const)("%j: %s", async (options, verdict) => {
-    expect({ runPlan: await throughRunPlan(options), worker: throughWorker(options) }).toEqual({ runPlan: verdict, worker: verdict });
+    expect({ runPlan: await throughRunPlan({ ...options }), worker: await throughWorker({ ...options }) }).toEqual({ runPlan: verdict, worker: verdict });
+  });
+
+  test("a worker's concurrency is bounded by the connections it needs (runPlan's is not)", async () => {
+    expect({ runPlan: await throughRunPlan({ concurrency: 10_000 }), worker: await throughWorker({ concurrency: 10_000 }) }).toEqual({ runPlan: "accepted", worker: "invalid-options" });
   });
 });
 
 describe("the workers' own durations", () => {
   test.each([
-    [{ recoveryMs: 2 ** 31 }, "recoveryMs", "at most 2147483647 ms"],
-    [{ graceMs: 2 ** 31 }, "graceMs", "at most 2147483647 ms"],
-    [{ recoveryMs: Infinity }, "recoveryMs", "at most 2147483647 ms"],
-    [{ graceMs: 0 }, "graceMs", "positive number of milliseconds"],
-    [{ recoveryMs: "30s" }, "recoveryMs", "positive number of milliseconds"],
+    [{ recoveryMs: 2 ** 31 }, "recoveryMs", "an integer from 1000 to 2147483647, not 2147483648"],
+    [{ recoveryMs: 999 }, "recoveryMs", "an integer from 1000 to 2147483647, not 999"],
+    [{ graceMs: 2 ** 31 }, "graceMs", "an integer from 1 to 2147478647, not 2147483648"],
+    [{ recoveryMs: Infinity }, "recoveryMs", "an integer from 1000 to 2147483647, not Infinity"],
+    [{ graceMs: 0 }, "graceMs", "an integer from 1 to 2147478647, not 0"],
+    [{ recoveryMs: "30s" }, "recoveryMs", 'an integer from 1000 to 2147483647, not "30s"'],
   ])("%j is refused, in the worker's error class and words", (options, name, words) => {
     const error = (() => {
       try {
-        readWorkerSettings({ tools: {}, ...options }, refuse);
+        readWorkerSettings({ tools: {}, ...options }, refuse, WORKER_LIMITS);
       } catch (thrown) {
         return thrown;
       }
@@ -138,15 +147,15 @@ describe("the workers' own durations", () => {
   });
 
   test("defaults, and a force-stop timer that never passes what a timer can wait", () => {
-    const settings = readWorkerSettings({ tools: { a: () => 1, b: "not a function" } }, refuse);
+    const settings = readWorkerSettings({ tools: { a: () => 1, b: "not a function" } }, refuse, WORKER_LIMITS);
     expect(settings).toMatchObject({ concurrency: 8, recoveryMs: DEFAULT_RECOVERY_MS, graceMs: DEFAULT_GRACE_MS, timeoutMs: undefined, forceStopMs: DEFAULT_GRACE_MS + 5_000 });
     expect([...settings.tools.keys()]).toEqual(["a"]);
-    expect(readWorkerSettings({ tools: {}, graceMs: MAX_TIMEOUT_MS }, refuse).forceStopMs).toBe(MAX_TIMEOUT_MS);
-    expect(readWorkerSettings({ tools: {}, timeoutMs: Infinity }, refuse).timeoutMs).toBeUndefined();
+    expect(readWorkerSettings({ tools: {}, graceMs: WORKER_LIMITS.graceMs.max }, refuse, WORKER_LIMITS).forceStopMs).toBe(MAX_TIMEOUT_MS);
+    expect(readWorkerSettings({ tools: {}, timeoutMs: Infinity }, refuse, WORKER_LIMITS).timeoutMs).toBeUndefined();
   });
 
   test("tools must be an object", () => {
-    expect(() => readWorkerSettings({ tools: "echo" }, refuse)).toThrow("startWorker: option tools must be an object of tool functions");
+    expect(() => readWorkerSettings({ tools: "echo" }, refuse, WORKER_LIMITS)).toThrow("startWorker: option tools must be an object of tool functions");
   });
 });
 

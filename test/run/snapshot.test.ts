@@ -1,6 +1,6 @@
 /**
- * Issue 12, item 6: each step (tool and arguments) is snapshotted when it is read, so the run does
- * exactly what was linted, however the caller's plan changes while it runs. Issue 13, item 15: an
+ * Each step (tool and arguments) is snapshotted when it is read, so the run does
+ * exactly what was linted, however the caller's plan changes while it runs. An
  * `unresolved-args` StepError carries the `ref`, `arg` and `span` of its KeyError cause.
  */
 import { describe, expect, test } from "vitest";
@@ -163,7 +163,7 @@ describe("a plan changed while it runs", () => {
   });
 });
 
-describe("StepError for unresolved-args (issue 13, item 15)", () => {
+describe("StepError for unresolved-args", () => {
   test("carries ref, arg and span from its KeyError cause", async () => {
     const report = await runPlan([{ id: 1, tool: "a", args: {} }, { id: 2, tool: "a", args: { q: "$1.city" } }], { a: () => ({ town: "Paris" }) });
     const error = report.errors.get(2)!;

@@ -1,5 +1,5 @@
 /**
- * Issue 12, item 1: runs that share one AbortSignal leave nothing behind. Each run used to add an
+ * Runs that share one AbortSignal leave nothing behind. Each run used to add an
  * `abort` listener to the signal and never remove it (50 runs: 50 listeners and Node's
  * MaxListenersExceededWarning; 200 runs kept about 160 MB of finished results alive through them).
  *

@@ -1,5 +1,5 @@
 /**
- * Issue 12, items 2, 3 and 7: how a run stops. An abort, a `failFast` stop or a timeout under
+ * How a run stops. An abort, a `failFast` stop or a timeout under
  * `failFast` returns the report at once, also while a streamed plan is stalled (and tells the planner
  * with `iterator.return()`); an already aborted signal skips every step; a step stopped while it runs
  * keeps its real start and end.

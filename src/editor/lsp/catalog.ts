@@ -11,7 +11,7 @@ import { parseJsonText } from "../../plan/json-text.js";
 import { readTools, type ToolCatalog } from "../../plan/plan.js";
 import type { EditorOptions } from "../editor-options.js";
 import { analyzePlan, property } from "../plan-document.js";
-import type { OpenDocuments, ServerConnection } from "./context.js";
+import type { OpenDocuments, ServerConnection } from "./connection.js";
 import { localPath } from "./uri.js";
 
 /** What reading a catalog needs from the server. */

@@ -5,21 +5,15 @@
  * request's parameters; `startLanguageServer` builds the context once and wires them to the connection.
  */
 import type { TextDocument } from "vscode-languageserver-textdocument";
-import type { Position, PublishDiagnosticsParams, Range as LspRange, RemoteConsole, TextDocuments } from "vscode-languageserver/node";
+import type { Position, Range as LspRange } from "vscode-languageserver/node";
 import type { Span } from "../../shared/span.js";
 import type { EditorOptions } from "../editor-options.js";
 import { analyzePlan } from "../plan-document.js";
 import { catalogOptions } from "./catalog.js";
+import type { OpenDocuments, ServerConnection } from "./connection.js";
 import { uriPath } from "./uri.js";
 
-/** The part of the LSP connection the handlers talk to: its console and its diagnostics. */
-export interface ServerConnection {
-  readonly console: Pick<RemoteConsole, "error" | "warn">;
-  sendDiagnostics(params: PublishDiagnosticsParams): Promise<void>;
-}
-
-/** The open documents, as the handlers read them. */
-export type OpenDocuments = Pick<TextDocuments<TextDocument>, "get" | "all">;
+export type { OpenDocuments, ServerConnection } from "./connection.js";
 
 /** What the handlers share. */
 export interface ServerContext {

@@ -1,0 +1,77 @@
+/**
+ * What a worker remembers of the runs it has served: a run never changes once submitted, so its
+ * options, catalog, diagnostics and graph are read from the database the first time one of its steps
+ * runs here, and kept, within bounds (`KNOWN_RUNS` runs, `KNOWN_STEPS` steps of their graphs).
+ */
+import type { Diagnostic } from "../shared/diagnostic.js";
+import { normalizeOptions, type NormalizedOptions } from "../shared/options.js";
+import { planGraph } from "../run/schedule.js";
+import type { StoredRunOptions } from "./submit.js";
+import type { KnownRun } from "./transitions.js";
+
+/** How many runs a worker remembers (options, catalog, graph): past this, the oldest is read again when needed. */
+export const KNOWN_RUNS = 4_096;
+/** How many steps (of the runs it remembers) a worker keeps the graph of, at most (one bigger run is kept alone). */
+export const KNOWN_STEPS = 200_000;
+
+/** A run as a worker remembers it. */
+export interface KnownRunInfo extends KnownRun {
+  readonly options: StoredRunOptions;
+  /** Its language options, normalised once. */
+  readonly language: NormalizedOptions;
+  readonly catalog: Record<string, unknown> | null;
+}
+
+/** The claim's row, with the columns of a run it reads the first time a worker sees it (`options`, `catalog`, `diagnostics`, `graph`). */
+export type RunRow = Readonly<Record<string, unknown>>;
+
+/**
+ * The runs a worker knows, oldest first.
+ *
+ * @example
+ * const known = runs.get(runId) ?? runs.add(runId, row)
+ */
+export class KnownRuns {
+  readonly #runs = new Map<string, KnownRunInfo>();
+  readonly #languages = new Map<string, NormalizedOptions>();
+  #steps = 0;
+
+  get(runId: string): KnownRunInfo | undefined {
+    return this.#runs.get(runId);
+  }
+
+  /** Keep what the claim read of a run (two of its steps may read it at once: the first is kept); past the bounds, the oldest are forgotten. */
+  add(runId: string, row: RunRow): KnownRunInfo {
+    const kept = this.#runs.get(runId);
+    if (kept !== undefined) return kept;
+    const options = row.options as StoredRunOptions;
+    const known: KnownRunInfo = {
+      options,
+      language: this.#language(options),
+      catalog: row.catalog as Record<string, unknown> | null,
+      diagnostics: (row.diagnostics ?? []) as Diagnostic[],
+      graph: planGraph(((row.graph ?? []) as [number, number[]][]).map(([id, dependencies]) => ({ id: Number(id), dependencies }))),
+    };
+    const size = known.graph.order.length;
+    while (this.#runs.size > 0 && (this.#runs.size >= KNOWN_RUNS || this.#steps + size > KNOWN_STEPS)) {
+      const [oldest, info] = this.#runs.entries().next().value!;
+      this.#runs.delete(oldest);
+      this.#steps -= info.graph.order.length;
+    }
+    this.#runs.set(runId, known);
+    this.#steps += size;
+    return known;
+  }
+
+  /** Language options normalised once per distinct set (most runs share one). */
+  #language(options: StoredRunOptions): NormalizedOptions {
+    const key = JSON.stringify(options.language);
+    let language = this.#languages.get(key);
+    if (language === undefined) {
+      if (this.#languages.size >= KNOWN_RUNS) this.#languages.clear();
+      language = normalizeOptions(options.language);
+      this.#languages.set(key, language);
+    }
+    return language;
+  }
+}

@@ -1,0 +1,13 @@
+/** The running steps of a stopped run fail with code `aborted` (their workers are told separately, and abort their signals). */
+import { table, type Connection } from "../db.js";
+import type { PgQueryable } from "../peers.js";
+import type { StoredStepError } from "../stored-error.js";
+
+/**
+ * @example
+ * await abortSteps(client, connection, runId, [2, 5], { code: "aborted", detail: "aborted with the run" })
+ */
+export async function abortSteps(client: PgQueryable, connection: Connection, runId: string, stepIds: readonly number[], error: StoredStepError): Promise<void> {
+  if (stepIds.length === 0) return;
+  await client.query(`update ${table(connection, "steps")} set state = 'failed', error = $3, ended_at = clock_timestamp() where run_id = $1 and step_id = any($2::bigint[])`, [runId, stepIds, JSON.stringify(error)]);
+}

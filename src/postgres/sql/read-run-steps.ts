@@ -1,0 +1,14 @@
+/** Every step of a run with its state and dependencies, in plan order (for the rules of ../run/schedule.ts). */
+import type { StepState } from "../../run/schedule.js";
+import { table, type Connection } from "../db.js";
+import type { PgQueryable } from "../peers.js";
+import type { RunStepRow } from "./settle-failed.js";
+
+/**
+ * @example
+ * const steps = await readRunSteps(client, connection, runId)
+ */
+export async function readRunSteps(client: PgQueryable, connection: Connection, runId: string): Promise<RunStepRow[]> {
+  const found = await client.query(`select step_id, state, dependencies from ${table(connection, "steps")} where run_id = $1 order by ordinal`, [runId]);
+  return found.rows.map((row) => ({ id: Number(row.step_id), state: row.state as StepState, dependencies: row.dependencies as number[] }));
+}

@@ -1,0 +1,155 @@
+/**
+ * The worker's job handler: for each job it claims the step (a new attempt), runs it on the shared
+ * attempt (worker-step.ts), and stores the outcome and enqueues the dependents it makes ready in one
+ * transaction (`settleStep`); a step it was running when it stopped is released to other workers.
+ */
+import type { StepError } from "../run/step-error.js";
+import type { WorkerSettings } from "../run/settings.js";
+import { RefError } from "../shared/errors.js";
+import { ownData } from "../shared/own-data.js";
+import { isConnectionError, type Connection } from "./db.js";
+import { PostgresError } from "./errors.js";
+import { Heartbeat } from "./heartbeat.js";
+import { backoff, sleep } from "./job-pool.js";
+import { KnownRuns } from "./known-runs.js";
+import type { PgPool } from "./peers.js";
+import { claimStep } from "./sql/claim.js";
+import { releaseStep } from "./sql/release-step.js";
+import { rebuildStepError } from "./stored-error.js";
+import { settleStep, type StepOutcome } from "./transitions.js";
+import { runClaimedStep, type WorkerToolFunction } from "./worker-step.js";
+
+/** What a worker does, as it happens. */
+export type WorkerEvent =
+  | { readonly type: "step-start"; readonly runId: string; readonly stepId: number; readonly tool: string; readonly attempt: number }
+  | { readonly type: "step-done"; readonly runId: string; readonly stepId: number; readonly tool: string; readonly attempt: number; readonly durationMs: number }
+  | { readonly type: "step-failed"; readonly runId: string; readonly stepId: number; readonly tool: string; readonly attempt: number; readonly durationMs: number; readonly error: StepError }
+  | { readonly type: "step-released"; readonly runId: string; readonly stepId: number; readonly tool: string; readonly attempt: number }
+  /** This attempt ended after another worker had taken the step (this one was taken for dead): its outcome was not stored. */
+  | { readonly type: "step-lost"; readonly runId: string; readonly stepId: number; readonly tool: string; readonly attempt: number }
+  | { readonly type: "workers-recovered"; readonly workerIds: readonly string[] };
+
+/** A step this worker is running. */
+interface Active {
+  readonly runId: string;
+  readonly stepId: number;
+  readonly controller: AbortController;
+}
+
+/** The state of one worker: the steps it runs, what it knows of runs, its heartbeat, and the job handler. */
+export class StepWorker {
+  id = "unknown";
+  stopping = false;
+  nudge: (n: number) => void = () => undefined;
+  readonly #active = new Set<Active>();
+  readonly #runs = new KnownRuns();
+  #heartbeat: Heartbeat | undefined;
+  #closed = false;
+  /** The tools this worker has, as its heartbeat publishes them (`status` says when no running worker has a step's tool). */
+  readonly toolNames: string[];
+
+  constructor(
+    readonly connection: Connection,
+    readonly settings: WorkerSettings<WorkerToolFunction, WorkerEvent>,
+    readonly pool: PgPool,
+  ) {
+    this.toolNames = [...settings.tools.keys()];
+  }
+
+  get recoveryMs(): number {
+    return this.settings.recoveryMs;
+  }
+
+  async start(): Promise<void> {
+    this.#heartbeat = new Heartbeat(this.pool, this.connection, this);
+    await this.#heartbeat.start();
+  }
+
+  /** Whether the worker stopped (what waits for the database gives up then). */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const active of this.#active) active.controller.abort(new RefError("aborted", "the worker stopped"));
+    await this.#heartbeat?.stop();
+  }
+
+  recovered(workerIds: readonly string[]): void {
+    this.#emit({ type: "workers-recovered", workerIds });
+  }
+
+  stopped(runId: string): void {
+    for (const active of this.#active) if (active.runId === runId) active.controller.abort(new RefError("aborted", "the run was stopped"));
+  }
+
+  /** `work` again while the database is away (an outage of any length), until the worker stops. */
+  async #retrying<T>(work: () => Promise<T>): Promise<T> {
+    for (let tries = 0; ; tries++) {
+      try {
+        return await work();
+      } catch (error) {
+        if (this.#closed || !isConnectionError(error instanceof PostgresError && error.cause !== undefined ? error.cause : error)) throw error;
+        await sleep(backoff(tries));
+      }
+    }
+  }
+
+  #emit(event: WorkerEvent): void {
+    try {
+      this.settings.onEvent?.(event);
+    } catch {
+      // A broken listener must not break the worker.
+    }
+  }
+
+  /**
+   * graphile-worker's task: one step of one run. While the database is away it waits for it (reading
+   * the step, storing its outcome). It throws only when the job must not be completed: the step was
+   * released (the worker is stopping; the job is already free again), or another attempt holds it.
+   */
+  async runJob(payload: unknown, helpers: import("graphile-worker").JobHelpers): Promise<void> {
+    const runId = ownData(payload, "runId");
+    const stepId = ownData(payload, "stepId");
+    if (typeof runId !== "string" || typeof stepId !== "number") return; // not a job of ours to run
+    const claimed = await this.#retrying(() => claimStep(this.pool, this.connection, this.id, this.#runs, runId, stepId));
+    if (claimed === undefined) return;
+    const { tool, attempt, known } = claimed;
+    const t0 = performance.now();
+    this.#emit({ type: "step-start", runId, stepId, tool, attempt });
+    const controller = new AbortController();
+    const active: Active = { runId, stepId, controller };
+    this.#active.add(active);
+    const onShutdown = (): void => controller.abort(new RefError("aborted", "the worker is stopping"));
+    helpers.abortSignal.addEventListener("abort", onShutdown);
+    let outcome: StepOutcome;
+    try {
+      const { tools } = this.settings;
+      outcome = await runClaimedStep(claimed, tools.get(tool), tools.keys(), known.options.timeoutMs ?? this.settings.timeoutMs, controller, known.options.validateInputs === true || this.settings.validateInputs);
+    } finally {
+      helpers.abortSignal.removeEventListener("abort", onShutdown);
+      this.#active.delete(active);
+    }
+    if (helpers.abortSignal.aborted && !outcome.ok) {
+      // Stopped before the step finished: the step is ready again and its job free at once, the try not
+      // counted (a release is no failure); another worker runs it.
+      await releaseStep(this.pool, this.connection, { runId, stepId, attempt, jobId: helpers.job.id, workerId: this.id }).catch(() => undefined);
+      this.#emit({ type: "step-released", runId, stepId, tool, attempt });
+      throw new Error(`plan-refs: step ${stepId} of run ${runId} released: the worker stopped`);
+    }
+    const stored = await this.#retrying(() => settleStep(this.pool, this.connection, runId, stepId, attempt, outcome, known.options.failFast, known));
+    if (stored === "lost") {
+      this.#emit({ type: "step-lost", runId, stepId, tool, attempt });
+      // The job is the other attempt's now: throwing leaves it alone (graphile-worker fails a job only
+      // while this worker holds it), completing would delete it under the other attempt. When this same
+      // worker holds it for that attempt, the attempt ends the job itself.
+      if ([...this.#active].some((other) => other.runId === runId && other.stepId === stepId)) return;
+      throw new Error(`plan-refs: step ${stepId} of run ${runId}: attempt ${attempt} lost the step to a later attempt`);
+    }
+    if (stored !== "stored") return;
+    const durationMs = performance.now() - t0;
+    if (outcome.ok) this.#emit({ type: "step-done", runId, stepId, tool, attempt, durationMs });
+    else this.#emit({ type: "step-failed", runId, stepId, tool, attempt, durationMs, error: rebuildStepError(stepId, tool, outcome.error) });
+  }
+}

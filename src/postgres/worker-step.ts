@@ -1,0 +1,128 @@
+/**
+ * One step as a worker runs it, on the attempt both executors share (src/run/attempt.ts): the step's
+ * record (`WorkerStep`) and the worker's side of the attempt (`WORKER_ATTEMPT`), which resolves the
+ * arguments against the results the claim read, gives the tool its context, checks the result (it must
+ * be storable as JSON, and match its output schema when the run asks) and hands the outcome over as
+ * what is stored (`StepOutcome`).
+ */
+import { resolveRefs } from "../resolve/resolve-refs.js";
+import { attempt, checkOutput, endAttempt, outputSchemaOf, STEP_FAILURES, type AttemptOwner, type AttemptStep, type StepFailure, type ToolContext } from "../run/attempt.js";
+import { inputMismatch } from "../run/validate-input.js";
+import type { KnownRunInfo } from "./known-runs.js";
+import { storedError } from "./stored-error.js";
+import { toJSONText } from "./storable.js";
+import type { StepOutcome } from "./transitions.js";
+
+/** What a tool run by a PostgreSQL worker receives besides its arguments. */
+export interface WorkerToolContext extends ToolContext {
+  /** The run the step belongs to. */
+  readonly runId: string;
+  /** 1 on the first try; more when the step runs again (a retry, or its worker died or was stopped before it finished). */
+  readonly attempt: number;
+  /** `runId:stepId`, the same on every try of the step: a key for a side effect that must happen once. */
+  readonly idempotencyKey: string;
+}
+
+/** A tool as a worker calls it: `runPlan`'s tools fit (they ignore what they do not read). */
+export type WorkerToolFunction = (args: Record<string, unknown>, context: WorkerToolContext) => unknown;
+
+/** What the claim gave a worker for one try of one step. */
+export interface ClaimedStep {
+  readonly runId: string;
+  readonly stepId: number;
+  readonly tool: string;
+  readonly args: Record<string, unknown>;
+  readonly attempt: number;
+  /** The results of the step's dependencies (`undefined`: the tool returned nothing). */
+  readonly results: Map<number, unknown>;
+  readonly known: KnownRunInfo;
+}
+
+/** The abort of a step whose run was stopped or whose worker is stopping. */
+const ABORTED = STEP_FAILURES.aborted("aborted with the run");
+
+/** One try of one step on this worker. */
+class WorkerStep implements AttemptStep<WorkerStep> {
+  timer: ReturnType<typeof setTimeout> | undefined = undefined;
+  owner: AttemptOwner<WorkerStep> | undefined = WORKER_ATTEMPT;
+  /** The result as JSON text, once checked storable. */
+  text: string | null = null;
+  done = false;
+  readonly onAbort = (): void => endAttempt(this, ABORTED);
+
+  constructor(
+    readonly claimed: ClaimedStep,
+    readonly signal: AbortSignal,
+    readonly abort: (reason: unknown) => void,
+    readonly validateInputs: boolean,
+    readonly settle: (outcome: StepOutcome) => void,
+  ) {}
+
+  get id(): number {
+    return this.claimed.stepId;
+  }
+
+  get tool(): string {
+    return this.claimed.tool;
+  }
+
+  get attempt(): number {
+    return this.claimed.attempt;
+  }
+}
+
+/** The worker's side of an attempt: everything it needs is on the step. */
+const WORKER_ATTEMPT: AttemptOwner<WorkerStep> = {
+  isRunning: (step) => !step.done,
+  resolveArgs: (step) => resolveRefs(step.claimed.args, step.claimed.results, step.claimed.known.language),
+  contextOf: (step): WorkerToolContext => {
+    const { runId, stepId, attempt: tryNumber } = step.claimed;
+    return { stepId, runId, attempt: tryNumber, idempotencyKey: `${runId}:${stepId}`, signal: step.signal };
+  },
+  checkInput: (step, args) => {
+    if (!step.validateInputs) return undefined;
+    const mismatch = inputMismatch(step.claimed.known.catalog, step.tool, args);
+    return mismatch === undefined ? undefined : STEP_FAILURES.invalidInput(mismatch);
+  },
+  checkResult: (step, value) => {
+    const text = toJSONText(value);
+    if (!text.ok) return STEP_FAILURES.unserializable(text.reason);
+    step.text = text.text;
+    const { options, catalog } = step.claimed.known;
+    return options.validateOutputs && catalog !== null ? checkOutput(outputSchemaOf(catalog, step.tool), value) : undefined;
+  },
+  ended: (step, _value, failure, _later, abortReason) => {
+    if (step.done) return;
+    step.done = true;
+    step.owner = undefined;
+    step.signal.removeEventListener("abort", step.onAbort);
+    step.settle(outcomeOf(step, failure));
+    if (abortReason !== undefined) step.abort(abortReason);
+  },
+};
+
+function outcomeOf(step: WorkerStep, failure: StepFailure | undefined): StepOutcome {
+  if (failure === undefined) return { ok: true, result: step.text };
+  // A result that fails its output check is kept, as runPlan keeps it.
+  return { ok: false, error: storedError(failure), ...(failure.code === "invalid-output" ? { result: step.text } : {}), failure };
+}
+
+/**
+ * One try of a claimed step with `fn` (`undefined`: this worker has no such tool), within `timeoutMs`
+ * (`undefined`: no limit); aborted with `controller` (the run stopped, the worker stopping). Never rejects.
+ *
+ * @example
+ * const outcome = await runClaimedStep(claimed, tools.get(claimed.tool), tools.keys(), 60_000, new AbortController(), false)
+ */
+export function runClaimedStep(claimed: ClaimedStep, fn: WorkerToolFunction | undefined, toolNames: Iterable<string>, timeoutMs: number | undefined, controller: AbortController, validateInputs: boolean): Promise<StepOutcome> {
+  if (fn === undefined) {
+    const failure = STEP_FAILURES.unknownTool(claimed.tool, " on this worker", toolNames);
+    return Promise.resolve({ ok: false, error: storedError(failure), failure });
+  }
+  return new Promise<StepOutcome>((settle) => {
+    const step = new WorkerStep(claimed, controller.signal, (reason) => controller.abort(reason), validateInputs, settle);
+    if (controller.signal.aborted) return WORKER_ATTEMPT.ended(step, undefined, ABORTED, false);
+    controller.signal.addEventListener("abort", step.onAbort, { once: true });
+    attempt(step, fn as (args: Record<string, unknown>, context: ToolContext) => unknown, WORKER_ATTEMPT, timeoutMs);
+  });
+}

@@ -1,0 +1,22 @@
+/**
+ * The SQL of the workers applies the rules of src/run/schedule.ts to states in the database through
+ * the state lists schedule.ts exports beside its predicates: each list is exactly the states its
+ * predicate holds for (settle_done's counters also take a dependency to let its dependent start once done alone).
+ */
+import { expect, test } from "vitest";
+import { ACTIVE_STATES, isReady, isSettled, LETS_START_STATES, onStop, READY_FROM_STATES, SETTLED_STATES, STEP_STATES } from "../../src/run/schedule.js";
+
+test.each([
+  ["SETTLED_STATES", SETTLED_STATES, isSettled],
+  ["READY_FROM_STATES", READY_FROM_STATES, (state: (typeof STEP_STATES)[number]) => isReady(state, [], () => undefined)],
+  ["LETS_START_STATES", LETS_START_STATES, (state: (typeof STEP_STATES)[number]) => isReady("waiting", [0], () => state)],
+  // Still to be run by a worker: not settled and not waiting on a dependency.
+  ["ACTIVE_STATES", ACTIVE_STATES, (state: (typeof STEP_STATES)[number]) => !isSettled(state) && state !== "waiting"],
+] as const)("%s lists the states its rule holds for", (_name, list, rule) => {
+  expect([...list]).toEqual(STEP_STATES.filter(rule));
+});
+
+test("stopping a run aborts a running step and skips one not started (the states a stop reads)", () => {
+  expect(STEP_STATES.filter((state) => onStop(state) === "abort")).toEqual(["running"]);
+  expect(LETS_START_STATES).toEqual(["done"]);
+});
