@@ -1,0 +1,129 @@
+/**
+ * `redriveRun` on a real PostgreSQL with a real worker: a failed run goes on under the same id, the
+ * steps that succeeded are not called again (call counts) and their results are kept; a run that is
+ * running (also one just redriven), that succeeded or is invalid is refused and nothing changes.
+ */
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { getRun, migrate, PostgresError, redriveRun, startWorker, submitPlan, waitForRun, type WorkerToolContext } from "../../src/postgres/index.js";
+import { startDatabase, type TestDatabase } from "./server.js";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+let db: TestDatabase;
+
+beforeAll(async () => {
+  db = await startDatabase();
+  await migrate({ connectionString: db.url });
+}, 60_000);
+
+afterAll(async () => {
+  await db?.remove();
+}, 60_000);
+
+const plan = {
+  steps: [
+    { id: 1, tool: "lookup", args: { who: "ada" } },
+    { id: 2, tool: "pay", args: { to: "$1.who" } },
+    { id: 3, tool: "mail", args: { receipt: "$2.receipt" } },
+    { id: 4, tool: "lookup", args: { who: "bob" } },
+  ],
+};
+
+/** Tools counting calls by step; `down` says whether pay fails now. */
+function tools(calls: Map<number, number>, down: () => boolean) {
+  const count = (context: WorkerToolContext): void => void calls.set(context.stepId, (calls.get(context.stepId) ?? 0) + 1);
+  return {
+    lookup: (args: Record<string, unknown>, context: WorkerToolContext) => (count(context), { who: args.who }),
+    pay: (args: Record<string, unknown>, context: WorkerToolContext) => {
+      count(context);
+      if (down()) throw new Error("the payment service is down");
+      return { receipt: `R-${String(args.to)}` };
+    },
+    mail: (_args: Record<string, unknown>, context: WorkerToolContext) => (count(context), "sent"),
+  };
+}
+
+async function refusal(promise: Promise<unknown>): Promise<PostgresError> {
+  const error = await promise.then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  expect(error).toBeInstanceOf(PostgresError);
+  return error as PostgresError;
+}
+
+describe("redriveRun", { timeout: 120_000 }, () => {
+  test("a failed run goes on under its id: only the failed and skipped steps run; the results are kept; twice is refused", async () => {
+    const calls = new Map<number, number>();
+    let down = true;
+    const connectionString = db.url;
+    const worker = await startWorker({ connectionString, tools: tools(calls, () => down) });
+    try {
+      const runId = await submitPlan(plan, { connectionString });
+      const failed = await waitForRun(runId, { connectionString, timeoutMs: 60_000 });
+      expect(failed.status).toBe("failed");
+      expect(failed.skipped).toEqual([3]);
+      expect(Object.fromEntries(calls)).toEqual({ 1: 1, 2: 1, 4: 1 });
+
+      down = false;
+      const redrive = await redriveRun(runId, { connectionString });
+      expect(redrive).toEqual({ runId, steps: 2, queued: 1 });
+      // At once, before any worker settles it: running, and a second redrive is refused, changing nothing.
+      const again = await refusal(redriveRun(runId, { connectionString }));
+      expect(again.code).toBe("not-redrivable");
+      expect(again.message).toMatch(/is still running \(or was redriven already\).*; nothing was changed$/);
+
+      const done = await waitForRun(runId, { connectionString, timeoutMs: 60_000 });
+      expect(done.status).toBe("ok");
+      expect(done.runId).toBe(runId);
+      expect(Object.fromEntries(calls)).toEqual({ 1: 1, 2: 2, 3: 1, 4: 1 });
+      expect(done.results.get(1)).toEqual(failed.results.get(1));
+      expect(done.results.get(3)).toBe("sent");
+      expect(done.errors.size).toBe(0);
+      expect(done.skipped).toEqual([]);
+      expect(done.attempts?.get(2)).toBe(2); // the try of the first round and the redriven one
+
+      const succeeded = await refusal(redriveRun(runId, { connectionString }));
+      expect(succeeded.code).toBe("not-redrivable");
+      expect(succeeded.message).toContain("succeeded");
+      expect((await getRun(runId, { connectionString })).status).toBe("ok");
+      expect(Object.fromEntries(calls)).toEqual({ 1: 1, 2: 2, 3: 1, 4: 1 });
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  test("an invalid run, an unknown run and a bad id are refused", async () => {
+    const connectionString = db.url;
+    const invalid = await submitPlan({ steps: [{ id: 1, tool: "t", args: { x: "$9" } }] }, { connectionString });
+    expect((await getRun(invalid, { connectionString })).status).toBe("invalid");
+    expect((await refusal(redriveRun(invalid, { connectionString }))).message).toContain("invalid (lint errors)");
+    expect((await refusal(redriveRun("no-such-run", { connectionString }))).code).toBe("unknown-run");
+    expect((await refusal(redriveRun("", { connectionString }))).code).toBe("invalid-options");
+  });
+
+  test("plan-refs redrive RUN_ID: the steps queued again on stdout, exit 0; a refusal is one line, exit 2", async () => {
+    const calls = new Map<number, number>();
+    const connectionString = db.url;
+    let down = true;
+    const worker = await startWorker({ connectionString, tools: tools(calls, () => down) });
+    try {
+      const runId = await submitPlan(plan, { connectionString });
+      expect((await waitForRun(runId, { connectionString, timeoutMs: 60_000 })).status).toBe("failed");
+      down = false;
+      const cli = (args: string[]) => spawnSync(process.execPath, ["dist/cli/main.js", "redrive", ...args], { cwd: root, encoding: "utf8", input: "" });
+      const ok = cli([runId, "--database", connectionString]);
+      expect(ok.stderr).toBe("");
+      expect(ok.stdout).toBe(`run ${runId}: 2 steps to run again (1 queued now, 1 waiting for them); plan-refs status ${runId} to follow it\n`);
+      expect(ok.status).toBe(0);
+      expect((await waitForRun(runId, { connectionString, timeoutMs: 60_000 })).status).toBe("ok");
+      const refused = cli([runId, "--database", connectionString]);
+      expect(refused.status).toBe(2);
+      expect(refused.stderr).toMatch(/^plan-refs: run ".*" succeeded: every step has its result, there is nothing to run again; nothing was changed\n$/);
+      expect(cli(["--database", connectionString]).status).toBe(2);
+    } finally {
+      await worker.stop();
+    }
+  });
+});
