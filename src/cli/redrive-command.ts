@@ -4,9 +4,8 @@
  * steps that succeeded keep their results and are not called again.
  */
 import { printable } from "../shared/text.js";
-import { asCliError, databaseOptions, loadPostgres } from "./db-command.js";
+import { databaseOptions, onDatabase, oneRunId } from "./db-command.js";
 import { parseFlags } from "./flags.js";
-import { CliError } from "./input.js";
 import type { CliIo } from "./io.js";
 
 export const redriveUsage = "usage: plan-refs redrive <run-id> [--database URL]";
@@ -33,15 +32,8 @@ example:
 
 export async function redriveCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseFlags(argv, { database: { type: "string" } });
-  const [runId, ...extra] = positionals;
-  if (runId === undefined || runId === "" || extra.length > 0) throw new CliError(`expected exactly one run id (not empty)\n${redriveUsage}`, "usage");
-  const postgres = await loadPostgres();
-  let redrive: Awaited<ReturnType<typeof postgres.redriveRun>>;
-  try {
-    redrive = await postgres.redriveRun(runId, databaseOptions(values.database));
-  } catch (error) {
-    throw await asCliError(error);
-  }
+  const runId = oneRunId(positionals, redriveUsage);
+  const redrive = await onDatabase((postgres) => postgres.redriveRun(runId, databaseOptions(values.database)));
   const id = printable(runId);
   const steps = `${redrive.steps} step${redrive.steps === 1 ? "" : "s"}`;
   io.stdout(`run ${id}: ${steps} to run again (${redrive.queued} queued now, ${redrive.steps - redrive.queued} waiting for them); plan-refs status ${id} to follow it\n`);

@@ -7,6 +7,7 @@ import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { getRun, migrate, PostgresError, redriveRun, startWorker, submitPlan, waitForRun, type WorkerToolContext } from "../../src/postgres/index.js";
+import { runPlan } from "../../src/run/index.js";
 import { startDatabase, type TestDatabase } from "./server.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -65,6 +66,9 @@ describe("redriveRun", { timeout: 120_000 }, () => {
       expect(failed.status).toBe("failed");
       expect(failed.skipped).toEqual([3]);
       expect(Object.fromEntries(calls)).toEqual({ 1: 1, 2: 1, 4: 1 });
+      // The plan's hash is runPlan's: a report of either executor is of the same plan.
+      expect(failed.planHash).toBe((await runPlan(plan, {})).planHash);
+      expect(failed.planHash).toMatch(/^[0-9a-f]{64}$/);
 
       down = false;
       const redrive = await redriveRun(runId, { connectionString });
