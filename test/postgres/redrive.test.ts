@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { getRun, migrate, PostgresError, redriveRun, startWorker, submitPlan, waitForRun, type WorkerToolContext } from "../../src/postgres/index.js";
 import { runPlan } from "../../src/run/index.js";
+import { spawnWorker, type WorkerChild } from "./children.js";
 import { startDatabase, type TestDatabase } from "./server.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -18,9 +19,26 @@ beforeAll(async () => {
   await migrate({ connectionString: db.url });
 }, 60_000);
 
+const children: WorkerChild[] = [];
+
 afterAll(async () => {
+  for (const { child } of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
   await db?.remove();
 }, 60_000);
+
+/** Resolves when the worker has made a call that `matches` (as its output arrives: no clock). */
+function callOf(worker: WorkerChild, matches: (call: WorkerChild["calls"][number]) => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    const check = (): void => {
+      if (!worker.calls.some(matches)) return;
+      worker.child.stdout!.off("data", later);
+      resolve();
+    };
+    const later = (): void => void setImmediate(check); // after the fixture's own reader has parsed the line
+    worker.child.stdout!.on("data", later);
+    check();
+  });
+}
 
 const plan = {
   steps: [
@@ -96,6 +114,41 @@ describe("redriveRun", { timeout: 120_000 }, () => {
     } finally {
       await worker.stop();
     }
+  });
+
+  test("a worker SIGKILLed mid-redrive: the step it held runs again elsewhere; no step that had a result is called again", async () => {
+    const connectionString = db.url;
+    const first = spawnWorker(connectionString, 1_000);
+    children.push(first);
+    await first.ready;
+    const runId = await submitPlan(
+      {
+        steps: [
+          { id: 1, tool: "echo", args: { v: 1 } },
+          { id: 2, tool: "failThenSlow", args: { ms: 60_000, value: "paid" } },
+          { id: 3, tool: "echo", args: { receipt: "$2" } },
+          { id: 4, tool: "echo", args: { v: 4 } },
+        ],
+      },
+      { connectionString },
+    );
+    expect((await waitForRun(runId, { connectionString, timeoutMs: 60_000 })).status).toBe("failed");
+    await redriveRun(runId, { connectionString });
+    await callOf(first, (call) => call.stepId === 2 && call.attempt === 2);
+    first.child.kill("SIGKILL");
+    await first.exited;
+    const second = spawnWorker(connectionString, 1_000);
+    children.push(second);
+    await second.ready;
+    const done = await waitForRun(runId, { connectionString, timeoutMs: 60_000 });
+    expect(done.status).toBe("ok");
+    expect(done.results.get(3)).toEqual({ receipt: "paid" });
+    const calls = [...first.calls, ...second.calls].filter((call) => call.runId === runId);
+    const count = (id: number): number => calls.filter((call) => call.stepId === id).length;
+    expect([count(1), count(2), count(3), count(4)]).toEqual([1, 3, 1, 1]);
+    expect(second.calls.filter((call) => call.runId === runId).map((call) => call.stepId).sort()).toEqual([2, 3]);
+    second.child.kill("SIGTERM");
+    await second.exited;
   });
 
   test("an invalid run, an unknown run and a bad id are refused", async () => {
