@@ -6,6 +6,7 @@
  * scheduling, and the timings of every step.
  */
 import { lintPlan, resolveRefs, runPlan, type ToolFunctions } from "../../src/index.js";
+import { otelApi } from "../../src/run/tracing.js";
 import { measure, ratioTarget, type Workload } from "../harness.js";
 
 const STEPS = 10_000;
@@ -22,6 +23,7 @@ const tools: ToolFunctions = { geocode: () => place, weather: () => forecast };
 
 const names = {
   run: "runPlan (default concurrency 8)",
+  untraced: "runPlan with tracing skipped (tracer: false)",
   runWide: "runPlan, concurrency 10,000",
   parts: "lintPlan + resolveRefs on every step's args + Promise.all (runPlan's parts)",
   lint: "lintPlan on the same plan (runPlan's first stage)",
@@ -59,12 +61,14 @@ const workload: Workload = {
     // Results as runPlan keeps them: a Map by step id.
     const results = new Map<number, unknown>([[0, place]]);
     const report = await runPlan(plan, tools);
+    if (otelApi() === null) throw new Error("workload 5: @opentelemetry/api is not found (npm ci installs it): the tracing row would measure nothing");
     if (report.status !== "ok" || report.results.size !== STEPS) throw new Error(`workload 5: runPlan ${report.status}, ${report.results.size} results`);
     const signal = new AbortController().signal;
     const resolveAndCall = () => Promise.all(plan.steps.map((s, i) => tools[s.tool]!(s.id === 0 ? s.args : resolveRefs(s.args, results), { stepId: i, signal })));
     const rows = await measure(
       {
         [names.run]: () => runPlan(plan, tools),
+        [names.untraced]: () => runPlan(plan, tools, { tracer: false }),
         [names.runWide]: () => runPlan(plan, tools, { concurrency: STEPS }),
         [names.parts]: () => {
           if (lintPlan(plan).length > 0) throw new Error("workload 5: the plan has diagnostics");
@@ -87,6 +91,7 @@ const workload: Workload = {
       targets: [
         ratioTarget(rows, "runPlan time ÷ (lintPlan + resolveRefs + Promise.all) time (10,000 no-op steps)", names.run, names.parts, "max", 1.5),
         ratioTarget(rows, "runPlan with a retry policy that never fires ÷ without one (10,000 no-op steps)", names.neverFires, names.run, "max", 1.05),
+        ratioTarget(rows, "runPlan (@opentelemetry/api installed, no SDK registered) ÷ runPlan with tracing skipped (10,000 no-op steps)", names.run, names.untraced, "max", 1.02),
       ],
       notes: [
         "One operation runs the whole plan: step 0 (no references), then 9,999 steps that each read `$0.city` and `$0.country` (plus two plain arguments). The tools return a constant object at once.",
@@ -94,6 +99,7 @@ const workload: Workload = {
         "How runPlan keeps its overhead down (src/run/prepare.ts): the linter's one scan of each snapshot (read directly: a snapshot has own data only) gives the step's dependencies and its number of placeholders, and at run time the placeholders are resolved straight into the snapshot, the run's own copy, instead of walking and copying the arguments again. Steps where only resolveRefs gives the same answer (deep, a getter, a string the resolver refuses, too many placeholders, a null prototype, a cycle back to the arguments) go through resolveRefs; a property test checks both paths against resolveRefs.",
         "The lintPlan and resolveRefs rows split the parts row (the Promise.all alone, about 0.6 ms, is no longer a row: the target no longer compares with it).",
         "The retry rows: a policy that never fires costs a copy of the top level of each step's arguments per try (a step that may be tried again resolves into a copy, so every try gets the arguments the plan gave; a deep copy with structuredClone measured 2.66×). 1,000 steps whose tool fails once each wait 0 ms on a timer each (setTimeout(0) is at least about 1 ms in Node, and the waits overlap); the difference to the row beside it, over 1,000, is the overhead per retry.",
+        "Tracing (src/run/tracing.ts): the bench runs with @opentelemetry/api installed (a devDependency) and no SDK registered, as an application that has the API through another package. The default runPlan row then asks the API for its tracer, starts the run span (the API's non-recording span), sees it carries no trace and drops tracing: each step costs one branch. The tracer: false row skips even that. Workload 10 measures a registered SDK.",
         "The two runPlan rows run the same code on this plan (every tool returns at once, so one step runs at a time). They used to differ by up to 1.7 times: right after the harness's forced collection a task runs slower until the heap has grown back, and tinybench times every task right after it. The harness now makes a few untimed calls after each collection (bench/harness.ts, settleCalls), and the two rows agree within a few per cent.",
       ],
     };

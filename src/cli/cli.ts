@@ -16,6 +16,8 @@ import { statusCommand, statusHelp, statusUsage } from "./status-command.js";
 import { redriveCommand, redriveHelp, redriveUsage } from "./redrive-command.js";
 import { workerCommand, workerHelp, workerUsage } from "./worker-command.js";
 import { graphCommand, graphHelp, graphUsage } from "./graph-command.js";
+import { startCliTracing } from "./tracing.js";
+import { mcpCommand, mcpHelp, mcpUsage } from "./mcp-serve-command.js";
 import { printable } from "../shared/text.js";
 import { packageVersion } from "../shared/version.js";
 
@@ -32,6 +34,7 @@ const commands: Record<string, { run: Command; usage: string; help: string }> = 
   status: { run: statusCommand, usage: statusUsage, help: statusHelp },
   redrive: { run: redriveCommand, usage: redriveUsage, help: redriveHelp },
   graph: { run: graphCommand, usage: graphUsage, help: graphHelp },
+  mcp: { run: mcpCommand, usage: mcpUsage, help: mcpHelp },
 };
 
 /** The command names, in the order the help lists them. */
@@ -76,6 +79,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.stdout(command.help);
     return 0;
   }
+  // The commands that run plans export their spans when the OTEL_* variables ask (src/cli/tracing.ts).
+  const tracing = name === "run" || name === "worker" ? await startCliTracing(process.env, io.stderr) : undefined;
   try {
     return await command.run(rest, io);
   } catch (error) {
@@ -88,6 +93,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       return error.exitCode;
     }
     throw error;
+  } finally {
+    await tracing?.shutdown();
   }
 }
 

@@ -36,8 +36,8 @@ export const runHelp = `${runUsage}
 
 Run a plan: each step's tool is called with its arguments resolved against the results so far, in
 dependency order, independent steps at the same time. The plan is linted first; with lint errors
-nothing runs. Progress goes to stderr; the report (status, results, errors, skipped, timings) is
-written as JSON to stdout, or to --results.
+nothing runs. Progress goes to stderr; the report (status, results, errors, skipped, timings, and the
+plan's resolved "output" when it has one) is written as JSON to stdout, or to --results.
 
 options:
   --tools MODULE        the JavaScript module (.mjs/.js; .ts where Node strips types) whose exported
@@ -256,6 +256,8 @@ async function runWith(io: CliIo, setup: RunSetup): Promise<number> {
   for (const [id, error] of Object.entries(json.errors)) {
     if (error.code === "unserializable") io.stderr(`plan-refs: step ${id}: ${printable(error.message.replace(/^step \d+: /, ""))}; reported as error "unserializable"\n`);
   }
+  // The run's status is the steps': an output that could not be resolved is told, not an exit code.
+  if (json.outputError !== undefined) io.stderr(`plan-refs: ${printable(json.outputError.message)}; the report has "outputError" instead of "output"\n`);
   const placed = placedErrors(report, planValue);
   if (placed.length > 0) printDiagnostics(io, locateDiagnostics(planText, placed), planName, lines);
   const output = `${JSON.stringify(json, null, 2)}\n`;

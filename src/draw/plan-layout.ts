@@ -17,7 +17,7 @@
  * (sorting aside), with at most `PLAN_GEOMETRY.maxTracks` tracks in a zone or channel.
  */
 import { fitText, LONGEST_LABEL, textWidth, tooltip } from "./text.js";
-import { planPicture, pushTo, readDrawOptions, type DrawPlanOptions, type EdgeState, type PictureStep, type PlanPicture } from "./plan-model.js";
+import { OUTPUT_NODE, planPicture, pushTo, readDrawOptions, type DrawPlanOptions, type EdgeState, type PictureStep, type PlanPicture } from "./plan-model.js";
 
 /** The font size of arrow labels (in PLAN_GEOMETRY). */
 const EDGE_FONT = 10;
@@ -109,7 +109,7 @@ export interface LayoutEdge {
 
 /** A column heading ("level 1", "never runs", "missing"). */
 export interface LayoutColumn {
-  readonly kind: "level" | "stuck" | "missing";
+  readonly kind: "level" | "stuck" | "missing" | "output";
   readonly x: number;
   readonly title: PlacedLabel;
 }
@@ -174,6 +174,7 @@ export function layoutPlan(plan: unknown, options?: DrawPlanOptions): PlanLayout
   const groups: Group[] = [];
   if (picture.missing.length > 0) groups.push({ title: "missing", kind: "missing", keys: picture.missing });
   picture.levels.forEach((ids, i) => groups.push({ title: `level ${i + 1}`, kind: "level", keys: ids }));
+  if (picture.output) groups.push({ title: "output", kind: "output", keys: [OUTPUT_NODE] });
   if (picture.stuck.length > 0) groups.push({ title: "never runs", kind: "stuck", keys: picture.stuck });
 
   // Grid columns: each group cut into columns of at most maxRows boxes.
@@ -341,9 +342,10 @@ export function layoutPlan(plan: unknown, options?: DrawPlanOptions): PlanLayout
     const x = columnX(column);
     const y = rowTop[row]!;
     const inner = G.boxWidth - 2 * G.inset;
-    const toolText = step.kind === "missing" ? "no such step" : step.tool;
+    const output = step.kind === "output";
+    const toolText = step.kind === "missing" ? "no such step" : output ? "when every step has run" : step.tool;
     // One tooltip line per fact, each made printable on its own (a newline inside a tool name stays escaped).
-    const lines = [step.kind === "missing" ? `Step ${step.id} is referenced but is not in the plan` : `Step ${step.id}: ${step.tool}`];
+    const lines = [step.kind === "missing" ? `Step ${step.id} is referenced but is not in the plan` : output ? "The plan's output, resolved when every step has run" : `Step ${step.id}: ${step.tool}`];
     if (step.kind === "stuck") lines.push("Never runs: it is in a cycle or depends on a step that is");
     lines.push(...step.errors.slice(0, 8));
     if (step.errors.length > 8) lines.push(`… and ${step.errors.length - 8} more errors`);
@@ -356,10 +358,10 @@ export function layoutPlan(plan: unknown, options?: DrawPlanOptions): PlanLayout
       height: rowHeight[row]!,
       column,
       row,
-      idLabel: place(`$${step.id}`, inner, G.idFont, x + G.inset, y + 21, "start"),
+      idLabel: place(output ? "output" : `$${step.id}`, inner, G.idFont, x + G.inset, y + 21, "start"),
       toolLabel: place(toolText, inner, G.toolFont, x + G.inset, y + 39, "start"),
       tooltip: lines.map((line) => tooltip(line)).join("\n"),
-      bad: step.kind !== "step" || step.errors.length > 0,
+      bad: (step.kind !== "step" && !output) || step.errors.length > 0,
     };
     boxes.push(box);
     boxAt.set(key, box);
@@ -402,17 +404,18 @@ export function layoutPlan(plan: unknown, options?: DrawPlanOptions): PlanLayout
     const keys = edge.keys.join(", ");
     // Just above the arrow's last straight line, clear of the arrow head.
     const label = placeFitted(route.text, G.edgeFont, x2 - G.arrowHead - 2, y2 - 4, "end");
-    let first = `$${edge.to} reads ${keys} of $${edge.from}`;
+    let first = `${edge.to === OUTPUT_NODE ? "The output" : `$${edge.to}`} reads ${keys} of $${edge.from}`;
     if (edge.state === "missing") first += `; step ${edge.from} is not in the plan`;
     if (edge.state === "cycle") first += edge.from === edge.to ? "; a step cannot use its own result" : `; $${edge.from} and $${edge.to} are in a cycle`;
     const lines = [first, ...edge.errors.slice(0, 8)];
     return { from: edge.from, to: edge.to, state: edge.state, keys: edge.keys, path, points, curve: route.curve, label, tooltip: lines.map((line) => tooltip(line)).join("\n") };
   });
 
-  const stepCount = picture.steps.length - picture.missing.length;
+  const stepCount = picture.steps.length - picture.missing.length - (picture.output ? 1 : 0);
   let summary = `Dependency graph: ${plural(stepCount, "step")} in ${plural(picture.levels.length, "level")}`;
   if (picture.stuck.length > 0) summary += `, ${plural(picture.stuck.length, "step")} that never run`;
   if (picture.missing.length > 0) summary += `, ${plural(picture.missing.length, "missing step")}`;
+  if (picture.output) summary += ", and the plan's output";
   if (picture.errorCount > 0) summary += `, ${plural(picture.errorCount, "lint error")}`;
   const note = noteText === undefined ? undefined : place(noteText, Math.max(G.boxWidth, width - 2 * G.padding), G.titleFont + 1, G.padding, G.padding + 12, "start");
   const noteTooltip = [...picture.planErrors.slice(0, 8)].map((line) => tooltip(line)).join("\n");

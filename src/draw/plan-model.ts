@@ -7,7 +7,7 @@
 import type { ReferenceNode } from "../grammar/ast.js";
 import { lintPlan } from "../lint/lint-plan.js";
 import { graphFromEdges } from "../plan/graph.js";
-import { readPlan, type ToolCatalog } from "../plan/plan.js";
+import { OUTPUT_POINTER, readPlan, type ToolCatalog } from "../plan/plan.js";
 import { scanArgs } from "../plan/references.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { RefError } from "../shared/errors.js";
@@ -33,11 +33,20 @@ export interface DrawPlanOptions {
   readonly maxRows?: number | undefined;
 }
 
-/** One step of the picture. `kind` `missing`: a referenced step that is not in the plan. */
+/**
+ * The id of the plan's output in a picture (its node, and the `to` of the arrows into it): the output
+ * is no step, and no step has a negative id.
+ */
+export const OUTPUT_NODE = -1;
+
+/**
+ * One node of the picture. `kind` `missing`: a referenced step that is not in the plan; `output`: the
+ * plan's output (id `OUTPUT_NODE`), after every level, fed by the steps it refers to.
+ */
 export interface PictureStep {
   readonly id: number;
   readonly tool: string;
-  readonly kind: "step" | "stuck" | "missing";
+  readonly kind: "step" | "stuck" | "missing" | "output";
   /** The 0-based execution level; `null` for steps that never run and missing steps. */
   readonly level: number | null;
   /** The linter's error messages about this step. */
@@ -62,6 +71,8 @@ export interface PlanPicture {
   readonly stuck: readonly number[];
   readonly missing: readonly number[];
   readonly edges: readonly PictureEdge[];
+  /** Whether the plan has an output (then `steps` has its node, kind `output`). */
+  readonly output: boolean;
   /** Lint errors that are about no step (the plan's shape, options, catalog). */
   readonly planErrors: readonly string[];
   /** How many lint errors there are in all. */
@@ -150,24 +161,30 @@ export function planPicture(plan: unknown, given?: DrawPlanOptions): PlanPicture
   const dependencies = new Map<number, Set<number>>();
   const edges = new Map<string, { from: number; to: number; keys: string[]; nodes: { pointer: string; node: ReferenceNode }[] }>();
   const missing = new Set<number>();
-  for (const step of read.steps) {
-    const targets = new Set<number>();
-    dependencies.set(step.id, targets);
-    for (const ref of scanArgs(step.args, options).refs) {
+  // The arrows into one reader (a step, or the output), from the references in `args` at `pointer`.
+  const readFrom = (args: Readonly<Record<string, unknown>>, to: number, pointer: string, targets: Set<number> | undefined): void => {
+    for (const ref of scanArgs(args, options).refs) {
       for (const node of ref.references) {
         const from = Number(node.step.id);
         if (!Number.isSafeInteger(from)) continue;
-        if (ids.has(from)) targets.add(from);
+        if (ids.has(from)) targets?.add(from);
         else missing.add(from);
-        const key = `${from}>${step.id}`;
+        const key = `${from}>${to}`;
         let edge = edges.get(key);
-        if (edge === undefined) edges.set(key, (edge = { from, to: step.id, keys: [], nodes: [] }));
+        if (edge === undefined) edges.set(key, (edge = { from, to, keys: [], nodes: [] }));
         const text = pathText(node);
         if (!edge.keys.includes(text)) edge.keys.push(text);
-        edge.nodes.push({ pointer: `${step.pointer}/args${ref.pointer}`, node });
+        edge.nodes.push({ pointer: pointer + ref.pointer, node });
       }
     }
+  };
+  for (const step of read.steps) {
+    const targets = new Set<number>();
+    dependencies.set(step.id, targets);
+    readFrom(step.args, step.id, `${step.pointer}/args`, targets);
   }
+  const output = read.plan.output;
+  if (output !== undefined) readFrom(output, OUTPUT_NODE, OUTPUT_POINTER, undefined);
   const graph = graphFromEdges(read.plan.steps, dependencies);
   const cycleOf = new Map<number, number>();
   graph.cycles.forEach((cycle, i) => cycle.forEach((id) => cycleOf.set(id, i)));
@@ -178,12 +195,14 @@ export function planPicture(plan: unknown, given?: DrawPlanOptions): PlanPicture
   const stepErrors = new Map<number, string[]>();
   const pointerErrors = new Map<string, Diagnostic[]>();
   const planErrors: string[] = [];
+  const outputErrors: string[] = [];
   for (const diagnostic of errors) {
     const message = String(ownOption(diagnostic, "message") ?? "");
     const step = ownOption(diagnostic, "step");
-    if (typeof step === "number" && ids.has(step)) pushTo(stepErrors, step, message);
-    else planErrors.push(message);
     const pointer = ownOption(diagnostic, "pointer");
+    if (typeof step === "number" && ids.has(step)) pushTo(stepErrors, step, message);
+    else if (output !== undefined && typeof pointer === "string" && (pointer === OUTPUT_POINTER || pointer.startsWith(`${OUTPUT_POINTER}/`))) outputErrors.push(message);
+    else planErrors.push(message);
     if (typeof pointer === "string") pushTo(pointerErrors, pointer, diagnostic);
   }
 
@@ -215,5 +234,8 @@ export function planPicture(plan: unknown, given?: DrawPlanOptions): PlanPicture
   }));
   const missingIds = [...missing].sort((a, b) => a - b);
   for (const id of missingIds) steps.push({ id, tool: "", kind: "missing", level: null, errors: [] });
-  return { steps, levels: graph.levels, stuck, missing: missingIds, edges: pictureEdges, planErrors, errorCount: errors.length };
+  if (output !== undefined) {
+    steps.push({ id: OUTPUT_NODE, tool: "output", kind: "output", level: null, errors: outputErrors });
+  }
+  return { steps, levels: graph.levels, stuck, missing: missingIds, edges: pictureEdges, output: output !== undefined, planErrors, errorCount: errors.length };
 }

@@ -7,7 +7,7 @@
  * scrolling container (`overflow: auto`).
  */
 import { layoutPlan, PLAN_GEOMETRY, type PlacedLabel, type PlanLayout } from "./plan-layout.js";
-import { planPicture, type DrawPlanOptions, type EdgeState } from "./plan-model.js";
+import { OUTPUT_NODE, planPicture, type DrawPlanOptions, type EdgeState } from "./plan-model.js";
 import { escapeXml, FONT_FAMILY, fitText, LONGEST_LABEL, num } from "./text.js";
 
 /**
@@ -89,9 +89,9 @@ export function layoutToSvg(layout: PlanLayout): string {
   out.push(`</g>`);
   for (const box of layout.boxes) {
     const missing = box.kind === "missing";
-    const cls = missing ? "plan-refs-missing" : `plan-refs-step${box.kind === "stuck" ? " plan-refs-stuck" : ""}${box.bad ? " plan-refs-error" : ""}`;
+    const cls = missing ? "plan-refs-missing" : box.kind === "output" ? `plan-refs-output${box.bad ? " plan-refs-error" : ""}` : `plan-refs-step${box.kind === "stuck" ? " plan-refs-stuck" : ""}${box.bad ? " plan-refs-error" : ""}`;
     out.push(
-      `<g class="${cls}" data-step="${box.id}"><title>${escapeXml(box.tooltip)}</title>` +
+      `<g class="${cls}"${box.kind === "output" ? "" : ` data-step="${box.id}"`}><title>${escapeXml(box.tooltip)}</title>` +
         `<rect x="${num(box.x)}" y="${num(box.y)}" width="${box.width}" height="${box.height}" rx="8" ry="8" fill="${box.bad ? COLORS.badBackground : COLORS.box}" stroke="${box.bad ? COLORS.bad : COLORS.boxLine}" stroke-width="1.5"${missing ? ` stroke-dasharray="5 4"` : ""}/>` +
         textElement(box.idLabel, `class="plan-refs-id" font-weight="700" fill="${box.bad ? COLORS.bad : COLORS.id}"`) +
         textElement(box.toolLabel, `class="plan-refs-tool" fill="${box.bad ? COLORS.bad : COLORS.text}"${missing ? ` font-style="italic"` : ""}`) +
@@ -148,7 +148,7 @@ export function dotText(text: string): string {
   return text.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\r?\n/g, "\\n");
 }
 
-const nodeId = (kind: string, id: number): string => `${kind === "missing" ? "m" : "s"}${id}`;
+const nodeId = (kind: string, id: number): string => (id === OUTPUT_NODE ? "output" : `${kind === "missing" ? "m" : "s"}${id}`);
 
 /**
  * The dependency graph of a plan as a Mermaid flowchart (left to right, one subgraph per level):
@@ -168,6 +168,7 @@ export function planToMermaid(plan: unknown, options?: DrawPlanOptions): string 
   };
   if (picture.missing.length > 0) group("missing", "missing", picture.missing.map((id) => node("missing", id, "no such step")));
   picture.levels.forEach((ids, i) => group(`level${i + 1}`, `level ${i + 1}`, ids.map((id) => node("step", id, byId.get(id)?.tool ?? ""))));
+  if (picture.output) group("outputs", "output", [`${nodeId("output", OUTPUT_NODE)}["output"]`]);
   if (picture.stuck.length > 0) group("stuck", "never runs", picture.stuck.map((id) => node("stuck", id, byId.get(id)?.tool ?? "")));
   const bad: number[] = [];
   picture.edges.forEach((edge, i) => {
@@ -217,10 +218,11 @@ export function planToDot(plan: unknown, options?: DrawPlanOptions): string {
   };
   if (picture.missing.length > 0) cluster("missing", "missing", picture.missing.map((id) => node("missing", id)));
   picture.levels.forEach((ids, i) => cluster(`level_${i + 1}`, `level ${i + 1}`, ids.map((id) => node("step", id))));
+  if (picture.output) cluster("output", "output", [`"${nodeId("output", OUTPUT_NODE)}" [label="output", tooltip="The plan's output, resolved when every step has run"];`]);
   if (picture.stuck.length > 0) cluster("stuck", "never runs", picture.stuck.map((id) => node("stuck", id)));
   for (const edge of picture.edges) {
     const from = nodeId(edge.state === "missing" ? "missing" : "step", edge.from);
-    lines.push(`  "${from}" -> "${nodeId("step", edge.to)}" [label="${dotText(shortLabel(edge.keys.join(", ")))}", tooltip="${layout.tooltip(`$${edge.to} reads ${edge.keys.join(", ")} of $${edge.from}`)}", ${EDGE_STYLE[edge.state]}];`);
+    lines.push(`  "${from}" -> "${nodeId("step", edge.to)}" [label="${dotText(shortLabel(edge.keys.join(", ")))}", tooltip="${layout.tooltip(`${edge.to === OUTPUT_NODE ? "The output" : `$${edge.to}`} reads ${edge.keys.join(", ")} of $${edge.from}`)}", ${EDGE_STYLE[edge.state]}];`);
   }
   lines.push("}");
   return `${lines.join("\n")}\n`;

@@ -64,10 +64,10 @@ function inside(segment: LexedSegment, at: number): boolean {
   return segment.open < at && at <= (segment.close ?? segment.content.end);
 }
 
-/** The steps that may be referenced from the cursor's step: not itself, not one that depends on it (a cycle). */
+/** The steps that may be referenced from the cursor's step: not itself, not one that depends on it (a cycle); from the output, every step. */
 function stepItems(cursor: Cursor, reference: LexedReference): CompletionItem[] {
   const { document, site } = cursor;
-  const excluded = dependentsOf(document, site.step.id);
+  const excluded = dependentsOf(document, site.step?.id);
   const span = fileSpan(site, reference.step);
   const items: CompletionItem[] = [];
   for (const [id, step] of document.byId) {

@@ -52,7 +52,7 @@ function hover(planText: string, offset: number, options: EditorOptions | undefi
   if (step === undefined) {
     return { markdown: `${code(expression)}: step ${id} is not in the plan.`, span };
   }
-  const lines: string[] = [`**Step ${id}** · ${step.tool === undefined ? "no tool" : code(step.tool)}${step.id === cursor.site.step.id ? " (this step itself)" : ""}`];
+  const lines: string[] = [`**Step ${id}** · ${step.tool === undefined ? "no tool" : code(step.tool)}${step.id === cursor.site.step?.id ? " (this step itself)" : ""}`];
   const spec = step.tool === undefined || document.catalog === undefined ? undefined : ownData(document.catalog, step.tool);
   const description = ownData(spec, "description");
   if (typeof description === "string" && description !== "") lines.push(description);

@@ -34,7 +34,8 @@ export interface EditorStep {
 export interface StringSite {
   readonly node: JsonNode;
   readonly string: DecodedString;
-  readonly step: EditorStep;
+  /** The step whose arguments hold the string; `undefined` for a string in the plan's `output`. */
+  readonly step: EditorStep | undefined;
   /** How the resolver classifies the string (with `strict`, so malformed references are errors). */
   readonly classification: Classification;
 }
@@ -51,6 +52,8 @@ export interface PlanDocument {
   readonly options: NormalizedOptions;
   readonly catalog: ToolCatalog | undefined;
   readonly sites: readonly StringSite[];
+  /** The plan's `"output"` object node, when it has one. */
+  readonly outputNode?: JsonNode | undefined;
 }
 
 /** Deeper nesting than this is not analysed: the one limit of the JSON reader, kept in plan/json-text.ts. */
@@ -116,18 +119,24 @@ function analyze(text: string, options: EditorOptions | undefined): PlanDocument
     catalog = undefined;
   }
 
-  const document: PlanDocument = { text, root, isPlan, steps, byId, options: normalized, catalog, sites: [] };
+  const outputNode = isPlan && root?.type === "object" ? property(root, "output") : undefined;
+  const document: PlanDocument = { text, root, isPlan, steps, byId, options: normalized, catalog, sites: [], ...(outputNode?.type === "object" ? { outputNode } : {}) };
   return { ...document, sites: collectSites(document) };
 }
 
-/** Every string the resolver reads, in document order. */
+/** Every string the resolver reads, in document order: in the steps' arguments and in the plan's output. */
 function collectSites(document: PlanDocument): StringSite[] {
   const sites: StringSite[] = [];
   const strict = { ...document.options, strict: true };
-  for (const step of document.steps) {
-    if (step.argsNode === undefined) continue;
+  const owners: [JsonNode, EditorStep | undefined][] = document.steps.flatMap((step): [JsonNode, EditorStep][] => (step.argsNode === undefined ? [] : [[step.argsNode, step]]));
+  // The output may stand before or after the steps: it goes where the document has it.
+  if (document.outputNode !== undefined) {
+    const at = owners.findIndex(([node]) => node.offset > document.outputNode!.offset);
+    owners.splice(at < 0 ? owners.length : at, 0, [document.outputNode, undefined]);
+  }
+  for (const [root, step] of owners) {
     // An explicit stack, children pushed in reverse: document order without recursion.
-    const stack: { node: JsonNode; depth: number }[] = [{ node: step.argsNode, depth: 0 }];
+    const stack: { node: JsonNode; depth: number }[] = [{ node: root, depth: 0 }];
     while (stack.length > 0) {
       const { node, depth } = stack.pop()!;
       if (node.type === "string") {
@@ -209,7 +218,7 @@ export function nodeValue(node: JsonNode): unknown {
 export function dependenciesOf(document: PlanDocument): Map<number, Set<number>> {
   const dependencies = new Map<number, Set<number>>();
   for (const site of document.sites) {
-    const from = site.step.id;
+    const from = site.step?.id;
     if (from === undefined || site.classification.kind !== "ref") continue;
     let targets = dependencies.get(from);
     if (targets === undefined) dependencies.set(from, (targets = new Set()));

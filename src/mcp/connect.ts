@@ -11,6 +11,7 @@ import { REQUEST_TIMEOUT, requestOptions, SDK_TIMEOUT_MS } from "./catalog.js";
 import type { McpClient } from "./client.js";
 import { McpSetupError } from "./errors.js";
 import { splitCommand } from "./split-command.js";
+import { loadSdk } from "./sdk.js";
 import { GroupStdioTransport } from "./stdio-transport.js";
 
 /** How to reach a server: a command to start (its stdin and stdout carry MCP), or a Streamable HTTP URL. */
@@ -57,8 +58,6 @@ export interface McpConnection {
 
 /** How much of a server's stderr is kept. */
 const STDERR_TAIL_CHARS = 4096;
-
-const INSTALL = "npm install @modelcontextprotocol/sdk";
 
 /**
  * Start an MCP server over stdio (`{ command, args }`, or `{ commandLine }` split by `splitCommand`:
@@ -150,36 +149,6 @@ function environment(env: Readonly<Record<string, string>> | undefined): Record<
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(env ?? process.env)) if (typeof value === "string") out[name] = value;
   return out;
-}
-
-type SdkModules = {
-  "client/index.js": typeof import("@modelcontextprotocol/sdk/client/index.js");
-  "client/stdio.js": typeof import("@modelcontextprotocol/sdk/client/stdio.js");
-  "client/streamableHttp.js": typeof import("@modelcontextprotocol/sdk/client/streamableHttp.js");
-  "types.js": typeof import("@modelcontextprotocol/sdk/types.js");
-};
-
-/** A module of the SDK, imported when first needed; not installed: one line naming the install command. */
-async function loadSdk<K extends keyof SdkModules>(path: K): Promise<SdkModules[K]> {
-  try {
-    // Each path written out: bundlers and `tsc` see the specifiers.
-    switch (path) {
-      case "client/index.js":
-        return (await import("@modelcontextprotocol/sdk/client/index.js")) as SdkModules[K];
-      case "client/stdio.js":
-        return (await import("@modelcontextprotocol/sdk/client/stdio.js")) as SdkModules[K];
-      case "types.js":
-        return (await import("@modelcontextprotocol/sdk/types.js")) as SdkModules[K];
-      default:
-        return (await import("@modelcontextprotocol/sdk/client/streamableHttp.js")) as SdkModules[K];
-    }
-  } catch (error) {
-    const code = ownData(error, "code");
-    if (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") {
-      throw new McpSetupError("missing-sdk", `plan-refs/mcp needs @modelcontextprotocol/sdk, which is not installed: ${INSTALL}`, { cause: error });
-    }
-    throw new McpSetupError("missing-sdk", `@modelcontextprotocol/sdk could not be loaded (${safeText(describeThrown(error), 200)}); reinstall it: ${INSTALL}`, { cause: error });
-  }
 }
 
 /** Why connecting failed, in a few words. */

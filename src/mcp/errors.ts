@@ -20,7 +20,11 @@ export type McpSetupErrorCode =
   /** Two servers (or a server and a tools module) offer a tool of the same name. */
   | "tool-collision"
   /** An option of the wrong type or out of range. */
-  | "invalid-options";
+  | "invalid-options"
+  /** The plan server over HTTP was asked to bind an address other than loopback without a bearer token. */
+  | "token-required"
+  /** The plan server over HTTP could not bind its address and port. */
+  | "listen-failed";
 
 /**
  * Setting up MCP tools failed: the message is one line, safe to print.

@@ -5,7 +5,8 @@
 import type { ToolCatalog, ToolSpec } from "../plan/plan.js";
 import type { ToolFunctions } from "../run/run-plan.js";
 import { quoted } from "../shared/text.js";
-import { listMcpTools, requestOptions } from "./catalog.js";
+import { listMcpTools, requestOptions, type CatalogFromMcpOptions, type McpToolListing } from "./catalog.js";
+import type { McpClient } from "./client.js";
 import { connectMcp, type ConnectMcpOptions, type McpConnection, type McpServerSpec } from "./connect.js";
 import { McpSetupError } from "./errors.js";
 import { splitCommand } from "./split-command.js";
@@ -46,31 +47,11 @@ export async function connectMcpServers(servers: readonly McpServerSpec[], optio
   try {
     const failed = settled.find((outcome) => outcome.status === "rejected");
     if (failed !== undefined) throw failed.reason;
-    const listings = await Promise.all(
-      connections.map(async (connection) => {
-        try {
-          return await listMcpTools(connection.client, request);
-        } catch (error) {
-          if (error instanceof McpSetupError) throw new McpSetupError(error.code, `MCP server ${quoted(connection.label, 80)}: ${error.message}`, { cause: error });
-          throw error;
-        }
-      }),
+    const listings = await Promise.all(connections.map((connection) => listServerTools(connection.client, connection.label, request)));
+    const { catalog, owners, names } = mergeListings(
+      connections.map((connection) => connection.label),
+      listings,
     );
-    const catalog = Object.create(null) as Record<string, ToolSpec>;
-    const owners = new Map<string, string>();
-    const names = connections.map(() => [] as string[]);
-    listings.forEach((listing, i) => {
-      const label = connections[i]!.label;
-      for (const { name, spec } of listing) {
-        const owner = owners.get(name);
-        if (owner !== undefined) {
-          throw new McpSetupError("tool-collision", `tool ${quoted(name)} is offered by two MCP servers, ${quoted(owner, 80)} and ${quoted(label, 80)}; tool names must be unique across servers`);
-        }
-        owners.set(name, label);
-        names[i]!.push(name);
-        Object.defineProperty(catalog, name, { value: spec, enumerable: true, writable: true, configurable: true });
-      }
-    });
     return {
       connections,
       catalog,
@@ -85,6 +66,48 @@ export async function connectMcpServers(servers: readonly McpServerSpec[], optio
     await close();
     throw error;
   }
+}
+
+/**
+ * A server's tools (every page of `tools/list`); a setup error's message starts with the server's label.
+ *
+ * @example
+ * await listServerTools(connection.client, connection.label) // [{ name: "geocode", spec: { input: … } }, …]
+ */
+export async function listServerTools(client: McpClient, label: string, options: CatalogFromMcpOptions = {}): Promise<McpToolListing[]> {
+  try {
+    return await listMcpTools(client, options);
+  } catch (error) {
+    if (error instanceof McpSetupError) throw new McpSetupError(error.code, `MCP server ${quoted(label, 80)}: ${error.message}`, { cause: error });
+    throw error;
+  }
+}
+
+/**
+ * Several servers' listings as one catalog: the tools by name, the label of the server that offers
+ * each, and each server's names. A tool two servers offer is an `McpSetupError` code `tool-collision`
+ * naming both (shared by `connectMcpServers` and the plan server, which lists again on a change).
+ *
+ * @example
+ * mergeListings(["a.mjs", "b.mjs"], [await listMcpTools(a), await listMcpTools(b)]).owners.get("geocode") // "a.mjs"
+ */
+export function mergeListings(labels: readonly string[], listings: readonly (readonly McpToolListing[])[]): { catalog: ToolCatalog; owners: Map<string, string>; names: string[][] } {
+  const catalog = Object.create(null) as Record<string, ToolSpec>;
+  const owners = new Map<string, string>();
+  const names = listings.map(() => [] as string[]);
+  listings.forEach((listing, i) => {
+    const label = labels[i]!;
+    for (const { name, spec } of listing) {
+      const owner = owners.get(name);
+      if (owner !== undefined) {
+        throw new McpSetupError("tool-collision", `tool ${quoted(name)} is offered by two MCP servers, ${quoted(owner, 80)} and ${quoted(label, 80)}; tool names must be unique across servers`);
+      }
+      owners.set(name, label);
+      names[i]!.push(name);
+      Object.defineProperty(catalog, name, { value: spec, enumerable: true, writable: true, configurable: true });
+    }
+  });
+  return { catalog, owners, names };
 }
 
 /**

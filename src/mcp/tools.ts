@@ -4,6 +4,7 @@
  */
 import { isPlainArray, isPlainObject, MISSING, ownData, readOwnData } from "../shared/own-data.js";
 import type { ToolContext, ToolFunction, ToolFunctions } from "../run/run-plan.js";
+import { activeTraceCarrier } from "../run/tracing.js";
 import { describeThrown } from "../shared/errors.js";
 import { printable, safeText } from "../shared/text.js";
 import { listMcpTools, REQUEST_TIMEOUT, requestOptions, SDK_TIMEOUT_MS } from "./catalog.js";
@@ -31,7 +32,8 @@ const CONNECTION_CLOSED = -32000;
 /**
  * The tools of an MCP server as tool functions for `runPlan`, one per tool its `tools/list` names
  * (every page). A step calls `tools/call` with its resolved arguments and its `signal` (an aborted
- * step cancels the request). The step's result is the answer's `structuredContent` when present, else
+ * step cancels the request); in a traced run the call's `_meta` carries the step span's W3C trace
+ * context (`traceparent`, `tracestate`), so the server's spans join the run's trace. The step's result is the answer's `structuredContent` when present, else
  * its text content parsed as JSON when it parses, else the text (content with no text: the `content`
  * array). An answer with `isError: true` fails the step (`tool-error`) with the server's text,
  * escaped; so do a connection that closes during the call (the server exited) and a call with no
@@ -64,17 +66,19 @@ export function toolFunctions(client: McpClient, names: readonly string[], timeo
 
 async function callTool(client: McpClient, name: string, args: Record<string, unknown>, context: ToolContext, timeout: number | undefined): Promise<unknown> {
   const options: McpRequestOptions = timeout === undefined ? { signal: context.signal } : { signal: context.signal, timeout };
+  // The step's span (the active context while its tool runs) continues in the server: W3C fields in `_meta`.
+  const trace = activeTraceCarrier();
   let answer: unknown;
   try {
-    answer = await client.callTool({ name, arguments: args }, undefined, options);
+    answer = await client.callTool(trace === undefined ? { name, arguments: args } : { name, arguments: args, _meta: trace }, undefined, options);
   } catch (error) {
     throw callFailure(error, timeout);
   }
   return toolValue(answer);
 }
 
-/** Why a call failed, as one clear line. */
-function callFailure(error: unknown, timeout: number | undefined): McpCallError {
+/** Why a call failed, as one clear line (also the plan server's, for a call it passes on). */
+export function callFailure(error: unknown, timeout: number | undefined): McpCallError {
   let code: unknown;
   try {
     code = typeof error === "object" && error !== null ? readOwnData(error, "code") : undefined;

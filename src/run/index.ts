@@ -1,7 +1,7 @@
 /**
  * `plan-refs/run`: the executor — `runPlan` runs a plan's tool calls in dependency order.
  */
-export { MAX_TIMEOUT_MS, runPlan, type ApprovalRequest, type PendingStep, type RunEvent, type RunOptions, type RunReport, type StepTiming, type ToolContext, type ToolFunction, type ToolFunctions } from "./run-plan.js";
+export { MAX_CONTENT_LENGTH, MAX_TIMEOUT_MS, runPlan, type ApprovalRequest, type PendingStep, type Tracer, type RunEvent, type RunOptions, type RunReport, type StepTiming, type ToolContext, type ToolFunction, type ToolFunctions } from "./run-plan.js";
 export { reportFromJSON, reportToJSON, type RunReportJSON, type StepErrorJSON } from "./report-json.js";
 export { resumePlan, type ResumeOptions } from "./resume.js";
 export { STEP_ERROR_CODES, StepError, type StepErrorCode } from "./step-error.js";

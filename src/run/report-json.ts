@@ -113,8 +113,7 @@ const ERROR_TOOL = /^step \d+ \((.*?)\): /s;
 
 /**
  * A `RunReport` rebuilt from its JSON form (what `reportToJSON` gives and `plan-refs run` writes), as
- * an object or as JSON text: results, errors, pending steps and timings as `Map`s, the plan's output
- * or its error, each error a
+ * an object or as JSON text: results, errors, pending steps and timings as `Map`s, each error a
  * `StepError` with its code, message, `ref`, `arg` and `pointer`. Timings keep what the JSON keeps
  * (each step's rounded duration, from 0); diagnostics are not in the JSON (`[]`). Reads own data only;
  * anything else is refused with `RefError` `invalid-report` naming the place.
@@ -155,7 +154,7 @@ function readReport(value: unknown): RunReport {
   const results = new Map<number, unknown>();
   for (const [id, result] of byStep(field("results"), "results")) results.set(id, result);
   const errors = new Map<number, StepError>();
-  for (const [id, error] of byStep(field("errors"), "errors")) errors.set(id, readError(id, error, `errors["${id}"]`));
+  for (const [id, error] of byStep(field("errors"), "errors")) errors.set(id, readError(id, error));
   const skipped = stepIds(field("skipped"), "skipped");
   const timings = field("timings");
   if (!isPlainObject(timings)) refuse("timings", "an object with totalMs and steps");
@@ -184,9 +183,8 @@ function readReport(value: unknown): RunReport {
   }
   const reusedGiven = field("reused");
   const reused = reusedGiven === undefined ? [] : stepIds(reusedGiven, "reused");
-  const output = Object.hasOwn(value, "output") ? { output: field("output") } : {};
   const outputErrorGiven = field("outputError");
-  const outputError = outputErrorGiven === undefined ? {} : { outputError: readError(OUTPUT_STEP_ID, outputErrorGiven, "outputError") };
+  const output = Object.hasOwn(value, "output") ? { output: field("output") } : outputErrorGiven === undefined ? {} : { outputError: readError(OUTPUT_STEP_ID, outputErrorGiven, "outputError") };
   return {
     runId,
     status: status as RunReport["status"],
@@ -200,7 +198,6 @@ function readReport(value: unknown): RunReport {
     pending,
     reused,
     ...output,
-    ...outputError,
   };
 }
 
@@ -222,7 +219,7 @@ function stepIds(value: unknown, where: string): number[] {
 }
 
 /** A step's error from its JSON: the same code, message and places. */
-function readError(id: number, value: unknown, where: string): StepError {
+function readError(id: number, value: unknown, where = `errors["${id}"]`): StepError {
   if (!isPlainObject(value)) refuse(where, "an object with code and message");
   const code = ownData(value, "code");
   const message = ownData(value, "message");

@@ -26,6 +26,7 @@ import { StepError } from "./step-error.js";
 import { abortStep, StepContext, StepIndex, StepRecord, takeDependents, type RecordState } from "./step-record.js";
 import { isStream, StreamIntake } from "./streamed-intake.js";
 import { retryDelayMs, type ResolvedRetryPolicy } from "./retry.js";
+import { startRunTrace, type RunTrace } from "./tracing.js";
 
 export type { ToolContext, ToolFunction } from "./attempt.js";
 export type { PendingStep, RunReport, StepTiming } from "./run-report.js";
@@ -44,6 +45,7 @@ export interface ResumeState {
   /** Steps that waited for approval before: they wait again unless approved or denied. */
   readonly waiting: ReadonlySet<number>;
 }
+export { MAX_CONTENT_LENGTH, type Tracer } from "./tracing.js";
 
 /**
  * Run a plan: an object with `steps` (or an array of steps), or an `AsyncIterable` of steps as a
@@ -77,7 +79,9 @@ export async function runResumable(plan: unknown, tools: ToolFunctions, options:
     return await run.whole(plan);
   } catch (error) {
     // Options, tools or a plan that cannot be read (a throwing getter or Proxy trap): a RefError, never a raw one.
-    throw asRefError(error, "the plan, tools or options of runPlan");
+    const refError = asRefError(error, "the plan, tools or options of runPlan");
+    run?.trace?.end(refError.code, 0, refError.message);
+    throw refError;
   } finally {
     run?.cleanup();
   }
@@ -125,6 +129,8 @@ class Run {
   /** Each step's canonical text, taken from its snapshot before anything runs (the plan hash is made of them). */
   #stepTexts: string[] = [];
   #planOptions: unknown;
+  /** The run's spans, when it is traced (`undefined`: one branch per step, nothing else). */
+  readonly trace: RunTrace | undefined;
   /** Removes the run's abort listener from the caller's signal, while it listens. */
   #unlisten: (() => void) | undefined;
   readonly #onAbort = (): void => {
@@ -143,6 +149,7 @@ class Run {
     readonly resume: ResumeState | undefined,
   ) {
     this.#tools = new RunTools(tools, settings.catalog);
+    this.trace = startRunTrace(settings.trace, settings.runId);
     this.#done = new Promise((resolve) => {
       this.#resolveDone = resolve;
     });
@@ -407,7 +414,8 @@ class Run {
       this.#emit({ type: "step-start", stepId: record.id, tool: record.tool, startMs });
       if (record.state !== "running") return; // the listener stopped the run
     }
-    attempt(record, record.fn!, this, this.settings.timeoutMs);
+    if (this.trace === undefined) attempt(record, record.fn!, this, this.settings.timeoutMs);
+    else this.trace.within(record, attempt, record, record.fn!, this as Run, this.settings.timeoutMs);
   }
 
   // The run's side of a step's attempt (src/run/attempt.ts).
@@ -424,7 +432,9 @@ class Run {
     const retried = policy !== undefined && policy.attempts > 1;
     const snapshot = retried ? { ...record.args! } : record.args!;
     if (!retried) record.args = undefined; // let go of the snapshot once resolved
-    return this.#language.resolve(snapshot, record.placeholders, this.results);
+    const args = this.#language.resolve(snapshot, record.placeholders, this.results);
+    if (record.span !== undefined) this.trace!.arguments(record, args);
+    return args;
   }
 
   contextOf(record: StepRecord): ToolContext {
@@ -454,7 +464,7 @@ class Run {
   /** The attempt's outcome: a result kept (also one that fails its output check), the step completed or failed. */
   #settle(record: StepRecord, value: unknown, failure: StepFailure | undefined): void {
     if (!this.isRunning(record)) return; // the run already gave up on it (abort, fail-fast, timeout)
-    const endMs = this.#end(record);
+    const endMs = this.#end(record, value, failure);
     if (failure !== undefined && this.#retryLater(record, failure, endMs)) return;
     record.args = undefined;
     if (failure === undefined || failure.code === "invalid-output") this.results.set(record.id, value);
@@ -501,9 +511,10 @@ class Run {
     this.#pump();
   }
 
-  /** The step's end: its timer cleared, its timing recorded. */
-  #end(record: StepRecord): number {
+  /** The try's end: its timer cleared, its timing recorded, its span ended. */
+  #end(record: StepRecord, value: unknown, failure: StepFailure | undefined): number {
     clearAttemptTimer(record);
+    if (record.span !== undefined) this.trace!.endStep(record, value, failure);
     this.#running--;
     const endMs = this.#now();
     this.#times.end(record.slot, endMs);
@@ -542,6 +553,7 @@ class Run {
     this.#setState(record, "failed");
     const error = new StepError(failure.code, record.id, record.tool, failure.detail, failure.cause);
     this.errors.set(record.id, error);
+    if (this.trace !== undefined && record.attempt === 0) this.trace.event("plan_refs.step.failed", record, { "error.type": failure.code });
     if (this.settings.onEvent !== undefined) {
       const end = endMs ?? this.#now();
       const start = endMs === undefined ? end : this.#times.startOf(record.slot);
@@ -558,6 +570,7 @@ class Run {
   #markSkipped(record: StepRecord, blockedBy: number | undefined): void {
     this.#setState(record, "skipped");
     this.skipped.push(record.id);
+    if (this.trace !== undefined) this.trace.event("plan_refs.step.skipped", record, blockedBy === undefined ? {} : { "plan_refs.step.blocked_by": blockedBy });
     if (blockedBy !== undefined && this.settings.onEvent !== undefined) this.#emit({ type: "step-skipped", stepId: record.id, tool: record.tool, blockedBy, atMs: this.#now() });
   }
 
@@ -598,7 +611,7 @@ class Run {
         this.#retrying--;
         this.#markFailed(record, record.retryFailure, record.retryEndMs);
       } else if (action === "abort") {
-        this.#markFailed(record, failure, this.#end(record));
+        this.#markFailed(record, failure, this.#end(record, undefined, failure));
         aborted.push(record);
       } else if (action === "skip") this.#markSkipped(record, undefined);
     }
@@ -711,6 +724,7 @@ class Run {
   #report(status: RunReport["status"] | undefined, planHash: string): RunReport {
     if (this.#fatal !== undefined) throw this.#fatal;
     const final = status ?? runStatus(this.#stopped, this.errors.size, this.diagnostics, this.#pending.size);
+    this.trace?.end(final, this.#records.size);
     const attempts = new Map<number, number>();
     const now = this.#now();
     for (const record of this.#records.list) {

@@ -17,6 +17,7 @@ import { asRefError, RefError } from "../shared/errors.js";
 import { quoted } from "../shared/text.js";
 import { layeredOptions, OPTION_NAMES, type OptionName } from "../shared/options.js";
 import { isPlainArray, isPlainObject, MISSING, ownData, ownDataEntries, ownElements, readOwnData } from "../shared/own-data.js";
+import type { TraceSettings, Tracer } from "./tracing.js";
 import { RETRY_DEFAULTS, RETRYABLE_CODES, resolveRetryPolicy, type ResolvedRetryPolicy, type RetryableCode, type RetryPolicy } from "./retry.js";
 
 /**
@@ -83,6 +84,13 @@ export interface RunOptions extends ResolveOptions {
   readonly needsApproval?: (step: ApprovalRequest) => boolean | Promise<boolean>;
   /** The tools whose every step waits for approval, as data (`--approve-tool NAME`); with `needsApproval`, either asks. */
   readonly approvalTools?: readonly string[];
+  /**
+   * The OpenTelemetry tracer of the run's spans (README, "Tracing"). Default: `trace.getTracer("plan-refs")`
+   * of `@opentelemetry/api` when it is installed (no SDK registered: nothing is traced); `false`: no spans.
+   */
+  readonly tracer?: Tracer | false;
+  /** Record each step's arguments and result on its span, as JSON cut at `MAX_CONTENT_LENGTH` characters (default `false`). */
+  readonly recordContent?: boolean;
 }
 
 /** What `needsApproval` is asked about: a step whose turn has come. */
@@ -309,6 +317,7 @@ export interface RunSettings extends RunOptionValues {
   readonly needsApproval: ((step: ApprovalRequest) => unknown) | undefined;
   /** `undefined`: no tool waits for approval by name. */
   readonly approvalTools: ReadonlySet<string> | undefined;
+  readonly trace: TraceSettings;
 }
 
 /** The default `concurrency` of `runPlan` and of a worker. */
@@ -336,6 +345,7 @@ export function readRunSettings(options: object): RunSettings {
     runId: readRunId(readOption(options, "runId"), "runId", refuseWithRefError),
     needsApproval: readCallback<(step: ApprovalRequest) => unknown>(readOption(options, "needsApproval"), "needsApproval"),
     approvalTools: readToolNames(readOption(options, "approvalTools"), "approvalTools", refuseWithRefError),
+    trace: { tracer: readTracer(readOption(options, "tracer")), recordContent: readFlag(readOption(options, "recordContent")) },
   };
 }
 
@@ -349,6 +359,15 @@ function readToolNames(value: unknown, name: string, refuse: RefuseOption): Set<
     names.add(item);
   }
   return names;
+}
+
+/** A tracer (anything with `startSpan`), or `false` for none; absent: `undefined`. */
+function readTracer(value: unknown): Tracer | false | undefined {
+  if (value === undefined || value === false) return value;
+  if (typeof value !== "object" || value === null || typeof (value as { startSpan?: unknown }).startSpan !== "function") {
+    throw refuseWithRefError(OPTION_MESSAGES.object("tracer", "an OpenTelemetry tracer (an object with startSpan), or false"));
+  }
+  return value as Tracer;
 }
 
 /**

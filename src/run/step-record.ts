@@ -4,12 +4,13 @@
  */
 import type { AttemptOwner, AttemptStep, StepFailure, ToolContext, ToolFunction } from "./attempt.js";
 import type { StepState } from "./schedule.js";
+import type { TraceSpan, TracedStep } from "./tracing.js";
 
 /** A step's state in one process: the shared states, and `pending` (waiting for approval; its tool not called). */
 export type RecordState = StepState | "pending";
 
 /** One step of a run: its snapshot, its place in the graph, and its state. */
-export class StepRecord implements AttemptStep<StepRecord> {
+export class StepRecord implements AttemptStep<StepRecord>, TracedStep {
   state: RecordState = "waiting";
   /** Dependencies not done yet. */
   pending = 0;
@@ -28,6 +29,8 @@ export class StepRecord implements AttemptStep<StepRecord> {
   retryFailure: StepFailure | undefined = undefined;
   /** When its last try ended (the step's end if the wait is cancelled). */
   retryEndMs = 0;
+  /** The span of the try that runs, in a traced run. */
+  span: TraceSpan | undefined = undefined;
 
   constructor(
     readonly id: number,

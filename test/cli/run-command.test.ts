@@ -67,6 +67,20 @@ describe("plan-refs run", () => {
     expect(run([plan, "--tools", flaky]).status).toBe(1);
   });
 
+  test("a plan's output is in the report; one it cannot resolve is told on stderr and leaves the exit code to the steps", () => {
+    const withOutput = file("output.plan.json", JSON.stringify({ steps: [{ id: 1, tool: "echo", args: { x: 1 } }, { id: 2, tool: "boom", args: {} }], output: { x: "$1.x" } }));
+    const ok = run([withOutput, "--tools", tools]);
+    expect(ok.status).toBe(1); // step 2 failed
+    expect((JSON.parse(ok.stdout) as { output: unknown }).output).toEqual({ x: 1 });
+    const unresolved = file("output-bad.plan.json", JSON.stringify({ steps: [{ id: 1, tool: "echo", args: { x: 1 } }, { id: 2, tool: "boom", args: {} }], output: { x: "$2.x" } }));
+    const bad = run([unresolved, "--tools", tools]);
+    expect(bad.status).toBe(1);
+    const report = JSON.parse(bad.stdout) as { output?: unknown; outputError: { code: string } };
+    expect(Object.hasOwn(report, "output")).toBe(false);
+    expect(report.outputError.code).toBe("unresolved-output");
+    expect(bad.stderr).toContain(`plan-refs: the plan's output: it refers to step 2 (at /x), which failed (tool-error); the report has "outputError" instead of "output"`);
+  });
+
   test("--results writes the report to a file instead of stdout", () => {
     const out = join(tmp, "out.json");
     const result = run([twoSteps, "--tools", tools, "--results", out, "--concurrency", "1"]);

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
-import { layoutPlan, planToDot, planToMermaid, planToSvg, type DrawPlanOptions } from "../../src/draw/index.js";
+import { layoutPlan, OUTPUT_NODE, planToDot, planToMermaid, planToSvg, type DrawPlanOptions } from "../../src/draw/index.js";
 import { planGraph } from "../../src/plan/graph.js";
 import { readPlan, type ToolCatalog } from "../../src/plan/plan.js";
 import { RefError } from "../../src/shared/errors.js";
@@ -71,6 +71,9 @@ describe.each(rows)("$name", (row) => {
     expect(new Set(arrows).size).toBe(arrows.length);
     const expected = graphEdges(plan, options);
     for (const missing of layout.picture.missing) for (const edge of layout.picture.edges) if (edge.from === missing) expected.add(`${edge.from}>${edge.to}`);
+    // The plan's output: one box, and an arrow from each step it reads.
+    for (const edge of layout.picture.edges) if (edge.to === OUTPUT_NODE) expected.add(`${edge.from}>${edge.to}`);
+    expect(byClass(root, "plan-refs-output")).toHaveLength(readPlan(plan).plan.output === undefined ? 0 : 1);
     expect(new Set(arrows)).toEqual(expected);
     for (const edge of byClass(root, "plan-refs-edge")) expect(edge.children.filter((child) => child.name === "path")).toHaveLength(1);
   });
@@ -129,7 +132,8 @@ describe.each(rows)("$name", (row) => {
     const text = planToDot(plan, options);
     checkDot(text);
     expect([...text.matchAll(/^\s+"([sm]\d+)" \[label=/gm)].map((m) => m[1]).sort()).toEqual([...steps.map((step) => `s${step.id}`), ...layout.picture.missing.map((id) => `m${id}`)].sort());
-    expect([...text.matchAll(/^\s+"[sm]\d+" -> "s\d+" \[/gm)]).toHaveLength(layout.picture.edges.length);
+    expect([...text.matchAll(/^\s+"[sm]\d+" -> "(?:s\d+|output)" \[/gm)]).toHaveLength(layout.picture.edges.length);
+    expect([...text.matchAll(/^\s+"output" \[label="output"/gm)]).toHaveLength(layout.picture.output ? 1 : 0);
   });
 });
 

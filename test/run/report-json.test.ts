@@ -7,8 +7,8 @@ import { describe, expect, test } from "vitest";
 import { RefError, reportFromJSON, reportToJSON, runPlan, STEP_ERROR_CODES, StepError, type RunReportJSON } from "../../src/index.js";
 
 const stepKey = fc.nat({ max: 50 }).map(String);
-/** A JSON value as JSON text gives it back (-0 is written as 0). */
-const jsonValue = fc.jsonValue().map((value) => JSON.parse(JSON.stringify(value)) as unknown);
+/** A JSON value as JSON writes it back (fast-check's may hold -0, which JSON writes as 0). */
+const json = fc.jsonValue().map((value) => JSON.parse(JSON.stringify(value)) as unknown);
 const errorJSON = fc.record(
   {
     code: fc.constantFrom(...STEP_ERROR_CODES.filter((code) => code !== "unserializable")),
@@ -24,21 +24,21 @@ const reportJSON: fc.Arbitrary<RunReportJSON> = fc
     {
       runId: fc.string(),
       status: fc.constantFrom("ok", "failed", "aborted", "invalid", "suspended" as const),
-      results: fc.dictionary(stepKey, jsonValue),
+      results: fc.dictionary(stepKey, json),
       errors: fc.dictionary(stepKey, errorJSON),
       skipped: fc.array(fc.nat()),
       timings: fc.record({ totalMs: fc.nat(), steps: fc.dictionary(stepKey, fc.nat()) }),
       attempts: fc.dictionary(stepKey, fc.integer({ min: 1, max: 10 })),
       planHash: fc.stringMatching(/^[0-9a-f]{64}$/),
-      pending: fc.dictionary(stepKey, fc.record({ tool: fc.string(), args: fc.dictionary(fc.string(), jsonValue) }), { minKeys: 1 }),
+      pending: fc.dictionary(stepKey, fc.record({ tool: fc.string(), args: fc.dictionary(fc.string(), json) }), { minKeys: 1 }),
       reused: fc.array(fc.nat(), { minLength: 1 }),
-      output: jsonValue,
+      output: json,
       outputError: errorJSON,
     },
     { requiredKeys: ["runId", "status", "results", "errors", "skipped", "timings", "attempts"] },
   )
-  // An output or its error, never both (reportToJSON writes the error when there is one).
-  .map(({ output, ...json }) => (json.outputError === undefined && output !== undefined ? { ...json, output } : json) as RunReportJSON);
+  // A report has the plan's output or why there is none, never both.
+  .map(({ output, ...report }) => (report.outputError === undefined && output !== undefined ? { ...report, output } : report) as RunReportJSON);
 
 describe("reportFromJSON", () => {
   test("property: reportToJSON(reportFromJSON(json)) is json, from the object or its text", () => {
@@ -65,6 +65,18 @@ describe("reportFromJSON", () => {
     expect(error).toMatchObject({ code: "unresolved-args", message: report.errors.get(2)!.message, stepId: 2, tool: "b", ref: "$1.missing", arg: "/q" });
     expect(back.timings.steps.get(1)).toEqual({ startMs: 0, endMs: expect.any(Number), durationMs: expect.any(Number) });
     expect(back.attempts).toEqual(report.attempts);
+  });
+
+  test("keeps the plan's output, or its error as a StepError", async () => {
+    const tools = { a: () => ({ found: true }), fail: () => Promise.reject(new Error("down")) };
+    const ok = reportFromJSON(reportToJSON(await runPlan({ steps: [{ id: 1, tool: "a", args: {} }], output: { f: "$1.found" } }, tools)));
+    expect(ok.output).toEqual({ f: true });
+    const failed = await runPlan({ steps: [{ id: 1, tool: "fail", args: {} }], output: { f: "$1.found" } }, tools);
+    const back = reportFromJSON(JSON.stringify(reportToJSON(failed)));
+    expect(Object.hasOwn(back, "output")).toBe(false);
+    expect(back.outputError).toBeInstanceOf(StepError);
+    expect(back.outputError).toMatchObject({ code: "unresolved-output", message: failed.outputError!.message, ref: "$1.found", arg: "/f" });
+    expect(() => reportFromJSON({ ...reportToJSON(failed), outputError: { code: "nope", message: "m" } })).toThrow(/outputError\.code/);
   });
 
   const valid = { runId: "r", status: "ok", results: {}, errors: {}, skipped: [], timings: { totalMs: 0, steps: {} }, attempts: {} };

@@ -1,0 +1,197 @@
+/**
+ * The plan server over Streamable HTTP: one MCP session per client (each its own SDK `Server` over the
+ * one `PlanService`, so every client is told when the tools change), on loopback unless a bearer
+ * token guards it. Every request's `Origin` is checked, as the MCP specification asks against DNS
+ * rebinding (a web page may not reach the server through the visitor's browser), and on loopback its
+ * `Host` too; a token is compared in constant time.
+ */
+import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { isIP } from "node:net";
+import { describeThrown } from "../shared/errors.js";
+import { ownData } from "../shared/own-data.js";
+import { quoted, safeText } from "../shared/text.js";
+import { McpSetupError } from "./errors.js";
+import type { PlanService } from "./plan-server.js";
+import { loadSdk } from "./sdk.js";
+
+/** The endpoint's path. */
+export const MCP_PATH = "/mcp";
+/** Most client sessions at once; a further client is refused (`too-many-sessions`) until one ends. */
+export const MAX_HTTP_SESSIONS = 64;
+
+/** Where and how to serve. */
+export interface PlanHttpOptions {
+  /** The TCP port; 0: any free one. */
+  readonly port: number;
+  /** The address to bind (default 127.0.0.1); any other than loopback needs `token`. */
+  readonly host?: string;
+  /** The bearer token every request must carry (`Authorization: Bearer …`). */
+  readonly token?: string;
+}
+
+/** A plan server listening. */
+export interface PlanHttpServer {
+  /** The endpoint a client connects to, e.g. `http://127.0.0.1:PORT/mcp`. */
+  readonly url: string;
+  /** Stop listening and end every session. Never rejects. */
+  close(): Promise<void>;
+}
+
+/**
+ * Whether a host name or address is this machine's loopback (127.0.0.0/8, ::1, localhost).
+ *
+ * @example
+ * isLoopback("127.0.0.1") // true
+ * isLoopback("0.0.0.0")   // false
+ */
+export function isLoopback(host: string): boolean {
+  const bare = host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
+  if (bare.toLowerCase() === "localhost") return true;
+  if (isIP(bare) === 4) return bare.startsWith("127.");
+  return isIP(bare) === 6 && /^(?:0{0,4}:){2,7}0{0,3}1$|^::1$/i.test(bare);
+}
+
+/** A refusal, as the JSON-RPC error the transport itself would write. */
+interface Refusal {
+  readonly status: number;
+  readonly code: string;
+  readonly message: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+function refuse(res: ServerResponse, { status, code, message, headers = {} }: Refusal): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  res.writeHead(status, { "content-type": "application/json", ...headers });
+  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: `${code}: ${message}`, data: { code } }, id: null }));
+}
+
+/** The same digest length for any token: `timingSafeEqual` then compares in time independent of where they differ. */
+function digest(text: string): Buffer {
+  return createHash("sha256").update(text, "utf8").digest();
+}
+
+/**
+ * Serve `service` over Streamable HTTP at `http://HOST:PORT/mcp`. Refuses to bind an address other
+ * than loopback without a token (`McpSetupError` code `token-required`); a port that cannot be bound
+ * is `listen-failed`.
+ *
+ * @example
+ * const http = await servePlanHttp(service, { port: 0 })
+ * console.error(http.url) // http://127.0.0.1:PORT/mcp
+ */
+export async function servePlanHttp(service: PlanService, options: PlanHttpOptions): Promise<PlanHttpServer> {
+  const host = options.host ?? "127.0.0.1";
+  const loopback = isLoopback(host);
+  if (!loopback && options.token === undefined) {
+    throw new McpSetupError("token-required", `${quoted(host, 80)} is not a loopback address: serving on it needs a bearer token (--token-file FILE), or bind 127.0.0.1`);
+  }
+  const expected = options.token === undefined ? undefined : digest(options.token);
+  const { StreamableHTTPServerTransport } = await loadSdk("server/streamableHttp.js");
+  type Transport = InstanceType<typeof StreamableHTTPServerTransport>;
+  const sessions = new Map<string, { transport: Transport; server: ReturnType<PlanService["server"]> }>();
+  let opening = 0;
+  let port = options.port;
+  const urlHost = isIP(host) === 6 ? `[${host}]` : host;
+
+  /** The names a request may address the server by, and the origins a browser page may come from. */
+  const hostNames = (): Set<string> => (loopback ? new Set(["localhost", "127.0.0.1", "[::1]", urlHost.toLowerCase()]) : new Set([urlHost.toLowerCase()]));
+
+  function check(req: IncomingMessage): Refusal | undefined {
+    const names = hostNames();
+    const hostHeader = req.headers.host;
+    if (loopback) {
+      let name: string | undefined;
+      try {
+        name = hostHeader === undefined ? undefined : new URL(`http://${hostHeader}`).hostname.toLowerCase();
+      } catch {
+        name = undefined;
+      }
+      if (name === undefined || !names.has(name)) return { status: 403, code: "forbidden-host", message: `this server answers on loopback only, not to Host ${quoted(hostHeader ?? "", 80)}` };
+    }
+    const origin = req.headers.origin;
+    if (origin !== undefined) {
+      let allowed = false;
+      try {
+        const from = new URL(origin);
+        allowed = from.protocol === "http:" && names.has(from.hostname.toLowerCase()) && Number(from.port || 80) === port;
+      } catch {
+        allowed = false;
+      }
+      if (!allowed) return { status: 403, code: "forbidden-origin", message: `requests from Origin ${quoted(origin, 80)} are refused (a page of another site may not reach this server)` };
+    }
+    if (expected !== undefined) {
+      const header = req.headers.authorization ?? "";
+      const match = /^Bearer ([^\s]+)$/i.exec(header);
+      const given = digest(match?.[1] ?? "");
+      if (match === null || !timingSafeEqual(given, expected)) return { status: 401, code: "unauthorized", message: "this server needs the bearer token of its --token-file (Authorization: Bearer …)", headers: { "www-authenticate": 'Bearer realm="plan-refs"' } };
+    }
+    return undefined;
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? "/").split("?", 1)[0];
+    if (path !== MCP_PATH) return refuse(res, { status: 404, code: "not-found", message: `the MCP endpoint is ${MCP_PATH}` });
+    const refusal = check(req);
+    if (refusal !== undefined) return refuse(res, refusal);
+    const id = req.headers["mcp-session-id"];
+    if (typeof id === "string") {
+      const session = sessions.get(id);
+      if (session === undefined) return refuse(res, { status: 404, code: "unknown-session", message: "no such session (it ended, or the server restarted): initialize again" });
+      return session.transport.handleRequest(req, res);
+    }
+    if (req.method !== "POST") return refuse(res, { status: 400, code: "no-session", message: "a request without an Mcp-Session-Id header must be a POST of initialize" });
+    if (sessions.size + opening >= MAX_HTTP_SESSIONS) return refuse(res, { status: 503, code: "too-many-sessions", message: `${MAX_HTTP_SESSIONS} clients are connected already; try again when one has left` });
+    opening++;
+    const server = service.server();
+    const transport: Transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (sessionId) => void sessions.set(sessionId, { transport, server }),
+    });
+    transport.onclose = () => {
+      if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+    };
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(req, res);
+    } finally {
+      opening--;
+      // Not an initialize request (the transport has answered so): nothing to keep.
+      if (transport.sessionId === undefined || !sessions.has(transport.sessionId)) await server.close().catch(() => undefined);
+    }
+  }
+
+  const listener = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => refuse(res, { status: 500, code: "internal-error", message: safeText(describeThrown(error), 200) }));
+  });
+  // A client that drops its connection mid-request: nothing to answer, and not this server's error.
+  listener.on("clientError", (_error, socket) => socket.destroy());
+  await new Promise<void>((resolve, reject) => {
+    listener.once("error", (error) => {
+      const code = ownData(error, "code");
+      reject(new McpSetupError("listen-failed", `cannot listen on ${urlHost}:${options.port}: ${code === "EADDRINUSE" ? "the port is in use" : code === "EACCES" ? "permission denied" : code === "EADDRNOTAVAIL" ? "no such address on this machine" : safeText(describeThrown(error), 200)}`, { cause: error }));
+    });
+    listener.listen(options.port, host, () => resolve());
+  });
+  listener.on("error", () => undefined);
+  const address = listener.address();
+  if (typeof address === "object" && address !== null) port = address.port;
+  const url = `http://${urlHost}:${port}${MCP_PATH}`;
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    close: () =>
+      (closing ??= (async () => {
+        const open = [...sessions.values()];
+        sessions.clear();
+        await Promise.all(open.map(({ transport, server }) => Promise.all([server.close().catch(() => undefined), transport.close().catch(() => undefined)])));
+        await new Promise<void>((resolve) => {
+          listener.close(() => resolve());
+          listener.closeAllConnections();
+        });
+      })()),
+  };
+}
