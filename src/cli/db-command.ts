@@ -34,6 +34,23 @@ export async function loadPostgres(): Promise<typeof import("../postgres/index.j
   return import("../postgres/index.js");
 }
 
+/** The one run id a command takes (not empty); else a usage error with the command's usage line. */
+export function oneRunId(positionals: readonly string[], usage: string): string {
+  const [runId, ...extra] = positionals;
+  if (runId === undefined || runId === "" || extra.length > 0) throw new CliError(`expected exactly one run id (not empty)\n${usage}`, "usage");
+  return runId;
+}
+
+/** A call of plan-refs/postgres, its PostgresError the command line's one-line error (exit 2). */
+export async function onDatabase<T>(call: (postgres: Awaited<ReturnType<typeof loadPostgres>>) => Promise<T>): Promise<T> {
+  const postgres = await loadPostgres();
+  try {
+    return await call(postgres);
+  } catch (error) {
+    throw await asCliError(error);
+  }
+}
+
 /** A PostgresError as the command line's one-line error (exit 2); anything else goes on. */
 export async function asCliError(error: unknown): Promise<unknown> {
   const { PostgresError } = await loadPostgres();

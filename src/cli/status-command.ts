@@ -4,9 +4,8 @@
  */
 import { reportToJSON } from "../run/report-json.js";
 import { printable, quoted } from "../shared/text.js";
-import { asCliError, databaseOptions, loadPostgres } from "./db-command.js";
+import { databaseOptions, onDatabase, oneRunId } from "./db-command.js";
 import { parseFlags } from "./flags.js";
-import { CliError } from "./input.js";
 import type { CliIo } from "./io.js";
 
 export const statusUsage = "usage: plan-refs status <run-id> [--database URL] [--format text|json]";
@@ -33,16 +32,9 @@ example:
 
 export async function statusCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseFlags(argv, { database: { type: "string" }, format: { type: "string", choices: ["text", "json"] } });
-  const [runId, ...extra] = positionals;
-  if (runId === undefined || runId === "" || extra.length > 0) throw new CliError(`expected exactly one run id (not empty)\n${statusUsage}`, "usage");
+  const runId = oneRunId(positionals, statusUsage);
   const format = values.format ?? "text";
-  const postgres = await loadPostgres();
-  let snapshot: Awaited<ReturnType<typeof postgres.getRun>>;
-  try {
-    snapshot = await postgres.getRun(runId, databaseOptions(values.database));
-  } catch (error) {
-    throw await asCliError(error);
-  }
+  const snapshot = await onDatabase((postgres) => postgres.getRun(runId, databaseOptions(values.database)));
   if (format === "json") {
     const json = reportToJSON({ ...snapshot, status: snapshot.status === "running" ? "ok" : snapshot.status });
     io.stdout(`${JSON.stringify({ ...json, status: snapshot.status === "running" ? "running" : json.status }, null, 2)}\n`);

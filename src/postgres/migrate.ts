@@ -30,6 +30,8 @@ function statements(connection: Connection): string[] {
     )`,
     // Someone follows the run's progress (waitForRun with onProgress): only then do workers announce each step.
     `alter table ${runs} add column if not exists watched boolean not null default false`,
+    // The plan's hash (RunReport.planHash, as runPlan's): what a resume checks a plan against.
+    `alter table ${runs} add column if not exists plan_hash text`,
     `create table if not exists ${table(connection, "steps")} (
       run_id text not null references ${runs} (id) on delete cascade,
       step_id bigint not null,

@@ -57,7 +57,7 @@ const SINCE = (column: string): string => `extract(epoch from (${column} - r.cre
 
 async function readSnapshot(client: PgQueryable, connection: Connection, runId: string): Promise<RunSnapshot> {
   const runs = await client.query(
-    `select r.status, r.diagnostics, ${SINCE("coalesce(r.finished_at, clock_timestamp())")} as total_ms from ${table(connection, "runs")} r where r.id = $1`,
+    `select r.status, r.diagnostics, r.plan_hash, ${SINCE("coalesce(r.finished_at, clock_timestamp())")} as total_ms from ${table(connection, "runs")} r where r.id = $1`,
     [runId],
   );
   const run = runs.rows[0];
@@ -105,6 +105,7 @@ async function readSnapshot(client: PgQueryable, connection: Connection, runId: 
   return {
     runId,
     status: run.status as RunSnapshot["status"],
+    ...(typeof run.plan_hash === "string" ? { planHash: run.plan_hash } : {}),
     results,
     errors,
     skipped,

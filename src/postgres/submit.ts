@@ -10,6 +10,7 @@ import type { ResolvedRetryPolicy } from "../run/retry.js";
 import { runStatus } from "../run/schedule.js";
 import { preparePlan } from "../run/prepare.js";
 import { activeTraceCarrier, type TraceCarrier } from "../run/tracing.js";
+import { planText, sha256Hex, stepText } from "../run/plan-hash.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { asRefError, describeThrown, RefError } from "../shared/errors.js";
 import { layeredOptions, type NormalizedOptions, type OptionName } from "../shared/options.js";
@@ -82,9 +83,10 @@ export async function submitPlan(plan: unknown, options: SubmitOptions = {}): Pr
   const runId = (givenId as string | undefined) ?? randomUUID();
   const settings = readStoredOptions(ownData(options, "options"));
   const prepared = prepare(plan, settings);
+  const planHash = await sha256Hex(prepared.hashText);
   const pool = await poolFor(connection);
   try {
-    await store(pool, connection, runId, prepared);
+    await store(pool, connection, runId, prepared, planHash);
   } catch (error) {
     throw databaseError(error, connection);
   }
@@ -103,6 +105,8 @@ interface Prepared {
   readonly catalog: string | null;
   readonly diagnostics: Diagnostic[];
   readonly steps: PreparedStep[];
+  /** The text of the plan's hash, from the snapshots (as runPlan's). */
+  readonly hashText: string;
 }
 
 /**
@@ -170,6 +174,7 @@ function prepare(plan: unknown, settings: RunOptionValues & RetryOptionValues): 
       catalog: catalogText,
       diagnostics,
       steps,
+      hashText: planText(read.plan.options, read.steps.map(stepText)),
     };
   } catch (error) {
     throw asRefError(error, "the plan or options of submitPlan");
@@ -180,15 +185,15 @@ function prepare(plan: unknown, settings: RunOptionValues & RetryOptionValues): 
  * Store the run, its steps and the jobs of the steps that depend on nothing in one statement (one round
  * trip, atomic on its own); nothing when the run id was stored before (idempotent).
  */
-async function store(client: import("./peers.js").PgQueryable, connection: Connection, runId: string, prepared: Prepared): Promise<void> {
+async function store(client: import("./peers.js").PgQueryable, connection: Connection, runId: string, prepared: Prepared, planHash: string): Promise<void> {
   const invalid = prepared.diagnostics.some((diagnostic) => diagnostic.severity === "error");
   const settled = invalid || prepared.steps.length === 0;
   const status = invalid ? "invalid" : settled ? runStatus(undefined, 0, prepared.diagnostics) : "running";
   const steps = settled ? [] : prepared.steps;
   await client.query(
     `with run as (
-       insert into ${table(connection, "runs")} (id, status, options, catalog, diagnostics, steps_total, unsettled, finished_at)
-       values ($1, $2, $3, $4, $5, $6, cardinality($8::bigint[]), case when $7::boolean then clock_timestamp() end)
+       insert into ${table(connection, "runs")} (id, status, options, catalog, diagnostics, steps_total, unsettled, finished_at, plan_hash)
+       values ($1, $2, $3, $4, $5, $6, cardinality($8::bigint[]), case when $7::boolean then clock_timestamp() end, $17)
        on conflict (id) do nothing returning id),
      stored as (
        insert into ${table(connection, "steps")} (run_id, step_id, ordinal, tool, args, dependencies, remaining, state)
@@ -217,6 +222,7 @@ async function store(client: import("./peers.js").PgQueryable, connection: Conne
       steps.filter((step) => step.dependencies.length === 0).map((step) => step.id),
       finishedChannel(connection),
       steps.filter((step) => step.dependencies.length === 0).map((step) => step.tool),
+      planHash,
     ],
   );
 }
