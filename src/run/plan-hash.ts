@@ -12,6 +12,8 @@ import { isPlainArray, isPlainObject } from "../shared/own-data.js";
 /** What the text holds where JSON has no value: a getter (never run), a container already being written. */
 const GETTER = '"[getter]"';
 const CYCLE = '"[cycle]"';
+/** What JSON writes as an escape in a string: a quote, a backslash, a control character, a surrogate. */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /**
  * The canonical JSON text of a value: object keys sorted by code unit, no whitespace, what JSON drops
@@ -24,67 +26,70 @@ const CYCLE = '"[cycle]"';
  * canonicalJson({ b: [1, { d: 2, c: "x" }], a: null }) // '{"a":null,"b":[1,{"c":"x","d":2}]}'
  */
 export function canonicalJson(value: unknown): string {
-  const out: string[] = [];
-  // Each frame writes one container: its entries left to write, and whether a comma comes first.
-  type Frame = { readonly container: object; readonly entries: [string | undefined, PropertyDescriptor | undefined][]; next: number; close: string };
+  // Each frame writes one container: its sorted keys (none for an array), the next entry, whether one was written.
+  type Frame = { readonly container: object; readonly descriptors: Record<string, PropertyDescriptor>; readonly keys: string[] | undefined; readonly length: number; next: number; wrote: boolean };
   const stack: Frame[] = [];
   const open = new Set<object>();
-  const write = (item: unknown, accessor: boolean): boolean => {
-    if (accessor) return out.push(GETTER), true;
-    if (item === null) return out.push("null"), true;
+  let out = "";
+  /** The item's text, or `undefined` where JSON has no value; a container is opened (its frame pushed). */
+  const write = (item: unknown): string | undefined => {
+    if (item === null) return "null";
     switch (typeof item) {
       case "string":
-        return out.push(JSON.stringify(item)), true;
+        return NEEDS_ESCAPE.test(item) ? JSON.stringify(item) : `"${item}"`;
       case "number":
-        return out.push(Number.isFinite(item) ? JSON.stringify(item) : "null"), true;
+        return Number.isFinite(item) ? String(item) : "null"; // a finite number's String is its JSON
       case "boolean":
-        return out.push(item ? "true" : "false"), true;
+        return item ? "true" : "false";
       case "bigint":
-        return out.push(`"${item.toString()}"`), true;
+        return `"${item.toString()}"`;
       case "object":
         break;
       default:
-        return false; // undefined, a function, a symbol
+        return undefined; // undefined, a function, a symbol
     }
     const container = item as object;
-    if (open.has(container)) return out.push(CYCLE), true;
+    if (open.has(container)) return CYCLE;
     if (isPlainArray(container)) {
-      const entries: Frame["entries"] = [];
-      for (let i = 0; i < container.length; i++) entries.push([undefined, Object.getOwnPropertyDescriptor(container, i)]);
-      out.push("[");
       open.add(container);
-      stack.push({ container, entries, next: 0, close: "]" });
-    } else if (isPlainObject(container)) {
+      stack.push({ container, descriptors: Object.getOwnPropertyDescriptors(container), keys: undefined, length: container.length, next: 0, wrote: false });
+      return "[";
+    }
+    if (isPlainObject(container)) {
       const keys = Object.keys(container).sort();
-      out.push("{");
       open.add(container);
-      stack.push({ container, entries: keys.map((key) => [key, Object.getOwnPropertyDescriptor(container, key)]), next: 0, close: "}" });
-    } else out.push("{}");
-    return true;
+      stack.push({ container, descriptors: Object.getOwnPropertyDescriptors(container), keys, length: keys.length, next: 0, wrote: false });
+      return "{";
+    }
+    return "{}";
   };
-  if (!write(value, false)) return "null";
+  const first = write(value);
+  if (first === undefined) return "null";
+  out += first;
   while (stack.length > 0) {
     const frame = stack[stack.length - 1]!;
-    if (frame.next === frame.entries.length) {
-      out.push(frame.close);
+    if (frame.next === frame.length) {
+      out += frame.keys === undefined ? "]" : "}";
       open.delete(frame.container);
       stack.pop();
       continue;
     }
-    const [key, descriptor] = frame.entries[frame.next++]!;
+    const index = frame.next++;
+    const key = frame.keys === undefined ? undefined : frame.keys[index]!;
+    const descriptor = frame.descriptors[key ?? index] as PropertyDescriptor | undefined;
     const accessor = descriptor !== undefined && !("value" in descriptor);
-    const item: unknown = descriptor?.value;
-    const comma = out[out.length - 1] !== "[" && out[out.length - 1] !== "{";
+    const comma = frame.wrote ? "," : "";
     if (key === undefined) {
-      if (comma) out.push(",");
-      if (!write(item, accessor)) out.push("null");
-    } else {
-      const mark = out.length;
-      out.push(`${comma ? "," : ""}${JSON.stringify(key)}:`);
-      if (!write(item, accessor)) out.length = mark; // dropped, as JSON drops it
+      frame.wrote = true;
+      out += comma + (accessor ? GETTER : (write(descriptor?.value) ?? "null"));
+      continue;
     }
+    const text = accessor ? GETTER : write(descriptor!.value);
+    if (text === undefined) continue; // dropped, as JSON drops it
+    frame.wrote = true;
+    out += `${comma}${write(key)}:${text}`;
   }
-  return out.join("");
+  return out;
 }
 
 /** One step's part of the plan's canonical text. */

@@ -50,7 +50,7 @@ describe("canonicalJson", () => {
     fc.assert(
       fc.property(fc.jsonValue(), (value) => {
         const text = canonicalJson(value);
-        expect(JSON.parse(text)).toEqual(value);
+        expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(value))); // as JSON writes it: -0 as 0
         expect(canonicalJson(reversed(value))).toBe(text);
         expect(text).not.toMatch(/^\s|\s$/);
       }),
