@@ -32,6 +32,8 @@ function statements(connection: Connection): string[] {
     `alter table ${runs} add column if not exists watched boolean not null default false`,
     // The plan's hash (RunReport.planHash, as runPlan's): what a resume checks a plan against.
     `alter table ${runs} add column if not exists plan_hash text`,
+    // The plan's output (its snapshot, as runPlan keeps it), resolved against the results when the run is read.
+    `alter table ${runs} add column if not exists output json`,
     `create table if not exists ${table(connection, "steps")} (
       run_id text not null references ${runs} (id) on delete cascade,
       step_id bigint not null,

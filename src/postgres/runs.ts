@@ -6,6 +6,8 @@ import type { RunReport, StepTiming } from "../run/run-plan.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import type { StepError } from "../run/step-error.js";
 import { ownData } from "../shared/own-data.js";
+import { normalizeOptions } from "../shared/options.js";
+import { resolveOutput } from "../run/plan-output.js";
 import { connectClient, databaseError, inTransaction, isConnectionError, poolFor, readConnection, table, type Connection, type ConnectionOptions } from "./db.js";
 import { PostgresError } from "./errors.js";
 import type { PgClient, PgQueryable } from "./peers.js";
@@ -57,7 +59,7 @@ const SINCE = (column: string): string => `extract(epoch from (${column} - r.cre
 
 async function readSnapshot(client: PgQueryable, connection: Connection, runId: string): Promise<RunSnapshot> {
   const runs = await client.query(
-    `select r.status, r.diagnostics, r.plan_hash, ${SINCE("coalesce(r.finished_at, clock_timestamp())")} as total_ms from ${table(connection, "runs")} r where r.id = $1`,
+    `select r.status, r.diagnostics, r.plan_hash, r.output, r.options -> 'language' as language, ${SINCE("coalesce(r.finished_at, clock_timestamp())")} as total_ms from ${table(connection, "runs")} r where r.id = $1`,
     [runId],
   );
   const run = runs.rows[0];
@@ -102,10 +104,15 @@ async function readSnapshot(client: PgQueryable, connection: Connection, runId: 
       timings.set(id, { startMs, endMs, durationMs: endMs - startMs });
     }
   }
+  const status = run.status as RunSnapshot["status"];
+  // The output is the run's when it has ended (as runPlan resolves it then), from the same rule.
+  const ended = status !== "running" && status !== "invalid";
+  const output = ended && run.output !== null && typeof run.output === "object" ? resolveOutput(run.output as Record<string, unknown>, results, errors, skipped, normalizeOptions(run.language ?? undefined)) : {};
   return {
     runId,
-    status: run.status as RunSnapshot["status"],
+    status,
     ...(typeof run.plan_hash === "string" ? { planHash: run.plan_hash } : {}),
+    ...output,
     results,
     errors,
     skipped,

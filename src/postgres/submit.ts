@@ -107,6 +107,8 @@ interface Prepared {
   readonly steps: PreparedStep[];
   /** The text of the plan's hash, from the snapshots (as runPlan's). */
   readonly hashText: string;
+  /** The JSON of the plan's output (its snapshot), or null. */
+  readonly output: string | null;
 }
 
 /**
@@ -150,6 +152,13 @@ function prepare(plan: unknown, settings: RunOptionValues & RetryOptionValues): 
       }
       steps.push({ id: step.id, tool: step.tool, args: args ?? "{}", dependencies: [...dependencies] });
     });
+    if (prepared.output instanceof RefError) throw prepared.output; // an output that cannot be read: nothing is stored
+    let output: string | null = null;
+    try {
+      output = prepared.output === undefined ? null : (JSON.stringify(prepared.output) ?? null);
+    } catch (error) {
+      throw new RefError("invalid-args", `the plan's output cannot be stored as JSON: ${safeText(describeThrown(error), 200)}`);
+    }
     const diagnostics = [...prepared.diagnostics, ...unstorableTools(read.steps)];
     let catalogText: string | null = null;
     if ((settings.validateOutputs || settings.validateInputs) && catalog !== undefined) {
@@ -174,7 +183,8 @@ function prepare(plan: unknown, settings: RunOptionValues & RetryOptionValues): 
       catalog: catalogText,
       diagnostics,
       steps,
-      hashText: planText(read.plan.options, read.steps.map(stepText)),
+      hashText: planText(read.plan.options, read.steps.map((step, i) => stepText(step, prepared.ownDataOnly[i] === 1))),
+      output,
     };
   } catch (error) {
     throw asRefError(error, "the plan or options of submitPlan");
@@ -192,8 +202,8 @@ async function store(client: import("./peers.js").PgQueryable, connection: Conne
   const steps = settled ? [] : prepared.steps;
   await client.query(
     `with run as (
-       insert into ${table(connection, "runs")} (id, status, options, catalog, diagnostics, steps_total, unsettled, finished_at, plan_hash)
-       values ($1, $2, $3, $4, $5, $6, cardinality($8::bigint[]), case when $7::boolean then clock_timestamp() end, $17)
+       insert into ${table(connection, "runs")} (id, status, options, catalog, diagnostics, steps_total, unsettled, finished_at, plan_hash, output)
+       values ($1, $2, $3, $4, $5, $6, cardinality($8::bigint[]), case when $7::boolean then clock_timestamp() end, $17, $18::json)
        on conflict (id) do nothing returning id),
      stored as (
        insert into ${table(connection, "steps")} (run_id, step_id, ordinal, tool, args, dependencies, remaining, state)
@@ -223,6 +233,7 @@ async function store(client: import("./peers.js").PgQueryable, connection: Conne
       finishedChannel(connection),
       steps.filter((step) => step.dependencies.length === 0).map((step) => step.tool),
       planHash,
+      prepared.output,
     ],
   );
 }

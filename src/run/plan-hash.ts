@@ -15,6 +15,23 @@ const CYCLE = '"[cycle]"';
 /** What JSON writes as an escape in a string: a quote, a backslash, a control character, a surrogate. */
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
+/** The JSON of a value that is not a container, or `undefined` where JSON has no value (undefined, a function, a symbol). */
+function scalarJson(item: unknown): string | undefined {
+  if (item === null) return "null";
+  switch (typeof item) {
+    case "string":
+      return NEEDS_ESCAPE.test(item) ? JSON.stringify(item) : `"${item}"`;
+    case "number":
+      return Number.isFinite(item) ? String(item) : "null"; // a finite number's String is its JSON
+    case "boolean":
+      return item ? "true" : "false";
+    case "bigint":
+      return `"${item.toString()}"`;
+    default:
+      return undefined;
+  }
+}
+
 /**
  * The canonical JSON text of a value: object keys sorted by code unit, no whitespace, what JSON drops
  * dropped (`undefined`, functions and symbols in objects; `null` in arrays, as holes), a BigInt as its
@@ -33,21 +50,7 @@ export function canonicalJson(value: unknown): string {
   let out = "";
   /** The item's text, or `undefined` where JSON has no value; a container is opened (its frame pushed). */
   const write = (item: unknown): string | undefined => {
-    if (item === null) return "null";
-    switch (typeof item) {
-      case "string":
-        return NEEDS_ESCAPE.test(item) ? JSON.stringify(item) : `"${item}"`;
-      case "number":
-        return Number.isFinite(item) ? String(item) : "null"; // a finite number's String is its JSON
-      case "boolean":
-        return item ? "true" : "false";
-      case "bigint":
-        return `"${item.toString()}"`;
-      case "object":
-        break;
-      default:
-        return undefined; // undefined, a function, a symbol
-    }
+    if (typeof item !== "object" || item === null) return scalarJson(item);
     const container = item as object;
     if (open.has(container)) return CYCLE;
     if (isPlainArray(container)) {
@@ -92,8 +95,54 @@ export function canonicalJson(value: unknown): string {
   return out;
 }
 
-/** One step's part of the plan's canonical text. */
-export function stepText(step: { readonly id: number; readonly tool: string; readonly args: unknown }): string {
+/** Deeper than this, the data-only writer gives up and the whole value is written by `canonicalJson` (an explicit stack: any depth). */
+const FAST_DEPTH = 32;
+const TOO_DEEP: unique symbol = Symbol("too deep");
+
+/**
+ * `canonicalJson` of a value made of own data properties only (a snapshot with no accessor: the
+ * snapshotter says so), read directly instead of through property descriptors: the same text, several
+ * times faster on the small arguments plans have.
+ */
+function dataJson(value: unknown, open: object[]): string | undefined {
+  if (typeof value !== "object" || value === null) return scalarJson(value);
+  if (open.length >= FAST_DEPTH) throw TOO_DEEP;
+  if (open.includes(value)) return CYCLE;
+  if (isPlainArray(value)) {
+    open.push(value);
+    let out = "[";
+    for (let i = 0; i < value.length; i++) out += (i === 0 ? "" : ",") + (dataJson(value[i], open) ?? "null");
+    open.pop();
+    return `${out}]`;
+  }
+  if (!isPlainObject(value)) return "{}";
+  open.push(value);
+  const keys = Object.keys(value);
+  if (keys.length > 1) keys.sort();
+  let out = "{";
+  let wrote = false;
+  for (const key of keys) {
+    const text = dataJson((value as Record<string, unknown>)[key], open);
+    if (text === undefined) continue;
+    out += `${wrote ? "," : ""}${scalarJson(key)!}:${text}`;
+    wrote = true;
+  }
+  open.pop();
+  return `${out}}`;
+}
+
+/**
+ * One step's part of the plan's canonical text. `dataOnly`: its arguments hold own data properties only
+ * (no getter anywhere in them), so they may be read directly.
+ */
+export function stepText(step: { readonly id: number; readonly tool: string; readonly args: unknown }, dataOnly = false): string {
+  if (dataOnly) {
+    try {
+      return `{"args":${dataJson(step.args, []) ?? "null"},"id":${scalarJson(step.id)!},"tool":${scalarJson(step.tool)!}}`;
+    } catch (error) {
+      if (error !== TOO_DEEP) throw error;
+    }
+  }
   return canonicalJson({ args: step.args, id: step.id, tool: step.tool });
 }
 

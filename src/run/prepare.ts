@@ -46,6 +46,8 @@ export interface PreparedPlan {
   readonly dependencies: (readonly number[] | RefError)[];
   /** Each step's `PreparedStep.placeholders`. */
   readonly placeholders: Int32Array;
+  /** 1 where a step's snapshot holds own data properties only (no accessor anywhere in it): it may be read directly. */
+  readonly ownDataOnly: Uint8Array;
 }
 
 /**
@@ -90,7 +92,7 @@ export function preparePlan(plan: unknown, read: ReadPlanResult, language: Norma
   const diagnostics = lintReadPlan(plan, read, { ...language, ...(catalog === undefined ? {} : { tools: catalog }) }, scanStep);
   // The linter scans every step unless it could not read the plan at all (then it reports an error, and nothing runs).
   for (let i = 0; i < steps.length; i++) if (scanned[i] === 0) scanStep(i, steps[i]!.args, language);
-  return { diagnostics, dependencies, placeholders, ...(output === undefined ? {} : { output }) };
+  return { diagnostics, dependencies, placeholders, ownDataOnly, ...(output === undefined ? {} : { output }) };
 }
 
 /** Replace the plan's output with its snapshot (an empty one, when it cannot be read: then the `RefError`). */

@@ -194,7 +194,7 @@ class Run {
     const prepared = preparePlan(plan, read, this.#language.options, this.#tools.catalog);
     this.#output = prepared.output;
     this.#planOptions = read.plan.options;
-    this.#stepTexts = steps.map(stepText);
+    this.#stepTexts = steps.map((step, i) => stepText(step, prepared.ownDataOnly[i] === 1));
     for (const diagnostic of prepared.diagnostics) this.diagnostics.push(diagnostic);
     this.#tools.lookUpAll(steps, this.diagnostics);
     if (this.diagnostics.some((diagnostic) => diagnostic.severity === "error")) return undefined;

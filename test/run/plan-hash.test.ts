@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { runPlan, type ToolFunctions } from "../../src/index.js";
-import { canonicalJson, sha256Hex } from "../../src/run/plan-hash.js";
+import { canonicalJson, sha256Hex, stepText } from "../../src/run/plan-hash.js";
 
 const tools: ToolFunctions = { echo: (args) => args };
 
@@ -53,6 +53,24 @@ describe("canonicalJson", () => {
         expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(value))); // as JSON writes it: -0 as 0
         expect(canonicalJson(reversed(value))).toBe(text);
         expect(text).not.toMatch(/^\s|\s$/);
+      }),
+    );
+  });
+
+  test("property: a step's text read directly (own data only) is the text read through descriptors, at any depth and with cycles", () => {
+    const deep = fc.nat({ max: 80 }).map((depth) => {
+      let value: unknown = "$1";
+      for (let i = 0; i < depth; i++) value = i % 2 === 0 ? { [`k${i}`]: value, a: i } : [value, null];
+      return value;
+    });
+    const cyclic = fc.constant(null).map(() => {
+      const node: Record<string, unknown> = { b: 1, a: [] };
+      (node.a as unknown[]).push(node, { z: undefined, y: () => 1, x: 2n });
+      return node;
+    });
+    fc.assert(
+      fc.property(fc.oneof(fc.jsonValue(), deep, cyclic, fc.dictionary(fc.string(), fc.oneof(fc.string(), fc.double(), fc.constant(undefined)))), fc.nat(), fc.string(), (args, id, tool) => {
+        expect(stepText({ id, tool, args }, true)).toBe(stepText({ id, tool, args }, false));
       }),
     );
   });
