@@ -57,7 +57,7 @@ const SINCE = (column: string): string => `extract(epoch from (${column} - r.cre
 
 async function readSnapshot(client: PgQueryable, connection: Connection, runId: string): Promise<RunSnapshot> {
   const runs = await client.query(
-    `select r.status, r.diagnostics, ${SINCE("coalesce(r.finished_at, clock_timestamp())")} as total_ms from ${table(connection, "runs")} r where r.id = $1`,
+    `select r.status, r.diagnostics, r.options->>'planHash' as plan_hash, ${SINCE("coalesce(r.finished_at, clock_timestamp())")} as total_ms from ${table(connection, "runs")} r where r.id = $1`,
     [runId],
   );
   const run = runs.rows[0];
@@ -111,6 +111,7 @@ async function readSnapshot(client: PgQueryable, connection: Connection, runId: 
     diagnostics: run.diagnostics as Diagnostic[],
     timings: { totalMs: Number(run.total_ms), steps: timings },
     attempts,
+    ...(typeof run.plan_hash === "string" ? { planHash: run.plan_hash } : {}),
     steps: new Map(byOrdinal.sort((a, b) => a[0] - b[0]).map(([, id, step]) => [id, step])),
   };
 }

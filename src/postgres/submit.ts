@@ -9,6 +9,7 @@ import { readRetryOptions, readRunOptions, type RetryOptionValues, type RunOptio
 import type { ResolvedRetryPolicy } from "../run/retry.js";
 import { runStatus } from "../run/schedule.js";
 import { preparePlan } from "../run/prepare.js";
+import { planText, sha256Hex, stepText } from "../run/plan-hash.js";
 import { activeTraceCarrier, type TraceCarrier } from "../run/tracing.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { asRefError, describeThrown, RefError } from "../shared/errors.js";
@@ -41,6 +42,8 @@ export interface StoredRunOptions {
   readonly retry?: ResolvedRetryPolicy;
   /** Policies by tool name, each replacing `retry` for its tool. */
   readonly retryByTool?: Readonly<Record<string, ResolvedRetryPolicy>>;
+  /** The plan's hash (`RunReport.planHash`, as runPlan computes it); absent in runs stored before it was kept. */
+  readonly planHash?: string;
   /** The submitter's W3C trace context, when it submitted inside a span: each step's span on a worker is its child. */
   readonly trace?: TraceCarrier;
   /** Every language option (runs stored before `strict` and the limits were kept have only `syntax`, `templates`, `deep`: the rest default). */
@@ -82,9 +85,10 @@ export async function submitPlan(plan: unknown, options: SubmitOptions = {}): Pr
   const runId = (givenId as string | undefined) ?? randomUUID();
   const settings = readStoredOptions(ownData(options, "options"));
   const prepared = prepare(plan, settings);
+  const planHash = await sha256Hex(prepared.planText);
   const pool = await poolFor(connection);
   try {
-    await store(pool, connection, runId, prepared);
+    await store(pool, connection, runId, { ...prepared, stored: { ...prepared.stored, planHash } });
   } catch (error) {
     throw databaseError(error, connection);
   }
@@ -100,6 +104,8 @@ interface PreparedStep {
 
 interface Prepared {
   readonly stored: StoredRunOptions;
+  /** What the plan's hash is computed from (runPlan's own text of it). */
+  readonly planText: string;
   readonly catalog: string | null;
   readonly diagnostics: Diagnostic[];
   readonly steps: PreparedStep[];
@@ -167,6 +173,7 @@ function prepare(plan: unknown, settings: RunOptionValues & RetryOptionValues): 
         language: { ...language },
         ...traceOf(activeTraceCarrier()),
       },
+      planText: planText(read.plan.options, read.steps.map(stepText)),
       catalog: catalogText,
       diagnostics,
       steps,
