@@ -49,6 +49,10 @@ export type PlanCallResult =
       readonly results: Readonly<Record<string, unknown>>;
       readonly errors: Readonly<Record<string, { readonly code: string; readonly message: string }>>;
       readonly skipped: readonly number[];
+      /** The plan's resolved `output`, when it has one (cut like a result). */
+      readonly output?: unknown;
+      /** Why the plan's `output` could not be resolved. */
+      readonly outputError?: { readonly code: string; readonly message: string };
     };
 
 /** What a plan call needs besides the plan: the tools, their catalog, the request's signal, and problems found before linting. */
@@ -105,7 +109,8 @@ export async function runPlanCall(input: unknown, call: PlanCall, options: PlanC
   const errors: Record<string, { code: string; message: string }> = {};
   for (const [id, error] of Object.entries(json.errors) as [string, StepErrorJSON][]) errors[id] = { code: error.code, message: error.message };
   // A plan call answers once: steps still waiting for approval have not run, as failed ones.
-  return { status: json.status === "invalid" || json.status === "suspended" ? "failed" : json.status, results, errors, skipped: json.skipped };
+  const output = json.outputError !== undefined ? { outputError: { code: json.outputError.code, message: json.outputError.message } } : Object.hasOwn(json, "output") ? { output: cutResult(json.output, maxResultChars) } : {};
+  return { status: json.status === "invalid" || json.status === "suspended" ? "failed" : json.status, results, errors, skipped: json.skipped, ...output };
 }
 
 /** The language options among a plan call's options, for the linter. */
@@ -153,7 +158,8 @@ export function planCallDescription(catalog: ToolCatalog, options: Pick<PlanCall
     `Run several tool calls as one plan, in one call: {"steps":[{"id":1,"tool":"<name>","args":{…}}, …]}. Each step has a unique integer id.`,
     referenceLines(syntax, templates, deep),
     "A step runs as soon as the steps it references are done; steps that do not depend on each other run at the same time. Prefer one plan over several calls.",
-    `A plan with mistakes is not run: the answer is {"status":"invalid","diagnostics":[{code,message,pointer}]}; fix what they say and send the corrected plan. Otherwise the answer is {"status","results" (by step id),"errors","skipped"}.`,
+    `Optionally add "output": {"answer":"$3.text", …} beside "steps": written like args, it is resolved when every step has run and is the answer's "output", so you need not read every result.`,
+    `A plan with mistakes is not run: the answer is {"status":"invalid","diagnostics":[{code,message,pointer}]}; fix what they say and send the corrected plan. Otherwise the answer is {"status","results" (by step id),"errors","skipped"} and "output" when the plan has one.`,
     `Tools: ${names.slice(0, MAX_DESCRIBED_TOOLS).join(", ")}${names.length > MAX_DESCRIBED_TOOLS ? `, and ${names.length - MAX_DESCRIBED_TOOLS} more` : ""}.`,
   ];
   const example = examplePlan(tools, syntax);

@@ -13,6 +13,7 @@ import { runCommand, runHelp, runUsage } from "./run-command.js";
 import { schemaCommand, schemaHelp, schemaUsage } from "./schema-command.js";
 import { dbCommand, dbHelp, dbUsage } from "./db-command.js";
 import { statusCommand, statusHelp, statusUsage } from "./status-command.js";
+import { redriveCommand, redriveHelp, redriveUsage } from "./redrive-command.js";
 import { workerCommand, workerHelp, workerUsage } from "./worker-command.js";
 import { graphCommand, graphHelp, graphUsage } from "./graph-command.js";
 import { startCliTracing } from "./tracing.js";
@@ -31,6 +32,7 @@ const commands: Record<string, { run: Command; usage: string; help: string }> = 
   db: { run: dbCommand, usage: dbUsage, help: dbHelp },
   worker: { run: workerCommand, usage: workerUsage, help: workerHelp },
   status: { run: statusCommand, usage: statusUsage, help: statusHelp },
+  redrive: { run: redriveCommand, usage: redriveUsage, help: redriveHelp },
   graph: { run: graphCommand, usage: graphUsage, help: graphHelp },
   mcp: { run: mcpCommand, usage: mcpUsage, help: mcpHelp },
 };

@@ -34,6 +34,23 @@ export async function loadPostgres(): Promise<typeof import("../postgres/index.j
   return import("../postgres/index.js");
 }
 
+/** The one run id a command takes (not empty); else a usage error with the command's usage line. */
+export function oneRunId(positionals: readonly string[], usage: string): string {
+  const [runId, ...extra] = positionals;
+  if (runId === undefined || runId === "" || extra.length > 0) throw new CliError(`expected exactly one run id (not empty)\n${usage}`, "usage");
+  return runId;
+}
+
+/** A call of plan-refs/postgres, its PostgresError the command line's one-line error (exit 2). */
+export async function onDatabase<T>(call: (postgres: Awaited<ReturnType<typeof loadPostgres>>) => Promise<T>): Promise<T> {
+  const postgres = await loadPostgres();
+  try {
+    return await call(postgres);
+  } catch (error) {
+    throw await asCliError(error);
+  }
+}
+
 /** A PostgresError as the command line's one-line error (exit 2); anything else goes on. */
 export async function asCliError(error: unknown): Promise<unknown> {
   const { PostgresError } = await loadPostgres();
@@ -67,7 +84,7 @@ export interface RemoteRun {
   readonly planValue: unknown;
   readonly database: string | undefined;
   readonly detach: boolean;
-  readonly options: { failFast: boolean; timeoutMs?: number; validateOutputs: boolean; validateInputs: boolean; catalog?: import("../plan/plan.js").ToolCatalog };
+  readonly options: { failFast: boolean; timeoutMs?: number; validateOutputs: boolean; validateInputs: boolean; catalog?: import("../plan/plan.js").ToolCatalog; retry?: import("../run/retry.js").RetryPolicy };
   readonly onEvent: (event: RunEvent) => void;
 }
 
@@ -92,7 +109,7 @@ export async function runOnDatabase(io: CliIo, remote: RemoteRun): Promise<RunRe
       return undefined;
     }
     io.stderr(`plan-refs: run ${printable(runId)} ${signalled ? "submitted as the signal came: cancelled" : "submitted; waiting for workers"}\n`);
-    const follow = eventsFrom(remote.onEvent);
+    const follow = eventsFrom(remote.onEvent, remote.options.retry?.attempts ?? 1);
     const onAbort = (): void => void postgres.cancelRun(runId, connection).catch(() => undefined);
     io.signal?.addEventListener("abort", onAbort, { once: true });
     try {
@@ -107,10 +124,12 @@ export async function runOnDatabase(io: CliIo, remote: RemoteRun): Promise<RunRe
   }
 }
 
-/** Turn successive snapshots into the events `runPlan` would have sent (each once). */
-function eventsFrom(onEvent: (event: RunEvent) => void): (snapshot: import("../postgres/index.js").RunSnapshot) => void {
+/** Turn successive snapshots into the events `runPlan` would have sent (each once); `attempts`: the retry policy's tries. */
+function eventsFrom(onEvent: (event: RunEvent) => void, attempts: number): (snapshot: import("../postgres/index.js").RunSnapshot) => void {
   const started = new Set<number>();
   const settled = new Set<number>();
+  /** The last failed try told of each retrying step. */
+  const retried = new Map<number, number>();
   return (snapshot) => {
     if (snapshot.steps === undefined) return;
     // Events of one snapshot in the order they happened (one step may have started and ended since the last).
@@ -132,6 +151,10 @@ function eventsFrom(onEvent: (event: RunEvent) => void): (snapshot: import("../p
         if (error === undefined) continue;
         settled.add(id);
         emit(endMs, { type: "step-failed", stepId: id, tool: step.tool, error, startMs, endMs, durationMs: endMs - startMs });
+      } else if (step.state === "retrying" && step.lastError !== undefined && retried.get(id) !== step.attempt) {
+        retried.set(id, step.attempt);
+        const delayMs = Math.max(0, (step.retryAtMs ?? endMs) - endMs);
+        emit(endMs, { type: "step-retry", stepId: id, tool: step.tool, attempt: step.attempt, attempts, delayMs, error: step.lastError, atMs: endMs });
       } else if (step.state === "skipped") {
         settled.add(id);
         if (step.blockedBy !== undefined) emit(endMs, { type: "step-skipped", stepId: id, tool: step.tool, blockedBy: step.blockedBy, atMs: endMs });

@@ -8,6 +8,13 @@ import pc from "picocolors";
 import { locatePositions } from "../lint/text-positions.js";
 import { readPlan } from "../plan/plan.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
+import type { StepErrorCode } from "../run/step-error.js";
+
+/**
+ * What the command line prints in the linter's form: a diagnostic, or a step's error placed in the
+ * plan like one (its code is then the step error's).
+ */
+export type PrintedDiagnostic = Omit<Diagnostic, "code"> & { readonly code: Diagnostic["code"] | StepErrorCode };
 import { LineIndex } from "../shared/positions.js";
 import { listSome } from "../shared/text.js";
 import { unknownToolMessage } from "../run/attempt.js";
@@ -51,7 +58,7 @@ function exports(names: Iterable<string>): string {
  * @example
  * locateDiagnostics(planText, unknownTools(plan, names, "./tools.mjs"))[0].range // { start: { line: 7, column: 15 }, … }
  */
-export function locateDiagnostics(text: string, diagnostics: readonly Diagnostic[]): Diagnostic[] {
+export function locateDiagnostics<D extends PrintedDiagnostic>(text: string, diagnostics: readonly D[]): D[] {
   if (diagnostics.length === 0) return [];
   const lines = new LineIndex(text);
   const offsets = locatePositions(text, diagnostics);
@@ -59,7 +66,7 @@ export function locateDiagnostics(text: string, diagnostics: readonly Diagnostic
 }
 
 /** Print diagnostics on stderr, in colour on a terminal (unless NO_COLOR is set). */
-export function printDiagnostics(io: CliIo, diagnostics: readonly Diagnostic[], name: string, lines: LineIndex): void {
+export function printDiagnostics(io: CliIo, diagnostics: readonly PrintedDiagnostic[], name: string, lines: LineIndex): void {
   io.stderr(formatDiagnostics(diagnostics, name, lines, io.stderrIsTTY && process.env["NO_COLOR"] === undefined));
 }
 
@@ -73,7 +80,7 @@ const MAX_LINE = 120;
  * @example
  * formatDiagnostics(lintPlanText(text), "plan.json", new LineIndex(text), false)
  */
-export function formatDiagnostics(diagnostics: readonly Diagnostic[], name: string, lines: LineIndex, color: boolean): string {
+export function formatDiagnostics(diagnostics: readonly PrintedDiagnostic[], name: string, lines: LineIndex, color: boolean): string {
   const c = pc.createColors(color);
   const paint = { error: (s: string) => c.bold(c.red(s)), warning: (s: string) => c.bold(c.yellow(s)), info: (s: string) => c.bold(c.cyan(s)) };
   const caretPaint = { error: c.red, warning: c.yellow, info: c.cyan };
@@ -126,7 +133,7 @@ function excerpt(source: string, from: number, to: number): { text: string; care
 }
 
 /** `2 errors, 1 warning` (and infos, when there are some). */
-function summary(diagnostics: readonly Diagnostic[]): string {
+function summary(diagnostics: readonly PrintedDiagnostic[]): string {
   const count = (severity: Diagnostic["severity"]): number => diagnostics.filter((diagnostic) => diagnostic.severity === severity).length;
   const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`;
   const infos = count("info");

@@ -3,10 +3,41 @@
  * strict UTF-8 without a byte order mark. Every failure is a `CliError` with one clear line.
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import type { McpCallErrorCode, McpSetupErrorCode } from "../mcp/errors.js";
+import type { PostgresErrorCode } from "../postgres/errors.js";
+import type { RefErrorCode } from "../shared/errors.js";
 import { LineIndex } from "../shared/positions.js";
 
 /** Largest input file accepted by default (16 MiB). */
 export const DEFAULT_MAX_INPUT_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The codes of `CliError`: the command line's own, and those of the PostgreSQL and MCP errors it
+ * passes on unchanged.
+ */
+export type CliErrorCode =
+  | "usage"
+  | "tools-module"
+  | "wrong-flag"
+  | "not-a-file"
+  | "json-syntax"
+  | "file-too-large"
+  | "file-not-found"
+  | "file-unreadable"
+  | "token-file"
+  | "invalid-tools"
+  | "interrupted"
+  | "utf8-bom"
+  | "invalid-utf8"
+  | "write-failed"
+  | "results-target"
+  | "token-required"
+  | "missing-sdk"
+  /** A RefError of the library (a bad option, a plan that does not match a report) passed on. */
+  | RefErrorCode
+  | PostgresErrorCode
+  | `mcp-${McpSetupErrorCode}`
+  | McpCallErrorCode;
 
 /**
  * A user's mistake on the command line: printed as one line, never with a stack trace; `excerpt`, when
@@ -16,7 +47,7 @@ export class CliError extends Error {
   override name = "CliError";
   constructor(
     message: string,
-    readonly code: string,
+    readonly code: CliErrorCode,
     readonly exitCode = 2,
     readonly excerpt = "",
   ) {

@@ -42,8 +42,8 @@ export interface GuardedFile {
  * checkResultsTarget("graph.svg", [], "--out", "nothing was written")
  */
 export function checkResultsTarget(given: string, guarded: readonly GuardedFile[], flag = "--results", outcome = "nothing was run"): ResultsTarget {
-  const refuse = (why: string, code = "results-target"): never => {
-    throw new CliError(`${flag} ${given}: ${why}; ${outcome}`, code);
+  const refuse = (why: string): never => {
+    throw new CliError(`${flag} ${given}: ${why}; ${outcome}`, "results-target");
   };
   let path = resolve(given);
   for (let links = 0; ; links++) {

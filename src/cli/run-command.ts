@@ -14,7 +14,7 @@ import { RefError } from "../shared/errors.js";
 import { readTextInput } from "./input.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { LineIndex } from "../shared/positions.js";
-import { locateDiagnostics, printDiagnostics, unknownTools } from "./diagnostics.js";
+import { locateDiagnostics, printDiagnostics, unknownTools, type PrintedDiagnostic } from "./diagnostics.js";
 import { FlagError, parseFlags, positiveInteger, wholeNumber } from "./flags.js";
 import type { RetryPolicy } from "../run/retry.js";
 import { CliError } from "./input.js";
@@ -58,8 +58,8 @@ ${MCP_HELP}
   --timeout MS          fail a step that runs longer than MS milliseconds (default: no limit)
   --retry N             try a step whose tool fails or times out up to N times in all (default 1:
                         no retry); waits grow ×2 with full jitter; a tool's error with retryable:
-                        false is not retried, one with retryAfterMs waits that long; not with
-                        --database
+                        false is not retried, one with retryAfterMs waits that long; with
+                        --database the run keeps the policy and the workers wait in PostgreSQL
   --retry-delay MS      the wait before the second try (default 1000); needs --retry
   --retry-max-delay MS  no wait is longer (default 30000); needs --retry
   --fail-fast           stop at the first failure (default: independent steps go on)
@@ -99,12 +99,11 @@ example:
 `;
 
 /** The policy of --retry, --retry-delay and --retry-max-delay (`undefined` without --retry). */
-function retryPolicy(attempts: string | undefined, delay: string | undefined, maxDelay: string | undefined, database: boolean): RetryPolicy | undefined {
+function retryPolicy(attempts: string | undefined, delay: string | undefined, maxDelay: string | undefined): RetryPolicy | undefined {
   if (attempts === undefined) {
     if (delay !== undefined || maxDelay !== undefined) throw new FlagError(`--${delay !== undefined ? "retry-delay" : "retry-max-delay"} needs --retry N`);
     return undefined;
   }
-  if (database) throw new CliError(`--retry is not applied by the workers yet: run here without --database; nothing was submitted\n${runUsage}`, "usage");
   const initialDelayMs = wholeNumber(delay, "--retry-delay");
   const maxDelayMs = wholeNumber(maxDelay, "--retry-max-delay");
   return { attempts: positiveInteger(attempts, "--retry")!, ...(initialDelayMs === undefined ? {} : { initialDelayMs }), ...(maxDelayMs === undefined ? {} : { maxDelayMs }) };
@@ -142,7 +141,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   }
   const concurrency = positiveInteger(values.concurrency, "--concurrency");
   const timeoutMs = positiveInteger(values.timeout, "--timeout");
-  const retry = retryPolicy(values.retry, values["retry-delay"], values["retry-max-delay"], values.database !== undefined);
+  const retry = retryPolicy(values.retry, values["retry-delay"], values["retry-max-delay"]);
   const approval = approvalFlags(values["approve-tool"], values.resume, values.approve, values.deny, values.database !== undefined);
   if (planPath === "-" && values.catalog === "-") throw new CliError("only one of the plan and --catalog can be read from stdin", "usage");
 
@@ -219,7 +218,7 @@ async function runWith(io: CliIo, setup: RunSetup): Promise<number> {
         planValue,
         database: setup.database,
         detach: setup.detach,
-        options: { failFast: setup.failFast, validateOutputs: setup.validateOutputs, validateInputs: setup.validateInputs, ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(catalog === undefined ? {} : { catalog }) },
+        options: { failFast: setup.failFast, validateOutputs: setup.validateOutputs, validateInputs: setup.validateInputs, ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(catalog === undefined ? {} : { catalog }), ...(setup.retry === undefined ? {} : { retry: setup.retry }) },
         onEvent: progress.onEvent,
       });
       if (remote === undefined) return 0;
@@ -362,8 +361,8 @@ function nothingRun(io: CliIo, errors: readonly Diagnostic[], planName: string, 
  * Step errors that know where in the step's arguments they happened (`unresolved-args`: the argument
  * and the characters of the placeholder), as diagnostics for the linter's printer.
  */
-function placedErrors(report: RunReport, plan: unknown): Diagnostic[] {
-  const out: Diagnostic[] = [];
+function placedErrors(report: RunReport, plan: unknown): PrintedDiagnostic[] {
+  const out: PrintedDiagnostic[] = [];
   const pointers = new Map(readPlan(plan).steps.map((step) => [step.id, step.pointer] as const));
   for (const [id, error] of report.errors) {
     // Own data only, as everywhere: a StepError is plan-refs's own, but its fields are read the same way.
@@ -372,7 +371,7 @@ function placedErrors(report: RunReport, plan: unknown): Diagnostic[] {
     if (typeof arg !== "string" || at === undefined) continue;
     const span = readOwnData(error, "span") as { start?: unknown; end?: unknown } | undefined;
     out.push({
-      code: error.code as Diagnostic["code"],
+      code: error.code,
       severity: "error",
       step: id,
       pointer: `${at}/args${arg}`,

@@ -4,9 +4,8 @@
  */
 import { reportToJSON } from "../run/report-json.js";
 import { printable, quoted } from "../shared/text.js";
-import { asCliError, databaseOptions, loadPostgres } from "./db-command.js";
+import { databaseOptions, onDatabase, oneRunId } from "./db-command.js";
 import { parseFlags } from "./flags.js";
-import { CliError } from "./input.js";
 import type { CliIo } from "./io.js";
 
 export const statusUsage = "usage: plan-refs status <run-id> [--database URL] [--format text|json]";
@@ -33,29 +32,26 @@ example:
 
 export async function statusCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseFlags(argv, { database: { type: "string" }, format: { type: "string", choices: ["text", "json"] } });
-  const [runId, ...extra] = positionals;
-  if (runId === undefined || runId === "" || extra.length > 0) throw new CliError(`expected exactly one run id (not empty)\n${statusUsage}`, "usage");
+  const runId = oneRunId(positionals, statusUsage);
   const format = values.format ?? "text";
-  const postgres = await loadPostgres();
-  let snapshot: Awaited<ReturnType<typeof postgres.getRun>>;
-  try {
-    snapshot = await postgres.getRun(runId, databaseOptions(values.database));
-  } catch (error) {
-    throw await asCliError(error);
-  }
+  const snapshot = await onDatabase((postgres) => postgres.getRun(runId, databaseOptions(values.database)));
   if (format === "json") {
     const json = reportToJSON({ ...snapshot, status: snapshot.status === "running" ? "ok" : snapshot.status });
     io.stdout(`${JSON.stringify({ ...json, status: snapshot.status === "running" ? "running" : json.status }, null, 2)}\n`);
   } else {
-    const counts = { waiting: 0, ready: 0, running: 0, done: 0, failed: 0, skipped: 0 };
+    const counts = { waiting: 0, ready: 0, running: 0, retrying: 0, done: 0, failed: 0, skipped: 0 };
     for (const step of snapshot.steps.values()) counts[step.state]++;
     io.stdout(
-      `run ${printable(snapshot.runId)}: ${snapshot.status}: ${counts.done} done, ${counts.failed} failed, ${counts.skipped} skipped, ${counts.running} running, ${counts.waiting + counts.ready} waiting (${Math.round(snapshot.timings.totalMs)} ms)\n`,
+      `run ${printable(snapshot.runId)}: ${snapshot.status}: ${counts.done} done, ${counts.failed} failed, ${counts.skipped} skipped, ${counts.running} running, ${counts.retrying > 0 ? `${counts.retrying} retrying, ` : ""}${counts.waiting + counts.ready} waiting (${Math.round(snapshot.timings.totalMs)} ms)\n`,
     );
     // In plan order (the report lists errors as the steps ended).
     for (const [id, step] of snapshot.steps) {
       const error = snapshot.errors.get(id);
       if (error !== undefined) io.stdout(`  step ${id}: ${printable(error.message.slice(0, 300))}\n`);
+      if (step.state === "retrying") {
+        const when = step.retryAtMs === undefined ? "" : ` at ${Math.round(step.retryAtMs)} ms`;
+        io.stdout(`  step ${id} retrying${when} (attempt ${step.attempt + 1}): ${printable((step.lastError?.message ?? "").slice(0, 300))}\n`);
+      }
       if (step.noWorkerHasTool === true) io.stdout(`  step ${id} waits: no running worker has its tool ${quoted(step.tool, 60)}\n`);
     }
   }

@@ -9,6 +9,7 @@ import { FlagError, parseFlags } from "./flags.js";
 import { CliError } from "./input.js";
 import type { CliIo } from "./io.js";
 import { loadTools } from "./load-tools.js";
+import { retryingText } from "./progress.js";
 
 export const workerUsage = "usage: plan-refs worker --tools <tools.mjs> [--database URL] [--concurrency N] [--recovery-ms N] [--grace-ms N] [--validate-inputs]";
 
@@ -106,6 +107,8 @@ function describe(event: import("../postgres/index.js").WorkerEvent): string {
       return `${head} done in ${Math.round(event.durationMs)} ms`;
     case "step-failed":
       return `${head} failed after ${Math.round(event.durationMs)} ms: ${printable(event.error.message.slice(0, 200))}`;
+    case "step-retry":
+      return `${head} ${retryingText(event.delayMs, event.attempt + 1, event.attempts)}: ${printable(event.error.message.slice(0, 200))}`;
     case "step-released":
       return `${head} released to another worker`;
     case "step-lost":

@@ -133,6 +133,8 @@ export const RUN_PLAN_OUTPUT_SCHEMA = Object.freeze({
     results: { type: "object", description: "Each step's result by step id (a long one cut, ending with a marker saying so)" },
     errors: { type: "object", additionalProperties: { type: "object", properties: { code: { type: "string" }, message: { type: "string" } }, required: ["code", "message"] } },
     skipped: { type: "array", items: { type: "integer" }, description: "Steps not run because a step they need failed" },
+    output: { description: "The plan's own output, resolved against the results, when the plan has one" },
+    outputError: { type: "object", properties: { code: { type: "string" }, message: { type: "string" } }, required: ["code", "message"] },
     diagnostics: { type: "array", items: DIAGNOSTIC_SCHEMA },
     error: { type: "object", properties: { code: { type: "string" }, message: { type: "string" } }, required: ["code", "message"] },
   },
@@ -412,7 +414,26 @@ export class PlanService {
    * @example
    * await service.server().connect(new StdioServerTransport())
    */
-  server(): SdkServer {
+  server(): PlanServer {
+    return this.#newServer();
+  }
+
+  /**
+   * The server of `createPlanServer`: closing it stops the service too (which then listens to the
+   * upstreams no more), since it is the service's only one.
+   */
+  static async only(config: PlanServerConfig): Promise<PlanServer> {
+    const service = await PlanService.create(config);
+    const server = service.#newServer();
+    const onclose = server.onclose;
+    server.onclose = () => {
+      onclose?.();
+      void service.close();
+    };
+    return server;
+  }
+
+  #newServer(): SdkServer {
     const { Server, types } = this.#sdk;
     const server = new Server({ name: this.#settings.serverInfo.name, version: this.#settings.serverInfo.version }, { capabilities: { tools: { listChanged: true } } });
     server.setRequestHandler(types.ListToolsRequestSchema, () => ({ tools: this.#served.listed as never }));
@@ -431,7 +452,7 @@ export class PlanService {
     const client = served.exposed.get(name);
     if (client !== undefined) return this.#passOn(client, name, args, extra);
     const suggestion = didYouMean(name, served.listed.map((tool) => tool.name));
-    throw new this.#sdk.types.McpError(this.#sdk.types.ErrorCode.InvalidParams, `unknown tool ${quoted(name, 80)}${suggestion === undefined ? "" : `; did you mean ${quoted(suggestion)}?`}`);
+    throw new this.#sdk.types.McpError(this.#sdk.types.ErrorCode.InvalidParams, `unknown-tool: no tool ${quoted(name, 80)} on this server${suggestion === undefined ? "" : `; did you mean ${quoted(suggestion)}?`}`);
   }
 
   async #runPlan(served: Served, plan: unknown, extra: RequestExtra): Promise<CallResult> {
@@ -451,7 +472,7 @@ export class PlanService {
       // A caller's trace context in `_meta`: the run's spans continue the caller's trace.
       const result = await withRemoteParent(extra._meta, () => runPlanCall(plan, { tools: served.tools, catalog: served.catalog, signal: extra.signal }, { ...this.#settings.call, ...onEvent }));
       await sent();
-      return answer(result, result.status === "invalid");
+      return result.status === "invalid" ? answer({ status: "invalid", diagnostics: oncePerPlace(result.diagnostics) }, true) : answer(result, false);
     } catch (error) {
       return answer({ status: "error", error: { code: "internal-error", message: `the plan could not be run: ${reason(error)}` } }, true);
     } finally {
@@ -523,6 +544,20 @@ function progress(plan: unknown, extra: RequestExtra): { onEvent?: (event: RunEv
   };
 }
 
+/**
+ * One problem per place and code: the linter (against the catalog) and the runner (against the tool
+ * functions) both name a tool that is not there; the model needs to read it once.
+ */
+function oncePerPlace<T extends { readonly code: string; readonly pointer: string }>(diagnostics: readonly T[]): T[] {
+  const seen = new Set<string>();
+  return diagnostics.filter(({ code, pointer }) => {
+    const key = `${code} ${pointer}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
 /** A `tools/call` answer: the JSON as structured content and as text. */
 function answer(value: PlanCallResult | Record<string, unknown>, isError: boolean): CallResult {
   return { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value as Record<string, unknown>, ...(isError ? { isError: true } : {}) };
@@ -546,13 +581,5 @@ function answer(value: PlanCallResult | Record<string, unknown>, isError: boolea
  * await server.connect(new StdioServerTransport())
  */
 export async function createPlanServer(config: PlanServerConfig = {}): Promise<PlanServer> {
-  const service = await PlanService.create(config);
-  const server = service.server();
-  const onclose = server.onclose;
-  // The service is this server's alone: closing the server stops it listening to the upstreams.
-  server.onclose = () => {
-    onclose?.();
-    void service.close();
-  };
-  return server;
+  return PlanService.only(config);
 }

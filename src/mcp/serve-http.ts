@@ -9,7 +9,7 @@ import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { isIP } from "node:net";
 import { describeThrown } from "../shared/errors.js";
-import { ownData } from "../shared/own-data.js";
+import { isPlainArray, ownData } from "../shared/own-data.js";
 import { quoted, safeText } from "../shared/text.js";
 import { McpSetupError } from "./errors.js";
 import type { PlanService } from "./plan-server.js";
@@ -19,6 +19,10 @@ import { loadSdk } from "./sdk.js";
 export const MCP_PATH = "/mcp";
 /** Most client sessions at once; a further client is refused (`too-many-sessions`) until one ends. */
 export const MAX_HTTP_SESSIONS = 64;
+/** How long a session with no request open may sit before it is ended, by default: 30 minutes. */
+export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
+/** Largest request body read (the SDK transport's own default). */
+export const MAX_HTTP_BODY_BYTES = 4 * 1024 * 1024;
 
 /** Where and how to serve. */
 export interface PlanHttpOptions {
@@ -28,6 +32,11 @@ export interface PlanHttpOptions {
   readonly host?: string;
   /** The bearer token every request must carry (`Authorization: Bearer …`). */
   readonly token?: string;
+  /**
+   * A session with no request open (a client listening for notifications holds one) for this long is
+   * ended, so that clients gone without a DELETE do not hold the session places (default 30 minutes).
+   */
+  readonly idleMs?: number;
 }
 
 /** A plan server listening. */
@@ -58,6 +67,30 @@ interface Refusal {
   readonly code: string;
   readonly message: string;
   readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** A POST's body as JSON, read whole up to the limit; a refusal for one too large or not JSON. */
+async function readBody(req: IncomingMessage): Promise<{ body: unknown } | Refusal> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_HTTP_BODY_BYTES) return { status: 413, code: "body-too-large", message: `a request body may have at most ${MAX_HTTP_BODY_BYTES} bytes` };
+    chunks.push(chunk);
+  }
+  try {
+    return { body: JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown };
+  } catch {
+    return { status: 400, code: "parse-error", message: "the request body is not JSON" };
+  }
+}
+
+/** The ids of the requests in a POST's body (one JSON-RPC message, or a list of them). */
+function requestIds(body: unknown): (string | number)[] {
+  return (isPlainArray(body) ? body : [body]).flatMap((message) => {
+    const id = ownData(message, "id");
+    return typeof ownData(message, "method") === "string" && (typeof id === "string" || typeof id === "number") ? [id] : [];
+  });
 }
 
 function refuse(res: ServerResponse, { status, code, message, headers = {} }: Refusal): void {
@@ -92,7 +125,24 @@ export async function servePlanHttp(service: PlanService, options: PlanHttpOptio
   const expected = options.token === undefined ? undefined : digest(options.token);
   const { StreamableHTTPServerTransport } = await loadSdk("server/streamableHttp.js");
   type Transport = InstanceType<typeof StreamableHTTPServerTransport>;
-  const sessions = new Map<string, { transport: Transport; server: ReturnType<PlanService["server"]> }>();
+  /** Each session: its transport and server, its requests open, and when the last one ended. */
+  type Session = { transport: Transport; server: ReturnType<PlanService["server"]>; open: number; lastSeen: number };
+  const sessions = new Map<string, Session>();
+  const idleMs = options.idleMs ?? DEFAULT_SESSION_IDLE_MS;
+  if (!Number.isSafeInteger(idleMs) || idleMs < 1) throw new McpSetupError("invalid-options", "option idleMs must be a positive integer of milliseconds");
+  const end = (id: string, session: Session): void => {
+    sessions.delete(id);
+    void Promise.all([session.server.close().catch(() => undefined), session.transport.close().catch(() => undefined)]);
+  };
+  // One timer for all sessions, not holding the process open.
+  const sweeper = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [id, session] of sessions) if (session.open === 0 && now - session.lastSeen >= idleMs) end(id, session);
+    },
+    Math.min(idleMs, 60_000),
+  );
+  sweeper.unref();
   let opening = 0;
   let port = options.port;
   const urlHost = isIP(host) === 6 ? `[${host}]` : host;
@@ -137,11 +187,24 @@ export async function servePlanHttp(service: PlanService, options: PlanHttpOptio
     if (path !== MCP_PATH) return refuse(res, { status: 404, code: "not-found", message: `the MCP endpoint is ${MCP_PATH}` });
     const refusal = check(req);
     if (refusal !== undefined) return refuse(res, refusal);
+    let body: unknown;
+    if (req.method === "POST") {
+      const read = await readBody(req);
+      if (!("body" in read)) return refuse(res, read);
+      body = read.body;
+    }
     const id = req.headers["mcp-session-id"];
     if (typeof id === "string") {
       const session = sessions.get(id);
       if (session === undefined) return refuse(res, { status: 404, code: "unknown-session", message: "no such session (it ended, or the server restarted): initialize again" });
-      return session.transport.handleRequest(req, res);
+      session.open++;
+      res.once("close", () => {
+        session.open--;
+        session.lastSeen = Date.now();
+      });
+      if (body === undefined) return session.transport.handleRequest(req, res);
+      cancelIfDropped(session.transport, res, requestIds(body));
+      return session.transport.handleRequest(req, res, body);
     }
     if (req.method !== "POST") return refuse(res, { status: 400, code: "no-session", message: "a request without an Mcp-Session-Id header must be a POST of initialize" });
     if (sessions.size + opening >= MAX_HTTP_SESSIONS) return refuse(res, { status: 503, code: "too-many-sessions", message: `${MAX_HTTP_SESSIONS} clients are connected already; try again when one has left` });
@@ -149,19 +212,32 @@ export async function servePlanHttp(service: PlanService, options: PlanHttpOptio
     const server = service.server();
     const transport: Transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (sessionId) => void sessions.set(sessionId, { transport, server }),
+      onsessioninitialized: (sessionId) => void sessions.set(sessionId, { transport, server, open: 0, lastSeen: Date.now() }),
     });
     transport.onclose = () => {
       if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
     };
     try {
       await server.connect(transport);
-      await transport.handleRequest(req, res);
+      await transport.handleRequest(req, res, body);
     } finally {
       opening--;
       // Not an initialize request (the transport has answered so): nothing to keep.
       if (transport.sessionId === undefined || !sessions.has(transport.sessionId)) await server.close().catch(() => undefined);
     }
+  }
+
+  /**
+   * A POST's answers go on its own response stream, which nothing can resume (no event store): when the
+   * client drops it before they are all written, its requests are cancelled as if the client had said
+   * so, so that a run does not go on (holding one of the plan places) for an answer no one can receive.
+   */
+  function cancelIfDropped(transport: Transport, res: ServerResponse, ids: readonly (string | number)[]): void {
+    if (ids.length === 0) return;
+    res.once("close", () => {
+      if (res.writableFinished) return;
+      for (const requestId of ids) transport.onmessage?.({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId, reason: "the client's connection closed" } });
+    });
   }
 
   const listener = createServer((req, res) => {
@@ -171,6 +247,7 @@ export async function servePlanHttp(service: PlanService, options: PlanHttpOptio
   listener.on("clientError", (_error, socket) => socket.destroy());
   await new Promise<void>((resolve, reject) => {
     listener.once("error", (error) => {
+      clearInterval(sweeper);
       const code = ownData(error, "code");
       reject(new McpSetupError("listen-failed", `cannot listen on ${urlHost}:${options.port}: ${code === "EADDRINUSE" ? "the port is in use" : code === "EACCES" ? "permission denied" : code === "EADDRNOTAVAIL" ? "no such address on this machine" : safeText(describeThrown(error), 200)}`, { cause: error }));
     });
@@ -185,6 +262,7 @@ export async function servePlanHttp(service: PlanService, options: PlanHttpOptio
     url,
     close: () =>
       (closing ??= (async () => {
+        clearInterval(sweeper);
         const open = [...sessions.values()];
         sessions.clear();
         await Promise.all(open.map(({ transport, server }) => Promise.all([server.close().catch(() => undefined), transport.close().catch(() => undefined)])));

@@ -27,6 +27,8 @@ export type PostgresErrorCode =
   | "unknown-run"
   /** An option of the wrong type or out of range. */
   | "invalid-options"
+  /** `redriveRun` on a run that is running, succeeded or is invalid: nothing changed. */
+  | "not-redrivable"
   /** `waitForRun` gave up: its `timeoutMs` passed or its signal was aborted. */
   | "wait-timeout"
   | "wait-aborted"

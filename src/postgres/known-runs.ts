@@ -5,14 +5,42 @@
  */
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { normalizeOptions, type NormalizedOptions } from "../shared/options.js";
-import { planGraph } from "../run/schedule.js";
+import { planGraph, type PlanGraph } from "../run/schedule.js";
 import type { StoredRunOptions } from "./submit.js";
-import type { KnownRun } from "./transitions.js";
+import type { ResolvedRetryPolicy } from "../run/retry.js";
+import { readRetryOptions, type RetryOptionValues } from "../run/settings.js";
+
+/** No policy: a failed try fails its step. */
+const NO_RETRY: RetryOptionValues = { retry: undefined, retryByTool: undefined };
+
+function storedRetry(options: StoredRunOptions): RetryOptionValues {
+  try {
+    return readRetryOptions(options);
+  } catch {
+    return NO_RETRY;
+  }
+}
+
+/**
+ * The retry policy of a run's tool: its own, else the run's (`undefined`: no retry).
+ *
+ * @example
+ * policyOf(known, "geocode")?.attempts // 3
+ */
+export function policyOf(known: KnownRunInfo, tool: string): ResolvedRetryPolicy | undefined {
+  return known.retry.retryByTool?.get(tool) ?? known.retry.retry;
+}
 
 /** How many runs a worker remembers (options, catalog, graph): past this, the oldest is read again when needed. */
 export const KNOWN_RUNS = 4_096;
 /** How many steps (of the runs it remembers) a worker keeps the graph of, at most (one bigger run is kept alone). */
 export const KNOWN_STEPS = 200_000;
+
+/** What a worker knows of a run without asking the database again (a submitted run never changes). */
+export interface KnownRun {
+  readonly graph: PlanGraph;
+  readonly diagnostics: readonly Diagnostic[];
+}
 
 /** A run as a worker remembers it. */
 export interface KnownRunInfo extends KnownRun {
@@ -20,6 +48,8 @@ export interface KnownRunInfo extends KnownRun {
   /** Its language options, normalised once. */
   readonly language: NormalizedOptions;
   readonly catalog: Record<string, unknown> | null;
+  /** The run's retry policies, read back with the shared readers (a stored policy that does not read is no policy). */
+  readonly retry: RetryOptionValues;
 }
 
 /** The claim's row, with the columns of a run it reads the first time a worker sees it (`options`, `catalog`, `diagnostics`, `graph`). */
@@ -49,6 +79,7 @@ export class KnownRuns {
       options,
       language: this.#language(options),
       catalog: row.catalog as Record<string, unknown> | null,
+      retry: storedRetry(options),
       diagnostics: (row.diagnostics ?? []) as Diagnostic[],
       graph: planGraph(((row.graph ?? []) as [number, number[]][]).map(([id, dependencies]) => ({ id: Number(id), dependencies }))),
     };

@@ -6,6 +6,8 @@ import { connectClient, databaseError, literal, readConnection, table, type Conn
 import { loadGraphileWorker } from "./graphile.js";
 import { OLD_SETTLE_DONE_ARGS, settleDoneFunction } from "./sql/settle-done.js";
 import { settleFailedFunction } from "./sql/settle-failed.js";
+import { retryStepFunction } from "./sql/retry-step.js";
+import { CLAIMABLE_STATES } from "./stored-states.js";
 import { silentLogger } from "./worker-logger.js";
 
 /** A lock id of plan-refs' migrations (any constant; advisory locks are per database). */
@@ -28,6 +30,8 @@ function statements(connection: Connection): string[] {
     )`,
     // Someone follows the run's progress (waitForRun with onProgress): only then do workers announce each step.
     `alter table ${runs} add column if not exists watched boolean not null default false`,
+    // The plan's hash (RunReport.planHash, as runPlan's): what a resume checks a plan against.
+    `alter table ${runs} add column if not exists plan_hash text`,
     `create table if not exists ${table(connection, "steps")} (
       run_id text not null references ${runs} (id) on delete cascade,
       step_id bigint not null,
@@ -56,12 +60,16 @@ function statements(connection: Connection): string[] {
     `alter table ${table(connection, "workers")} add column if not exists recovery_ms integer not null default 30000`,
     // The tools a worker has (it takes only their steps): what status reads to say a step waits for a tool no running worker has.
     `alter table ${table(connection, "workers")} add column if not exists tools text[] not null default '{}'`,
-    // The steps that need a job (ready, running): what the search for steps left with no job reads.
-    `create index if not exists steps_active on ${table(connection, "steps")} (run_id) where state in ('ready', 'running')`,
+    // When a step waiting to be tried again (state retrying) is tried next.
+    `alter table ${table(connection, "steps")} add column if not exists retry_at timestamptz`,
+    // The steps that need a job (ready, running, retrying): what the search for steps left with no job reads.
+    `create index if not exists steps_to_run on ${table(connection, "steps")} (run_id) where state in (${CLAIMABLE_STATES.map(literal).join(", ")})`,
+    `drop index if exists "${connection.schema}".steps_active`,
     ...counters(connection),
     `drop function if exists "${connection.schema}".settle_done(${OLD_SETTLE_DONE_ARGS})`,
     settleDoneFunction(connection),
     settleFailedFunction(connection),
+    retryStepFunction(connection),
   ];
 }
 

@@ -43,10 +43,12 @@ export async function notifyProgress(client: PgQueryable, connection: Connection
 /**
  * The SQL call that adds a step's job (graphile-worker's `add_job`, in the caller's transaction), given
  * SQL expressions of the run id (text), the step id and its tool (the task is the tool's, `toolTask`).
- * A job key per step: a step is never queued twice.
+ * A job key per step: a step is never queued twice. With `runAtSql` (a retry, at its time) the job
+ * replaces the step's job: one that is running (the failed try's) is let go, keyless, and completes.
  */
-export function addStepJob(connection: Connection, runIdSql: string, stepIdSql: string, toolSql: string): string {
-  return `graphile_worker.add_job(${literal(`${stepTask(connection)}/`)} || ${toolSql}, json_build_object('runId', ${runIdSql}, 'stepId', ${stepIdSql}), job_key := ${runIdSql} || ':' || ${stepIdSql}::text, job_key_mode := 'unsafe_dedupe', max_attempts := 25)`;
+export function addStepJob(connection: Connection, runIdSql: string, stepIdSql: string, toolSql: string, runAtSql?: string): string {
+  const when = runAtSql === undefined ? "job_key_mode := 'unsafe_dedupe'" : `run_at := ${runAtSql}, job_key_mode := 'replace'`;
+  return `graphile_worker.add_job(${literal(`${stepTask(connection)}/`)} || ${toolSql}, json_build_object('runId', ${runIdSql}, 'stepId', ${stepIdSql}), job_key := ${runIdSql} || ':' || ${stepIdSql}::text, ${when}, max_attempts := 25)`;
 }
 
 export async function notifyRunFinished(client: PgQueryable, connection: Connection, runId: string): Promise<void> {

@@ -3,7 +3,6 @@
  * LISTEN/NOTIFY, never a tight polling loop) and `cancelRun`.
  */
 import type { RunReport, StepTiming } from "../run/run-plan.js";
-import type { StepState } from "../run/schedule.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import type { StepError } from "../run/step-error.js";
 import { ownData } from "../shared/own-data.js";
@@ -14,17 +13,23 @@ import { finishedChannel, lockRun, progressChannel } from "./queue.js";
 import { PAST_DEADLINE } from "./sql/recover-dead-workers.js";
 import { stopSteps } from "./transitions.js";
 import { rebuildStepError } from "./stored-error.js";
+import { RETRYING, type StoredState } from "./stored-states.js";
 
 /** One step of a run as it stands. Times are milliseconds since the run was submitted. */
 export interface StepSnapshot {
   readonly tool: string;
-  readonly state: StepState;
+  /** `retrying`: a try failed and the step waits to be tried again (at `retryAtMs`; `lastError` says why). */
+  readonly state: StoredState;
   /** How many times a worker started it (more than 1 after a worker died or stopped while it ran). */
   readonly attempt: number;
   readonly startMs?: number;
   readonly endMs?: number;
   /** For a skipped step: the step whose failure (or skip) blocked it (none when the run stopped). */
   readonly blockedBy?: number;
+  /** When a retrying step is tried next. */
+  readonly retryAtMs?: number;
+  /** A retrying step's last try's error. */
+  readonly lastError?: StepError;
   /** `true` for a ready step whose tool no running worker has: it waits until a worker with that tool starts. */
   readonly noWorkerHasTool?: true;
 }
@@ -52,13 +57,13 @@ const SINCE = (column: string): string => `extract(epoch from (${column} - r.cre
 
 async function readSnapshot(client: PgQueryable, connection: Connection, runId: string): Promise<RunSnapshot> {
   const runs = await client.query(
-    `select r.status, r.diagnostics, ${SINCE("coalesce(r.finished_at, clock_timestamp())")} as total_ms from ${table(connection, "runs")} r where r.id = $1`,
+    `select r.status, r.diagnostics, r.plan_hash, ${SINCE("coalesce(r.finished_at, clock_timestamp())")} as total_ms from ${table(connection, "runs")} r where r.id = $1`,
     [runId],
   );
   const run = runs.rows[0];
   if (run === undefined) throw new PostgresError("unknown-run", `no run ${JSON.stringify(runId.slice(0, 200))} in ${connection.where}`);
   const steps = await client.query(
-    `select s.step_id, s.tool, s.state, s.attempt, s.blocked_by, s.has_result, s.result, s.result is null as no_result, s.error, ${SINCE("s.started_at")} as start_ms, ${SINCE("s.ended_at")} as end_ms, s.ordinal,
+    `select s.step_id, s.tool, s.state, s.attempt, s.blocked_by, s.has_result, s.result, s.result is null as no_result, s.error, ${SINCE("s.started_at")} as start_ms, ${SINCE("s.ended_at")} as end_ms, ${SINCE("s.retry_at")} as retry_ms, s.ordinal,
             s.state = 'ready' and not exists (select 1 from ${table(connection, "workers")} w where s.tool = any(w.tools) and not (${PAST_DEADLINE("w")})) as unserved
      from ${table(connection, "steps")} s join ${table(connection, "runs")} r on r.id = s.run_id
      where s.run_id = $1 order by s.ended_at nulls last, s.ordinal`,
@@ -78,12 +83,13 @@ async function readSnapshot(client: PgQueryable, connection: Connection, runId: 
       id,
       {
         tool: String(row.tool),
-        state: row.state as StepState,
+        state: row.state as StoredState,
         attempt: Number(row.attempt),
         ...(row.start_ms === null ? {} : { startMs: Number(row.start_ms) }),
         ...(row.end_ms === null ? {} : { endMs: Number(row.end_ms) }),
         ...(row.blocked_by === null ? {} : { blockedBy: Number(row.blocked_by) }),
         ...(row.unserved === true ? { noWorkerHasTool: true as const } : {}),
+        ...(row.state === RETRYING ? { lastError: rebuildStepError(id, String(row.tool), row.error), ...(row.retry_ms === null ? {} : { retryAtMs: Number(row.retry_ms) }) } : {}),
       },
     ]);
     if (Number(row.attempt) > 0) attempts.set(id, Number(row.attempt));
@@ -99,6 +105,7 @@ async function readSnapshot(client: PgQueryable, connection: Connection, runId: 
   return {
     runId,
     status: run.status as RunSnapshot["status"],
+    ...(typeof run.plan_hash === "string" ? { planHash: run.plan_hash } : {}),
     results,
     errors,
     skipped,

@@ -11,12 +11,13 @@ import { isConnectionError, type Connection } from "./db.js";
 import { PostgresError } from "./errors.js";
 import { Heartbeat } from "./heartbeat.js";
 import { backoff, sleep } from "./job-pool.js";
-import { KnownRuns } from "./known-runs.js";
+import { KnownRuns, policyOf } from "./known-runs.js";
 import type { PgPool } from "./peers.js";
 import { claimStep } from "./sql/claim.js";
 import { releaseStep } from "./sql/release-step.js";
 import { rebuildStepError } from "./stored-error.js";
-import { settleStep, type StepOutcome } from "./transitions.js";
+import { retryLater, settleStep, type StepOutcome } from "./transitions.js";
+import { retryDelayMs } from "../run/retry.js";
 import { runClaimedStep, type WorkerToolFunction } from "./worker-step.js";
 
 /** What a worker does, as it happens. */
@@ -24,6 +25,8 @@ export type WorkerEvent =
   | { readonly type: "step-start"; readonly runId: string; readonly stepId: number; readonly tool: string; readonly attempt: number }
   | { readonly type: "step-done"; readonly runId: string; readonly stepId: number; readonly tool: string; readonly attempt: number; readonly durationMs: number }
   | { readonly type: "step-failed"; readonly runId: string; readonly stepId: number; readonly tool: string; readonly attempt: number; readonly durationMs: number; readonly error: StepError }
+  /** A try failed and the step is tried again after `delayMs` (by whichever worker takes it then): `attempt` is the try that failed, `attempts` the policy's tries. */
+  | { readonly type: "step-retry"; readonly runId: string; readonly stepId: number; readonly tool: string; readonly attempt: number; readonly attempts: number; readonly delayMs: number; readonly error: StepError }
   | { readonly type: "step-released"; readonly runId: string; readonly stepId: number; readonly tool: string; readonly attempt: number }
   /** This attempt ended after another worker had taken the step (this one was taken for dead): its outcome was not stored. */
   | { readonly type: "step-lost"; readonly runId: string; readonly stepId: number; readonly tool: string; readonly attempt: number }
@@ -138,7 +141,12 @@ export class StepWorker {
       this.#emit({ type: "step-released", runId, stepId, tool, attempt });
       throw new Error(`plan-refs: step ${stepId} of run ${runId} released: the worker stopped`);
     }
-    const stored = await this.#retrying(() => settleStep(this.pool, this.connection, runId, stepId, attempt, outcome, known.options.failFast, known));
+    // A failed try its run's policy retries waits in the database (its job's run_at), not here.
+    const policy = outcome.ok ? undefined : policyOf(known, tool);
+    const delayMs = policy === undefined || outcome.ok || outcome.failure === undefined ? undefined : retryDelayMs(policy, attempt, outcome.failure);
+    const stored = await this.#retrying(() =>
+      delayMs === undefined || outcome.ok ? settleStep(this.pool, this.connection, runId, stepId, attempt, outcome, known.options.failFast, known) : retryLater(this.pool, this.connection, runId, stepId, attempt, outcome.error, delayMs),
+    );
     if (stored === "lost") {
       this.#emit({ type: "step-lost", runId, stepId, tool, attempt });
       // The job is the other attempt's now: throwing leaves it alone (graphile-worker fails a job only
@@ -150,6 +158,7 @@ export class StepWorker {
     if (stored !== "stored") return;
     const durationMs = performance.now() - t0;
     if (outcome.ok) this.#emit({ type: "step-done", runId, stepId, tool, attempt, durationMs });
+    else if (delayMs !== undefined) this.#emit({ type: "step-retry", runId, stepId, tool, attempt, attempts: policy!.attempts, delayMs, error: rebuildStepError(stepId, tool, outcome.error) });
     else this.#emit({ type: "step-failed", runId, stepId, tool, attempt, durationMs, error: rebuildStepError(stepId, tool, outcome.error) });
   }
 }

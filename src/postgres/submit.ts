@@ -5,10 +5,12 @@
 import { randomUUID } from "node:crypto";
 import { readPlan, type LocatedStep, type ToolCatalog } from "../plan/plan.js";
 import type { RunOptions } from "../run/run-plan.js";
-import { readRunOptions, type RunOptionValues } from "../run/settings.js";
+import { readRetryOptions, readRunOptions, type RetryOptionValues, type RunOptionValues } from "../run/settings.js";
+import type { ResolvedRetryPolicy } from "../run/retry.js";
 import { runStatus } from "../run/schedule.js";
 import { preparePlan } from "../run/prepare.js";
 import { activeTraceCarrier, type TraceCarrier } from "../run/tracing.js";
+import { planText, sha256Hex, stepText } from "../run/plan-hash.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { asRefError, describeThrown, RefError } from "../shared/errors.js";
 import { layeredOptions, type NormalizedOptions, type OptionName } from "../shared/options.js";
@@ -18,7 +20,7 @@ import { databaseError, poolFor, readConnection, table, type Connection, type Co
 import { addStepJob, finishedChannel } from "./queue.js";
 
 /** What a stored run keeps of `RunOptions`: the options that mean something to a run in the database. */
-export type SubmitRunOptions = Pick<RunOptions, "failFast" | "timeoutMs" | "catalog" | "validateOutputs" | "validateInputs" | OptionName>;
+export type SubmitRunOptions = Pick<RunOptions, "failFast" | "timeoutMs" | "catalog" | "validateOutputs" | "validateInputs" | "retry" | "retryByTool" | OptionName>;
 
 /** Options of `submitPlan`. */
 export interface SubmitOptions extends ConnectionOptions {
@@ -36,6 +38,10 @@ export interface StoredRunOptions {
   readonly validateOutputs: boolean;
   /** Absent in runs stored before input checks existed: `false`. */
   readonly validateInputs?: boolean;
+  /** The retry policy of every tool without its own, defaults filled in (absent: no retry). Workers reschedule a failed try by it. */
+  readonly retry?: ResolvedRetryPolicy;
+  /** Policies by tool name, each replacing `retry` for its tool. */
+  readonly retryByTool?: Readonly<Record<string, ResolvedRetryPolicy>>;
   /** The submitter's W3C trace context, when it submitted inside a span: each step's span on a worker is its child. */
   readonly trace?: TraceCarrier;
   /** Every language option (runs stored before `strict` and the limits were kept have only `syntax`, `templates`, `deep`: the rest default). */
@@ -51,10 +57,10 @@ function traceOf(trace: TraceCarrier | undefined): { trace?: TraceCarrier } {
 const RUN_ID = /^[\x21-\x7e]{1,200}$/;
 
 /** Read the run options once, with runPlan's own readers (same values accepted, same codes). */
-function readStoredOptions(options: unknown): RunOptionValues {
-  if (options === undefined) return readRunOptions({});
+function readStoredOptions(options: unknown): RunOptionValues & RetryOptionValues {
+  if (options === undefined) return { ...readRunOptions({}), retry: undefined, retryByTool: undefined };
   if (typeof options !== "object" || options === null) throw new RefError("invalid-options", "submitPlan: options must be an object");
-  return readRunOptions(options);
+  return { ...readRunOptions(options), ...readRetryOptions(options) };
 }
 
 /**
@@ -77,9 +83,10 @@ export async function submitPlan(plan: unknown, options: SubmitOptions = {}): Pr
   const runId = (givenId as string | undefined) ?? randomUUID();
   const settings = readStoredOptions(ownData(options, "options"));
   const prepared = prepare(plan, settings);
+  const planHash = await sha256Hex(prepared.hashText);
   const pool = await poolFor(connection);
   try {
-    await store(pool, connection, runId, prepared);
+    await store(pool, connection, runId, prepared, planHash);
   } catch (error) {
     throw databaseError(error, connection);
   }
@@ -98,6 +105,8 @@ interface Prepared {
   readonly catalog: string | null;
   readonly diagnostics: Diagnostic[];
   readonly steps: PreparedStep[];
+  /** The text of the plan's hash, from the snapshots (as runPlan's). */
+  readonly hashText: string;
 }
 
 /**
@@ -122,7 +131,7 @@ function unstorableTools(steps: readonly LocatedStep[]): Diagnostic[] {
 }
 
 /** Read, snapshot and lint the plan with runPlan's own preparation (`preparePlan`). */
-function prepare(plan: unknown, settings: RunOptionValues): Prepared {
+function prepare(plan: unknown, settings: RunOptionValues & RetryOptionValues): Prepared {
   try {
     const read = readPlan(plan);
     const catalog = settings.catalog ?? read.plan.tools;
@@ -151,10 +160,21 @@ function prepare(plan: unknown, settings: RunOptionValues): Prepared {
       }
     }
     return {
-      stored: { failFast: settings.failFast, timeoutMs: settings.timeoutMs ?? null, validateOutputs: settings.validateOutputs, validateInputs: settings.validateInputs, language: { ...language }, ...traceOf(activeTraceCarrier()) },
+      stored: {
+        failFast: settings.failFast,
+        timeoutMs: settings.timeoutMs ?? null,
+        validateOutputs: settings.validateOutputs,
+        validateInputs: settings.validateInputs,
+        ...(settings.retry === undefined ? {} : { retry: settings.retry }),
+        // Own properties (fromEntries defines them): a tool named __proto__ is a name like any other.
+        ...(settings.retryByTool === undefined ? {} : { retryByTool: Object.fromEntries(settings.retryByTool) }),
+        language: { ...language },
+        ...traceOf(activeTraceCarrier()),
+      },
       catalog: catalogText,
       diagnostics,
       steps,
+      hashText: planText(read.plan.options, read.steps.map(stepText)),
     };
   } catch (error) {
     throw asRefError(error, "the plan or options of submitPlan");
@@ -165,15 +185,15 @@ function prepare(plan: unknown, settings: RunOptionValues): Prepared {
  * Store the run, its steps and the jobs of the steps that depend on nothing in one statement (one round
  * trip, atomic on its own); nothing when the run id was stored before (idempotent).
  */
-async function store(client: import("./peers.js").PgQueryable, connection: Connection, runId: string, prepared: Prepared): Promise<void> {
+async function store(client: import("./peers.js").PgQueryable, connection: Connection, runId: string, prepared: Prepared, planHash: string): Promise<void> {
   const invalid = prepared.diagnostics.some((diagnostic) => diagnostic.severity === "error");
   const settled = invalid || prepared.steps.length === 0;
   const status = invalid ? "invalid" : settled ? runStatus(undefined, 0, prepared.diagnostics) : "running";
   const steps = settled ? [] : prepared.steps;
   await client.query(
     `with run as (
-       insert into ${table(connection, "runs")} (id, status, options, catalog, diagnostics, steps_total, unsettled, finished_at)
-       values ($1, $2, $3, $4, $5, $6, cardinality($8::bigint[]), case when $7::boolean then clock_timestamp() end)
+       insert into ${table(connection, "runs")} (id, status, options, catalog, diagnostics, steps_total, unsettled, finished_at, plan_hash)
+       values ($1, $2, $3, $4, $5, $6, cardinality($8::bigint[]), case when $7::boolean then clock_timestamp() end, $17)
        on conflict (id) do nothing returning id),
      stored as (
        insert into ${table(connection, "steps")} (run_id, step_id, ordinal, tool, args, dependencies, remaining, state)
@@ -202,6 +222,7 @@ async function store(client: import("./peers.js").PgQueryable, connection: Conne
       steps.filter((step) => step.dependencies.length === 0).map((step) => step.id),
       finishedChannel(connection),
       steps.filter((step) => step.dependencies.length === 0).map((step) => step.tool),
+      planHash,
     ],
   );
 }

@@ -7,6 +7,7 @@
  */
 import type { StepFailure } from "../run/attempt.js";
 import { dependentsToSkip, isSettled, onStop, planGraph, runStatus, stopDetail, type PlanGraph, type RunStatus, type StepState, type StopReason } from "../run/schedule.js";
+import type { KnownRun } from "./known-runs.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { table, type Connection } from "./db.js";
 import type { PgPool, PgQueryable } from "./peers.js";
@@ -14,16 +15,11 @@ import { notifyProgress, notifyRunFinished, notifyRunStopped } from "./queue.js"
 import { abortSteps } from "./sql/abort-steps.js";
 import { finishRun, readDiagnostics, setUnsettled } from "./sql/finish-run.js";
 import { readRunSteps } from "./sql/read-run-steps.js";
+import { retryStep } from "./sql/retry-step.js";
 import { settleDone } from "./sql/settle-done.js";
 import { storeFailure, type RunStepRow } from "./sql/settle-failed.js";
 import { skipBlocked, skipUnstarted } from "./sql/skip-steps.js";
 import type { StoredStepError } from "./stored-error.js";
-
-/** What a worker knows of a run without asking the database again (a submitted run never changes). */
-export interface KnownRun {
-  readonly graph: PlanGraph;
-  readonly diagnostics: readonly Diagnostic[];
-}
 
 /** What a step's attempt came to. */
 export type StepOutcome =
@@ -40,7 +36,22 @@ export type Settled = "stored" | "lost" | "moot";
  */
 export async function settleStep(pool: PgPool, connection: Connection, runId: string, stepId: number, attempt: number, outcome: StepOutcome, failFast: boolean, known: KnownRun): Promise<Settled> {
   const stored = outcome.ok ? await settleDone(pool, connection, runId, stepId, attempt, outcome.result, known) : await settleFailed(pool, connection, runId, stepId, attempt, outcome, failFast);
-  if (stored) return "stored";
+  return stored ? "stored" : await whyNotStored(pool, connection, runId, stepId, attempt);
+}
+
+/**
+ * A failed try to be tried again after `delayMs`: its step `retrying`, its job queued for then (once:
+ * only the attempt that holds the step does it).
+ *
+ * @example
+ * await retryLater(pool, connection, runId, 3, 1, { code: "tool-error", detail: "the tool threw: down" }, 1_000)
+ */
+export async function retryLater(pool: PgPool, connection: Connection, runId: string, stepId: number, attempt: number, error: StoredStepError, delayMs: number): Promise<Settled> {
+  return (await retryStep(pool, connection, runId, stepId, attempt, error, delayMs)) ? "stored" : await whyNotStored(pool, connection, runId, stepId, attempt);
+}
+
+/** An outcome not stored: another attempt holds the step (`lost`), or the step or its run was settled otherwise (`moot`). */
+async function whyNotStored(pool: PgPool, connection: Connection, runId: string, stepId: number, attempt: number): Promise<Settled> {
   const found = await pool.query(`select attempt from ${table(connection, "steps")} where run_id = $1 and step_id = $2`, [runId, stepId]);
   const now = found.rows[0]?.attempt;
   return now !== undefined && Number(now) !== attempt ? "lost" : "moot";

@@ -245,8 +245,13 @@ export function readRetryPolicy(value: unknown, name: string, refuse: RefuseOpti
   });
 }
 
-/** Policies by tool name (own data properties only), each read as `readRetryPolicy`. */
-function readRetryByTool(value: unknown, name: string, refuse: RefuseOption): Map<string, ResolvedRetryPolicy> | undefined {
+/**
+ * Policies by tool name (own data properties only), each read as `readRetryPolicy`.
+ *
+ * @example
+ * readRetryByTool({ geocode: { attempts: 5 } }, "retryByTool")?.get("geocode")?.attempts // 5
+ */
+export function readRetryByTool(value: unknown, name: string, refuse: RefuseOption = refuseWithRefError): Map<string, ResolvedRetryPolicy> | undefined {
   if (value === undefined) return undefined;
   if (!isPlainObject(value)) throw refuse(OPTION_MESSAGES.object(name, "an object of retry policies by tool name"));
   const policies = new Map<string, ResolvedRetryPolicy>();
@@ -305,19 +310,34 @@ export function readRunOptions(options: object): RunOptionValues {
 }
 
 /** `runPlan`'s options, read once and checked. */
-export interface RunSettings extends RunOptionValues {
+export interface RunSettings extends RunOptionValues, RetryOptionValues {
   readonly concurrency: number;
   readonly signal: AbortSignal | undefined;
   readonly onEvent: ((event: RunEvent) => unknown) | undefined;
-  /** The policy of every tool without its own (`undefined`: no retry). */
-  readonly retry: ResolvedRetryPolicy | undefined;
-  /** Policies by tool name, each replacing `retry` for its tool. */
-  readonly retryByTool: ReadonlyMap<string, ResolvedRetryPolicy> | undefined;
   readonly runId: string;
   readonly needsApproval: ((step: ApprovalRequest) => unknown) | undefined;
   /** `undefined`: no tool waits for approval by name. */
   readonly approvalTools: ReadonlySet<string> | undefined;
   readonly trace: TraceSettings;
+}
+
+/** A run's retry policies, as `runPlan` and `submitPlan` read them. */
+export interface RetryOptionValues {
+  /** The policy of every tool without its own (`undefined`: no retry). */
+  readonly retry: ResolvedRetryPolicy | undefined;
+  /** Policies by tool name, each replacing `retry` for its tool. */
+  readonly retryByTool: ReadonlyMap<string, ResolvedRetryPolicy> | undefined;
+}
+
+/**
+ * The options `retry` and `retryByTool`, read once and checked (what `runPlan` applies in the process
+ * and `submitPlan` stores with the run for the workers).
+ *
+ * @example
+ * readRetryOptions({ retry: { attempts: 3 } }).retry?.attempts // 3
+ */
+export function readRetryOptions(options: object): RetryOptionValues {
+  return { retry: readRetryPolicy(readOption(options, "retry"), "retry"), retryByTool: readRetryByTool(readOption(options, "retryByTool"), "retryByTool") };
 }
 
 /** The default `concurrency` of `runPlan` and of a worker. */
@@ -340,8 +360,7 @@ export function readRunSettings(options: object): RunSettings {
     concurrency: readPositiveInteger(concurrency ?? undefined, "concurrency", DEFAULT_CONCURRENCY),
     signal: readSignal(signal, "signal"),
     onEvent: readCallback<(event: RunEvent) => unknown>(onEvent, "onEvent"),
-    retry: readRetryPolicy(readOption(options, "retry"), "retry"),
-    retryByTool: readRetryByTool(readOption(options, "retryByTool"), "retryByTool", refuseWithRefError),
+    ...readRetryOptions(options),
     runId: readRunId(readOption(options, "runId"), "runId", refuseWithRefError),
     needsApproval: readCallback<(step: ApprovalRequest) => unknown>(readOption(options, "needsApproval"), "needsApproval"),
     approvalTools: readToolNames(readOption(options, "approvalTools"), "approvalTools", refuseWithRefError),

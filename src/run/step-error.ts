@@ -9,7 +9,14 @@ import type { Span } from "../shared/span.js";
 /** Why a step of `runPlan` failed. */
 export type StepErrorCode = (typeof STEP_ERROR_CODES)[number];
 
-/** Every `StepErrorCode` (`denied`: a person refused the step's approval, its tool was not called; `unresolved-output`: the plan's `output` could not be resolved, `report.outputError`). */
+/**
+ * Every `StepErrorCode` (`denied`: a person refused the step's approval, or `needsApproval` failed;
+ * its tool was not called; `unresolved-output`: the plan's `output` could not be resolved,
+ * `report.outputError`).
+ *
+ * @example
+ * STEP_ERROR_CODES.includes(json.errors["2"].code) // a code this version knows
+ */
 export const STEP_ERROR_CODES = ["tool-error", "unknown-tool", "unresolved-args", "timeout", "aborted", "invalid-output", "invalid-input", "missing-dependency", "cycle", "invalid-step", "unserializable", "denied", "unresolved-output"] as const;
 
 /** The `stepId` of a `StepError` about the plan's `output`, which is no step: no step has a negative id. */
@@ -28,6 +35,8 @@ export const OUTPUT_STEP_ID = -1;
  */
 export class StepError extends RefError {
   override name = "StepError";
+  /** Always a `StepErrorCode` (the constructor takes no other). */
+  declare readonly code: StepErrorCode;
   readonly stepId: number;
   readonly tool: string;
 

@@ -10,6 +10,8 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, test } from "vitest";
 import { createPlanServer, McpSetupError, type PlanServer, type PlanServerConfig } from "../../src/mcp/index.js";
+import { PlanService } from "../../src/mcp/plan-server.js";
+import { servePlanHttp } from "../../src/mcp/serve-http.js";
 import type { ToolContext } from "../../src/run/index.js";
 
 const closing: (() => Promise<unknown>)[] = [];
@@ -63,6 +65,11 @@ describe("createPlanServer", () => {
       { progress: 1, total: 2, message: "step 1 (double) done" },
       { progress: 2, total: 2, message: "step 2 (double) done" },
     ]);
+    // The plan's own output, resolved against the results, comes with the report.
+    const withOutput = await runPlan(client, { steps: [{ id: 1, tool: "double", args: { n: 3 } }], output: { total: "$1.n", unit: "apples" } });
+    expect(withOutput.structuredContent).toEqual({ status: "ok", results: { "1": { n: 6 } }, errors: {}, skipped: [], output: { total: 6, unit: "apples" } });
+    const { tools: listed } = await client.listTools();
+    expect(Object.keys((listed[0]!.inputSchema as { properties: object }).properties)).toContain("output");
   });
 
   test("maxPlans: a plan beyond the limit waits for a place, then runs", async () => {
@@ -158,5 +165,27 @@ describe("createPlanServer", () => {
     await warned.promise;
     expect(warnings).toEqual([expect.stringMatching(/^the changed tools of MCP server "up" cannot be served \(the previous ones are kept\): .*tool "local" is offered by MCP server "up" and by the plan server's own tools/)]);
     expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(["run_plan", "lint_plan", "one", "two"]);
+  });
+});
+
+describe("servePlanHttp", () => {
+  test("a session with no request open for idleMs is ended (a client gone without a DELETE holds no place)", async () => {
+    const service = await PlanService.create({ tools: { hello: () => "hi" } });
+    const http = await servePlanHttp(service, { port: 0, idleMs: 20 });
+    closing.push(() => http.close(), () => service.close());
+    const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+    const init = await fetch(http.url, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } }) });
+    const session = { ...headers, "mcp-session-id": init.headers.get("mcp-session-id")! };
+    await init.text();
+    const ping = async (): Promise<number> => (await fetch(http.url, { method: "POST", headers: session, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }) })).status;
+    // Ended by the sweep, once idle: the session's requests are then refused, 404 as the transport does for an unknown one.
+    while ((await ping()) === 200) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await ping()).toBe(404);
+  });
+
+  test("idleMs must be a positive integer", async () => {
+    const service = await PlanService.create({ tools: { hello: () => "hi" } });
+    closing.push(() => service.close());
+    await expect(servePlanHttp(service, { port: 0, idleMs: 0 })).rejects.toMatchObject({ code: "invalid-options" });
   });
 });

@@ -208,7 +208,7 @@ describe.each(["stdio", "http"] as const)("over %s", (kind) => {
     const answer = await call(served.client, "geocode", { city: "Lisbon" });
     expect(answer).toEqual({ content: [{ type: "text", text: JSON.stringify({ name: "Lisbon", lat: 38.72, lon: -9.14 }) }], structuredContent: { name: "Lisbon", lat: 38.72, lon: -9.14 } });
     expect(await call(served.client, "broken", {})).toEqual({ isError: true, content: [{ type: "text", text: "the failing server always fails" }] });
-    await expect(call(served.client, "geocodee", {})).rejects.toThrow(/unknown tool "geocodee"; did you mean "geocode"\?/);
+    await expect(call(served.client, "geocodee", {})).rejects.toThrow(/unknown-tool: no tool "geocodee" on this server; did you mean "geocode"\?/);
   });
 
   test("an upstream's tools/list_changed refreshes the tools and is passed on to the client", async () => {
@@ -282,6 +282,20 @@ describe("over HTTP", () => {
     });
   }
 
+  test("a client that drops its response stream mid-run: the run is cancelled, and the slow server sees it", async () => {
+    const { url, log } = await serve("http");
+    const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+    const init = await fetch(url, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } }) });
+    const session = { ...headers, "mcp-session-id": init.headers.get("mcp-session-id")! };
+    await init.text();
+    await (await fetch(url, { method: "POST", headers: session, body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) })).text();
+    const controller = new AbortController();
+    await fetch(url, { method: "POST", headers: session, signal: controller.signal, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "run_plan", arguments: { steps: [{ id: 1, tool: "wait", args: {} }] } } }) });
+    await until(() => readFileSync(log, "utf8").includes("start wait"));
+    controller.abort();
+    await until(() => readFileSync(log, "utf8").includes("cancelled wait"));
+  });
+
   test("Origin and Host are validated against DNS rebinding", async () => {
     const { url } = await serve("http");
     const port = new URL(url).port;
@@ -304,6 +318,33 @@ describe("over HTTP", () => {
       expect(refused.status).toBe(401);
       expect(JSON.parse(refused.body).error.message).toMatch(/^unauthorized: /);
     }
+  });
+
+  // A network namespace of its own (root only): an address that is not loopback, reachable by nothing outside.
+  const netns = spawnSync("unshare", ["-n", "true"]).status === 0;
+  test.skipIf(!netns)("bound to an address other than loopback (in a network namespace of its own), a request without the token is refused", () => {
+    const tokenFile = join(work, "netns-token");
+    writeFileSync(tokenFile, "another-token-for-the-namespace-42\n");
+    const script = join(work, "netns-client.mjs");
+    writeFileSync(
+      script,
+      `import { spawn } from "node:child_process";
+const child = spawn(process.execPath, [${JSON.stringify(MAIN)}, "mcp", "serve", "--mcp", ${JSON.stringify(`node ${UPSTREAM} --role geo`)}, "--http", "0", "--host", "10.200.0.1", "--token-file", ${JSON.stringify(tokenFile)}], { stdio: ["ignore", "ignore", "pipe"] });
+let err = "";
+const url = await new Promise((resolve) => child.stderr.on("data", (chunk) => { err += chunk; const match = /listening on (\\S+)\\n/.exec(err); if (match) resolve(match[1]); }));
+const init = JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+const without = await fetch(url, { method: "POST", headers, body: init });
+const withToken = await fetch(url, { method: "POST", headers: { ...headers, authorization: "Bearer another-token-for-the-namespace-42" }, body: init });
+console.log(JSON.stringify({ url, without: without.status, withoutBody: await without.text(), withToken: withToken.status, session: withToken.headers.get("mcp-session-id") !== null }));
+child.kill("SIGTERM");
+`,
+    );
+    const result = spawnSync("unshare", ["-n", "sh", "-c", `ip link set lo up && ip addr add 10.200.0.1/32 dev lo && exec "${process.execPath}" "${script}"`], { encoding: "utf8", timeout: 30_000 });
+    expect(result.stderr).toBe("");
+    const seen = JSON.parse(result.stdout) as { url: string; without: number; withoutBody: string; withToken: number; session: boolean };
+    expect(seen).toMatchObject({ url: expect.stringMatching(/^http:\/\/10\.200\.0\.1:\d+\/mcp$/), without: 401, withToken: 200, session: true });
+    expect(JSON.parse(seen.withoutBody).error.message).toMatch(/^unauthorized: /);
   });
 
   test("a host other than loopback is refused without --token-file, in one line, before anything starts", () => {

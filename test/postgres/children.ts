@@ -1,6 +1,9 @@
 /** Worker child processes (test/fixtures/pg-worker.mjs, which runs dist/): their tool calls, their exit. */
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll } from "vitest";
+import { migrate } from "../../src/postgres/index.js";
+import { startDatabase, type TestDatabase } from "./server.js";
 
 const FIXTURE = fileURLToPath(new URL("../fixtures/pg-worker.mjs", import.meta.url));
 
@@ -9,6 +12,8 @@ export interface Call {
   readonly stepId: number;
   readonly attempt: number;
   readonly tool: string;
+  /** The tool's `idempotencyKey`. */
+  readonly key?: string;
 }
 
 /** A worker event as the fixture prints it (without a step error). */
@@ -86,5 +91,30 @@ export function spawnWorker(url: string, recoveryMs = 3_000, concurrency = 8, gr
       return found !== undefined ? Promise.resolve(found) : new Promise((resolve) => waiters.push({ tool, resolve }));
     },
     stderr: () => errors,
+  };
+}
+
+/**
+ * For a test file: a PostgreSQL started and migrated before its tests, and removed after them with
+ * every worker child spawned through `spawned` (killed if still running).
+ */
+export function databaseWithWorkers(): { readonly db: () => TestDatabase; readonly spawned: (...args: Parameters<typeof spawnWorker>) => WorkerChild } {
+  let db: TestDatabase | undefined;
+  const children: WorkerChild[] = [];
+  beforeAll(async () => {
+    db = await startDatabase();
+    await migrate({ connectionString: db.url });
+  }, 60_000);
+  afterAll(async () => {
+    for (const { child } of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    await db?.remove();
+  }, 60_000);
+  return {
+    db: () => db!,
+    spawned: (...args) => {
+      const worker = spawnWorker(...args);
+      children.push(worker);
+      return worker;
+    },
   };
 }

@@ -12,6 +12,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { freePort, startDatabase, type TestDatabase } from "./server.js";
 import { workerUsage } from "../../src/cli/worker-command.js";
+import { cancelRun, getRun } from "../../src/postgres/index.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const TOOLS = "test/fixtures/pg-tools.mjs";
@@ -53,6 +54,21 @@ afterAll(async () => {
   await db?.remove();
   if (work !== undefined) rmSync(work, { recursive: true, force: true });
 }, 60_000);
+
+/** `plan-refs worker` in a child process: its stderr so far, once it takes steps, its exit code. */
+function cliWorker(): { worker: ReturnType<typeof spawn>; ready: Promise<void>; exited: Promise<number | null>; log: () => string } {
+  const worker = spawn(process.execPath, ["dist/cli/main.js", "worker", "--tools", TOOLS, "--database", db.url, "--recovery-ms", "3000"], { cwd: root });
+  let log = "";
+  const ready = new Promise<void>((resolve) =>
+    worker.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
+      log += chunk;
+      if (log.includes("taking steps")) resolve();
+    }),
+  );
+  // "close": after its output was read too.
+  const exited = new Promise<number | null>((resolve) => worker.on("close", (code) => resolve(code)));
+  return { worker, ready, exited, log: () => log };
+}
 
 describe("plan-refs on PostgreSQL", { timeout: 90_000 }, () => {
   test("db migrate: exit 0, twice", () => {
@@ -119,15 +135,7 @@ describe("plan-refs on PostgreSQL", { timeout: 90_000 }, () => {
   });
 
   test("worker + run --database: the same JSON as a run here, progress lines; run --detach and status; SIGTERM stops the worker with exit 0", async () => {
-    const worker = spawn(process.execPath, ["dist/cli/main.js", "worker", "--tools", TOOLS, "--database", db.url, "--recovery-ms", "3000"], { cwd: root });
-    let log = "";
-    const ready = new Promise<void>((resolve) =>
-      worker.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-        log += chunk;
-        if (log.includes("taking steps")) resolve();
-      }),
-    );
-    const exited = new Promise<number | null>((resolve) => worker.on("exit", (code) => resolve(code)));
+    const { worker, ready, exited, log } = cliWorker();
     try {
       await ready;
       const remote = await cliAsync(["run", join(work, "plan.json"), "--database", db.url]);
@@ -180,12 +188,48 @@ describe("plan-refs on PostgreSQL", { timeout: 90_000 }, () => {
       expect(json).toMatchObject({ runId, status: "failed", skipped: [4], results: { 1: { city: "Lisbon" }, 2: { from: "Lisbon" } } });
       const text = cli(["status", runId, "--database", db.url]);
       expect(text.stdout).toMatch(new RegExp(`^run ${runId}: failed: 2 done, 1 failed, 1 skipped, 0 running, 0 waiting \\(\\d+ ms\\)\\n  step 3: step 3 \\(fail\\): the tool threw: no sights\\n$`));
-      expect(log).toMatch(/run [0-9a-f-]+ step 1 \(echo\) started\n/);
+      expect(log()).toMatch(/run [0-9a-f-]+ step 1 \(echo\) started\n/);
     } finally {
       worker.kill("SIGTERM");
     }
     expect(await exited).toBe(0);
-    expect(log).toContain("plan-refs: worker stopped\n");
+    expect(log()).toContain("plan-refs: worker stopped\n");
+  });
+
+  test("run --database --retry N: the workers apply the policy (the same JSON as a run here, the worker tells each wait); status shows a step waiting to be retried", async () => {
+    expect(cli(["db", "migrate", "--database", db.url]).status).toBe(0);
+    writeFileSync(join(work, "flaky.json"), JSON.stringify({ steps: [{ id: 1, tool: "flaky", args: { fails: 2, value: "up" } }, { id: 2, tool: "echo", args: { after: "$1" } }] }));
+    const { worker, ready, exited, log } = cliWorker();
+    try {
+      await ready;
+      const remote = await cliAsync(["run", join(work, "flaky.json"), "--database", db.url, "--retry", "3", "--retry-delay", "0"]);
+      const local = cli(["run", join(work, "flaky.json"), "--tools", TOOLS, "--retry", "3", "--retry-delay", "0"]);
+      expect(remote.status).toBe(0);
+      const strip = (text: string): unknown => ({ ...(JSON.parse(text) as object), timings: undefined, runId: undefined });
+      expect(strip(remote.stdout)).toEqual(strip(local.stdout));
+      expect(JSON.parse(remote.stdout)).toMatchObject({ attempts: { 1: 3, 2: 1 } });
+
+      const detached = cli(["run", join(work, "flaky.json"), "--database", db.url, "--detach", "--retry", "2", "--retry-delay", "600000", "--retry-max-delay", "600000"]);
+      const runId = detached.stdout.trim();
+      let status: { status: number | null; stdout: string };
+      for (;;) {
+        status = cli(["status", runId, "--database", db.url]);
+        if (status.stdout.includes("retrying")) break;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      expect(status.status).toBe(0);
+      expect(status.stdout).toMatch(new RegExp(`^run ${runId}: running: 0 done, 0 failed, 0 skipped, 0 running, 1 retrying, 1 waiting \\(\\d+ ms\\)\\n  step 1 retrying at \\d+ ms \\(attempt 2\\): step 1 \\(flaky\\): the tool threw: down on try 1\\n$`));
+      // Stopped while it waits: the step fails with its last try's error, as in runPlan.
+      expect(await cancelRun(runId, { connectionString: db.url })).toBe(true);
+      const stopped = await getRun(runId, { connectionString: db.url });
+      expect(stopped.status).toBe("aborted");
+      expect(stopped.errors.get(1)?.message).toBe("step 1 (flaky): the tool threw: down on try 1");
+    } finally {
+      worker.kill("SIGTERM");
+    }
+    expect(await exited).toBe(0);
+    // The worker tells each wait (run --database sees a wait only if a snapshot falls in it: with no delay it may not).
+    expect(log()).toMatch(/step 1 \(flaky\) retrying in 0\.0 s \(attempt 3 of 3\): step 1 \(flaky\): the tool threw: down on try 2\n/);
   });
 
   test("status of a run that does not exist: one line, exit 2", () => {

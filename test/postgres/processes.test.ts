@@ -4,33 +4,21 @@
  * another (attempt 2, one result); a worker stopped with SIGTERM finishes its step and exits 0, or
  * releases a step longer than its grace period to another worker.
  */
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { getRun, migrate, startWorker, submitPlan, waitForRun } from "../../src/postgres/index.js";
+import { beforeAll, describe, expect, test } from "vitest";
+import { getRun, startWorker, submitPlan, waitForRun } from "../../src/postgres/index.js";
 import type { ToolFunctions } from "../../src/run/run-plan.js";
 // @ts-expect-error: a plain ES module without types
 import { tools as fixtureTools } from "../fixtures/pg-tools.mjs";
-import { spawnWorker, type WorkerChild } from "./children.js";
-import { startDatabase, type TestDatabase } from "./server.js";
+import { databaseWithWorkers } from "./children.js";
+import type { TestDatabase } from "./server.js";
 
 const tools = fixtureTools as ToolFunctions;
+const fleet = databaseWithWorkers();
+const spawned = fleet.spawned;
 let db: TestDatabase;
-const children: WorkerChild[] = [];
-
-beforeAll(async () => {
-  db = await startDatabase();
-  await migrate({ connectionString: db.url });
-}, 60_000);
-
-afterAll(async () => {
-  for (const { child } of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-  await db?.remove();
-}, 60_000);
-
-function spawned(...args: Parameters<typeof spawnWorker>): WorkerChild {
-  const worker = spawnWorker(...args);
-  children.push(worker);
-  return worker;
-}
+beforeAll(() => {
+  db = fleet.db();
+});
 
 /** A plan of 10 steps: a chain (even n) or two diamonds and a tail (odd n). */
 function tenSteps(n: number): unknown {

@@ -6,29 +6,17 @@
  * pass; a step released on SIGTERM is free again at once, its try not counted.
  */
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { getRun, migrate, startWorker, submitPlan, waitForRun } from "../../src/postgres/index.js";
-import { spawnWorker, type WorkerChild } from "./children.js";
-import { startDatabase, type TestDatabase } from "./server.js";
+import { beforeAll, describe, expect, test } from "vitest";
+import { getRun, startWorker, submitPlan, waitForRun } from "../../src/postgres/index.js";
+import { databaseWithWorkers, type WorkerChild } from "./children.js";
+import type { TestDatabase } from "./server.js";
 
+const fleet = databaseWithWorkers();
+const spawned = fleet.spawned;
 let db: TestDatabase;
-const children: WorkerChild[] = [];
-
-beforeAll(async () => {
-  db = await startDatabase();
-  await migrate({ connectionString: db.url });
-}, 60_000);
-
-afterAll(async () => {
-  for (const { child } of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-  await db?.remove();
-}, 60_000);
-
-function spawned(...args: Parameters<typeof spawnWorker>): WorkerChild {
-  const worker = spawnWorker(...args);
-  children.push(worker);
-  return worker;
-}
+beforeAll(() => {
+  db = fleet.db();
+});
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 

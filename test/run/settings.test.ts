@@ -124,6 +124,22 @@ describe("concurrency, signal, onEvent: the same verdict from runPlan and the wo
   });
 });
 
+describe("retry and retryByTool: the same verdict from runPlan and submitPlan (which stores them for the workers)", () => {
+  test.each([
+    [{ retry: { attempts: 3 } }, "accepted"],
+    [{ retry: { attempts: 3, initialDelayMs: 0, factor: 1, maxDelayMs: 10, jitter: "none", retryOn: ["timeout"] } }, "accepted"],
+    [{ retryByTool: { t: { attempts: 2 } } }, "accepted"],
+    [{ retry: { attempts: 0 } }, "invalid-options"],
+    [{ retry: { attempts: 3, jitter: "some" } }, "invalid-options"],
+    [{ retry: { attempts: 3, retryOn: ["aborted"] } }, "invalid-options"],
+    [{ retry: { attempts: 3, maxDelayMs: 2 ** 31 } }, "invalid-options"],
+    [{ retryByTool: { t: { attempts: "3" } } }, "invalid-options"],
+    [{ retryByTool: "t" }, "invalid-options"],
+  ] as const)("%j: %s", async (options, verdict) => {
+    expect({ runPlan: await throughRunPlan(options), submitPlan: await throughSubmitPlan(options) }).toEqual({ runPlan: verdict, submitPlan: verdict });
+  });
+});
+
 describe("the workers' own durations", () => {
   test.each([
     [{ recoveryMs: 2 ** 31 }, "recoveryMs", "an integer from 1000 to 2147483647, not 2147483648"],

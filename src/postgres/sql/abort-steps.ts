@@ -1,7 +1,11 @@
-/** The running steps of a stopped run fail with code `aborted` (their workers are told separately, and abort their signals). */
+/**
+ * The running steps of a stopped run fail with code `aborted` (their workers are told separately, and
+ * abort their signals); one waiting to be tried again fails with its last try's error, as in runPlan.
+ */
 import { table, type Connection } from "../db.js";
 import type { PgQueryable } from "../peers.js";
 import type { StoredStepError } from "../stored-error.js";
+import { RETRYING } from "../stored-states.js";
 
 /**
  * @example
@@ -9,5 +13,5 @@ import type { StoredStepError } from "../stored-error.js";
  */
 export async function abortSteps(client: PgQueryable, connection: Connection, runId: string, stepIds: readonly number[], error: StoredStepError): Promise<void> {
   if (stepIds.length === 0) return;
-  await client.query(`update ${table(connection, "steps")} set state = 'failed', error = $3, ended_at = clock_timestamp() where run_id = $1 and step_id = any($2::bigint[])`, [runId, stepIds, JSON.stringify(error)]);
+  await client.query(`update ${table(connection, "steps")} set state = 'failed', error = case when state = $4 then error else $3 end, ended_at = clock_timestamp() where run_id = $1 and step_id = any($2::bigint[])`, [runId, stepIds, JSON.stringify(error), RETRYING]);
 }

@@ -4,11 +4,11 @@
  * arguments, the results of its dependencies; the run's options, catalog, diagnostics and graph the
  * first time this worker sees the run).
  */
-import { ACTIVE_STATES } from "../../run/schedule.js";
 import { table, type Connection } from "../db.js";
 import type { KnownRuns } from "../known-runs.js";
 import type { PgPool } from "../peers.js";
 import { progressChannel } from "../queue.js";
+import { CLAIMABLE_STATES } from "../stored-states.js";
 import type { ClaimedStep } from "../worker-step.js";
 
 function claimSql(connection: Connection): string {
@@ -17,7 +17,7 @@ function claimSql(connection: Connection): string {
   return `with run as (select watched, case when $5 then options end as options, case when $5 then catalog end as catalog, case when $5 then diagnostics end as diagnostics
                       from ${runs} where id = $1 and status = 'running'),
         marked as (
-          update ${steps} set state = 'running', attempt = attempt + 1, started_at = clock_timestamp(), worker = $3
+          update ${steps} set state = 'running', attempt = attempt + 1, started_at = case when state = 'retrying' then started_at else clock_timestamp() end, worker = $3, retry_at = null
           where run_id = $1 and step_id = $2 and state = any($6::text[]) and exists (select 1 from run)
           returning tool, args, dependencies, attempt),
         told as (select pg_notify($4, $1) from marked, run where run.watched)
@@ -40,7 +40,7 @@ export async function claimStep(pool: PgPool, connection: Connection, workerId: 
   const found = await pool.query({
     name: `plan_refs.claim.${connection.schema}`,
     text: claimSql(connection),
-    values: [runId, stepId, workerId, progressChannel(connection), known === undefined, ACTIVE_STATES],
+    values: [runId, stepId, workerId, progressChannel(connection), known === undefined, CLAIMABLE_STATES],
   });
   const row = found.rows[0];
   if (row === undefined) return undefined;

@@ -1,7 +1,7 @@
 /** Every step of a run with its state and dependencies, in plan order (for the rules of ../run/schedule.ts). */
-import type { StepState } from "../../run/schedule.js";
 import { table, type Connection } from "../db.js";
 import type { PgQueryable } from "../peers.js";
+import { ruleState, type StoredState } from "../stored-states.js";
 import type { RunStepRow } from "./settle-failed.js";
 
 /**
@@ -10,5 +10,5 @@ import type { RunStepRow } from "./settle-failed.js";
  */
 export async function readRunSteps(client: PgQueryable, connection: Connection, runId: string): Promise<RunStepRow[]> {
   const found = await client.query(`select step_id, state, dependencies from ${table(connection, "steps")} where run_id = $1 order by ordinal`, [runId]);
-  return found.rows.map((row) => ({ id: Number(row.step_id), state: row.state as StepState, dependencies: row.dependencies as number[] }));
+  return found.rows.map((row) => ({ id: Number(row.step_id), state: ruleState(row.state as StoredState), dependencies: row.dependencies as number[] }));
 }

@@ -7,7 +7,7 @@ import { READY_FROM_STATES, runStatus } from "../../run/schedule.js";
 import { literal, table, type Connection } from "../db.js";
 import type { PgPool } from "../peers.js";
 import { addStepJob, finishedChannel, progressChannel } from "../queue.js";
-import type { KnownRun } from "../transitions.js";
+import type { KnownRun } from "../known-runs.js";
 
 /** The SQL function that settles a step done (made by `migrate`). */
 function settleDoneName(connection: Connection): string {

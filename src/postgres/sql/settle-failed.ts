@@ -9,6 +9,7 @@ import type { PgQueryable } from "../peers.js";
 import { progressChannel } from "../queue.js";
 import type { StoredStepError } from "../stored-error.js";
 import type { StepState } from "../../run/schedule.js";
+import { ruleState, type StoredState } from "../stored-states.js";
 
 function settleFailedName(connection: Connection): string {
   return `"${connection.schema}".settle_failed`;
@@ -39,7 +40,7 @@ export function settleFailedFunction(connection: Connection): string {
     $settle$`;
 }
 
-/** A step of the failed step's run, as it was before the failure was stored. */
+/** A step of the failed step's run, as it was before the failure was stored (its state as the rules see it). */
 export interface RunStepRow {
   readonly id: number;
   readonly state: StepState;
@@ -59,5 +60,5 @@ export async function storeFailure(client: PgQueryable, connection: Connection, 
     values: [runId, stepId, attempt, result !== undefined, result ?? null, JSON.stringify(error)],
   });
   if (found.rows.length === 0) return undefined;
-  return found.rows.map((row) => ({ id: Number(row.o_step_id), state: row.o_state as StepState, dependencies: row.o_dependencies as number[] }));
+  return found.rows.map((row) => ({ id: Number(row.o_step_id), state: ruleState(row.o_state as StoredState), dependencies: row.o_dependencies as number[] }));
 }
