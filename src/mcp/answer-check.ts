@@ -10,6 +10,9 @@ import { isPlainObject, MISSING, readOwnData } from "../shared/own-data.js";
 import { safeText } from "../shared/text.js";
 import { TRANSPORT_FAILURE } from "./errors.js";
 
+/** The longest message a stdio server may send (the SDK's own limit for its read buffer); also the longest SSE event checked. */
+export const MAX_MCP_MESSAGE_BYTES = 10 * 1024 * 1024;
+
 export type Message = Record<string, unknown>;
 export type RequestId = string | number;
 

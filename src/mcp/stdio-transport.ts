@@ -12,10 +12,9 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { describeThrown } from "../shared/errors.js";
 import { safeText } from "../shared/text.js";
-import { AnswerCheck, type Message, type MessageSchema, type RequestId } from "./answer-check.js";
+import { AnswerCheck, MAX_MCP_MESSAGE_BYTES, type Message, type MessageSchema, type RequestId } from "./answer-check.js";
 
-/** The longest message a stdio server may send (the SDK's own limit for its read buffer). */
-export const MAX_MCP_MESSAGE_BYTES = 10 * 1024 * 1024;
+export { MAX_MCP_MESSAGE_BYTES };
 
 /** Milliseconds between asking a server group to stop (stdin closed, SIGTERM, SIGKILL). */
 export const STOP_GRACE_MS = 2000;

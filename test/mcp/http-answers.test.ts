@@ -79,7 +79,7 @@ describe("checkedFetch reads an SSE stream event by event, wherever its chunks e
     `event: ping\ndata: {"id":7,"result":1}\n\n` +
     `data: not json\n\n`;
 
-  async function read(chunks: readonly string[]): Promise<string> {
+  async function read(chunks: readonly string[], limit?: number): Promise<string> {
     const check = new AnswerCheck(JSONRPCMessageSchema);
     for (const id of WAITING) check.sent({ jsonrpc: "2.0", id, method: "tools/call" });
     const body = new ReadableStream<Uint8Array>({
@@ -89,7 +89,7 @@ describe("checkedFetch reads an SSE stream event by event, wherever its chunks e
       },
     });
     const fetchFn = () => Promise.resolve(new Response(body, { headers: { "content-type": "text/event-stream" } }));
-    return (await checkedFetch(check, fetchFn)("http://127.0.0.1/mcp")).text();
+    return (await checkedFetch(check, fetchFn, limit)("http://127.0.0.1/mcp")).text();
   }
 
   test("the bad answer is replaced; every other event is kept as it came (line ends made \\n)", async () => {
@@ -103,12 +103,17 @@ describe("checkedFetch reads an SSE stream event by event, wherever its chunks e
     );
   });
 
-  test("property: any split into chunks reads as the whole stream in one chunk", async () => {
-    const whole = await read([STREAM]);
+  test("an event longer than the limit is passed on unchecked, as it came", async () => {
+    const bad = `data: {"jsonrpc":"2.0","id":7,"result":42}\n\n`;
+    expect(await read([bad], bad.length - 3)).toBe(bad);
+    expect(await read([bad.slice(0, 9), bad.slice(9)], 20)).toBe(bad);
+  });
+
+  test("property: any split into chunks reads as the whole stream in one chunk, whatever the limit", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.uniqueArray(fc.integer({ min: 1, max: STREAM.length - 1 }), { maxLength: 12 }), async (cuts) => {
+      fc.asyncProperty(fc.uniqueArray(fc.integer({ min: 1, max: STREAM.length - 1 }), { maxLength: 12 }), fc.integer({ min: 1, max: 120 }), async (cuts, limit) => {
         const at = [0, ...[...cuts].sort((a, b) => a - b), STREAM.length];
-        expect(await read(at.slice(1).map((end, i) => STREAM.slice(at[i], end)))).toBe(whole);
+        expect(await read(at.slice(1).map((end, i) => STREAM.slice(at[i], end)), limit)).toBe(await read([STREAM], limit));
       }),
     );
   });
