@@ -9,7 +9,9 @@ import { ownData } from "../shared/own-data.js";
 import { quoted, safeText } from "../shared/text.js";
 import { REQUEST_TIMEOUT, requestOptions, SDK_TIMEOUT_MS } from "./catalog.js";
 import type { McpClient } from "./client.js";
+import { AnswerCheck } from "./answer-check.js";
 import { McpSetupError } from "./errors.js";
+import { checkedFetch, watchSent } from "./http-answers.js";
 import { splitCommand } from "./split-command.js";
 import { loadSdk } from "./sdk.js";
 import { GroupStdioTransport } from "./stdio-transport.js";
@@ -63,7 +65,8 @@ const STDERR_TAIL_CHARS = 4096;
  * Start an MCP server over stdio (`{ command, args }`, or `{ commandLine }` split by `splitCommand`:
  * no shell either way) or reach one over Streamable HTTP (`{ url }`), and complete the MCP handshake. The server's stderr is kept (the last 4 KiB), not
  * printed. Over HTTP, a response stream that drops mid-call closes the connection, so calls waiting
- * on it fail at once instead of waiting for their timeout. Fails with an `McpSetupError`: code
+ * on it fail at once instead of waiting for their timeout. Over either transport, an answer the SDK's
+ * schema would drop (a `result` that is not an object) fails its call at once (`call-failed`). Fails with an `McpSetupError`: code
  * `missing-sdk` when `@modelcontextprotocol/sdk` is not installed, `connect-failed` when the server
  * cannot be started or reached or does not answer the handshake.
  *
@@ -89,8 +92,12 @@ export async function connectMcp(server: McpServerSpec, options: ConnectMcpOptio
     });
     transport = stdio;
   } else {
-    const { StreamableHTTPClientTransport } = await loadSdk("client/streamableHttp.js");
-    transport = new StreamableHTTPClientTransport(spec.url);
+    const [{ StreamableHTTPClientTransport }, { JSONRPCMessageSchema }] = await Promise.all([loadSdk("client/streamableHttp.js"), loadSdk("types.js")]);
+    // Answers the SDK's schema would drop fail their request at once, as over stdio.
+    const check = new AnswerCheck(JSONRPCMessageSchema);
+    const http = new StreamableHTTPClientTransport(spec.url, { fetch: checkedFetch(check) });
+    watchSent(http, check);
+    transport = http;
   }
   const stderrTail = (): string => tail;
   let closing: Promise<void> | undefined;

@@ -4,19 +4,17 @@
  * `uvx`, `sh -c`) whose real server is a grandchild: stopping only the wrapper leaves the real server
  * running, holding our pipes open, and the command that started it never exits. Answers are read
  * line by line with a size limit per message: an answer over it fails the one request it answers,
- * and the connection carries on (the SDK drops the whole connection). An answer whose shape the SDK
- * would drop unseen (a `result` that is not an object) fails its request at once instead of leaving
- * it to its timeout.
+ * and the connection carries on (the SDK drops the whole connection). Each message goes through
+ * `AnswerCheck` (answer-check.ts, shared with the HTTP transport): an answer whose shape the SDK would
+ * drop (a `result` that is not an object) fails its request at once instead of leaving it to its timeout.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { describeThrown } from "../shared/errors.js";
-import { isPlainObject, MISSING, readOwnData } from "../shared/own-data.js";
 import { safeText } from "../shared/text.js";
-import { TRANSPORT_FAILURE } from "./errors.js";
+import { AnswerCheck, MAX_MCP_MESSAGE_BYTES, type Message, type MessageSchema, type RequestId } from "./answer-check.js";
 
-/** The longest message a stdio server may send (the SDK's own limit for its read buffer). */
-export const MAX_MCP_MESSAGE_BYTES = 10 * 1024 * 1024;
+export { MAX_MCP_MESSAGE_BYTES };
 
 /** Milliseconds between asking a server group to stop (stdin closed, SIGTERM, SIGKILL). */
 export const STOP_GRACE_MS = 2000;
@@ -30,7 +28,7 @@ const POLL_MS = 25;
 /** What the transport needs of the SDK (passed in: the SDK is loaded only when a server is started). */
 export interface StdioSdk {
   /** The SDK's JSON-RPC message schema (`JSONRPCMessageSchema` of its `types.js`). */
-  readonly messageSchema: { safeParse(value: unknown): { success: boolean } };
+  readonly messageSchema: MessageSchema;
   /** The environment every server gets (the SDK's `getDefaultEnvironment`). */
   readonly defaultEnvironment: () => Record<string, string>;
 }
@@ -43,9 +41,6 @@ export interface StdioServer {
   readonly env: Readonly<Record<string, string>>;
 }
 
-type Message = Record<string, unknown>;
-type RequestId = string | number;
-
 /** The SDK's `Transport` interface, over a child process group's stdin and stdout. */
 export class GroupStdioTransport {
   onclose?: () => void;
@@ -57,8 +52,8 @@ export class GroupStdioTransport {
   #closing: Promise<void> | undefined;
   #closed = false;
   #told = false;
-  /** Requests sent and not yet answered: an unusable answer can only fail one of these. */
-  readonly #waiting = new Set<RequestId>();
+  /** Requests sent and not yet answered, and the check of each answer. */
+  readonly #check: AnswerCheck;
   // The line being read: its parts, its length, and (past the limit) its first and last bytes.
   #parts: Buffer[] = [];
   #length = 0;
@@ -68,7 +63,9 @@ export class GroupStdioTransport {
   constructor(
     readonly server: StdioServer,
     readonly sdk: StdioSdk,
-  ) {}
+  ) {
+    this.#check = new AnswerCheck(sdk.messageSchema);
+  }
 
   /** The process id of the group's leader, once started. */
   get pid(): number | undefined {
@@ -115,15 +112,7 @@ export class GroupStdioTransport {
         reject(new Error("Not connected"));
         return;
       }
-      const id = readOwnData(message, "id");
-      const method = readOwnData(message, "method");
-      if ((typeof id === "string" || typeof id === "number") && typeof method === "string") this.#waiting.add(id);
-      // A request given up (timed out, aborted) no longer waits for its answer.
-      if (method === "notifications/cancelled") {
-        const params = readOwnData(message, "params");
-        const cancelled = isPlainObject(params) ? readOwnData(params, "requestId") : MISSING;
-        if (typeof cancelled === "string" || typeof cancelled === "number") this.#waiting.delete(cancelled);
-      }
+      this.#check.sent(message);
       if (stdin.write(`${JSON.stringify(message)}\n`)) resolve();
       else stdin.once("drain", resolve);
     });
@@ -160,7 +149,7 @@ export class GroupStdioTransport {
     this.#parts = [];
     this.#length = 0;
     this.#head = undefined;
-    this.#waiting.clear();
+    this.#check.clear();
     if (this.#told) return;
     this.#told = true;
     this.onclose?.();
@@ -211,51 +200,17 @@ export class GroupStdioTransport {
       this.onerror?.(new Error(`the MCP server wrote a line that is not JSON: ${safeText(describeThrown(error), 120)}`));
       return;
     }
-    if (this.sdk.messageSchema.safeParse(message).success) {
-      const id = isPlainObject(message) && !Object.hasOwn(message, "method") ? readOwnData(message, "id") : MISSING;
-      if (typeof id === "string" || typeof id === "number") this.#waiting.delete(id);
-      this.onmessage?.(message as Message);
-      return;
-    }
-    const id = isPlainObject(message) ? readOwnData(message, "id") : MISSING;
-    if ((typeof id === "string" || typeof id === "number") && this.#waiting.has(id) && !Object.hasOwn(message as object, "method")) {
-      this.#fail(id, `the MCP server's answer is not a valid JSON-RPC response: ${answerProblem(message as Message)}`);
-      return;
-    }
-    this.onerror?.(new Error(`the MCP server sent a message that is not valid JSON-RPC: ${safeText(line, 120)}`));
+    const checked = this.#check.received(message);
+    if ("deliver" in checked) this.onmessage?.(checked.deliver);
+    else this.onerror?.(new Error(checked.problem));
   }
 
   #oversized(head: Buffer, tail: Buffer): void {
-    const id = answeredId(head.toString("latin1"), tail.toString("latin1"), this.#waiting);
+    const id = answeredId(head.toString("latin1"), tail.toString("latin1"), this.#check.waiting);
     const problem = `the MCP server's answer is larger than the ${MAX_MCP_MESSAGE_BYTES / 1024 / 1024} MiB limit of one message`;
-    if (id !== undefined) this.#fail(id, problem);
+    if (id !== undefined) this.onmessage?.(this.#check.failure(id, problem));
     else this.onerror?.(new Error(`${problem} (and the request it answers could not be told, so it waits for its timeout)`));
   }
-
-  /** Answer request `id` with an error of ours: its caller fails at once with `problem`. */
-  #fail(id: RequestId, problem: string): void {
-    this.#waiting.delete(id);
-    this.onmessage?.({ jsonrpc: "2.0", id, error: { code: -32603, message: problem, data: TRANSPORT_FAILURE } });
-  }
-}
-
-/** What is wrong with a response the SDK's schema refuses. */
-function answerProblem(message: Message): string {
-  const result = readOwnData(message, "result");
-  const error = readOwnData(message, "error");
-  if (result !== MISSING) {
-    if (!isPlainObject(result)) return `its "result" is ${describeValue(result)}, not an object`;
-    return `its "result" has the wrong shape`;
-  }
-  if (error !== MISSING) return `its "error" is not an object with a number "code" and a string "message"`;
-  return `it has neither "result" nor "error"`;
-}
-
-function describeValue(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  if (typeof value === "string") return `a string`;
-  return typeof value === "object" ? "not a plain object" : `a ${typeof value} (${safeText(String(value), 40)})`;
 }
 
 /**

@@ -1,0 +1,120 @@
+/**
+ * Over Streamable HTTP, an answer the SDK's schema check would drop unseen (a tools/call `result` that
+ * is not an object) fails its call at once with `call-failed`, as over stdio: against a hand-written
+ * HTTP server (test/fixtures/raw-http-mcp.mjs) in this process, whose tools/call stream stays open
+ * after the answer, so a call that ends was not ended by the connection closing.
+ */
+import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import fc from "fast-check";
+import { afterEach, describe, expect, test } from "vitest";
+import { AnswerCheck } from "../../src/mcp/answer-check.js";
+import { checkedFetch } from "../../src/mcp/http-answers.js";
+import { connectMcpServers, McpCallError, type McpServers } from "../../src/mcp/index.js";
+import { runPlan } from "../../src/run/index.js";
+import { serveRawMcp } from "../fixtures/raw-http-mcp.mjs";
+import { tempFolder } from "../helpers/temp.js";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const work = tempFolder("mcp-http-answers");
+const PROBLEM = `the MCP server's answer is not a valid JSON-RPC response: its "result" is a number (42), not an object`;
+const PLAN = { steps: [{ id: 1, tool: "forty-two", args: {} }] };
+
+const cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step();
+});
+
+async function served(json: boolean): Promise<Awaited<ReturnType<typeof serveRawMcp>>> {
+  const server = await serveRawMcp({ json });
+  cleanup.push(() => server.close());
+  return server;
+}
+
+describe.each([
+  ["an SSE stream", false],
+  ["an application/json body", true],
+])("a tools/call result that is not an object, in %s", (_, json) => {
+  test("fails that call at once with call-failed, saying what was wrong", async () => {
+    const server = await served(json);
+    const servers: McpServers = await connectMcpServers([{ url: server.url }], { labels: ["raw"] });
+    cleanup.push(() => servers.close());
+    // A timeout far beyond the test's: the call must fail on the answer, not on the clock.
+    const report = await runPlan(PLAN, await servers.tools({ timeoutMs: 600_000 }));
+    const error = report.errors.get(1)!;
+    expect(error.message).toBe(`step 1 (forty-two): the tool failed: ${PROBLEM}`);
+    expect((error.cause as McpCallError).code).toBe("call-failed");
+    // The server still holds the call's response stream open: the answer ended the call, not a closed connection.
+    if (!json) expect(server.openCalls()).toBe(1);
+  });
+});
+
+test("plan-refs run --mcp-url: the step fails with call-failed", async () => {
+  const server = await served(false);
+  const path = join(work, "forty-two.plan.json");
+  writeFileSync(path, JSON.stringify(PLAN));
+  const child = spawn(process.execPath, [join(root, "dist/cli/main.js"), "run", path, "--mcp-url", server.url], { stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  expect(stderr).toContain(PROBLEM);
+  expect(code).toBe(1);
+  const report = JSON.parse(stdout) as { errors: Record<string, { code: string; message: string; cause?: { code?: string } }> };
+  expect(report.errors["1"]).toMatchObject({ code: "tool-error", message: `step 1 (forty-two): the tool failed: ${PROBLEM}` });
+});
+
+describe("checkedFetch reads an SSE stream event by event, wherever its chunks end", () => {
+  const WAITING = [7, "q"];
+  // Events of every kind: a bad answer to a waiting request (replaced), a valid one, a comment, a
+  // priming event with no data, data over two lines, another event type, \r\n and \r line ends.
+  const STREAM =
+    `: comment\r\nid: 1\r\n\r\n` +
+    `event: message\nid: 2\ndata: {"jsonrpc":"2.0","id":7,"result":42}\n\n` +
+    `data: {"jsonrpc":"2.0",\rdata: "id":"q","result":{}}\r\r` +
+    `event: ping\ndata: {"id":7,"result":1}\n\n` +
+    `data: not json\n\n`;
+
+  async function read(chunks: readonly string[], limit?: number): Promise<string> {
+    const check = new AnswerCheck(JSONRPCMessageSchema);
+    for (const id of WAITING) check.sent({ jsonrpc: "2.0", id, method: "tools/call" });
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const chunk of chunks) controller.enqueue(new TextEncoder().encode(chunk));
+        controller.close();
+      },
+    });
+    const fetchFn = () => Promise.resolve(new Response(body, { headers: { "content-type": "text/event-stream" } }));
+    return (await checkedFetch(check, fetchFn, limit)("http://127.0.0.1/mcp")).text();
+  }
+
+  test("the bad answer is replaced; every other event is kept as it came (line ends made \\n)", async () => {
+    const error = JSON.stringify({ jsonrpc: "2.0", id: 7, error: { code: -32603, message: `${PROBLEM}`, data: "plan-refs-transport" } });
+    expect(await read([STREAM])).toBe(
+      `: comment\nid: 1\n\n` +
+        `event: message\nid: 2\ndata: ${error}\n\n` +
+        `data: {"jsonrpc":"2.0",\ndata: "id":"q","result":{}}\n\n` +
+        `event: ping\ndata: {"id":7,"result":1}\n\n` +
+        `data: not json\n\n`,
+    );
+  });
+
+  test("an event longer than the limit is passed on unchecked, as it came", async () => {
+    const bad = `data: {"jsonrpc":"2.0","id":7,"result":42}\n\n`;
+    expect(await read([bad], bad.length - 3)).toBe(bad);
+    expect(await read([bad.slice(0, 9), bad.slice(9)], 20)).toBe(bad);
+  });
+
+  test("property: any split into chunks reads as the whole stream in one chunk, whatever the limit", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.uniqueArray(fc.integer({ min: 1, max: STREAM.length - 1 }), { maxLength: 12 }), fc.integer({ min: 1, max: 120 }), async (cuts, limit) => {
+        const at = [0, ...[...cuts].sort((a, b) => a - b), STREAM.length];
+        expect(await read(at.slice(1).map((end, i) => STREAM.slice(at[i], end)), limit)).toBe(await read([STREAM], limit));
+      }),
+    );
+  });
+});
