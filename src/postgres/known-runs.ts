@@ -5,7 +5,7 @@
  */
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { normalizeOptions, type NormalizedOptions } from "../shared/options.js";
-import { planGraph, type PlanGraph } from "../run/schedule.js";
+import { scheduleGraph, type ScheduleGraph } from "../run/schedule.js";
 import type { StoredRunOptions } from "./submit.js";
 import type { ResolvedRetryPolicy } from "../run/retry.js";
 import { readRetryOptions, type RetryOptionValues } from "../run/settings.js";
@@ -38,7 +38,7 @@ export const KNOWN_STEPS = 200_000;
 
 /** What a worker knows of a run without asking the database again (a submitted run never changes). */
 export interface KnownRun {
-  readonly graph: PlanGraph;
+  readonly graph: ScheduleGraph;
   readonly diagnostics: readonly Diagnostic[];
 }
 
@@ -81,7 +81,7 @@ export class KnownRuns {
       catalog: row.catalog as Record<string, unknown> | null,
       retry: storedRetry(options),
       diagnostics: (row.diagnostics ?? []) as Diagnostic[],
-      graph: planGraph(((row.graph ?? []) as [number, number[]][]).map(([id, dependencies]) => ({ id: Number(id), dependencies }))),
+      graph: scheduleGraph(((row.graph ?? []) as [number, number[]][]).map(([id, dependencies]) => ({ id: Number(id), dependencies }))),
     };
     const size = known.graph.order.length;
     while (this.#runs.size > 0 && (this.#runs.size >= KNOWN_RUNS || this.#steps + size > KNOWN_STEPS)) {

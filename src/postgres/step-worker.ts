@@ -16,7 +16,7 @@ import type { PgPool } from "./peers.js";
 import { claimStep } from "./sql/claim.js";
 import { releaseStep } from "./sql/release-step.js";
 import { rebuildStepError } from "./stored-error.js";
-import { retryLater, settleStep, type StepOutcome } from "./transitions.js";
+import { retryLater, settleStep, type SettleOutcome } from "./transitions.js";
 import { retryDelayMs } from "../run/retry.js";
 import { runClaimedStep, type WorkerToolFunction } from "./worker-step.js";
 
@@ -126,7 +126,7 @@ export class StepWorker {
     this.#active.add(active);
     const onShutdown = (): void => controller.abort(new RefError("aborted", "the worker is stopping"));
     helpers.abortSignal.addEventListener("abort", onShutdown);
-    let outcome: StepOutcome;
+    let outcome: SettleOutcome;
     try {
       const { tools } = this.settings;
       outcome = await runClaimedStep(claimed, tools.get(tool), tools.keys(), known.options.timeoutMs ?? this.settings.timeoutMs, controller, known.options.validateInputs === true || this.settings.validateInputs);

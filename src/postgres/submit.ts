@@ -142,8 +142,9 @@ function prepare(plan: unknown, settings: RunOptionValues & RetryOptionValues): 
     const prepared = preparePlan(plan, read, language, catalog);
     const steps: PreparedStep[] = [];
     read.steps.forEach((step, i) => {
+      const unreadable = prepared.unreadable.get(i);
+      if (unreadable !== undefined) throw unreadable; // arguments that cannot be read (a Proxy trap): nothing is stored
       const dependencies = prepared.dependencies[i]!;
-      if (dependencies instanceof RefError) throw dependencies; // arguments that cannot be read (a Proxy trap): nothing is stored
       let args: string | undefined;
       try {
         args = JSON.stringify(step.args); // the snapshot

@@ -6,7 +6,7 @@
  * with parameters only.
  */
 import type { StepFailure } from "../run/attempt.js";
-import { dependentsToSkip, isSettled, onStop, planGraph, runStatus, stopDetail, type PlanGraph, type RunStatus, type StepState, type StopReason } from "../run/schedule.js";
+import { dependentsToSkip, isSettled, onStop, scheduleGraph, runStatus, stopDetail, type ScheduleGraph, type RunStatus, type StepState, type StopReason } from "../run/schedule.js";
 import type { KnownRun } from "./known-runs.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { table, type Connection } from "./db.js";
@@ -22,7 +22,7 @@ import { skipBlocked, skipUnstarted } from "./sql/skip-steps.js";
 import type { StoredStepError } from "./stored-error.js";
 
 /** What a step's attempt came to. */
-export type StepOutcome =
+export type SettleOutcome =
   | { readonly ok: true; readonly result: string | null }
   /** `failure`: the attempt's own, with what the tool threw (never stored; a retry policy reads it). */
   | { readonly ok: false; readonly error: StoredStepError; readonly result?: string | null; readonly failure?: StepFailure };
@@ -34,7 +34,7 @@ export type Settled = "stored" | "lost" | "moot";
  * Store a step's outcome (once: only the attempt that holds the step writes), then enqueue the
  * dependents it makes ready, or skip those a failure blocks (and stop the run with `failFast`).
  */
-export async function settleStep(pool: PgPool, connection: Connection, runId: string, stepId: number, attempt: number, outcome: StepOutcome, failFast: boolean, known: KnownRun): Promise<Settled> {
+export async function settleStep(pool: PgPool, connection: Connection, runId: string, stepId: number, attempt: number, outcome: SettleOutcome, failFast: boolean, known: KnownRun): Promise<Settled> {
   const stored = outcome.ok ? await settleDone(pool, connection, runId, stepId, attempt, outcome.result, known) : await settleFailed(pool, connection, runId, stepId, attempt, outcome, failFast);
   return stored ? "stored" : await whyNotStored(pool, connection, runId, stepId, attempt);
 }
@@ -58,14 +58,14 @@ async function whyNotStored(pool: PgPool, connection: Connection, runId: string,
 }
 
 /** The states and graph of a run's steps. */
-function statesOf(rows: readonly RunStepRow[]): { graph: PlanGraph; states: Map<number, StepState> } {
+function statesOf(rows: readonly RunStepRow[]): { graph: ScheduleGraph; states: Map<number, StepState> } {
   const states = new Map<number, StepState>();
   for (const row of rows) states.set(row.id, row.state);
-  return { graph: planGraph(rows), states };
+  return { graph: scheduleGraph(rows), states };
 }
 
 /** A step failed: its error (and a result that failed validation) stored, its dependents skipped, the run stopped with `failFast`, or ended. */
-async function settleFailed(pool: PgPool, connection: Connection, runId: string, stepId: number, attempt: number, outcome: Extract<StepOutcome, { ok: false }>, failFast: boolean): Promise<boolean> {
+async function settleFailed(pool: PgPool, connection: Connection, runId: string, stepId: number, attempt: number, outcome: Extract<SettleOutcome, { ok: false }>, failFast: boolean): Promise<boolean> {
   const client = await pool.connect();
   let open = false;
   try {

@@ -3,7 +3,7 @@
  * record (`WorkerStep`) and the worker's side of the attempt (`WORKER_ATTEMPT`), which resolves the
  * arguments against the results the claim read, gives the tool its context, checks the result (it must
  * be storable as JSON, and match its output schema when the run asks) and hands the outcome over as
- * what is stored (`StepOutcome`).
+ * what is stored (`SettleOutcome`).
  */
 import { resolveRefs } from "../resolve/resolve-refs.js";
 import { attempt, checkOutput, endAttempt, outputSchemaOf, STEP_FAILURES, type AttemptOwner, type AttemptStep, type StepFailure, type ToolContext } from "../run/attempt.js";
@@ -12,7 +12,7 @@ import { inputMismatch } from "../run/validate-input.js";
 import type { KnownRunInfo } from "./known-runs.js";
 import { storedError } from "./stored-error.js";
 import { toJSONText } from "./storable.js";
-import type { StepOutcome } from "./transitions.js";
+import type { SettleOutcome } from "./transitions.js";
 
 /** What a tool run by a PostgreSQL worker receives besides its arguments. */
 export interface WorkerToolContext extends ToolContext {
@@ -59,7 +59,7 @@ class WorkerStep implements AttemptStep<WorkerStep>, TracedStep {
     readonly signal: AbortSignal,
     readonly abort: (reason: unknown) => void,
     readonly validateInputs: boolean,
-    readonly settle: (outcome: StepOutcome) => void,
+    readonly settle: (outcome: SettleOutcome) => void,
   ) {}
 
   get id(): number {
@@ -106,7 +106,7 @@ const WORKER_ATTEMPT: AttemptOwner<WorkerStep> = {
   },
 };
 
-function outcomeOf(step: WorkerStep, failure: StepFailure | undefined): StepOutcome {
+function outcomeOf(step: WorkerStep, failure: StepFailure | undefined): SettleOutcome {
   if (failure === undefined) return { ok: true, result: step.text };
   // A result that fails its output check is kept, as runPlan keeps it.
   return { ok: false, error: storedError(failure), ...(failure.code === "invalid-output" ? { result: step.text } : {}), failure };
@@ -119,12 +119,12 @@ function outcomeOf(step: WorkerStep, failure: StepFailure | undefined): StepOutc
  * @example
  * const outcome = await runClaimedStep(claimed, tools.get(claimed.tool), tools.keys(), 60_000, new AbortController(), false)
  */
-export function runClaimedStep(claimed: ClaimedStep, fn: WorkerToolFunction | undefined, toolNames: Iterable<string>, timeoutMs: number | undefined, controller: AbortController, validateInputs: boolean): Promise<StepOutcome> {
+export function runClaimedStep(claimed: ClaimedStep, fn: WorkerToolFunction | undefined, toolNames: Iterable<string>, timeoutMs: number | undefined, controller: AbortController, validateInputs: boolean): Promise<SettleOutcome> {
   if (fn === undefined) {
     const failure = STEP_FAILURES.unknownTool(claimed.tool, " on this worker", toolNames);
     return Promise.resolve({ ok: false, error: storedError(failure), failure });
   }
-  return new Promise<StepOutcome>((settle) => {
+  return new Promise<SettleOutcome>((settle) => {
     const step = new WorkerStep(claimed, controller.signal, (reason) => controller.abort(reason), validateInputs, settle);
     if (controller.signal.aborted) return WORKER_ATTEMPT.ended(step, undefined, ABORTED, false);
     controller.signal.addEventListener("abort", step.onAbort, { once: true });

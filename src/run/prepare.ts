@@ -34,7 +34,10 @@ export const THROUGH_RESOLVE_REFS = -1;
  * without `Object.prototype` (resolveRefs returns a plain object), or arguments that contain themselves.
  */
 export interface PreparedStep {
-  readonly dependencies: readonly number[] | RefError;
+  /** The steps it depends on (none when its arguments could not be read). */
+  readonly dependencies: readonly number[];
+  /** Why its arguments could not be read (a Proxy trap threw): the step fails when it is added. */
+  readonly unreadable?: RefError;
   readonly placeholders: number;
 }
 
@@ -43,7 +46,9 @@ export interface PreparedPlan {
   readonly diagnostics: Diagnostic[];
   /** The run's copy of the plan's `output` (linted as that copy), or why it could not be read. */
   readonly output?: Readonly<Record<string, unknown>> | RefError;
-  readonly dependencies: (readonly number[] | RefError)[];
+  readonly dependencies: (readonly number[])[];
+  /** By position in `read.steps`: the steps whose arguments could not be read, and why. */
+  readonly unreadable: ReadonlyMap<number, RefError>;
   /** Each step's `PreparedStep.placeholders`. */
   readonly placeholders: Int32Array;
   /** 1 where a step's snapshot holds own data properties only (no accessor anywhere in it): it may be read directly. */
@@ -54,7 +59,7 @@ export interface PreparedPlan {
  * Prepare a whole plan: snapshot every step's arguments (each step's `args` is replaced by its copy:
  * `read` is the caller's own, from `readPlan`), lint the plan on the copies, and take from the
  * linter's scan of each step what it depends on and whether it can be resolved in place. Arguments that cannot be read (a Proxy trap throws)
- * become empty ones, and their step's `dependencies` is the `RefError`.
+ * become empty ones, with no dependencies, and their `RefError` is in `unreadable`.
  *
  * @example
  * const read = readPlan(plan);
@@ -66,11 +71,13 @@ export function preparePlan(plan: unknown, read: ReadPlanResult, language: Norma
   const snapshots = new ArgsSnapshotter();
   const placeholders = new Int32Array(steps.length).fill(THROUGH_RESOLVE_REFS);
   const ownDataOnly = new Uint8Array(steps.length);
-  const dependencies = new Array<readonly number[] | RefError>(steps.length);
+  const dependencies = new Array<readonly number[]>(steps.length);
+  const unreadableAt = new Map<number, RefError>();
   for (let i = 0; i < steps.length; i++) {
     const unreadable = snapshot(steps[i]!, snapshots);
     if (unreadable !== undefined) {
-      dependencies[i] = unreadable;
+      dependencies[i] = NONE;
+      unreadableAt.set(i, unreadable);
       continue;
     }
     if (snapshots.inPlace) placeholders[i] = 0;
@@ -92,7 +99,7 @@ export function preparePlan(plan: unknown, read: ReadPlanResult, language: Norma
   const diagnostics = lintReadPlan(plan, read, { ...language, ...(catalog === undefined ? {} : { tools: catalog }) }, scanStep);
   // The linter scans every step unless it could not read the plan at all (then it reports an error, and nothing runs).
   for (let i = 0; i < steps.length; i++) if (scanned[i] === 0) scanStep(i, steps[i]!.args, language);
-  return { diagnostics, dependencies, placeholders, ownDataOnly, ...(output === undefined ? {} : { output }) };
+  return { diagnostics, dependencies, unreadable: unreadableAt, placeholders, ownDataOnly, ...(output === undefined ? {} : { output }) };
 }
 
 /** Replace the plan's output with its snapshot (an empty one, when it cannot be read: then the `RefError`). */
@@ -117,7 +124,7 @@ function snapshotOutput(read: ReadPlanResult, snapshots: ArgsSnapshotter): Reado
  */
 export function prepareStep(step: LocatedStep, language: NormalizedOptions, snapshots: ArgsSnapshotter): PreparedStep {
   const unreadable = snapshot(step, snapshots);
-  if (unreadable !== undefined) return { dependencies: unreadable, placeholders: THROUGH_RESOLVE_REFS };
+  if (unreadable !== undefined) return { dependencies: NONE, unreadable, placeholders: THROUGH_RESOLVE_REFS };
   const scan = snapshots.ownDataOnly ? scanSnapshot(step.args, language) : scanArgs(step.args, language);
   return { dependencies: dependenciesOf(scan), placeholders: snapshots.inPlace ? inPlaceCount(scan, language) : THROUGH_RESOLVE_REFS };
 }

@@ -16,7 +16,7 @@ import { asRefError, RefError, withoutStack } from "../shared/errors.js";
 import { attempt, clearAttemptTimer, STEP_FAILURES, type StepFailure, type ToolContext, type ToolFunction } from "./attempt.js";
 import { handled, listen } from "./callbacks.js";
 import { resolveOutput } from "./plan-output.js";
-import { preparePlan, RunLanguage } from "./prepare.js";
+import { preparePlan, RunLanguage, type PreparedPlan } from "./prepare.js";
 import { planText, sha256Hex, stepText } from "./plan-hash.js";
 import { StepTimes, type PendingStep, type RunReport } from "./run-report.js";
 import { RunTools } from "./run-tools.js";
@@ -203,12 +203,13 @@ class Run {
     return () => {
       this.#started = performance.now();
       this.#times.reserve(steps.length);
-      this.#addAll(steps, prepared.dependencies, prepared.placeholders);
+      this.#addAll(steps, prepared);
     };
   }
 
-  #addAll(steps: readonly LocatedStep[], dependencies: readonly (readonly number[] | RefError)[], placeholders: Int32Array): void {
-    for (let i = 0; i < steps.length; i++) this.#add(steps[i]!, dependencies[i]!, placeholders[i]!);
+  #addAll(steps: readonly LocatedStep[], prepared: PreparedPlan): void {
+    const { dependencies, placeholders, unreadable } = prepared;
+    for (let i = 0; i < steps.length; i++) this.#add(steps[i]!, dependencies[i]!, placeholders[i]!, unreadable.size === 0 ? undefined : unreadable.get(i));
   }
 
   async streamed(plan: AsyncIterable<unknown>): Promise<RunReport> {
@@ -239,14 +240,12 @@ class Run {
   accept(step: LocatedStep): void {
     const prepared = this.#language.prepareStreamed(step);
     this.#stepTexts.push(stepText(step));
-    this.#add(step, prepared.dependencies, prepared.placeholders);
+    this.#add(step, prepared.dependencies, prepared.placeholders, prepared.unreadable);
     this.#pump();
   }
 
   /** Add a step (its arguments already snapshotted) with the steps it depends on, or why its arguments could not be read. */
-  #add(step: { readonly id: number; readonly tool: string; readonly args: Readonly<Record<string, unknown>> }, found: readonly number[] | RefError, placeholders: number): void {
-    const unreadable = found instanceof RefError ? found : undefined;
-    const dependencies = unreadable === undefined ? (found as readonly number[]) : [];
+  #add(step: { readonly id: number; readonly tool: string; readonly args: Readonly<Record<string, unknown>> }, dependencies: readonly number[], placeholders: number, unreadable: RefError | undefined): void {
     const slot = this.#records.size;
     this.#times.reserve(slot + 1);
     const record = new StepRecord(step.id, slot, step.tool, step.args as Record<string, unknown>, placeholders, dependencies, this);

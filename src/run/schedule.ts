@@ -109,7 +109,7 @@ export interface GraphStep {
 }
 
 /** A whole plan's graph, for an executor that keeps states outside (the PostgreSQL workers). */
-export interface PlanGraph {
+export interface ScheduleGraph {
   /** Step ids in plan order. */
   readonly order: readonly number[];
   readonly dependenciesOf: ReadonlyMap<number, readonly number[]>;
@@ -120,9 +120,9 @@ export interface PlanGraph {
  * The graph of a plan's steps (dependents in plan order).
  *
  * @example
- * planGraph([{ id: 1, dependencies: [] }, { id: 2, dependencies: [1] }]).dependentsOf.get(1) // [2]
+ * scheduleGraph([{ id: 1, dependencies: [] }, { id: 2, dependencies: [1] }]).dependentsOf.get(1) // [2]
  */
-export function planGraph(steps: readonly GraphStep[]): PlanGraph {
+export function scheduleGraph(steps: readonly GraphStep[]): ScheduleGraph {
   const order: number[] = [];
   const dependenciesOf = new Map<number, readonly number[]>();
   const dependentsOf = new Map<number, number[]>();
@@ -139,7 +139,7 @@ export function planGraph(steps: readonly GraphStep[]): PlanGraph {
 }
 
 /** The steps a failure (or a skip) of `from` skips, each with the step that blocked it, breadth first. */
-export function dependentsToSkip(graph: PlanGraph, from: number, states: ReadonlyMap<number, StepState>): { readonly id: number; readonly blockedBy: number }[] {
+export function dependentsToSkip(graph: ScheduleGraph, from: number, states: ReadonlyMap<number, StepState>): { readonly id: number; readonly blockedBy: number }[] {
   const skipped: { id: number; blockedBy: number }[] = [];
   const seen = new Set<number>();
   skipDependents(

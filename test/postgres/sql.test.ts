@@ -9,7 +9,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { getRun, migrate, startWorker, submitPlan, waitForRun } from "../../src/postgres/index.js";
 import { literal } from "../../src/postgres/db.js";
-import { dependentsToSkip, planGraph, type StepState } from "../../src/run/schedule.js";
+import { dependentsToSkip, scheduleGraph, type StepState } from "../../src/run/schedule.js";
 import { startDatabase, type TestDatabase } from "./server.js";
 
 let db: TestDatabase;
@@ -115,7 +115,7 @@ describe("the run rules (src/run/schedule.ts)", () => {
     );
     fc.assert(
       fc.property(graphArb, ([deps, stateList, from]) => {
-        const graph = planGraph(deps.map((dependencies, id) => ({ id, dependencies })));
+        const graph = scheduleGraph(deps.map((dependencies, id) => ({ id, dependencies })));
         const states = new Map(stateList.map((state, id) => [id, state] as [number, StepState]));
         const skipped = dependentsToSkip(graph, from, states);
         // The model: waiting steps reachable from `from` through waiting steps only.

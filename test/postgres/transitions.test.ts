@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { migrate, submitPlan } from "../../src/postgres/index.js";
 import { readConnection } from "../../src/postgres/db.js";
 import { settleStep } from "../../src/postgres/transitions.js";
-import { planGraph } from "../../src/run/schedule.js";
+import { scheduleGraph } from "../../src/run/schedule.js";
 import { startDatabase, type TestDatabase } from "./server.js";
 
 let db: TestDatabase;
@@ -41,7 +41,7 @@ async function settleFanOut(n: number): Promise<number> {
   const connection = readConnection({ connectionString: db.url }, "test");
   const runId = await submitPlan({ steps }, { connectionString: db.url });
   await client.query("update plan_refs.steps set state = 'running', attempt = 1 where run_id = $1 and step_id = 1", [runId]);
-  const graph = planGraph(steps.map((step) => ({ id: step.id, dependencies: step.id === 1 ? [] : [1] })));
+  const graph = scheduleGraph(steps.map((step) => ({ id: step.id, dependencies: step.id === 1 ? [] : [1] })));
   const before = await rowsRead();
   const stored = await settleStep(client as never, connection, runId, 1, 1, { ok: true, result: "{}" }, false, { graph, diagnostics: [] });
   const read = (await rowsRead()) - before;

@@ -161,13 +161,14 @@ describe("the dependencies come from the linter's scan of the snapshot", () => {
     expect(JSON.stringify(plan)).toBe(before);
   });
 
-  test("arguments that cannot be read: the step's dependencies are the RefError, its args an empty object", () => {
+  test("arguments that cannot be read: the step's RefError is in unreadable, it has no dependencies, its args an empty object", () => {
     const hostile = new Proxy({}, { ownKeys: () => { throw new Error("no keys for you"); } });
     const plan = { steps: [{ id: 1, tool: "t", args: hostile }] };
     const read = readPlan(plan);
     const prepared = preparePlan(plan, read, normalizeOptions(undefined), undefined);
-    expect(prepared.dependencies[0]).toBeInstanceOf(RefError);
-    expect((prepared.dependencies[0] as RefError).code).toBe("access");
+    expect(prepared.unreadable.get(0)).toBeInstanceOf(RefError);
+    expect(prepared.unreadable.get(0)!.code).toBe("access");
+    expect(prepared.dependencies[0]).toEqual([]);
     expect(read.steps[0]!.args).toEqual({});
   });
 });
