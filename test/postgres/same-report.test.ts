@@ -121,6 +121,16 @@ describe("the same report through PostgreSQL as through runPlan", { timeout: 90_
     expect(templated.results.at(-1)).toEqual([2, { text: "2 days in Lisbon", whole: { city: "Lisbon", days: 2 }, escaped: "${1} stays" }]);
   });
 
+  test("validateInputs: resolved arguments that break the tool's input schema fail the step (invalid-input) on a worker as in runPlan", async () => {
+    const plan = { steps: [{ id: 1, tool: "echo", args: { n: "three" } }, { id: 2, tool: "add", args: { a: "$1.n", b: 2 } }, { id: 3, tool: "add", args: { a: 1, b: 2 } }] };
+    const catalog = { echo: {}, add: { input: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] } } };
+    const { local, remote } = await both(plan, { catalog, validateInputs: true });
+    expect(remote).toEqual(local);
+    const errors = (remote as { errors: [number, { code: string; message: string }][] }).errors;
+    expect(errors.map(([id, error]) => [id, error.code])).toEqual([[2, "invalid-input"]]);
+    expect(errors[0]![1].message).toContain('/a must be a number (got "three")');
+  });
+
   test("property: random plans with random failures give the same report", async () => {
     const planArb = fc.integer({ min: 1, max: 12 }).chain((n) =>
       fc.tuple(
