@@ -6,7 +6,7 @@
  * Only local `$ref`s are followed, only own data properties are read, and the work is bounded.
  */
 import type { PathStep } from "../lint/schema-walk.js";
-import { pointerTokens } from "../shared/pointer.js";
+import { resolveLocalRef } from "../shared/pointer.js";
 import { isPlainObject, ownData } from "../shared/own-data.js";
 
 /** The schemas a path can lead to. */
@@ -107,7 +107,7 @@ function facets(schema: unknown, context: Context): unknown[] {
     }
     const branches: unknown[] = [];
     const ref = ownData(node, "$ref");
-    if (typeof ref === "string") branches.push(resolveRef(context.root, ref));
+    if (typeof ref === "string") branches.push((resolveLocalRef(context.root, ref) ?? true));
     for (const keyword of COMBINATORS) {
       const list = ownData(node, keyword);
       if (Array.isArray(list)) branches.push(...list);
@@ -181,26 +181,8 @@ export function dereference(root: unknown, schema: unknown): unknown {
   for (let hop = 0; hop < 8; hop++) {
     const ref = ownData(node, "$ref");
     if (typeof ref !== "string" || !isPlainObject(node) || Object.keys(node).length !== 1) return node;
-    node = resolveRef(root, ref);
+    node = resolveLocalRef(root, ref) ?? true; // a $ref it cannot follow allows any value
   }
   return node;
 }
 
-/** A local `$ref` (`#`, `#/$defs/x`, percent-decoded) inside the root schema; anything else allows any value. */
-function resolveRef(root: unknown, ref: string): unknown {
-  if (ref === "#") return root;
-  if (!ref.startsWith("#/")) return true;
-  let fragment: string;
-  try {
-    fragment = decodeURIComponent(ref.slice(1));
-  } catch {
-    return true;
-  }
-  let node: unknown = root;
-  for (const token of pointerTokens(fragment)) {
-    if (!isPlainObject(node) && !Array.isArray(node)) return true;
-    node = ownData(node, token);
-    if (node === undefined) return true;
-  }
-  return node;
-}

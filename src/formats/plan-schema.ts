@@ -9,7 +9,7 @@
 import { readTools, type JsonSchema, type ToolCatalog } from "../plan/plan.js";
 import { describeThrown, RefError } from "../shared/errors.js";
 import { layeredOptions, type ResolveOptions, type Syntax } from "../shared/options.js";
-import { pointerTokens } from "../shared/pointer.js";
+import { resolveLocalRef } from "../shared/pointer.js";
 import { quoted, safeText } from "../shared/text.js";
 import { defineOwn as define, isPlainObject, MISSING, ownData as own, readOwnData } from "../shared/own-data.js";
 import { referencePattern } from "./reference-pattern.js";
@@ -423,21 +423,10 @@ class SchemaWriter {
 
   /** The schema a local `$ref` (`#`, `#/$defs/x`, any JSON Pointer) points at in the tool's schema, or undefined. */
   resolveLocal(origin: Origin, ref: string): JsonSchema | undefined {
-    if (!ref.startsWith("#")) return undefined;
-    let pointer: string;
-    try {
-      pointer = decodeURIComponent(ref.slice(1));
-    } catch {
-      return undefined;
-    }
-    if (pointer !== "" && !pointer.startsWith("/")) return undefined; // an anchor (#name): not followed
-    let value: unknown = origin.root;
-    for (const token of pointerTokens(pointer)) {
-      if (typeof value !== "object" || value === null) return undefined;
-      value = own(value, token);
-    }
+    const value = resolveLocalRef(origin.root, ref);
     return typeof value === "boolean" || isPlainObject(value) ? value : undefined;
   }
+
 }
 
 /** A value of any JSON type but object and array: what strict mode can say of "anything". */

@@ -6,7 +6,7 @@
  * (or null), becomes the object again.
  */
 import type { JsonSchema, Plan, ToolCatalog } from "../plan/plan.js";
-import { pointerTokens } from "../shared/pointer.js";
+import { resolveLocalRef } from "../shared/pointer.js";
 import { defineOwn as define, isPlainObject, ownData as own } from "../shared/own-data.js";
 import { MAX_SCHEMA_DEPTH } from "./plan-schema.js";
 
@@ -70,7 +70,7 @@ function outputFromPairs(pairs: unknown): unknown {
 function withoutNulls(value: unknown, schema: unknown, root: JsonSchema, depth: number): unknown {
   if (depth > MAX_SCHEMA_DEPTH || !isPlainObject(schema)) return value;
   const ref = own(schema, "$ref");
-  if (typeof ref === "string") return withoutNulls(value, resolveLocal(root, ref), root, depth + 1);
+  if (typeof ref === "string") return withoutNulls(value, resolveLocalRef(root, ref), root, depth + 1);
   if (Array.isArray(value)) {
     const items = own(schema, "items");
     return isPlainObject(items) ? value.map((item) => withoutNulls(item, items, root, depth + 1)) : value;
@@ -90,13 +90,3 @@ function withoutNulls(value: unknown, schema: unknown, root: JsonSchema, depth: 
   return out;
 }
 
-function resolveLocal(root: JsonSchema, ref: string): unknown {
-  if (!ref.startsWith("#")) return undefined;
-  let value: unknown = root;
-  try {
-    for (const token of pointerTokens(decodeURIComponent(ref.slice(1)))) value = typeof value === "object" && value !== null ? own(value, token) : undefined;
-  } catch {
-    return undefined;
-  }
-  return value;
-}

@@ -11,7 +11,7 @@
  */
 import { isPlainObject, ownData as own } from "../shared/own-data.js";
 import { asRefError, RefError } from "../shared/errors.js";
-import { pointerTokens } from "../shared/pointer.js";
+import { resolveLocalRef } from "../shared/pointer.js";
 
 /** A JSON Schema type name. `integer` values are also `number`s. */
 export type JsonType = "null" | "boolean" | "object" | "array" | "number" | "integer" | "string";
@@ -85,7 +85,7 @@ export function declaredKeys(schema: unknown): Set<string> {
     const properties = own(node, "properties");
     if (isPlainObject(properties)) for (const key of Object.keys(properties)) keys.add(key);
     const ref = own(node, "$ref");
-    if (typeof ref === "string") visit(resolveRef(context.root, ref));
+    if (typeof ref === "string") visit(resolveLocalRef(context.root, ref));
     for (const keyword of ["allOf", "anyOf", "oneOf"]) {
       const branches = own(node, keyword);
       if (Array.isArray(branches)) for (const branch of branches) visit(branch);
@@ -103,7 +103,7 @@ function walk(schema: unknown, path: readonly PathStep[], i: number, context: Co
   if (++context.visited > BUDGET || !isPlainObject(schema)) return ANY;
   const outcomes: WalkOutcome[] = [local(schema, path, i, context)];
   const ref = own(schema, "$ref");
-  if (typeof ref === "string") outcomes.push(walk(resolveRef(context.root, ref), path, i, context));
+  if (typeof ref === "string") outcomes.push(walk(resolveLocalRef(context.root, ref), path, i, context));
   const allOf = own(schema, "allOf");
   if (Array.isArray(allOf)) for (const branch of allOf) outcomes.push(walk(branch, path, i, context));
   for (const keyword of ["anyOf", "oneOf"]) {
@@ -281,21 +281,3 @@ export function describeTypes(types: TypeSet): string {
   return words.length === 0 ? "nothing" : words.length === 1 ? words[0]! : `${words.slice(0, -1).join(", ")} or ${words[words.length - 1]}`;
 }
 
-/** A local `$ref` (`#` or `#/a/b`, percent-decoded) inside the root schema; anything else is unknown. */
-function resolveRef(root: unknown, ref: string): unknown {
-  if (ref === "#") return root;
-  if (!ref.startsWith("#/")) return undefined;
-  let fragment: string;
-  try {
-    fragment = decodeURIComponent(ref.slice(1));
-  } catch {
-    return undefined;
-  }
-  let node: unknown = root;
-  for (const token of pointerTokens(fragment)) {
-    if (isPlainObject(node) || Array.isArray(node)) node = own(node, token);
-    else return undefined;
-    if (node === undefined) return undefined;
-  }
-  return node;
-}
