@@ -38,7 +38,7 @@ export interface RunReport {
   readonly timings: { readonly totalMs: number; readonly steps: Map<number, StepTiming> };
   /**
    * How many times each step's tool was tried (1 without retries); a step that never started has no
-   * entry. Always set by `runPlan`; a PostgreSQL run's snapshot does not count tries yet.
+   * entry. Set by `runPlan`, and by `getRun` from the tries the workers counted.
    */
   readonly attempts?: Map<number, number>;
   /** The plan's `output`, resolved when the run ended, when the plan has one and it could be resolved. */

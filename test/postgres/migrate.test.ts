@@ -5,22 +5,16 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { migrate, startWorker, waitForRun } from "../../src/postgres/index.js";
-import { startDatabase, type TestDatabase } from "./server.js";
+import { startWithClient, stopWithClient, type TestDatabase } from "./server.js";
 
 let db: TestDatabase;
 let client: pg.Client;
 
 beforeAll(async () => {
-  db = await startDatabase();
-  client = new pg.Client({ connectionString: db.url });
-  client.on("error", () => undefined);
-  await client.connect();
+  ({ db, client } = await startWithClient({ migrated: false }));
 }, 60_000);
 
-afterAll(async () => {
-  await client?.end();
-  await db?.remove();
-}, 60_000);
+afterAll(() => stopWithClient(db, client), 60_000);
 
 /** The tables of version 1 (as migrate made them before the counters), and a run half done in them. */
 const VERSION_1 = `

@@ -2,33 +2,21 @@
  * A plan's output through PostgreSQL (submitPlan, a worker, waitForRun): the rows of
  * test/cases/output.json give the same output, or the same outputError, as through runPlan.
  */
-import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { getRun, migrate, startWorker, submitPlan, waitForRun, type Worker } from "../../src/postgres/index.js";
-import { runPlan, type RunOptions, type ToolFunctions } from "../../src/run/run-plan.js";
+import { runPlan, type ToolFunctions } from "../../src/run/run-plan.js";
+import { outputCatalog, outputRows, outputTools } from "../helpers/output-rows.js";
 import { startDatabase, type TestDatabase } from "./server.js";
 
-interface OutputRow {
-  readonly name: string;
-  readonly plan: Record<string, unknown>;
-  readonly options?: RunOptions;
-  readonly status: string;
-}
-
-const rows = (JSON.parse(readFileSync(new URL("../cases/output.json", import.meta.url), "utf8")) as { cases: OutputRow[] }).cases;
-/** The rows' tools, as test/run/plan-output.test.ts has them. */
+const rows = outputRows;
+const catalog = outputCatalog;
 const tools: ToolFunctions = {
-  echo: ({ value }) => value,
-  fail: () => {
-    throw new Error("down");
-  },
-  wrong: () => "not a number",
+  ...outputTools,
   // Waits until the test opens the gate (a run that is still going, for as long as the test needs).
   gate: () => gate,
 };
 let open!: (value: string) => void;
 const gate = new Promise<string>((resolve) => (open = resolve));
-const catalog = { echo: {}, fail: {}, wrong: { output: { type: "number" } } };
 
 let db: TestDatabase;
 let worker: Worker;

@@ -8,23 +8,16 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { getRun, migrate, startWorker, submitPlan, waitForRun } from "../../src/postgres/index.js";
 import { literal } from "../../src/postgres/db.js";
-import { startDatabase, type TestDatabase } from "./server.js";
+import { startWithClient, stopWithClient, type TestDatabase } from "./server.js";
 
 let db: TestDatabase;
 let client: pg.Client;
 
 beforeAll(async () => {
-  db = await startDatabase();
-  await migrate({ connectionString: db.url });
-  client = new pg.Client({ connectionString: db.url });
-  client.on("error", () => undefined);
-  await client.connect();
+  ({ db, client } = await startWithClient());
 }, 60_000);
 
-afterAll(async () => {
-  await client?.end();
-  await db?.remove();
-}, 60_000);
+afterAll(() => stopWithClient(db, client), 60_000);
 
 describe("SQL literals", { timeout: 60_000 }, () => {
   test("property: any string (quotes, backslashes, any Unicode but NUL) reads back as itself", async () => {

@@ -5,27 +5,20 @@
  */
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { migrate, submitPlan } from "../../src/postgres/index.js";
+import { submitPlan } from "../../src/postgres/index.js";
 import { readConnection } from "../../src/postgres/db.js";
 import { settleStep } from "../../src/postgres/transitions.js";
 import { scheduleGraph } from "../../src/run/schedule.js";
-import { startDatabase, type TestDatabase } from "./server.js";
+import { startWithClient, stopWithClient, type TestDatabase } from "./server.js";
 
 let db: TestDatabase;
 let client: pg.Client;
 
 beforeAll(async () => {
-  db = await startDatabase();
-  await migrate({ connectionString: db.url });
-  client = new pg.Client({ connectionString: db.url });
-  client.on("error", () => undefined);
-  await client.connect();
+  ({ db, client } = await startWithClient());
 }, 60_000);
 
-afterAll(async () => {
-  await client?.end();
-  await db?.remove();
-}, 60_000);
+afterAll(() => stopWithClient(db, client), 60_000);
 
 /** Rows of plan_refs.steps this connection has read so far (its statistics flushed first). */
 async function rowsRead(): Promise<number> {

@@ -2,35 +2,17 @@
  * A plan's output through runPlan: the rows of test/cases/output.json (shared with the PostgreSQL
  * workers' test), then what a JSON row cannot say (the run's own copy, getters, JSON writing).
  */
-import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { reportToJSON } from "../../src/run/report-json.js";
-import { runPlan, type RunOptions, type ToolFunctions } from "../../src/run/run-plan.js";
+import { runPlan } from "../../src/run/run-plan.js";
 import { resolveRefs } from "../../src/resolve/resolve-refs.js";
 import type { RefError } from "../../src/shared/errors.js";
+import { outputCatalog, outputRows, outputTools } from "../helpers/output-rows.js";
 
-interface OutputRow {
-  readonly name: string;
-  readonly plan: Record<string, unknown>;
-  readonly options?: RunOptions;
-  readonly status: string;
-  readonly output?: unknown;
-  readonly outputError?: { readonly code: string; readonly messageIncludes: string };
-  readonly none?: true;
-}
-
-const rows = (JSON.parse(readFileSync(new URL("../cases/output.json", import.meta.url), "utf8")) as { cases: OutputRow[] }).cases;
-
-/** The row's tools: `echo` gives back `value`, `fail` throws, `wrong` gives what its output schema refuses. */
-const tools: ToolFunctions = {
-  echo: ({ value }) => value,
-  fail: () => {
-    throw new Error("down");
-  },
-  wrong: () => "not a number",
-};
-const catalog = { echo: {}, fail: {}, wrong: { output: { type: "number" } } };
+const rows = outputRows;
+const tools = outputTools;
+const catalog = outputCatalog;
 
 describe("output.json", () => {
   test.each(rows)("$name", async (row) => {
