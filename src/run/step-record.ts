@@ -2,7 +2,7 @@
  * What `runPlan` keeps of each step while a run goes: its record (snapshot, place in the graph, state,
  * timer and lazily made signal), the context its tool receives, and the run's index of records by id.
  */
-import type { AttemptOwner, AttemptStep, StepFailure, ToolContext, ToolFunction } from "./attempt.js";
+import { clearAttemptTimer, type AttemptOwner, type AttemptStep, type StepFailure, type ToolContext, type ToolFunction } from "./attempt.js";
 import type { StepState } from "./schedule.js";
 import type { TraceSpan, TracedStep } from "./tracing.js";
 
@@ -127,5 +127,14 @@ export class StepIndex {
     if (id < DENSE_IDS) this.#dense[id] = record;
     else (this.#sparse ??= new Map()).set(id, record);
     this.list.push(record);
+  }
+
+  /** Let go of the run: timers cleared, and no record holds the run or another record any more. */
+  release(): void {
+    for (const record of this.list) {
+      clearAttemptTimer(record);
+      record.owner = undefined;
+      record.dependents = undefined;
+    }
   }
 }
