@@ -86,7 +86,7 @@ function setAt(value: unknown, path: string, replacement: unknown): unknown {
 }
 
 describe("a plan built to fit a random input schema", () => {
-  test("lints with none of the argument codes", () => {
+  test("lints with none of the argument codes", { tags: ["compiles-schemas"] }, () => {
     fc.assert(
       fc.property(root, (built) => {
         expect(argumentDiagnostics(built.schema, built.value)).toEqual([]);
@@ -95,7 +95,7 @@ describe("a plan built to fit a random input schema", () => {
     );
   });
 
-  test("breaking one literal gives exactly one diagnostic, there", () => {
+  test("breaking one literal gives exactly one diagnostic, there", { tags: ["compiles-schemas"] }, () => {
     fc.assert(
       fc.property(
         root.filter((built) => built.leaves.length > 0),
