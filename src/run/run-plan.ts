@@ -286,11 +286,7 @@ class Run implements GatedRun {
   // The scheduler's side of the approval gate (src/run/approval.ts).
 
   argsForApproval(record: StepRecord): Record<string, unknown> | undefined {
-    try {
-      return this.#language.resolve({ ...record.args! }, record.placeholders, this.results);
-    } catch {
-      return undefined;
-    }
+    return this.#tries.resolvedForApproval(record);
   }
 
   hold(record: StepRecord): void {
