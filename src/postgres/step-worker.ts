@@ -18,6 +18,7 @@ import { releaseStep } from "./sql/release-step.js";
 import { rebuildStepError } from "./stored-error.js";
 import { retryLater, settleStep, type SettleOutcome } from "./transitions.js";
 import { retryDelayMs } from "../run/retry.js";
+import { storedStepTrace, TracedTries } from "../run/tracing.js";
 import { runClaimedStep, type WorkerToolFunction } from "./worker-step.js";
 
 /** What a worker does, as it happens. */
@@ -87,13 +88,14 @@ export class StepWorker {
     for (const active of this.#active) if (active.runId === runId) active.controller.abort(new RefError("aborted", "the run was stopped"));
   }
 
-  /** `work` again while the database is away (an outage of any length), until the worker stops. */
-  async #retrying<T>(work: () => Promise<T>): Promise<T> {
+  /** `work` again while the database is away (an outage of any length), until the worker stops; `traced` records each failed try. */
+  async #retrying<T>(work: () => Promise<T>, traced?: TracedTries): Promise<T> {
     for (let tries = 0; ; tries++) {
       try {
         return await work();
       } catch (error) {
         if (this.#closed || !isConnectionError(error instanceof PostgresError && error.cause !== undefined ? error.cause : error)) throw error;
+        traced?.failed(error);
         await sleep(backoff(tries));
       }
     }
@@ -116,9 +118,14 @@ export class StepWorker {
     const runId = ownData(payload, "runId");
     const stepId = ownData(payload, "stepId");
     if (typeof runId !== "string" || typeof stepId !== "number") return; // not a job of ours to run
-    const claimed = await this.#retrying(() => claimStep(this.pool, this.connection, this.id, this.#runs, runId, stepId));
+    // The claim's times, kept until the claim says whether the run is traced (for a run this worker
+    // already knows untraced, not even that): its span is a child of the step's, which starts with it.
+    const seen = this.#runs.get(runId);
+    const claim = seen !== undefined && seen.options.trace === undefined ? undefined : new TracedTries();
+    const claimed = await this.#retrying(() => claimStep(this.pool, this.connection, this.id, this.#runs, runId, stepId), claim);
     if (claimed === undefined) return;
     const { tool, attempt, known } = claimed;
+    const trace = claim === undefined ? undefined : storedStepTrace(known.options.trace, { runId, id: stepId, tool, attempt }, claim);
     const t0 = performance.now();
     this.#emit({ type: "step-start", runId, stepId, tool, attempt });
     const controller = new AbortController();
@@ -129,7 +136,7 @@ export class StepWorker {
     let outcome: SettleOutcome;
     try {
       const { tools } = this.settings;
-      outcome = await runClaimedStep(claimed, tools.get(tool), tools.keys(), known.options.timeoutMs ?? this.settings.timeoutMs, controller, known.options.validateInputs === true || this.settings.validateInputs);
+      outcome = await runClaimedStep(claimed, tools.get(tool), tools.keys(), known.options.timeoutMs ?? this.settings.timeoutMs, controller, known.options.validateInputs === true || this.settings.validateInputs, trace);
     } finally {
       helpers.abortSignal.removeEventListener("abort", onShutdown);
       this.#active.delete(active);
@@ -138,15 +145,22 @@ export class StepWorker {
       // Stopped before the step finished: the step is ready again and its job free at once, the try not
       // counted (a release is no failure); another worker runs it.
       await releaseStep(this.pool, this.connection, { runId, stepId, attempt, jobId: helpers.job.id, workerId: this.id }).catch(() => undefined);
+      trace?.settled(undefined, "moot");
       this.#emit({ type: "step-released", runId, stepId, tool, attempt });
       throw new Error(`plan-refs: step ${stepId} of run ${runId} released: the worker stopped`);
     }
     // A failed try its run's policy retries waits in the database (its job's run_at), not here.
     const policy = outcome.ok ? undefined : policyOf(known, tool);
     const delayMs = policy === undefined || outcome.ok || outcome.failure === undefined ? undefined : retryDelayMs(policy, attempt, outcome.failure);
-    const stored = await this.#retrying(() =>
-      delayMs === undefined || outcome.ok ? settleStep(this.pool, this.connection, runId, stepId, attempt, outcome, known.options.failFast, known) : retryLater(this.pool, this.connection, runId, stepId, attempt, outcome.error, delayMs),
-    );
+    const settle = trace === undefined ? undefined : new TracedTries();
+    const stored = await this.#retrying(
+      () => (delayMs === undefined || outcome.ok ? settleStep(this.pool, this.connection, runId, stepId, attempt, outcome, known.options.failFast, known) : retryLater(this.pool, this.connection, runId, stepId, attempt, outcome.error, delayMs)),
+      settle,
+    ).catch((thrown: unknown) => {
+      trace?.settled(settle, { thrown });
+      throw thrown;
+    });
+    trace?.settled(settle, stored);
     if (stored === "lost") {
       this.#emit({ type: "step-lost", runId, stepId, tool, attempt });
       // The job is the other attempt's now: throwing leaves it alone (graphile-worker fails a job only

@@ -169,6 +169,16 @@ describe("hostile catalogs", () => {
     expect(diagnostics.filter((d) => ARGUMENT_CODES.has(d.code))).toEqual([]);
   });
 
+  test("names of Object.prototype members are arguments like any other: absent unless the step has them as its own", () => {
+    // The validator reads ordinary-object copies of the arguments (fast), looking at own keys only.
+    const schema = JSON.parse('{"type": "object", "properties": {"constructor": {"type": "string"}, "valueOf": {"type": "integer"}}, "required": ["constructor", "toString"]}') as unknown;
+    const absent = lintPlan({ steps: [{ id: 1, tool: "t", args: {} }] }, { tools: { t: { input: schema } } });
+    expect(absent.filter((d) => ARGUMENT_CODES.has(d.code)).map((d) => [d.code, d.message])).toEqual([["missing-argument", 'tool "t" needs arguments "constructor" (a string) and "toString"']]);
+    const args = JSON.parse('{"constructor": 3, "toString": "x", "valueOf": "y"}') as unknown;
+    const present = lintPlan({ steps: [{ id: 1, tool: "t", args }] }, { tools: { t: { input: schema } } });
+    expect(present.filter((d) => ARGUMENT_CODES.has(d.code)).map((d) => [d.code, d.pointer])).toEqual([["invalid-argument", "/steps/0/args/constructor"], ["unknown-argument", "/steps/0/args/toString"], ["invalid-argument", "/steps/0/args/valueOf"]]);
+  });
+
   test("two tools with the same $id both compile", () => {
     const input = (type: string) => ({ $id: "https://example.com/args", type: "object", properties: { a: { type } } });
     const diagnostics = lintPlan({ steps: [{ id: 1, tool: "x", args: { a: 1 } }, { id: 2, tool: "y", args: { a: 1 } }] }, { tools: { x: { input: input("integer") }, y: { input: input("string") } } });
