@@ -16,8 +16,8 @@ import { asRefError, RefError, withoutStack } from "../shared/errors.js";
 import { ApprovalGate, checkResume, heldByApproval, type GatedRun, type ResumeState } from "./approval.js";
 import { attempt, clearAttemptTimer, STEP_FAILURES, type StepFailure, type ToolFunction } from "./attempt.js";
 import { listen } from "./callbacks.js";
-import { RunLanguage } from "./prepare.js";
-import { planText, sha256Hex, stepText } from "./plan-hash.js";
+import { RunLanguage, type PreparedStep } from "./prepare.js";
+import { sha256Hex } from "./plan-hash.js";
 import { RunLedger, type RunReport } from "./run-report.js";
 import { RunTools } from "./run-tools.js";
 import { onStop, runStatus, skipDependents, stopDetail, type StopReason } from "./schedule.js";
@@ -25,6 +25,7 @@ import { readRunSettings, type RunOptions, type RunSettings, type ToolFunctions 
 import { abortStep, StepIndex, StepRecord, takeDependents } from "./step-record.js";
 import { StepTries } from "./step-tries.js";
 import { isStream, StreamIntake } from "./streamed-intake.js";
+import { ToolLimits } from "./tool-limits.js";
 import { startRunTrace, type RunTrace } from "./tracing.js";
 import { readWholePlan, type WholePlan } from "./whole-plan.js";
 
@@ -83,6 +84,8 @@ class Run implements GatedRun {
   #readyHead = 0;
   #running = 0;
   readonly #tries: StepTries<Run>;
+  /** The tools with a limit of calls at once (`toolConcurrency`), if any. */
+  readonly #limits: ToolLimits | undefined;
   #pumping = false;
   #streamOpen = false;
   #stopped: StopReason | undefined;
@@ -99,8 +102,6 @@ class Run implements GatedRun {
   #output: Readonly<Record<string, unknown>> | RefError | undefined;
   #tools: RunTools;
   readonly #gate: ApprovalGate;
-  /** A streamed plan's steps' canonical texts, taken from their snapshots as they arrive (the plan hash is made of them). */
-  readonly #stepTexts: string[] = [];
   /** The run's spans, when it is traced (`undefined`: one branch per step, nothing else). */
   readonly trace: RunTrace | undefined;
   /** Removes the run's abort listener from the caller's signal, while it listens. */
@@ -123,14 +124,11 @@ class Run implements GatedRun {
     this.trace = startRunTrace(settings.trace, settings.runId);
     this.ledger = new RunLedger(settings, options, this.trace);
     this.#gate = new ApprovalGate(settings, options, resume);
+    this.#limits = settings.toolConcurrency === undefined || settings.toolConcurrency.size === 0 ? undefined : new ToolLimits(settings.toolConcurrency);
     this.#tries = new StepTries(this, settings, this.#language, this.#tools, this.ledger, this.trace);
     this.#done = new Promise((resolve) => {
       this.#resolveDone = resolve;
     });
-  }
-
-  get results(): Map<number, unknown> {
-    return this.ledger.results;
   }
 
   get diagnostics(): Diagnostic[] {
@@ -160,7 +158,7 @@ class Run implements GatedRun {
 
   async streamed(plan: AsyncIterable<unknown>): Promise<RunReport> {
     this.#language.layer(undefined, this.settings.language);
-    const intake = new StreamIntake(plan);
+    const intake = new StreamIntake(plan, this.#language);
     this.ledger.startClock();
     this.#streamOpen = true;
     this.#intake = intake;
@@ -169,7 +167,7 @@ class Run implements GatedRun {
     this.#streamOpen = false;
     this.#settleIfIdle();
     await this.#done;
-    return this.#report(undefined, await sha256Hex(planText(undefined, this.#stepTexts)));
+    return this.#report(undefined, await sha256Hex(intake.text));
   }
 
   // The run's side of a streamed plan's intake (src/run/streamed-intake.ts).
@@ -182,10 +180,7 @@ class Run implements GatedRun {
     return this.#records.has(id);
   }
 
-  /** A streamed step arrived, checked on its own: snapshot it, then schedule it. */
-  accept(step: LocatedStep): void {
-    const prepared = this.#language.prepareStreamed(step);
-    this.#stepTexts.push(stepText(step));
+  accept(step: LocatedStep, prepared: PreparedStep): void {
     this.#add(step, prepared.dependencies, prepared.placeholders, prepared.unreadable);
     this.pump();
   }
@@ -271,7 +266,13 @@ class Run implements GatedRun {
   // (on-stack replacement), and code after a loop in a larger method was deoptimized again and again.
   #startReady(): void {
     const limit = this.settings.concurrency;
-    while (this.#stopped === undefined && this.#running < limit && this.#readyHead < this.#ready.length) {
+    while (this.#stopped === undefined && this.#running < limit) {
+      const released = this.#limits?.next(); // first, the steps that waited for their tool
+      if (released !== undefined) {
+        this.#call(released);
+        continue;
+      }
+      if (this.#readyHead === this.#ready.length) return;
       const record = this.#ready[this.#readyHead++]!;
       if (this.#readyHead === this.#ready.length) this.#ready.length = this.#readyHead = 0;
       this.#start(record);
@@ -286,11 +287,7 @@ class Run implements GatedRun {
   // The scheduler's side of the approval gate (src/run/approval.ts).
 
   argsForApproval(record: StepRecord): Record<string, unknown> | undefined {
-    try {
-      return this.#language.resolve({ ...record.args! }, record.placeholders, this.results);
-    } catch {
-      return undefined;
-    }
+    return this.#tries.resolvedForApproval(record);
   }
 
   hold(record: StepRecord): void {
@@ -304,7 +301,12 @@ class Run implements GatedRun {
     return true;
   }
 
+  /** Begin a step's try, unless its tool is at its limit (`toolConcurrency`): then it waits for a call of its tool to end. */
   begin(record: StepRecord): void {
+    if (this.#limits === undefined || this.#limits.admit(record)) this.#call(record);
+  }
+
+  #call(record: StepRecord): void {
     record.state = "running";
     this.#running++;
     record.attempt++;
@@ -338,7 +340,7 @@ class Run implements GatedRun {
     const endMs = this.#end(record, value, failure);
     if (failure !== undefined && this.#tries.retryLater(record, failure, endMs)) return;
     record.args = undefined;
-    if (failure === undefined || failure.code === "invalid-output") this.results.set(record.id, value);
+    if (failure === undefined || failure.code === "invalid-output") this.ledger.results.set(record.id, value);
     if (failure !== undefined) return this.fail(record, failure, endMs);
     this.ledger.markDone(record, endMs);
     this.#unblock(record);
@@ -355,6 +357,7 @@ class Run implements GatedRun {
     clearAttemptTimer(record);
     if (record.span !== undefined) this.trace!.endStep(record, value, failure);
     this.#running--;
+    if (this.#limits !== undefined && record.attempt > 0) this.#limits.ended(record); // a step held for approval made no call
     const endMs = this.ledger.now();
     this.ledger.times.end(record.slot, endMs);
     return endMs;
@@ -463,7 +466,7 @@ class Run implements GatedRun {
   #settleIfIdle(): void {
     if (this.#finished) return;
     if (this.#stopped !== undefined) return this.#finish();
-    if (this.#running > 0 || this.#tries.waiting > 0 || this.#readyHead < this.#ready.length || this.#streamOpen) return;
+    if (this.#running > 0 || this.#tries.waiting > 0 || this.#readyHead < this.#ready.length || this.#streamOpen || this.#limits?.releasing === true) return;
     if (this.ledger.waiting > 0) this.#failStuck();
     this.#finish();
   }

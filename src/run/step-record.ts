@@ -29,8 +29,10 @@ export class StepRecord implements AttemptStep<StepRecord>, TracedStep {
   retryFailure: StepFailure | undefined = undefined;
   /** When its last try ended (the step's end if the wait is cancelled). */
   retryEndMs = 0;
-  /** `args` holds the resolved arguments (a step that may be tried again keeps them for every try). */
+  /** `args` holds the resolved arguments (kept from the approval question for the try, and for every try of a step that may be tried again). */
   resolved = false;
+  /** What resolving the arguments threw when the step was asked about (its try fails with it). */
+  unresolved: { readonly error: unknown } | undefined = undefined;
   /** The span of the try that runs, in a traced run. */
   span: TraceSpan | undefined = undefined;
 

@@ -44,23 +44,43 @@ export class StepTries<S extends TriesScheduler = TriesScheduler> implements Att
     return record.state === "running" && record.retryFailure === undefined;
   }
 
-  resolveArgs(record: StepRecord): Record<string, unknown> {
-    // The snapshot is resolved in place, once: the results it reads do not change between tries. A
-    // step that may be tried again keeps it and gives each try a copy of its top level (a tool may set
-    // or delete its arguments), so every try gets the arguments the plan gave; nested values are shared
-    // (a deep copy per step tripled the run's time; copying before resolving cost 1.4× a run).
-    const policy = this.#policyOf(record.tool);
-    let args: Record<string, unknown>;
-    if (policy === undefined || policy.attempts <= 1) {
-      args = this.language.resolve(record.args!, record.placeholders, this.ledger.results);
-      record.args = undefined; // let go of the snapshot once resolved
-    } else {
-      if (!record.resolved) {
-        record.args = this.language.resolve(record.args!, record.placeholders, this.ledger.results);
-        record.resolved = true;
-      }
-      args = { ...record.args! };
+  /**
+   * The step's snapshot with its placeholders resolved into it, once: the results it reads do not
+   * change between its approval and its tries. What resolving threw is thrown again.
+   */
+  #resolved(record: StepRecord): Record<string, unknown> {
+    if (record.unresolved !== undefined) throw record.unresolved.error;
+    if (!record.resolved) {
+      record.args = this.language.resolve(record.args!, record.placeholders, this.ledger.results);
+      record.resolved = true;
     }
+    return record.args!;
+  }
+
+  /**
+   * The resolved arguments of a step asked about before its first try, or `undefined` when they cannot
+   * be resolved: the error is kept, and its try fails with it without calling the tool (a snapshot
+   * resolved in place may be half resolved, so it is never resolved again).
+   */
+  resolvedForApproval(record: StepRecord): Record<string, unknown> | undefined {
+    try {
+      return this.#resolved(record);
+    } catch (error) {
+      record.unresolved = { error };
+      record.args = undefined;
+      return undefined;
+    }
+  }
+
+  resolveArgs(record: StepRecord): Record<string, unknown> {
+    // A step that may be tried again keeps its resolved snapshot and gives each try a copy of its top
+    // level (a tool may set or delete its arguments), so every try gets the arguments the plan gave;
+    // nested values are shared (a deep copy per step tripled the run's time; copying before resolving
+    // cost 1.4× a run).
+    let args = this.#resolved(record);
+    const policy = this.#policyOf(record.tool);
+    if (policy === undefined || policy.attempts <= 1) record.args = undefined; // let go of the snapshot once resolved
+    else args = { ...args };
     if (record.span !== undefined) this.trace!.arguments(record, args);
     return args;
   }
