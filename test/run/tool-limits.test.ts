@@ -15,7 +15,7 @@ function heldTools(names: readonly string[]) {
   const active = new Map<string, number>();
   const most = new Map<string, number>();
   const held: (() => void)[] = [];
-  const tools: ToolFunctions = {};
+  const tools: Record<string, ToolFunctions[string]> = {};
   for (const name of names) {
     tools[name] = (args: Record<string, unknown>, context: ToolContext) => {
       started.push(context.stepId);
