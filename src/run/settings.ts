@@ -485,6 +485,8 @@ export interface WorkerSettings<F, E> {
   readonly signal: AbortSignal | undefined;
   readonly onEvent: ((event: E) => void) | undefined;
   readonly validateInputs: boolean;
+  /** Calls at once by tool name in this worker (`undefined`: only `concurrency` limits a tool). */
+  readonly toolConcurrency: ReadonlyMap<string, number> | undefined;
 }
 
 /**
@@ -514,5 +516,6 @@ export function readWorkerSettings<F, E>(options: object, refuse: RefuseOption, 
     signal: readSignal(readOption(options, "signal"), "signal", refuse),
     onEvent: readCallback<(event: E) => void>(readOption(options, "onEvent"), "onEvent", refuse),
     validateInputs: readFlag(readOption(options, "validateInputs")),
+    toolConcurrency: readToolConcurrency(readOption(options, "toolConcurrency"), "toolConcurrency", refuse, bounds.concurrency),
   };
 }

@@ -152,7 +152,11 @@ describe("toolConcurrency: the same verdict from runPlan and the workers", () =>
     [{ toolConcurrency: ["t"] }, "invalid-options"],
     [{ toolConcurrency: 2 }, "invalid-options"],
   ] as const)("%j: %s", async (options, verdict) => {
-    expect({ runPlan: await throughRunPlan({ ...options }) }).toEqual({ runPlan: verdict });
+    expect({ runPlan: await throughRunPlan({ ...options }), worker: await throughWorker({ ...options }) }).toEqual({ runPlan: verdict, worker: verdict });
+  });
+
+  test("a worker's limit is bounded as its concurrency is (runPlan's is not)", async () => {
+    expect({ runPlan: await throughRunPlan({ toolConcurrency: { t: 257 } }), worker: await throughWorker({ toolConcurrency: { t: 257 } }) }).toEqual({ runPlan: "accepted", worker: "invalid-options" });
   });
 });
 
