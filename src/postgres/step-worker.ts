@@ -14,10 +14,13 @@ import { backoff, sleep } from "./job-pool.js";
 import { KnownRuns, policyOf, type KnownRun } from "./known-runs.js";
 import type { PgPool } from "./peers.js";
 import { claimStep } from "./sql/claim.js";
-import { releaseStep } from "./sql/release-step.js";
+import { releaseJob, releaseStep } from "./sql/release-step.js";
+import { toolFlag, toolOfTask } from "./queue.js";
+import { ToolLimits } from "./tool-limits.js";
 import { rebuildStepError } from "./stored-error.js";
 import { retryLater, settleStep, type SettleOutcome } from "./transitions.js";
 import { retryDelayMs } from "../run/retry.js";
+import { storedStepTrace, TracedTries } from "../run/tracing.js";
 import { approvalArgs, runClaimedStep, type WorkerToolFunction } from "./worker-step.js";
 import { awaitApproval } from "./sql/await-approval.js";
 import { suspendedStatus } from "./sql/settle-done.js";
@@ -46,7 +49,6 @@ interface Active {
 /** The state of one worker: the steps it runs, what it knows of runs, its heartbeat, and the job handler. */
 export class StepWorker {
   id = "unknown";
-  stopping = false;
   nudge: (n: number) => void = () => undefined;
   readonly #active = new Set<Active>();
   readonly #runs = new KnownRuns();
@@ -54,6 +56,8 @@ export class StepWorker {
   #closed = false;
   /** The tools this worker has, as its heartbeat publishes them (`status` says when no running worker has a step's tool). */
   readonly toolNames: string[];
+  /** The worker's `toolConcurrency` (`undefined`: none). */
+  readonly limits: ToolLimits | undefined;
 
   constructor(
     readonly connection: Connection,
@@ -61,6 +65,13 @@ export class StepWorker {
     readonly pool: PgPool,
   ) {
     this.toolNames = [...settings.tools.keys()];
+    const limits = settings.toolConcurrency;
+    this.limits = limits === undefined || limits.size === 0 ? undefined : new ToolLimits(limits, (tool) => toolFlag(connection, tool));
+  }
+
+  /** The worker stops: no step waiting for its tool's turn starts now (its job is released). */
+  beginStop(): void {
+    this.limits?.sendBack();
   }
 
   get recoveryMs(): number {
@@ -91,13 +102,14 @@ export class StepWorker {
     for (const active of this.#active) if (active.runId === runId) active.controller.abort(new RefError("aborted", "the run was stopped"));
   }
 
-  /** `work` again while the database is away (an outage of any length), until the worker stops. */
-  async #retrying<T>(work: () => Promise<T>): Promise<T> {
+  /** `work` again while the database is away (an outage of any length), until the worker stops; `traced` records each failed try. */
+  async #retrying<T>(work: () => Promise<T>, traced?: TracedTries): Promise<T> {
     for (let tries = 0; ; tries++) {
       try {
         return await work();
       } catch (error) {
         if (this.#closed || !isConnectionError(error instanceof PostgresError && error.cause !== undefined ? error.cause : error)) throw error;
+        traced?.failed(error);
         await sleep(backoff(tries));
       }
     }
@@ -119,13 +131,37 @@ export class StepWorker {
   async runJob(payload: unknown, helpers: import("graphile-worker").JobHelpers): Promise<void> {
     const runId = ownData(payload, "runId");
     const stepId = ownData(payload, "stepId");
-    if (typeof runId !== "string" || typeof stepId !== "number") return; // not a job of ours to run
-    const claimed = await this.#retrying(() => claimStep(this.pool, this.connection, this.id, this.#runs, runId, stepId));
+    const jobId = helpers.job.id;
+    try {
+      if (typeof runId !== "string" || typeof stepId !== "number") return; // not a job of ours to run
+      if (!(await this.#turn(jobId, helpers.job.task_identifier))) {
+        // The worker stops while the step waited for its tool's turn: its job is free at once, the step untouched.
+        await releaseJob(this.pool, this.connection, jobId, this.id).catch(() => undefined);
+        throw new Error(`plan-refs: step ${stepId} of run ${runId} released: the worker stopped`);
+      }
+      await this.#runStep(runId, stepId, helpers);
+    } finally {
+      this.limits?.leave(jobId);
+    }
+  }
+
+  /** Whether the job may call its tool now, after waiting for its tool's turn (`toolConcurrency`). */
+  async #turn(jobId: string, task: string): Promise<boolean> {
+    return this.limits === undefined || (await this.limits.enter(jobId, toolOfTask(this.connection, task)));
+  }
+
+  async #runStep(runId: string, stepId: number, helpers: import("graphile-worker").JobHelpers): Promise<void> {
+    // The claim's times, kept until the claim says whether the run is traced (for a run this worker
+    // already knows untraced, not even that): its span is a child of the step's, which starts with it.
+    const seen = this.#runs.get(runId);
+    const claim = seen !== undefined && seen.options.trace === undefined ? undefined : new TracedTries();
+    const claimed = await this.#retrying(() => claimStep(this.pool, this.connection, this.id, this.#runs, runId, stepId), claim);
     if (claimed === undefined) return;
     const { tool, attempt, known } = claimed;
     const { tools } = this.settings;
     const waiting = tools.get(tool) === undefined ? undefined : approvalArgs(claimed);
     if (waiting !== undefined) return this.#awaitApproval(runId, stepId, tool, attempt, waiting, known);
+    const trace = claim === undefined ? undefined : storedStepTrace(known.options.trace, { runId, id: stepId, tool, attempt }, claim);
     const t0 = performance.now();
     this.#emit({ type: "step-start", runId, stepId, tool, attempt });
     const controller = new AbortController();
@@ -135,24 +171,32 @@ export class StepWorker {
     helpers.abortSignal.addEventListener("abort", onShutdown);
     let outcome: SettleOutcome;
     try {
-      outcome = await runClaimedStep(claimed, tools.get(tool), tools.keys(), known.options.timeoutMs ?? this.settings.timeoutMs, controller, known.options.validateInputs === true || this.settings.validateInputs);
+      outcome = await runClaimedStep(claimed, tools.get(tool), tools.keys(), known.options.timeoutMs ?? this.settings.timeoutMs, controller, known.options.validateInputs === true || this.settings.validateInputs, trace);
     } finally {
       helpers.abortSignal.removeEventListener("abort", onShutdown);
       this.#active.delete(active);
+      this.limits?.leave(helpers.job.id); // the call ended: the next step of its tool may start while this one is stored
     }
     if (helpers.abortSignal.aborted && !outcome.ok) {
       // Stopped before the step finished: the step is ready again and its job free at once, the try not
       // counted (a release is no failure); another worker runs it.
       await releaseStep(this.pool, this.connection, { runId, stepId, attempt, jobId: helpers.job.id, workerId: this.id }).catch(() => undefined);
+      trace?.settled(undefined, "moot");
       this.#emit({ type: "step-released", runId, stepId, tool, attempt });
       throw new Error(`plan-refs: step ${stepId} of run ${runId} released: the worker stopped`);
     }
     // A failed try its run's policy retries waits in the database (its job's run_at), not here.
     const policy = outcome.ok ? undefined : policyOf(known, tool);
     const delayMs = policy === undefined || outcome.ok || outcome.failure === undefined ? undefined : retryDelayMs(policy, attempt, outcome.failure);
-    const stored = await this.#retrying(() =>
-      delayMs === undefined || outcome.ok ? settleStep(this.pool, this.connection, runId, stepId, attempt, outcome, known.options.failFast, known) : retryLater(this.pool, this.connection, runId, stepId, attempt, outcome.error, delayMs),
-    );
+    const settle = trace === undefined ? undefined : new TracedTries();
+    const stored = await this.#retrying(
+      () => (delayMs === undefined || outcome.ok ? settleStep(this.pool, this.connection, runId, stepId, attempt, outcome, known.options.failFast, known) : retryLater(this.pool, this.connection, runId, stepId, attempt, outcome.error, delayMs)),
+      settle,
+    ).catch((thrown: unknown) => {
+      trace?.settled(settle, { thrown });
+      throw thrown;
+    });
+    trace?.settled(settle, stored);
     if (stored === "lost") {
       this.#emit({ type: "step-lost", runId, stepId, tool, attempt });
       // The job is the other attempt's now: throwing leaves it alone (graphile-worker fails a job only
