@@ -11,7 +11,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
 import { tempFolder } from "../helpers/temp.js";
-import { approveStep, cancelRun, denyStep, getRun, PostgresError, redriveRun, startWorker, submitPlan, waitForRun } from "../../src/postgres/index.js";
+import { approveStep, cancelRun, denyStep, getRun, redriveRun, startWorker, submitPlan, waitForRun } from "../../src/postgres/index.js";
+import { approvalPlan } from "./approval-plan.js";
+import { refusal } from "./refusal.js";
 import { databaseWithWorkers } from "./children.js";
 
 const { db, spawned } = databaseWithWorkers();
@@ -23,26 +25,7 @@ function cli(args: string[]): { status: number | null; stdout: string; stderr: s
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-/** `add` needs approval: steps 2 and 5 wait; 3 waits on 2, 6 on 5; 1 and 4 go on. */
-const plan = {
-  steps: [
-    { id: 1, tool: "echo", args: { n: 40 } },
-    { id: 2, tool: "add", args: { a: "$1.n", b: 2 } },
-    { id: 3, tool: "echo", args: { total: "$2" } },
-    { id: 4, tool: "echo", args: { other: true } },
-    { id: 5, tool: "add", args: { a: 1, b: 1 } },
-    { id: 6, tool: "echo", args: { after: "$5" } },
-  ],
-};
-
-async function refusal(promise: Promise<unknown>): Promise<PostgresError> {
-  const error = await promise.then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  );
-  expect(error).toBeInstanceOf(PostgresError);
-  return error as PostgresError;
-}
+const plan = approvalPlan;
 
 describe("approval on PostgreSQL", { timeout: 120_000 }, () => {
   test("a suspended run survives a database restart and every worker's exit; approved, it completes with a new worker; denied, its step fails and its dependents are skipped", async () => {
