@@ -40,11 +40,12 @@ describe("approval on PostgreSQL", { timeout: 120_000 }, () => {
       [5, { tool: "add", args: { a: 1, b: 1 } }],
     ]);
     expect([...suspended.results.keys()].sort()).toEqual([1, 4]);
-    expect(first.calls.filter((call) => call.tool === "add")).toEqual([]);
-    expect(first.events.filter((event) => event.type === "step-awaiting-approval").map((event) => event.stepId).sort()).toEqual([2, 5]);
 
     first.child.kill("SIGTERM");
     await first.exited;
+    // Read once the worker has exited: all it printed has arrived (a line may come after the commit that suspended the run).
+    expect(first.calls.filter((call) => call.tool === "add")).toEqual([]);
+    expect(first.events.filter((event) => event.type === "step-awaiting-approval").map((event) => event.stepId).sort()).toEqual([2, 5]);
     await db().stop();
     await db().start();
     const after = await getRun(runId, { connectionString });
@@ -74,12 +75,12 @@ describe("approval on PostgreSQL", { timeout: 120_000 }, () => {
     expect(done.errors.get(5)?.message).toBe("step 5 (add): its approval was denied: too expensive\\u001b[2J");
     expect(done.skipped).toEqual([6]);
     expect(done.pending?.size ?? 0).toBe(0);
+    second.child.kill("SIGTERM");
+    await second.exited; // all it printed has arrived
     const calls = [...first.calls, ...second.calls].filter((call) => call.runId === runId);
     expect(calls.filter((call) => call.tool === "add").map((call) => [call.stepId, call.attempt])).toEqual([[2, 1]]);
     expect(calls.filter((call) => call.stepId === 1 || call.stepId === 4).length).toBe(2);
     expect((await refusal(approveStep(runId, 2, { connectionString }))).message).toContain("it is done");
-    second.child.kill("SIGTERM");
-    await second.exited;
   });
 
   test("a failure does not end a run that waits for approval; a denial with failFast stops it, the other waiting steps kept and no longer decidable; a cancelled suspended run is aborted", async () => {
@@ -155,8 +156,8 @@ describe("approval on PostgreSQL", { timeout: 120_000 }, () => {
     const done = await waitForRun(runId, { connectionString, timeoutMs: 60_000 });
     expect(done.status).toBe("failed");
     expect(done.results.get(2)).toBe(3);
-    expect(worker.calls.filter((call) => call.runId === runId && call.tool === "add").map((call) => call.stepId)).toEqual([2]);
     worker.child.kill("SIGTERM");
-    await worker.exited;
+    await worker.exited; // all it printed has arrived
+    expect(worker.calls.filter((call) => call.runId === runId && call.tool === "add").map((call) => call.stepId)).toEqual([2]);
   });
 });
