@@ -14,6 +14,7 @@ import { schemaCommand, schemaHelp, schemaUsage } from "./schema-command.js";
 import { dbCommand, dbHelp, dbUsage } from "./db-command.js";
 import { statusCommand, statusHelp, statusUsage } from "./status-command.js";
 import { redriveCommand, redriveHelp, redriveUsage } from "./redrive-command.js";
+import { approveCommand, approveHelp, approveUsage } from "./approve-command.js";
 import { workerCommand, workerHelp, workerUsage } from "./worker-command.js";
 import { graphCommand, graphHelp, graphUsage } from "./graph-command.js";
 import { startCliTracing } from "./tracing.js";
@@ -33,6 +34,7 @@ const commands: Record<string, { run: Command; usage: string; help: string }> = 
   worker: { run: workerCommand, usage: workerUsage, help: workerHelp },
   status: { run: statusCommand, usage: statusUsage, help: statusHelp },
   redrive: { run: redriveCommand, usage: redriveUsage, help: redriveHelp },
+  approve: { run: approveCommand, usage: approveUsage, help: approveHelp },
   graph: { run: graphCommand, usage: graphUsage, help: graphHelp },
   mcp: { run: mcpCommand, usage: mcpUsage, help: mcpHelp },
 };

@@ -84,7 +84,7 @@ export interface RemoteRun {
   readonly planValue: unknown;
   readonly database: string | undefined;
   readonly detach: boolean;
-  readonly options: { failFast: boolean; timeoutMs?: number; validateOutputs: boolean; validateInputs: boolean; catalog?: import("../plan/plan.js").ToolCatalog; retry?: import("../run/retry.js").RetryPolicy };
+  readonly options: { failFast: boolean; timeoutMs?: number; validateOutputs: boolean; validateInputs: boolean; catalog?: import("../plan/plan.js").ToolCatalog; retry?: import("../run/retry.js").RetryPolicy; approvalTools?: string[] };
   readonly onEvent: (event: RunEvent) => void;
 }
 
@@ -128,6 +128,8 @@ export async function runOnDatabase(io: CliIo, remote: RemoteRun): Promise<RunRe
 function eventsFrom(onEvent: (event: RunEvent) => void, attempts: number): (snapshot: import("../postgres/index.js").RunSnapshot) => void {
   const started = new Set<number>();
   const settled = new Set<number>();
+  /** The steps told as waiting for approval (each once a wait: an approved step may wait again after a redrive). */
+  const waiting = new Set<number>();
   /** The last failed try told of each retrying step. */
   const retried = new Map<number, number>();
   return (snapshot) => {
@@ -136,6 +138,13 @@ function eventsFrom(onEvent: (event: RunEvent) => void, attempts: number): (snap
     const events: [number, RunEvent][] = [];
     const emit = (at: number, event: RunEvent): void => void events.push([at, event]);
     for (const [id, step] of snapshot.steps) {
+      const pending = snapshot.pending?.get(id);
+      if (pending !== undefined) {
+        if (!waiting.has(id)) emit(step.startMs ?? 0, { type: "step-pending", stepId: id, tool: step.tool, args: pending.args, atMs: step.startMs ?? 0 });
+        waiting.add(id);
+        continue;
+      }
+      waiting.delete(id);
       if (step.startMs !== undefined && !started.has(id) && step.state !== "skipped") {
         started.add(id);
         emit(step.startMs, { type: "step-start", stepId: id, tool: step.tool, startMs: step.startMs });

@@ -68,7 +68,8 @@ ${MCP_HELP}
   --approve-tool NAME   every step of tool NAME waits for a person's approval when its turn comes: it
                         is not called, what does not depend on it goes on, and the run ends
                         "suspended" (exit 3) with the step, its tool and its resolved arguments
-                        under "pending" in the report; repeatable
+                        under "pending" in the report; repeatable. With --database the run
+                        waits in PostgreSQL: plan-refs approve RUN_ID STEP [--deny REASON] decides
   --resume FILE         resume the run whose report (--results) FILE is: steps with a result there are
                         not called again (their results are used), the others run; a report of
                         another plan is refused (plan-mismatch). --results may name the same FILE:
@@ -88,7 +89,8 @@ exit codes:
   1    a step failed (its error is in the report), or --results could not be written at the end
        (the report is then printed on stdout)
   2    usage, file or lint errors, or a --resume report that is not of this plan: nothing was run
-  3    suspended: steps wait for approval (stderr names them; resume with --resume and --approve)
+  3    suspended: steps wait for approval (stderr names them; resume with --resume and --approve,
+       or with --database decide with plan-refs approve)
   130, 143, 129   interrupted by SIGINT (Ctrl-C), SIGTERM or SIGHUP: the results so far are written
 
 example:
@@ -218,7 +220,7 @@ async function runWith(io: CliIo, setup: RunSetup): Promise<number> {
         planValue,
         database: setup.database,
         detach: setup.detach,
-        options: { failFast: setup.failFast, validateOutputs: setup.validateOutputs, validateInputs: setup.validateInputs, ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(catalog === undefined ? {} : { catalog }), ...(setup.retry === undefined ? {} : { retry: setup.retry }) },
+        options: { failFast: setup.failFast, validateOutputs: setup.validateOutputs, validateInputs: setup.validateInputs, ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(catalog === undefined ? {} : { catalog }), ...(setup.retry === undefined ? {} : { retry: setup.retry }), ...(setup.approval.tools.length === 0 ? {} : { approvalTools: setup.approval.tools }) },
         onEvent: progress.onEvent,
       });
       if (remote === undefined) return 0;
@@ -281,7 +283,7 @@ async function runWith(io: CliIo, setup: RunSetup): Promise<number> {
     }
   }
   io.stderr(summary(report, json));
-  if (json.status === "suspended") io.stderr(waitingLine(report, target?.given));
+  if (json.status === "suspended") io.stderr(setup.database === undefined ? waitingLine(report, target?.given) : waitingOnDatabase(report));
   return code;
 }
 
@@ -292,6 +294,14 @@ function waitingLine(report: RunReport, results: string | undefined): string {
   return `plan-refs: waiting for approval: step${steps.length === 1 ? "" : "s"} ${steps.join(", ")}; their resolved arguments are under "pending" in the report. Resume with --resume ${results === undefined ? "REPORT.json" : printable(results)} --approve ${first} (or --deny ${first}=REASON)\n`;
 }
 
+/** What a suspended run on PostgreSQL says on stderr: the steps that wait, and the command that decides. */
+function waitingOnDatabase(report: RunReport): string {
+  const id = printable(report.runId);
+  const steps = [...(report.pending ?? [])].map(([step, { tool }]) => `${step} (${printable(tool.slice(0, 60))})`);
+  const first = [...(report.pending?.keys() ?? [])][0];
+  return `plan-refs: waiting for approval: step${steps.length === 1 ? "" : "s"} ${steps.join(", ")}; their resolved arguments are under "pending" in the report (and in plan-refs status ${id}). Decide with plan-refs approve ${id} ${first} (or --deny REASON)\n`;
+}
+
 /** What --approve-tool, --approve and --deny ask for. */
 interface ApprovalFlags {
   readonly tools: string[];
@@ -300,8 +310,8 @@ interface ApprovalFlags {
 }
 
 function approvalFlags(tools: string[] | undefined, resume: string | undefined, approve: string[] | undefined, deny: string[] | undefined, database: boolean): ApprovalFlags {
-  if (database && (tools !== undefined || resume !== undefined)) {
-    throw new CliError(`--${resume !== undefined ? "resume" : "approve-tool"} is not applied by the workers yet: run here without --database; nothing was submitted\n${runUsage}`, "usage");
+  if (database && resume !== undefined) {
+    throw new CliError(`--resume is for a run here: a run on PostgreSQL goes on with plan-refs redrive RUN_ID or plan-refs approve RUN_ID STEP; nothing was submitted\n${runUsage}`, "usage");
   }
   if (resume === undefined && (approve !== undefined || deny !== undefined)) throw new FlagError(`--${approve !== undefined ? "approve" : "deny"} needs --resume FILE (the report of the run whose steps wait)`);
   const reasons: Record<number, string> = {};

@@ -13,8 +13,10 @@ export const statusUsage = "usage: plan-refs status <run-id> [--database URL] [-
 export const statusHelp = `${statusUsage}
 
 Show a run submitted to PostgreSQL (plan-refs run --database … --detach, or submitPlan): its status
-(running, ok, failed, aborted, invalid) and its steps' counts, or with --format json the report as
-plan-refs run writes it, with "runId" and the status "running" while it runs.
+(running, suspended, ok, failed, aborted, invalid), its steps' counts and the steps that wait for
+approval with their resolved arguments (decide with plan-refs approve RUN_ID STEP), or with --format
+json the report as plan-refs run writes it (waiting steps under "pending"), with "runId" and the
+status "running" while it runs.
 
 options:
   --database URL   the PostgreSQL connection string (default: the DATABASE_URL environment variable)
@@ -24,6 +26,7 @@ options:
 exit codes:
   0    the run is running or ok
   1    the run failed, was aborted, or is invalid
+  3    the run is suspended: steps wait for approval
   2    usage errors, no such run, PostgreSQL cannot be reached
 
 example:
@@ -42,7 +45,7 @@ export async function statusCommand(argv: string[], io: CliIo): Promise<number> 
     const counts = { waiting: 0, ready: 0, running: 0, retrying: 0, done: 0, failed: 0, skipped: 0, "awaiting-approval": 0 };
     for (const step of snapshot.steps.values()) counts[step.state]++;
     io.stdout(
-      `run ${printable(snapshot.runId)}: ${snapshot.status}: ${counts.done} done, ${counts.failed} failed, ${counts.skipped} skipped, ${counts.running} running, ${counts.retrying > 0 ? `${counts.retrying} retrying, ` : ""}${counts.waiting + counts.ready} waiting (${Math.round(snapshot.timings.totalMs)} ms)\n`,
+      `run ${printable(snapshot.runId)}: ${snapshot.status}: ${counts.done} done, ${counts.failed} failed, ${counts.skipped} skipped, ${counts.running} running, ${counts.retrying > 0 ? `${counts.retrying} retrying, ` : ""}${counts.waiting + counts.ready} waiting${counts["awaiting-approval"] > 0 ? `, ${counts["awaiting-approval"]} waiting for approval` : ""} (${Math.round(snapshot.timings.totalMs)} ms)\n`,
     );
     // In plan order (the report lists errors as the steps ended).
     for (const [id, step] of snapshot.steps) {
@@ -52,8 +55,11 @@ export async function statusCommand(argv: string[], io: CliIo): Promise<number> 
         const when = step.retryAtMs === undefined ? "" : ` at ${Math.round(step.retryAtMs)} ms`;
         io.stdout(`  step ${id} retrying${when} (attempt ${step.attempt + 1}): ${printable((step.lastError?.message ?? "").slice(0, 300))}\n`);
       }
+      const pending = snapshot.pending?.get(id);
+      // What a person approves: every resolved argument, escaped (a terminal sees no control character).
+      if (pending !== undefined) io.stdout(`  step ${id} waits for approval: ${quoted(pending.tool, 60)} with ${printable(JSON.stringify(pending.args))} (plan-refs approve ${printable(snapshot.runId)} ${id} [--deny REASON])\n`);
       if (step.noWorkerHasTool === true) io.stdout(`  step ${id} waits: no running worker has its tool ${quoted(step.tool, 60)}\n`);
     }
   }
-  return snapshot.status === "running" || snapshot.status === "ok" ? 0 : 1;
+  return snapshot.status === "running" || snapshot.status === "ok" ? 0 : snapshot.status === "suspended" ? 3 : 1;
 }

@@ -22,7 +22,7 @@ import { AWAITING_APPROVAL } from "./sql/await-approval.js";
 /** One step of a run as it stands. Times are milliseconds since the run was submitted. */
 export interface StepSnapshot {
   readonly tool: string;
-  /** `retrying`: a try failed and the step waits to be tried again (at `retryAtMs`; `lastError` says why). */
+  /** `retrying`: a try failed and the step waits to be tried again (at `retryAtMs`; `lastError` says why). `awaiting-approval`: its tool needs approval and was not called (the run's `pending` has its resolved arguments). */
   readonly state: StoredState;
   /** How many times a worker started it (more than 1 after a worker died or stopped while it ran). */
   readonly attempt: number;

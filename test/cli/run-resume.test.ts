@@ -145,8 +145,7 @@ describe("plan-refs run: approval and resume", () => {
       [["--resume", join(tmp, "missing.json")], /^plan-refs: .*missing\.json/m],
       [["--resume", results, "--approve", "9"], /^plan-refs: --resume .*: option approve names step 9, which the plan does not have; nothing was run$/m],
       [["--resume", results, "--approve", "2", "--deny", "2=no"], /^plan-refs: --resume .*: step 2 is both approved and denied; nothing was run$/m],
-      [["--resume", results, "--database", "postgres://localhost:1/x"], /^plan-refs: --resume is not applied by the workers yet/m],
-      [["--approve-tool", "pay", "--database", "postgres://localhost:1/x"], /^plan-refs: --approve-tool is not applied by the workers yet/m],
+      [["--resume", results, "--database", "postgres://localhost:1/x"], /^plan-refs: --resume is for a run here: a run on PostgreSQL goes on with plan-refs redrive RUN_ID or plan-refs approve RUN_ID STEP; nothing was submitted$/m],
     ];
     for (const [args, message] of cases) {
       const result = run([plan, "--tools", module, ...args]);

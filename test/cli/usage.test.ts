@@ -58,8 +58,8 @@ describe("help and version", () => {
     expect(cli([command, "--strict", "--help"]).status).toBe(0);
   });
 
-  // lsp waits for a client; db, worker, status and redrive need a PostgreSQL (their examples run in test/postgres).
-  test.each(COMMAND_NAMES.filter((name) => !["lsp", "db", "worker", "status", "redrive"].includes(name)))("every example in plan-refs %s --help runs (exit 0, 1 or 3, never a usage error)", (command) => {
+  // lsp waits for a client; db, worker, status, redrive and approve need a PostgreSQL (their examples run in test/postgres).
+  test.each(COMMAND_NAMES.filter((name) => !["lsp", "db", "worker", "status", "redrive", "approve"].includes(name)))("every example in plan-refs %s --help runs (exit 0, 1 or 3, never a usage error)", (command) => {
     const help = cli([command, "--help"]).stdout;
     const examples = help
       .slice(help.search(/\nexamples?:\n/))

@@ -5,32 +5,27 @@
  * database restart and every worker's exit, and goes on after `approveStep` with a new worker;
  * `denyStep` fails a step `denied` and skips its dependents; a second decision is refused.
  */
+import { spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
-import { approveStep, cancelRun, denyStep, getRun, PostgresError, redriveRun, startWorker, submitPlan, waitForRun } from "../../src/postgres/index.js";
+import { tempFolder } from "../helpers/temp.js";
+import { approveStep, cancelRun, denyStep, getRun, redriveRun, startWorker, submitPlan, waitForRun } from "../../src/postgres/index.js";
+import { approvalPlan } from "./approval-plan.js";
+import { refusal } from "./refusal.js";
 import { databaseWithWorkers } from "./children.js";
 
 const { db, spawned } = databaseWithWorkers();
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const tmp = tempFolder("pg-approval");
 
-/** `add` needs approval: steps 2 and 5 wait; 3 waits on 2, 6 on 5; 1 and 4 go on. */
-const plan = {
-  steps: [
-    { id: 1, tool: "echo", args: { n: 40 } },
-    { id: 2, tool: "add", args: { a: "$1.n", b: 2 } },
-    { id: 3, tool: "echo", args: { total: "$2" } },
-    { id: 4, tool: "echo", args: { other: true } },
-    { id: 5, tool: "add", args: { a: 1, b: 1 } },
-    { id: 6, tool: "echo", args: { after: "$5" } },
-  ],
-};
-
-async function refusal(promise: Promise<unknown>): Promise<PostgresError> {
-  const error = await promise.then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  );
-  expect(error).toBeInstanceOf(PostgresError);
-  return error as PostgresError;
+function cli(args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, ["dist/cli/main.js", ...args], { cwd: root, encoding: "utf8", input: "", timeout: 60_000 });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
+
+const plan = approvalPlan;
 
 describe("approval on PostgreSQL", { timeout: 120_000 }, () => {
   test("a suspended run survives a database restart and every worker's exit; approved, it completes with a new worker; denied, its step fails and its dependents are skipped", async () => {
@@ -45,11 +40,12 @@ describe("approval on PostgreSQL", { timeout: 120_000 }, () => {
       [5, { tool: "add", args: { a: 1, b: 1 } }],
     ]);
     expect([...suspended.results.keys()].sort()).toEqual([1, 4]);
-    expect(first.calls.filter((call) => call.tool === "add")).toEqual([]);
-    expect(first.events.filter((event) => event.type === "step-awaiting-approval").map((event) => event.stepId).sort()).toEqual([2, 5]);
 
     first.child.kill("SIGTERM");
     await first.exited;
+    // Read once the worker has exited: all it printed has arrived (a line may come after the commit that suspended the run).
+    expect(first.calls.filter((call) => call.tool === "add")).toEqual([]);
+    expect(first.events.filter((event) => event.type === "step-awaiting-approval").map((event) => event.stepId).sort()).toEqual([2, 5]);
     await db().stop();
     await db().start();
     const after = await getRun(runId, { connectionString });
@@ -79,12 +75,12 @@ describe("approval on PostgreSQL", { timeout: 120_000 }, () => {
     expect(done.errors.get(5)?.message).toBe("step 5 (add): its approval was denied: too expensive\\u001b[2J");
     expect(done.skipped).toEqual([6]);
     expect(done.pending?.size ?? 0).toBe(0);
+    second.child.kill("SIGTERM");
+    await second.exited; // all it printed has arrived
     const calls = [...first.calls, ...second.calls].filter((call) => call.runId === runId);
     expect(calls.filter((call) => call.tool === "add").map((call) => [call.stepId, call.attempt])).toEqual([[2, 1]]);
     expect(calls.filter((call) => call.stepId === 1 || call.stepId === 4).length).toBe(2);
     expect((await refusal(approveStep(runId, 2, { connectionString }))).message).toContain("it is done");
-    second.child.kill("SIGTERM");
-    await second.exited;
   });
 
   test("a failure does not end a run that waits for approval; a denial with failFast stops it, the other waiting steps kept and no longer decidable; a cancelled suspended run is aborted", async () => {
@@ -128,5 +124,40 @@ describe("approval on PostgreSQL", { timeout: 120_000 }, () => {
     } finally {
       await worker.stop();
     }
+  });
+
+  test("plan-refs run --database --approve-tool exits 3 naming the waiting steps; status lists them with their resolved arguments, escaped; approve and approve --deny decide; a mistake is one line, exit 2", async () => {
+    const connectionString = db().url;
+    const worker = spawned(connectionString, 1_000);
+    await worker.ready;
+    const file = join(tmp, "plan.json");
+    writeFileSync(file, JSON.stringify({ steps: [{ id: 1, tool: "echo", args: { to: "ops@example.com\u001b[2J" } }, { id: 2, tool: "add", args: { a: 1, b: 2, to: "$1.to" } }, { id: 3, tool: "add", args: { a: 2, b: 2 } }] }));
+    const run = cli(["run", file, "--database", connectionString, "--approve-tool", "add"]);
+    expect(run.status).toBe(3);
+    const report = JSON.parse(run.stdout) as { status: string; runId: string; pending: Record<string, unknown> };
+    expect(report.status).toBe("suspended");
+    expect(report.pending).toEqual({ 2: { tool: "add", args: { a: 1, b: 2, to: "ops@example.com\u001b[2J" } }, 3: { tool: "add", args: { a: 2, b: 2 } } });
+    const runId = report.runId;
+    expect(run.stderr).toContain(`plan-refs: waiting for approval: steps 2 (add), 3 (add); their resolved arguments are under "pending" in the report (and in plan-refs status ${runId}). Decide with plan-refs approve ${runId} 2 (or --deny REASON)\n`);
+    expect(run.stderr).toContain("step 2 (add) waiting for approval");
+
+    const status = cli(["status", runId, "--database", connectionString]);
+    expect(status.status).toBe(3);
+    expect(status.stdout).toContain(`run ${runId}: suspended: 1 done, 0 failed, 0 skipped, 0 running, 0 waiting, 2 waiting for approval (`);
+    expect(status.stdout).toContain(`  step 2 waits for approval: "add" with {"a":1,"b":2,"to":"ops@example.com\\u001b[2J"} (plan-refs approve ${runId} 2 [--deny REASON])\n`);
+    expect(status.stdout).not.toContain("\u001b");
+
+    expect(cli(["approve", runId, "3", "--deny", "not now", "--database", connectionString])).toEqual({ status: 0, stderr: "", stdout: `run ${runId}: step 3 denied ("not now"): it failed "denied", what depends on it is skipped\n` });
+    expect(cli(["approve", runId, "2", "--database", connectionString])).toEqual({ status: 0, stderr: "", stdout: `run ${runId}: step 2 approved: it is queued to run; plan-refs status ${runId} to follow it\n` });
+    const again = cli(["approve", runId, "2", "--database", connectionString]);
+    expect(again.status).toBe(2);
+    expect(again.stderr).toMatch(/^plan-refs: step 2 of run ".*" does not wait for approval \(it is (ready|running|done)\); nothing was changed\n$/);
+    expect(cli(["approve", runId, "--database", connectionString]).status).toBe(2);
+    const done = await waitForRun(runId, { connectionString, timeoutMs: 60_000 });
+    expect(done.status).toBe("failed");
+    expect(done.results.get(2)).toBe(3);
+    worker.child.kill("SIGTERM");
+    await worker.exited; // all it printed has arrived
+    expect(worker.calls.filter((call) => call.runId === runId && call.tool === "add").map((call) => call.stepId)).toEqual([2]);
   });
 });

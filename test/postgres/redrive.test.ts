@@ -6,9 +6,10 @@
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { getRun, migrate, PostgresError, redriveRun, startWorker, submitPlan, waitForRun, type WorkerToolContext } from "../../src/postgres/index.js";
+import { getRun, migrate, redriveRun, startWorker, submitPlan, waitForRun, type WorkerToolContext } from "../../src/postgres/index.js";
 import { runPlan } from "../../src/run/index.js";
 import { spawnWorker, type WorkerChild } from "./children.js";
+import { refusal } from "./refusal.js";
 import { startDatabase, type TestDatabase } from "./server.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -61,15 +62,6 @@ function tools(calls: Map<number, number>, down: () => boolean) {
     },
     mail: (_args: Record<string, unknown>, context: WorkerToolContext) => (count(context), "sent"),
   };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<PostgresError> {
-  const error = await promise.then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  );
-  expect(error).toBeInstanceOf(PostgresError);
-  return error as PostgresError;
 }
 
 describe("redriveRun", { timeout: 120_000 }, () => {

@@ -11,6 +11,7 @@ import { resumePlan } from "../../src/run/resume.js";
 import { runPlan, type RunOptions, type RunReport, type ToolFunctions } from "../../src/run/run-plan.js";
 // @ts-expect-error: a plain ES module without types
 import { tools as fixtureTools } from "../fixtures/pg-tools.mjs";
+import { approvalPlan } from "./approval-plan.js";
 import { comparable } from "./compare.js";
 import { startDatabase, type TestDatabase } from "./server.js";
 
@@ -162,16 +163,7 @@ describe("the same report through PostgreSQL as through runPlan", { timeout: 90_
   });
 
   test("approval: the same suspended report (pending steps with their resolved arguments), and the same report after the same decisions", async () => {
-    const plan = {
-      steps: [
-        { id: 1, tool: "echo", args: { n: 40 } },
-        { id: 2, tool: "add", args: { a: "$1.n", b: 2 } },
-        { id: 3, tool: "echo", args: { total: "$2" } },
-        { id: 4, tool: "echo", args: { other: true } },
-        { id: 5, tool: "add", args: { a: 1, b: 1 } },
-        { id: 6, tool: "echo", args: { after: "$5" } },
-      ],
-    };
+    const plan = approvalPlan;
     const options = { approvalTools: ["add"] };
     const first = await runPlan(plan, tools, { ...options, concurrency: 8 });
     const runId = await submitPlan(plan, { connectionString: db.url, options });
