@@ -9,7 +9,8 @@
  * whatever it starts with, so `--timeout -5` is judged by the flag's own check.
  */
 import { didYouMean } from "../lint/did-you-mean.js";
-import { quoted } from "../shared/text.js";
+import { defineOwn } from "../shared/own-data.js";
+import { quoted, safeText } from "../shared/text.js";
 import { CliError } from "./input.js";
 
 /** A flag: `boolean` takes no value; `string` takes one (`multiple`: repeatable; `choices`: the values allowed). */
@@ -125,6 +126,28 @@ export function positiveInteger(text: string | undefined, flag: string): number 
   const value = Number(text);
   if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(value) || value < 1) throw new FlagError(`${flag} must be a positive integer, not ${quoted(text, 20)}`);
   return value;
+}
+
+/**
+ * A repeatable `NAME=N` flag (`--tool-concurrency geocode=2`) as an object of numbers by name (own
+ * properties, a name like `__proto__` too), each N read by `read` with the label `--flag NAME`;
+ * `undefined` when the flag was not given. The name is what comes before the last `=`.
+ *
+ * @example
+ * namedNumbers(["geocode=2"], "--tool-concurrency", positiveInteger) // { geocode: 2 }
+ * namedNumbers(["geocode"], "--tool-concurrency", positiveInteger)   // throws FlagError: --tool-concurrency must be NAME=N, not "geocode"
+ */
+export function namedNumbers(texts: readonly string[] | undefined, flag: string, read: (text: string, label: string) => number | undefined): Record<string, number> | undefined {
+  if (texts === undefined) return undefined;
+  const numbers: Record<string, number> = {};
+  for (const text of texts) {
+    const equals = text.lastIndexOf("=");
+    if (equals <= 0) throw new FlagError(`${flag} must be NAME=N (a tool's name and a number), not ${quoted(text, 40)}`);
+    const name = text.slice(0, equals);
+    if (Object.hasOwn(numbers, name)) throw new FlagError(`${flag} gives ${quoted(name, 40)} twice; give each tool once`);
+    defineOwn(numbers, name, read(text.slice(equals + 1), `${flag} ${safeText(name, 40)}`));
+  }
+  return numbers;
 }
 
 /**

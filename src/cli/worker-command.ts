@@ -1,17 +1,17 @@
 /**
- * `plan-refs worker --tools tools.mjs [--database URL] [--concurrency N] [--recovery-ms N]`: run plan
+ * `plan-refs worker --tools tools.mjs [--database URL] [--concurrency N] [--tool-concurrency TOOL=N]…`: run plan
  * steps from PostgreSQL with a module's tools until SIGTERM or SIGINT, one line per event.
  */
 import { printable } from "../shared/text.js";
 import { boundedSetting, type WorkerLimit } from "../postgres/worker-settings.js";
 import { asCliError, databaseOptions, loadPostgres } from "./db-command.js";
-import { FlagError, parseFlags } from "./flags.js";
+import { FlagError, namedNumbers, parseFlags } from "./flags.js";
 import { CliError } from "./input.js";
 import type { CliIo } from "./io.js";
 import { loadTools } from "./load-tools.js";
 import { retryingText } from "./progress.js";
 
-export const workerUsage = "usage: plan-refs worker --tools <tools.mjs> [--database URL] [--concurrency N] [--recovery-ms N] [--grace-ms N] [--validate-inputs]";
+export const workerUsage = "usage: plan-refs worker --tools <tools.mjs> [--database URL] [--concurrency N] [--recovery-ms N] [--grace-ms N] [--tool-concurrency TOOL=N]... [--validate-inputs]";
 
 export const workerHelp = `${workerUsage}
 
@@ -29,6 +29,10 @@ options:
                       it; default 30000, 1000 to 2147483647), and its steps run elsewhere
   --grace-ms N        on SIGTERM/SIGINT, how long running steps may go on (default 5000, 1 to
                       2147478647); the rest are released, at once and without spending a try
+  --tool-concurrency TOOL=N
+                      at most N calls of TOOL at once in this worker, on top of --concurrency
+                      (1 to 256; repeatable, one tool each): the worker takes no step of a tool at
+                      its limit (it stays queued, for another worker) and runs other tools' steps
   --validate-inputs   fail a step whose resolved arguments do not match its input schema in the
                       run's stored catalog, without calling the tool (as runs submitted with
                       --validate-inputs ask anyway)
@@ -55,12 +59,13 @@ function boundedFlag(text: string | undefined, flag: string, setting: WorkerLimi
 }
 
 export async function workerCommand(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseFlags(argv, { tools: { type: "string" }, database: { type: "string" }, concurrency: { type: "string" }, "recovery-ms": { type: "string" }, "grace-ms": { type: "string" }, "validate-inputs": { type: "boolean" } });
+  const { values, positionals } = parseFlags(argv, { tools: { type: "string" }, database: { type: "string" }, concurrency: { type: "string" }, "recovery-ms": { type: "string" }, "grace-ms": { type: "string" }, "tool-concurrency": { type: "string", multiple: true }, "validate-inputs": { type: "boolean" } });
   if (positionals.length > 0) throw new CliError(`unexpected argument "${printable(positionals[0]!.slice(0, 40))}"\n${workerUsage}`, "usage");
   if (values.tools === undefined) throw new CliError(`missing --tools <module>\n${workerUsage}`, "usage");
   const concurrency = boundedFlag(values.concurrency, "--concurrency", "concurrency");
   const recoveryMs = boundedFlag(values["recovery-ms"], "--recovery-ms", "recoveryMs");
   const graceMs = boundedFlag(values["grace-ms"], "--grace-ms", "graceMs");
+  const toolConcurrency = namedNumbers(values["tool-concurrency"], "--tool-concurrency", (text, label) => boundedFlag(text, label, "concurrency"));
   const { tools } = await loadTools(values.tools, io.signal);
   const postgres = await loadPostgres();
   let worker: Awaited<ReturnType<typeof postgres.startWorker>>;
@@ -71,6 +76,7 @@ export async function workerCommand(argv: string[], io: CliIo): Promise<number> 
       ...(concurrency === undefined ? {} : { concurrency }),
       ...(recoveryMs === undefined ? {} : { recoveryMs }),
       ...(graceMs === undefined ? {} : { graceMs }),
+      ...(toolConcurrency === undefined ? {} : { toolConcurrency }),
       validateInputs: values["validate-inputs"] === true,
       onEvent: (event) => io.stderr(`${describe(event)}\n`),
     });

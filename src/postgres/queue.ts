@@ -45,10 +45,21 @@ export async function notifyProgress(client: PgQueryable, connection: Connection
  * SQL expressions of the run id (text), the step id and its tool (the task is the tool's, `toolTask`).
  * A job key per step: a step is never queued twice. With `runAtSql` (a retry, at its time) the job
  * replaces the step's job: one that is running (the failed try's) is let go, keyless, and completes.
+ * The job's flag is its task (`toolFlag`): a worker at its `toolConcurrency` limit skips the tool's jobs by it.
  */
 export function addStepJob(connection: Connection, runIdSql: string, stepIdSql: string, toolSql: string, runAtSql?: string): string {
   const when = runAtSql === undefined ? "job_key_mode := 'unsafe_dedupe'" : `run_at := ${runAtSql}, job_key_mode := 'replace'`;
-  return `graphile_worker.add_job(${literal(`${stepTask(connection)}/`)} || ${toolSql}, json_build_object('runId', ${runIdSql}, 'stepId', ${stepIdSql}), job_key := ${runIdSql} || ':' || ${stepIdSql}::text, ${when}, max_attempts := 25)`;
+  const task = `${literal(`${stepTask(connection)}/`)} || ${toolSql}`;
+  return `graphile_worker.add_job(${task}, json_build_object('runId', ${runIdSql}, 'stepId', ${stepIdSql}), job_key := ${runIdSql} || ':' || ${stepIdSql}::text, ${when}, max_attempts := 25, flags := array[${task}])`;
+}
+
+/** The job flag of a tool's steps (its task's name): what a worker skips while the tool is at its limit. */
+export const toolFlag = toolTask;
+
+/** The tool of a job's task (`undefined`: a job queued before steps were routed by tool, or not a step's). */
+export function toolOfTask(connection: Connection, task: string): string | undefined {
+  const prefix = `${stepTask(connection)}/`;
+  return task.startsWith(prefix) ? task.slice(prefix.length) : undefined;
 }
 
 export async function notifyRunFinished(client: PgQueryable, connection: Connection, runId: string): Promise<void> {

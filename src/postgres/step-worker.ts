@@ -14,7 +14,9 @@ import { backoff, sleep } from "./job-pool.js";
 import { KnownRuns, policyOf } from "./known-runs.js";
 import type { PgPool } from "./peers.js";
 import { claimStep } from "./sql/claim.js";
-import { releaseStep } from "./sql/release-step.js";
+import { releaseJob, releaseStep } from "./sql/release-step.js";
+import { toolFlag, toolOfTask } from "./queue.js";
+import { ToolLimits } from "./tool-limits.js";
 import { rebuildStepError } from "./stored-error.js";
 import { retryLater, settleStep, type SettleOutcome } from "./transitions.js";
 import { retryDelayMs } from "../run/retry.js";
@@ -43,7 +45,6 @@ interface Active {
 /** The state of one worker: the steps it runs, what it knows of runs, its heartbeat, and the job handler. */
 export class StepWorker {
   id = "unknown";
-  stopping = false;
   nudge: (n: number) => void = () => undefined;
   readonly #active = new Set<Active>();
   readonly #runs = new KnownRuns();
@@ -51,6 +52,8 @@ export class StepWorker {
   #closed = false;
   /** The tools this worker has, as its heartbeat publishes them (`status` says when no running worker has a step's tool). */
   readonly toolNames: string[];
+  /** The worker's `toolConcurrency` (`undefined`: none). */
+  readonly limits: ToolLimits | undefined;
 
   constructor(
     readonly connection: Connection,
@@ -58,6 +61,13 @@ export class StepWorker {
     readonly pool: PgPool,
   ) {
     this.toolNames = [...settings.tools.keys()];
+    const limits = settings.toolConcurrency;
+    this.limits = limits === undefined || limits.size === 0 ? undefined : new ToolLimits(limits, (tool) => toolFlag(connection, tool));
+  }
+
+  /** The worker stops: no step waiting for its tool's turn starts now (its job is released). */
+  beginStop(): void {
+    this.limits?.sendBack();
   }
 
   get recoveryMs(): number {
@@ -117,7 +127,26 @@ export class StepWorker {
   async runJob(payload: unknown, helpers: import("graphile-worker").JobHelpers): Promise<void> {
     const runId = ownData(payload, "runId");
     const stepId = ownData(payload, "stepId");
-    if (typeof runId !== "string" || typeof stepId !== "number") return; // not a job of ours to run
+    const jobId = helpers.job.id;
+    try {
+      if (typeof runId !== "string" || typeof stepId !== "number") return; // not a job of ours to run
+      if (!(await this.#turn(jobId, helpers.job.task_identifier))) {
+        // The worker stops while the step waited for its tool's turn: its job is free at once, the step untouched.
+        await releaseJob(this.pool, this.connection, jobId, this.id).catch(() => undefined);
+        throw new Error(`plan-refs: step ${stepId} of run ${runId} released: the worker stopped`);
+      }
+      await this.#runStep(runId, stepId, helpers);
+    } finally {
+      this.limits?.leave(jobId);
+    }
+  }
+
+  /** Whether the job may call its tool now, after waiting for its tool's turn (`toolConcurrency`). */
+  async #turn(jobId: string, task: string): Promise<boolean> {
+    return this.limits === undefined || (await this.limits.enter(jobId, toolOfTask(this.connection, task)));
+  }
+
+  async #runStep(runId: string, stepId: number, helpers: import("graphile-worker").JobHelpers): Promise<void> {
     // The claim's times, kept until the claim says whether the run is traced (for a run this worker
     // already knows untraced, not even that): its span is a child of the step's, which starts with it.
     const seen = this.#runs.get(runId);
@@ -140,6 +169,7 @@ export class StepWorker {
     } finally {
       helpers.abortSignal.removeEventListener("abort", onShutdown);
       this.#active.delete(active);
+      this.limits?.leave(helpers.job.id); // the call ended: the next step of its tool may start while this one is stored
     }
     if (helpers.abortSignal.aborted && !outcome.ok) {
       // Stopped before the step finished: the step is ready again and its job free at once, the try not

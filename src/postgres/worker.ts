@@ -16,7 +16,7 @@ import { PostgresError } from "./errors.js";
 import type { PgPool } from "./peers.js";
 import { loadGraphileWorker } from "./graphile.js";
 import { makeJobPool } from "./job-pool.js";
-import { stepTask, toolTask } from "./queue.js";
+import { stepTask, toolOfTask, toolTask } from "./queue.js";
 import { StepWorker, type WorkerEvent } from "./step-worker.js";
 import { silentLogger } from "./worker-logger.js";
 import { connectionsNeeded, WORKER_LIMITS } from "./worker-settings.js";
@@ -46,6 +46,12 @@ export interface WorkerOptions extends ConnectionOptions {
   readonly graceMs?: number;
   /** Called for every event; what it throws is ignored. */
   readonly onEvent?: (event: WorkerEvent) => void;
+  /**
+   * At most this many calls of a tool at once in this worker, on top of `concurrency` (each 1 to 256).
+   * This worker takes no step of a tool at its limit (it stays queued, for another worker), so its free
+   * slots go to other tools' steps; the tool's steps are taken in the order of their jobs.
+   */
+  readonly toolConcurrency?: Readonly<Record<string, number>>;
   /** Check every step's resolved arguments against its run's stored catalog, as a run submitted with `validateInputs` asks (default `false`). */
   readonly validateInputs?: boolean;
 }
@@ -87,6 +93,13 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     workerPool = made;
   });
   const worker = new StepWorker(connection, settings, pool);
+  const limits = worker.limits;
+  if (limits !== undefined) {
+    // Every fetch ends with one of these: the counts of forbiddenFlags stay exact.
+    events.on("job:start", ({ job }) => limits.fetched({ id: job.id, tool: toolOfTask(connection, job.task_identifier) }));
+    events.on("worker:getJob:empty", () => limits.fetched());
+    events.on("worker:getJob:error", () => limits.fetched());
+  }
   // graphile-worker's own pool, so that its clients' errors (a server restart) are handled, the job it
   // ends while the database is away is ended once it is back, and it ends with the worker.
   const jobPool = await makeJobPool({ connectionString: connection.connectionString, max: settings.concurrency + 2, connectionTimeoutMillis: 10_000 }, () => worker.closed);
@@ -106,6 +119,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
       logger: await silentLogger(),
       events,
       taskList: taskList(connection, settings.tools, (payload, helpers) => worker.runJob(payload, helpers)),
+      ...(limits === undefined ? {} : { forbiddenFlags: () => limits.forbidden() }),
     });
   } catch (error) {
     await jobPool.end().catch(() => undefined);
@@ -118,7 +132,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
-      worker.stopping = true;
+      worker.beginStop();
       const force = setTimeout(() => void runner.kill("plan-refs worker: grace period over").catch(() => undefined), settings.forceStopMs);
       try {
         await runner.stop("plan-refs worker stopping");

@@ -14,7 +14,7 @@ import type { ResolveOptions } from "../shared/options.js";
 import type { ToolFunction } from "./attempt.js";
 import type { StepError } from "./step-error.js";
 import { asRefError, RefError } from "../shared/errors.js";
-import { quoted } from "../shared/text.js";
+import { quoted, safeText } from "../shared/text.js";
 import { layeredOptions, OPTION_NAMES, type OptionName } from "../shared/options.js";
 import { isPlainArray, isPlainObject, MISSING, ownData, ownDataEntries, ownElements, readOwnData } from "../shared/own-data.js";
 import type { TraceSettings, Tracer } from "./tracing.js";
@@ -76,6 +76,11 @@ export interface RunOptions extends ResolveOptions {
   /** The run's id, in the report and in every idempotency key (`runId:stepId`); default a random UUID. */
   readonly runId?: string;
   /**
+   * At most this many calls of a tool at once, on top of `concurrency` (a tool absent: only `concurrency`
+   * limits it). A step over its tool's limit waits, in plan order; steps of other tools do not wait for it.
+   */
+  readonly toolConcurrency?: Readonly<Record<string, number>>;
+  /**
    * Whether a step must wait for a person's approval, asked when its turn comes with its arguments
    * resolved. `true` (or a promise of it): its tool is not called, it waits in `report.pending`, and
    * the run ends `suspended` once nothing else can run (`resumePlan` with `approve` runs it). A throw
@@ -123,6 +128,7 @@ export const OPTION_MESSAGES = {
   runId: (name: string) => `option ${name} must be a string of 1 to ${MAX_RUN_ID_LENGTH} characters`,
   between: (label: string, bounds: SettingBounds, value: unknown) => `${label} must be an integer from ${bounds.min} to ${bounds.max}, not ${shownValue(value)}`,
   names: (name: string) => `option ${name} must be an array of tool names (strings)`,
+  limits: (name: string) => `option ${name} must be an object of call limits by tool name (positive integers)`,
 } as const;
 
 /** A refused value as a message shows it: a number as written, a string quoted and cut short, else its type. */
@@ -259,6 +265,39 @@ export function readRetryByTool(value: unknown, name: string, refuse: RefuseOpti
   return policies;
 }
 
+/**
+ * Limits of calls at once by tool name (`toolConcurrency`): own data properties of a plain object, each
+ * a positive integer (within `bounds` when given: a worker's, the same as its `concurrency`);
+ * `invalid-options` names the field (`toolConcurrency.geocode`). Absent: `undefined`.
+ *
+ * @example
+ * readToolConcurrency({ geocode: 2 }, "toolConcurrency")?.get("geocode") // 2
+ * readToolConcurrency({ geocode: 0 }, "toolConcurrency") // throws invalid-options: option toolConcurrency.geocode must be a positive integer
+ */
+export function readToolConcurrency(value: unknown, name: string, refuse: RefuseOption = refuseWithRefError, bounds?: SettingBounds): ReadonlyMap<string, number> | undefined {
+  if (value === undefined) return undefined;
+  if (!isPlainObject(value)) throw refuse(OPTION_MESSAGES.limits(name));
+  const limits = new Map<string, number>();
+  for (const [tool, limit] of ownDataEntries(value)) {
+    const field = `${name}.${safeText(tool, 40)}`;
+    if (limit === undefined) throw refuse(bounds === undefined ? OPTION_MESSAGES.positiveInteger(field) : OPTION_MESSAGES.between(`option ${field}`, bounds, limit));
+    limits.set(tool, bounds === undefined ? readPositiveInteger(limit, field, 1, refuse) : readBounded(limit, field, bounds, 1, refuse));
+  }
+  return limits;
+}
+
+/**
+ * Tools that run one call at a time across all workers (`serialTools`): own elements of a plain array,
+ * each a string. Absent: `undefined`.
+ *
+ * @example
+ * readSerialTools(["geocode"], "serialTools")?.has("geocode") // true
+ * readSerialTools("geocode", "serialTools") // throws invalid-options: option serialTools must be an array of tool names (strings)
+ */
+export function readSerialTools(value: unknown, name: string, refuse: RefuseOption = refuseWithRefError): ReadonlySet<string> | undefined {
+  return readToolNames(value, name, refuse);
+}
+
 /** A run's id: a non-empty string (absent: a random UUID). */
 function readRunId(value: unknown, name: string, refuse: RefuseOption): string {
   if (value === undefined) return globalThis.crypto.randomUUID();
@@ -319,6 +358,8 @@ export interface RunSettings extends RunOptionValues, RetryOptionValues {
   /** `undefined`: no tool waits for approval by name. */
   readonly approvalTools: ReadonlySet<string> | undefined;
   readonly trace: TraceSettings;
+  /** Calls at once by tool name (`undefined`: only `concurrency` limits a tool). */
+  readonly toolConcurrency: ReadonlyMap<string, number> | undefined;
 }
 
 /** A run's retry policies, as `runPlan` and `submitPlan` read them. */
@@ -365,6 +406,7 @@ export function readRunSettings(options: object): RunSettings {
     needsApproval: readCallback<(step: ApprovalRequest) => unknown>(readOption(options, "needsApproval"), "needsApproval"),
     approvalTools: readToolNames(readOption(options, "approvalTools"), "approvalTools", refuseWithRefError),
     trace: { tracer: readTracer(readOption(options, "tracer")), recordContent: readFlag(readOption(options, "recordContent")) },
+    toolConcurrency: readToolConcurrency(readOption(options, "toolConcurrency"), "toolConcurrency"),
   };
 }
 
@@ -443,6 +485,8 @@ export interface WorkerSettings<F, E> {
   readonly signal: AbortSignal | undefined;
   readonly onEvent: ((event: E) => void) | undefined;
   readonly validateInputs: boolean;
+  /** Calls at once by tool name in this worker (`undefined`: only `concurrency` limits a tool). */
+  readonly toolConcurrency: ReadonlyMap<string, number> | undefined;
 }
 
 /**
@@ -472,5 +516,6 @@ export function readWorkerSettings<F, E>(options: object, refuse: RefuseOption, 
     signal: readSignal(readOption(options, "signal"), "signal", refuse),
     onEvent: readCallback<(event: E) => void>(readOption(options, "onEvent"), "onEvent", refuse),
     validateInputs: readFlag(readOption(options, "validateInputs")),
+    toolConcurrency: readToolConcurrency(readOption(options, "toolConcurrency"), "toolConcurrency", refuse, bounds.concurrency),
   };
 }

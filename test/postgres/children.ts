@@ -16,6 +16,15 @@ export interface Call {
   readonly key?: string;
 }
 
+/** When a tool call began and ended (`Date.now()` of its process). */
+export interface Interval {
+  readonly tool: string;
+  readonly runId: string;
+  readonly stepId: number;
+  readonly start: number;
+  readonly end: number;
+}
+
 /** A worker event as the fixture prints it (without a step error). */
 export interface PrintedEvent {
   readonly type: string;
@@ -28,6 +37,8 @@ export interface PrintedEvent {
 export interface WorkerChild {
   readonly child: ChildProcess;
   readonly calls: Call[];
+  /** The calls that ended, in the order they ended. */
+  readonly intervals: Interval[];
   readonly events: PrintedEvent[];
   /** Resolves at the first event of this type. */
   event(type: string): Promise<PrintedEvent>;
@@ -37,15 +48,20 @@ export interface WorkerChild {
   readonly exited: Promise<number | NodeJS.Signals | null>;
   /** Resolves at the first call of this tool. */
   called(tool: string): Promise<Call>;
+  /** Resolves once `condition` holds, checked now and after every line the worker prints. */
+  until(condition: () => boolean): Promise<void>;
   stderr(): string;
 }
 
-export function spawnWorker(url: string, recoveryMs = 3_000, concurrency = 8, graceMs = 3_000): WorkerChild {
-  const child = spawn(process.execPath, [FIXTURE, url, String(recoveryMs), String(concurrency), String(graceMs)], { stdio: ["ignore", "pipe", "pipe"] });
+/** A worker process; `more`: other options of `startWorker` (plain data, as JSON). */
+export function spawnWorker(url: string, recoveryMs = 3_000, concurrency = 8, graceMs = 3_000, more: object = {}): WorkerChild {
+  const child = spawn(process.execPath, [FIXTURE, url, String(recoveryMs), String(concurrency), String(graceMs), JSON.stringify(more)], { stdio: ["ignore", "pipe", "pipe"] });
   const calls: Call[] = [];
+  const intervals: Interval[] = [];
   const events: PrintedEvent[] = [];
   const eventWaiters: { type: string; resolve: (event: PrintedEvent) => void }[] = [];
   const waiters: { tool: string; resolve: (call: Call) => void }[] = [];
+  const conditions: { condition: () => boolean; resolve: () => void }[] = [];
   let buffer = "";
   let errors = "";
   let onReady: () => void = () => undefined;
@@ -64,6 +80,8 @@ export function spawnWorker(url: string, recoveryMs = 3_000, concurrency = 8, gr
           eventWaiters.splice(eventWaiters.indexOf(waiter), 1);
           waiter.resolve(event);
         }
+      } else if (line.startsWith('{"interval"')) {
+        intervals.push((JSON.parse(line) as { interval: Interval }).interval);
       } else if (line.startsWith("{")) {
         const call = (JSON.parse(line) as { call: Call }).call;
         calls.push(call);
@@ -72,6 +90,10 @@ export function spawnWorker(url: string, recoveryMs = 3_000, concurrency = 8, gr
           waiter.resolve(call);
         }
       }
+      for (const waiter of conditions.filter((w) => w.condition())) {
+        conditions.splice(conditions.indexOf(waiter), 1);
+        waiter.resolve();
+      }
     }
   });
   child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (errors += chunk));
@@ -79,6 +101,7 @@ export function spawnWorker(url: string, recoveryMs = 3_000, concurrency = 8, gr
   return {
     child,
     calls,
+    intervals,
     events,
     event: (type) => {
       const found = events.find((event) => event.type === type);
@@ -90,8 +113,26 @@ export function spawnWorker(url: string, recoveryMs = 3_000, concurrency = 8, gr
       const found = calls.find((call) => call.tool === tool);
       return found !== undefined ? Promise.resolve(found) : new Promise((resolve) => waiters.push({ tool, resolve }));
     },
+    until: (condition) => (condition() ? Promise.resolve() : new Promise((resolve) => conditions.push({ condition, resolve }))),
     stderr: () => errors,
   };
+}
+
+/**
+ * The most calls of `tool` that were under way at once, from their intervals (an interval holds its
+ * start, not its end: a call that began as another ended did not overlap it).
+ *
+ * @example
+ * expect(mostAtOnce(worker.intervals, "hold")).toBe(2)
+ */
+export function mostAtOnce(intervals: readonly Interval[], tool: string): number {
+  const edges = intervals.filter((interval) => interval.tool === tool).flatMap((interval) => [[interval.start, 1] as const, [interval.end, -1] as const]);
+  // At the same instant an end comes before a start.
+  edges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let now = 0;
+  let most = 0;
+  for (const [, change] of edges) most = Math.max(most, (now += change));
+  return most;
 }
 
 /**

@@ -57,7 +57,7 @@ afterAll(async () => {
 
 /** `plan-refs worker` in a child process: its stderr so far, once it takes steps, its exit code. */
 function cliWorker(): { worker: ReturnType<typeof spawn>; ready: Promise<void>; exited: Promise<number | null>; log: () => string } {
-  const worker = spawn(process.execPath, ["dist/cli/main.js", "worker", "--tools", TOOLS, "--database", db.url, "--recovery-ms", "3000"], { cwd: root });
+  const worker = spawn(process.execPath, ["dist/cli/main.js", "worker", "--tools", TOOLS, "--database", db.url, "--recovery-ms", "3000", "--tool-concurrency", "echo=2"], { cwd: root });
   let log = "";
   const ready = new Promise<void>((resolve) =>
     worker.stderr!.setEncoding("utf8").on("data", (chunk: string) => {

@@ -10,7 +10,7 @@ import { submitPlan } from "../../src/postgres/submit.js";
 import { startWorker } from "../../src/postgres/worker.js";
 import { WORKER_LIMITS } from "../../src/postgres/worker-settings.js";
 import { runPlan, type RunOptions } from "../../src/run/run-plan.js";
-import { DEFAULT_GRACE_MS, DEFAULT_RECOVERY_MS, MAX_TIMEOUT_MS, readDuration, readWorkerSettings, type RefuseOption } from "../../src/run/settings.js";
+import { DEFAULT_GRACE_MS, DEFAULT_RECOVERY_MS, MAX_TIMEOUT_MS, readDuration, readSerialTools, readToolConcurrency, readWorkerSettings, type RefuseOption } from "../../src/run/settings.js";
 import { CodedError, RefError } from "../../src/shared/errors.js";
 
 /** What an entry point did with the options: took them, or refused them with this code. */
@@ -137,6 +137,69 @@ describe("retry and retryByTool: the same verdict from runPlan and submitPlan (w
     [{ retryByTool: "t" }, "invalid-options"],
   ] as const)("%j: %s", async (options, verdict) => {
     expect({ runPlan: await throughRunPlan(options), submitPlan: await throughSubmitPlan(options) }).toEqual({ runPlan: verdict, submitPlan: verdict });
+  });
+});
+
+describe("toolConcurrency: the same verdict from runPlan and the workers", () => {
+  test.each([
+    [{ toolConcurrency: { t: 1 } }, "accepted"],
+    [{ toolConcurrency: { t: 256, other: 3 } }, "accepted"],
+    [{ toolConcurrency: {} }, "accepted"],
+    [{ toolConcurrency: { t: 0 } }, "invalid-options"],
+    [{ toolConcurrency: { t: 1.5 } }, "invalid-options"],
+    [{ toolConcurrency: { t: "2" } }, "invalid-options"],
+    [{ toolConcurrency: { t: undefined } }, "invalid-options"],
+    [{ toolConcurrency: ["t"] }, "invalid-options"],
+    [{ toolConcurrency: 2 }, "invalid-options"],
+  ] as const)("%j: %s", async (options, verdict) => {
+    expect({ runPlan: await throughRunPlan({ ...options }), worker: await throughWorker({ ...options }) }).toEqual({ runPlan: verdict, worker: verdict });
+  });
+
+  test("a worker's limit is bounded as its concurrency is (runPlan's is not)", async () => {
+    expect({ runPlan: await throughRunPlan({ toolConcurrency: { t: 257 } }), worker: await throughWorker({ toolConcurrency: { t: 257 } }) }).toEqual({ runPlan: "accepted", worker: "invalid-options" });
+  });
+});
+
+describe("the readers of toolConcurrency and serialTools", () => {
+  const bounds = WORKER_LIMITS.concurrency;
+  const readLimits = (value: unknown, bounded: boolean) => [...readToolConcurrency(value, "toolConcurrency", refuse, bounded ? bounds : undefined)!];
+  test.each([
+    ["two tools", { geocode: 2, weather: 1 }, false, [["geocode", 2], ["weather", 1]]],
+    ["a tool named __proto__ is a name like any other", JSON.parse('{"__proto__": 3}'), false, [["__proto__", 3]]],
+    ["runPlan's limit has no upper bound", { geocode: 10_000 }, false, [["geocode", 10_000]]],
+    ["a worker's is its concurrency's", { geocode: 256 }, true, [["geocode", 256]]],
+    ["0", { geocode: 0 }, false, "option toolConcurrency.geocode must be a positive integer"],
+    ["over a worker's bound", { geocode: 257 }, true, "option toolConcurrency.geocode must be an integer from 1 to 256, not 257"],
+    ["a string, to a worker", { geocode: "2" }, true, 'option toolConcurrency.geocode must be an integer from 1 to 256, not "2"'],
+    ["a tool name that would forge a line is escaped", { "a\nb": -1 }, false, "option toolConcurrency.a\\nb must be a positive integer"],
+    ["an array", [2], false, "option toolConcurrency must be an object of call limits by tool name (positive integers)"],
+    ["null", null, false, "option toolConcurrency must be an object of call limits by tool name (positive integers)"],
+  ] as const)("%s", (_name, value, bounded, expected) => {
+    if (typeof expected === "string") expect(() => readLimits(value, bounded)).toThrow(new WorkerRefusal("invalid-options", `startWorker: ${expected}`));
+    else expect(readLimits(value, bounded)).toEqual(expected);
+  });
+
+  test("a getter is never run", () => {
+    let runs = 0;
+    const limits = Object.defineProperty({ a: 1 }, "b", { enumerable: true, get: () => ++runs });
+    expect(readLimits(limits, false)).toEqual([["a", 1]]);
+    expect(runs).toBe(0);
+  });
+
+  test("absent: undefined", () => {
+    expect(readToolConcurrency(undefined, "toolConcurrency")).toBeUndefined();
+    expect(readSerialTools(undefined, "serialTools")).toBeUndefined();
+  });
+
+  test.each([
+    ["names", ["geocode", "weather", "geocode"], ["geocode", "weather"]],
+    ["none", [], []],
+    ["a number among them", ["geocode", 3], "option serialTools must be an array of tool names (strings)"],
+    ["a string", "geocode", "option serialTools must be an array of tool names (strings)"],
+    ["an object", { geocode: true }, "option serialTools must be an array of tool names (strings)"],
+  ] as const)("serialTools: %s", (_name, value, expected) => {
+    if (typeof expected === "string") expect(() => readSerialTools(value, "serialTools", refuse)).toThrow(new WorkerRefusal("invalid-options", `startWorker: ${expected}`));
+    else expect([...readSerialTools(value, "serialTools", refuse)!]).toEqual(expected);
   });
 });
 

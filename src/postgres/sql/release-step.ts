@@ -6,6 +6,10 @@
 import { table, type Connection } from "../db.js";
 import type { PgPool } from "../peers.js";
 
+/** Free a job this worker holds, its try given back ($1: the job id, $2: the worker id). */
+const FREE_JOB = `update graphile_worker._private_jobs set locked_by = null, locked_at = null, attempts = greatest(attempts - 1, 0), run_at = now()
+     where id = $1::bigint and locked_by = $2`;
+
 /**
  * Release the step and its job, in one statement.
  *
@@ -16,9 +20,18 @@ export async function releaseStep(pool: PgPool, connection: Connection, step: { 
   await pool.query(
     `with step as (
        update ${table(connection, "steps")} set state = 'ready', worker = null
-       where run_id = $1 and step_id = $2 and attempt = $3 and state = 'running' returning 1)
-     update graphile_worker._private_jobs set locked_by = null, locked_at = null, attempts = greatest(attempts - 1, 0), run_at = now()
-     where id = $4::bigint and locked_by = $5`,
-    [step.runId, step.stepId, step.attempt, step.jobId, step.workerId],
+       where run_id = $3 and step_id = $4 and attempt = $5 and state = 'running' returning 1)
+     ${FREE_JOB}`,
+    [step.jobId, step.workerId, step.runId, step.stepId, step.attempt],
   );
+}
+
+/**
+ * Release a job whose step this worker has not claimed (it waited for its tool's turn when the worker stopped).
+ *
+ * @example
+ * await releaseJob(pool, connection, helpers.job.id, worker.id)
+ */
+export async function releaseJob(pool: PgPool, connection: Connection, jobId: string, workerId: string): Promise<void> {
+  await pool.query(FREE_JOB, [jobId, workerId]);
 }
