@@ -38,34 +38,30 @@ async function served(json: boolean): Promise<Awaited<ReturnType<typeof serveRaw
   return server;
 }
 
+/** Run `plan` on the tools of `server`, with a timeout far beyond the test's: a call must fail on its answer, not on the clock. */
+async function runOn(server: { readonly url: string }, plan: typeof PLAN): Promise<Awaited<ReturnType<typeof runPlan>>> {
+  const servers: McpServers = await connectMcpServers([{ url: server.url }], { labels: ["raw"] });
+  cleanup.push(() => servers.close());
+  return runPlan(plan, await servers.tools({ timeoutMs: 600_000 }));
+}
+
 describe.each([
   ["an SSE stream", false],
   ["an application/json body", true],
-])("a tools/call result that is not an object, in %s", (_, json) => {
-  test("fails that call at once with call-failed, saying what was wrong", async () => {
+])("a tools/call answer, in %s", (_, json) => {
+  test("whose result is not an object fails that call at once with call-failed, saying what was wrong", async () => {
     const server = await served(json);
-    const servers: McpServers = await connectMcpServers([{ url: server.url }], { labels: ["raw"] });
-    cleanup.push(() => servers.close());
-    // A timeout far beyond the test's: the call must fail on the answer, not on the clock.
-    const report = await runPlan(PLAN, await servers.tools({ timeoutMs: 600_000 }));
+    const report = await runOn(server, PLAN);
     const error = report.errors.get(1)!;
     expect(error.message).toBe(`step 1 (forty-two): the tool failed: ${PROBLEM}`);
     expect((error.cause as McpCallError).code).toBe("call-failed");
     // The server still holds the call's response stream open: the answer ended the call, not a closed connection.
     if (!json) expect(server.openCalls()).toBe(1);
   });
-});
 
-describe.each([
-  ["an SSE event", false],
-  ["an application/json body", true],
-])("a tools/call answer over the size limit, as %s", (_, json) => {
-  test("fails that call at once with call-failed saying the limit was exceeded, reads no further, and another call's answer is delivered", async () => {
+  test("over the size limit fails that call at once with call-failed saying the limit was exceeded, is read no further, and another call's answer is delivered", async () => {
     const server = await served(json);
-    const servers: McpServers = await connectMcpServers([{ url: server.url }], { labels: ["raw"] });
-    cleanup.push(() => servers.close());
-    const plan = { steps: [{ id: 1, tool: "huge", args: {} }, { id: 2, tool: "small", args: {} }] };
-    const report = await runPlan(plan, await servers.tools({ timeoutMs: 600_000 }));
+    const report = await runOn(server, { steps: [{ id: 1, tool: "huge", args: {} }, { id: 2, tool: "small", args: {} }] });
     const error = report.errors.get(1)!;
     expect(error.message).toBe(`step 1 (huge): the tool failed: ${OVERSIZED}`);
     expect((error.cause as McpCallError).code).toBe("call-failed");
