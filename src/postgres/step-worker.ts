@@ -11,7 +11,7 @@ import { isConnectionError, type Connection } from "./db.js";
 import { PostgresError } from "./errors.js";
 import { Heartbeat } from "./heartbeat.js";
 import { backoff, sleep } from "./job-pool.js";
-import { KnownRuns, policyOf } from "./known-runs.js";
+import { KnownRuns, policyOf, type KnownRun } from "./known-runs.js";
 import type { PgPool } from "./peers.js";
 import { claimStep } from "./sql/claim.js";
 import { releaseJob, releaseStep } from "./sql/release-step.js";
@@ -21,7 +21,9 @@ import { rebuildStepError } from "./stored-error.js";
 import { retryLater, settleStep, type SettleOutcome } from "./transitions.js";
 import { retryDelayMs } from "../run/retry.js";
 import { storedStepTrace, TracedTries } from "../run/tracing.js";
-import { runClaimedStep, type WorkerToolFunction } from "./worker-step.js";
+import { approvalArgs, runClaimedStep, type WorkerToolFunction } from "./worker-step.js";
+import { awaitApproval } from "./sql/await-approval.js";
+import { suspendedStatus } from "./sql/settle-done.js";
 
 /** What a worker does, as it happens. */
 export type WorkerEvent =
@@ -30,6 +32,8 @@ export type WorkerEvent =
   | { readonly type: "step-failed"; readonly runId: string; readonly stepId: number; readonly tool: string; readonly attempt: number; readonly durationMs: number; readonly error: StepError }
   /** A try failed and the step is tried again after `delayMs` (by whichever worker takes it then): `attempt` is the try that failed, `attempts` the policy's tries. */
   | { readonly type: "step-retry"; readonly runId: string; readonly stepId: number; readonly tool: string; readonly attempt: number; readonly attempts: number; readonly delayMs: number; readonly error: StepError }
+  /** The step's tool needs approval: it was not called, and waits (`approveStep`, `denyStep`) with its resolved arguments. */
+  | { readonly type: "step-awaiting-approval"; readonly runId: string; readonly stepId: number; readonly tool: string; readonly args: Record<string, unknown> }
   | { readonly type: "step-released"; readonly runId: string; readonly stepId: number; readonly tool: string; readonly attempt: number }
   /** This attempt ended after another worker had taken the step (this one was taken for dead): its outcome was not stored. */
   | { readonly type: "step-lost"; readonly runId: string; readonly stepId: number; readonly tool: string; readonly attempt: number }
@@ -154,6 +158,9 @@ export class StepWorker {
     const claimed = await this.#retrying(() => claimStep(this.pool, this.connection, this.id, this.#runs, runId, stepId), claim);
     if (claimed === undefined) return;
     const { tool, attempt, known } = claimed;
+    const { tools } = this.settings;
+    const waiting = tools.get(tool) === undefined ? undefined : approvalArgs(claimed);
+    if (waiting !== undefined) return this.#awaitApproval(runId, stepId, tool, attempt, waiting, known);
     const trace = claim === undefined ? undefined : storedStepTrace(known.options.trace, { runId, id: stepId, tool, attempt }, claim);
     const t0 = performance.now();
     this.#emit({ type: "step-start", runId, stepId, tool, attempt });
@@ -164,7 +171,6 @@ export class StepWorker {
     helpers.abortSignal.addEventListener("abort", onShutdown);
     let outcome: SettleOutcome;
     try {
-      const { tools } = this.settings;
       outcome = await runClaimedStep(claimed, tools.get(tool), tools.keys(), known.options.timeoutMs ?? this.settings.timeoutMs, controller, known.options.validateInputs === true || this.settings.validateInputs, trace);
     } finally {
       helpers.abortSignal.removeEventListener("abort", onShutdown);
@@ -204,5 +210,11 @@ export class StepWorker {
     if (outcome.ok) this.#emit({ type: "step-done", runId, stepId, tool, attempt, durationMs });
     else if (delayMs !== undefined) this.#emit({ type: "step-retry", runId, stepId, tool, attempt, attempts: policy!.attempts, delayMs, error: rebuildStepError(stepId, tool, outcome.error) });
     else this.#emit({ type: "step-failed", runId, stepId, tool, attempt, durationMs, error: rebuildStepError(stepId, tool, outcome.error) });
+  }
+
+  /** The claimed step waits for approval with its resolved arguments (`args`, JSON), its tool not called; its job is done. */
+  async #awaitApproval(runId: string, stepId: number, tool: string, attempt: number, args: string, known: KnownRun): Promise<void> {
+    const stored = await this.#retrying(() => awaitApproval(this.pool, this.connection, runId, stepId, attempt, args, suspendedStatus(known) ?? "suspended"));
+    if (stored) this.#emit({ type: "step-awaiting-approval", runId, stepId, tool, args: JSON.parse(args) as Record<string, unknown> });
   }
 }

@@ -20,7 +20,7 @@ import { databaseError, poolFor, readConnection, table, type Connection, type Co
 import { addStepJob, finishedChannel } from "./queue.js";
 
 /** What a stored run keeps of `RunOptions`: the options that mean something to a run in the database. */
-export type SubmitRunOptions = Pick<RunOptions, "failFast" | "timeoutMs" | "catalog" | "validateOutputs" | "validateInputs" | "retry" | "retryByTool" | OptionName>;
+export type SubmitRunOptions = Pick<RunOptions, "failFast" | "timeoutMs" | "catalog" | "validateOutputs" | "validateInputs" | "retry" | "retryByTool" | "approvalTools" | OptionName>;
 
 /** Options of `submitPlan`. */
 export interface SubmitOptions extends ConnectionOptions {
@@ -42,6 +42,8 @@ export interface StoredRunOptions {
   readonly retry?: ResolvedRetryPolicy;
   /** Policies by tool name, each replacing `retry` for its tool. */
   readonly retryByTool?: Readonly<Record<string, ResolvedRetryPolicy>>;
+  /** The tools whose every step waits for a person's approval when its turn comes (absent: none): `approveStep` or `denyStep` decides. */
+  readonly approvalTools?: readonly string[];
   /** The submitter's W3C trace context, when it submitted inside a span: each step's span on a worker is its child. */
   readonly trace?: TraceCarrier;
   /** Every language option (runs stored before `strict` and the limits were kept have only `syntax`, `templates`, `deep`: the rest default). */
@@ -178,6 +180,7 @@ function prepare(plan: unknown, settings: RunOptionValues & RetryOptionValues): 
         ...(settings.retry === undefined ? {} : { retry: settings.retry }),
         // Own properties (fromEntries defines them): a tool named __proto__ is a name like any other.
         ...(settings.retryByTool === undefined ? {} : { retryByTool: Object.fromEntries(settings.retryByTool) }),
+        ...(settings.approvalTools === undefined || settings.approvalTools.size === 0 ? {} : { approvalTools: [...settings.approvalTools] }),
         language: { ...language },
         ...traceOf(activeTraceCarrier()),
       },

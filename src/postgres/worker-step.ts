@@ -34,9 +34,16 @@ export interface ClaimedStep {
   readonly tool: string;
   readonly args: Record<string, unknown>;
   readonly attempt: number;
+  /** A person approved the step (it waited for approval): it runs without asking again. */
+  readonly approved?: boolean;
   /** The results of the step's dependencies (`undefined`: the tool returned nothing). */
   readonly results: Map<number, unknown>;
   readonly known: KnownRunInfo;
+}
+
+/** A claimed step's arguments resolved against the results the claim read, with the run's language options. */
+function resolveClaimed(claimed: ClaimedStep): Record<string, unknown> {
+  return resolveRefs(claimed.args, claimed.results, claimed.known.language);
 }
 
 /** The abort of a step whose run was stopped or whose worker is stopping. */
@@ -77,7 +84,7 @@ class WorkerStep implements AttemptStep<WorkerStep> {
 /** The worker's side of an attempt: everything it needs is on the step. */
 const WORKER_ATTEMPT: AttemptOwner<WorkerStep> = {
   isRunning: (step) => !step.done,
-  resolveArgs: (step) => resolveRefs(step.claimed.args, step.claimed.results, step.claimed.known.language),
+  resolveArgs: (step) => resolveClaimed(step.claimed),
   contextOf: (step): WorkerToolContext => {
     const { runId, stepId, attempt: tryNumber } = step.claimed;
     return { stepId, runId, attempt: tryNumber, idempotencyKey: `${runId}:${stepId}`, signal: step.signal };
@@ -109,6 +116,28 @@ function outcomeOf(step: WorkerStep, failure: StepFailure | undefined): SettleOu
   if (failure === undefined) return { ok: true, result: step.text };
   // A result that fails its output check is kept, as runPlan keeps it.
   return { ok: false, error: storedError(failure), ...(failure.code === "invalid-output" ? { result: step.text } : {}), failure };
+}
+
+/**
+ * Whether a claimed step waits for a person's approval instead of running (its tool is one the run
+ * names in `approvalTools`, and it was not approved), and then its arguments resolved against the
+ * results the claim read, as JSON: what is stored for the person to approve (runPlan's
+ * `report.pending`). `undefined`: the step runs now, also when its arguments cannot be resolved (its
+ * attempt then fails it, `unresolved-args`, without calling the tool).
+ *
+ * @example
+ * const waiting = approvalArgs(claimed) // '{"to":"ops@example.com"}'
+ */
+export function approvalArgs(claimed: ClaimedStep): string | undefined {
+  if (claimed.approved === true || claimed.known.approvalTools?.has(claimed.tool) !== true) return undefined;
+  let args: Record<string, unknown>;
+  try {
+    args = resolveClaimed(claimed);
+  } catch {
+    return undefined;
+  }
+  // Values read from stored JSON (and `undefined`, a tool that returned nothing): JSON holds them.
+  return JSON.stringify(args);
 }
 
 /**
