@@ -139,6 +139,60 @@ export function collectGarbage(): void {
   }
 }
 
+/** A ratio of two tasks' times measured in interleaved pairs. */
+export interface PairedRatio {
+  /** The median of the pairs' ratios. */
+  readonly median: number;
+  /** The 25th and 75th percentiles of the pairs' ratios (how much they spread). */
+  readonly low: number;
+  readonly high: number;
+  readonly pairs: number;
+}
+
+/**
+ * The ratio of `numerator`'s time to `denominator`'s, robust to drifting machine load: after
+ * `warmup` calls of each, `pairs` pairs, each a forced collection and then `calls` timed calls of one
+ * task right beside `calls` of the other (which goes first alternates), so that both meet the same
+ * load and the same heap; the result is the median of the pairs' ratios (one pair that met a burst
+ * of load moves it by one place, not by its size). Time is this process's CPU time
+ * (`process.cpuUsage`, user and system), not the clock: what other processes on a shared machine take
+ * of the cores is not counted against either task. The tasks are awaited.
+ */
+export async function pairedRatio(numerator: () => unknown, denominator: () => unknown, options: { readonly pairs: number; readonly calls: number; readonly warmup: number }): Promise<PairedRatio> {
+  const timed = async (task: () => unknown): Promise<number> => {
+    const start = process.cpuUsage();
+    for (let i = 0; i < options.calls; i++) consume(await task());
+    const used = process.cpuUsage(start);
+    return used.user + used.system;
+  };
+  for (let i = 0; i < options.warmup; i++) {
+    consume(await numerator());
+    consume(await denominator());
+  }
+  const ratios: number[] = [];
+  for (let pair = 0; pair < options.pairs; pair++) {
+    collectGarbage();
+    // An untimed call of each after the collection (see MeasureOptions.settleCalls).
+    consume(await numerator());
+    consume(await denominator());
+    if (pair % 2 === 0) {
+      const a = await timed(numerator);
+      ratios.push(a / (await timed(denominator)));
+    } else {
+      const b = await timed(denominator);
+      ratios.push((await timed(numerator)) / b);
+    }
+  }
+  const sorted = [...ratios].sort((x, y) => x - y);
+  const at = (q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+  return { median: median(ratios), low: at(0.25), high: at(0.75), pairs: ratios.length };
+}
+
+/** A target on a ratio measured in pairs (`pairedRatio`). */
+export function pairedTarget(description: string, ratio: PairedRatio, kind: "max" | "min", limit: number): Target {
+  return { description, measured: ratio.median, limit, kind, unit: "×", met: kind === "max" ? ratio.median <= limit : ratio.median >= limit };
+}
+
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);

@@ -10,8 +10,18 @@ import { isPlainObject, MISSING, readOwnData } from "../shared/own-data.js";
 import { safeText } from "../shared/text.js";
 import { TRANSPORT_FAILURE } from "./errors.js";
 
-/** The longest message a stdio server may send (the SDK's own limit for its read buffer); also the longest SSE event checked. */
+/**
+ * The longest message a server may send, in bytes (the SDK's own limit for its stdio read buffer):
+ * over stdio a line, over Streamable HTTP a JSON body or an SSE event. A longer answer fails the one
+ * request it answers, and reading it stops there.
+ */
 export const MAX_MCP_MESSAGE_BYTES = 10 * 1024 * 1024;
+
+/** How much of an oversized message's start and end is kept to find the request it answers. */
+export const KEPT_ENDS = 512;
+
+/** What an answer over the limit is told as. */
+const OVERSIZED = `the MCP server's answer is larger than the ${MAX_MCP_MESSAGE_BYTES / 1024 / 1024} MiB limit of one message`;
 
 export type Message = Record<string, unknown>;
 export type RequestId = string | number;
@@ -63,6 +73,17 @@ export class AnswerCheck {
     return { problem: `the MCP server sent a message that is not valid JSON-RPC: ${safeText(JSON.stringify(message) ?? String(message), 120)}` };
   }
 
+  /**
+   * A message over `MAX_MCP_MESSAGE_BYTES`, of which only its start and end (`KEPT_ENDS` each) were
+   * kept: an error answer for the request it answers (the first of `expected` still waiting, when the
+   * transport knows which requests it can answer; else the one its ends name), or a problem to report.
+   */
+  oversized(head: string, tail: string, expected: readonly RequestId[] = []): Checked {
+    const id = expected.find((one) => this.#waiting.has(one)) ?? answeredId(head, tail, this.#waiting);
+    if (id !== undefined) return { deliver: this.failure(id, OVERSIZED) };
+    return { problem: `${OVERSIZED} (and the request it answers could not be told, so it waits for its timeout)` };
+  }
+
   /** An error answer of ours for request `id`: its caller fails at once with `problem`. */
   failure(id: RequestId, problem: string): Message {
     this.#waiting.delete(id);
@@ -73,6 +94,28 @@ export class AnswerCheck {
   clear(): void {
     this.#waiting.clear();
   }
+}
+
+/**
+ * The request an oversized message answers: its `"id"` is read from the message's start (`{"jsonrpc":"2.0","id":7,…`,
+ * as most servers write it) or its end (`…,"id":7}`, as the TypeScript SDK writes it), and must be a
+ * request still waiting. Undefined when neither tells.
+ */
+function answeredId(head: string, tail: string, waiting: ReadonlySet<RequestId>): RequestId | undefined {
+  const ID = String.raw`"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.){0,200}")`;
+  const found = [new RegExp(String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?${ID}`).exec(head), new RegExp(String.raw`,\s*${ID}\s*\}\s*$`).exec(tail.replace(/\r$/, ""))];
+  for (const match of found) {
+    if (match === null) continue;
+    let id: unknown;
+    try {
+      id = JSON.parse(match[1]!);
+    } catch {
+      continue;
+    }
+    if (isRequestId(id) && waiting.has(id)) return id;
+  }
+  if (waiting.size === 1) return [...waiting][0];
+  return undefined;
 }
 
 function isRequestId(value: unknown): value is RequestId {

@@ -12,16 +12,13 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { describeThrown } from "../shared/errors.js";
 import { safeText } from "../shared/text.js";
-import { AnswerCheck, MAX_MCP_MESSAGE_BYTES, type Message, type MessageSchema, type RequestId } from "./answer-check.js";
+import { AnswerCheck, KEPT_ENDS, MAX_MCP_MESSAGE_BYTES, type Message, type MessageSchema } from "./answer-check.js";
 
 export { MAX_MCP_MESSAGE_BYTES };
 
 /** Milliseconds between asking a server group to stop (stdin closed, SIGTERM, SIGKILL). */
 export const STOP_GRACE_MS = 2000;
 
-
-/** How much of an oversized line's start and end is kept to find the request it answers. */
-const KEPT_BYTES = 512;
 const NEWLINE = 0x0a;
 const POLL_MS = 25;
 
@@ -183,12 +180,12 @@ export class GroupStdioTransport {
       return;
     }
     if (this.#head === undefined) {
-      this.#head = Buffer.concat([...this.#parts, part]).subarray(0, KEPT_BYTES);
+      this.#head = Buffer.concat([...this.#parts, part]).subarray(0, KEPT_ENDS);
       this.#parts = [];
     }
     this.#length += part.length;
     const tail = Buffer.concat([this.#tail, part]);
-    this.#tail = tail.subarray(Math.max(0, tail.length - KEPT_BYTES));
+    this.#tail = tail.subarray(Math.max(0, tail.length - KEPT_ENDS));
   }
 
   #message(line: string): void {
@@ -206,33 +203,11 @@ export class GroupStdioTransport {
   }
 
   #oversized(head: Buffer, tail: Buffer): void {
-    const id = answeredId(head.toString("latin1"), tail.toString("latin1"), this.#check.waiting);
-    const problem = `the MCP server's answer is larger than the ${MAX_MCP_MESSAGE_BYTES / 1024 / 1024} MiB limit of one message`;
-    if (id !== undefined) this.onmessage?.(this.#check.failure(id, problem));
-    else this.onerror?.(new Error(`${problem} (and the request it answers could not be told, so it waits for its timeout)`));
+    const checked = this.#check.oversized(head.toString("latin1"), tail.toString("latin1"));
+    if ("deliver" in checked) this.onmessage?.(checked.deliver);
+    else this.onerror?.(new Error(checked.problem));
   }
-}
 
-/**
- * The request an oversized line answers: its `"id"` is read from the line's start (`{"jsonrpc":"2.0","id":7,…`,
- * as most servers write it) or its end (`…,"id":7}`, as the TypeScript SDK writes it), and must be a
- * request still waiting. Undefined when neither tells.
- */
-function answeredId(head: string, tail: string, waiting: ReadonlySet<RequestId>): RequestId | undefined {
-  const ID = String.raw`"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.){0,200}")`;
-  const found = [new RegExp(String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?${ID}`).exec(head), new RegExp(String.raw`,\s*${ID}\s*\}\s*$`).exec(tail.replace(/\r$/, ""))];
-  for (const match of found) {
-    if (match === null) continue;
-    let id: unknown;
-    try {
-      id = JSON.parse(match[1]!);
-    } catch {
-      continue;
-    }
-    if ((typeof id === "number" || typeof id === "string") && waiting.has(id)) return id;
-  }
-  if (waiting.size === 1) return [...waiting][0];
-  return undefined;
 }
 
 function kill(child: ChildProcess, group: number, signal: NodeJS.Signals): void {

@@ -3,13 +3,18 @@
  * packages are installed (they are, as dev dependencies): a local OTLP/HTTP receiver on 127.0.0.1,
  * written here, receives the run's spans. Needs `npm run build` first.
  */
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { createServer, type IncomingMessage } from "node:http";
 import { writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { afterAll, beforeAll, expect, test } from "vitest";
+import { until } from "../helpers/processes.js";
 import { root } from "../helpers/doc-code.js";
 import { tempFolder } from "../helpers/temp.js";
 
@@ -79,3 +84,37 @@ test("an exporter plan-refs cannot export to is one line, and the run goes on", 
   expect(JSON.parse(stdout)).toMatchObject({ status: "ok" });
   expect(stderr.split("\n").filter((line) => line.includes("OTEL_"))).toEqual(['plan-refs: OTEL_TRACES_EXPORTER "zipkin" is not one plan-refs can export to (otlp, console, none); no spans are exported']);
 }, 60_000);
+
+test.each(["stdio", "http"] as const)("plan-refs mcp serve over %s continues the trace of a run_plan request's _meta.traceparent", async (kind) => {
+  const env = { ...withoutOtel(), OTEL_TRACES_EXPORTER: "console" } as Record<string, string>;
+  const args = [join(root, "dist/cli/main.js"), "mcp", "serve", "--tools", join(folder, "tools.mjs")];
+  let stderr = "";
+  let transport: Transport;
+  let stop = (): void => undefined;
+  if (kind === "stdio") {
+    const stdio = new StdioClientTransport({ command: process.execPath, args, env, stderr: "pipe" });
+    stdio.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    transport = stdio;
+  } else {
+    const child = spawn(process.execPath, [...args, "--http", "0"], { env, stdio: ["ignore", "ignore", "pipe"] });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    stop = () => void child.kill();
+    await until(() => /listening on \S+\n/.test(stderr));
+    transport = new StreamableHTTPClientTransport(new URL(/listening on (\S+)\n/.exec(stderr)![1]!));
+  }
+  const client = new Client({ name: "traced-caller", version: "1.0.0" });
+  try {
+    await client.connect(transport);
+    const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    const answer = (await client.callTool({ name: "run_plan", arguments: { steps: [{ id: 1, tool: "geocode", args: { city: "Paris" } }] }, _meta: { traceparent } })) as { structuredContent?: { status?: string } };
+    expect(answer.structuredContent?.status).toBe("ok");
+    const spans = (): { name: string; traceId: string; spanId: string; parentSpanId?: string }[] => stderr.split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line));
+    await until(() => spans().some((span) => span.name === "invoke_workflow"));
+    const workflow = spans().find((span) => span.name === "invoke_workflow")!;
+    expect(workflow).toMatchObject({ traceId: "4bf92f3577b34da6a3ce929d0e0e4736", parentSpanId: "00f067aa0ba902b7" });
+    expect(spans().find((span) => span.name === "execute_tool geocode")).toMatchObject({ traceId: workflow.traceId, parentSpanId: workflow.spanId });
+  } finally {
+    await client.close();
+    stop();
+  }
+});

@@ -4,15 +4,17 @@
  * `_meta` it received. The other way, plan-refs' own MCP server (`PlanService`, `plan-refs mcp serve`)
  * continues the trace of an incoming `_meta.traceparent`.
  */
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { context, createTraceState, trace, TraceFlags } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { afterAll, beforeAll, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { mcpTools } from "../../src/mcp/index.js";
+import { connectMcpServers, mcpTools, type McpServers } from "../../src/mcp/index.js";
 import { PlanService } from "../../src/mcp/plan-server.js";
 import { runPlan, type ToolFunctions } from "../../src/run/index.js";
 
@@ -47,6 +49,35 @@ test("each tools/call carries its step span's traceparent in _meta", async () =>
     expect(received.meta).toEqual({ traceparent: `00-${traceId}-${spanId}-01` });
   }
   expect((report.results.get(2) as { args: unknown }).args).toEqual({ from: { city: "Paris" } });
+});
+
+describe.each(["stdio", "http"] as const)("connectMcpServers over %s", (kind) => {
+  let servers: McpServers;
+  let child: ChildProcess | undefined;
+  beforeAll(async () => {
+    if (kind === "stdio") servers = await connectMcpServers([{ command: process.execPath, args: [SERVER] }]);
+    else {
+      child = spawn(process.execPath, [SERVER, "--http"], { stdio: ["ignore", "pipe", "inherit"] });
+      const [line] = (await once(child.stdout!.setEncoding("utf8"), "data")) as [string];
+      servers = await connectMcpServers([{ url: (JSON.parse(line.split("\n")[0]!) as { url: string }).url }]);
+    }
+  });
+  afterAll(async () => {
+    await servers?.close();
+    child?.kill();
+  });
+
+  test("each tools/call carries its step span's traceparent in _meta", async () => {
+    exporter.reset();
+    const report = await runPlan(plan, await servers.tools(), { tracer });
+    expect([...report.errors.values()].map((error) => error.message)).toEqual([]);
+    const steps = exporter.getFinishedSpans().filter((span) => span.name === "execute_tool record_meta");
+    expect(steps).toHaveLength(2);
+    for (const span of steps) {
+      const { traceId, spanId } = span.spanContext();
+      expect((report.results.get(span.attributes["plan_refs.step.id"] as number) as { meta: unknown }).meta).toEqual({ traceparent: `00-${traceId}-${spanId}-01` });
+    }
+  });
 });
 
 test("the tracestate of the run's trace travels too", async () => {
