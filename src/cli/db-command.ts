@@ -84,7 +84,7 @@ export interface RemoteRun {
   readonly planValue: unknown;
   readonly database: string | undefined;
   readonly detach: boolean;
-  readonly options: { failFast: boolean; timeoutMs?: number; validateOutputs: boolean; validateInputs: boolean; catalog?: import("../plan/plan.js").ToolCatalog; retry?: import("../run/retry.js").RetryPolicy };
+  readonly options: import("../postgres/submit.js").SubmitRunOptions;
   readonly onEvent: (event: RunEvent) => void;
 }
 
