@@ -39,7 +39,7 @@ export async function statusCommand(argv: string[], io: CliIo): Promise<number> 
     const json = reportToJSON({ ...snapshot, status: snapshot.status === "running" ? "ok" : snapshot.status });
     io.stdout(`${JSON.stringify({ ...json, status: snapshot.status === "running" ? "running" : json.status }, null, 2)}\n`);
   } else {
-    const counts = { waiting: 0, ready: 0, running: 0, retrying: 0, done: 0, failed: 0, skipped: 0 };
+    const counts = { waiting: 0, ready: 0, running: 0, retrying: 0, done: 0, failed: 0, skipped: 0, "awaiting-approval": 0 };
     for (const step of snapshot.steps.values()) counts[step.state]++;
     io.stdout(
       `run ${printable(snapshot.runId)}: ${snapshot.status}: ${counts.done} done, ${counts.failed} failed, ${counts.skipped} skipped, ${counts.running} running, ${counts.retrying > 0 ? `${counts.retrying} retrying, ` : ""}${counts.waiting + counts.ready} waiting (${Math.round(snapshot.timings.totalMs)} ms)\n`,

@@ -105,6 +105,7 @@ export async function workerCommand(argv: string[], io: CliIo): Promise<number> 
 function describe(event: import("../postgres/index.js").WorkerEvent): string {
   if (event.type === "workers-recovered") return `workers ${event.workerIds.map((id) => printable(id.slice(0, 60))).join(", ")} went silent: their steps are released`;
   const head = `run ${printable(event.runId.slice(0, 60))} step ${event.stepId} (${printable(event.tool.slice(0, 60))})`;
+  if (event.type === "step-awaiting-approval") return `${head} waits for approval, its tool not called (plan-refs approve ${printable(event.runId.slice(0, 200))} ${event.stepId})`;
   const attempt = event.attempt > 1 ? ` (attempt ${event.attempt})` : "";
   switch (event.type) {
     case "step-start":

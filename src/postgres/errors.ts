@@ -29,6 +29,10 @@ export type PostgresErrorCode =
   | "invalid-options"
   /** `redriveRun` on a run that is running, succeeded or is invalid: nothing changed. */
   | "not-redrivable"
+  /** `approveStep` or `denyStep` names a step the run does not have. */
+  | "unknown-step"
+  /** `approveStep` or `denyStep` on a step that does not wait for approval (also one approved or denied already), or of a run that was stopped: nothing changed. */
+  | "not-awaiting-approval"
   /** `waitForRun` gave up: its `timeoutMs` passed or its signal was aborted. */
   | "wait-timeout"
   | "wait-aborted"

@@ -21,6 +21,12 @@ function storedRetry(options: StoredRunOptions): RetryOptionValues {
   }
 }
 
+/** The run's tools that need approval, as stored (names only; anything else in the list is no name). */
+function storedApprovalTools(options: StoredRunOptions): ReadonlySet<string> {
+  const names = options.approvalTools;
+  return new Set(Array.isArray(names) ? names.filter((name): name is string => typeof name === "string") : []);
+}
+
 /**
  * The retry policy of a run's tool: its own, else the run's (`undefined`: no retry).
  *
@@ -40,6 +46,8 @@ export const KNOWN_STEPS = 200_000;
 export interface KnownRun {
   readonly graph: ScheduleGraph;
   readonly diagnostics: readonly Diagnostic[];
+  /** The tools whose steps wait for a person's approval (absent: none). */
+  readonly approvalTools?: ReadonlySet<string>;
 }
 
 /** A run as a worker remembers it. */
@@ -80,6 +88,7 @@ export class KnownRuns {
       language: this.#language(options),
       catalog: row.catalog as Record<string, unknown> | null,
       retry: storedRetry(options),
+      approvalTools: storedApprovalTools(options),
       diagnostics: (row.diagnostics ?? []) as Diagnostic[],
       graph: scheduleGraph(((row.graph ?? []) as [number, number[]][]).map(([id, dependencies]) => ({ id: Number(id), dependencies }))),
     };

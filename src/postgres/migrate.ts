@@ -7,6 +7,7 @@ import { loadGraphileWorker } from "./graphile.js";
 import { OLD_SETTLE_DONE_ARGS, settleDoneFunction } from "./sql/settle-done.js";
 import { settleFailedFunction } from "./sql/settle-failed.js";
 import { retryStepFunction } from "./sql/retry-step.js";
+import { awaitApprovalFunction } from "./sql/await-approval.js";
 import { CLAIMABLE_STATES } from "./stored-states.js";
 import { silentLogger } from "./worker-logger.js";
 
@@ -68,10 +69,14 @@ function statements(connection: Connection): string[] {
     `create index if not exists steps_to_run on ${table(connection, "steps")} (run_id) where state in (${CLAIMABLE_STATES.map(literal).join(", ")})`,
     `drop index if exists "${connection.schema}".steps_active`,
     ...counters(connection),
-    `drop function if exists "${connection.schema}".settle_done(${OLD_SETTLE_DONE_ARGS})`,
+    // A step waiting for approval: its resolved arguments (what a person approves), and whether it was approved (its claim does not ask again).
+    `alter table ${table(connection, "steps")} add column if not exists approval_args json`,
+    `alter table ${table(connection, "steps")} add column if not exists approved boolean not null default false`,
+    ...OLD_SETTLE_DONE_ARGS.map((args) => `drop function if exists "${connection.schema}".settle_done(${args})`),
     settleDoneFunction(connection),
     settleFailedFunction(connection),
     retryStepFunction(connection),
+    awaitApprovalFunction(connection),
   ];
 }
 

@@ -57,7 +57,9 @@ function refusal(run: string, status: string): string {
       ? "is still running (or was redriven already): redrive it once it has failed or been aborted"
       : status === "ok"
         ? "succeeded: every step has its result, there is nothing to run again"
-        : status === "invalid"
+        : status === "suspended"
+          ? "is suspended: steps wait for approval; approve or deny them (approveStep, denyStep, plan-refs approve)"
+          : status === "invalid"
           ? "is invalid (lint errors): nothing ran; fix the plan and submit it again"
           : `is ${JSON.stringify(status)}`;
   return `run ${run} ${why}; nothing was changed`;

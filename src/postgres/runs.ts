@@ -2,7 +2,7 @@
  * Reading runs back: `getRun` (the snapshot now), `waitForRun` (the final report, woken by
  * LISTEN/NOTIFY, never a tight polling loop) and `cancelRun`.
  */
-import type { RunReport, StepTiming } from "../run/run-plan.js";
+import type { PendingStep, RunReport, StepTiming } from "../run/run-plan.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import type { StepError } from "../run/step-error.js";
 import { ownData } from "../shared/own-data.js";
@@ -16,6 +16,7 @@ import { PAST_DEADLINE } from "./sql/recover-dead-workers.js";
 import { stopSteps } from "./transitions.js";
 import { rebuildStepError } from "./stored-error.js";
 import { RETRYING, type StoredState } from "./stored-states.js";
+import { AWAITING_APPROVAL } from "./sql/await-approval.js";
 
 /** One step of a run as it stands. Times are milliseconds since the run was submitted. */
 export interface StepSnapshot {
@@ -36,7 +37,7 @@ export interface StepSnapshot {
   readonly noWorkerHasTool?: true;
 }
 
-/** A run as it stands: `status` is `running` until every step has settled, then the report's own. */
+/** A run as it stands: `status` is `running` until every step has settled (or `suspended`: steps wait for approval, nothing else can run), then the report's own. */
 export interface RunSnapshot extends Omit<RunReport, "status"> {
   readonly runId: string;
   readonly status: RunReport["status"] | "running";
@@ -65,7 +66,7 @@ async function readSnapshot(client: PgQueryable, connection: Connection, runId: 
   const run = runs.rows[0];
   if (run === undefined) throw new PostgresError("unknown-run", `no run ${JSON.stringify(runId.slice(0, 200))} in ${connection.where}`);
   const steps = await client.query(
-    `select s.step_id, s.tool, s.state, s.attempt, s.blocked_by, s.has_result, s.result, s.result is null as no_result, s.error, ${SINCE("s.started_at")} as start_ms, ${SINCE("s.ended_at")} as end_ms, ${SINCE("s.retry_at")} as retry_ms, s.ordinal,
+    `select s.step_id, s.tool, s.state, s.attempt, s.approval_args, s.blocked_by, s.has_result, s.result, s.result is null as no_result, s.error, ${SINCE("s.started_at")} as start_ms, ${SINCE("s.ended_at")} as end_ms, ${SINCE("s.retry_at")} as retry_ms, s.ordinal,
             s.state = 'ready' and not exists (select 1 from ${table(connection, "workers")} w where s.tool = any(w.tools) and not (${PAST_DEADLINE("w")})) as unserved
      from ${table(connection, "steps")} s join ${table(connection, "runs")} r on r.id = s.run_id
      where s.run_id = $1 order by s.ended_at nulls last, s.ordinal`,
@@ -75,6 +76,7 @@ async function readSnapshot(client: PgQueryable, connection: Connection, runId: 
   const errors = new Map<number, StepError>();
   const skipped: number[] = [];
   const timings = new Map<number, StepTiming>();
+  const pending = new Map<number, PendingStep>();
   // Every start counts, also one after a worker died, as runPlan counts every try.
   const attempts = new Map<number, number>();
   const byOrdinal: [number, number, StepSnapshot][] = [];
@@ -98,6 +100,11 @@ async function readSnapshot(client: PgQueryable, connection: Connection, runId: 
     if (row.has_result === true) results.set(id, row.no_result === true ? undefined : row.result);
     if (row.state === "failed") errors.set(id, rebuildStepError(id, String(row.tool), row.error));
     if (row.state === "skipped") skipped.push(id);
+    if (row.state === AWAITING_APPROVAL) {
+      pending.set(id, { tool: String(row.tool), args: (row.approval_args ?? {}) as Record<string, unknown> });
+      // As runPlan times it: from its turn to now (or to the run's end), the time it waited.
+      if (row.start_ms !== null) timings.set(id, { startMs: Number(row.start_ms), endMs: Number(run.total_ms), durationMs: Number(run.total_ms) - Number(row.start_ms) });
+    }
     if (row.start_ms !== null && row.end_ms !== null && (row.state === "done" || row.state === "failed")) {
       const startMs = Number(row.start_ms);
       const endMs = Number(row.end_ms);
@@ -119,6 +126,7 @@ async function readSnapshot(client: PgQueryable, connection: Connection, runId: 
     diagnostics: run.diagnostics as Diagnostic[],
     timings: { totalMs: Number(run.total_ms), steps: timings },
     attempts,
+    pending,
     steps: new Map(byOrdinal.sort((a, b) => a[0] - b[0]).map(([, id, step]) => [id, step])),
   };
 }
@@ -146,7 +154,8 @@ export async function getRun(runId: string, options: ConnectionOptions = {}): Pr
 }
 
 /**
- * Wait for a run to finish and get its report: the same shape as `runPlan`'s. Woken by PostgreSQL's
+ * Wait for a run to finish, or to be suspended (steps wait for approval and nothing else can run:
+ * `report.pending` lists them with their resolved arguments), and get its report: the same shape as `runPlan`'s. Woken by PostgreSQL's
  * LISTEN/NOTIFY (and a slow check every few seconds, in case a notification was missed); when the
  * database goes away after the first connection, it reconnects until `timeoutMs`.
  *
@@ -234,8 +243,9 @@ export async function waitForRun(runId: string, options: WaitOptions = {}): Prom
 
 /**
  * Abort a run: running steps fail with code `aborted` and their signals are aborted on their workers,
- * steps not started are skipped, and the run's status becomes `aborted`. `false` when the run had
- * already finished. Rejects with `unknown-run` for a run id that does not exist.
+ * steps not started are skipped, steps waiting for approval keep waiting (so the report still says
+ * what they wait for; a suspended run is aborted too), and the run's status becomes `aborted`. `false`
+ * when the run had already finished. Rejects with `unknown-run` for a run id that does not exist.
  *
  * @example
  * await cancelRun(runId, { connectionString }) // true
@@ -248,7 +258,8 @@ export async function cancelRun(runId: string, options: ConnectionOptions = {}):
     return await inTransaction(pool, async (client) => {
       const run = await lockRun(client, connection, id);
       if (run === undefined) throw new PostgresError("unknown-run", `no run ${JSON.stringify(id.slice(0, 200))} in ${connection.where}`);
-      if (run.status !== "running") return false;
+      // A suspended run has not ended: its steps waiting for approval keep waiting, the rest stop.
+      if (run.status !== "running" && run.status !== "suspended") return false;
       await stopSteps(client, connection, id, "aborted");
       return true;
     });

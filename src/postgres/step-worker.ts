@@ -11,7 +11,7 @@ import { isConnectionError, type Connection } from "./db.js";
 import { PostgresError } from "./errors.js";
 import { Heartbeat } from "./heartbeat.js";
 import { backoff, sleep } from "./job-pool.js";
-import { KnownRuns, policyOf } from "./known-runs.js";
+import { KnownRuns, policyOf, type KnownRun } from "./known-runs.js";
 import type { PgPool } from "./peers.js";
 import { claimStep } from "./sql/claim.js";
 import { releaseJob, releaseStep } from "./sql/release-step.js";
@@ -20,7 +20,10 @@ import { ToolLimits } from "./tool-limits.js";
 import { rebuildStepError } from "./stored-error.js";
 import { retryLater, settleStep, type SettleOutcome } from "./transitions.js";
 import { retryDelayMs } from "../run/retry.js";
-import { runClaimedStep, type WorkerToolFunction } from "./worker-step.js";
+import { storedStepTrace, TracedTries } from "../run/tracing.js";
+import { approvalArgs, runClaimedStep, type WorkerToolFunction } from "./worker-step.js";
+import { awaitApproval } from "./sql/await-approval.js";
+import { suspendedStatus } from "./sql/settle-done.js";
 
 /** What a worker does, as it happens. */
 export type WorkerEvent =
@@ -29,6 +32,8 @@ export type WorkerEvent =
   | { readonly type: "step-failed"; readonly runId: string; readonly stepId: number; readonly tool: string; readonly attempt: number; readonly durationMs: number; readonly error: StepError }
   /** A try failed and the step is tried again after `delayMs` (by whichever worker takes it then): `attempt` is the try that failed, `attempts` the policy's tries. */
   | { readonly type: "step-retry"; readonly runId: string; readonly stepId: number; readonly tool: string; readonly attempt: number; readonly attempts: number; readonly delayMs: number; readonly error: StepError }
+  /** The step's tool needs approval: it was not called, and waits (`approveStep`, `denyStep`) with its resolved arguments. */
+  | { readonly type: "step-awaiting-approval"; readonly runId: string; readonly stepId: number; readonly tool: string; readonly args: Record<string, unknown> }
   | { readonly type: "step-released"; readonly runId: string; readonly stepId: number; readonly tool: string; readonly attempt: number }
   /** This attempt ended after another worker had taken the step (this one was taken for dead): its outcome was not stored. */
   | { readonly type: "step-lost"; readonly runId: string; readonly stepId: number; readonly tool: string; readonly attempt: number }
@@ -97,13 +102,14 @@ export class StepWorker {
     for (const active of this.#active) if (active.runId === runId) active.controller.abort(new RefError("aborted", "the run was stopped"));
   }
 
-  /** `work` again while the database is away (an outage of any length), until the worker stops. */
-  async #retrying<T>(work: () => Promise<T>): Promise<T> {
+  /** `work` again while the database is away (an outage of any length), until the worker stops; `traced` records each failed try. */
+  async #retrying<T>(work: () => Promise<T>, traced?: TracedTries): Promise<T> {
     for (let tries = 0; ; tries++) {
       try {
         return await work();
       } catch (error) {
         if (this.#closed || !isConnectionError(error instanceof PostgresError && error.cause !== undefined ? error.cause : error)) throw error;
+        traced?.failed(error);
         await sleep(backoff(tries));
       }
     }
@@ -145,9 +151,17 @@ export class StepWorker {
   }
 
   async #runStep(runId: string, stepId: number, helpers: import("graphile-worker").JobHelpers): Promise<void> {
-    const claimed = await this.#retrying(() => claimStep(this.pool, this.connection, this.id, this.#runs, runId, stepId));
+    // The claim's times, kept until the claim says whether the run is traced (for a run this worker
+    // already knows untraced, not even that): its span is a child of the step's, which starts with it.
+    const seen = this.#runs.get(runId);
+    const claim = seen !== undefined && seen.options.trace === undefined ? undefined : new TracedTries();
+    const claimed = await this.#retrying(() => claimStep(this.pool, this.connection, this.id, this.#runs, runId, stepId), claim);
     if (claimed === undefined) return;
     const { tool, attempt, known } = claimed;
+    const { tools } = this.settings;
+    const waiting = tools.get(tool) === undefined ? undefined : approvalArgs(claimed);
+    if (waiting !== undefined) return this.#awaitApproval(runId, stepId, tool, attempt, waiting, known);
+    const trace = claim === undefined ? undefined : storedStepTrace(known.options.trace, { runId, id: stepId, tool, attempt }, claim);
     const t0 = performance.now();
     this.#emit({ type: "step-start", runId, stepId, tool, attempt });
     const controller = new AbortController();
@@ -157,8 +171,7 @@ export class StepWorker {
     helpers.abortSignal.addEventListener("abort", onShutdown);
     let outcome: SettleOutcome;
     try {
-      const { tools } = this.settings;
-      outcome = await runClaimedStep(claimed, tools.get(tool), tools.keys(), known.options.timeoutMs ?? this.settings.timeoutMs, controller, known.options.validateInputs === true || this.settings.validateInputs);
+      outcome = await runClaimedStep(claimed, tools.get(tool), tools.keys(), known.options.timeoutMs ?? this.settings.timeoutMs, controller, known.options.validateInputs === true || this.settings.validateInputs, trace);
     } finally {
       helpers.abortSignal.removeEventListener("abort", onShutdown);
       this.#active.delete(active);
@@ -168,15 +181,22 @@ export class StepWorker {
       // Stopped before the step finished: the step is ready again and its job free at once, the try not
       // counted (a release is no failure); another worker runs it.
       await releaseStep(this.pool, this.connection, { runId, stepId, attempt, jobId: helpers.job.id, workerId: this.id }).catch(() => undefined);
+      trace?.settled(undefined, "moot");
       this.#emit({ type: "step-released", runId, stepId, tool, attempt });
       throw new Error(`plan-refs: step ${stepId} of run ${runId} released: the worker stopped`);
     }
     // A failed try its run's policy retries waits in the database (its job's run_at), not here.
     const policy = outcome.ok ? undefined : policyOf(known, tool);
     const delayMs = policy === undefined || outcome.ok || outcome.failure === undefined ? undefined : retryDelayMs(policy, attempt, outcome.failure);
-    const stored = await this.#retrying(() =>
-      delayMs === undefined || outcome.ok ? settleStep(this.pool, this.connection, runId, stepId, attempt, outcome, known.options.failFast, known) : retryLater(this.pool, this.connection, runId, stepId, attempt, outcome.error, delayMs),
-    );
+    const settle = trace === undefined ? undefined : new TracedTries();
+    const stored = await this.#retrying(
+      () => (delayMs === undefined || outcome.ok ? settleStep(this.pool, this.connection, runId, stepId, attempt, outcome, known.options.failFast, known) : retryLater(this.pool, this.connection, runId, stepId, attempt, outcome.error, delayMs)),
+      settle,
+    ).catch((thrown: unknown) => {
+      trace?.settled(settle, { thrown });
+      throw thrown;
+    });
+    trace?.settled(settle, stored);
     if (stored === "lost") {
       this.#emit({ type: "step-lost", runId, stepId, tool, attempt });
       // The job is the other attempt's now: throwing leaves it alone (graphile-worker fails a job only
@@ -190,5 +210,11 @@ export class StepWorker {
     if (outcome.ok) this.#emit({ type: "step-done", runId, stepId, tool, attempt, durationMs });
     else if (delayMs !== undefined) this.#emit({ type: "step-retry", runId, stepId, tool, attempt, attempts: policy!.attempts, delayMs, error: rebuildStepError(stepId, tool, outcome.error) });
     else this.#emit({ type: "step-failed", runId, stepId, tool, attempt, durationMs, error: rebuildStepError(stepId, tool, outcome.error) });
+  }
+
+  /** The claimed step waits for approval with its resolved arguments (`args`, JSON), its tool not called; its job is done. */
+  async #awaitApproval(runId: string, stepId: number, tool: string, attempt: number, args: string, known: KnownRun): Promise<void> {
+    const stored = await this.#retrying(() => awaitApproval(this.pool, this.connection, runId, stepId, attempt, args, suspendedStatus(known) ?? "suspended"));
+    if (stored) this.#emit({ type: "step-awaiting-approval", runId, stepId, tool, args: JSON.parse(args) as Record<string, unknown> });
   }
 }

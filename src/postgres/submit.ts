@@ -20,7 +20,7 @@ import { databaseError, poolFor, readConnection, table, type Connection, type Co
 import { addStepJob, finishedChannel } from "./queue.js";
 
 /** What a stored run keeps of `RunOptions`: the options that mean something to a run in the database. */
-export type SubmitRunOptions = Pick<RunOptions, "failFast" | "timeoutMs" | "catalog" | "validateOutputs" | "validateInputs" | "retry" | "retryByTool" | OptionName> & {
+export type SubmitRunOptions = Pick<RunOptions, "failFast" | "timeoutMs" | "catalog" | "validateOutputs" | "validateInputs" | "retry" | "retryByTool" | "approvalTools" | OptionName> & {
   /**
    * Tools that run one call at a time across all workers (a rate-limited API): their steps wait in the
    * tool's queue (graphile-worker's named job queues), shared by every run that names the tool.
@@ -50,6 +50,8 @@ export interface StoredRunOptions {
   readonly retryByTool?: Readonly<Record<string, ResolvedRetryPolicy>>;
   /** Tools whose steps run one at a time across all workers (absent: none). Every job of a step is queued by it (`addStepJob`). */
   readonly serialTools?: readonly string[];
+  /** The tools whose every step waits for a person's approval when its turn comes (absent: none): `approveStep` or `denyStep` decides. */
+  readonly approvalTools?: readonly string[];
   /** The submitter's W3C trace context, when it submitted inside a span: each step's span on a worker is its child. */
   readonly trace?: TraceCarrier;
   /** Every language option (runs stored before `strict` and the limits were kept have only `syntax`, `templates`, `deep`: the rest default). */
@@ -195,6 +197,7 @@ function prepare(plan: unknown, settings: StoredSettings): Prepared {
         // Own properties (fromEntries defines them): a tool named __proto__ is a name like any other.
         ...(settings.retryByTool === undefined ? {} : { retryByTool: Object.fromEntries(settings.retryByTool) }),
         ...(settings.serialTools === undefined || settings.serialTools.size === 0 ? {} : { serialTools: [...settings.serialTools] }),
+        ...(settings.approvalTools === undefined || settings.approvalTools.size === 0 ? {} : { approvalTools: [...settings.approvalTools] }),
         language: { ...language },
         ...traceOf(activeTraceCarrier()),
       },

@@ -6,9 +6,8 @@
  * with parameters only.
  */
 import type { StepFailure } from "../run/attempt.js";
-import { dependentsToSkip, isSettled, onStop, scheduleGraph, runStatus, stopDetail, type ScheduleGraph, type RunStatus, type StepState, type StopReason } from "../run/schedule.js";
+import { dependentsToSkip, endedStatus, isSettled, onStop, scheduleGraph, stopDetail, type ScheduleGraph, type StepState, type StopReason } from "../run/schedule.js";
 import type { KnownRun } from "./known-runs.js";
-import type { Diagnostic } from "../shared/diagnostic.js";
 import { table, type Connection } from "./db.js";
 import type { PgPool, PgQueryable } from "./peers.js";
 import { notifyProgress, notifyRunFinished, notifyRunStopped } from "./queue.js";
@@ -72,18 +71,7 @@ async function settleFailed(pool: PgPool, connection: Connection, runId: string,
     await client.query("begin");
     open = true;
     const rows = await storeFailure(client, connection, runId, stepId, attempt, outcome.error, outcome.result);
-    if (rows !== undefined) {
-      const { graph, states } = statesOf(rows);
-      const skipped = dependentsToSkip(graph, stepId, states);
-      await skipBlocked(client, connection, runId, skipped);
-      for (const { id } of skipped) states.set(id, "skipped");
-      states.set(stepId, "failed");
-      if (failFast) await stopSteps(client, connection, runId, "failed", states);
-      else {
-        await recount(client, connection, runId, states);
-        await settleIfDone(client, connection, runId, states, undefined);
-      }
-    }
+    if (rows !== undefined) await afterFailure(client, connection, runId, stepId, rows, failFast);
     await client.query("commit");
     open = false;
     return rows !== undefined;
@@ -96,14 +84,19 @@ async function settleFailed(pool: PgPool, connection: Connection, runId: string,
   }
 }
 
-/** The run's final status once every step is settled, else `undefined`. */
-function finalStatus(states: ReadonlyMap<number, StepState>, stopped: StopReason | undefined, diagnostics: readonly Diagnostic[]): RunStatus | undefined {
-  let failures = 0;
-  for (const state of states.values()) {
-    if (!isSettled(state)) return undefined;
-    if (state === "failed") failures++;
-  }
-  return runStatus(stopped, failures, diagnostics);
+/**
+ * After a step's failure is stored (the run's row locked; `rows`: every step as it was before): the
+ * steps it blocks skipped, then the run stopped with `failFast`, or its count and status brought up to date.
+ */
+export async function afterFailure(client: PgQueryable, connection: Connection, runId: string, stepId: number, rows: readonly RunStepRow[], failFast: boolean): Promise<void> {
+  const { graph, states } = statesOf(rows);
+  const skipped = dependentsToSkip(graph, stepId, states);
+  await skipBlocked(client, connection, runId, skipped);
+  for (const { id } of skipped) states.set(id, "skipped");
+  states.set(stepId, "failed");
+  if (failFast) return stopSteps(client, connection, runId, "failed", states);
+  await recount(client, connection, runId, states);
+  await settleIfDone(client, connection, runId, states, undefined);
 }
 
 /**
@@ -136,10 +129,10 @@ async function recount(client: PgQueryable, connection: Connection, runId: strin
   await setUnsettled(client, connection, runId, unsettled);
 }
 
-/** When every step is settled: the run's final status, and the announcement. */
+/** When nothing more can happen by itself (every step settled, or what is left waits for approval): the run's status, and the announcement. */
 async function settleIfDone(client: PgQueryable, connection: Connection, runId: string, states: ReadonlyMap<number, StepState>, stopped: StopReason | undefined): Promise<void> {
-  if (![...states.values()].every(isSettled)) return;
-  const status = finalStatus(states, stopped, await readDiagnostics(client, connection, runId))!;
+  if (endedStatus(states.values(), stopped, []) === undefined) return;
+  const status = endedStatus(states.values(), stopped, await readDiagnostics(client, connection, runId))!;
   await finishRun(client, connection, runId, status);
   await notifyRunFinished(client, connection, runId);
 }

@@ -7,7 +7,7 @@
  */
 import { resolveRefs } from "../resolve/resolve-refs.js";
 import { attempt, checkOutput, endAttempt, outputSchemaOf, STEP_FAILURES, type AttemptOwner, type AttemptStep, type StepFailure, type ToolContext } from "../run/attempt.js";
-import { storedRunTrace, type RunTrace, type TraceSpan, type TracedStep } from "../run/tracing.js";
+import type { StepTrace } from "../run/tracing.js";
 import { inputMismatch } from "../run/validate-input.js";
 import type { KnownRunInfo } from "./known-runs.js";
 import { storedError } from "./stored-error.js";
@@ -34,20 +34,24 @@ export interface ClaimedStep {
   readonly tool: string;
   readonly args: Record<string, unknown>;
   readonly attempt: number;
+  /** A person approved the step (it waited for approval): it runs without asking again. */
+  readonly approved?: boolean;
   /** The results of the step's dependencies (`undefined`: the tool returned nothing). */
   readonly results: Map<number, unknown>;
   readonly known: KnownRunInfo;
+}
+
+/** A claimed step's arguments resolved against the results the claim read, with the run's language options. */
+function resolveClaimed(claimed: ClaimedStep): Record<string, unknown> {
+  return resolveRefs(claimed.args, claimed.results, claimed.known.language);
 }
 
 /** The abort of a step whose run was stopped or whose worker is stopping. */
 const ABORTED = STEP_FAILURES.aborted("aborted with the run");
 
 /** One try of one step on this worker. */
-class WorkerStep implements AttemptStep<WorkerStep>, TracedStep {
+class WorkerStep implements AttemptStep<WorkerStep> {
   timer: ReturnType<typeof setTimeout> | undefined = undefined;
-  /** The try's span, when the run was submitted inside a trace. */
-  span: TraceSpan | undefined = undefined;
-  trace: RunTrace | undefined = undefined;
   owner: AttemptOwner<WorkerStep> | undefined = WORKER_ATTEMPT;
   /** The result as JSON text, once checked storable. */
   text: string | null = null;
@@ -60,6 +64,8 @@ class WorkerStep implements AttemptStep<WorkerStep>, TracedStep {
     readonly abort: (reason: unknown) => void,
     readonly validateInputs: boolean,
     readonly settle: (outcome: SettleOutcome) => void,
+    /** The try's span, when the run was submitted inside a trace. */
+    readonly trace: StepTrace | undefined,
   ) {}
 
   get id(): number {
@@ -78,7 +84,7 @@ class WorkerStep implements AttemptStep<WorkerStep>, TracedStep {
 /** The worker's side of an attempt: everything it needs is on the step. */
 const WORKER_ATTEMPT: AttemptOwner<WorkerStep> = {
   isRunning: (step) => !step.done,
-  resolveArgs: (step) => resolveRefs(step.claimed.args, step.claimed.results, step.claimed.known.language),
+  resolveArgs: (step) => resolveClaimed(step.claimed),
   contextOf: (step): WorkerToolContext => {
     const { runId, stepId, attempt: tryNumber } = step.claimed;
     return { stepId, runId, attempt: tryNumber, idempotencyKey: `${runId}:${stepId}`, signal: step.signal };
@@ -98,7 +104,7 @@ const WORKER_ATTEMPT: AttemptOwner<WorkerStep> = {
   ended: (step, value, failure, _later, abortReason) => {
     if (step.done) return;
     step.done = true;
-    if (step.span !== undefined) step.trace!.endStep(step, value, failure);
+    step.trace?.ended(failure);
     step.owner = undefined;
     step.signal.removeEventListener("abort", step.onAbort);
     step.settle(outcomeOf(step, failure));
@@ -113,23 +119,46 @@ function outcomeOf(step: WorkerStep, failure: StepFailure | undefined): SettleOu
 }
 
 /**
+ * Whether a claimed step waits for a person's approval instead of running (its tool is one the run
+ * names in `approvalTools`, and it was not approved), and then its arguments resolved against the
+ * results the claim read, as JSON: what is stored for the person to approve (runPlan's
+ * `report.pending`). `undefined`: the step runs now, also when its arguments cannot be resolved (its
+ * attempt then fails it, `unresolved-args`, without calling the tool).
+ *
+ * @example
+ * const waiting = approvalArgs(claimed) // '{"to":"ops@example.com"}'
+ */
+export function approvalArgs(claimed: ClaimedStep): string | undefined {
+  if (claimed.approved === true || claimed.known.approvalTools?.has(claimed.tool) !== true) return undefined;
+  let args: Record<string, unknown>;
+  try {
+    args = resolveClaimed(claimed);
+  } catch {
+    return undefined;
+  }
+  // Values read from stored JSON (and `undefined`, a tool that returned nothing): JSON holds them.
+  return JSON.stringify(args);
+}
+
+/**
  * One try of a claimed step with `fn` (`undefined`: this worker has no such tool), within `timeoutMs`
- * (`undefined`: no limit); aborted with `controller` (the run stopped, the worker stopping). Never rejects.
+ * (`undefined`: no limit); aborted with `controller` (the run stopped, the worker stopping); `trace`: the
+ * try's span, active while the tool runs. Never rejects.
  *
  * @example
  * const outcome = await runClaimedStep(claimed, tools.get(claimed.tool), tools.keys(), 60_000, new AbortController(), false)
  */
-export function runClaimedStep(claimed: ClaimedStep, fn: WorkerToolFunction | undefined, toolNames: Iterable<string>, timeoutMs: number | undefined, controller: AbortController, validateInputs: boolean): Promise<SettleOutcome> {
+export function runClaimedStep(claimed: ClaimedStep, fn: WorkerToolFunction | undefined, toolNames: Iterable<string>, timeoutMs: number | undefined, controller: AbortController, validateInputs: boolean, trace?: StepTrace): Promise<SettleOutcome> {
   if (fn === undefined) {
     const failure = STEP_FAILURES.unknownTool(claimed.tool, " on this worker", toolNames);
+    trace?.ended(failure);
     return Promise.resolve({ ok: false, error: storedError(failure), failure });
   }
   return new Promise<SettleOutcome>((settle) => {
-    const step = new WorkerStep(claimed, controller.signal, (reason) => controller.abort(reason), validateInputs, settle);
+    const step = new WorkerStep(claimed, controller.signal, (reason) => controller.abort(reason), validateInputs, settle, trace);
     if (controller.signal.aborted) return WORKER_ATTEMPT.ended(step, undefined, ABORTED, false);
     controller.signal.addEventListener("abort", step.onAbort, { once: true });
-    step.trace = storedRunTrace(claimed.known.options.trace, claimed.runId);
-    if (step.trace === undefined) attempt(step, fn as (args: Record<string, unknown>, context: ToolContext) => unknown, WORKER_ATTEMPT, timeoutMs);
-    else step.trace.within(step, attempt, step, fn as (args: Record<string, unknown>, context: ToolContext) => unknown, WORKER_ATTEMPT, timeoutMs);
+    if (trace === undefined) attempt(step, fn as (args: Record<string, unknown>, context: ToolContext) => unknown, WORKER_ATTEMPT, timeoutMs);
+    else trace.within(attempt, step, fn as (args: Record<string, unknown>, context: ToolContext) => unknown, WORKER_ATTEMPT, timeoutMs);
   });
 }

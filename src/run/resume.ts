@@ -7,7 +7,8 @@
 import { asRefError, RefError } from "../shared/errors.js";
 import { isPlainArray, isPlainObject, ownData, ownDataEntries, ownElements } from "../shared/own-data.js";
 import { reportFromJSON, STEP_ID_KEY, type RunReportJSON } from "./report-json.js";
-import { runResumable, type ResumeState } from "./run-plan.js";
+import type { ResumeState } from "./approval.js";
+import { runResumable } from "./run-plan.js";
 import type { RunReport } from "./run-report.js";
 import { readOption, type RunOptions, type ToolFunctions } from "./settings.js";
 

@@ -1,11 +1,20 @@
 /**
- * `runPlan`'s report: what a run gives back (results, errors, skipped steps, diagnostics, timings) and
- * the step times it is made from, kept by slot in one typed array while the run goes (a number there
- * costs no allocation; a timing object is made per step only when the report is made).
+ * `runPlan`'s report: what a run gives back (results, errors, skipped steps, diagnostics, timings), the
+ * ledger that records it while the run goes, and the step times it is made from, kept by slot in one
+ * typed array (a number there costs no allocation; a timing object is made per step only when the
+ * report is made).
  */
 import type { Diagnostic } from "../shared/diagnostic.js";
+import type { RefError } from "../shared/errors.js";
+import type { NormalizedOptions } from "../shared/options.js";
+import type { StepFailure } from "./attempt.js";
+import { handled } from "./callbacks.js";
+import { resolveOutput } from "./plan-output.js";
 import type { RunStatus } from "./schedule.js";
-import type { StepError } from "./step-error.js";
+import type { RunEvent, RunOptions, RunSettings } from "./settings.js";
+import { StepError } from "./step-error.js";
+import type { RecordState, StepRecord } from "./step-record.js";
+import type { RunTrace } from "./tracing.js";
 
 /** When one step ran. */
 export interface StepTiming {
@@ -95,5 +104,143 @@ export class StepTimes {
       if (!Number.isNaN(endMs)) timings.set(step.id, { startMs, endMs, durationMs: endMs - startMs });
     }
     return timings;
+  }
+}
+
+/**
+ * What a run records of its steps while it goes, and tells as it records it (the `onEvent` events,
+ * the span events): results, errors, skipped, waiting and reused steps, each step's times; and the
+ * report made of them. The one place a step is marked done, failed, skipped, pending or reused.
+ */
+export class RunLedger {
+  readonly results = new Map<number, unknown>();
+  readonly errors = new Map<number, StepError>();
+  readonly skipped: number[] = [];
+  readonly diagnostics: Diagnostic[] = [];
+  /** Steps waiting for approval, in the order their turn came. */
+  readonly pending = new Map<number, PendingStep>();
+  /** Steps whose result came from the previous report (a resume). */
+  readonly reused: number[] = [];
+  /** Each step's start and end (a timing object per step is made only for the report). */
+  readonly times = new StepTimes();
+  /** Steps in state `waiting` (when none is left at the end, there is nothing to fail as stuck). */
+  waiting = 0;
+  /** When scheduling began: lint and schema compilation happen before it. */
+  #started = performance.now();
+
+  constructor(
+    readonly settings: RunSettings,
+    /** The caller's options object: only `this` for `onEvent`, never read again. */
+    readonly options: RunOptions,
+    /** The run's spans, when it is traced. */
+    readonly trace: RunTrace | undefined,
+  ) {}
+
+  /** Scheduling begins: step times count from now. */
+  startClock(): void {
+    this.#started = performance.now();
+  }
+
+  now(): number {
+    return performance.now() - this.#started;
+  }
+
+  /** Change a step's state, counting the steps that wait. */
+  setState(record: StepRecord, state: RecordState): void {
+    if (record.state === "waiting") this.waiting--;
+    record.state = state;
+  }
+
+  /** A try begins: its time is the step's start on the first try, told as `step-start`. */
+  markStarted(record: StepRecord): void {
+    const startMs = this.now();
+    if (record.attempt === 1) this.times.start(record.slot, startMs);
+    if (this.settings.onEvent !== undefined) this.emit({ type: "step-start", stepId: record.id, tool: record.tool, startMs });
+  }
+
+  markDone(record: StepRecord, endMs: number): void {
+    record.state = "done";
+    if (this.settings.onEvent !== undefined) {
+      const startMs = this.times.startOf(record.slot);
+      this.emit({ type: "step-done", stepId: record.id, tool: record.tool, startMs, endMs, durationMs: endMs - startMs });
+    }
+  }
+
+  /** The one way a step becomes failed: its error kept and told; one that ran has `endMs` (its start is recorded). */
+  markFailed(record: StepRecord, failure: StepFailure, endMs?: number): void {
+    this.setState(record, "failed");
+    const error = new StepError(failure.code, record.id, record.tool, failure.detail, failure.cause);
+    this.errors.set(record.id, error);
+    if (this.trace !== undefined && record.attempt === 0) this.trace.event("plan_refs.step.failed", record, { "error.type": failure.code });
+    if (this.settings.onEvent !== undefined) {
+      const end = endMs ?? this.now();
+      const start = endMs === undefined ? end : this.times.startOf(record.slot);
+      this.emit({ type: "step-failed", stepId: record.id, tool: record.tool, error, startMs: start, endMs: end, durationMs: end - start });
+    }
+  }
+
+  /** The one way a step becomes skipped: blocked by a step (told as an event), or `undefined` when the run stopped first. */
+  markSkipped(record: StepRecord, blockedBy: number | undefined): void {
+    this.setState(record, "skipped");
+    this.skipped.push(record.id);
+    if (this.trace !== undefined) this.trace.event("plan_refs.step.skipped", record, blockedBy === undefined ? {} : { "plan_refs.step.blocked_by": blockedBy });
+    if (blockedBy !== undefined && this.settings.onEvent !== undefined) this.emit({ type: "step-skipped", stepId: record.id, tool: record.tool, blockedBy, atMs: this.now() });
+  }
+
+  /** The step waits for approval with its resolved arguments: what a person has to approve. */
+  markPending(record: StepRecord, args: Record<string, unknown>): void {
+    record.state = "pending";
+    this.pending.set(record.id, { tool: record.tool, args });
+    if (this.settings.onEvent !== undefined) this.emit({ type: "step-pending", stepId: record.id, tool: record.tool, args, atMs: this.now() });
+  }
+
+  /** A resumed step: done with the previous run's result, its tool not called. */
+  markReused(record: StepRecord, result: unknown): void {
+    this.setState(record, "done");
+    this.results.set(record.id, result);
+    this.reused.push(record.id);
+  }
+
+  /** A try failed and the step is tried again after `delayMs` (of the policy's `attempts` tries). */
+  markRetrying(record: StepRecord, failure: StepFailure, attempts: number, delayMs: number, atMs: number): void {
+    if (this.settings.onEvent === undefined) return;
+    const error = new StepError(failure.code, record.id, record.tool, failure.detail, failure.cause);
+    this.emit({ type: "step-retry", stepId: record.id, tool: record.tool, attempt: record.attempt, attempts, delayMs, error, atMs });
+  }
+
+  emit(event: RunEvent): void {
+    try {
+      handled(this.settings.onEvent!.call(this.options, event));
+    } catch {
+      // A broken progress listener must not break the run.
+    }
+  }
+
+  /**
+   * The report: results, errors, skipped steps and diagnostics as they are, the timing of every step
+   * that started (in plan order; a pending step's is the time it waited), and the plan's output.
+   */
+  report(status: RunStatus, planHash: string, records: readonly StepRecord[], output: Readonly<Record<string, unknown>> | RefError | undefined, language: NormalizedOptions): RunReport {
+    this.trace?.end(status, records.length);
+    const attempts = new Map<number, number>();
+    const now = this.now();
+    for (const record of records) {
+      if (record.attempt > 0) attempts.set(record.id, record.attempt);
+      else if (record.state === "pending") this.times.end(record.slot, now);
+    }
+    return {
+      runId: this.settings.runId,
+      status,
+      planHash,
+      results: this.results,
+      errors: this.errors,
+      skipped: this.skipped,
+      diagnostics: this.diagnostics,
+      timings: { totalMs: this.now(), steps: this.times.timings(records) },
+      attempts,
+      ...(output === undefined || status === "invalid" ? {} : resolveOutput(output, this.results, this.errors, this.skipped, language)),
+      pending: this.pending,
+      reused: this.reused,
+    };
   }
 }

@@ -7,15 +7,18 @@
  */
 import type { Diagnostic } from "../shared/diagnostic.js";
 
-/** Where a step is in a run. */
-export type StepState = "waiting" | "ready" | "running" | "done" | "failed" | "skipped";
+/**
+ * Where a step is in a run. `awaiting-approval`: its turn came and it needs a person's approval (its
+ * tool not called; the PostgreSQL workers store it so, `runPlan` keeps it in `report.pending`).
+ */
+export type StepState = "waiting" | "ready" | "running" | "done" | "failed" | "skipped" | "awaiting-approval";
 
 /**
  * The state lists of the rules below, for the PostgreSQL workers' SQL (which applies the rules to
  * states in the database): each is the list of states its predicate holds for, and a test checks
  * that each list and its predicate agree.
  */
-export const STEP_STATES = ["waiting", "ready", "running", "done", "failed", "skipped"] as const satisfies readonly StepState[];
+export const STEP_STATES = ["waiting", "ready", "running", "done", "failed", "skipped", "awaiting-approval"] as const satisfies readonly StepState[];
 // A state added to StepState and not to STEP_STATES fails the typecheck.
 const EVERY_STATE: Exclude<StepState, (typeof STEP_STATES)[number]> extends never ? true : never = true;
 void EVERY_STATE;
@@ -27,6 +30,8 @@ export const READY_FROM_STATES = ["waiting"] as const satisfies readonly StepSta
 export const LETS_START_STATES = ["done"] as const satisfies readonly StepState[];
 /** The states of a step still to be run by a worker: queued, or running (run again if its worker dies). */
 export const ACTIVE_STATES = ["ready", "running"] as const satisfies readonly StepState[];
+/** The states `isAwaitingApproval` holds for: not settled, not active, kept by a stop. */
+export const AWAITING_STATES = ["awaiting-approval"] as const satisfies readonly StepState[];
 
 /** A run's final status (`invalid`: lint errors, nothing ran). */
 /** A run's final status (`invalid`: lint errors, nothing ran; `suspended`: steps wait for approval). */
@@ -42,7 +47,8 @@ export function stopDetail(reason: StopReason): string {
 
 /**
  * What stopping a run does to a step in this state: a running step fails (`abort`: code `aborted`,
- * its signal aborted), a step that has not started is skipped, a finished one stays as it is.
+ * its signal aborted), a step that has not started is skipped, a finished one stays as it is, and so
+ * does one waiting for approval.
  *
  * @example
  * onStop("running") // "abort"
@@ -51,6 +57,37 @@ export function onStop(state: StepState): "abort" | "skip" | "keep" {
   if (state === "running") return "abort";
   if (state === "waiting" || state === "ready") return "skip";
   return "keep";
+}
+
+/**
+ * Whether a step waits for a person's approval: nothing happens to it (nor to what waits on it) until
+ * someone approves or denies it, and a stop keeps it waiting (the report still says what to approve).
+ */
+export function isAwaitingApproval(state: StepState): boolean {
+  return state === "awaiting-approval";
+}
+
+/**
+ * A run's status once nothing more can happen in it by itself, or `undefined` while it goes on: a step
+ * is ready or running, or one waits and nothing waits for approval (so what it waits on still runs).
+ * Steps waiting for approval, and those waiting on them, do not keep a run going: it is `suspended`
+ * (or, when it was stopped, `aborted` or `failed` with them still waiting).
+ *
+ * @example
+ * endedStatus(["done", "awaiting-approval", "waiting"], undefined, []) // "suspended"
+ */
+export function endedStatus(states: Iterable<StepState>, stopped: StopReason | undefined, diagnostics: readonly Diagnostic[]): RunStatus | undefined {
+  let failures = 0;
+  let pending = 0;
+  let waiting = 0;
+  for (const state of states) {
+    if (state === "failed") failures++;
+    else if (isAwaitingApproval(state)) pending++;
+    else if (state === "waiting") waiting++;
+    else if (!isSettled(state)) return undefined;
+  }
+  if (waiting > 0 && pending === 0) return undefined;
+  return runStatus(stopped, failures, diagnostics, pending);
 }
 
 /** Whether a step in this state is finished (nothing more will happen to it). */

@@ -331,6 +331,8 @@ export interface RunOptionValues {
   readonly catalog: ToolCatalog | undefined;
   /** The caller's language options as read once (the names set, checked); layered over the plan's when it is read. */
   readonly language: Readonly<Partial<Record<OptionName, unknown>>>;
+  /** `undefined`: no tool waits for approval by name. */
+  readonly approvalTools: ReadonlySet<string> | undefined;
 }
 
 /**
@@ -345,7 +347,8 @@ export function readRunOptions(options: object): RunOptionValues {
   const catalog = readOption(options, "catalog") as ToolCatalog | undefined;
   const validateOutputs = readFlag(readOption(options, "validateOutputs"));
   const validateInputs = readFlag(readOption(options, "validateInputs"));
-  return { timeoutMs, failFast, validateOutputs, validateInputs, catalog, language: readLanguage(options) };
+  const approvalTools = readToolNames(readOption(options, "approvalTools"), "approvalTools", refuseWithRefError);
+  return { timeoutMs, failFast, validateOutputs, validateInputs, catalog, language: readLanguage(options), approvalTools };
 }
 
 /** `runPlan`'s options, read once and checked. */
@@ -355,8 +358,6 @@ export interface RunSettings extends RunOptionValues, RetryOptionValues {
   readonly onEvent: ((event: RunEvent) => unknown) | undefined;
   readonly runId: string;
   readonly needsApproval: ((step: ApprovalRequest) => unknown) | undefined;
-  /** `undefined`: no tool waits for approval by name. */
-  readonly approvalTools: ReadonlySet<string> | undefined;
   readonly trace: TraceSettings;
   /** Calls at once by tool name (`undefined`: only `concurrency` limits a tool). */
   readonly toolConcurrency: ReadonlyMap<string, number> | undefined;
@@ -404,7 +405,6 @@ export function readRunSettings(options: object): RunSettings {
     ...readRetryOptions(options),
     runId: readRunId(readOption(options, "runId"), "runId", refuseWithRefError),
     needsApproval: readCallback<(step: ApprovalRequest) => unknown>(readOption(options, "needsApproval"), "needsApproval"),
-    approvalTools: readToolNames(readOption(options, "approvalTools"), "approvalTools", refuseWithRefError),
     trace: { tracer: readTracer(readOption(options, "tracer")), recordContent: readFlag(readOption(options, "recordContent")) },
     toolConcurrency: readToolConcurrency(readOption(options, "toolConcurrency"), "toolConcurrency"),
   };

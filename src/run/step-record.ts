@@ -2,7 +2,7 @@
  * What `runPlan` keeps of each step while a run goes: its record (snapshot, place in the graph, state,
  * timer and lazily made signal), the context its tool receives, and the run's index of records by id.
  */
-import type { AttemptOwner, AttemptStep, StepFailure, ToolContext, ToolFunction } from "./attempt.js";
+import { clearAttemptTimer, type AttemptOwner, type AttemptStep, type StepFailure, type ToolContext, type ToolFunction } from "./attempt.js";
 import type { StepState } from "./schedule.js";
 import type { TraceSpan, TracedStep } from "./tracing.js";
 
@@ -29,8 +29,10 @@ export class StepRecord implements AttemptStep<StepRecord>, TracedStep {
   retryFailure: StepFailure | undefined = undefined;
   /** When its last try ended (the step's end if the wait is cancelled). */
   retryEndMs = 0;
-  /** `args` holds the resolved arguments (a step that may be tried again keeps them for every try). */
+  /** `args` holds the resolved arguments (kept from the approval question for the try, and for every try of a step that may be tried again). */
   resolved = false;
+  /** What resolving the arguments threw when the step was asked about (its try fails with it). */
+  unresolved: { readonly error: unknown } | undefined = undefined;
   /** The span of the try that runs, in a traced run. */
   span: TraceSpan | undefined = undefined;
 
@@ -127,5 +129,14 @@ export class StepIndex {
     if (id < DENSE_IDS) this.#dense[id] = record;
     else (this.#sparse ??= new Map()).set(id, record);
     this.list.push(record);
+  }
+
+  /** Let go of the run: timers cleared, and no record holds the run or another record any more. */
+  release(): void {
+    for (const record of this.list) {
+      clearAttemptTimer(record);
+      record.owner = undefined;
+      record.dependents = undefined;
+    }
   }
 }

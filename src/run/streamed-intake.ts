@@ -8,6 +8,8 @@ import { readPlan, type LocatedStep } from "../plan/plan.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { describeError } from "./attempt.js";
 import { handled } from "./callbacks.js";
+import { planText, stepText } from "./plan-hash.js";
+import type { PreparedStep, RunLanguage } from "./prepare.js";
 
 /** What the intake needs of the run it feeds. */
 export interface StreamedRun {
@@ -17,8 +19,8 @@ export interface StreamedRun {
   readonly diagnostics: Diagnostic[];
   /** Whether a step with this id has arrived before. */
   hasStep(id: number): boolean;
-  /** A step arrived, read and checked on its own: snapshot and schedule it. */
-  accept(step: LocatedStep): void;
+  /** A step arrived, read and checked on its own, and snapshotted: schedule it. */
+  accept(step: LocatedStep, prepared: PreparedStep): void;
   /** An error of plan-refs' own while accepting a step: the run ends. */
   fatal(error: unknown): void;
 }
@@ -36,9 +38,20 @@ export class StreamIntake {
   /** Wakes the read waiting for the planner's next step when the run stops. */
   #interrupt: ((value: typeof STOPPED) => void) | undefined;
 
-  /** Takes the plan's iterator now (what that throws rejects the run). */
-  constructor(plan: AsyncIterable<unknown>) {
+  /** The steps' canonical texts, taken from their snapshots as they arrive (the plan hash is made of them). */
+  readonly #texts: string[] = [];
+
+  /** Takes the plan's iterator now (what that throws rejects the run); `language` snapshots the steps. */
+  constructor(
+    plan: AsyncIterable<unknown>,
+    readonly language: RunLanguage,
+  ) {
     this.#iterator = plan[Symbol.asyncIterator]();
+  }
+
+  /** The canonical text of the steps that arrived (a streamed plan has no options of its own). */
+  get text(): string {
+    return planText(undefined, this.#texts);
   }
 
   /** Read steps until the stream ends or the run is over; a stream left early is told to finish. */
@@ -61,7 +74,7 @@ export class StreamIntake {
         }
         try {
           const step = readStreamedStep(value, index++, run);
-          if (step !== undefined) run.accept(step);
+          if (step !== undefined) this.#accept(step, run);
         } catch (error) {
           run.fatal(error);
         }
@@ -73,6 +86,12 @@ export class StreamIntake {
     this.#interrupt = undefined;
     // Stopped while the planner was still producing (or stalled): tell it to finish, without waiting for it.
     if (!exhausted) closeIterator(iterator);
+  }
+
+  #accept(step: LocatedStep, run: StreamedRun): void {
+    const prepared = this.language.prepareStreamed(step);
+    this.#texts.push(stepText(step));
+    run.accept(step, prepared);
   }
 
   /** The run stopped: a read waiting for the planner's next step returns now. */

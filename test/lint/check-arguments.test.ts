@@ -86,7 +86,7 @@ function setAt(value: unknown, path: string, replacement: unknown): unknown {
 }
 
 describe("a plan built to fit a random input schema", () => {
-  test("lints with none of the argument codes", () => {
+  test("lints with none of the argument codes", { tags: ["compiles-schemas"] }, () => {
     fc.assert(
       fc.property(root, (built) => {
         expect(argumentDiagnostics(built.schema, built.value)).toEqual([]);
@@ -95,7 +95,7 @@ describe("a plan built to fit a random input schema", () => {
     );
   });
 
-  test("breaking one literal gives exactly one diagnostic, there", () => {
+  test("breaking one literal gives exactly one diagnostic, there", { tags: ["compiles-schemas"] }, () => {
     fc.assert(
       fc.property(
         root.filter((built) => built.leaves.length > 0),
@@ -167,6 +167,16 @@ describe("hostile catalogs", () => {
     const diagnostics = lintPlan({ steps: [{ id: 1, tool: "t", args }] }, { tools: { t: { input: schema } } });
     expect(ran).toBe(false);
     expect(diagnostics.filter((d) => ARGUMENT_CODES.has(d.code))).toEqual([]);
+  });
+
+  test("names of Object.prototype members are arguments like any other: absent unless the step has them as its own", () => {
+    // The validator reads ordinary-object copies of the arguments (fast), looking at own keys only.
+    const schema = JSON.parse('{"type": "object", "properties": {"constructor": {"type": "string"}, "valueOf": {"type": "integer"}}, "required": ["constructor", "toString"]}') as Record<string, unknown>;
+    const absent = lintPlan({ steps: [{ id: 1, tool: "t", args: {} }] }, { tools: { t: { input: schema } } });
+    expect(absent.filter((d) => ARGUMENT_CODES.has(d.code)).map((d) => [d.code, d.message])).toEqual([["missing-argument", 'tool "t" needs arguments "constructor" (a string) and "toString"']]);
+    const args = JSON.parse('{"constructor": 3, "toString": "x", "valueOf": "y"}') as unknown;
+    const present = lintPlan({ steps: [{ id: 1, tool: "t", args }] }, { tools: { t: { input: schema } } });
+    expect(present.filter((d) => ARGUMENT_CODES.has(d.code)).map((d) => [d.code, d.pointer])).toEqual([["invalid-argument", "/steps/0/args/constructor"], ["unknown-argument", "/steps/0/args/toString"], ["invalid-argument", "/steps/0/args/valueOf"]]);
   });
 
   test("two tools with the same $id both compile", () => {

@@ -235,7 +235,7 @@ describe("the lint-clean property", () => {
   }
 
   for (const strict of [false, true]) {
-    test(`a plan without lint errors resolves without RefSyntaxError or missing-step (strict: ${strict})`, () => {
+    test(`a plan without lint errors resolves without RefSyntaxError or missing-step (strict: ${strict})`, { tags: ["counts-cases"] }, () => {
       let clean = 0;
       let cleanWithRefs = 0;
       fc.assert(
@@ -254,7 +254,7 @@ describe("the lint-clean property", () => {
     });
   }
 
-  test("the other direction: a placeholder whose only reference is an unknown step never resolves", () => {
+  test("the other direction: a placeholder whose only reference is an unknown step never resolves", { tags: ["counts-cases"] }, () => {
     let seen = 0;
     fc.assert(
       fc.property(planArb, results, (plan, values) => {

@@ -15,6 +15,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ToolListChangedNotificationSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { until } from "../helpers/processes.js";
 import { tempFolder } from "../helpers/temp.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -28,11 +29,6 @@ function upstreams(): { args: string[]; log: string } {
   const log = join(work, `slow-${++logs}.log`);
   writeFileSync(log, "");
   return { args: ["--mcp", `node ${UPSTREAM} --role geo`, "--mcp", `node ${UPSTREAM} --role slow --log ${log}`, "--mcp", `node ${UPSTREAM} --role failing`], log };
-}
-
-/** Wait until `condition` holds: an event seen in another process's log file (the test's own timeout bounds it). */
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
 type Kind = "stdio" | "http";

@@ -54,7 +54,7 @@ describe("migrate", { timeout: 120_000 }, () => {
     expect((await client.query("select unsettled from old.runs")).rows).toEqual([{ unsettled: 2 }]);
     // A step settles done, failed or to be retried through functions migrate makes (no value is put into SQL text).
     const functions = await client.query("select p.proname as name from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname = 'old' order by 1");
-    expect(functions.rows).toEqual([{ name: "retry_step" }, { name: "settle_done" }, { name: "settle_failed" }]);
+    expect(functions.rows).toEqual([{ name: "await_approval" }, { name: "retry_step" }, { name: "settle_done" }, { name: "settle_failed" }]);
     const overloads = await client.query("select count(*)::int as n from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname = 'old' and p.proname = 'settle_done'");
     expect(overloads.rows[0].n).toBe(1);
     const worker = await startWorker({ connectionString: db.url, schema: "old", tools: { echo: (args) => args } });

@@ -1,12 +1,14 @@
 /**
  * The same plans give the same report through PostgreSQL (submitPlan, a worker, waitForRun) as
  * through runPlan: diamond, fan-out of 100, chain of 50, failure isolation, failFast, templates and
- * deep, strict and a limit; and a property over random plans with random failures.
+ * deep, strict and a limit; approval (suspended, then the same decisions); and properties over random
+ * plans with random failures, and with random approval sets.
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { migrate, startWorker, submitPlan, waitForRun, type Worker } from "../../src/postgres/index.js";
-import { runPlan, type RunOptions, type ToolFunctions } from "../../src/run/run-plan.js";
+import { approveStep, denyStep, migrate, PostgresError, startWorker, submitPlan, waitForRun, type Worker, type WorkerToolContext } from "../../src/postgres/index.js";
+import { resumePlan } from "../../src/run/resume.js";
+import { runPlan, type RunOptions, type RunReport, type ToolFunctions } from "../../src/run/run-plan.js";
 // @ts-expect-error: a plain ES module without types
 import { tools as fixtureTools } from "../fixtures/pg-tools.mjs";
 import { comparable } from "./compare.js";
@@ -158,4 +160,82 @@ describe("the same report through PostgreSQL as through runPlan", { timeout: 90_
       { numRuns: 20 },
     );
   });
+
+  test("approval: the same suspended report (pending steps with their resolved arguments), and the same report after the same decisions", async () => {
+    const plan = {
+      steps: [
+        { id: 1, tool: "echo", args: { n: 40 } },
+        { id: 2, tool: "add", args: { a: "$1.n", b: 2 } },
+        { id: 3, tool: "echo", args: { total: "$2" } },
+        { id: 4, tool: "echo", args: { other: true } },
+        { id: 5, tool: "add", args: { a: 1, b: 1 } },
+        { id: 6, tool: "echo", args: { after: "$5" } },
+      ],
+    };
+    const options = { approvalTools: ["add"] };
+    const first = await runPlan(plan, tools, { ...options, concurrency: 8 });
+    const runId = await submitPlan(plan, { connectionString: db.url, options });
+    const remoteFirst = await waitForRun(runId, { connectionString: db.url, timeoutMs: 60_000 });
+    expect(comparable(remoteFirst)).toEqual(comparable(first));
+    expect(remoteFirst.status).toBe("suspended");
+    const second = await resumePlan(plan, first, tools, { approve: [2], deny: { 5: "too expensive" } });
+    // Denied first: approving first could let the run suspend again (on step 5) before the denial.
+    await denyStep(runId, 5, "too expensive", { connectionString: db.url });
+    await approveStep(runId, 2, { connectionString: db.url });
+    const remoteSecond = await waitForRun(runId, { connectionString: db.url, timeoutMs: 60_000 });
+    expect(decided(remoteSecond)).toEqual(decided(second));
+    expect(remoteSecond.status).toBe("failed");
+    expect(remoteSecond.errors.get(5)?.code).toBe("denied");
+  });
+
+  test("property: random plans and approval sets give the same reports round after round of approvals; no step that needs approval is called before it is approved, and none twice", async () => {
+    const kinds = ["look", "pay", "mail"] as const;
+    const calls: string[] = [];
+    const counting = Object.fromEntries(kinds.map((kind) => [kind, (args: Record<string, unknown>, context: WorkerToolContext) => (calls.push(`${context.runId}:${context.stepId}`), args)]));
+    const local = Object.fromEntries(kinds.map((kind) => [kind, (args: Record<string, unknown>) => args])) as ToolFunctions;
+    const counter = await startWorker({ connectionString: db.url, tools: counting, concurrency: 4 });
+    const planArb = fc.integer({ min: 1, max: 8 }).chain((n) =>
+      fc.tuple(
+        fc.subarray([...kinds], { minLength: 1 }),
+        fc.tuple(...Array.from({ length: n }, (_, i) => fc.record({ kind: fc.constantFrom(...kinds), deps: fc.subarray(Array.from({ length: i }, (_, j) => j + 1), { maxLength: Math.min(2, i) }) }))),
+      ),
+    );
+    try {
+      await fc.assert(
+        fc.asyncProperty(planArb, async ([approvalTools, specs]) => {
+          const plan = { steps: specs.map((spec, i) => ({ id: i + 1, tool: spec.kind, args: Object.fromEntries([["me", i + 1], ...spec.deps.map((dep) => [`d${dep}`, `$${dep}.me`])]) })) };
+          const runId = await submitPlan(plan, { connectionString: db.url, options: { approvalTools } });
+          let report: RunReport = await runPlan(plan, local, { approvalTools, concurrency: 8 });
+          const approved = new Set<number>();
+          for (let round = 0; ; round++) {
+            const remote = await waitForRun(runId, { connectionString: db.url, timeoutMs: 60_000 });
+            expect(round === 0 ? comparable(remote) : decided(remote)).toEqual(round === 0 ? comparable(report) : decided(report));
+            const called = calls.filter((call) => call.startsWith(`${runId}:`)).map((call) => Number(call.slice(runId.length + 1)));
+            for (const [i, spec] of specs.entries()) {
+              const count = called.filter((id) => id === i + 1).length;
+              expect(count).toBeLessThanOrEqual(1);
+              if (approvalTools.includes(spec.kind) && !approved.has(i + 1)) expect(count).toBe(0);
+            }
+            if (remote.status !== "suspended") break;
+            const waiting = [...(remote.pending?.keys() ?? [])];
+            for (const id of waiting) {
+              await approveStep(runId, id, { connectionString: db.url });
+              approved.add(id);
+              await expect(approveStep(runId, id, { connectionString: db.url })).rejects.toBeInstanceOf(PostgresError);
+            }
+            report = await resumePlan(plan, report, local, { approvalTools, approve: waiting });
+          }
+        }),
+        { numRuns: 12 },
+      );
+    } finally {
+      await counter.stop();
+    }
+  });
 });
+
+/** A report after decisions: a resume times only what it ran, PostgreSQL every step of the run (so timings are left out). */
+function decided(report: RunReport): unknown {
+  const { timed: _timed, ...rest } = comparable(report) as { timed: unknown };
+  return rest;
+}

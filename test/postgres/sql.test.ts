@@ -91,6 +91,6 @@ describe("a database migrated by an older version, or not at all", { timeout: 60
     expect(done).toMatchObject({ code: "42883" }); // what databaseError maps to not-migrated
     await migrate({ connectionString: db.url, schema: "older" }); // upgrades it
     await expect(getRun(runId, { connectionString: db.url, schema: "older" })).resolves.toMatchObject({ status: "running" });
-    expect((await client.query("select older.settle_done('x', 1, 1, null, '{}', '{}', 'ok', 'failed') as stored")).rows[0].stored).toBe(false);
+    expect((await client.query("select older.settle_done('x', 1, 1, null, '{}', '{}', 'ok', 'failed', null) as stored")).rows[0].stored).toBe(false);
   });
 });

@@ -6,7 +6,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { reportFromJSON, reportToJSON, resumePlan, runPlan, type ApprovalRequest, type RunEvent, type RunReport, type ToolFunctions } from "../../src/index.js";
+import { reportFromJSON, reportToJSON, resumePlan, runPlan, type ApprovalRequest, type RunEvent, type RunOptions, type RunReport, type ToolFunctions } from "../../src/index.js";
 import { ancestors, countingTools, randomPlan, TOOL_NAMES } from "../helpers/random-plans.js";
 
 const plan = {
@@ -63,6 +63,45 @@ describe("approval", () => {
       expect(report.status).toBe("suspended");
       expect([...report.pending!.keys()]).toEqual([2]);
     }
+  });
+
+  test("a step asked about is resolved once: the result it reads is read as often as without needsApproval, and a copy is asked about", async () => {
+    // Step 1's result is a Proxy that counts every read of it: each resolution of "$1.city" reads it.
+    const reads = async (options: RunOptions): Promise<{ count: number; args: unknown }> => {
+      let count = 0;
+      const counted = new Proxy({ city: "Paris" }, { getOwnPropertyDescriptor: (target, key) => (count++, Reflect.getOwnPropertyDescriptor(target, key)), getPrototypeOf: (target) => (count++, Reflect.getPrototypeOf(target)) });
+      let args: unknown;
+      const report = await runPlan({ steps: [{ id: 1, tool: "geo", args: {} }, { id: 2, tool: "say", args: { at: "$1.city", n: 1 } }] }, { geo: () => counted, say: (given) => (args = given) }, options);
+      expect(report.status).toBe("ok");
+      return { count, args };
+    };
+    const plain = await reads({});
+    for (const needsApproval of [() => false, () => Promise.resolve(false)]) {
+      const asked = await reads({
+        needsApproval: (step) => {
+          step.args.n = 2; // its own copy: the tool still gets what the plan gave
+          return needsApproval();
+        },
+      });
+      expect(asked).toEqual(plain);
+    }
+    expect(plain.args).toEqual({ at: "Paris", n: 1 });
+  });
+
+  test("arguments that cannot be resolved are not asked about: the step fails unresolved-args once, its tool not called, as without needsApproval", async () => {
+    const twoPlaceholders = { steps: [{ id: 1, tool: "lookup", args: { who: "ada" } }, { id: 2, tool: "pay", args: { to: "$1.account", from: "$1.missing" } }] };
+    const asked: number[] = [];
+    for (const options of [{}, { needsApproval: (step: ApprovalRequest) => (asked.push(step.id), false) }, { approvalTools: ["pay"] }]) {
+      const calls: number[] = [];
+      const report = await runPlan(twoPlaceholders, tools(calls), options);
+      expect(calls).toEqual([1]);
+      expect(report.status).toBe("failed");
+      expect(report.errors.get(2)?.code).toBe("unresolved-args");
+      expect(report.errors.get(2)?.message).toContain("missing");
+      expect(report.attempts?.get(2)).toBe(1);
+      expect(report.pending?.size).toBe(0);
+    }
+    expect(asked).toEqual([1]);
   });
 
   test("a needsApproval that throws or rejects fails the step (denied) without calling it; its dependents are skipped", async () => {

@@ -79,7 +79,7 @@ describe("a snapshot resolved in place gives what resolveRefs gives", () => {
     compare(args as Record<string, unknown>, results, row.options);
   });
 
-  test("on generated arguments, results and options (and it is the path taken for most of them)", () => {
+  test("on generated arguments, results and options (and it is the path taken for most of them)", { tags: ["counts-cases"] }, () => {
     let inPlace = 0;
     let total = 0;
     fc.assert(

@@ -5,7 +5,7 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { lintPlan, planGraph, RefError, tokenize } from "../../src/index.js";
-import { layeredOptions, layerOptions, normalizeOptions, OPTION_NAMES, PLAN_OPTION_NAMES, sameOptionValues } from "../../src/shared/options.js";
+import { DEFAULT_LIMITS, layeredOptions, layerOptions, normalizeOptions, OPTION_NAMES, OPTION_REQUIREMENTS, PLAN_OPTION_NAMES, sameOptionValues } from "../../src/shared/options.js";
 
 const plan = { steps: [{ id: 1, tool: "a", args: {} }, { id: 2, tool: "b", args: { q: "$1.x" } }], options: { syntax: "path" } };
 
@@ -95,5 +95,30 @@ describe("sameOptionValues", () => {
   test("absent and undefined are the same; a set option is not", () => {
     expect(sameOptionValues({}, { syntax: undefined })).toBe(true);
     expect(sameOptionValues({}, { deep: false })).toBe(false);
+  });
+});
+
+describe("one table of options", () => {
+  // Names, defaults, requirements and the plan-settable subset all come from the table in
+  // src/shared/options.ts: each derived list agrees with the others and with what normalizeOptions does.
+  test("every name has a default, a requirement, and a bad value refused with that requirement", () => {
+    const defaults = normalizeOptions(undefined);
+    expect(Object.keys(defaults)).toEqual([...OPTION_NAMES]);
+    for (const name of OPTION_NAMES) {
+      expect(OPTION_REQUIREMENTS[name]).toMatch(/\S/);
+      expect(() => normalizeOptions({ [name]: {} } as never)).toThrow(new RefError("invalid-options", `option ${name} must be ${OPTION_REQUIREMENTS[name]}`));
+      expect(normalizeOptions({ [name]: defaults[name] } as never)).toEqual(defaults);
+    }
+  });
+
+  test("the numeric limits are exactly the names that take a non-negative integer, with the same defaults", () => {
+    const limits = OPTION_NAMES.filter((name) => OPTION_REQUIREMENTS[name] === "a non-negative integer");
+    expect(Object.keys(DEFAULT_LIMITS)).toEqual(limits);
+    const defaults = normalizeOptions(undefined);
+    for (const name of limits) expect(DEFAULT_LIMITS[name as keyof typeof DEFAULT_LIMITS]).toBe(defaults[name]);
+  });
+
+  test("a plan sets syntax, templates and deep, and no other option", () => {
+    expect(PLAN_OPTION_NAMES).toEqual(["syntax", "templates", "deep"]);
   });
 });

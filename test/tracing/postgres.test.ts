@@ -1,12 +1,13 @@
 /**
  * One trace across processes: a plan submitted inside a span of this test is run by two PostgreSQL
  * worker processes (test/fixtures/pg-traced-worker.mjs, each with an SDK exporting to a file of its
- * own), and every step's span is in the submitter's trace, a child of the span that submitted it.
- * Needs `npm run build` first (the workers run dist/).
+ * own), and every step's span is in the submitter's trace, a child of the span that submitted it; the
+ * worker's claim and settle are child spans of the step's span. Needs `npm run build` first (the
+ * workers run dist/).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { context, trace } from "@opentelemetry/api";
@@ -15,6 +16,7 @@ import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { migrate, submitPlan, waitForRun } from "../../src/postgres/index.js";
 import { startDatabase, type TestDatabase } from "../postgres/server.js";
+import { until } from "../helpers/processes.js";
 import { tempFolder } from "../helpers/temp.js";
 
 const FIXTURE = fileURLToPath(new URL("../fixtures/pg-traced-worker.mjs", import.meta.url));
@@ -46,10 +48,39 @@ function startTracedWorker(file: string): Promise<ChildProcess> {
 
 interface FileSpan {
   readonly name: string;
+  readonly kind: number;
   readonly traceId: string;
   readonly spanId: string;
   readonly parentSpanId?: string;
   readonly attributes: Record<string, unknown>;
+  readonly status: { readonly code: number; readonly message?: string };
+  readonly startMs: number;
+  readonly endMs: number;
+  readonly events: readonly { readonly name: string; readonly attributes: Record<string, unknown>; readonly timeMs: number }[];
+}
+
+/** The claim and settle spans of each step span, checked to be its children in its trace, within its time. */
+function operationsOf(spans: readonly FileSpan[]): Map<FileSpan, { claim: FileSpan; settle: FileSpan }> {
+  const byId = new Map(spans.map((span) => [span.spanId, span]));
+  const found = new Map<FileSpan, { claim: FileSpan; settle: FileSpan }>();
+  for (const step of spans.filter((span) => span.name.startsWith("execute_tool "))) {
+    const children = spans.filter((span) => span.parentSpanId === step.spanId);
+    expect(children.map((span) => span.name).sort()).toEqual(["plan_refs.claim", "plan_refs.settle"]);
+    const claim = children.find((span) => span.name === "plan_refs.claim")!;
+    const settle = children.find((span) => span.name === "plan_refs.settle")!;
+    for (const child of [claim, settle]) {
+      expect(child.traceId).toBe(step.traceId);
+      expect(byId.get(child.parentSpanId!)).toBe(step);
+      expect(child.kind).toBe(2); // CLIENT: a call to the database
+      expect(child.attributes).toMatchObject({ "plan_refs.run.id": expect.any(String), "plan_refs.step.id": step.attributes["plan_refs.step.id"], "plan_refs.step.attempt": step.attributes["plan_refs.step.attempt"], "db.system.name": "postgresql" });
+    }
+    // The step's span starts with its claim and ends with its settle.
+    expect(claim.startMs).toBe(step.startMs);
+    expect(claim.endMs).toBeLessThanOrEqual(settle.startMs);
+    expect(settle.endMs).toBe(step.endMs);
+    found.set(step, { claim, settle });
+  }
+  return found;
 }
 
 const spansIn = (file: string): FileSpan[] => (existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line) as FileSpan) : []);
@@ -69,12 +100,59 @@ test("a plan submitted inside a span: every worker's step spans are in the submi
   }));
   const spans = files.flatMap(spansIn);
   const { traceId, spanId } = submitter.spanContext();
-  expect(spans.map((span) => span.attributes["plan_refs.step.id"]).sort((a, b) => Number(a) - Number(b))).toEqual(plan.steps.map((step) => step.id));
-  for (const span of spans) {
+  const steps = spans.filter((span) => span.name.startsWith("execute_tool "));
+  expect(steps.map((span) => span.attributes["plan_refs.step.id"]).sort((a, b) => Number(a) - Number(b))).toEqual(plan.steps.map((step) => step.id));
+  expect(spans).toHaveLength(3 * steps.length);
+  for (const span of steps) {
     expect(span.name).toBe("execute_tool echo");
     expect(span.traceId).toBe(traceId);
     expect(span.parentSpanId).toBe(spanId);
     expect(span.attributes["gen_ai.tool.call.id"]).toBe(`${runId}:${span.attributes["plan_refs.step.id"]}`);
+  }
+  for (const { claim, settle } of operationsOf(spans).values()) {
+    expect(claim.attributes["plan_refs.run.id"]).toBe(runId);
+    for (const operation of [claim, settle]) {
+      expect(operation.attributes["plan_refs.tries"]).toBe(1);
+      expect(operation.status.code).toBe(0);
+      expect(operation.events).toEqual([]);
+    }
+    expect(settle.attributes["plan_refs.settle.result"]).toBe("stored");
+  }
+});
+
+test("the database away as a step ends: one settle span over every try, an exception event per failed try, the outcome stored", { timeout: 120_000 }, async () => {
+  const file = join(folder, "worker-outage.jsonl");
+  const gate = join(folder, "outage-gate");
+  const child = await startTracedWorker(file);
+  const submitter = tracer.startSpan("submit the plan");
+  const runId = await context.with(trace.setSpan(context.active(), submitter), () => submitPlan({ steps: [{ id: 1, tool: "waitForFile", args: { path: gate } }] }, { connectionString: db.url }));
+  submitter.end();
+  await until(() => existsSync(`${gate}.started`));
+  await db.stop();
+  writeFileSync(gate, "");
+  // The tool has answered with the database away: its settle fails until the database is back.
+  await until(() => existsSync(`${gate}.returned`));
+  await db.start();
+  expect((await waitForRun(runId, { connectionString: db.url, timeoutMs: 100_000 })).status).toBe("ok");
+  child.kill("SIGTERM");
+  await once(child, "exit");
+  const spans = spansIn(file);
+  const operations = [...operationsOf(spans)];
+  expect(operations).toHaveLength(1);
+  const [step, { settle }] = operations[0]!;
+  expect(step.parentSpanId).toBe(submitter.spanContext().spanId);
+  expect(step.status.code).toBe(0);
+  expect(settle.attributes["plan_refs.settle.result"]).toBe("stored");
+  expect(settle.status.code).toBe(0);
+  const tries = Number(settle.attributes["plan_refs.tries"]);
+  expect(tries).toBeGreaterThan(1);
+  expect(settle.events).toHaveLength(tries - 1);
+  for (const event of settle.events) {
+    expect(event.name).toBe("exception");
+    expect(event.attributes["exception.type"]).toEqual(expect.any(String));
+    expect(event.attributes["exception.message"]).toEqual(expect.any(String));
+    expect(event.timeMs).toBeGreaterThanOrEqual(settle.startMs);
+    expect(event.timeMs).toBeLessThanOrEqual(settle.endMs);
   }
 });
 

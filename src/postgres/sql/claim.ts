@@ -19,9 +19,9 @@ function claimSql(connection: Connection): string {
         marked as (
           update ${steps} set state = 'running', attempt = attempt + 1, started_at = case when state = 'retrying' then started_at else clock_timestamp() end, worker = $3, retry_at = null
           where run_id = $1 and step_id = $2 and state = any($6::text[]) and exists (select 1 from run)
-          returning tool, args, dependencies, attempt),
+          returning tool, args, dependencies, attempt, approved),
         told as (select pg_notify($4, $1) from marked, run where run.watched)
-   select m.tool, m.args, m.attempt, r.options, r.catalog, r.diagnostics, (select count(*) from told) as told,
+   select m.tool, m.args, m.attempt, m.approved, r.options, r.catalog, r.diagnostics, (select count(*) from told) as told,
           case when $5 then (select json_agg(json_build_array(g.step_id, g.dependencies) order by g.ordinal) from ${steps} g where g.run_id = $1) end as graph,
           (select json_agg(json_build_array(d.step_id, d.result, d.result is null)) from ${steps} d
            where d.run_id = $1 and d.state = 'done' and d.step_id in (select json_array_elements_text(m.dependencies)::bigint)) as results
@@ -47,5 +47,5 @@ export async function claimStep(pool: PgPool, connection: Connection, workerId: 
   const results = new Map<number, unknown>();
   // The third item: no result text (the tool returned undefined), as opposed to a JSON null.
   for (const [id, value, none] of (row.results ?? []) as [number, unknown, boolean][]) results.set(Number(id), none ? undefined : value);
-  return { runId, stepId, tool: String(row.tool), args: row.args as Record<string, unknown>, attempt: Number(row.attempt), results, known: known ?? runs.add(runId, row) };
+  return { runId, stepId, tool: String(row.tool), args: row.args as Record<string, unknown>, attempt: Number(row.attempt), approved: row.approved === true, results, known: known ?? runs.add(runId, row) };
 }

@@ -3,19 +3,20 @@
  * result if this attempt still holds the step, makes ready and enqueues each dependent that may now
  * start, and ends the run when every step is settled.
  */
-import { READY_FROM_STATES, runStatus } from "../../run/schedule.js";
+import { READY_FROM_STATES, runStatus, type RunStatus } from "../../run/schedule.js";
 import { literal, table, type Connection } from "../db.js";
 import type { PgPool } from "../peers.js";
 import { addStepJob, finishedChannel, progressChannel } from "../queue.js";
 import type { KnownRun } from "../known-runs.js";
+import { suspendIfIdle } from "./await-approval.js";
 
 /** The SQL function that settles a step done (made by `migrate`). */
 function settleDoneName(connection: Connection): string {
   return `"${connection.schema}".settle_done`;
 }
 
-/** The argument types of `settle_done` before steps counted their dependencies (`migrate` drops it). */
-export const OLD_SETTLE_DONE_ARGS = "text, bigint, integer, json, bigint[], text[], text[], text[], text, text";
+/** The argument types of earlier versions of `settle_done` (`migrate` drops them): before steps counted their dependencies, before runs were suspended. */
+export const OLD_SETTLE_DONE_ARGS = ["text, bigint, integer, json, bigint[], text[], text[], text[], text, text", "text, bigint, integer, json, bigint[], text[], text, text"];
 
 /**
  * The SQL function behind `settleDone`, for `migrate` (create or replace: idempotent). In PL/pgSQL so
@@ -24,12 +25,13 @@ export const OLD_SETTLE_DONE_ARGS = "text, bigint, integer, json, bigint[], text
  * of the run: each step counts its dependencies not yet done (`remaining`) and each run its steps not
  * yet settled (`unsettled`). A dependency lets its dependent start only once done (`isReady`: checked
  * below), and a step is done once; the states a dependent may become ready from are the caller's.
+ * A run whose steps may wait for approval (`p_suspended` not null) is suspended once none is left to run.
  */
 export function settleDoneFunction(connection: Connection): string {
   const steps = table(connection, "steps");
   const runs = table(connection, "runs");
   return `create or replace function ${settleDoneName(connection)}(
-      p_run text, p_step bigint, p_attempt integer, p_result json, p_candidates bigint[], p_ready_from text[], p_clean text, p_with_failures text)
+      p_run text, p_step bigint, p_attempt integer, p_result json, p_candidates bigint[], p_ready_from text[], p_clean text, p_with_failures text, p_suspended text)
     returns boolean language plpgsql as $settle$
     declare
       v_watched boolean;
@@ -56,6 +58,8 @@ export function settleDoneFunction(connection: Connection): string {
           finished_at = clock_timestamp()
         where id = p_run;
         perform pg_notify(${literal(finishedChannel(connection))}, p_run);
+      elsif v_ready = 0 then
+        ${suspendIfIdle(connection)}
       end if;
       if v_watched then perform pg_notify(${literal(progressChannel(connection))}, p_run); end if;
       return true;
@@ -75,7 +79,7 @@ export function settleDoneFunction(connection: Connection): string {
 export async function settleDone(pool: PgPool, connection: Connection, runId: string, stepId: number, attempt: number, result: string | null, known: KnownRun): Promise<boolean> {
   const found = await pool.query({
     name: `plan_refs.settle.${connection.schema}`,
-    text: `select ${settleDoneName(connection)}($1, $2, $3, $4, $5, $6, $7, $8) as stored`,
+    text: `select ${settleDoneName(connection)}($1, $2, $3, $4, $5, $6, $7, $8, $9) as stored`,
     values: [
       runId,
       stepId,
@@ -86,8 +90,20 @@ export async function settleDone(pool: PgPool, connection: Connection, runId: st
       // finalStatus counts the failed steps: none, or some (another branch failed without failFast).
       runStatus(undefined, 0, known.diagnostics),
       runStatus(undefined, 1, known.diagnostics),
+      suspendedStatus(known),
     ],
   });
   return found.rows[0]?.stored === true;
 }
 
+
+/**
+ * The status of a run whose steps wait for approval once nothing else can run, or `null` for a run
+ * that has no tool needing approval (its settles never look for what is left to run).
+ *
+ * @example
+ * suspendedStatus(known) // "suspended"
+ */
+export function suspendedStatus(known: KnownRun): RunStatus | null {
+  return (known.approvalTools?.size ?? 0) === 0 ? null : runStatus(undefined, 0, known.diagnostics, 1);
+}

@@ -1,0 +1,45 @@
+/**
+ * `runPlan`'s intake of a whole plan: read once, every step's arguments snapshotted, the plan linted on
+ * the snapshots, its tools looked up, and its canonical text made for the plan hash from the snapshots
+ * as they were linted (a snapshot is resolved in place later). All before any step is added, and
+ * synchronously, so that what was read is garbage before the first tool runs.
+ */
+import { readPlan, type LocatedStep } from "../plan/plan.js";
+import type { Diagnostic } from "../shared/diagnostic.js";
+import { planText, stepText } from "./plan-hash.js";
+import { preparePlan, type PreparedPlan, type RunLanguage } from "./prepare.js";
+import type { RunTools } from "./run-tools.js";
+import type { RunSettings } from "./settings.js";
+
+/** A whole plan, read and checked. */
+export interface WholePlan {
+  /** Its steps, their arguments replaced by their snapshots. */
+  readonly steps: readonly LocatedStep[];
+  readonly prepared: PreparedPlan;
+  /** Its canonical text (plan-hash.ts): its own options and its steps. */
+  readonly text: string;
+  /** The linter found errors (in `diagnostics`): nothing runs. */
+  readonly invalid: boolean;
+}
+
+/**
+ * Read, snapshot and lint a whole plan, with the run's language (layered here over the plan's own
+ * options) and tools; the diagnostics go to `diagnostics`.
+ */
+export function readWholePlan(plan: unknown, language: RunLanguage, tools: RunTools, settings: RunSettings, diagnostics: Diagnostic[]): WholePlan {
+  const read = readPlan(plan);
+  const { steps } = read;
+  tools.catalog ??= read.plan.tools;
+  language.layer(read.plan.options, settings.language);
+  // Snapshots first: the linter checks, and the run runs, the same arguments.
+  const prepared = preparePlan(plan, read, language.options, tools.catalog);
+  const text = planText(
+    read.plan.options,
+    steps.map((step, i) => stepText(step, prepared.ownDataOnly[i] === 1)),
+  );
+  for (const diagnostic of prepared.diagnostics) diagnostics.push(diagnostic);
+  tools.lookUpAll(steps, diagnostics);
+  const invalid = diagnostics.some((diagnostic) => diagnostic.severity === "error");
+  if (!invalid && settings.validateOutputs) for (const step of steps) tools.schemaOf(step.tool, true);
+  return { steps, prepared, text, invalid };
+}
