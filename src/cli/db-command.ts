@@ -154,7 +154,7 @@ function eventsFrom(onEvent: (event: RunEvent) => void, attempts: number): (snap
       } else if (step.state === "retrying" && step.lastError !== undefined && retried.get(id) !== step.attempt) {
         retried.set(id, step.attempt);
         const delayMs = Math.max(0, (step.retryAtMs ?? endMs) - endMs);
-        emit(endMs, { type: "step-retry", stepId: id, tool: step.tool, attempt: step.attempt, attempts, delayMs, error: step.lastError, atMs: endMs });
+        emit(endMs, { type: "step-retry", stepId: id, tool: step.tool, attempt: step.attempt, attempts: step.attempts ?? attempts, delayMs, error: step.lastError, atMs: endMs });
       } else if (step.state === "skipped") {
         settled.add(id);
         if (step.blockedBy !== undefined) emit(endMs, { type: "step-skipped", stepId: id, tool: step.tool, blockedBy: step.blockedBy, atMs: endMs });

@@ -10,6 +10,9 @@ import { normalizeOptions } from "../shared/options.js";
 import { resolveOutput } from "../run/plan-output.js";
 import { connectClient, databaseError, inTransaction, isConnectionError, poolFor, readConnection, table, type Connection, type ConnectionOptions } from "./db.js";
 import { PostgresError } from "./errors.js";
+import { policyOf, storedRetry } from "./known-runs.js";
+import type { RetryOptionValues } from "../run/settings.js";
+import type { StoredRunOptions } from "./submit.js";
 import type { PgClient, PgQueryable } from "./peers.js";
 import { finishedChannel, lockRun, progressChannel } from "./queue.js";
 import { PAST_DEADLINE } from "./sql/recover-dead-workers.js";
@@ -31,6 +34,10 @@ export interface StepSnapshot {
   readonly blockedBy?: number;
   /** When a retrying step is tried next. */
   readonly retryAtMs?: number;
+  /** How long until a retrying step is tried next, by the database's clock when the snapshot was read (0: due). */
+  readonly retryInMs?: number;
+  /** A retrying step's tries in all, as its run's policy for its tool allows. */
+  readonly attempts?: number;
   /** A retrying step's last try's error. */
   readonly lastError?: StepError;
   /** `true` for a ready step whose tool no running worker has: it waits until a worker with that tool starts. */
@@ -58,15 +65,25 @@ export interface WaitOptions extends ConnectionOptions {
 /** Milliseconds since the run was created, as PostgreSQL measures it (one clock for every worker). */
 const SINCE = (column: string): string => `extract(epoch from (${column} - r.created_at)) * 1000`;
 
+/** What a snapshot says of a retrying step: its last try's error, when it is tried next and how many tries it has in all. */
+function retryingOf(row: Record<string, unknown>, id: number, retry: RetryOptionValues): Partial<StepSnapshot> {
+  const tool = String(row.tool);
+  return {
+    lastError: rebuildStepError(id, tool, row.error),
+    ...(row.retry_ms === null ? {} : { retryAtMs: Number(row.retry_ms), retryInMs: Math.max(0, Number(row.retry_in_ms)) }),
+    attempts: policyOf({ retry }, tool)?.attempts ?? 1,
+  };
+}
+
 async function readSnapshot(client: PgQueryable, connection: Connection, runId: string): Promise<RunSnapshot> {
   const runs = await client.query(
-    `select r.status, r.diagnostics, r.plan_hash, r.output, r.options -> 'language' as language, ${SINCE("coalesce(r.finished_at, clock_timestamp())")} as total_ms from ${table(connection, "runs")} r where r.id = $1`,
+    `select r.status, r.diagnostics, r.plan_hash, r.output, r.options -> 'language' as language, r.options, ${SINCE("coalesce(r.finished_at, clock_timestamp())")} as total_ms from ${table(connection, "runs")} r where r.id = $1`,
     [runId],
   );
   const run = runs.rows[0];
   if (run === undefined) throw new PostgresError("unknown-run", `no run ${JSON.stringify(runId.slice(0, 200))} in ${connection.where}`);
   const steps = await client.query(
-    `select s.step_id, s.tool, s.state, s.attempt, s.approval_args, s.blocked_by, s.has_result, s.result, s.result is null as no_result, s.error, ${SINCE("s.started_at")} as start_ms, ${SINCE("s.ended_at")} as end_ms, ${SINCE("s.retry_at")} as retry_ms, s.ordinal,
+    `select s.step_id, s.tool, s.state, s.attempt, s.approval_args, s.blocked_by, s.has_result, s.result, s.result is null as no_result, s.error, ${SINCE("s.started_at")} as start_ms, ${SINCE("s.ended_at")} as end_ms, ${SINCE("s.retry_at")} as retry_ms, extract(epoch from (s.retry_at - clock_timestamp())) * 1000 as retry_in_ms, s.ordinal,
             s.state = 'ready' and not exists (select 1 from ${table(connection, "workers")} w where s.tool = any(w.tools) and not (${PAST_DEADLINE("w")})) as unserved
      from ${table(connection, "steps")} s join ${table(connection, "runs")} r on r.id = s.run_id
      where s.run_id = $1 order by s.ended_at nulls last, s.ordinal`,
@@ -80,6 +97,7 @@ async function readSnapshot(client: PgQueryable, connection: Connection, runId: 
   // Every start counts, also one after a worker died, as runPlan counts every try.
   const attempts = new Map<number, number>();
   const byOrdinal: [number, number, StepSnapshot][] = [];
+  const retry = storedRetry((run.options ?? {}) as StoredRunOptions);
   for (const row of steps.rows) {
     const id = Number(row.step_id);
     byOrdinal.push([
@@ -93,7 +111,7 @@ async function readSnapshot(client: PgQueryable, connection: Connection, runId: 
         ...(row.end_ms === null ? {} : { endMs: Number(row.end_ms) }),
         ...(row.blocked_by === null ? {} : { blockedBy: Number(row.blocked_by) }),
         ...(row.unserved === true ? { noWorkerHasTool: true as const } : {}),
-        ...(row.state === RETRYING ? { lastError: rebuildStepError(id, String(row.tool), row.error), ...(row.retry_ms === null ? {} : { retryAtMs: Number(row.retry_ms) }) } : {}),
+        ...(row.state === RETRYING ? retryingOf(row, id, retry) : {}),
       },
     ]);
     if (Number(row.attempt) > 0) attempts.set(id, Number(row.attempt));
