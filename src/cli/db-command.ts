@@ -84,7 +84,7 @@ export interface RemoteRun {
   readonly planValue: unknown;
   readonly database: string | undefined;
   readonly detach: boolean;
-  readonly options: { failFast: boolean; timeoutMs?: number; validateOutputs: boolean; validateInputs: boolean; catalog?: import("../plan/plan.js").ToolCatalog; retry?: import("../run/retry.js").RetryPolicy; approvalTools?: string[] };
+  readonly options: import("../postgres/submit.js").SubmitRunOptions;
   readonly onEvent: (event: RunEvent) => void;
 }
 
@@ -163,7 +163,7 @@ function eventsFrom(onEvent: (event: RunEvent) => void, attempts: number): (snap
       } else if (step.state === "retrying" && step.lastError !== undefined && retried.get(id) !== step.attempt) {
         retried.set(id, step.attempt);
         const delayMs = Math.max(0, (step.retryAtMs ?? endMs) - endMs);
-        emit(endMs, { type: "step-retry", stepId: id, tool: step.tool, attempt: step.attempt, attempts, delayMs, error: step.lastError, atMs: endMs });
+        emit(endMs, { type: "step-retry", stepId: id, tool: step.tool, attempt: step.attempt, attempts: step.attempts ?? attempts, delayMs, error: step.lastError, atMs: endMs });
       } else if (step.state === "skipped") {
         settled.add(id);
         if (step.blockedBy !== undefined) emit(endMs, { type: "step-skipped", stepId: id, tool: step.tool, blockedBy: step.blockedBy, atMs: endMs });

@@ -30,7 +30,7 @@ import { runOnDatabase } from "./db-command.js";
 import { runToMermaid, runToSvg } from "../draw/index.js";
 
 export const runUsage =
-  'usage: plan-refs run <plan.json|-> (--tools <tools.mjs> | --mcp "COMMAND" | --mcp-url URL | --database URL [--detach])… [--mcp-timeout MS] [--catalog tools.json] [--results out.json] [--timeline FILE.svg|FILE.mmd] [--concurrency N] [--timeout MS] [--retry N [--retry-delay MS] [--retry-max-delay MS]] [--fail-fast] [--validate-outputs] [--validate-inputs] [--approve-tool NAME]… [--resume previous.json [--approve STEP]… [--deny STEP=REASON]…]';
+  'usage: plan-refs run <plan.json|-> (--tools <tools.mjs> | --mcp "COMMAND" | --mcp-url URL | --database URL [--detach])… [--mcp-timeout MS] [--catalog tools.json] [--results out.json] [--timeline FILE.svg|FILE.mmd] [--concurrency N] [--timeout MS] [--retry N [--retry-delay MS] [--retry-max-delay MS]] [--fail-fast] [--validate-outputs] [--validate-inputs] [--serial-tool NAME]… [--approve-tool NAME]… [--resume previous.json [--approve STEP]… [--deny STEP=REASON]…]';
 
 export const runHelp = `${runUsage}
 
@@ -60,6 +60,8 @@ ${MCP_HELP}
                         no retry); waits grow ×2 with full jitter; a tool's error with retryable:
                         false is not retried, one with retryAfterMs waits that long; with
                         --database the run keeps the policy and the workers wait in PostgreSQL
+  --serial-tool NAME    with --database: every step of tool NAME waits for the tool's other calls,
+                        on any worker, of any run that names it (a rate-limited API); repeatable
   --retry-delay MS      the wait before the second try (default 1000); needs --retry
   --retry-max-delay MS  no wait is longer (default 30000); needs --retry
   --fail-fast           stop at the first failure (default: independent steps go on)
@@ -128,6 +130,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     database: { type: "string" },
     detach: { type: "boolean" },
     "approve-tool": { type: "string", multiple: true },
+    "serial-tool": { type: "string", multiple: true },
     resume: { type: "string" },
     approve: { type: "string", multiple: true },
     deny: { type: "string", multiple: true },
@@ -140,6 +143,9 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   if (values.tools === undefined && !mcp && values.database === undefined) throw new CliError(`missing --tools <module> (or --mcp, --mcp-url, --database)\n${runUsage}`, "usage");
   if (values.database !== undefined && values.concurrency !== undefined) {
     throw new CliError(`--concurrency is each worker's own setting with --database: start the workers with plan-refs worker --concurrency N; nothing was submitted\n${runUsage}`, "usage");
+  }
+  if (values["serial-tool"] !== undefined && values.database === undefined) {
+    throw new FlagError("--serial-tool needs --database URL (it holds a tool to one call at a time across the workers; here, --concurrency 1 runs one step at a time)");
   }
   const concurrency = positiveInteger(values.concurrency, "--concurrency");
   const timeoutMs = positiveInteger(values.timeout, "--timeout");
@@ -162,7 +168,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   const previous = values.resume === undefined ? undefined : readPrevious(values.resume);
   const module = values.tools === undefined ? undefined : await loadTools(values.tools, io.signal);
   return withMcpServers(values, io.signal, (servers) =>
-    runWith(io, { planName, planValue, planText, catalog, target, timeline, guarded, concurrency, timeoutMs, retry, approval, previous, failFast: values["fail-fast"] === true, validateOutputs: values["validate-outputs"] === true, validateInputs: values["validate-inputs"] === true, module, modulePath: values.tools, servers, database: values.database, detach: values.detach === true }),
+    runWith(io, { planName, planValue, planText, catalog, target, timeline, guarded, concurrency, timeoutMs, retry, approval, previous, failFast: values["fail-fast"] === true, validateOutputs: values["validate-outputs"] === true, validateInputs: values["validate-inputs"] === true, module, modulePath: values.tools, servers, database: values.database, detach: values.detach === true, serialTools: values["serial-tool"] }),
   );
 }
 
@@ -190,6 +196,8 @@ interface RunSetup {
   /** `--database URL`: the plan runs on PostgreSQL workers. */
   database: string | undefined;
   detach: boolean;
+  /** `--serial-tool NAME`…: with `--database`, tools that run one call at a time across the workers. */
+  serialTools: string[] | undefined;
 }
 
 async function runWith(io: CliIo, setup: RunSetup): Promise<number> {
@@ -220,7 +228,10 @@ async function runWith(io: CliIo, setup: RunSetup): Promise<number> {
         planValue,
         database: setup.database,
         detach: setup.detach,
-        options: { failFast: setup.failFast, validateOutputs: setup.validateOutputs, validateInputs: setup.validateInputs, ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(catalog === undefined ? {} : { catalog }), ...(setup.retry === undefined ? {} : { retry: setup.retry }), ...(setup.approval.tools.length === 0 ? {} : { approvalTools: setup.approval.tools }) },
+        options: { failFast: setup.failFast, validateOutputs: setup.validateOutputs, validateInputs: setup.validateInputs, ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(catalog === undefined ? {} : { catalog }), ...(setup.retry === undefined ? {} : { retry: setup.retry }),
+          ...(setup.serialTools === undefined ? {} : { serialTools: setup.serialTools }),
+          ...(setup.approval.tools.length === 0 ? {} : { approvalTools: setup.approval.tools }),
+        },
         onEvent: progress.onEvent,
       });
       if (remote === undefined) return 0;

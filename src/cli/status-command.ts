@@ -7,6 +7,7 @@ import { printable, quoted } from "../shared/text.js";
 import { databaseOptions, onDatabase, oneRunId } from "./db-command.js";
 import { parseFlags } from "./flags.js";
 import type { CliIo } from "./io.js";
+import { retryingText } from "./progress.js";
 
 export const statusUsage = "usage: plan-refs status <run-id> [--database URL] [--format text|json]";
 
@@ -52,8 +53,8 @@ export async function statusCommand(argv: string[], io: CliIo): Promise<number> 
       const error = snapshot.errors.get(id);
       if (error !== undefined) io.stdout(`  step ${id}: ${printable(error.message.slice(0, 300))}\n`);
       if (step.state === "retrying") {
-        const when = step.retryAtMs === undefined ? "" : ` at ${Math.round(step.retryAtMs)} ms`;
-        io.stdout(`  step ${id} retrying${when} (attempt ${step.attempt + 1}): ${printable((step.lastError?.message ?? "").slice(0, 300))}\n`);
+        // As the live view of plan-refs run says it, counted from the database's now.
+        io.stdout(`  step ${id} ${retryingText(step.retryInMs ?? 0, step.attempt + 1, step.attempts ?? step.attempt + 1)}: ${printable((step.lastError?.message ?? "").slice(0, 300))}\n`);
       }
       const pending = snapshot.pending?.get(id);
       // What a person approves: every resolved argument, escaped (a terminal sees no control character).

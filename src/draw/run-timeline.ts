@@ -65,6 +65,11 @@ export interface TimelineRow {
   readonly duration: PlacedLabel | undefined;
   readonly critical: boolean;
   readonly tooltip: string;
+  /**
+   * A step tried more than once: each try (its times and its bar), the waits between them are the
+   * gaps, the last try ends with the row's bar (`report.attemptTimes`); absent for a step tried once.
+   */
+  readonly tries?: readonly { readonly startMs: number; readonly endMs: number; readonly x: number; readonly width: number }[];
 }
 
 /** A dependency arrow from the end of `from`'s bar to the start of `to`'s. */
@@ -142,6 +147,9 @@ export function formatMs(ms: number): string {
 
 const finite = (value: unknown): number | undefined => (typeof value === "number" && Number.isFinite(value) ? value : undefined);
 
+/** The most tries of one step a timeline draws (a policy's attempts may be many more). */
+const MAX_TRIES_DRAWN = 100;
+
 interface ReadReport {
   readonly status: string;
   readonly totalMs: number;
@@ -152,6 +160,8 @@ interface ReadReport {
   readonly pending: ReadonlySet<number>;
   /** Steps whose results a resume took from the previous run. */
   readonly reused: ReadonlySet<number>;
+  /** The tries of each step tried more than once, within the step's timing. */
+  readonly tries: Map<number, { startMs: number; endMs: number }[]>;
 }
 
 /** The parts of a report the timeline needs, read as own data (a getter is never run). */
@@ -179,11 +189,41 @@ function readReport(report: unknown): ReadReport {
   const pending = new Set([...mapOf(ownOption(report, "pending")).keys()].filter((id): id is number => typeof id === "number"));
   const reusedValue = ownOption(report, "reused");
   const reused = new Set(Array.isArray(reusedValue) ? reusedValue.filter((id): id is number => typeof id === "number") : []);
+  const tries = new Map<number, { startMs: number; endMs: number }[]>();
+  for (const [id, list] of mapOf(ownOption(report, "attemptTimes"))) {
+    const timing = typeof id === "number" ? timings.get(id) : undefined;
+    if (timing === undefined || !Array.isArray(list)) continue;
+    // Within the step's bar and in order: a try that says otherwise is left out.
+    const read: { startMs: number; endMs: number }[] = [];
+    for (const each of list.slice(0, MAX_TRIES_DRAWN)) {
+      const start = finite(ownOption(each, "startMs"));
+      const end = finite(ownOption(each, "endMs"));
+      if (start === undefined || end === undefined || start < (read.at(-1)?.endMs ?? timing.startMs) || end < start || end > timing.endMs) continue;
+      read.push({ startMs: start, endMs: end });
+    }
+    if (read.length > 1) tries.set(id as number, read);
+  }
   const status = ownOption(report, "status");
-  return { status: typeof status === "string" ? status : "unknown", totalMs: finite(ownOption(timingsValue, "totalMs")) ?? 0, timings, results, errors, skipped, pending, reused };
+  return { status: typeof status === "string" ? status : "unknown", totalMs: finite(ownOption(timingsValue, "totalMs")) ?? 0, timings, results, errors, skipped, pending, reused, tries };
 }
 
 const plural = (n: number, word: string): string => `${n.toLocaleString("en")} ${word}${n === 1 ? "" : "s"}`;
+
+/**
+ * A retried step's bar: the whole span dashed and pale (the waits between tries show through), each
+ * failed try in the failed colours, the last try in the step's outcome's.
+ */
+function triesSvg(row: TimelineRow, colors: { readonly fill: string; readonly stroke: string }, stroke: string): string {
+  const tries = row.tries!;
+  const span = `<rect class="plan-refs-retry-wait" x="${num(row.bar.x)}" y="${num(row.bar.y + row.bar.height / 4)}" width="${num(row.bar.width)}" height="${num(row.bar.height / 2)}" rx="2" fill="#ffffff" stroke="${colors.stroke}" stroke-width="1" stroke-dasharray="3 2"/>`;
+  const bars = tries.map((each, i) => {
+    const last = i === tries.length - 1;
+    const fill = last ? colors.fill : OUTCOME_COLORS.failed.fill;
+    const edge = last ? stroke : `stroke="${OUTCOME_COLORS.failed.stroke}" stroke-width="1"`;
+    return `<rect class="plan-refs-try" data-try="${i + 1}" x="${num(each.x)}" y="${num(row.bar.y)}" width="${num(each.width)}" height="${row.bar.height}" rx="2" fill="${fill}" ${edge}/>`;
+  });
+  return span + bars.join("");
+}
 
 /**
  * Lay out the timeline of a finished run (`runPlan`'s report); with `plan`, rows are named by tool
@@ -279,6 +319,11 @@ export function layoutRun(report: RunReport, options?: DrawRunOptions): RunLayou
     else if (timing !== undefined) lines.push(`from ${formatMs(timing.startMs)} to ${formatMs(timing.endMs)} (${formatMs(timing.endMs - timing.startMs)})`);
     else if (read.reused.has(id)) lines.push("its result was taken from the previous run (not called again)");
     else lines.push(outcome === "not-run" ? "never ran" : "never ran: a step it depends on failed or was skipped, or the run stopped first");
+    const tries = read.tries.get(id);
+    tries?.forEach((each, i) => {
+      const waited = i + 1 < tries.length ? `; then waited ${formatMs(tries[i + 1]!.startMs - each.endMs)}` : "";
+      lines.push(`try ${i + 1}: from ${formatMs(each.startMs)} to ${formatMs(each.endMs)} (${formatMs(each.endMs - each.startMs)})${i + 1 < tries.length ? ", failed" : ""}${waited}`);
+    });
     const error = read.errors.get(id);
     if (error !== undefined) lines.push(`${error.code}: ${error.message}`);
     if (onPath.has(id)) lines.push("on the critical path");
@@ -294,6 +339,7 @@ export function layoutRun(report: RunReport, options?: DrawRunOptions): RunLayou
       duration,
       critical: onPath.has(id),
       tooltip: lines.map((line) => tooltip(line)).join("\n"),
+      ...(tries === undefined ? {} : { tries: tries.map((each) => ({ ...each, x: x(each.startMs), width: Math.max(1, x(each.endMs) - x(each.startMs)) })) }),
     };
   });
 
@@ -380,7 +426,9 @@ export function runLayoutToSvg(layout: RunLayout): string {
     const stroke = row.critical ? `stroke="${CRITICAL}" stroke-width="2"` : `stroke="${colors.stroke}" stroke-width="1"`;
     out.push(
       `<g class="plan-refs-bar plan-refs-${row.outcome}${row.critical ? " plan-refs-critical" : ""}" data-step="${row.id}"><title>${escapeXml(row.tooltip)}</title>` +
-        `<rect x="${num(row.bar.x)}" y="${num(row.bar.y)}" width="${num(row.bar.width)}" height="${row.bar.height}" rx="2" fill="${colors.fill}" ${stroke}${dashed}/>` +
+        (row.tries === undefined
+          ? `<rect x="${num(row.bar.x)}" y="${num(row.bar.y)}" width="${num(row.bar.width)}" height="${row.bar.height}" rx="2" fill="${colors.fill}" ${stroke}${dashed}/>`
+          : triesSvg(row, colors, stroke)) +
         (row.duration === undefined ? "" : textElement(row.duration, `fill="${row.duration.x < row.bar.x + row.bar.width ? colors.text : "#374151"}"`)) +
         `</g>`,
     );

@@ -13,7 +13,8 @@ import { readRetryOptions, type RetryOptionValues } from "../run/settings.js";
 /** No policy: a failed try fails its step. */
 const NO_RETRY: RetryOptionValues = { retry: undefined, retryByTool: undefined };
 
-function storedRetry(options: StoredRunOptions): RetryOptionValues {
+/** A stored run's retry policies (a policy that cannot be read is none). */
+export function storedRetry(options: StoredRunOptions): RetryOptionValues {
   try {
     return readRetryOptions(options);
   } catch {
@@ -33,7 +34,7 @@ function storedApprovalTools(options: StoredRunOptions): ReadonlySet<string> {
  * @example
  * policyOf(known, "geocode")?.attempts // 3
  */
-export function policyOf(known: KnownRunInfo, tool: string): ResolvedRetryPolicy | undefined {
+export function policyOf(known: Pick<KnownRunInfo, "retry">, tool: string): ResolvedRetryPolicy | undefined {
   return known.retry.retryByTool?.get(tool) ?? known.retry.retry;
 }
 

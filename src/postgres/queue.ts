@@ -46,11 +46,24 @@ export async function notifyProgress(client: PgQueryable, connection: Connection
  * A job key per step: a step is never queued twice. With `runAtSql` (a retry, at its time) the job
  * replaces the step's job: one that is running (the failed try's) is let go, keyless, and completes.
  * The job's flag is its task (`toolFlag`): a worker at its `toolConcurrency` limit skips the tool's jobs by it.
+ * Its queue is the tool's serial queue when the run names the tool in `serialTools` (`serialQueue`);
+ * `optionsSql` is the run's stored options, by default read from its row (a statement that inserts the
+ * row passes them: its own insert is not visible to it).
  */
-export function addStepJob(connection: Connection, runIdSql: string, stepIdSql: string, toolSql: string, runAtSql?: string): string {
+export function addStepJob(connection: Connection, runIdSql: string, stepIdSql: string, toolSql: string, { runAtSql, optionsSql }: { readonly runAtSql?: string; readonly optionsSql?: string } = {}): string {
   const when = runAtSql === undefined ? "job_key_mode := 'unsafe_dedupe'" : `run_at := ${runAtSql}, job_key_mode := 'replace'`;
   const task = `${literal(`${stepTask(connection)}/`)} || ${toolSql}`;
-  return `graphile_worker.add_job(${task}, json_build_object('runId', ${runIdSql}, 'stepId', ${stepIdSql}), job_key := ${runIdSql} || ':' || ${stepIdSql}::text, ${when}, max_attempts := 25, flags := array[${task}])`;
+  const options = optionsSql ?? `(select q.options from ${table(connection, "runs")} q where q.id = ${runIdSql})`;
+  return `graphile_worker.add_job(${task}, json_build_object('runId', ${runIdSql}, 'stepId', ${stepIdSql}), job_key := ${runIdSql} || ':' || ${stepIdSql}::text, ${when}, max_attempts := 25, flags := array[${task}], queue_name := ${serialQueue(connection, options, toolSql)})`;
+}
+
+/**
+ * The SQL of a step job's queue: for a tool the run names in `serialTools`, the tool's own named queue
+ * (graphile-worker runs one job of a queue at a time, whichever worker takes it), shared by every run
+ * that names the tool; else null (no queue).
+ */
+function serialQueue(connection: Connection, optionsSql: string, toolSql: string): string {
+  return `case when coalesce((${optionsSql})::jsonb -> 'serialTools', '[]'::jsonb) ? ${toolSql} then ${literal(`${connection.schema}.serial/`)} || ${toolSql} end`;
 }
 
 /** The job flag of a tool's steps (its task's name): what a worker skips while the tool is at its limit. */

@@ -10,6 +10,9 @@ import { normalizeOptions } from "../shared/options.js";
 import { resolveOutput } from "../run/plan-output.js";
 import { connectClient, databaseError, inTransaction, isConnectionError, poolFor, readConnection, type Connection, type ConnectionOptions } from "./db.js";
 import { PostgresError } from "./errors.js";
+import { policyOf, storedRetry } from "./known-runs.js";
+import type { RetryOptionValues } from "../run/settings.js";
+import type { StoredRunOptions } from "./submit.js";
 import type { PgClient, PgQueryable } from "./peers.js";
 import { finishedChannel, lockRun, progressChannel } from "./queue.js";
 import { readRunRow, readStepRows } from "./sql/read-run.js";
@@ -32,6 +35,10 @@ export interface StepSnapshot {
   readonly blockedBy?: number;
   /** When a retrying step is tried next. */
   readonly retryAtMs?: number;
+  /** How long until a retrying step is tried next, by the database's clock when the snapshot was read (0: due). */
+  readonly retryInMs?: number;
+  /** A retrying step's tries in all, as its run's policy for its tool allows. */
+  readonly attempts?: number;
   /** A retrying step's last try's error. */
   readonly lastError?: StepError;
   /** `true` for a ready step whose tool no running worker has: it waits until a worker with that tool starts. */
@@ -56,6 +63,16 @@ export interface WaitOptions extends ConnectionOptions {
   readonly onProgress?: (snapshot: RunSnapshot) => void;
 }
 
+/** What a snapshot says of a retrying step: its last try's error, when it is tried next and how many tries it has in all. */
+function retryingOf(row: Record<string, unknown>, id: number, retry: RetryOptionValues): Partial<StepSnapshot> {
+  const tool = String(row.tool);
+  return {
+    lastError: rebuildStepError(id, tool, row.error),
+    ...(row.retry_ms === null ? {} : { retryAtMs: Number(row.retry_ms), retryInMs: Math.max(0, Number(row.retry_in_ms)) }),
+    attempts: policyOf({ retry }, tool)?.attempts ?? 1,
+  };
+}
+
 async function readSnapshot(client: PgQueryable, connection: Connection, runId: string): Promise<RunSnapshot> {
   const run = await readRunRow(client, connection, runId);
   if (run === undefined) throw new PostgresError("unknown-run", `no run ${JSON.stringify(runId.slice(0, 200))} in ${connection.where}`);
@@ -68,6 +85,7 @@ async function readSnapshot(client: PgQueryable, connection: Connection, runId: 
   // Every start counts, also one after a worker died, as runPlan counts every try.
   const attempts = new Map<number, number>();
   const byOrdinal: [number, number, StepSnapshot][] = [];
+  const retry = storedRetry((run.options ?? {}) as StoredRunOptions);
   for (const row of steps) {
     const id = Number(row.step_id);
     byOrdinal.push([
@@ -81,7 +99,7 @@ async function readSnapshot(client: PgQueryable, connection: Connection, runId: 
         ...(row.end_ms === null ? {} : { endMs: Number(row.end_ms) }),
         ...(row.blocked_by === null ? {} : { blockedBy: Number(row.blocked_by) }),
         ...(row.unserved === true ? { noWorkerHasTool: true as const } : {}),
-        ...(row.state === RETRYING ? { lastError: rebuildStepError(id, String(row.tool), row.error), ...(row.retry_ms === null ? {} : { retryAtMs: Number(row.retry_ms) }) } : {}),
+        ...(row.state === RETRYING ? retryingOf(row, id, retry) : {}),
       },
     ]);
     if (Number(row.attempt) > 0) attempts.set(id, Number(row.attempt));

@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { readPlan, type LocatedStep, type ToolCatalog } from "../plan/plan.js";
 import type { RunOptions } from "../run/run-plan.js";
-import { readRetryOptions, readRunOptions, type RetryOptionValues, type RunOptionValues } from "../run/settings.js";
+import { readOption, readRetryOptions, readRunOptions, readSerialTools, type RetryOptionValues, type RunOptionValues } from "../run/settings.js";
 import type { ResolvedRetryPolicy } from "../run/retry.js";
 import { runStatus } from "../run/schedule.js";
 import { preparePlan } from "../run/prepare.js";
@@ -20,7 +20,13 @@ import { databaseError, poolFor, readConnection, table, type Connection, type Co
 import { addStepJob, finishedChannel } from "./queue.js";
 
 /** What a stored run keeps of `RunOptions`: the options that mean something to a run in the database. */
-export type SubmitRunOptions = Pick<RunOptions, "failFast" | "timeoutMs" | "catalog" | "validateOutputs" | "validateInputs" | "retry" | "retryByTool" | "approvalTools" | OptionName>;
+export type SubmitRunOptions = Pick<RunOptions, "failFast" | "timeoutMs" | "catalog" | "validateOutputs" | "validateInputs" | "retry" | "retryByTool" | "approvalTools" | OptionName> & {
+  /**
+   * Tools that run one call at a time across all workers (a rate-limited API): their steps wait in the
+   * tool's queue (graphile-worker's named job queues), shared by every run that names the tool.
+   */
+  readonly serialTools?: readonly string[];
+};
 
 /** Options of `submitPlan`. */
 export interface SubmitOptions extends ConnectionOptions {
@@ -42,6 +48,8 @@ export interface StoredRunOptions {
   readonly retry?: ResolvedRetryPolicy;
   /** Policies by tool name, each replacing `retry` for its tool. */
   readonly retryByTool?: Readonly<Record<string, ResolvedRetryPolicy>>;
+  /** Tools whose steps run one at a time across all workers (absent: none). Every job of a step is queued by it (`addStepJob`). */
+  readonly serialTools?: readonly string[];
   /** The tools whose every step waits for a person's approval when its turn comes (absent: none): `approveStep` or `denyStep` decides. */
   readonly approvalTools?: readonly string[];
   /** The submitter's W3C trace context, when it submitted inside a span: each step's span on a worker is its child. */
@@ -58,11 +66,19 @@ function traceOf(trace: TraceCarrier | undefined): { trace?: TraceCarrier } {
 /** A run id: 1 to 200 printable characters. */
 const RUN_ID = /^[\x21-\x7e]{1,200}$/;
 
+/** What `submitPlan` reads of its options: runPlan's, and the serial tools. */
+type StoredSettings = RunOptionValues & RetryOptionValues & { readonly serialTools: ReadonlySet<string> | undefined };
+
 /** Read the run options once, with runPlan's own readers (same values accepted, same codes). */
-function readStoredOptions(options: unknown): RunOptionValues & RetryOptionValues {
-  if (options === undefined) return { ...readRunOptions({}), retry: undefined, retryByTool: undefined };
+function readStoredOptions(options: unknown): StoredSettings {
+  if (options === undefined) return { ...readRunOptions({}), retry: undefined, retryByTool: undefined, serialTools: undefined };
   if (typeof options !== "object" || options === null) throw new RefError("invalid-options", "submitPlan: options must be an object");
-  return { ...readRunOptions(options), ...readRetryOptions(options) };
+  const serialTools = readSerialTools(readOption(options, "serialTools"), "serialTools");
+  for (const tool of serialTools ?? []) {
+    // The rule reads the names in the database, which holds neither (as a step's tool name).
+    if (tool.includes("\u0000") || hasLoneSurrogate(tool)) throw new RefError("invalid-options", `option serialTools: the tool name ${quoted(tool, 60)} contains a NUL character or a lone surrogate, which PostgreSQL cannot store`);
+  }
+  return { ...readRunOptions(options), ...readRetryOptions(options), serialTools };
 }
 
 /**
@@ -135,7 +151,7 @@ function unstorableTools(steps: readonly LocatedStep[]): Diagnostic[] {
 }
 
 /** Read, snapshot and lint the plan with runPlan's own preparation (`preparePlan`). */
-function prepare(plan: unknown, settings: RunOptionValues & RetryOptionValues): Prepared {
+function prepare(plan: unknown, settings: StoredSettings): Prepared {
   try {
     const read = readPlan(plan);
     const catalog = settings.catalog ?? read.plan.tools;
@@ -180,6 +196,7 @@ function prepare(plan: unknown, settings: RunOptionValues & RetryOptionValues): 
         ...(settings.retry === undefined ? {} : { retry: settings.retry }),
         // Own properties (fromEntries defines them): a tool named __proto__ is a name like any other.
         ...(settings.retryByTool === undefined ? {} : { retryByTool: Object.fromEntries(settings.retryByTool) }),
+        ...(settings.serialTools === undefined || settings.serialTools.size === 0 ? {} : { serialTools: [...settings.serialTools] }),
         ...(settings.approvalTools === undefined || settings.approvalTools.size === 0 ? {} : { approvalTools: [...settings.approvalTools] }),
         language: { ...language },
         ...traceOf(activeTraceCarrier()),
@@ -215,7 +232,7 @@ async function store(client: import("./peers.js").PgQueryable, connection: Conne
        from unnest($8::bigint[], $9::integer[], $10::text[], $11::json[], $12::json[], $13::text[]) as s(step_id, ordinal, tool, args, dependencies, state)
        where exists (select 1 from run)),
      jobs as (
-       select ${addStepJob(connection, "$1::text", "s.id", "s.tool")}
+       select ${addStepJob(connection, "$1::text", "s.id", "s.tool", { optionsSql: "$3::json" })}
        from unnest($14::bigint[], $16::text[]) as s(id, tool) where exists (select 1 from run)),
      told as (select pg_notify($15, $1) from run where $7::boolean)
      select (select count(*) from jobs) + (select count(*) from told) as n`,

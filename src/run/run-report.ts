@@ -50,6 +50,11 @@ export interface RunReport {
    * entry. Set by `runPlan`, and by `getRun` from the tries the workers counted.
    */
   readonly attempts?: Map<number, number>;
+  /**
+   * Each try of a step tried more than once, in order (the waits between them are the gaps): the last
+   * try ends when the step's timing does. Set by `runPlan` for the steps it retried.
+   */
+  readonly attemptTimes?: Map<number, readonly StepTiming[]>;
   /** The plan's `output`, resolved when the run ended, when the plan has one and it could be resolved. */
   readonly output?: unknown;
   /**
@@ -121,6 +126,8 @@ export class RunLedger {
   readonly pending = new Map<number, PendingStep>();
   /** Steps whose result came from the previous report (a resume). */
   readonly reused: number[] = [];
+  /** The tries of each retried step: start and end (NaN until it ends) of each. */
+  readonly #tries = new Map<number, { startMs: number; endMs: number }[]>();
   /** Each step's start and end (a timing object per step is made only for the report). */
   readonly times = new StepTimes();
   /** Steps in state `waiting` (when none is left at the end, there is nothing to fail as stuck). */
@@ -155,6 +162,7 @@ export class RunLedger {
   markStarted(record: StepRecord): void {
     const startMs = this.now();
     if (record.attempt === 1) this.times.start(record.slot, startMs);
+    else this.#tries.get(record.id)?.push({ startMs, endMs: Number.NaN });
     if (this.settings.onEvent !== undefined) this.emit({ type: "step-start", stepId: record.id, tool: record.tool, startMs });
   }
 
@@ -203,6 +211,9 @@ export class RunLedger {
 
   /** A try failed and the step is tried again after `delayMs` (of the policy's `attempts` tries). */
   markRetrying(record: StepRecord, failure: StepFailure, attempts: number, delayMs: number, atMs: number): void {
+    const tries = this.#tries.get(record.id);
+    if (tries === undefined) this.#tries.set(record.id, [{ startMs: this.times.startOf(record.slot), endMs: atMs }]);
+    else tries[tries.length - 1]!.endMs = atMs;
     if (this.settings.onEvent === undefined) return;
     const error = new StepError(failure.code, record.id, record.tool, failure.detail, failure.cause);
     this.emit({ type: "step-retry", stepId: record.id, tool: record.tool, attempt: record.attempt, attempts, delayMs, error, atMs });
@@ -228,6 +239,7 @@ export class RunLedger {
       if (record.attempt > 0) attempts.set(record.id, record.attempt);
       else if (record.state === "pending") this.times.end(record.slot, now);
     }
+    const timings = this.times.timings(records);
     return {
       runId: this.settings.runId,
       status,
@@ -236,11 +248,28 @@ export class RunLedger {
       errors: this.errors,
       skipped: this.skipped,
       diagnostics: this.diagnostics,
-      timings: { totalMs: this.now(), steps: this.times.timings(records) },
+      timings: { totalMs: this.now(), steps: timings },
       attempts,
+      ...(this.#tries.size === 0 ? {} : { attemptTimes: this.#attemptTimes(timings) }),
       ...(output === undefined || status === "invalid" ? {} : resolveOutput(output, this.results, this.errors, this.skipped, language)),
       pending: this.pending,
       reused: this.reused,
     };
+  }
+
+  /** Each retried step's tries, the last ending with the step (or, if it never ended, where it stood). */
+  #attemptTimes(timings: ReadonlyMap<number, StepTiming>): Map<number, readonly StepTiming[]> {
+    const all = new Map<number, readonly StepTiming[]>();
+    for (const [id, tries] of this.#tries) {
+      const stepEnd = timings.get(id)?.endMs;
+      all.set(
+        id,
+        tries.map(({ startMs, endMs }) => {
+          const end = Number.isNaN(endMs) ? (stepEnd ?? startMs) : endMs;
+          return { startMs, endMs: end, durationMs: end - startMs };
+        }),
+      );
+    }
+    return all;
   }
 }

@@ -126,13 +126,9 @@ export function spawnWorker(url: string, recoveryMs = 3_000, concurrency = 8, gr
  * expect(mostAtOnce(worker.intervals, "hold")).toBe(2)
  */
 export function mostAtOnce(intervals: readonly Interval[], tool: string): number {
-  const edges = intervals.filter((interval) => interval.tool === tool).flatMap((interval) => [[interval.start, 1] as const, [interval.end, -1] as const]);
-  // At the same instant an end comes before a start.
-  edges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  let now = 0;
-  let most = 0;
-  for (const [, change] of edges) most = Math.max(most, (now += change));
-  return most;
+  const calls = intervals.filter((interval) => interval.tool === tool);
+  // Each call with the others under way when it began (a call of no length still counts itself).
+  return Math.max(0, ...calls.map((call) => 1 + calls.filter((other) => other !== call && other.start <= call.start && call.start < other.end).length));
 }
 
 /**

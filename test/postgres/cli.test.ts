@@ -209,8 +209,11 @@ describe("plan-refs on PostgreSQL", { timeout: 90_000 }, () => {
       expect(strip(remote.stdout)).toEqual(strip(local.stdout));
       expect(JSON.parse(remote.stdout)).toMatchObject({ attempts: { 1: 3, 2: 1 } });
 
-      const detached = cli(["run", join(work, "flaky.json"), "--database", db.url, "--detach", "--retry", "2", "--retry-delay", "600000", "--retry-max-delay", "600000"]);
+      const detached = cli(["run", join(work, "flaky.json"), "--database", db.url, "--detach", "--retry", "2", "--retry-delay", "600000", "--retry-max-delay", "600000", "--serial-tool", "flaky", "--serial-tool", "echo"]);
       const runId = detached.stdout.trim();
+      // --serial-tool is kept with the run, and its step's job is in the tool's queue.
+      const stored = await storedSerialTools(runId);
+      expect(stored).toEqual({ serialTools: ["flaky", "echo"], queues: ["plan_refs.serial/flaky"] });
       let status: { status: number | null; stdout: string };
       for (;;) {
         status = cli(["status", runId, "--database", db.url]);
@@ -218,7 +221,10 @@ describe("plan-refs on PostgreSQL", { timeout: 90_000 }, () => {
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
       expect(status.status).toBe(0);
-      expect(status.stdout).toMatch(new RegExp(`^run ${runId}: running: 0 done, 0 failed, 0 skipped, 0 running, 1 retrying, 1 waiting \\(\\d+ ms\\)\\n  step 1 retrying at \\d+ ms \\(attempt 2\\): step 1 \\(flaky\\): the tool threw: down on try 1\\n$`));
+      expect(status.stdout).toMatch(new RegExp(`^run ${runId}: running: 0 done, 0 failed, 0 skipped, 0 running, 1 retrying, 1 waiting \\(\\d+ ms\\)\\n  step 1 retrying in (\\d+\\.\\d) s \\(attempt 2 of 2\\): step 1 \\(flaky\\): the tool threw: down on try 1\\n$`));
+      // Counted from the database's now, within the wait the policy allows (full jitter: up to 600 s).
+      const inSeconds = Number(/retrying in (\d+\.\d) s/.exec(status.stdout)![1]);
+      expect(inSeconds).toBeLessThanOrEqual(600);
       // Stopped while it waits: the step fails with its last try's error, as in runPlan.
       expect(await cancelRun(runId, { connectionString: db.url })).toBe(true);
       const stopped = await getRun(runId, { connectionString: db.url });
@@ -306,3 +312,17 @@ describe("plan-refs on PostgreSQL", { timeout: 90_000 }, () => {
     expect(result.stderr).toMatch(/^plan-refs: --detach needs --database URL\n/);
   });
 });
+
+/** A run's stored serialTools and the queues of its steps' jobs (read from the tables). */
+async function storedSerialTools(runId: string): Promise<{ serialTools: unknown; queues: unknown[] }> {
+  const pg = (await import("pg")).default;
+  const client = new pg.Client({ connectionString: db.url });
+  await client.connect();
+  try {
+    const run = await client.query("select options->'serialTools' as tools from plan_refs.runs where id = $1", [runId]);
+    const queues = await client.query("select q.queue_name from graphile_worker._private_jobs j join graphile_worker._private_job_queues q on q.id = j.job_queue_id where j.key like $1 order by 1", [`${runId}:%`]);
+    return { serialTools: run.rows[0]?.tools, queues: queues.rows.map((row: { queue_name: unknown }) => row.queue_name) };
+  } finally {
+    await client.end();
+  }
+}

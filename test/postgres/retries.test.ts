@@ -33,6 +33,10 @@ describe("retries on the workers", { timeout: 120_000 }, () => {
     const waiting = (await getRun(runId, { connectionString: db.url })).steps.get(1)!;
     expect(waiting).toMatchObject({ state: "retrying", attempt: 1 });
     expect(waiting.retryAtMs).toBeGreaterThan(waiting.endMs!);
+    // Counted from the database's now: no longer than the whole wait; and the tries the tool's policy allows.
+    expect(waiting.retryInMs).toBeGreaterThanOrEqual(0);
+    expect(waiting.retryInMs).toBeLessThanOrEqual(2_000);
+    expect(waiting.attempts).toBe(3);
     expect(waiting.lastError?.message).toBe("step 1 (flaky): the tool threw: down on try 1");
     const second = spawned(db.url);
     await second.ready;

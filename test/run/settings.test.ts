@@ -160,6 +160,19 @@ describe("toolConcurrency: the same verdict from runPlan and the workers", () =>
   });
 });
 
+describe("serialTools: submitPlan's verdict", () => {
+  test.each([
+    [{ serialTools: ["t"] }, "accepted"],
+    [{ serialTools: [] }, "accepted"],
+    [{ serialTools: "t" }, "invalid-options"],
+    [{ serialTools: [1] }, "invalid-options"],
+    [{ serialTools: ["a\u0000b"] }, "invalid-options"],
+    [{ serialTools: ["\ud800"] }, "invalid-options"],
+  ] as const)("%j: %s", async (options, verdict) => {
+    expect(await throughSubmitPlan(options)).toBe(verdict);
+  });
+});
+
 describe("the readers of toolConcurrency and serialTools", () => {
   const bounds = WORKER_LIMITS.concurrency;
   const readLimits = (value: unknown, bounded: boolean) => [...readToolConcurrency(value, "toolConcurrency", refuse, bounded ? bounds : undefined)!];

@@ -16,6 +16,8 @@ export interface StoredRunRow {
   readonly plan_hash: string | null;
   readonly output: unknown;
   readonly language: unknown;
+  /** The run's stored options (`StoredRunOptions`). */
+  readonly options: unknown;
   readonly total_ms: number | string;
 }
 
@@ -25,7 +27,7 @@ export interface StoredRunRow {
  */
 export async function readRunRow(client: PgQueryable, connection: Connection, runId: string): Promise<StoredRunRow | undefined> {
   const runs = await client.query(
-    `select r.status, r.diagnostics, r.plan_hash, r.output, r.options -> 'language' as language, ${SINCE("coalesce(r.finished_at, clock_timestamp())")} as total_ms from ${table(connection, "runs")} r where r.id = $1`,
+    `select r.status, r.diagnostics, r.plan_hash, r.output, r.options -> 'language' as language, r.options, ${SINCE("coalesce(r.finished_at, clock_timestamp())")} as total_ms from ${table(connection, "runs")} r where r.id = $1`,
     [runId],
   );
   return runs.rows[0] as StoredRunRow | undefined;
@@ -33,14 +35,15 @@ export async function readRunRow(client: PgQueryable, connection: Connection, ru
 
 /**
  * Every step of the run with its state, result, error and times, settled ones in the order they ended
- * (then plan order); `unserved` says that a ready step's tool is on no live worker.
+ * (then plan order); `unserved` says that a ready step's tool is on no live worker, `retry_in_ms` how
+ * long a retrying step still waits by the database's clock.
  *
  * @example
  * const rows = await readStepRows(client, connection, runId)
  */
 export async function readStepRows(client: PgQueryable, connection: Connection, runId: string): Promise<Record<string, unknown>[]> {
   const steps = await client.query(
-    `select s.step_id, s.tool, s.state, s.attempt, s.approval_args, s.blocked_by, s.has_result, s.result, s.result is null as no_result, s.error, ${SINCE("s.started_at")} as start_ms, ${SINCE("s.ended_at")} as end_ms, ${SINCE("s.retry_at")} as retry_ms, s.ordinal,
+    `select s.step_id, s.tool, s.state, s.attempt, s.approval_args, s.blocked_by, s.has_result, s.result, s.result is null as no_result, s.error, ${SINCE("s.started_at")} as start_ms, ${SINCE("s.ended_at")} as end_ms, ${SINCE("s.retry_at")} as retry_ms, extract(epoch from (s.retry_at - clock_timestamp())) * 1000 as retry_in_ms, s.ordinal,
             s.state = 'ready' and not exists (select 1 from ${table(connection, "workers")} w where s.tool = any(w.tools) and not (${PAST_DEADLINE("w")})) as unserved
      from ${table(connection, "steps")} s join ${table(connection, "runs")} r on r.id = s.run_id
      where s.run_id = $1 order by s.ended_at nulls last, s.ordinal`,

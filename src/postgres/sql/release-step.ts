@@ -6,9 +6,16 @@
 import { table, type Connection } from "../db.js";
 import type { PgPool } from "../peers.js";
 
-/** Free a job this worker holds, its try given back ($1: the job id, $2: the worker id). */
-const FREE_JOB = `update graphile_worker._private_jobs set locked_by = null, locked_at = null, attempts = greatest(attempts - 1, 0), run_at = now()
-     where id = $1::bigint and locked_by = $2`;
+/**
+ * Free a job this worker holds, its try given back, and its queue (a serial tool's) if this worker
+ * locked it for the job: graphile-worker unlocks a queue only with a job it ends itself ($1: the job
+ * id, $2: the worker id; the statement's last common table expressions).
+ */
+const FREE_JOB = `freed as (
+       update graphile_worker._private_jobs set locked_by = null, locked_at = null, attempts = greatest(attempts - 1, 0), run_at = now()
+       where id = $1::bigint and locked_by = $2 returning job_queue_id)
+     update graphile_worker._private_job_queues q set locked_by = null, locked_at = null
+     from freed where q.id = freed.job_queue_id and q.locked_by = $2`;
 
 /**
  * Release the step and its job, in one statement.
@@ -20,7 +27,7 @@ export async function releaseStep(pool: PgPool, connection: Connection, step: { 
   await pool.query(
     `with step as (
        update ${table(connection, "steps")} set state = 'ready', worker = null
-       where run_id = $3 and step_id = $4 and attempt = $5 and state = 'running' returning 1)
+       where run_id = $3 and step_id = $4 and attempt = $5 and state = 'running' returning 1),
      ${FREE_JOB}`,
     [step.jobId, step.workerId, step.runId, step.stepId, step.attempt],
   );
@@ -33,5 +40,5 @@ export async function releaseStep(pool: PgPool, connection: Connection, step: { 
  * await releaseJob(pool, connection, helpers.job.id, worker.id)
  */
 export async function releaseJob(pool: PgPool, connection: Connection, jobId: string, workerId: string): Promise<void> {
-  await pool.query(FREE_JOB, [jobId, workerId]);
+  await pool.query(`with ${FREE_JOB}`, [jobId, workerId]);
 }

@@ -31,7 +31,7 @@ export async function requeueOrphans(pool: PgPool, connection: Connection): Prom
        update graphile_worker._private_jobs j set attempts = 0, locked_by = null, locked_at = null, run_at = o.run_at
        from orphans o where j.key = o.key returning j.id),
      added as (
-       select ${addStepJob(connection, "o.run_id", "o.step_id", "o.tool", "o.run_at")} from orphans o
+       select ${addStepJob(connection, "o.run_id", "o.step_id", "o.tool", { runAtSql: "o.run_at" })} from orphans o
        where not exists (select 1 from graphile_worker._private_jobs j where j.key = o.key))
      select (select count(*) from revived) + (select count(*) from added) as n`,
     [CLAIMABLE_STATES],

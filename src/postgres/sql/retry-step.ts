@@ -32,7 +32,7 @@ export function retryStepFunction(connection: Connection): string {
       where s.run_id = p_run and s.step_id = p_step and s.attempt = p_attempt and s.state = 'running'
       returning s.tool, s.retry_at into v_tool, v_at;
       if not found then return false; end if;
-      perform ${addStepJob(connection, "p_run", "p_step", "v_tool", "v_at")};
+      perform ${addStepJob(connection, "p_run", "p_step", "v_tool", { runAtSql: "v_at" })};
       if v_watched then perform pg_notify(${literal(progressChannel(connection))}, p_run); end if;
       return true;
     end
