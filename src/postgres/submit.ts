@@ -16,8 +16,8 @@ import { asRefError, describeThrown, RefError } from "../shared/errors.js";
 import { layeredOptions, type NormalizedOptions, type OptionName } from "../shared/options.js";
 import { hasLoneSurrogate, quoted, safeText } from "../shared/text.js";
 import { ownData } from "../shared/own-data.js";
-import { databaseError, poolFor, readConnection, table, type Connection, type ConnectionOptions } from "./db.js";
-import { addStepJob, finishedChannel } from "./queue.js";
+import { databaseError, poolFor, readConnection, type Connection, type ConnectionOptions } from "./db.js";
+import { storeRun, type NewStep } from "./sql/store-run.js";
 
 /** What a stored run keeps of `RunOptions`: the options that mean something to a run in the database. */
 export type SubmitRunOptions = Pick<RunOptions, "failFast" | "timeoutMs" | "catalog" | "validateOutputs" | "validateInputs" | "retry" | "retryByTool" | "approvalTools" | OptionName> & {
@@ -111,18 +111,11 @@ export async function submitPlan(plan: unknown, options: SubmitOptions = {}): Pr
   return runId;
 }
 
-interface PreparedStep {
-  readonly id: number;
-  readonly tool: string;
-  readonly args: string;
-  readonly dependencies: readonly number[];
-}
-
 interface Prepared {
   readonly stored: StoredRunOptions;
   readonly catalog: string | null;
   readonly diagnostics: Diagnostic[];
-  readonly steps: PreparedStep[];
+  readonly steps: NewStep[];
   /** The text of the plan's hash, from the snapshots (as runPlan's). */
   readonly hashText: string;
   /** The JSON of the plan's output (its snapshot), or null. */
@@ -158,7 +151,7 @@ function prepare(plan: unknown, settings: StoredSettings): Prepared {
     const language = layeredOptions(read.plan.options, settings.language);
     // The same preparation as runPlan's: snapshots, the linter on them, each step's dependencies from the linter's scan.
     const prepared = preparePlan(plan, read, language, catalog);
-    const steps: PreparedStep[] = [];
+    const steps: NewStep[] = [];
     read.steps.forEach((step, i) => {
       const unreadable = prepared.unreadable.get(i);
       if (unreadable !== undefined) throw unreadable; // arguments that cannot be read (a Proxy trap): nothing is stored
@@ -212,49 +205,20 @@ function prepare(plan: unknown, settings: StoredSettings): Prepared {
   }
 }
 
-/**
- * Store the run, its steps and the jobs of the steps that depend on nothing in one statement (one round
- * trip, atomic on its own); nothing when the run id was stored before (idempotent).
- */
+/** Store the run as prepared (`storeRun`): invalid, or with no steps, it is over at once. */
 async function store(client: import("./peers.js").PgQueryable, connection: Connection, runId: string, prepared: Prepared, planHash: string): Promise<void> {
   const invalid = prepared.diagnostics.some((diagnostic) => diagnostic.severity === "error");
   const settled = invalid || prepared.steps.length === 0;
-  const status = invalid ? "invalid" : settled ? runStatus(undefined, 0, prepared.diagnostics) : "running";
-  const steps = settled ? [] : prepared.steps;
-  await client.query(
-    `with run as (
-       insert into ${table(connection, "runs")} (id, status, options, catalog, diagnostics, steps_total, unsettled, finished_at, plan_hash, output)
-       values ($1, $2, $3, $4, $5, $6, cardinality($8::bigint[]), case when $7::boolean then clock_timestamp() end, $17, $18::json)
-       on conflict (id) do nothing returning id),
-     stored as (
-       insert into ${table(connection, "steps")} (run_id, step_id, ordinal, tool, args, dependencies, remaining, state)
-       select $1, s.step_id, s.ordinal, s.tool, s.args, s.dependencies, json_array_length(s.dependencies), s.state
-       from unnest($8::bigint[], $9::integer[], $10::text[], $11::json[], $12::json[], $13::text[]) as s(step_id, ordinal, tool, args, dependencies, state)
-       where exists (select 1 from run)),
-     jobs as (
-       select ${addStepJob(connection, "$1::text", "s.id", "s.tool", { optionsSql: "$3::json" })}
-       from unnest($14::bigint[], $16::text[]) as s(id, tool) where exists (select 1 from run)),
-     told as (select pg_notify($15, $1) from run where $7::boolean)
-     select (select count(*) from jobs) + (select count(*) from told) as n`,
-    [
-      runId,
-      status,
-      JSON.stringify(prepared.stored),
-      prepared.catalog,
-      JSON.stringify(prepared.diagnostics),
-      invalid ? 0 : prepared.steps.length,
-      settled,
-      steps.map((step) => step.id),
-      steps.map((_, i) => i),
-      steps.map((step) => step.tool),
-      steps.map((step) => step.args),
-      steps.map((step) => JSON.stringify(step.dependencies)),
-      steps.map((step) => (step.dependencies.length === 0 ? "ready" : "waiting")),
-      steps.filter((step) => step.dependencies.length === 0).map((step) => step.id),
-      finishedChannel(connection),
-      steps.filter((step) => step.dependencies.length === 0).map((step) => step.tool),
-      planHash,
-      prepared.output,
-    ],
-  );
+  await storeRun(client, connection, {
+    runId,
+    status: invalid ? "invalid" : settled ? runStatus(undefined, 0, prepared.diagnostics) : "running",
+    options: JSON.stringify(prepared.stored),
+    catalog: prepared.catalog,
+    diagnostics: JSON.stringify(prepared.diagnostics),
+    stepsTotal: invalid ? 0 : prepared.steps.length,
+    settled,
+    steps: settled ? [] : prepared.steps,
+    planHash,
+    output: prepared.output,
+  });
 }
