@@ -8,14 +8,15 @@ import type { StepError } from "../run/step-error.js";
 import { ownData } from "../shared/own-data.js";
 import { normalizeOptions } from "../shared/options.js";
 import { resolveOutput } from "../run/plan-output.js";
-import { connectClient, databaseError, inTransaction, isConnectionError, poolFor, readConnection, table, type Connection, type ConnectionOptions } from "./db.js";
+import { connectClient, databaseError, inTransaction, isConnectionError, poolFor, readConnection, type Connection, type ConnectionOptions } from "./db.js";
 import { PostgresError } from "./errors.js";
 import { policyOf, storedRetry } from "./known-runs.js";
 import type { RetryOptionValues } from "../run/settings.js";
 import type { StoredRunOptions } from "./submit.js";
 import type { PgClient, PgQueryable } from "./peers.js";
 import { finishedChannel, lockRun, progressChannel } from "./queue.js";
-import { PAST_DEADLINE } from "./sql/recover-dead-workers.js";
+import { readRunRow, readStepRows } from "./sql/read-run.js";
+import { listenOn, watchRun } from "./sql/watch-run.js";
 import { stopSteps } from "./transitions.js";
 import { rebuildStepError } from "./stored-error.js";
 import { RETRYING, type StoredState } from "./stored-states.js";
@@ -62,9 +63,6 @@ export interface WaitOptions extends ConnectionOptions {
   readonly onProgress?: (snapshot: RunSnapshot) => void;
 }
 
-/** Milliseconds since the run was created, as PostgreSQL measures it (one clock for every worker). */
-const SINCE = (column: string): string => `extract(epoch from (${column} - r.created_at)) * 1000`;
-
 /** What a snapshot says of a retrying step: its last try's error, when it is tried next and how many tries it has in all. */
 function retryingOf(row: Record<string, unknown>, id: number, retry: RetryOptionValues): Partial<StepSnapshot> {
   const tool = String(row.tool);
@@ -76,19 +74,9 @@ function retryingOf(row: Record<string, unknown>, id: number, retry: RetryOption
 }
 
 async function readSnapshot(client: PgQueryable, connection: Connection, runId: string): Promise<RunSnapshot> {
-  const runs = await client.query(
-    `select r.status, r.diagnostics, r.plan_hash, r.output, r.options -> 'language' as language, r.options, ${SINCE("coalesce(r.finished_at, clock_timestamp())")} as total_ms from ${table(connection, "runs")} r where r.id = $1`,
-    [runId],
-  );
-  const run = runs.rows[0];
+  const run = await readRunRow(client, connection, runId);
   if (run === undefined) throw new PostgresError("unknown-run", `no run ${JSON.stringify(runId.slice(0, 200))} in ${connection.where}`);
-  const steps = await client.query(
-    `select s.step_id, s.tool, s.state, s.attempt, s.approval_args, s.blocked_by, s.has_result, s.result, s.result is null as no_result, s.error, ${SINCE("s.started_at")} as start_ms, ${SINCE("s.ended_at")} as end_ms, ${SINCE("s.retry_at")} as retry_ms, extract(epoch from (s.retry_at - clock_timestamp())) * 1000 as retry_in_ms, s.ordinal,
-            s.state = 'ready' and not exists (select 1 from ${table(connection, "workers")} w where s.tool = any(w.tools) and not (${PAST_DEADLINE("w")})) as unserved
-     from ${table(connection, "steps")} s join ${table(connection, "runs")} r on r.id = s.run_id
-     where s.run_id = $1 order by s.ended_at nulls last, s.ordinal`,
-    [runId],
-  );
+  const steps = await readStepRows(client, connection, runId);
   const results = new Map<number, unknown>();
   const errors = new Map<number, StepError>();
   const skipped: number[] = [];
@@ -98,7 +86,7 @@ async function readSnapshot(client: PgQueryable, connection: Connection, runId: 
   const attempts = new Map<number, number>();
   const byOrdinal: [number, number, StepSnapshot][] = [];
   const retry = storedRetry((run.options ?? {}) as StoredRunOptions);
-  for (const row of steps.rows) {
+  for (const row of steps) {
     const id = Number(row.step_id);
     byOrdinal.push([
       Number(row.ordinal),
@@ -212,11 +200,11 @@ export async function waitForRun(runId: string, options: WaitOptions = {}): Prom
             if (client === made) client = undefined;
             wake?.();
           });
-          await made.query(`listen "${finishedChannel(connection)}"`);
+          await listenOn(made, finishedChannel(connection));
           if (onProgress !== undefined) {
-            await made.query(`listen "${progressChannel(connection)}"`);
+            await listenOn(made, progressChannel(connection));
             // Workers announce a run's steps only while someone follows it (after this, before the snapshot below).
-            await made.query(`update ${table(connection, "runs")} set watched = true where id = $1 and not watched`, [id]);
+            await watchRun(made, connection, id);
           }
           client = made;
         }

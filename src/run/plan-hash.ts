@@ -98,37 +98,158 @@ export function canonicalJson(value: unknown): string {
 /** Deeper than this, the data-only writer gives up and the whole value is written by `canonicalJson` (an explicit stack: any depth). */
 const FAST_DEPTH = 32;
 const TOO_DEEP: unique symbol = Symbol("too deep");
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const QUOTE = 34;
+const BACKSLASH = 92;
+const COMMA = 44;
+
+/** Where JSON has no value: dropped from an object, `null` in an array. */
+function hasNoJson(item: unknown): boolean {
+  return item === undefined || typeof item === "function" || typeof item === "symbol";
+}
+
+/** An object's own keys in code unit order (what `sort()` gives); a few keys, as arguments have, by insertion (`sort()` cost more than writing them). */
+function sortedKeys(value: object): string[] {
+  const keys = Object.keys(value);
+  if (keys.length > 16) return keys.sort();
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i]!;
+    let j = i - 1;
+    for (; j >= 0 && keys[j]! > key; j--) keys[j + 1] = keys[j]!;
+    keys[j + 1] = key;
+  }
+  return keys;
+}
 
 /**
- * `canonicalJson` of a value made of own data properties only (a snapshot with no accessor: the
- * snapshotter says so), read directly instead of through property descriptors: the same text, several
- * times faster on the small arguments plans have.
+ * Writes canonical JSON as UTF-8 bytes, straight into one growing buffer: a plan's text is made of
+ * ten thousand small pieces, and as strings they were garbage for the collector to trace (half the
+ * time of making them). A value made of own data properties only (a snapshot with no accessor: the
+ * snapshotter says so) is read directly instead of through property descriptors: the same text as
+ * `canonicalJson`, several times faster on the small arguments plans have.
  */
-function dataJson(value: unknown, open: object[]): string | undefined {
-  if (typeof value !== "object" || value === null) return scalarJson(value);
-  if (open.length >= FAST_DEPTH) throw TOO_DEEP;
-  if (open.includes(value)) return CYCLE;
-  if (isPlainArray(value)) {
+class CanonicalBytes {
+  #bytes: Uint8Array;
+  #at = 0;
+  /** The containers being written (a container inside itself is a cycle). */
+  readonly #open: object[] = [];
+
+  constructor(capacity: number) {
+    this.#bytes = new Uint8Array(Math.max(capacity, 64));
+  }
+
+  /** What was written. */
+  view(): Uint8Array {
+    return this.#bytes.subarray(0, this.#at);
+  }
+
+  #room(bytes: number): void {
+    if (this.#at + bytes <= this.#bytes.length) return;
+    const grown = new Uint8Array(Math.max(2 * this.#bytes.length, this.#at + bytes));
+    grown.set(this.#bytes.subarray(0, this.#at));
+    this.#bytes = grown;
+  }
+
+  byte(code: number): void {
+    this.#room(1);
+    this.#bytes[this.#at++] = code;
+  }
+
+  /** Text known to be ASCII (JSON punctuation, a number's digits), byte for byte: no view of the buffer made. */
+  ascii(text: string): void {
+    const length = text.length;
+    this.#room(length);
+    const bytes = this.#bytes;
+    let at = this.#at;
+    for (let i = 0; i < length; i++) bytes[at++] = text.charCodeAt(i);
+    this.#at = at;
+  }
+
+  /** Any text, as UTF-8 (at most three bytes per UTF-16 code unit). */
+  text(text: string): void {
+    this.#room(3 * text.length);
+    this.#at += encoder.encodeInto(text, this.#bytes.subarray(this.#at)).written;
+  }
+
+  /** A JSON string: printable ASCII without a quote or backslash is copied byte for byte, anything else written by `scalarJson`. */
+  string(value: string): void {
+    const length = value.length;
+    this.#room(length + 2);
+    const bytes = this.#bytes;
+    let at = this.#at;
+    bytes[at++] = QUOTE;
+    for (let i = 0; i < length; i++) {
+      const code = value.charCodeAt(i);
+      if (code < 0x20 || code > 0x7e || code === QUOTE || code === BACKSLASH) return this.text(scalarJson(value)!);
+      bytes[at++] = code;
+    }
+    bytes[at++] = QUOTE;
+    this.#at = at;
+  }
+
+  /** One step's part of the plan's text; `dataOnly`: its arguments hold own data properties only (see `stepText`). */
+  step(step: { readonly id: number; readonly tool: string; readonly args: unknown }, dataOnly: boolean): void {
+    if (dataOnly) {
+      const start = this.#at;
+      try {
+        this.ascii('{"args":');
+        if (hasNoJson(step.args)) this.ascii("null");
+        else this.#data(step.args);
+        this.ascii(`,"id":${scalarJson(step.id)!},"tool":`);
+        this.#scalar(step.tool);
+        this.byte(0x7d);
+        return;
+      } catch (error) {
+        if (error !== TOO_DEEP) throw error;
+        this.#open.length = 0;
+        this.#at = start;
+      }
+    }
+    this.text(canonicalJson({ args: step.args, id: step.id, tool: step.tool }));
+  }
+
+  #scalar(item: unknown): void {
+    if (typeof item === "string") this.string(item);
+    else this.ascii(scalarJson(item) ?? "null"); // a number, a boolean, null, a BigInt's digits
+  }
+
+  /** A value that has a JSON value, of own data only. */
+  #data(value: unknown): void {
+    if (typeof value !== "object" || value === null) return this.#scalar(value);
+    const open = this.#open;
+    if (open.length >= FAST_DEPTH) throw TOO_DEEP;
+    if (open.includes(value)) return this.ascii(CYCLE);
+    if (isPlainArray(value)) {
+      open.push(value);
+      this.byte(0x5b);
+      for (let i = 0; i < value.length; i++) {
+        if (i > 0) this.byte(COMMA);
+        const item: unknown = value[i];
+        if (hasNoJson(item)) this.ascii("null");
+        else this.#data(item);
+      }
+      this.byte(0x5d);
+      open.pop();
+      return;
+    }
+    if (!isPlainObject(value)) return this.ascii("{}");
     open.push(value);
-    let out = "[";
-    for (let i = 0; i < value.length; i++) out += (i === 0 ? "" : ",") + (dataJson(value[i], open) ?? "null");
+    const keys = sortedKeys(value);
+    this.byte(0x7b);
+    let wrote = false;
+    for (const key of keys) {
+      const item = (value as Record<string, unknown>)[key];
+      if (hasNoJson(item)) continue; // dropped, as JSON drops it
+      if (wrote) this.byte(COMMA);
+      this.string(key);
+      this.byte(0x3a);
+      this.#data(item);
+      wrote = true;
+    }
+    this.byte(0x7d);
     open.pop();
-    return `${out}]`;
   }
-  if (!isPlainObject(value)) return "{}";
-  open.push(value);
-  const keys = Object.keys(value);
-  if (keys.length > 1) keys.sort();
-  let out = "{";
-  let wrote = false;
-  for (const key of keys) {
-    const text = dataJson((value as Record<string, unknown>)[key], open);
-    if (text === undefined) continue;
-    out += `${wrote ? "," : ""}${scalarJson(key)!}:${text}`;
-    wrote = true;
-  }
-  open.pop();
-  return `${out}}`;
 }
 
 /**
@@ -136,14 +257,10 @@ function dataJson(value: unknown, open: object[]): string | undefined {
  * (no getter anywhere in them), so they may be read directly.
  */
 export function stepText(step: { readonly id: number; readonly tool: string; readonly args: unknown }, dataOnly = false): string {
-  if (dataOnly) {
-    try {
-      return `{"args":${dataJson(step.args, []) ?? "null"},"id":${scalarJson(step.id)!},"tool":${scalarJson(step.tool)!}}`;
-    } catch (error) {
-      if (error !== TOO_DEEP) throw error;
-    }
-  }
-  return canonicalJson({ args: step.args, id: step.id, tool: step.tool });
+  if (!dataOnly) return canonicalJson({ args: step.args, id: step.id, tool: step.tool });
+  const bytes = new CanonicalBytes(128);
+  bytes.step(step, true);
+  return decoder.decode(bytes.view());
 }
 
 /** The text hashed: the plan's own options (`{}` when it has none) and its steps' texts in plan order. */
@@ -152,13 +269,48 @@ export function planText(options: unknown, steps: readonly string[]): string {
 }
 
 /**
- * The SHA-256 of a text (its UTF-8 bytes), as 64 lowercase hex digits.
+ * A plan's canonical text (the UTF-8 bytes of `planText`) made step by step as the steps are read, and
+ * its hash. The steps' arguments are written when they are added, before anything resolves them.
+ *
+ * @example
+ * const text = new PlanText(plan.options, plan.steps.length);
+ * for (const step of plan.steps) text.add(step);
+ * await text.hash() // the planHash: sha256Hex(planText(plan.options, plan.steps.map((step) => stepText(step))))
+ */
+export class PlanText {
+  readonly #bytes: CanonicalBytes;
+  #steps = 0;
+
+  constructor(options: unknown, steps = 0) {
+    this.#bytes = new CanonicalBytes(256 + 128 * steps);
+    this.#bytes.text(`{"options":${options === undefined ? "{}" : canonicalJson(options)},"steps":[`);
+  }
+
+  /** The next step (see `stepText` for `dataOnly`). */
+  add(step: { readonly id: number; readonly tool: string; readonly args: unknown }, dataOnly = false): void {
+    if (this.#steps++ > 0) this.#bytes.byte(COMMA);
+    this.#bytes.step(step, dataOnly);
+  }
+
+  /** SHA-256 of the text of the steps added so far. */
+  hash(): Promise<string> {
+    const bytes = this.#bytes.view();
+    const text = new Uint8Array(bytes.length + 2);
+    text.set(bytes);
+    text[bytes.length] = 0x5d;
+    text[bytes.length + 1] = 0x7d;
+    return sha256Hex(text);
+  }
+}
+
+/**
+ * The SHA-256 of a text (its UTF-8 bytes) or of bytes, as 64 lowercase hex digits.
  *
  * @example
  * await sha256Hex("") // "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
  */
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+export async function sha256Hex(text: string | Uint8Array<ArrayBuffer>): Promise<string> {
+  const digest = await globalThis.crypto.subtle.digest("SHA-256", typeof text === "string" ? encoder.encode(text) : text);
   let hex = "";
   for (const byte of new Uint8Array(digest)) hex += byte.toString(16).padStart(2, "0");
   return hex;

@@ -17,7 +17,6 @@ import { ApprovalGate, checkResume, heldByApproval, type GatedRun, type ResumeSt
 import { attempt, clearAttemptTimer, STEP_FAILURES, type StepFailure, type ToolFunction } from "./attempt.js";
 import { listen } from "./callbacks.js";
 import { RunLanguage, type PreparedStep } from "./prepare.js";
-import { sha256Hex } from "./plan-hash.js";
 import { RunLedger, type RunReport } from "./run-report.js";
 import { RunTools } from "./run-tools.js";
 import { onStop, runStatus, skipDependents, stopDetail, type StopReason } from "./schedule.js";
@@ -139,7 +138,7 @@ class Run implements GatedRun {
     const whole = readWholePlan(plan, this.#language, this.#tools, this.settings, this.diagnostics);
     this.#output = whole.prepared.output;
     // The digest runs beside the steps; a resume waits for it, to refuse another plan before any step is added.
-    const hashing = sha256Hex(whole.text);
+    const hashing = whole.text.hash();
     if (whole.invalid) return this.#report("invalid", await hashing);
     if (this.resume !== undefined) checkResume(this.resume, await hashing, new Set(whole.steps.map((step) => step.id)));
     this.#addAll(whole);
@@ -167,7 +166,7 @@ class Run implements GatedRun {
     this.#streamOpen = false;
     this.#settleIfIdle();
     await this.#done;
-    return this.#report(undefined, await sha256Hex(intake.text));
+    return this.#report(undefined, await intake.text.hash());
   }
 
   // The run's side of a streamed plan's intake (src/run/streamed-intake.ts).

@@ -8,7 +8,7 @@ import { readPlan, type LocatedStep } from "../plan/plan.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { describeError } from "./attempt.js";
 import { handled } from "./callbacks.js";
-import { planText, stepText } from "./plan-hash.js";
+import { PlanText } from "./plan-hash.js";
 import type { PreparedStep, RunLanguage } from "./prepare.js";
 
 /** What the intake needs of the run it feeds. */
@@ -38,8 +38,8 @@ export class StreamIntake {
   /** Wakes the read waiting for the planner's next step when the run stops. */
   #interrupt: ((value: typeof STOPPED) => void) | undefined;
 
-  /** The steps' canonical texts, taken from their snapshots as they arrive (the plan hash is made of them). */
-  readonly #texts: string[] = [];
+  /** The canonical text of the steps that arrived, taken from their snapshots (a streamed plan has no options of its own). */
+  readonly text = new PlanText(undefined);
 
   /** Takes the plan's iterator now (what that throws rejects the run); `language` snapshots the steps. */
   constructor(
@@ -49,10 +49,6 @@ export class StreamIntake {
     this.#iterator = plan[Symbol.asyncIterator]();
   }
 
-  /** The canonical text of the steps that arrived (a streamed plan has no options of its own). */
-  get text(): string {
-    return planText(undefined, this.#texts);
-  }
 
   /** Read steps until the stream ends or the run is over; a stream left early is told to finish. */
   async read(run: StreamedRun): Promise<void> {
@@ -90,7 +86,7 @@ export class StreamIntake {
 
   #accept(step: LocatedStep, run: StreamedRun): void {
     const prepared = this.language.prepareStreamed(step);
-    this.#texts.push(stepText(step));
+    this.text.add(step);
     run.accept(step, prepared);
   }
 

@@ -6,7 +6,7 @@
  */
 import { readPlan, type LocatedStep } from "../plan/plan.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
-import { planText, stepText } from "./plan-hash.js";
+import { PlanText } from "./plan-hash.js";
 import { preparePlan, type PreparedPlan, type RunLanguage } from "./prepare.js";
 import type { RunTools } from "./run-tools.js";
 import type { RunSettings } from "./settings.js";
@@ -17,7 +17,7 @@ export interface WholePlan {
   readonly steps: readonly LocatedStep[];
   readonly prepared: PreparedPlan;
   /** Its canonical text (plan-hash.ts): its own options and its steps. */
-  readonly text: string;
+  readonly text: PlanText;
   /** The linter found errors (in `diagnostics`): nothing runs. */
   readonly invalid: boolean;
 }
@@ -33,10 +33,8 @@ export function readWholePlan(plan: unknown, language: RunLanguage, tools: RunTo
   language.layer(read.plan.options, settings.language);
   // Snapshots first: the linter checks, and the run runs, the same arguments.
   const prepared = preparePlan(plan, read, language.options, tools.catalog);
-  const text = planText(
-    read.plan.options,
-    steps.map((step, i) => stepText(step, prepared.ownDataOnly[i] === 1)),
-  );
+  const text = new PlanText(read.plan.options, steps.length);
+  for (let i = 0; i < steps.length; i++) text.add(steps[i]!, prepared.ownDataOnly[i] === 1);
   for (const diagnostic of prepared.diagnostics) diagnostics.push(diagnostic);
   tools.lookUpAll(steps, diagnostics);
   const invalid = diagnostics.some((diagnostic) => diagnostic.severity === "error");

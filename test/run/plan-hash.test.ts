@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { runPlan, type ToolFunctions } from "../../src/index.js";
-import { canonicalJson, sha256Hex, stepText } from "../../src/run/plan-hash.js";
+import { canonicalJson, planText, PlanText, sha256Hex, stepText } from "../../src/run/plan-hash.js";
 
 const tools: ToolFunctions = { echo: (args) => args };
 
@@ -71,6 +71,19 @@ describe("canonicalJson", () => {
     fc.assert(
       fc.property(fc.oneof(fc.jsonValue(), deep, cyclic, fc.dictionary(fc.string(), fc.oneof(fc.string(), fc.double(), fc.constant(undefined)))), fc.nat(), fc.string(), (args, id, tool) => {
         expect(stepText({ id, tool, args }, true)).toBe(stepText({ id, tool, args }, false));
+      }),
+    );
+  });
+
+  test("property: PlanText, written as bytes while the steps are read, hashes planText of the descriptor-read texts (any text, keys in any order)", async () => {
+    const text = fc.oneof(fc.string(), fc.string({ unit: "grapheme" }), fc.string({ unit: "binary" }));
+    const value = fc.letrec((tie) => ({ value: fc.oneof({ depthSize: "small" }, text, fc.double(), fc.boolean(), fc.constant(null), fc.constant(undefined), fc.array(tie("value")), fc.dictionary(text, tie("value"))) })).value;
+    const step = fc.record({ id: fc.nat(), tool: text, args: fc.dictionary(text, value) });
+    await fc.assert(
+      fc.asyncProperty(fc.option(fc.dictionary(text, value), { nil: undefined }), fc.array(step, { maxLength: 5 }), async (options, steps) => {
+        const written = new PlanText(options, steps.length);
+        for (const each of steps) written.add(each, true);
+        expect(await written.hash()).toBe(await sha256Hex(planText(options, steps.map((each) => stepText(each, false)))));
       }),
     );
   });

@@ -6,7 +6,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { runPlan, type RunOptions, type RunReport, type ToolContext, type ToolFunctions } from "../../src/index.js";
+import { runPlan, type RunOptions, type RunReport, type ToolContext, type ToolFunction } from "../../src/index.js";
 import { randomPlan, TOOL_NAMES } from "../helpers/random-plans.js";
 
 /** Tools whose calls wait until `settleNext` (or `settleAll`) lets them end; each tool's calls at once are counted. */
@@ -15,7 +15,7 @@ function heldTools(names: readonly string[]) {
   const active = new Map<string, number>();
   const most = new Map<string, number>();
   const held: (() => void)[] = [];
-  const tools: Record<string, ToolFunctions[string]> = {};
+  const tools: Record<string, ToolFunction> = {};
   for (const name of names) {
     tools[name] = (args: Record<string, unknown>, context: ToolContext) => {
       started.push(context.stepId);
