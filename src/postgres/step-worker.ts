@@ -16,7 +16,7 @@ import type { PgPool } from "./peers.js";
 import { claimStep } from "./sql/claim.js";
 import { releaseJob, releaseStep } from "./sql/release-step.js";
 import { toolFlag, toolOfTask } from "./queue.js";
-import { ToolLimits } from "./tool-limits.js";
+import { WorkerToolLimits } from "./tool-limits.js";
 import { rebuildStepError } from "./stored-error.js";
 import { retryLater, settleStep, type SettleOutcome } from "./transitions.js";
 import { retryDelayMs } from "../run/retry.js";
@@ -57,7 +57,7 @@ export class StepWorker {
   /** The tools this worker has, as its heartbeat publishes them (`status` says when no running worker has a step's tool). */
   readonly toolNames: string[];
   /** The worker's `toolConcurrency` (`undefined`: none). */
-  readonly limits: ToolLimits | undefined;
+  readonly limits: WorkerToolLimits | undefined;
 
   constructor(
     readonly connection: Connection,
@@ -66,7 +66,7 @@ export class StepWorker {
   ) {
     this.toolNames = [...settings.tools.keys()];
     const limits = settings.toolConcurrency;
-    this.limits = limits === undefined || limits.size === 0 ? undefined : new ToolLimits(limits, (tool) => toolFlag(connection, tool));
+    this.limits = limits === undefined || limits.size === 0 ? undefined : new WorkerToolLimits(limits, (tool) => toolFlag(connection, tool));
   }
 
   /** The worker stops: no step waiting for its tool's turn starts now (its job is released). */

@@ -24,10 +24,10 @@ interface Held {
 
 /**
  * @example
- * const limits = new ToolLimits(new Map([["geocode", 2]]), (tool) => `plan_refs.step/${tool}`)
+ * const limits = new WorkerToolLimits(new Map([["geocode", 2]]), (tool) => `plan_refs.step/${tool}`)
  * limits.forbidden() // [] (and one fetch is under way)
  */
-export class ToolLimits {
+export class WorkerToolLimits {
   #fetching = 0;
   #stopped = false;
   readonly #held = new Map<string, Held>();

@@ -7,7 +7,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { ToolLimits } from "../../src/postgres/tool-limits.js";
+import { WorkerToolLimits } from "../../src/postgres/tool-limits.js";
 
 const LIMITS = new Map([
   ["a", 1],
@@ -26,11 +26,11 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant("leave" as const), pick: fc.nat() }),
 );
 
-describe("ToolLimits", () => {
+describe("WorkerToolLimits", () => {
   test("never more calls of a tool than its limit; flagged jobs never wait; flagless ones wait in the order taken", async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(op, { maxLength: 80 }), fc.boolean(), async (ops, allowFlagless) => {
-        const limits = new ToolLimits(LIMITS, (tool) => `flag/${tool}`);
+        const limits = new WorkerToolLimits(LIMITS, (tool) => `flag/${tool}`);
         const fetches: string[][] = []; // the flags each fetch under way skips
         const toolOf = new Map<string, string>(); // every job taken, in the order taken
         const calling = new Set<string>(); // jobs whose call is under way
@@ -75,7 +75,7 @@ describe("ToolLimits", () => {
   });
 
   test("a job that waits is sent back when the worker stops, and so is one that would wait from then on", async () => {
-    const limits = new ToolLimits(new Map([["a", 1]]), (tool) => tool);
+    const limits = new WorkerToolLimits(new Map([["a", 1]]), (tool) => tool);
     limits.fetched({ id: "1", tool: "a" });
     limits.fetched({ id: "2", tool: "a" });
     expect(await limits.enter("1", "a")).toBe(true);
@@ -91,7 +91,7 @@ describe("ToolLimits", () => {
   });
 
   test("a tool without a limit, and a job of no known tool, never wait", async () => {
-    const limits = new ToolLimits(new Map([["a", 1]]), (tool) => tool);
+    const limits = new WorkerToolLimits(new Map([["a", 1]]), (tool) => tool);
     expect(await limits.enter("1", "c")).toBe(true);
     expect(await limits.enter("2", undefined)).toBe(true);
     expect(limits.forbidden()).toEqual([]);
