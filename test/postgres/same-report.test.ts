@@ -2,27 +2,34 @@
  * The same plans give the same report through PostgreSQL (submitPlan, a worker, waitForRun) as
  * through runPlan: diamond, fan-out of 100, chain of 50, failure isolation, failFast, templates and
  * deep, strict and a limit; approval (suspended, then the same decisions); and properties over random
- * plans with random failures, and with random approval sets.
+ * plans with random failures, with random retry policies (through worker processes, the calls and
+ * attempts counted), and with random approval sets.
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { approveStep, denyStep, migrate, PostgresError, startWorker, submitPlan, waitForRun, type Worker, type WorkerToolContext } from "../../src/postgres/index.js";
+import type { RetryPolicy } from "../../src/run/retry.js";
 import { resumePlan } from "../../src/run/resume.js";
-import { runPlan, type RunOptions, type RunReport, type ToolFunctions } from "../../src/run/run-plan.js";
+import { runPlan, type RunOptions, type RunReport, type ToolContext, type ToolFunctions } from "../../src/run/run-plan.js";
 // @ts-expect-error: a plain ES module without types
-import { tools as fixtureTools } from "../fixtures/pg-tools.mjs";
+import { FAILS_THEN_ECHOES as failingNames, tools as fixtureTools } from "../fixtures/pg-tools.mjs";
+import { randomPlan, TOOL_NAMES } from "../helpers/random-plans.js";
 import { approvalPlan } from "./approval-plan.js";
+import { spawnWorker } from "./children.js";
 import { comparable } from "./compare.js";
 import { startDatabase, type TestDatabase } from "./server.js";
 
 const tools = fixtureTools as ToolFunctions;
+const FAILS_THEN_ECHOES = failingNames as string[];
 let db: TestDatabase;
 let worker: Worker;
 
 beforeAll(async () => {
   db = await startDatabase();
   await migrate({ connectionString: db.url });
-  worker = await startWorker({ connectionString: db.url, tools, concurrency: 8, recoveryMs: 3_000 });
+  // Without the tools the retry property runs on worker processes: their calls are counted from what those print.
+  const inProcess = Object.fromEntries(Object.entries(tools).filter(([name]) => !FAILS_THEN_ECHOES.includes(name)));
+  worker = await startWorker({ connectionString: db.url, tools: inProcess, concurrency: 8, recoveryMs: 3_000 });
 }, 60_000);
 
 afterAll(async () => {
@@ -162,6 +169,83 @@ describe("the same report through PostgreSQL as through runPlan", { timeout: 90_
     );
   });
 
+  test("property: random plans, failures per try and retry policies give the same reports through worker processes (attempts included) and the calls of each tool a model says", async () => {
+    // A step fails its first `fails` tries (half never fail, so runs reach their later steps), now and then
+    // one of them saying retryable: false, or reads a field its dependency lacks.
+    const failures = fc.record({
+      fails: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 3 })),
+      refuseAt: fc.oneof({ arbitrary: fc.constant(undefined), weight: 3 }, { arbitrary: fc.integer({ min: 1, max: 3 }), weight: 1 }),
+      badRef: fc.oneof({ arbitrary: fc.constant(false), weight: 5 }, { arbitrary: fc.constant(true), weight: 1 }),
+    });
+    const policy: fc.Arbitrary<RetryPolicy> = fc.record(
+      { attempts: fc.integer({ min: 1, max: 3 }), initialDelayMs: fc.constant(0), jitter: fc.constant("none" as const), retryOn: fc.constantFrom<RetryPolicy["retryOn"][]>(["timeout"], [], ["tool-error"], ["tool-error", "timeout"]) },
+      { requiredKeys: ["attempts", "initialDelayMs", "jitter"] },
+    );
+    const toolName = (name: (typeof TOOL_NAMES)[number]): string => FAILS_THEN_ECHOES[TOOL_NAMES.indexOf(name)]!;
+    const policies = fc.record(
+      { retry: policy, retryByTool: fc.dictionary(fc.constantFrom(...TOOL_NAMES.map(toolName)), policy, { maxKeys: 3 }) },
+      { requiredKeys: [] },
+    );
+    const cases = randomPlan(8).chain((plan) => fc.tuple(fc.constant(plan), fc.array(failures, { minLength: plan.steps.length, maxLength: plan.steps.length }), policies));
+    const fleet = [spawnWorker(db.url, 30_000, 4), spawnWorker(db.url, 30_000, 4)];
+    try {
+      await Promise.all(fleet.map((child) => child.ready));
+      await fc.assert(
+        fc.asyncProperty(cases, async ([random, specs, options]) => {
+          const plan = {
+            steps: random.steps.map((step, i) => {
+              const { badRef, fails, refuseAt } = specs[i]!;
+              const args = Object.fromEntries(Object.entries(step.args).map(([key, value], k) => [key, badRef && k === 1 ? `${String(value)}.nope` : value]));
+              return { id: step.id, tool: toolName(step.tool), args: { ...args, fails, ...(refuseAt === undefined ? {} : { refuseAt }) } as Record<string, unknown> };
+            }),
+          };
+          const localCalls: string[] = [];
+          const counted = Object.fromEntries(FAILS_THEN_ECHOES.map((name) => [name, (args: Record<string, unknown>, context: ToolContext) => (localCalls.push(`${name}:${context.stepId}`), tools[name]!(args, context))]));
+          const local = await runPlan(plan, counted, { ...options, concurrency: 8 });
+          const runId = await submitPlan(plan, { connectionString: db.url, options });
+          const remote = await waitForRun(runId, { connectionString: db.url, timeoutMs: 60_000 });
+          const remoteCalls = fleet.flatMap((child) => child.calls.filter((call) => call.runId === runId).map((call) => `${call.tool}:${call.stepId}`));
+          expect(withAttempts(remote)).toEqual(withAttempts(local));
+          expect(tally(remoteCalls)).toEqual(tally(localCalls));
+
+          // The model: a step whose dependencies all succeeded is called until it answers, says not to retry, or its policy ends it.
+          const done = new Set<number>();
+          const failed = new Set<number>();
+          const modelCalls: string[] = [];
+          for (const step of plan.steps) {
+            const dependencies = Object.values(step.args).flatMap((value) => (typeof value === "string" ? [Number(value.slice(1).split(".")[0])] : []));
+            const { fails, refuseAt, badRef } = specs[step.id - 1]!;
+            if (!dependencies.every((id) => done.has(id))) continue;
+            if (badRef && dependencies.length > 0) {
+              failed.add(step.id);
+              continue;
+            }
+            const { attempts, retryOn = ["tool-error", "timeout"] } = options.retryByTool?.[step.tool] ?? options.retry ?? { attempts: 1 };
+            for (let attempt = 1; ; attempt++) {
+              modelCalls.push(`${step.tool}:${step.id}`);
+              if (attempt > fails) {
+                done.add(step.id);
+                break;
+              }
+              if (attempt === refuseAt || attempt === attempts || !retryOn.includes("tool-error")) {
+                failed.add(step.id);
+                break;
+              }
+            }
+          }
+          expect(tally(localCalls)).toEqual(tally(modelCalls));
+          const sorted = (ids: Iterable<number>): number[] => [...ids].sort((a, b) => a - b);
+          expect([sorted(local.results.keys()), sorted(local.errors.keys()), sorted(local.skipped)]).toEqual([sorted(done), sorted(failed), plan.steps.map((step) => step.id).filter((id) => !done.has(id) && !failed.has(id))]);
+          for (const [id, calls] of tally(modelCalls.map((call) => call.split(":")[1]!))) expect(local.attempts?.get(Number(id))).toBe(calls);
+        }),
+        { numRuns: 12 },
+      );
+    } finally {
+      for (const child of fleet) child.child.kill("SIGTERM");
+      await Promise.all(fleet.map((child) => child.exited));
+    }
+  });
+
   test("approval: the same suspended report (pending steps with their resolved arguments), and the same report after the same decisions", async () => {
     const plan = approvalPlan;
     const options = { approvalTools: ["add"] };
@@ -230,4 +314,16 @@ describe("the same report through PostgreSQL as through runPlan", { timeout: 90_
 function decided(report: RunReport): unknown {
   const { timed: _timed, ...rest } = comparable(report) as { timed: unknown };
   return rest;
+}
+
+/** A report with the tries of each step (report.attempts, as sorted entries). */
+function withAttempts(report: RunReport): unknown {
+  return { ...(comparable(report) as object), attempts: [...(report.attempts ?? [])].sort((a, b) => a[0] - b[0]) };
+}
+
+/** How many times each entry occurs, as sorted entries. */
+function tally(entries: readonly string[]): [string, number][] {
+  const counts = new Map<string, number>();
+  for (const entry of entries) counts.set(entry, (counts.get(entry) ?? 0) + 1);
+  return [...counts].sort((a, b) => (a[0] < b[0] ? -1 : 1));
 }
