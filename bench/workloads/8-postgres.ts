@@ -60,7 +60,8 @@ interface RssReport {
 }
 interface Worker {
   readonly child: ChildProcess;
-  readonly rss: Promise<RssReport>;
+  /** What it printed on stopping, once it has. */
+  readonly rss: () => RssReport | undefined;
 }
 
 function spawnWorkers(mode: string, url: string, count: number): Promise<Worker[]> {
@@ -71,13 +72,13 @@ function spawnWorkers(mode: string, url: string, count: number): Promise<Worker[
         new Promise<Worker>((resolve, reject) => {
           const child = spawn(process.execPath, [workerScript, mode, url], { stdio: ["ignore", "pipe", "inherit"] });
           let out = "";
-          let reported: (report: RssReport) => void = () => undefined;
-          const rss = new Promise<RssReport>((r) => (reported = r));
+          let reported: RssReport | undefined;
+          const rss = () => reported;
           child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
             out += chunk;
             if (out.includes("ready\n")) resolve({ child, rss });
             const line = /^rss (.*)\n/m.exec(out);
-            if (line !== null) reported(JSON.parse(line[1]!) as RssReport);
+            if (line !== null) reported = JSON.parse(line[1]!) as RssReport;
           });
           child.on("exit", (code) => reject(new Error(`workload 8: a ${mode} worker exited (${code})`)));
         }),
@@ -85,10 +86,14 @@ function spawnWorkers(mode: string, url: string, count: number): Promise<Worker[
   );
 }
 
-/** Stops the workers and returns what each reported about its memory. */
+/** Stops the workers and returns what each reported about its memory (its output read to the end: "close", not "exit"). */
 async function stopAll(workers: Worker[]): Promise<RssReport[]> {
-  await Promise.all(workers.map(({ child }) => new Promise<void>((resolve) => (child.removeAllListeners("exit"), child.on("exit", () => resolve()), child.kill("SIGTERM")))));
-  return Promise.all(workers.map((worker) => worker.rss));
+  await Promise.all(workers.map(({ child }) => new Promise<void>((resolve) => (child.removeAllListeners("exit"), child.on("close", () => resolve()), child.kill("SIGTERM")))));
+  return workers.map((worker) => {
+    const report = worker.rss();
+    if (report === undefined) throw new Error("workload 8: a worker stopped without reporting its memory");
+    return report;
+  });
 }
 
 /** Resolves when `count` distinct payloads came on `channel`. */
