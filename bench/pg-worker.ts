@@ -3,6 +3,11 @@
  * `hop`, returns at once. `bare URL`: graphile-worker alone running the same steps with no plan-refs
  * code: each task stores its result and, in the same transaction, adds the successors whose
  * predecessors are all done (a counter per step), as an application would by hand.
+ *
+ * Either kind samples its resident set size (every 250 ms and every 10th step it runs) and, on SIGTERM,
+ * prints one line `rss {"steps":…,"firstQuarter":…,"lastQuarter":…}` before it exits: the peak RSS over
+ * the first and over the last quarter of the steps it ran, so the bench can tell a worker whose memory
+ * grows with the runs it has served from one that settles.
  */
 import { run } from "graphile-worker";
 import { Logger } from "graphile-worker";
@@ -14,9 +19,42 @@ const [mode, url] = process.argv.slice(2);
 const concurrency = 8;
 const silent = new Logger(() => () => undefined);
 
+/** Peaks are kept per bucket of this many steps run (bounded: steps ÷ 25 numbers), quarters read off at the end. */
+const BUCKET = 25;
+const peaks: number[] = [];
+let steps = 0;
+function sample(): void {
+  const bucket = Math.floor(steps / BUCKET);
+  const rss = process.memoryUsage.rss();
+  if (!((peaks[bucket] ?? 0) >= rss)) peaks[bucket] = rss;
+}
+function ranStep(): void {
+  steps++;
+  if (steps % 10 === 0) sample();
+}
+sample();
+setInterval(sample, 250).unref();
+
+/** The peak RSS over the buckets whose first step lies in [from, to) of the steps run. */
+function peakBetween(from: number, to: number): number {
+  let peak = 0;
+  peaks.forEach((rss, bucket) => {
+    const first = bucket * BUCKET;
+    if (first >= from && first < to) peak = Math.max(peak, rss);
+  });
+  return peak;
+}
+
+function report(): string {
+  sample();
+  const quarter = steps / 4;
+  return `rss ${JSON.stringify({ steps, firstQuarter: peakBetween(0, Math.max(quarter, 1)), lastQuarter: peakBetween(Math.floor(3 * quarter), Infinity) })}\n`;
+}
+
+let stop: () => Promise<void>;
 if (mode === "plan-refs") {
-  const worker = await startWorker({ connectionString: url!, concurrency, tools: { hop: (args) => ({ n: Object.keys(args).length }) } });
-  process.on("SIGTERM", () => void worker.stop().then(() => process.exit(0)));
+  const worker = await startWorker({ connectionString: url!, concurrency, tools: { hop: (args) => (ranStep(), { n: Object.keys(args).length }) } });
+  stop = () => worker.stop();
 } else {
   const pool = new pg.Pool({ connectionString: url!, max: concurrency + 2 });
   pool.on("error", () => undefined);
@@ -29,6 +67,7 @@ if (mode === "plan-refs") {
     taskList: {
       bare_step: async (payload, helpers) => {
         const { plan, step } = payload as { plan: number; step: number };
+        ranStep();
         const startedAt = new Date();
         const result = JSON.stringify({ n: step });
         await helpers.withPgClient(async (client) => {
@@ -43,6 +82,7 @@ if (mode === "plan-refs") {
       },
     },
   });
-  process.on("SIGTERM", () => void runner.stop().then(() => process.exit(0)));
+  stop = () => runner.stop();
 }
+process.on("SIGTERM", () => void stop().then(() => process.stdout.write(report(), () => process.exit(0))));
 process.stdout.write("ready\n");

@@ -3,7 +3,9 @@
  * the issue's numbers, each in its own node process), prints a table of medians and ratios per workload
  * and the targets, and writes the figures to bench-results/results.json (ignored by git, so a run leaves
  * the working tree clean). `npm run bench -- --update` also replaces the committed bench/results.json
- * (a full run only). `npm run bench -- 1 3` runs only workloads 1 and 3.
+ * (a full run only). `npm run bench -- 1 3` runs only workloads 1 and 3. `--load N` (the same as the
+ * environment variable PLAN_REFS_BENCH8_LOAD=N) adds workload 8's load phase: N × 1,000 plans through 4
+ * worker processes (`npm run bench -- 8 --load 10`: the 10,000 plans × 10 steps of the targets).
  *
  * A new workload is one more file in bench/workloads/ named `<number>-<name>.ts`; nothing here changes.
  */
@@ -53,6 +55,9 @@ function machine() {
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const update = argv.includes("--update");
+  const load = argv.indexOf("--load");
+  // Passed down to the workload processes through their environment.
+  if (load >= 0) process.env["PLAN_REFS_BENCH8_LOAD"] = argv.splice(load, 2)[1] ?? "";
   const only = argv.filter((arg) => arg !== "--update");
   const files = workloadFiles(only);
   const about = machine();
