@@ -66,7 +66,10 @@ function statements(connection: Connection): string[] {
     // When a step waiting to be tried again (state retrying) is tried next.
     `alter table ${table(connection, "steps")} add column if not exists retry_at timestamptz`,
     // The steps that need a job (ready, running, retrying): what the search for steps left with no job reads.
-    `create index if not exists steps_to_run on ${table(connection, "steps")} (run_id) where state in (${CLAIMABLE_STATES.map(literal).join(", ")})`,
+    // Keyed like the primary key: keyed by the run alone, the planner (its statistics of a run just stored
+    // say the partial index is small) took it for one step's lookup and read every such step of the run.
+    `create index if not exists steps_to_run_by_step on ${table(connection, "steps")} (run_id, step_id) where state in (${CLAIMABLE_STATES.map(literal).join(", ")})`,
+    `drop index if exists "${connection.schema}".steps_to_run`,
     `drop index if exists "${connection.schema}".steps_active`,
     ...counters(connection),
     // A step waiting for approval: its resolved arguments (what a person approves), and whether it was approved (its claim does not ask again).

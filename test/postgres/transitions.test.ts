@@ -1,13 +1,16 @@
 /**
  * Settling a step on a real PostgreSQL costs its dependents, not its run: the rows PostgreSQL reads to
  * settle a step with 200 and with 2,000 dependents (counted by the server's own statistics, on one
- * connection) grow with the dependents. And the counters' rules are those of src/run/schedule.ts.
+ * connection) grow with the dependents; claiming and settling one step with no dependents reads as many
+ * rows in a run of 2,000 steps as in one of 200 (whatever the planner's statistics of a run just stored).
  */
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { submitPlan } from "../../src/postgres/index.js";
 import { readConnection } from "../../src/postgres/db.js";
 import { settleStep } from "../../src/postgres/transitions.js";
+import { claimStep } from "../../src/postgres/sql/claim.js";
+import { KnownRuns } from "../../src/postgres/known-runs.js";
 import { scheduleGraph } from "../../src/run/schedule.js";
 import { startWithClient, stopWithClient, type TestDatabase } from "./server.js";
 
@@ -52,3 +55,37 @@ describe("settling a step", { timeout: 120_000 }, () => {
     expect(large / small).toBeLessThan(15);
   });
 });
+
+/**
+ * In a fan-out of `n` whose first step is done and half of whose dependents are running (so a run's
+ * steps that need a job are many): the rows read claiming the last dependent, and settling the first
+ * running one done.
+ */
+async function leafCosts(n: number): Promise<{ claim: number; settle: number }> {
+  const steps = [{ id: 1, tool: "echo", args: {} }, ...Array.from({ length: n }, (_, i) => ({ id: i + 2, tool: "echo", args: { x: "$1" } }))];
+  const connection = readConnection({ connectionString: db.url }, "test");
+  const runId = await submitPlan({ steps }, { connectionString: db.url });
+  await client.query("update plan_refs.steps set state = 'done', has_result = true, result = '{}', attempt = 1 where run_id = $1 and step_id = 1", [runId]);
+  await client.query("update plan_refs.steps set state = case when step_id <= $2 then 'running' else 'ready' end, attempt = case when step_id <= $2 then 1 else 0 end, remaining = 0 where run_id = $1 and step_id > 1", [runId, n / 2 + 1]);
+  const graph = scheduleGraph(steps.map((step) => ({ id: step.id, dependencies: step.id === 1 ? [] : [1] })));
+  let before = await rowsRead();
+  const claimed = await claimStep(client as never, connection, "test-worker", new KnownRuns(), runId, n + 1);
+  const claim = (await rowsRead()) - before;
+  expect(claimed?.results.get(1)).toEqual({});
+  before = await rowsRead();
+  expect(await settleStep(client as never, connection, runId, 2, 1, { ok: true, result: "{}" }, false, { graph, diagnostics: [] })).toBe("stored");
+  const settle = (await rowsRead()) - before;
+  return { claim, settle };
+}
+
+describe("a step with no dependents", { timeout: 120_000 }, () => {
+  test("is claimed and settled reading as many rows in a run of 2,000 steps as in one of 200", async () => {
+    const small = await leafCosts(200);
+    const large = await leafCosts(2_000);
+    // The claim reads the run's graph the first time a worker sees it (one row per step): beyond that, a
+    // few rows. Reading the run's steps to find one would add about 1,000 rows at 2,000 steps.
+    expect(large.claim - 2_000).toBeLessThan(small.claim - 200 + 50);
+    expect(large.settle).toBeLessThan(small.settle + 50);
+  });
+});
+

@@ -24,7 +24,7 @@ function claimSql(connection: Connection): string {
    select m.tool, m.args, m.attempt, m.approved, r.options, r.catalog, r.diagnostics, (select count(*) from told) as told,
           case when $5 then (select json_agg(json_build_array(g.step_id, g.dependencies) order by g.ordinal) from ${steps} g where g.run_id = $1) end as graph,
           (select json_agg(json_build_array(d.step_id, d.result, d.result is null)) from ${steps} d
-           where d.run_id = $1 and d.state = 'done' and d.step_id in (select json_array_elements_text(m.dependencies)::bigint)) as results
+           where d.run_id = $1 and d.step_id = any(array(select json_array_elements_text(m.dependencies)::bigint)) and d.state = 'done') as results
    from marked m, run r`;
 }
 
