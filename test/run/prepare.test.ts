@@ -79,19 +79,24 @@ describe("a snapshot resolved in place gives what resolveRefs gives", () => {
     compare(args as Record<string, unknown>, results, row.options);
   });
 
-  test("on generated arguments, results and options (and it is the path taken for most of them)", { tags: ["counts-cases"] }, () => {
+  test("on generated arguments, results and options (and it is the path taken for many of them)", { tags: ["counts-cases"] }, () => {
     let inPlace = 0;
     let total = 0;
     fc.assert(
       fc.property(argsArbitrary, mapResultsArbitrary, optionsArbitrary, fc.boolean(), (args, results, options, getter) => {
         // A getter at the top level: resolveRefs refuses it, and so must the runner (through resolveRefs).
         if (getter) Object.defineProperty(args, "g", { get: () => "$1", enumerable: true, configurable: true });
-        total++;
-        if (compare(args, results, options)) inPlace++;
+        const tookPath = compare(args, results, options);
+        if (!getter) {
+          total++;
+          if (tookPath) inPlace++;
+        }
       }),
       { numRuns: 2000 },
     );
-    expect(inPlace).toBeGreaterThan(total / 4);
+    // Counted over the cases without a getter (a getter always falls back): about half take the path,
+    // so a third is a bound no seed comes near (counting every case put the expected share at the bound).
+    expect(inPlace).toBeGreaterThan(total / 3);
   });
 
   test("one evaluation context for a whole run: each step reads the results as they are when it is resolved", () => {
