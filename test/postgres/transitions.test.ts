@@ -31,13 +31,18 @@ async function rowsRead(): Promise<number> {
   return Number(found.rows[0].n);
 }
 
+/** A fan-out stored: step 1 and `n` steps that each reference it, and its graph. */
+async function submitFanOut(n: number): Promise<{ connection: ReturnType<typeof readConnection>; runId: string; graph: ReturnType<typeof scheduleGraph> }> {
+  const steps = [{ id: 1, tool: "echo", args: {} }, ...Array.from({ length: n }, (_, i) => ({ id: i + 2, tool: "echo", args: { x: "$1" } }))];
+  const runId = await submitPlan({ steps }, { connectionString: db.url });
+  const graph = scheduleGraph(steps.map((step) => ({ id: step.id, dependencies: step.id === 1 ? [] : [1] })));
+  return { connection: readConnection({ connectionString: db.url }, "test"), runId, graph };
+}
+
 /** Settle step 1 of a fan-out of `n` dependents on this connection: the rows read doing it. */
 async function settleFanOut(n: number): Promise<number> {
-  const steps = [{ id: 1, tool: "echo", args: {} }, ...Array.from({ length: n }, (_, i) => ({ id: i + 2, tool: "echo", args: { x: "$1" } }))];
-  const connection = readConnection({ connectionString: db.url }, "test");
-  const runId = await submitPlan({ steps }, { connectionString: db.url });
+  const { connection, runId, graph } = await submitFanOut(n);
   await client.query("update plan_refs.steps set state = 'running', attempt = 1 where run_id = $1 and step_id = 1", [runId]);
-  const graph = scheduleGraph(steps.map((step) => ({ id: step.id, dependencies: step.id === 1 ? [] : [1] })));
   const before = await rowsRead();
   const stored = await settleStep(client as never, connection, runId, 1, 1, { ok: true, result: "{}" }, false, { graph, diagnostics: [] });
   const read = (await rowsRead()) - before;
@@ -62,12 +67,9 @@ describe("settling a step", { timeout: 120_000 }, () => {
  * running one done.
  */
 async function leafCosts(n: number): Promise<{ claim: number; settle: number }> {
-  const steps = [{ id: 1, tool: "echo", args: {} }, ...Array.from({ length: n }, (_, i) => ({ id: i + 2, tool: "echo", args: { x: "$1" } }))];
-  const connection = readConnection({ connectionString: db.url }, "test");
-  const runId = await submitPlan({ steps }, { connectionString: db.url });
+  const { connection, runId, graph } = await submitFanOut(n);
   await client.query("update plan_refs.steps set state = 'done', has_result = true, result = '{}', attempt = 1 where run_id = $1 and step_id = 1", [runId]);
   await client.query("update plan_refs.steps set state = case when step_id <= $2 then 'running' else 'ready' end, attempt = case when step_id <= $2 then 1 else 0 end, remaining = 0 where run_id = $1 and step_id > 1", [runId, n / 2 + 1]);
-  const graph = scheduleGraph(steps.map((step) => ({ id: step.id, dependencies: step.id === 1 ? [] : [1] })));
   let before = await rowsRead();
   const claimed = await claimStep(client as never, connection, "test-worker", new KnownRuns(), runId, n + 1);
   const claim = (await rowsRead()) - before;

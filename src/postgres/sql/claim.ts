@@ -11,6 +11,8 @@ import { progressChannel } from "../queue.js";
 import { CLAIMABLE_STATES } from "../stored-states.js";
 import type { ClaimedStep } from "../worker-step.js";
 
+// The dependencies' results are read by key (`= any(array(…))`): written `in (select …)`, PostgreSQL
+// planned a scan of all the run's steps for each claim, so a run's claims cost its size squared.
 function claimSql(connection: Connection): string {
   const steps = table(connection, "steps");
   const runs = table(connection, "runs");
