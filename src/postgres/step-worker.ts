@@ -11,19 +11,19 @@ import { isConnectionError, type Connection } from "./db.js";
 import { PostgresError } from "./errors.js";
 import { Heartbeat } from "./heartbeat.js";
 import { backoff, sleep } from "./job-pool.js";
-import { KnownRuns, policyOf, type KnownRun } from "./known-runs.js";
+import { KnownRuns, policyOf, type KnownRun, type KnownRunInfo } from "./known-runs.js";
 import type { PgPool } from "./peers.js";
-import { claimStep } from "./sql/claim.js";
-import { releaseJob, releaseStep } from "./sql/release-step.js";
+import { claimedStep, claimStep } from "./sql/claim.js";
+import { releaseJob, releaseStep, releaseTakenStep } from "./sql/release-step.js";
 import { toolFlag, toolOfTask } from "./queue.js";
 import { WorkerToolLimits } from "./tool-limits.js";
 import { rebuildStepError } from "./stored-error.js";
-import { retryLater, settleStep, type SettleOutcome } from "./transitions.js";
+import { retryLater, settleStep, type SettleOutcome, type SettleResult } from "./transitions.js";
 import { retryDelayMs } from "../run/retry.js";
 import { storedStepTrace, TracedTries } from "../run/tracing.js";
-import { approvalArgs, runClaimedStep, type WorkerToolFunction } from "./worker-step.js";
+import { approvalArgs, runClaimedStep, type ClaimedStep, type WorkerToolFunction } from "./worker-step.js";
 import { awaitApproval } from "./sql/await-approval.js";
-import { suspendedStatus } from "./sql/settle-done.js";
+import { suspendedStatus, type Take } from "./sql/settle-done.js";
 
 /** What a worker does, as it happens. */
 export type WorkerEvent =
@@ -155,12 +155,36 @@ export class StepWorker {
     // already knows untraced, not even that): its span is a child of the step's, which starts with it.
     const seen = this.#runs.get(runId);
     const claim = seen !== undefined && seen.options.trace === undefined ? undefined : new TracedTries();
-    const claimed = await this.#retrying(() => claimStep(this.pool, this.connection, this.id, this.#runs, runId, stepId), claim);
-    if (claimed === undefined) return;
-    const { tool, attempt, known } = claimed;
+    let claimed = await this.#retrying(() => claimStep(this.pool, this.connection, this.id, this.#runs, runId, stepId), claim);
+    let taken = false;
+    // A step the settle took for this worker (see sql/settle-done.ts) runs next, in this same job.
+    while (claimed !== undefined) {
+      claimed = await this.#runClaimed(claimed, helpers, taken, taken ? (claimed.known.options.trace === undefined ? undefined : new TracedTries()) : claim);
+      taken = true;
+    }
+  }
+
+  /**
+   * The tools whose dependents a settle may take for this worker to run next: none while it stops, or
+   * when it limits its tools' calls (a taken step would bypass the turn it waits for); else those it
+   * has, but for the run's serial tools (their queue runs one at a time) and tools needing approval.
+   */
+  #take(known: KnownRunInfo, helpers: import("graphile-worker").JobHelpers): Take | undefined {
+    if (this.#closed || this.limits !== undefined || helpers.abortSignal.aborted) return undefined;
+    const serial = known.options.serialTools;
+    const tools = this.toolNames.filter((tool) => known.approvalTools?.has(tool) !== true && serial?.includes(tool) !== true);
+    return { workerId: this.id, tools };
+  }
+
+  /**
+   * One try of a claimed step (`taken`: a settle took it, it has no job of its own), its outcome
+   * stored; the dependent the settle took next, if any.
+   */
+  async #runClaimed(claimed: ClaimedStep, helpers: import("graphile-worker").JobHelpers, taken: boolean, claim: TracedTries | undefined): Promise<ClaimedStep | undefined> {
+    const { runId, stepId, tool, attempt, known } = claimed;
     const { tools } = this.settings;
     const waiting = tools.get(tool) === undefined ? undefined : approvalArgs(claimed);
-    if (waiting !== undefined) return this.#awaitApproval(runId, stepId, tool, attempt, waiting, known);
+    if (waiting !== undefined) return void (await this.#awaitApproval(runId, stepId, tool, attempt, waiting, known));
     const trace = claim === undefined ? undefined : storedStepTrace(known.options.trace, { runId, id: stepId, tool, attempt }, claim);
     const t0 = performance.now();
     this.#emit({ type: "step-start", runId, stepId, tool, attempt });
@@ -179,18 +203,24 @@ export class StepWorker {
     }
     if (helpers.abortSignal.aborted && !outcome.ok) {
       // Stopped before the step finished: the step is ready again and its job free at once, the try not
-      // counted (a release is no failure); another worker runs it.
-      await releaseStep(this.pool, this.connection, { runId, stepId, attempt, jobId: helpers.job.id, workerId: this.id }).catch(() => undefined);
+      // counted (a release is no failure); another worker runs it. A taken step gets a job; the job
+      // this worker holds then is a done step's, and ends.
+      const release = taken
+        ? releaseTakenStep(this.pool, this.connection, { runId, stepId, attempt })
+        : releaseStep(this.pool, this.connection, { runId, stepId, attempt, jobId: helpers.job.id, workerId: this.id });
+      await release.catch(() => undefined);
       trace?.settled(undefined, "moot");
       this.#emit({ type: "step-released", runId, stepId, tool, attempt });
+      if (taken) return undefined;
       throw new Error(`plan-refs: step ${stepId} of run ${runId} released: the worker stopped`);
     }
     // A failed try its run's policy retries waits in the database (its job's run_at), not here.
     const policy = outcome.ok ? undefined : policyOf(known, tool);
     const delayMs = policy === undefined || outcome.ok || outcome.failure === undefined ? undefined : retryDelayMs(policy, attempt, outcome.failure);
     const settle = trace === undefined ? undefined : new TracedTries();
-    const stored = await this.#retrying(
-      () => (delayMs === undefined || outcome.ok ? settleStep(this.pool, this.connection, runId, stepId, attempt, outcome, known.options.failFast, known) : retryLater(this.pool, this.connection, runId, stepId, attempt, outcome.error, delayMs)),
+    const take = outcome.ok ? this.#take(known, helpers) : undefined;
+    const { settled: stored, next } = await this.#retrying(
+      async (): Promise<SettleResult> => (delayMs === undefined || outcome.ok ? settleStep(this.pool, this.connection, runId, stepId, attempt, outcome, known.options.failFast, known, take) : { settled: await retryLater(this.pool, this.connection, runId, stepId, attempt, outcome.error, delayMs) }),
       settle,
     ).catch((thrown: unknown) => {
       trace?.settled(settle, { thrown });
@@ -199,17 +229,20 @@ export class StepWorker {
     trace?.settled(settle, stored);
     if (stored === "lost") {
       this.#emit({ type: "step-lost", runId, stepId, tool, attempt });
+      // A taken step's job is not this one: the job this worker holds is a done step's, and ends.
+      if (taken) return undefined;
       // The job is the other attempt's now: throwing leaves it alone (graphile-worker fails a job only
       // while this worker holds it), completing would delete it under the other attempt. When this same
       // worker holds it for that attempt, the attempt ends the job itself.
-      if ([...this.#active].some((other) => other.runId === runId && other.stepId === stepId)) return;
+      if ([...this.#active].some((other) => other.runId === runId && other.stepId === stepId)) return undefined;
       throw new Error(`plan-refs: step ${stepId} of run ${runId}: attempt ${attempt} lost the step to a later attempt`);
     }
-    if (stored !== "stored") return;
+    if (stored !== "stored") return undefined;
     const durationMs = performance.now() - t0;
     if (outcome.ok) this.#emit({ type: "step-done", runId, stepId, tool, attempt, durationMs });
     else if (delayMs !== undefined) this.#emit({ type: "step-retry", runId, stepId, tool, attempt, attempts: policy!.attempts, delayMs, error: rebuildStepError(stepId, tool, outcome.error) });
     else this.#emit({ type: "step-failed", runId, stepId, tool, attempt, durationMs, error: rebuildStepError(stepId, tool, outcome.error) });
+    return next === undefined ? undefined : claimedStep(runId, next.stepId, next, known);
   }
 
   /** The claimed step waits for approval with its resolved arguments (`args`, JSON), its tool not called; its job is done. */

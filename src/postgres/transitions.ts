@@ -15,7 +15,7 @@ import { abortSteps } from "./sql/abort-steps.js";
 import { finishRun, readDiagnostics, setUnsettled } from "./sql/finish-run.js";
 import { readRunSteps } from "./sql/read-run-steps.js";
 import { retryStep } from "./sql/retry-step.js";
-import { settleDone } from "./sql/settle-done.js";
+import { settleDone, type Take, type TakenRow } from "./sql/settle-done.js";
 import { storeFailure, type RunStepRow } from "./sql/settle-failed.js";
 import { skipBlocked, skipUnstarted } from "./sql/skip-steps.js";
 import type { StoredStepError } from "./stored-error.js";
@@ -29,13 +29,27 @@ export type SettleOutcome =
 /** What became of an outcome: stored; not stored as another attempt holds the step; not stored as the step or its run was settled otherwise (stopped). */
 export type Settled = "stored" | "lost" | "moot";
 
+/** What became of an outcome, and the dependent the settle took for the worker (`take`), if any. */
+export interface SettleResult {
+  readonly settled: Settled;
+  readonly next?: TakenRow;
+}
+
 /**
  * Store a step's outcome (once: only the attempt that holds the step writes), then enqueue the
- * dependents it makes ready, or skip those a failure blocks (and stop the run with `failFast`).
+ * dependents it makes ready (with `take`, claiming one of them for the worker instead), or skip those
+ * a failure blocks (and stop the run with `failFast`).
+ *
+ * @example
+ * const { settled, next } = await settleStep(pool, connection, runId, 3, 1, { ok: true, result: "{}" }, false, known, take)
  */
-export async function settleStep(pool: PgPool, connection: Connection, runId: string, stepId: number, attempt: number, outcome: SettleOutcome, failFast: boolean, known: KnownRun): Promise<Settled> {
-  const stored = outcome.ok ? await settleDone(pool, connection, runId, stepId, attempt, outcome.result, known) : await settleFailed(pool, connection, runId, stepId, attempt, outcome, failFast);
-  return stored ? "stored" : await whyNotStored(pool, connection, runId, stepId, attempt);
+export async function settleStep(pool: PgPool, connection: Connection, runId: string, stepId: number, attempt: number, outcome: SettleOutcome, failFast: boolean, known: KnownRun, take?: Take): Promise<SettleResult> {
+  if (outcome.ok) {
+    const { stored, next } = await settleDone(pool, connection, runId, stepId, attempt, outcome.result, known, take);
+    return stored ? (next === undefined ? { settled: "stored" } : { settled: "stored", next }) : { settled: await whyNotStored(pool, connection, runId, stepId, attempt) };
+  }
+  const stored = await settleFailed(pool, connection, runId, stepId, attempt, outcome, failFast);
+  return { settled: stored ? "stored" : await whyNotStored(pool, connection, runId, stepId, attempt) };
 }
 
 /**

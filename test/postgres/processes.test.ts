@@ -2,8 +2,10 @@
  * Worker processes: three of them share 200 plans of 10 steps (every run ok, each tool called once
  * per step, every worker took work); a worker killed with SIGKILL mid-step has its step run again by
  * another (attempt 2, one result); a worker stopped with SIGTERM finishes its step and exits 0, or
- * releases a step longer than its grace period to another worker.
+ * releases a step longer than its grace period to another worker. The same two faults on a step the
+ * worker took from the step it settled (it has no job of its own) end the same way.
  */
+import pg from "pg";
 import { beforeAll, describe, expect, test } from "vitest";
 import { getRun, startWorker, submitPlan, waitForRun } from "../../src/postgres/index.js";
 import type { ToolFunctions } from "../../src/run/run-plan.js";
@@ -38,6 +40,25 @@ function tenSteps(n: number): unknown {
     ],
   };
 }
+
+/** Whether step `stepId` of the run has a job (graphile-worker's, by the step's key). */
+async function hasJob(runId: string, stepId: number): Promise<boolean> {
+  const client = new pg.Client({ connectionString: db.url });
+  await client.connect();
+  try {
+    return (await client.query("select exists (select 1 from graphile_worker._private_jobs where key = $1) as found", [`${runId}:${stepId}`])).rows[0].found === true;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Step 1, then a slow step 2 that references it: the worker that settles step 1 takes step 2. */
+const slowSecond = (ms: number): unknown => ({
+  steps: [
+    { id: 1, tool: "echo", args: { n: 1 } },
+    { id: 2, tool: "slow", args: { ms, value: "$1.n" } },
+  ],
+});
 
 describe("worker processes", { timeout: 120_000 }, () => {
   test("three workers, 200 plans of 10 steps: every run ok, each tool called once per step, every worker took work", async () => {
@@ -116,6 +137,42 @@ describe("worker processes", { timeout: 120_000 }, () => {
       expect(report.status).toBe("ok");
       expect(report.results.get(1)).toBe("elsewhere");
       expect(attempts).toEqual([2]);
+    } finally {
+      await other.stop();
+    }
+  });
+
+  test("a worker killed with SIGKILL in a step it took (no job of its own): another runs the step again (attempt 2), the run completes", async () => {
+    const doomed = spawned(db.url, 2_000);
+    await doomed.ready;
+    const runId = await submitPlan(slowSecond(60_000), { connectionString: db.url });
+    expect(await doomed.called("slow")).toMatchObject({ runId, stepId: 2, attempt: 1 });
+    expect(await hasJob(runId, 2)).toBe(false);
+    doomed.child.kill("SIGKILL");
+    expect(await doomed.exited).toBe("SIGKILL");
+    const attempts: number[] = [];
+    const rescuer = await startWorker({ connectionString: db.url, recoveryMs: 2_000, tools: { ...tools, slow: (args: Record<string, unknown>, ctx: { attempt: number }) => (attempts.push(ctx.attempt), args.value) } });
+    try {
+      const report = await waitForRun(runId, { connectionString: db.url, timeoutMs: 60_000 });
+      expect([report.status, report.results.get(2), attempts]).toEqual(["ok", 1, [2]]);
+    } finally {
+      await rescuer.stop();
+    }
+  });
+
+  test("SIGTERM in a step it took, longer than the grace period: released with a job of its own, another worker runs it, the first exits 0", async () => {
+    const worker = spawned(db.url, 3_000, 8, 300);
+    await worker.ready;
+    const runId = await submitPlan(slowSecond(60_000), { connectionString: db.url });
+    expect(await worker.called("slow")).toMatchObject({ runId, stepId: 2, attempt: 1 });
+    worker.child.kill("SIGTERM");
+    expect(await worker.exited).toBe(0);
+    expect([(await getRun(runId, { connectionString: db.url })).status, await hasJob(runId, 2)]).toEqual(["running", true]);
+    const attempts: number[] = [];
+    const other = await startWorker({ connectionString: db.url, tools: { slow: (_args: unknown, ctx: { attempt: number }) => (attempts.push(ctx.attempt), "elsewhere") } });
+    try {
+      const report = await waitForRun(runId, { connectionString: db.url, timeoutMs: 60_000 });
+      expect([report.status, report.results.get(2), attempts]).toEqual(["ok", "elsewhere", [2]]);
     } finally {
       await other.stop();
     }

@@ -5,6 +5,7 @@
 export { freePort, startEmbeddedPostgres as startDatabase, type EmbeddedDatabase as TestDatabase } from "../../examples/postgres/embedded.mjs";
 
 import pg from "pg";
+import { afterAll, beforeAll } from "vitest";
 import { migrate } from "../../src/postgres/index.js";
 import { startEmbeddedPostgres, type EmbeddedDatabase } from "../../examples/postgres/embedded.mjs";
 
@@ -24,4 +25,18 @@ export async function startWithClient(options: { readonly migrated?: boolean } =
 export async function stopWithClient(db: EmbeddedDatabase | undefined, client: pg.Client | undefined): Promise<void> {
   await client?.end();
   await db?.remove();
+}
+
+/**
+ * `startWithClient` before the file's tests and `stopWithClient` after them: the returned object's
+ * `db` and `client` are set once the database runs.
+ *
+ * @example
+ * const shared = databaseAndClient(); // then, in a test: await shared.client.query("select 1")
+ */
+export function databaseAndClient(): { db: EmbeddedDatabase; client: pg.Client } {
+  const shared = {} as { db: EmbeddedDatabase; client: pg.Client };
+  beforeAll(async () => Object.assign(shared, await startWithClient()), 60_000);
+  afterAll(() => stopWithClient(shared.db, shared.client), 60_000);
+  return shared;
 }

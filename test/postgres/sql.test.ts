@@ -69,8 +69,10 @@ describe("progress notifications", { timeout: 60_000 }, () => {
       expect(followed.results.get(3)).toEqual({ c: 1 });
       await listener.query("select 1"); // notifications committed before this query are delivered before its reply
       expect(heard.filter((id) => id === "quiet")).toEqual([]);
-      // Step 1 settled, steps 2 and 3 started and settled after the run was followed.
-      expect(heard.filter((id) => id === "followed").length).toBeGreaterThanOrEqual(5);
+      // Each change after the run was followed is announced: step 1 settled, steps 2 and 3 started and
+      // settled. A worker that settles a step starts its dependent in the same transaction (one
+      // announcement for both: PostgreSQL sends a transaction's equal notifications once), so three at least.
+      expect(heard.filter((id) => id === "followed").length).toBeGreaterThanOrEqual(3);
       expect(snapshots).toBeGreaterThanOrEqual(1);
     } finally {
       await worker.stop();
@@ -91,6 +93,6 @@ describe("a database migrated by an older version, or not at all", { timeout: 60
     expect(done).toMatchObject({ code: "42883" }); // what databaseError maps to not-migrated
     await migrate({ connectionString: db.url, schema: "older" }); // upgrades it
     await expect(getRun(runId, { connectionString: db.url, schema: "older" })).resolves.toMatchObject({ status: "running" });
-    expect((await client.query("select older.settle_done('x', 1, 1, null, '{}', '{}', 'ok', 'failed', null) as stored")).rows[0].stored).toBe(false);
+    expect((await client.query("select stored from older.settle_done('x', 1, 1, null, '{}', '{}', 'ok', 'failed', null, null, null)")).rows[0].stored).toBe(false);
   });
 });

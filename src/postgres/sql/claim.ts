@@ -5,7 +5,7 @@
  * first time this worker sees the run).
  */
 import { table, type Connection } from "../db.js";
-import type { KnownRuns } from "../known-runs.js";
+import type { KnownRunInfo, KnownRuns } from "../known-runs.js";
 import type { PgPool } from "../peers.js";
 import { progressChannel } from "../queue.js";
 import { CLAIMABLE_STATES } from "../stored-states.js";
@@ -45,9 +45,19 @@ export async function claimStep(pool: PgPool, connection: Connection, workerId: 
     values: [runId, stepId, workerId, progressChannel(connection), known === undefined, CLAIMABLE_STATES],
   });
   const row = found.rows[0];
-  if (row === undefined) return undefined;
+  return row === undefined ? undefined : claimedStep(runId, stepId, row, known ?? runs.add(runId, row));
+}
+
+/**
+ * A claimed step from the claim's columns (`tool`, `args`, `attempt`, `approved`, `results`), here or
+ * as a settle that took the step returns them (sql/settle-done.ts).
+ *
+ * @example
+ * const next = claimedStep(runId, taken.stepId, taken, known)
+ */
+export function claimedStep(runId: string, stepId: number, row: Readonly<Record<string, unknown>>, known: KnownRunInfo): ClaimedStep {
   const results = new Map<number, unknown>();
   // The third item: no result text (the tool returned undefined), as opposed to a JSON null.
   for (const [id, value, none] of (row.results ?? []) as [number, unknown, boolean][]) results.set(Number(id), none ? undefined : value);
-  return { runId, stepId, tool: String(row.tool), args: row.args as Record<string, unknown>, attempt: Number(row.attempt), approved: row.approved === true, results, known: known ?? runs.add(runId, row) };
+  return { runId, stepId, tool: String(row.tool), args: row.args as Record<string, unknown>, attempt: Number(row.attempt), approved: row.approved === true, results, known };
 }

@@ -5,6 +5,7 @@
  */
 import { table, type Connection } from "../db.js";
 import type { PgPool } from "../peers.js";
+import { addStepJob } from "../queue.js";
 
 /**
  * Free a job this worker holds, its try given back, and its queue (a serial tool's) if this worker
@@ -41,4 +42,21 @@ export async function releaseStep(pool: PgPool, connection: Connection, step: { 
  */
 export async function releaseJob(pool: PgPool, connection: Connection, jobId: string, workerId: string): Promise<void> {
   await pool.query(`with ${FREE_JOB}`, [jobId, workerId]);
+}
+
+/**
+ * Release a step a settle took for this worker (it has no job: see sql/settle-done.ts): ready again,
+ * with a job available at once. The job this worker holds is another step's, done, and left to end.
+ *
+ * @example
+ * await releaseTakenStep(pool, connection, { runId, stepId, attempt })
+ */
+export async function releaseTakenStep(pool: PgPool, connection: Connection, step: { readonly runId: string; readonly stepId: number; readonly attempt: number }): Promise<void> {
+  await pool.query(
+    `with step as (
+       update ${table(connection, "steps")} set state = 'ready', worker = null
+       where run_id = $1 and step_id = $2 and attempt = $3 and state = 'running' returning tool)
+     select ${addStepJob(connection, "$1::text", "$2::bigint", "step.tool")} from step`,
+    [step.runId, step.stepId, step.attempt],
+  );
 }
