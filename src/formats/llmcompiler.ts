@@ -14,6 +14,7 @@
 import { quoted, safeText } from "../shared/text.js";
 import { Conversion, MAX_ARGUMENT_DEPTH, nameArguments, SourceProblem, stepNumber, type ConvertOptions, type ConvertResult, type DraftStep, type RefPart, type SourceLine, type Value } from "./convert.js";
 import { convertLines, streamSteps, type StepStream } from "./convert-text.js";
+import { characterByName, LONGEST_NAME, nameNear } from "./unicode-names/names.js";
 
 
 /** The marker LLMCompiler's planner writes after the last step. */
@@ -279,7 +280,7 @@ class ArgumentParser {
         if (raw) {
           text += this.text.slice(this.pos, this.pos + 2);
           this.pos += 2;
-        } else text += this.escape();
+        } else text += this.escape(close);
         continue;
       }
       if (char === "$") {
@@ -300,7 +301,8 @@ class ArgumentParser {
     return { kind: "string", parts };
   }
 
-  escape(): string {
+  /** One escape, at the backslash, inside a string that `close` ends. */
+  escape(close: string): string {
     const next = this.text[this.pos + 1];
     if (next !== undefined && Object.hasOwn(SIMPLE_ESCAPES, next)) {
       this.pos += 2;
@@ -313,12 +315,7 @@ class ArgumentParser {
       this.pos = OCTAL_ESCAPE.lastIndex;
       return String.fromCodePoint(Number.parseInt(octal[0], 8));
     }
-    if (next === "N") {
-      // \N{NAME} needs Unicode's table of names, which is not carried here: a clear refusal rather than the text as written.
-      const close = this.text.indexOf("}", this.pos);
-      const end = this.text[this.pos + 2] === "{" && close !== -1 ? close + 1 : this.pos + 2;
-      this.fail(`\\N{…} escapes (characters by name) are not supported: write the character, or \\u followed by its code`, this.pos, end);
-    }
+    if (next === "N") return this.namedCharacter(close);
     const hex = next === "x" ? 2 : next === "u" ? 4 : next === "U" ? 8 : 0;
     if (hex > 0) {
       const digits = this.text.slice(this.pos + 2, this.pos + 2 + hex);
@@ -330,6 +327,35 @@ class ArgumentParser {
     // Python keeps an unknown escape as it is: the backslash and the character.
     this.pos += 1;
     return "\\";
+  }
+
+  /**
+   * `\N{NAME}`: the character of that Unicode name, as Python 3.11 reads it (`characterByName`).
+   * The name is the text up to the first "}"; the string's closing quote before it leaves the escape
+   * malformed (a backslash keeps the character after it in the string, as Python's tokenizer reads
+   * it). No name is longer than `LONGEST_NAME`, so no more of the line is read to find the "}".
+   */
+  namedCharacter(close: string): string {
+    const start = this.pos;
+    if (this.text[start + 2] !== "{") this.fail(`malformed \\N character escape: a name in braces must follow \\N, as in \\N{BULLET}`, start, start + 2);
+    const nameStart = start + 3;
+    let end = nameStart;
+    for (;;) {
+      if (end >= this.text.length || this.text.startsWith(close, end)) this.fail(`malformed \\N character escape: no "}" ends the name before the string ends`, start, Math.min(end, this.text.length));
+      if (end - nameStart > LONGEST_NAME) this.fail(`unknown Unicode character name ${quoted(this.text.slice(nameStart, end), 30)}: longer than any (${LONGEST_NAME} characters at most)`, start, end);
+      const char = this.text[end];
+      if (char === "}") break;
+      end += char === "\\" && this.text[end + 1] !== "}" ? 2 : 1;
+    }
+    const name = this.text.slice(nameStart, end);
+    if (name === "") this.fail(`malformed \\N character escape: the name in \\N{} is empty`, start, end + 1);
+    const code = characterByName(name);
+    if (code === undefined) {
+      const near = nameNear(name);
+      this.fail(`unknown Unicode character name ${quoted(name, LONGEST_NAME)}${near === undefined ? "" : `; did you mean ${quoted(near, LONGEST_NAME)}?`}`, start, end + 1);
+    }
+    this.pos = end + 1;
+    return String.fromCodePoint(code);
   }
 
   list(close: string, depth: number): Value {
