@@ -54,6 +54,7 @@ export class StepWorker {
   readonly #runs = new KnownRuns();
   #heartbeat: Heartbeat | undefined;
   #closed = false;
+  #stopping = false;
   /** The tools this worker has, as its heartbeat publishes them (`status` says when no running worker has a step's tool). */
   readonly toolNames: string[];
   /** The worker's `toolConcurrency` (`undefined`: none). */
@@ -69,8 +70,9 @@ export class StepWorker {
     this.limits = limits === undefined || limits.size === 0 ? undefined : new WorkerToolLimits(limits, (tool) => toolFlag(connection, tool));
   }
 
-  /** The worker stops: no step waiting for its tool's turn starts now (its job is released). */
+  /** The worker stops: no step waiting for its tool's turn starts now (its job is released), and no settle takes a next step. */
   beginStop(): void {
+    this.#stopping = true;
     this.limits?.sendBack();
   }
 
@@ -170,7 +172,7 @@ export class StepWorker {
    * has, but for the run's serial tools (their queue runs one at a time) and tools needing approval.
    */
   #take(known: KnownRunInfo, helpers: import("graphile-worker").JobHelpers): Take | undefined {
-    if (this.#closed || this.limits !== undefined || helpers.abortSignal.aborted) return undefined;
+    if (this.#stopping || this.#closed || this.limits !== undefined || helpers.abortSignal.aborted) return undefined;
     const serial = known.options.serialTools;
     const tools = this.toolNames.filter((tool) => known.approvalTools?.has(tool) !== true && serial?.includes(tool) !== true);
     return { workerId: this.id, tools };

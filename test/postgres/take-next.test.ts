@@ -3,7 +3,7 @@
  * transaction (no job, no trip through the queue): on a real PostgreSQL, which dependent is taken and
  * which are queued, a settle repeated after its answer was lost (stored once, the same step next, no
  * count twice), and, with a worker, which tools are never taken (a run's serial tools, a worker that
- * limits its tools' calls).
+ * limits its tools' calls, a worker that stops).
  */
 import { describe, expect, test } from "vitest";
 import { startWorker, submitPlan, waitForRun } from "../../src/postgres/index.js";
@@ -107,5 +107,29 @@ describe("a worker that takes the next step", { timeout: 60_000 }, () => {
   test("never takes a run's serial tool, nor a step of a worker that limits its tools' calls: each waits in the queue", async () => {
     expect(await jobsWhileRunning({ options: { serialTools: ["probe"] } }, {})).toEqual([true, true, true]);
     expect(await jobsWhileRunning({}, { toolConcurrency: { probe: 2 } })).toEqual([true, true, true]);
+  });
+
+  test("a worker that stops takes no next step: the step it finishes in its grace period queues its dependent for another", async () => {
+    let open: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    let started: () => void = () => undefined;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const echo = (args: Record<string, unknown>) => args;
+    // One slot, busy with step 1: no other slot of this worker can fetch step 2's job while it stops.
+    const worker = await startWorker({ connectionString: shared.db.url, concurrency: 1, graceMs: 20_000, tools: { gate: async () => (started(), await gate, { n: 1 }), echo } });
+    const runId = await submitPlan({ steps: [{ id: 1, tool: "gate", args: {} }, { id: 2, tool: "echo", args: { a: "$1.n" } }] }, { connectionString: shared.db.url });
+    await running;
+    const stopped = worker.stop();
+    open();
+    await stopped;
+    const { steps } = await stateOf(runId);
+    expect(steps.map((step) => [step.id, step.state, step.job])).toEqual([[1, "done", false], [2, "ready", true]]);
+    const other = await startWorker({ connectionString: shared.db.url, tools: { echo } });
+    try {
+      const report = await waitForRun(runId, { connectionString: shared.db.url, timeoutMs: 30_000 });
+      expect([report.status, report.results.get(2)]).toEqual(["ok", { a: 1 }]);
+    } finally {
+      await other.stop();
+    }
   });
 });
