@@ -33,7 +33,6 @@ export const ACTIVE_STATES = ["ready", "running"] as const satisfies readonly St
 /** The states `isAwaitingApproval` holds for: not settled, not active, kept by a stop. */
 export const AWAITING_STATES = ["awaiting-approval"] as const satisfies readonly StepState[];
 
-/** A run's final status (`invalid`: lint errors, nothing ran). */
 /** A run's final status (`invalid`: lint errors, nothing ran; `suspended`: steps wait for approval). */
 export type RunStatus = "ok" | "failed" | "aborted" | "invalid" | "suspended";
 

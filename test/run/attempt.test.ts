@@ -5,7 +5,7 @@
  * runPlan, and the unknown-tool message every executor and the command line share.
  */
 import { describe, expect, test } from "vitest";
-import { attempt, endAttempt, STEP_FAILURES, unknownToolMessage, type AttemptOwner, type AttemptStep, type StepFailure, type ToolContext, type ToolFunction } from "../../src/run/attempt.js";
+import { attempt, checkOutput, describeError, endAttempt, outputSchemaOf, STEP_FAILURES, toolNames, unknownToolMessage, type AttemptOwner, type AttemptStep, type StepFailure, type ToolContext, type ToolFunction } from "../../src/run/attempt.js";
 import { runPlan } from "../../src/run/run-plan.js";
 import { StepError } from "../../src/run/step-error.js";
 
@@ -19,6 +19,7 @@ interface Ended {
 class Step implements AttemptStep<Step> {
   timer: ReturnType<typeof setTimeout> | undefined = undefined;
   owner: AttemptOwner<Step> | undefined;
+  attempt = 1;
   readonly ends: Ended[] = [];
   readonly controller = new AbortController();
   constructor(
@@ -35,7 +36,11 @@ class Owner implements AttemptOwner<Step> {
   constructor(
     readonly args: () => Record<string, unknown>,
     readonly check: (value: unknown) => StepFailure | undefined = () => undefined,
+    readonly refuse: (args: Record<string, unknown>) => StepFailure | undefined = () => undefined,
   ) {}
+  checkInput(_step: Step, args: Record<string, unknown>): StepFailure | undefined {
+    return this.refuse(args);
+  }
   isRunning(step: Step): boolean {
     return step.ends.length === 0;
   }
@@ -125,5 +130,87 @@ describe("the unknown-tool message: one home for runPlan, the workers and the co
     }
     const streamed = await runPlan(stream(), tools);
     expect(streamed.errors.get(1)?.message).toBe('step 1 (gecode\u001b): no function for tool "gecode\\u001b"; did you mean "geocode"?');
+  });
+});
+
+/** A few turns of the event loop: promise jobs and 1 ms timers have run. */
+const turns = () => new Promise((resolve) => setTimeout(resolve, 5));
+
+describe("what an attempt ignores, and what it checks", () => {
+  test("arguments refused before the call: the tool is not called, no timer starts, the outcome is now", () => {
+    let calls = 0;
+    const step = new Step(1, "t", new Owner(() => ({ a: 1 }), undefined, (args) => STEP_FAILURES.invalidInput(`refused ${JSON.stringify(args)}`)));
+    attempt(step, () => calls++, step.owner!, 1_000);
+    expect([calls, step.timer, step.ends]).toEqual([0, undefined, [{ value: undefined, failure: { code: "invalid-input", detail: 'refused {"a":1}' }, later: false, abortReason: undefined }]]);
+  });
+
+  test("a function or an object without then is a value, ended now; a function with then is awaited", async () => {
+    const fn = () => 1;
+    const now = await run(() => fn);
+    expect(now.ends.map((end) => [end.value, end.later])).toEqual([[fn, false]]);
+    const withThen = Object.assign(() => 2, { then: (resolve: (value: unknown) => void) => resolve("from then") });
+    const nothing = await run(() => undefined);
+    expect(nothing.ends).toEqual([{ value: undefined, failure: undefined, later: false, abortReason: undefined }]);
+    const awaited = await run(() => withThen);
+    expect(awaited.ends.map((end) => [end.value, end.later])).toEqual([["from then", true]]);
+  });
+
+  test("a value or a rejection of an earlier try is dropped once the step has moved on to its next try", async () => {
+    for (const settle of ["resolve", "reject"] as const) {
+      let finish: (value: unknown) => void = () => undefined;
+      let fail: (error: unknown) => void = () => undefined;
+      const step = new Step(1, "t", new Owner(() => ({})));
+      attempt(step, () => new Promise((resolve, reject) => ((finish = resolve), (fail = reject))), step.owner!, undefined);
+      step.attempt = 2;
+      if (settle === "resolve") finish("late");
+      else fail(new Error("late"));
+      await turns();
+      expect(step.ends).toEqual([]);
+    }
+  });
+
+  test("a rejection, a timeout or an abort after the owner gave up (or let go) is dropped", async () => {
+    const gaveUp = new Step(1, "t", new Owner(() => ({})));
+    let fail: (error: unknown) => void = () => undefined;
+    attempt(gaveUp, () => new Promise((_resolve, reject) => (fail = reject)), gaveUp.owner!, 1);
+    gaveUp.ends.push({ value: "ended elsewhere", failure: undefined, later: false, abortReason: undefined });
+    fail(new Error("late"));
+    endAttempt(gaveUp, STEP_FAILURES.aborted("aborted with the run"));
+    await turns();
+    expect(gaveUp.ends).toHaveLength(1);
+    const letGo = new Step(2, "t", new Owner(() => ({})));
+    attempt(letGo, () => new Promise(() => undefined), letGo.owner!, 1);
+    letGo.owner = undefined;
+    endAttempt(letGo, STEP_FAILURES.aborted("aborted with the run"));
+    await turns();
+    expect(letGo.ends).toEqual([]);
+  });
+
+  test("an attempt that ends clears its timer", async () => {
+    const step = await run(() => Promise.resolve(1), { timeoutMs: 60_000 });
+    expect([step.ends.length, step.timer]).toEqual([1, undefined]);
+  });
+
+  test("what was thrown is described in at most 500 characters", () => {
+    expect(describeError(new Error("x".repeat(2_000)))).toBe("x".repeat(500));
+  });
+
+  test("toolNames lists the own functions of a tools object only, and nothing for one that cannot be listed", () => {
+    expect(toolNames({ a: () => 1, b: 2, get c() { return () => 3; } })).toEqual(["a"]);
+    expect(toolNames(new Proxy({}, { ownKeys: () => { throw new Error("no keys"); } }))).toEqual([]);
+  });
+
+  test("outputSchemaOf takes an object or boolean schema, and nothing else", () => {
+    const schema = { type: "object" };
+    expect([outputSchemaOf({ t: { output: schema } }, "t"), outputSchemaOf({ t: { output: false } }, "t"), outputSchemaOf({ t: { output: true } }, "t")]).toEqual([schema, false, true]);
+    expect([outputSchemaOf({ t: { output: null } }, "t"), outputSchemaOf({ t: { output: "object" } }, "t"), outputSchemaOf({ t: {} }, "t"), outputSchemaOf({}, "t")]).toEqual([undefined, undefined, undefined, undefined]);
+  });
+
+  test("checkOutput: a result that cannot be read fails its step with invalid-output, saying why", () => {
+    const hostile = new Proxy({}, { ownKeys: () => { throw new Error("no keys"); }, get: () => { throw new Error("no read"); } });
+    const failure = checkOutput({ type: "object", required: ["a"] }, hostile);
+    expect(failure?.code).toBe("invalid-output");
+    expect(failure?.detail).toMatch(/^the result could not be read: no (keys|read)$/);
+    expect(checkOutput(undefined, hostile)).toBeUndefined();
   });
 });

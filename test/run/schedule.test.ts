@@ -4,7 +4,8 @@
  */
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { dependentsToSkip, scheduleGraph, type StepState } from "../../src/run/schedule.js";
+import { dependentsToSkip, runStatus, scheduleGraph, stopDetail, type StepState } from "../../src/run/schedule.js";
+import type { Diagnostic } from "../../src/shared/diagnostic.js";
 
 describe("the run rules (src/run/schedule.ts)", () => {
   test("property: a failure skips exactly the waiting steps that reach it through dependencies, each once", () => {
@@ -39,5 +40,32 @@ describe("the run rules (src/run/schedule.ts)", () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("a run's status and a stop's detail", () => {
+  const error = { code: "unknown-step", severity: "error", message: "m" } as unknown as Diagnostic;
+  const warning = { code: "unused-step", severity: "warning", message: "m" } as unknown as Diagnostic;
+  test.each([
+    ["nothing failed", undefined, 0, [], 0, "ok"],
+    ["a warning only", undefined, 0, [warning], 0, "ok"],
+    ["a step failed", undefined, 1, [], 0, "failed"],
+    ["an error diagnostic", undefined, 0, [error], 0, "failed"],
+    ["steps wait for approval, a failure too", undefined, 1, [], 2, "suspended"],
+    ["aborted, steps waiting for approval", "aborted", 0, [], 2, "aborted"],
+    ["stopped by a failure (failFast), steps waiting for approval", "failed", 1, [], 2, "failed"],
+  ] as const)("%s: %s", (_name, stopped, failures, diagnostics, pending, status) => {
+    expect(runStatus(stopped, failures, diagnostics, pending)).toBe(status);
+  });
+
+  test("the detail of a step aborted by a stop says why the run stopped", () => {
+    expect([stopDetail("aborted"), stopDetail("failed")]).toEqual(["aborted with the run", "aborted because another step failed (failFast)"]);
+  });
+
+  test("the graph keeps the plan's order and lists a dependent once, however often it references a step", () => {
+    const graph = scheduleGraph([{ id: 3, dependencies: [] }, { id: 1, dependencies: [3, 3] }, { id: 2, dependencies: [3, 1] }]);
+    expect(graph.order).toEqual([3, 1, 2]);
+    expect([...graph.dependentsOf]).toEqual([[3, [1, 2]], [1, [2]]]);
+    expect(graph.dependenciesOf.get(1)).toEqual([3, 3]);
   });
 });
