@@ -186,6 +186,25 @@ describe("what an attempt ignores, and what it checks", () => {
     expect(letGo.ends).toEqual([]);
   });
 
+  test("a rejection after the owner let go of the step is dropped, and handled", async () => {
+    let fail: (error: unknown) => void = () => undefined;
+    const step = new Step(1, "t", new Owner(() => ({})));
+    attempt(step, () => new Promise((_resolve, reject) => (fail = reject)), step.owner!, undefined);
+    step.owner = undefined;
+    fail(new Error("late"));
+    await turns();
+    expect(step.ends).toEqual([]);
+  });
+
+  test("an owner that checks no input: the tool is called with the arguments", () => {
+    const step = new Step(1, "t", new Owner(() => ({ a: 1 })));
+    const owner = step.owner as Owner;
+    const plain: AttemptOwner<Step> = { isRunning: (s) => owner.isRunning(s), resolveArgs: () => owner.resolveArgs(), contextOf: (s) => owner.contextOf(s), checkResult: () => undefined, ended: (...args) => owner.ended(...args) };
+    step.owner = plain;
+    attempt(step, (args) => args, plain, undefined);
+    expect(step.ends.map((end) => end.value)).toEqual([{ a: 1 }]);
+  });
+
   test("an attempt that ends clears its timer", async () => {
     const step = await run(() => Promise.resolve(1), { timeoutMs: 60_000 });
     expect([step.ends.length, step.timer]).toEqual([1, undefined]);

@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from "vitest";
 import { RETRY_DEFAULTS } from "../../src/run/retry.js";
-import { MAX_RUN_ID_LENGTH, MAX_TIMEOUT_MS, readBounded, readDuration, readOption, readRetryPolicy, readRetryByTool, readRunSettings, readSignal, readWorkerSettings, type RefuseOption } from "../../src/run/settings.js";
+import { MAX_RUN_ID_LENGTH, MAX_TIMEOUT_MS, readBounded, readDuration, readOption, readRetryPolicy, readRetryByTool, readRunSettings, readSignal, readToolConcurrency, readWorkerSettings, type RefuseOption } from "../../src/run/settings.js";
 import { CodedError, RefError } from "../../src/shared/errors.js";
 
 class WorkerRefusal extends CodedError<"invalid-options"> {}
@@ -118,6 +118,7 @@ describe("readRunSettings", () => {
     ["tracer null", { tracer: null }, "option tracer must be an OpenTelemetry tracer (an object with startSpan), or false"],
     ["tracer true", { tracer: true }, "option tracer must be an OpenTelemetry tracer (an object with startSpan), or false"],
     ["toolConcurrency", { toolConcurrency: { send: 0 } }, "option toolConcurrency.send must be a positive integer"],
+    ["timeoutMs", { timeoutMs: -1 }, "option timeoutMs must be a positive number of milliseconds (or Infinity for no limit)"],
     ["concurrency", { concurrency: 0 }, "option concurrency must be a positive integer"],
   ])("%s is refused, naming it", (_name, options, message) => {
     const error = thrown(() => readRunSettings(options));
@@ -146,6 +147,7 @@ describe("a retry policy", () => {
     ["a factor as text", { attempts: 2, factor: "2" }, "option retry.factor must be a finite number of at least 1"],
     ["a delay over what a timer can wait", { attempts: 2, maxDelayMs: MAX_TIMEOUT_MS + 1 }, `option retry.maxDelayMs must be a number of milliseconds from 0 to ${MAX_TIMEOUT_MS}`],
     ["a negative delay", { attempts: 2, initialDelayMs: -1 }, `option retry.initialDelayMs must be a number of milliseconds from 0 to ${MAX_TIMEOUT_MS}`],
+    ["a delay as text", { attempts: 2, initialDelayMs: "5" }, `option retry.initialDelayMs must be a number of milliseconds from 0 to ${MAX_TIMEOUT_MS}`],
     ["retryOn not an array", { attempts: 2, retryOn: "timeout" }, "option retry.retryOn must be an array of step error codes among"],
     ["retryOn with a code twice too many", { attempts: 2, retryOn: ["timeout", "timeout", "timeout", "timeout", "timeout", "timeout", "timeout", "timeout", "timeout", "timeout"] }, "option retry.retryOn must be an array of step error codes among"],
     ["retryOn with a code it cannot retry", { attempts: 2, retryOn: ["aborted"] }, "option retry.retryOn must be an array of step error codes among"],
@@ -166,6 +168,11 @@ describe("a retry policy", () => {
 });
 
 describe("bounds and listeners", () => {
+  test("a tool's call limit given as undefined is refused in the words of its bounds", () => {
+    expect(refusal(() => readToolConcurrency({ geocode: undefined }, "toolConcurrency"))).toBe("option toolConcurrency.geocode must be a positive integer");
+    expect(refusal(() => readToolConcurrency({ geocode: undefined }, "toolConcurrency", refuse, { min: 1, max: 256 }))).toBe("startWorker: option toolConcurrency.geocode must be an integer from 1 to 256, not undefined");
+  });
+
   test("a bound is inclusive at both ends", () => {
     const bounds = { min: 2, max: 9 };
     expect([readBounded(2, "n", bounds, 5), readBounded(9, "n", bounds, 5), readBounded(undefined, "n", bounds, 5)]).toEqual([2, 9, 5]);
