@@ -55,6 +55,8 @@ export class StepWorker {
   #heartbeat: Heartbeat | undefined;
   #closed = false;
   #stopping = false;
+  /** What a settle may take for this worker, by run (`#take`); forgotten with the run. */
+  readonly #takes = new WeakMap<KnownRunInfo, Take>();
   /** The tools this worker has, as its heartbeat publishes them (`status` says when no running worker has a step's tool). */
   readonly toolNames: string[];
   /** The worker's `toolConcurrency` (`undefined`: none). */
@@ -173,9 +175,14 @@ export class StepWorker {
    */
   #take(known: KnownRunInfo, helpers: import("graphile-worker").JobHelpers): Take | undefined {
     if (this.#stopping || this.#closed || this.limits !== undefined || helpers.abortSignal.aborted) return undefined;
-    const serial = known.options.serialTools;
-    const tools = this.toolNames.filter((tool) => known.approvalTools?.has(tool) !== true && serial?.includes(tool) !== true);
-    return { workerId: this.id, tools };
+    // Once per run this worker knows (a run never changes once submitted), not once per step.
+    let take = this.#takes.get(known);
+    if (take === undefined) {
+      const serial = known.options.serialTools;
+      take = { workerId: this.id, tools: this.toolNames.filter((tool) => known.approvalTools?.has(tool) !== true && serial?.includes(tool) !== true) };
+      this.#takes.set(known, take);
+    }
+    return take;
   }
 
   /**

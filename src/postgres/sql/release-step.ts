@@ -19,6 +19,16 @@ const FREE_JOB = `freed as (
      from freed where q.id = freed.job_queue_id and q.locked_by = $2`;
 
 /**
+ * The common table expression `step`: the step ready again if this attempt still holds it (run id,
+ * step id and attempt in the parameters numbered `from`, `from + 1`, `from + 2`), returning its tool.
+ */
+function readyAgain(connection: Connection, from: number): string {
+  return `step as (
+       update ${table(connection, "steps")} set state = 'ready', worker = null
+       where run_id = $${from} and step_id = $${from + 1} and attempt = $${from + 2} and state = 'running' returning tool)`;
+}
+
+/**
  * Release the step and its job, in one statement.
  *
  * @example
@@ -26,9 +36,7 @@ const FREE_JOB = `freed as (
  */
 export async function releaseStep(pool: PgPool, connection: Connection, step: { readonly runId: string; readonly stepId: number; readonly attempt: number; readonly jobId: string; readonly workerId: string }): Promise<void> {
   await pool.query(
-    `with step as (
-       update ${table(connection, "steps")} set state = 'ready', worker = null
-       where run_id = $3 and step_id = $4 and attempt = $5 and state = 'running' returning 1),
+    `with ${readyAgain(connection, 3)},
      ${FREE_JOB}`,
     [step.jobId, step.workerId, step.runId, step.stepId, step.attempt],
   );
@@ -53,9 +61,7 @@ export async function releaseJob(pool: PgPool, connection: Connection, jobId: st
  */
 export async function releaseTakenStep(pool: PgPool, connection: Connection, step: { readonly runId: string; readonly stepId: number; readonly attempt: number }): Promise<void> {
   await pool.query(
-    `with step as (
-       update ${table(connection, "steps")} set state = 'ready', worker = null
-       where run_id = $1 and step_id = $2 and attempt = $3 and state = 'running' returning tool)
+    `with ${readyAgain(connection, 1)}
      select ${addStepJob(connection, "$1::text", "$2::bigint", "step.tool")} from step`,
     [step.runId, step.stepId, step.attempt],
   );
