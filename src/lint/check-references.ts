@@ -151,7 +151,7 @@ export function checkReferences(
   // What every scanned value reports besides its references: strings that do not parse, placeholders
   // that stay text, limits.
   const reportScan = (scan: ArgScan, argsPointer: string, step: number | undefined): void => {
-    const [nestedWhat, countWhere] = step === undefined ? ["the output is", "the output"] : ["the arguments are", "one step"];
+    const [nestedWhat, countWhere, them] = step === undefined ? ["the output is", "the output", "it"] : ["the arguments are", "one step", "them"];
     for (const bad of scan.malformed) reportMalformed(bad, argsPointer, step, options, out);
     for (const nested of scan.unresolvedNested) {
       out.push(
@@ -163,7 +163,7 @@ export function checkReferences(
     }
     for (const like of scan.templateLike) reportTemplateLike(like.text, argsPointer + like.pointer, step, options, out);
     if (scan.tooDeep !== undefined) {
-      out.push(draft("limit", "error", `${nestedWhat} nested deeper than maxDepth (${options.maxDepth}); resolving them fails here`, { pointer: argsPointer + scan.tooDeep, step }));
+      out.push(draft("limit", "error", `${nestedWhat} nested deeper than maxDepth (${options.maxDepth}); resolving ${them} fails here`, { pointer: argsPointer + scan.tooDeep, step }));
     }
     if (scan.refs.length > options.maxPlaceholders) {
       out.push(draft("limit", "error", `${scan.refs.length} placeholders in ${countWhere} is over maxPlaceholders (${options.maxPlaceholders}); resolving them fails`, { pointer: argsPointer, step }));
