@@ -1,40 +1,84 @@
 /**
  * The linter's JSON Schema walker: what a schema says about a path of keys and indexes (an
  * unknown key, a value that cannot be indexed, the types at the end), and where it stays silent.
+ * The rows are in test/cases/schema-walk.json; type sets are compared as sorted arrays.
  */
+import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
-import { walkSchema } from "../../src/lint/index.js";
+import { walkSchema, type JsonType, type PathStep, type TypeSet, type WalkOutcome } from "../../src/lint/index.js";
+import { declaredKeys, describeTypes, intersectTypes, typeOfValue, unionTypes } from "../../src/lint/schema-walk.js";
+
+type Types = JsonType[] | null;
+interface Cases {
+  readonly walk: { name: string; schema: unknown; path: PathStep[]; expected: Omit<WalkOutcome, "types"> & { types: Types } }[];
+  readonly declaredKeys: { name: string; schema: unknown; expected: string[] }[];
+  readonly describeTypes: { types: Types; expected: string }[];
+  readonly intersectTypes: { a: JsonType[]; b: JsonType[]; expected: JsonType[] }[];
+  readonly unionTypes: { sets: Types[]; expected: Types }[];
+  readonly typeOfValue: { value: unknown; expected: JsonType }[];
+}
+
+const cases = JSON.parse(readFileSync(new URL("../cases/schema-walk.json", import.meta.url), "utf8")) as Cases;
+const sorted = (types: TypeSet): Types => (types === null ? null : [...types].sort());
+const set = (types: Types): TypeSet => (types === null ? null : new Set(types));
 
 describe("walkSchema", () => {
-  const object = (properties: Record<string, unknown>, closed = true) => ({ type: "object", properties, ...(closed ? { additionalProperties: false } : {}) });
-  test.each([
-    ["an open object allows any key", object({ a: {} }, false), [{ kind: "key", name: "b" }], { ok: true, types: null }],
-    ["a closed object refuses an unknown key", object({ a: {} }), [{ kind: "key", name: "b" }], { ok: false, at: 0, code: "unknown-key", keys: ["a"], types: null }],
-    ["additionalProperties false without properties says nothing", { type: "object", additionalProperties: false }, [{ kind: "key", name: "b" }], { ok: true, types: null }],
-    ["patternProperties make it open", { ...object({ a: {} }), patternProperties: { "^x": {} } }, [{ kind: "key", name: "b" }], { ok: true, types: null }],
-    ["a $ref next to properties makes it open", { ...object({ a: {} }), $ref: "#/$defs/x", $defs: { x: {} } }, [{ kind: "key", name: "b" }], { ok: true, types: null }],
-    ["a key on a string", { type: "string" }, [{ kind: "key", name: "b" }], { ok: false, at: 0, code: "not-indexable", keys: [], types: new Set(["string"]) }],
-    ["an index on an object", { type: "object" }, [{ kind: "index", index: 0 }], { ok: false, at: 0, code: "not-indexable", keys: [], types: new Set(["object"]) }],
-    ["type from const", { const: 3 }, [], { ok: true, types: new Set(["integer"]) }],
-    ["type from enum", { enum: ["a", null] }, [], { ok: true, types: new Set(["string", "null"]) }],
-    ["nullable string cannot take a key", { type: ["string", "null"] }, [{ kind: "key", name: "x" }], { ok: false, at: 0, code: "not-indexable", keys: [], types: new Set(["string", "null"]) }],
-    ["an object-or-null can take a key", { type: ["object", "null"] }, [{ kind: "key", name: "x" }], { ok: true, types: null }],
-    ["a remote $ref is unknown", { $ref: "https://example.com/s.json" }, [{ kind: "key", name: "x" }], { ok: true, types: null }],
-    ["$ref to #/definitions", { $ref: "#/definitions/d", definitions: { d: { type: "number" } } }, [], { ok: true, types: new Set(["number"]) }],
-    ["$ref with a percent-encoded name", { $ref: "#/$defs/a%20b", $defs: { "a b": { type: "boolean" } } }, [], { ok: true, types: new Set(["boolean"]) }],
-    ["a $ref cycle ends as unknown", { $ref: "#" }, [{ kind: "key", name: "x" }], { ok: true, types: null }],
-    ["draft-07 tuple items", { type: "array", items: [{ type: "string" }], additionalItems: false }, [{ kind: "index", index: 1 }], { ok: false, at: 0, code: "unknown-key", keys: [], maxItems: 1, types: null }],
-    ["oneOf types are a union", { oneOf: [{ type: "string" }, { type: "integer" }] }, [], { ok: true, types: new Set(["string", "integer"]) }],
-    ["allOf types are an intersection", { allOf: [{ type: ["string", "number"] }, { type: ["integer", "null"] }] }, [], { ok: true, types: new Set(["integer"]) }],
-    ["contradictory types say nothing", { allOf: [{ type: "string" }, { type: "number" }] }, [], { ok: true, types: null }],
-    ["a boolean schema allows anything", true, [{ kind: "key", name: "x" }], { ok: true, types: null }],
-    ["garbage is not a schema", "nonsense", [{ kind: "key", name: "x" }], { ok: true, types: null }],
-  ] as const)("%s", (_name, schema, path, expected) => {
-    expect(walkSchema(schema, path)).toEqual(expected);
+  test.each(cases.walk)("$name", ({ schema, path, expected }) => {
+    const outcome = walkSchema(schema, path);
+    expect({ ...outcome, types: sorted(outcome.types) }).toEqual(expected);
+    // The outcome is exactly these fields: no undefined members (diagnostics are built from them).
+    expect(Object.keys(outcome)).toEqual(Object.keys(expected));
   });
 
   test("a schema with thousands of anyOf branches stays within its budget", () => {
     const schema = { anyOf: Array.from({ length: 50_000 }, () => ({ type: "object", properties: { a: {} }, additionalProperties: false })) };
     expect(walkSchema(schema, [{ kind: "key", name: "b" }]).ok).toBe(true);
+  });
+
+  test("within the budget a closed object deep in allOf is still seen", () => {
+    const schema = { allOf: Array.from({ length: 900 }, () => ({})).concat([{ type: "object", properties: { a: {} }, additionalProperties: false }]) };
+    expect(walkSchema(schema, [{ kind: "key", name: "b" }])).toMatchObject({ ok: false, code: "unknown-key" });
+  });
+
+  test("a path that is not an array, or a schema that throws, is a RefError", () => {
+    expect(() => walkSchema({}, "a" as unknown as PathStep[])).toThrow(expect.objectContaining({ name: "RefError", code: "invalid-args" }));
+    const trap = new Proxy({}, { getOwnPropertyDescriptor: () => { throw new Error("trap"); } });
+    expect(() => walkSchema(trap, [{ kind: "key", name: "a" }])).toThrow(expect.objectContaining({ name: "RefError" }));
+  });
+});
+
+describe("declaredKeys", () => {
+  test.each(cases.declaredKeys)("$name", ({ schema, expected }) => {
+    expect([...declaredKeys(schema)].sort()).toEqual(expected);
+  });
+
+  test("a schema that throws declares what was read before it", () => {
+    const trap = new Proxy({}, { getOwnPropertyDescriptor: () => { throw new Error("trap"); } });
+    expect([...declaredKeys({ properties: { a: {} }, allOf: [trap, { properties: { b: {} } }] })]).toEqual(["a"]);
+  });
+
+  test("thousands of branches stay within the budget", () => {
+    const schema = { anyOf: Array.from({ length: 5_000 }, (_, i) => ({ properties: { [`k${i}`]: {} } })) };
+    const keys = declaredKeys(schema);
+    expect(keys.size).toBeGreaterThan(0);
+    expect(keys.size).toBeLessThan(1_000);
+  });
+});
+
+describe("type helpers", () => {
+  test.each(cases.describeTypes)("describeTypes($types) is $expected", ({ types, expected }) => {
+    expect(describeTypes(set(types))).toBe(expected);
+  });
+  test.each(cases.intersectTypes)("intersectTypes($a, $b) is $expected", ({ a, b, expected }) => {
+    expect([...intersectTypes(new Set(a), new Set(b))].sort()).toEqual(expected);
+  });
+  test.each(cases.unionTypes)("unionTypes($sets) is $expected", ({ sets, expected }) => {
+    expect(sorted(unionTypes(sets.map(set)))).toEqual(expected);
+  });
+  test.each(cases.typeOfValue)("typeOfValue($value) is $expected", ({ value, expected }) => {
+    expect(typeOfValue(value)).toBe(expected);
+  });
+  test("a BigInt is an integer", () => {
+    expect(typeOfValue(10n)).toBe("integer");
   });
 });
