@@ -9,7 +9,7 @@ import type { ArgScan } from "../plan/references.js";
 import type { NormalizedOptions } from "../shared/options.js";
 import { isPlainArray, isPlainObject, ownData as own } from "../shared/own-data.js";
 import { pointerTokens } from "../shared/pointer.js";
-import { listSome, quoted, safeText } from "../shared/text.js";
+import { excerpt, listSome, quoted, safeText } from "../shared/text.js";
 import { isPathLikeKey, pathSyntaxHint } from "../shared/path-hint.js";
 import { checkArguments, reportCatalog, toolInput, type ToolInput } from "./check-arguments.js";
 import { didYouMean } from "./did-you-mean.js";
@@ -280,14 +280,14 @@ function pathText(path: readonly Segment[], upTo: number): string {
 }
 
 /**
- * `$1.city` for messages: the reference as written (with its `$`), safe to print.
+ * `$1.city` for messages: the reference as written (with its `$`, quotes as they are), safe to print.
  *
  * @example
  * refLabel("in ${1.city}", node) // "$1.city"
  */
 export function refLabel(text: string, node: ReferenceNode): string {
   const written = text.slice(node.span.start, node.span.end);
-  return safeText(written.startsWith("$") ? written : `$${written}`, 60);
+  return excerpt(written.startsWith("$") ? written : `$${written}`, 60);
 }
 
 /** In the seed syntax `$1.address.city` is the one key "address.city": say so when it reads like a path (the rule of `path-like-key`). */

@@ -18,7 +18,7 @@ import Ajv2020Module from "ajv/dist/2020.js";
 import formatsModule from "ajv-formats";
 import { isPlainArray, isPlainObject } from "../shared/own-data.js";
 import { pointerTokens } from "../shared/pointer.js";
-import { printable, quoted, safeText } from "../shared/text.js";
+import { excerpt, printable, quoted, safeText } from "../shared/text.js";
 import { describeTypes, typesOf, type JsonType, type TypeSet } from "./schema-walk.js";
 
 /** Schema nodes (objects and arrays) a catalog schema may have; past it the schema is not compiled. */
@@ -358,6 +358,9 @@ function dependsOnUnsure(error: ErrorObject, unsure: ReadonlyMap<string, Unsure>
   return false;
 }
 
+/** A schema path's rest that leads into a schema's definitions (where a `$ref`'s errors come from). */
+const DEFINITIONS = /^\/(\$defs|definitions)\//;
+
 /** Where the branch errors of the composite at `index` start: the run right before it, inside its value. */
 function blockStart(errors: readonly ErrorObject[], index: number): number {
   const composite = errors[index]!;
@@ -367,8 +370,9 @@ function blockStart(errors: readonly ErrorObject[], index: number): number {
     const error = errors[i]!;
     if (!isUnder(error.instancePath, composite.instancePath)) break;
     const own = error.schemaPath.startsWith(`${composite.schemaPath}/`);
-    // A sibling keyword of the same schema ends the run; an error from a `$ref` has its target's path.
-    if (!own && error.schemaPath.startsWith(`${parent}/`)) break;
+    // A sibling keyword of the same schema ends the run; an error from a `$ref` has its target's path,
+    // which for a composite at the root is under the same schema too, but in its definitions.
+    if (!own && error.schemaPath.startsWith(`${parent}/`) && !DEFINITIONS.test(error.schemaPath.slice(parent.length))) break;
     start = i;
   }
   return start;
@@ -480,7 +484,7 @@ function asArray(value: unknown): readonly unknown[] {
 }
 
 /**
- * A JSON value as a message shows it: strings quoted and escaped, anything long cut.
+ * A JSON value as a message shows it: strings quoted and escaped, other values as JSON, anything long cut.
  *
  * @example
  * valueText("Paris") // '"Paris"'
@@ -494,7 +498,7 @@ export function valueText(value: unknown): string {
   } catch {
     json = undefined;
   }
-  return json === undefined ? "a value" : safeText(json, 40);
+  return json === undefined ? "a value" : excerpt(json, 40);
 }
 
 /** The value at a JSON Pointer of a copy made by `argumentsCopy` (own data only, so read directly; inherited members are absent). */

@@ -51,6 +51,18 @@ export function printable(text: string): string {
   });
 }
 
+/**
+ * Text shown as it is written (code, JSON: quotes and backslashes kept), safe to print (`printable`)
+ * and cut to `max` characters with an ellipsis.
+ *
+ * @example
+ * excerpt('{"a":[1]}')         // '{"a":[1]}'
+ * excerpt("$1.aaaaaaaaaaaa", 5) // "$1.aa…"
+ */
+export function excerpt(text: string, max = DEFAULT_MAX): string {
+  return text.length > max ? `${printable(text.slice(0, max))}…` : printable(text);
+}
+
 /** `safeText` inside double quotes. */
 export function quoted(text: string, max = DEFAULT_MAX): string {
   return `"${safeText(text, max)}"`;

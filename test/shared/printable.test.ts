@@ -4,7 +4,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { printable } from "../../src/shared/text.js";
+import { excerpt, printable } from "../../src/shared/text.js";
 
 const ACTIVE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
@@ -30,5 +30,22 @@ describe("printable", () => {
         if (!ACTIVE.test(text)) expect(once).toBe(text);
       }),
     );
+  });
+});
+
+describe("excerpt", () => {
+  test.each([
+    ["JSON as written", '{"a":[1]}', 40, '{"a":[1]}'],
+    ["exactly max characters are not cut", "abcde", 5, "abcde"],
+    ["one more is cut, with an ellipsis", "abcdef", 5, "abcde…"],
+    ["what a terminal acts on is escaped", "$1\u001b[2J", 60, "$1\\u001b[2J"],
+    ["a pair cut in half leaves an escaped half", "ab😀", 3, "ab\\ud83d…"],
+  ])("%s", (_name, text, max, expected) => {
+    expect(excerpt(text, max)).toBe(expected);
+  });
+
+  test("60 characters by default", () => {
+    expect(excerpt("x".repeat(61))).toBe(`${"x".repeat(60)}…`);
+    expect(excerpt("x".repeat(60))).toBe("x".repeat(60));
   });
 });
