@@ -142,6 +142,28 @@ describe("hostile catalogs", () => {
     ["\\(a+\\)+", false],
     ["(a{2})+", false],
     ["(a{2,3})+", true],
+    // A character class is skipped whole, escapes in it included: its ( ) | are no group.
+    ["[(]a+)+", false],
+    ["[\\](]a+)+", false],
+    ["[|]", false],
+    ["\\(a+)+", false],
+    // What makes a group risky: a variable count inside (?, *, +, {n,}, {n,m}), an alternation, a risky group.
+    ["(a?)+", true],
+    ["(a|b)*", true],
+    ["((a+))+", true],
+    ["((a))+", false],
+    ["x|(a)+", false],
+    ["(ab{2,}c)+", true],
+    ["(a{x)+", false],
+    // What repeats it: more than once.
+    ["(a+){2}", true],
+    ["(a+){1}", false],
+    ["(a+){1,}", true],
+    ["(a+){0,1}", false],
+    ["(a+){1,1}", false],
+    ["(a+)?", false],
+    ["(a+)+?", true],
+    ["(a+)?+", false],
   ])("nestedQuantifier(%s) is %s", (pattern, expected) => {
     expect(nestedQuantifier(pattern)).toBe(expected);
   });

@@ -194,7 +194,9 @@ describe("never throws", () => {
   });
 
   test("lintPlanText on a non-string", () => {
-    expect(lintPlanText(42 as unknown as string).map((d) => d.code)).toEqual(["invalid-plan"]);
+    expect(lintPlanText(42 as unknown as string)).toEqual([
+      { code: "invalid-plan", severity: "error", message: "the plan could not be read: lintPlanText needs the text of a plan, not number", pointer: "" },
+    ]);
   });
 });
 
