@@ -130,6 +130,9 @@ describe("argumentsCopy", () => {
     const cyclic: Record<string, unknown> = { n: 1 };
     cyclic["self"] = cyclic;
     expect(argumentsCopy({ a: shared, b: shared, c: cyclic }, 8)).toEqual({ a: { k: 1 }, b: undefined, c: { n: 1, self: undefined } });
+    const root: Record<string, unknown> = { n: 1 };
+    root["self"] = root;
+    expect(argumentsCopy(root, 8)).toEqual({ n: 1, self: undefined });
   });
 
   test("a __proto__ key stays an own key of the copy, and the copy is an ordinary object", () => {
@@ -154,6 +157,8 @@ describe("valueText", () => {
     ["null", null, "null"],
     ["an object, as JSON", { a: [1] }, '{"a":[1]}'],
     ["a long array, cut", Array.from({ length: 30 }, (_, i) => i), "[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,1…"],
+    ["Infinity, which JSON cannot write", Infinity, "Infinity"],
+    ["NaN", NaN, "NaN"],
     ["undefined", undefined, "a value"],
     ["a BigInt", 10n, "a value"],
   ])("%s", (_name, value, expected) => {

@@ -77,6 +77,8 @@ describe("lint.json", () => {
     }));
     expect(actual).toEqual(row.expected);
     for (const d of diagnostics) {
+      // Absent fields are left out, not set to undefined (diagnostics print and compare cleanly).
+      expect(Object.values(d)).not.toContain(undefined);
       expect(d.range?.start).toEqual(naivePosition(text, d.offset!.start));
       expect(d.range?.end).toEqual(naivePosition(text, d.offset!.end));
     }
