@@ -7,7 +7,7 @@ import { lintPlanText } from "../lint/lint-plan.js";
 import { jsonc, type JsoncNode } from "../plan/jsonc.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { pointerTokens } from "../shared/pointer.js";
-import { printable, quoted } from "../shared/text.js";
+import { excerpt, quoted } from "../shared/text.js";
 import { jsonEscape } from "./completion.js";
 import type { EditorOptions } from "./editor-options.js";
 import { withFallback } from "./guard.js";
@@ -53,7 +53,7 @@ export function fixesOf(planText: string, diagnostics: readonly Diagnostic[]): Q
         const { start, end } = diagnostic.offset;
         const token = diagnostic.span === undefined && planText.charCodeAt(start) === 34;
         const newText = token ? JSON.stringify(fix.replace) : jsonEscape(fix.replace);
-        fixes.push({ title: `Change to ${token ? quoted(fix.replace, 60) : printable(fix.replace.slice(0, 60))}`, diagnostic, edits: [{ span: { start, end }, newText }] });
+        fixes.push({ title: `Change to ${token ? quoted(fix.replace, 60) : excerpt(fix.replace, 60)}`, diagnostic, edits: [{ span: { start, end }, newText }] });
         continue;
       }
       tree ??= jsonc.parseTree(planText, [], { disallowComments: true });

@@ -7,8 +7,11 @@ import { describe, expect, test } from "vitest";
 import { applyTextEdits, quickFixes } from "../../src/editor/index.js";
 import { lintPlanText } from "../../src/lint/index.js";
 
+/** A key longer than a fix's title shows: the title is cut with an ellipsis, the edit is whole. */
+const LONG = `population_${"x".repeat(51)}`;
+
 const tools = {
-  geocode: { output: { type: "object", properties: { longitude: { type: "number" }, "the city": { type: "string" } }, additionalProperties: false } },
+  geocode: { output: { type: "object", properties: { longitude: { type: "number" }, "the city": { type: "string" }, [LONG]: { type: "string" } }, additionalProperties: false } },
   weather: {
     input: {
       type: "object",
@@ -24,6 +27,7 @@ const plan = (steps: unknown[]) => JSON.stringify({ options: { syntax: "path" },
 const rows: [string, string, string, string][] = [
   ["unknown-key: .key", plan([{ id: 1, tool: "geocode" }, { id: 2, tool: "weather", args: { lat: "$1.longtitude", units: "m" } }]), "Change to .longitude", '"$1.longitude"'],
   ["unknown-key: a quoted key, escaped inside the string", plan([{ id: 1, tool: "geocode" }, { id: 2, tool: "weather", args: { lat: 1, units: '$1["the ctiy"]' } }]), 'Change to ["the city"]', '"$1[\\"the city\\"]"'],
+  ["unknown-key: a long key, cut in the title", plan([{ id: 1, tool: "geocode" }, { id: 2, tool: "weather", args: { lat: 1, units: `$1.${LONG.replace("population", "popluation")}` } }]), `Change to .${LONG.slice(0, 59)}…`, `"$1.${LONG}"`],
   ["unknown-tool", plan([{ id: 1, tool: "geocod" }]), 'Change to "geocode"', '"tool":"geocode"'],
   ["unknown-argument: the key", plan([{ id: 1, tool: "weather", args: { lat: 1, units: "m", dayz: 2 } }]), 'Change to "days"', '"days":2'],
   ["unknown-step: a close id", JSON.stringify({ steps: [{ id: 21, tool: "geocode" }, { id: 22, tool: "weather", args: { lat: "$12.longitude", units: "m" } }] }), "Change to $21", '"$21.longitude"'],
