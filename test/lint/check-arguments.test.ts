@@ -8,6 +8,7 @@ import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { lintPlan, type Diagnostic } from "../../src/lint/index.js";
 import { compileInputSchema, inputIssues, MAX_SCHEMA_NODES, nestedQuantifier } from "../../src/lint/input-schema.js";
+import { toolInput } from "../../src/lint/check-arguments.js";
 
 const ARGUMENT_CODES = new Set(["missing-argument", "unknown-argument", "invalid-argument"]);
 
@@ -205,5 +206,25 @@ describe("hostile catalogs", () => {
     const input = (type: string) => ({ $id: "https://example.com/args", type: "object", properties: { a: { type } } });
     const diagnostics = lintPlan({ steps: [{ id: 1, tool: "x", args: { a: 1 } }, { id: 2, tool: "y", args: { a: 1 } }] }, { tools: { x: { input: input("integer") }, y: { input: input("string") } } });
     expect(diagnostics.map((d) => [d.code, d.pointer])).toEqual([["invalid-argument", "/steps/1/args/a"]]);
+  });
+});
+
+describe("toolInput: the declared names kept for open-schema warnings", () => {
+  // Only where other names are allowed and none of them is checked by a keyword: a closed schema
+  // already refuses the others (its own error), and a schema for the others judges them itself.
+  test.each([
+    ["open: properties only", { type: "object", properties: { q: {}, n: {} } }, ["q", "n"]],
+    ["open: additionalProperties true", { properties: { q: {} }, additionalProperties: true }, ["q"]],
+    ["closed by additionalProperties", { properties: { q: {} }, additionalProperties: false }, undefined],
+    ["closed by unevaluatedProperties", { $schema: "https://json-schema.org/draft/2020-12/schema", properties: { q: {} }, unevaluatedProperties: false }, undefined],
+    ["closed by unevaluatedProperties next to an open additionalProperties", { $schema: "https://json-schema.org/draft/2020-12/schema", properties: { q: {} }, additionalProperties: true, unevaluatedProperties: false }, undefined],
+    ["the others have a schema", { properties: { q: {} }, additionalProperties: { type: "string" } }, undefined],
+    ["the others have patterns", { properties: { q: {} }, patternProperties: { "^x": {} } }, undefined],
+    ["no declared names", { type: "object" }, undefined],
+    ["a schema that does not compile", { properties: { q: {} }, type: "no-such-type" }, undefined],
+    ["a boolean schema", true, undefined],
+  ])("%s", (_name, schema, names) => {
+    const openNames = toolInput(schema).openNames;
+    expect(openNames === undefined ? undefined : [...openNames]).toEqual(names);
   });
 });
