@@ -348,7 +348,7 @@ function dependsOnUnsure(error: ErrorObject, unsure: ReadonlyMap<string, Unsure>
   for (const [path, what] of unsure) {
     if (path === error.instancePath) {
       // Of a template only its type is known: a string.
-      if (!(what === "text" && error.keyword === "type" && !typeNames(error)?.has("string"))) return true;
+      if (!(what === "text" && error.keyword === "type" && !typeNames(error).has("string"))) return true;
     } else if (isUnder(path, error.instancePath)) {
       if (WHOLE_VALUE.has(error.keyword)) return true;
     } else if (isUnder(error.instancePath, path)) {
@@ -451,7 +451,7 @@ function alternatives(groups: readonly (readonly ErrorObject[])[]): string {
   for (const group of groups) {
     const type = group.find((error) => error.keyword === "type");
     if (type !== undefined) {
-      add(describeTypes(typeNames(type) ?? null));
+      add(describeTypes(typeNames(type)));
       continue;
     }
     for (const error of group) {
@@ -471,9 +471,8 @@ function joinSome(words: readonly string[], last: "or"): string {
 
 const TYPE_NAMES: readonly string[] = ["null", "boolean", "object", "array", "number", "integer", "string"];
 
-/** The types a `type` error names (Ajv gives one name, or the schema's list). */
-function typeNames(error: ErrorObject): Set<JsonType> | undefined {
-  if (error.keyword !== "type") return undefined;
+/** The types a `type` error names (Ajv gives one name, or the schema's list). Callers pass `type` errors only. */
+function typeNames(error: ErrorObject): Set<JsonType> {
   const type: unknown = error.params["type"];
   const names: unknown[] = typeof type === "string" ? type.split(",") : Array.isArray(type) ? type : [];
   return new Set(names.filter((name): name is JsonType => typeof name === "string" && TYPE_NAMES.includes(name)));
@@ -491,12 +490,13 @@ function asArray(value: unknown): readonly unknown[] {
  */
 export function valueText(value: unknown): string {
   if (typeof value === "string") return quoted(value, 40);
-  if (typeof value === "number" || typeof value === "boolean" || value === null) return String(value);
+  // JSON would show NaN and Infinity as null.
+  if (typeof value === "number") return String(value);
   let json: string | undefined;
   try {
     json = JSON.stringify(value);
   } catch {
-    json = undefined;
+    // A BigInt, or a cycle: no text for it.
   }
   return json === undefined ? "a value" : excerpt(json, 40);
 }
@@ -552,7 +552,7 @@ function toIssues(errors: readonly ErrorObject[], value: unknown): InputIssue[] 
 function describeError(error: ErrorObject): string {
   switch (error.keyword) {
     case "type":
-      return `must be ${describeTypes(typeNames(error) ?? null)}`;
+      return `must be ${describeTypes(typeNames(error))}`;
     case "enum":
       return `must be one of ${joinSome(asArray(error.params["allowedValues"]).map(valueText), "or")}`;
     case "const":

@@ -6,7 +6,7 @@
  * runs see every rule of `input-schema.ts`.
  */
 import { readFileSync } from "node:fs";
-import { describe, expect, test } from "vitest";
+import { describe, expect, test, vi } from "vitest";
 import { argumentsCopy, compileInputSchema, inputIssues, MAX_PATTERN_INPUT, MAX_PATTERN_LENGTH, MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES, valueText, type Unsure } from "../../src/lint/input-schema.js";
 
 interface Row {
@@ -30,6 +30,27 @@ describe("input issues", () => {
     expect(plain).toEqual(row.issues);
     // The same map given as a function that makes it gives the same findings.
     if (unsure !== undefined) expect(inputIssues(compiled, argumentsCopy(row.value, 16), () => unsure)).toEqual(issues);
+  });
+});
+
+describe("the validator's settings", () => {
+  // The validators are made once per dialect and kept in the module: a fresh copy of it makes them
+  // inside this test, so what they were made with is what this test sees.
+  test("every error, the schema of each name, own properties only, fast formats, draft-07 without $schema", async () => {
+    vi.resetModules();
+    const fresh = await import("../../src/lint/input-schema.js");
+    const issuesOf = (schema: unknown, value: unknown) => {
+      const compiled = fresh.compileInputSchema(schema);
+      if (!compiled.ok) throw new Error(compiled.reason);
+      return fresh.inputIssues(compiled, fresh.argumentsCopy(value, 16)).map((issue) => (issue.kind === "missing" ? { ...issue, names: issue.names.map((n) => ({ ...n, types: n.types === null ? null : [...n.types] })) } : issue));
+    };
+    const schema = { type: "object", properties: { n: { type: "integer" }, d: { type: "string", format: "date" }, m: { type: "number" } }, required: ["m", "toString"], additionalProperties: false };
+    expect(issuesOf(schema, { n: "x", d: "2021-02-30", z: 1 })).toEqual([
+      { kind: "unknown", path: "/z", name: "z", declared: ["n", "d", "m"], closed: true },
+      { kind: "invalid", path: "/n", message: 'must be an integer (got "x")' },
+      { kind: "missing", path: "", names: [{ name: "m", types: ["number"] }, { name: "toString", types: null }] },
+    ]);
+    expect(issuesOf({ type: "object", properties: { a: {} }, unevaluatedProperties: false }, { z: 1 })).toEqual([]);
   });
 });
 
