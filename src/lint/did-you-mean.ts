@@ -62,7 +62,11 @@ export function editDistance(a: string, b: string, limit = Infinity): number {
     for (let j = 1; j <= b.length; j++) {
       const cost = a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1;
       let value = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
-      if (i > 1 && j > 1 && a.charCodeAt(i - 1) === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === b.charCodeAt(j - 1)) {
+      // A transposition needs two characters on each side. (At i or j = 1 the guard changes no outcome,
+      // as charCodeAt(-1) is NaN and equals nothing: it is there for the reader, and for before[j - 2].)
+      // Stryker disable next-line ConditionalExpression,EqualityOperator,LogicalOperator: equivalent, see above
+      const pair = i > 1 && j > 1;
+      if (pair && a.charCodeAt(i - 1) === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === b.charCodeAt(j - 1)) {
         value = Math.min(value, before[j - 2]! + 1);
       }
       current[j] = value;
