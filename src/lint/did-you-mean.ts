@@ -64,7 +64,6 @@ export function editDistance(a: string, b: string, limit = Infinity): number {
       let value = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
       // A transposition needs two characters on each side. (At i or j = 1 the guard changes no outcome,
       // as charCodeAt(-1) is NaN and equals nothing: it is there for the reader, and for before[j - 2].)
-      // Stryker disable next-line ConditionalExpression,EqualityOperator,LogicalOperator: equivalent, see above
       const pair = i > 1 && j > 1;
       if (pair && a.charCodeAt(i - 1) === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === b.charCodeAt(j - 1)) {
         value = Math.min(value, before[j - 2]! + 1);

@@ -124,7 +124,6 @@ function dialectOf(schema: Readonly<Record<string, unknown>>): Dialect {
  * input.ok && inputIssues(input, {}) // [{ kind: "missing", path: "", names: [{ name: "a", types: Set { "number" } }] }]
  */
 export function compileInputSchema(schema: unknown): CompiledInput {
-  // Stryker disable next-line ConditionalExpression,LogicalOperator: WeakMap.get of a primitive is undefined, so this guard only saves a lookup
   if (typeof schema === "object" && schema !== null) {
     const known = compiled.get(schema);
     if (known !== undefined) return known;
@@ -510,7 +509,6 @@ function valueAt(value: unknown, path: string): unknown {
   let node = value;
   for (const token of pointerTokens(path)) {
     // Ajv's instancePath always leads to an own member of the value it checked: never true today, kept against a surprise.
-    // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent, see above
     if (typeof node !== "object" || node === null || !Object.hasOwn(node, token)) return undefined;
     node = (node as Record<string, unknown>)[token];
   }
