@@ -71,7 +71,7 @@ async function withPlanTool(): Promise<{ text: string; steps: number }> {
     const [result] = lastResults(prompt) as PlanCallResult[];
     if (result === undefined) return [{ type: "tool-call", toolCallId: "plan", toolName: "run_plan", input: JSON.stringify(plan) }];
     if (result.status !== "ok") throw new Error(`workload 9: the plan ${result.status}: ${JSON.stringify(result)}`);
-    return [{ type: "text", text: answer([2 * LEVELS - 1, 2 * LEVELS].map((id) => (result.results[String(id)] as { value: number }).value)) }];
+    return [{ type: "text", text: answer([2 * LEVELS - 1, 2 * LEVELS].map((id) => (result.results![String(id)] as { value: number }).value)) }];
   });
   const result = await generateText({ model: mock, tools: { run_plan: planTool(tools) }, stopWhen: stepCountIs(4), prompt: "run the levels" });
   return { text: result.text, steps: steps() };

@@ -9,15 +9,23 @@ import { lintPlan } from "../lint/lint-plan.js";
 import type { JsonSchema, ToolCatalog } from "../plan/plan.js";
 import { readTools } from "../plan/plan.js";
 import { reportToJSON, type StepErrorJSON } from "../run/report-json.js";
-import { runPlan, type RunOptions, type ToolFunctions } from "../run/run-plan.js";
+import { resumePlan } from "../run/resume.js";
+import { runPlan, type RunOptions, type RunReport, type ToolFunctions } from "../run/run-plan.js";
 import { RefError } from "../shared/errors.js";
 import { isPlainArray, isPlainObject, ownData } from "../shared/own-data.js";
 import { layeredOptions, type Syntax } from "../shared/options.js";
+import { quoted } from "../shared/text.js";
 import { fromStrictOutput } from "../formats/strict-output.js";
 import type { SchemaDialect } from "../formats/plan-schema.js";
 
 /** The longest result, in characters of its JSON text, that a plan call's answer holds by default. */
 export const DEFAULT_MAX_RESULT_CHARS = 20_000;
+/** The longest answer, in characters of its JSON text, that a plan call gives by default. */
+export const DEFAULT_MAX_ANSWER_CHARS = 100_000;
+/** The most steps a plan tool runs from one call by default (more is `too-many-steps`, nothing runs). */
+export const DEFAULT_MAX_STEPS = 1_000;
+/** The most suspended runs a plan tool keeps for `resume`; the oldest is forgotten first. */
+export const MAX_SUSPENDED_RUNS = 100;
 
 /** Options of a plan tool: `runPlan`'s (but the catalog, which is the tools', and the signal, which is the request's), and the answer's. */
 export interface PlanCallOptions extends Omit<RunOptions, "catalog" | "signal" | "onEvent"> {
@@ -26,6 +34,13 @@ export interface PlanCallOptions extends Omit<RunOptions, "catalog" | "signal" |
    * so, so that one huge result cannot flood the model's context (default 20,000).
    */
   readonly maxResultChars?: number;
+  /**
+   * The whole answer's JSON text is at most this long (default 100,000): its largest values are cut,
+   * with the same marker as `maxResultChars`, until it fits.
+   */
+  readonly maxAnswerChars?: number;
+  /** A plan of more steps is not run: `too-many-steps` (default 1,000). */
+  readonly maxSteps?: number;
   /** The dialect of the plan's schema; with `"openai-strict"` the nulls strict output writes for optional arguments are dropped first. */
   readonly dialect?: SchemaDialect;
   /** Called for every step event of a run. */
@@ -40,20 +55,43 @@ export interface PlanCallDiagnostic {
   readonly pointer: string;
 }
 
-/** The answer of a plan tool: JSON data. */
-export type PlanCallResult =
-  | { readonly status: "invalid"; readonly diagnostics: readonly PlanCallDiagnostic[] }
-  | {
-      readonly status: "ok" | "failed" | "aborted";
-      /** Each result by step id, as JSON; a result longer than `maxResultChars` is a string that ends with the cut marker. */
-      readonly results: Readonly<Record<string, unknown>>;
-      readonly errors: Readonly<Record<string, { readonly code: string; readonly message: string }>>;
-      readonly skipped: readonly number[];
-      /** The plan's resolved `output`, when it has one (cut like a result). */
-      readonly output?: unknown;
-      /** Why the plan's `output` could not be resolved. */
-      readonly outputError?: { readonly code: string; readonly message: string };
-    };
+/** How a plan call ended. */
+export type PlanCallStatus = "ok" | "failed" | "aborted" | "invalid" | "suspended" | "error";
+
+/**
+ * The answer of every plan tool (the AI SDK's `planTool`, the Agents SDK's `run_plan`, the MCP
+ * server's `run_plan`): JSON data for the model. Fields appear only when they say something:
+ * `results` when the plan has no `output` (with an `output`, intermediate results never reach the
+ * model), `errors`, `skipped`, `pending` and `outputError` only when not empty, `diagnostics` with
+ * `invalid`, `error` with `error`, `runId` with `suspended` (what `resume` takes).
+ */
+export interface PlanCallResult {
+  readonly status: PlanCallStatus;
+  /** The run's id, when it is `suspended`: the application resumes it with the plan tool's `resume`. */
+  readonly runId?: string;
+  /** Each result by step id, as JSON; a result longer than `maxResultChars` is a string that ends with the cut marker. Absent when the plan has an `output`. */
+  readonly results?: Readonly<Record<string, unknown>>;
+  /** The plan's resolved `output`, when it has one (cut like a result). */
+  readonly output?: unknown;
+  /** Why the plan's `output` could not be resolved. */
+  readonly outputError?: { readonly code: string; readonly message: string };
+  readonly errors?: Readonly<Record<string, { readonly code: string; readonly message: string }>>;
+  readonly skipped?: readonly number[];
+  /** Steps waiting for a person's approval, each with its tool and the resolved arguments that will run once approved. */
+  readonly pending?: Readonly<Record<string, { readonly tool: string; readonly args: unknown }>>;
+  /** Why a plan was not run (`invalid`). */
+  readonly diagnostics?: readonly PlanCallDiagnostic[];
+  /** Why the call could not be served (`error`). */
+  readonly error?: { readonly code: string; readonly message: string };
+}
+
+/** What a person decided about a suspended plan call's waiting steps. */
+export interface PlanCallDecision {
+  /** Steps to run, each with the arguments its `pending` entry showed. */
+  readonly approve?: readonly number[];
+  /** Steps refused, by id, with the reason: each fails `denied`, its dependents are skipped. */
+  readonly deny?: Readonly<Record<number, string>>;
+}
 
 /** What a plan call needs besides the plan: the tools, their catalog, the request's signal, and problems found before linting. */
 export interface PlanCall {
@@ -62,55 +100,208 @@ export interface PlanCall {
   readonly signal?: AbortSignal | undefined;
   /** Steps the integration cannot run although the catalog names their tool (an AI SDK tool without `execute`). */
   readonly check?: ((plan: unknown) => readonly PlanCallDiagnostic[]) | undefined;
+  /** The run's id (default: a random one). */
+  readonly runId?: string | undefined;
+  /** Where a suspended run is kept for `resumePlanCall` (one per plan tool). */
+  readonly suspended?: SuspendedCalls | undefined;
 }
+
+/** The checked options of a plan call. */
+export type ReadPlanCallOptions = PlanCallOptions & { readonly maxResultChars: number; readonly maxAnswerChars: number; readonly maxSteps: number };
 
 /**
  * The options of a plan tool, checked when the tool is made (a mistake is a `RefError` then, never a
- * failed tool call later): `maxResultChars` a positive integer, `dialect` one of the two.
+ * failed tool call later): `maxResultChars`, `maxAnswerChars` and `maxSteps` positive integers,
+ * `dialect` one of the two.
  *
  * @example
  * readPlanCallOptions({ maxResultChars: 5_000 }).maxResultChars // 5000
  */
-export function readPlanCallOptions(options: PlanCallOptions): PlanCallOptions & { readonly maxResultChars: number } {
+export function readPlanCallOptions(options: PlanCallOptions): ReadPlanCallOptions {
   if (!isPlainObject(options)) throw new RefError("invalid-options", "the plan tool's options must be a plain object");
-  const max = ownData(options, "maxResultChars") ?? DEFAULT_MAX_RESULT_CHARS;
-  if (typeof max !== "number" || !Number.isSafeInteger(max) || max < 1) throw new RefError("invalid-options", "option maxResultChars must be a positive integer (characters of a result's JSON text)");
+  const count = (name: "maxResultChars" | "maxAnswerChars" | "maxSteps", fallback: number, what: string): number => {
+    const value = ownData(options, name) ?? fallback;
+    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) throw new RefError("invalid-options", `option ${name} must be a positive integer (${what})`);
+    return value;
+  };
+  const maxResultChars = count("maxResultChars", DEFAULT_MAX_RESULT_CHARS, "characters of a result's JSON text");
+  const maxAnswerChars = count("maxAnswerChars", DEFAULT_MAX_ANSWER_CHARS, "characters of the answer's JSON text");
+  const maxSteps = count("maxSteps", DEFAULT_MAX_STEPS, "steps of one plan");
   const dialect = ownData(options, "dialect");
   if (dialect !== undefined && dialect !== "json-schema" && dialect !== "openai-strict") throw new RefError("invalid-options", `option dialect must be "json-schema" or "openai-strict"`);
-  return { ...Object.fromEntries(Object.keys(options).map((key) => [key, ownData(options, key)])), maxResultChars: max };
+  return { ...Object.fromEntries(Object.keys(options).map((key) => [key, ownData(options, key)])), maxResultChars, maxAnswerChars, maxSteps };
 }
 
 /**
- * Lint and run a plan a model sent, and answer as JSON. A plan with lint errors (or problems `check`
- * finds) is not run: `{ status: "invalid", diagnostics }`, each with its code, message and JSON
- * Pointer (did-you-mean included). Otherwise `runPlan` runs it with the options and the request's
- * signal (an aborted request aborts the run): `{ status, results, errors, skipped }`, each result's
- * JSON text at most `maxResultChars` long. Never throws for the plan's sake.
+ * The `too-many-steps` problem of a plan of more than `max` steps (its `steps`, or a bare array of
+ * steps), found before anything reads a step; `undefined` for any other plan.
+ *
+ * @example
+ * tooManySteps({ steps: new Array(5).fill({}) }, 4)?.code // "too-many-steps"
+ */
+export function tooManySteps(plan: unknown, max: number): PlanCallDiagnostic | undefined {
+  const bare = isPlainArray(plan);
+  const steps = bare ? plan : ownData(plan, "steps");
+  if (!isPlainArray(steps) || steps.length <= max) return undefined;
+  return { code: "too-many-steps", message: `the plan has ${steps.length} steps; a plan of at most ${max} is run`, pointer: bare ? "" : "/steps" };
+}
+
+/** The suspended runs of one plan tool, by run id, each with what its resume needs (bounded: the oldest is forgotten first). */
+export class SuspendedCalls {
+  readonly #runs = new Map<string, { readonly plan: unknown; readonly report: RunReport; readonly call: PlanCall; readonly options: PlanCallOptions }>();
+
+  keep(runId: string, plan: unknown, report: RunReport, call: PlanCall, options: PlanCallOptions): void {
+    this.#runs.delete(runId);
+    this.#runs.set(runId, { plan, report, call, options });
+    if (this.#runs.size > MAX_SUSPENDED_RUNS) this.#runs.delete(this.#runs.keys().next().value!);
+  }
+
+  /** The run, taken out: two resumes of one run cannot both run it. */
+  take(runId: string): { readonly plan: unknown; readonly report: RunReport; readonly call: PlanCall; readonly options: PlanCallOptions } | undefined {
+    const run = this.#runs.get(runId);
+    this.#runs.delete(runId);
+    return run;
+  }
+
+  /** The ids of the runs that wait, oldest first. */
+  ids(): string[] {
+    return [...this.#runs.keys()];
+  }
+}
+
+/**
+ * Lint and run a plan a model sent, and answer as JSON (`PlanCallResult`). A plan of more than
+ * `maxSteps` steps, with lint errors or with problems `check` finds is not run: `{ status: "invalid",
+ * diagnostics }`, each with its code, message and JSON Pointer (did-you-mean included). Otherwise
+ * `runPlan` runs it with the options and the request's signal (an aborted request aborts the run). A
+ * step whose tool needs approval (`requireApproval`, `approvalTools`, `needsApproval`) does not run:
+ * the answer is `suspended`, with `runId` and `pending` (each waiting step's tool and resolved
+ * arguments), and the run is kept in `call.suspended` for `resumePlanCall`. Each result's JSON text is
+ * at most `maxResultChars` long, the whole answer's at most `maxAnswerChars`. Never throws for the
+ * plan's sake.
  *
  * @example
  * await runPlanCall({ steps: [{ id: 1, tool: "geocode", args: { city: "Oslo" } }] }, { tools, catalog }, {})
- * // { status: "ok", results: { "1": { lat: 59.9, lon: 10.7 } }, errors: {}, skipped: [] }
+ * // { status: "ok", results: { "1": { lat: 59.9, lon: 10.7 } } }
  */
 export async function runPlanCall(input: unknown, call: PlanCall, options: PlanCallOptions): Promise<PlanCallResult> {
-  const { maxResultChars, dialect, ...runOptions } = readPlanCallOptions(options);
+  const settings = readPlanCallOptions(options);
+  const { maxResultChars, maxAnswerChars, maxSteps, dialect, ...runOptions } = settings;
+  const tooMany = tooManySteps(input, maxSteps);
+  if (tooMany !== undefined) return { status: "invalid", diagnostics: [tooMany] };
   const plan = dialect === "openai-strict" ? fromStrictOutput(input, call.catalog) : input;
   const early = call.check?.(plan) ?? [];
   if (early.length > 0) {
     const lint = lintPlan(plan, { ...languageOf(runOptions), tools: call.catalog }).filter((diagnostic) => diagnostic.severity === "error");
     return { status: "invalid", diagnostics: [...early, ...lint.map(({ code, message, pointer }) => ({ code, message, pointer }))] };
   }
-  const report = await runPlan(plan, call.tools, { ...runOptions, catalog: call.catalog, ...(call.signal === undefined ? {} : { signal: call.signal }) });
+  const report = await runPlan(plan, call.tools, { ...runOptions, catalog: call.catalog, ...(call.runId === undefined ? {} : { runId: call.runId }), ...(call.signal === undefined ? {} : { signal: call.signal }) });
+  return answerOf(plan, report, call, settings);
+}
+
+/**
+ * Resume a plan call that answered `suspended`, with what a person decided: `resumePlan` runs it again
+ * from its kept report (results reused, never called twice), approved steps with exactly the arguments
+ * they showed. The answer is the plan call's, as `runPlanCall`'s (it may be `suspended` again, when a
+ * later step waits). Throws a `RefError`: `unknown-run` (no suspended run of that id: resumed already,
+ * never suspended, or forgotten), and what `resumePlan` refuses before anything runs
+ * (`not-awaiting-approval`, `plan-mismatch`, `invalid-options`), the run then kept for another try.
+ *
+ * @example
+ * const first = await runPlanCall(plan, { tools, catalog, suspended }, {}); // first.status "suspended", first.pending["2"]
+ * const second = await resumePlanCall(suspended, first.runId!, { approve: [2] });
+ */
+export async function resumePlanCall(suspended: SuspendedCalls, runId: string, decision: PlanCallDecision, signal?: AbortSignal): Promise<PlanCallResult> {
+  const run = typeof runId === "string" ? suspended.take(runId) : undefined;
+  if (run === undefined) throw new RefError("unknown-run", `no suspended plan call has the run id ${quoted(String(runId), 80)} (resumed already, never suspended, or one of more than ${MAX_SUSPENDED_RUNS} kept)`);
+  if (!isPlainObject(decision)) {
+    suspended.keep(runId, run.plan, run.report, run.call, run.options);
+    throw new RefError("invalid-options", "the decision must be { approve?: [step ids], deny?: { id: reason } }");
+  }
+  const settings = readPlanCallOptions(run.options);
+  const { maxResultChars: _r, maxAnswerChars: _a, maxSteps: _s, dialect: _d, ...runOptions } = settings;
+  let report: RunReport;
+  try {
+    report = await resumePlan(run.plan, run.report, run.call.tools, {
+      ...runOptions,
+      catalog: run.call.catalog,
+      ...(ownData(decision, "approve") === undefined ? {} : { approve: ownData(decision, "approve") as readonly number[] }),
+      ...(ownData(decision, "deny") === undefined ? {} : { deny: ownData(decision, "deny") as Readonly<Record<number, string>> }),
+      ...(signal === undefined ? {} : { signal }),
+    });
+  } catch (error) {
+    suspended.keep(runId, run.plan, run.report, run.call, run.options);
+    throw error;
+  }
+  return answerOf(run.plan, report, run.call, settings);
+}
+
+/** A run's report as the plan call's answer; a suspended run is kept for its resume. */
+function answerOf(plan: unknown, report: RunReport, call: PlanCall, settings: ReadPlanCallOptions): PlanCallResult {
+  const { maxResultChars, maxAnswerChars } = settings;
   if (report.status === "invalid") {
     return { status: "invalid", diagnostics: report.diagnostics.filter((diagnostic) => diagnostic.severity === "error").map(({ code, message, pointer }) => ({ code, message, pointer })) };
   }
+  if (report.status === "suspended") call.suspended?.keep(report.runId, plan, report, call, settings);
   const json = reportToJSON(report);
-  const results: Record<string, unknown> = {};
-  for (const [id, value] of Object.entries(json.results)) results[id] = cutResult(value, maxResultChars);
-  const errors: Record<string, { code: string; message: string }> = {};
-  for (const [id, error] of Object.entries(json.errors) as [string, StepErrorJSON][]) errors[id] = { code: error.code, message: error.message };
-  // A plan call answers once: steps still waiting for approval have not run, as failed ones.
-  const output = json.outputError !== undefined ? { outputError: { code: json.outputError.code, message: json.outputError.message } } : Object.hasOwn(json, "output") ? { output: cutResult(json.output, maxResultChars) } : {};
-  return { status: json.status === "invalid" || json.status === "suspended" ? "failed" : json.status, results, errors, skipped: json.skipped, ...output };
+  const answer: { -readonly [K in keyof PlanCallResult]: PlanCallResult[K] } = { status: json.status };
+  if (json.status === "suspended") answer.runId = json.runId;
+  if (json.outputError !== undefined) answer.outputError = { code: json.outputError.code, message: json.outputError.message };
+  else if (Object.hasOwn(json, "output")) answer.output = cutResult(json.output, maxResultChars);
+  // With an output, the intermediate results stay here: keeping them out of the model's context is what the output is for.
+  if (!Object.hasOwn(json, "output") && json.outputError === undefined) {
+    const results: Record<string, unknown> = {};
+    for (const [id, value] of Object.entries(json.results)) results[id] = cutResult(value, maxResultChars);
+    answer.results = results;
+  }
+  const errors = Object.entries(json.errors) as [string, StepErrorJSON][];
+  if (errors.length > 0) answer.errors = Object.fromEntries(errors.map(([id, error]) => [id, { code: error.code, message: error.message }]));
+  if (json.skipped.length > 0) answer.skipped = json.skipped;
+  if (json.pending !== undefined) answer.pending = Object.fromEntries(Object.entries(json.pending).map(([id, step]) => [id, { tool: step.tool, args: cutResult(step.args, maxResultChars) }]));
+  return boundAnswer(answer, maxAnswerChars);
+}
+
+/** Room a cut value's marker and the escapes of its text may take beyond the characters kept. */
+const CUT_ROOM = 64;
+
+/**
+ * The answer with its JSON text at most `max` characters: while it is longer, the largest values
+ * (results, the output, pending arguments, error messages) are cut to an equal share of what is left,
+ * with `cutResult`'s marker. The answer's frame (status, ids, codes) is never cut.
+ */
+function boundAnswer(answer: PlanCallResult, max: number): PlanCallResult {
+  if (JSON.stringify(answer).length <= max) return answer;
+  const copy = structuredClone(answer) as { -readonly [K in keyof PlanCallResult]: PlanCallResult[K] };
+  const slots: { get(): unknown; set(value: unknown): void }[] = [];
+  const add = (holder: Record<string, unknown>, key: string): void => void slots.push({ get: () => holder[key], set: (value) => void (holder[key] = value) });
+  if (copy.results !== undefined) for (const id of Object.keys(copy.results)) add(copy.results as Record<string, unknown>, id);
+  if (Object.hasOwn(copy, "output")) add(copy as Record<string, unknown>, "output");
+  if (copy.pending !== undefined) for (const step of Object.values(copy.pending)) add(step as Record<string, unknown>, "args");
+  if (copy.errors !== undefined) for (const error of Object.values(copy.errors)) add(error as Record<string, unknown>, "message");
+  // A few rounds: each cuts the values over an equal share of what the frame leaves; escapes in a cut text can overshoot once.
+  for (let round = 0; round < 4; round++) {
+    const total = JSON.stringify(copy).length;
+    if (total <= max) return copy;
+    const sizes = slots.map((slot) => (JSON.stringify(slot.get()) ?? "null").length);
+    const frame = total - sizes.reduce((sum, size) => sum + size, 0);
+    const cap = equalShare(sizes, Math.max(0, max - frame - CUT_ROOM * round));
+    slots.forEach((slot, i) => {
+      if (sizes[i]! > cap) slot.set(cutResult(slot.get(), Math.max(1, cap - CUT_ROOM)));
+    });
+  }
+  return copy;
+}
+
+/** The largest cap such that the sizes, each cut to it, add up to at most `budget`. */
+function equalShare(sizes: readonly number[], budget: number): number {
+  const sorted = [...sizes].sort((a, b) => a - b);
+  let left = budget;
+  for (let i = 0; i < sorted.length; i++) {
+    const share = Math.floor(left / (sorted.length - i));
+    if (sorted[i]! > share) return share;
+    left -= sorted[i]!;
+  }
+  return Number.MAX_SAFE_INTEGER;
 }
 
 /** The language options among a plan call's options, for the linter. */
@@ -159,7 +350,7 @@ export function planCallDescription(catalog: ToolCatalog, options: Pick<PlanCall
     referenceLines(syntax, templates, deep),
     "A step runs as soon as the steps it references are done; steps that do not depend on each other run at the same time. Prefer one plan over several calls.",
     `Optionally add "output": {"answer":"$3.text", …} beside "steps": written like args, it is resolved when every step has run and is the answer's "output", so you need not read every result.`,
-    `A plan with mistakes is not run: the answer is {"status":"invalid","diagnostics":[{code,message,pointer}]}; fix what they say and send the corrected plan. Otherwise the answer is {"status","results" (by step id),"errors","skipped"} and "output" when the plan has one.`,
+    `A plan with mistakes is not run: the answer is {"status":"invalid","diagnostics":[{code,message,pointer}]}; fix what they say and send the corrected plan. Otherwise the answer is {"status","results" (by step id)} with "errors" and "skipped" when some failed; with "output" in the plan, the answer has "output" instead of "results". Status "suspended": steps wait for a person's approval ("pending"); do not send the plan again.`,
     `Tools: ${names.slice(0, MAX_DESCRIBED_TOOLS).join(", ")}${names.length > MAX_DESCRIBED_TOOLS ? `, and ${names.length - MAX_DESCRIBED_TOOLS} more` : ""}.`,
   ];
   const example = examplePlan(tools, syntax);

@@ -6,22 +6,25 @@
  * intermediate results never pass through the model's context.
  */
 import { asSchema, jsonSchema, type Tool, type ToolExecutionOptions, type ToolSet } from "ai";
-import { planCallDescription, readPlanCallOptions, runPlanCall, type PlanCallDiagnostic, type PlanCallOptions, type PlanCallResult } from "../agents/plan-call.js";
+import { planCallDescription, readPlanCallOptions, resumePlanCall, runPlanCall, SuspendedCalls, type PlanCallDecision, type PlanCallDiagnostic, type PlanCallOptions, type PlanCallResult } from "../agents/plan-call.js";
 import { planSchema } from "../formats/plan-schema.js";
 import type { JsonSchema, ToolCatalog, ToolSpec } from "../plan/plan.js";
+import { requireApproval } from "../run/gated.js";
 import type { ToolContext, ToolFunction, ToolFunctions } from "../run/run-plan.js";
 import { describeThrown, RefError } from "../shared/errors.js";
 import { defineOwn, isPlainArray, isPlainObject, ownData } from "../shared/own-data.js";
 import { pointerToken } from "../shared/pointer.js";
 import { quoted, safeText } from "../shared/text.js";
 
-export { DEFAULT_MAX_RESULT_CHARS, type PlanCallDiagnostic, type PlanCallOptions, type PlanCallResult } from "../agents/plan-call.js";
+export { DEFAULT_MAX_ANSWER_CHARS, DEFAULT_MAX_RESULT_CHARS, DEFAULT_MAX_STEPS, type PlanCallDecision, type PlanCallDiagnostic, type PlanCallOptions, type PlanCallResult, type PlanCallStatus } from "../agents/plan-call.js";
 
 /** The tools of an AI SDK tool set, each read once: its name, the tool, and its `execute` when it has one. */
 interface ReadTool {
   readonly name: string;
   readonly tool: Tool;
   readonly execute: ((input: unknown, options: ToolExecutionOptions) => unknown) | undefined;
+  /** Its `needsApproval`: `true`, or a function of its input (`false` and absent: it runs without asking). */
+  readonly needsApproval: true | ((input: unknown, options: { toolCallId: string; messages: [] }) => unknown) | undefined;
 }
 
 function readToolSet(tools: ToolSet, what: string): ReadTool[] {
@@ -30,7 +33,14 @@ function readToolSet(tools: ToolSet, what: string): ReadTool[] {
     const tool = ownData(tools, name);
     if (typeof tool !== "object" || tool === null) throw new RefError("invalid-options", `${what}: tool ${quoted(name, 40)} is not an AI SDK tool`);
     const execute = ownData(tool, "execute");
-    return { name, tool: tool as Tool, execute: typeof execute === "function" ? (execute as ReadTool["execute"]) : undefined };
+    const needsApproval = ownData(tool, "needsApproval");
+    if (needsApproval !== undefined && typeof needsApproval !== "boolean" && typeof needsApproval !== "function") throw new RefError("invalid-options", `${what}: the needsApproval of tool ${quoted(name, 40)} must be a boolean or a function`);
+    return {
+      name,
+      tool: tool as Tool,
+      execute: typeof execute === "function" ? (execute as ReadTool["execute"]) : undefined,
+      needsApproval: needsApproval === true ? true : typeof needsApproval === "function" ? (needsApproval as ReadTool["needsApproval"]) : undefined,
+    };
   });
 }
 
@@ -88,7 +98,11 @@ export interface AiSdkToolsOptions {
  * Tool functions for `runPlan` and the workers from an AI SDK tool set: a step calls the tool's
  * `execute(args, { toolCallId: "<runId>:<stepId>", messages: [], abortSignal })` with the step's
  * signal; a streamed result (an async iterable) gives its last value. A tool without `execute` has
- * no function (`runPlan` reports the step as `unknown-tool`; `planTool` as `no-execute`).
+ * no function (`runPlan` reports the step as `unknown-tool`; `planTool` as `no-execute`). A tool with
+ * `needsApproval` keeps it: its function is marked with `requireApproval` (the SDK's `needsApproval`
+ * asked with the step's resolved arguments), so `runPlan` holds its steps for approval (status
+ * `suspended`, `report.pending`) exactly as the SDK holds a direct call, and the PostgreSQL workers
+ * hold every step of it.
  *
  * @example
  * const report = await runPlan(plan, toolsFromAiSdk(tools), { catalog: catalogFromAiSdk(tools) });
@@ -97,9 +111,11 @@ export function toolsFromAiSdk(tools: ToolSet, options: AiSdkToolsOptions = {}):
   const runId = ownData(options, "runId") ?? globalThis.crypto.randomUUID();
   if (typeof runId !== "string") throw new RefError("invalid-options", "toolsFromAiSdk: option runId must be a string");
   const functions = Object.create(null) as Record<string, ToolFunction>;
-  for (const { name, execute } of readToolSet(tools, "toolsFromAiSdk")) {
+  const read = readToolSet(tools, "toolsFromAiSdk");
+  for (const { name, execute, needsApproval: gate } of read) {
     if (execute === undefined) continue;
-    defineOwn(functions, name, ((args, context) => callTool(execute, args, context, runId)) satisfies ToolFunction);
+    const fn = ((args, context) => callTool(execute, args, context, runId)) satisfies ToolFunction;
+    defineOwn(functions, name, gate === undefined ? fn : requireApproval(fn, gate === true ? true : (args, step) => gate(args, { toolCallId: `${runId}:${step.id}`, messages: [] })));
   }
   return functions;
 }
@@ -129,21 +145,33 @@ export interface AiSdkPlanToolOptions extends PlanCallOptions {
   readonly description?: string;
 }
 
+/** The plan tool: an AI SDK tool, and `resume` for the runs it answered `suspended`. */
+export type AiSdkPlanTool = Tool<unknown, PlanCallResult> & {
+  /**
+   * Resume a plan call that answered `suspended` (its `runId` is the call's `toolCallId`) with what a
+   * person decided; the answer is the whole plan's. Throws `RefError` `unknown-run`,
+   * `not-awaiting-approval` or `plan-mismatch` (see `resumePlan`).
+   */
+  resume(runId: string, decision: PlanCallDecision, options?: { readonly signal?: AbortSignal }): Promise<PlanCallResult>;
+};
+
 /**
  * One AI SDK tool that runs a whole plan over `tools`. Its `inputSchema` is `planSchema` over the
  * tools' catalog (`dialect` option), its description teaches the reference language with an example
  * built from the tools. `execute(plan, { abortSignal, toolCallId })` lints the plan: one with errors
  * is not run, and the answer `{ status: "invalid", diagnostics: [{ code, message, pointer }] }` tells
  * the model what to fix (a step whose tool has no `execute` is `no-execute`). Otherwise it runs
- * (independent steps at the same time) and answers `{ status, results, errors, skipped }`, JSON only,
- * each result cut at `maxResultChars`; the step calls get the toolCallId `<toolCallId>:<stepId>`, and
- * an aborted request aborts the run.
+ * (independent steps at the same time) and answers with the shared plan-call answer (`results`, or
+ * `output` when the plan has one), each result cut at `maxResultChars`, the answer at
+ * `maxAnswerChars`; the step calls get the toolCallId `<toolCallId>:<stepId>`, and an aborted request
+ * aborts the run. A step whose tool has `needsApproval` (asked with its resolved arguments) does not
+ * run: the answer is `suspended` with `pending`, and the application decides with `resume`.
  *
  * @example
  * const tools = { geocode, weather, summarize };
  * const result = await generateText({ model, tools: { ...tools, run_plan: planTool(tools) }, stopWhen: stepCountIs(4), prompt });
  */
-export function planTool(tools: ToolSet, options: AiSdkPlanToolOptions = {}): Tool<unknown, PlanCallResult> {
+export function planTool(tools: ToolSet, options: AiSdkPlanToolOptions = {}): AiSdkPlanTool {
   const { description, ...callOptions } = readPlanCallOptions(options) as AiSdkPlanToolOptions & { maxResultChars: number };
   if (description !== undefined && typeof description !== "string") throw new RefError("invalid-options", "planTool: option description must be a string");
   const read = readToolSet(tools, "planTool");
@@ -151,6 +179,7 @@ export function planTool(tools: ToolSet, options: AiSdkPlanToolOptions = {}): To
   const language = { ...pick(callOptions, "syntax"), ...pick(callOptions, "templates"), ...pick(callOptions, "deep") };
   const schema = planSchema(catalog, { ...language, ...pick(callOptions, "dialect") });
   const withoutExecute = new Set(read.filter((tool) => tool.execute === undefined).map((tool) => tool.name));
+  const suspended = new SuspendedCalls();
   return {
     description: description ?? planCallDescription(catalog, language),
     // No validate: the plan reaches execute as the model wrote it, and the linter says what is wrong with it.
@@ -163,9 +192,12 @@ export function planTool(tools: ToolSet, options: AiSdkPlanToolOptions = {}): To
           catalog,
           signal: abortSignal,
           check: (value) => noExecute(value, withoutExecute),
+          runId: toolCallId,
+          suspended,
         },
         callOptions,
       ),
+    resume: (runId, decision, resumeOptions) => resumePlanCall(suspended, runId, decision, ownData(resumeOptions, "signal") as AbortSignal | undefined),
   };
 }
 

@@ -354,7 +354,7 @@ async function resumeRun(plan: unknown, previous: { report: RunReport; given: st
   try {
     return await resumePlan(plan, previous.report, tools, options);
   } catch (error) {
-    if (error instanceof RefError && (error.code === "plan-mismatch" || error.code === "invalid-report" || error.code === "invalid-options")) {
+    if (error instanceof RefError && (error.code === "plan-mismatch" || error.code === "not-awaiting-approval" || error.code === "invalid-report" || error.code === "invalid-options")) {
       throw new CliError(`--resume ${previous.given}: ${error.message.replace(/; nothing was run$/, "")}; nothing was run`, error.code);
     }
     throw error;

@@ -7,7 +7,7 @@
  * `src/agents/`, shared with the AI SDK and OpenAI Agents plan tools.
  */
 import { withRemoteParent } from "../run/tracing.js";
-import { planCallDescription, readPlanCallOptions, runPlanCall, type PlanCallOptions, type PlanCallResult } from "../agents/plan-call.js";
+import { planCallDescription, readPlanCallOptions, runPlanCall, tooManySteps, type PlanCallOptions, type PlanCallResult } from "../agents/plan-call.js";
 import { planSchema, type PlanSchema } from "../formats/plan-schema.js";
 import { didYouMean } from "../lint/did-you-mean.js";
 import { lintPlan } from "../lint/lint-plan.js";
@@ -28,8 +28,8 @@ import { callFailure, toolFunctions } from "./tools.js";
 export const RUN_PLAN_TOOL = "run_plan";
 export const LINT_PLAN_TOOL = "lint_plan";
 
-/** The most steps a plan sent to the server may have, by default. */
-export const DEFAULT_MAX_STEPS = 1_000;
+/** The most steps a plan sent to the server may have, by default (every plan tool's). */
+export { DEFAULT_MAX_STEPS } from "../agents/plan-call.js";
 /** The most plans one server runs at once, by default; further `run_plan` calls wait their turn. */
 export const DEFAULT_MAX_PLANS = 8;
 /** The most `run_plan` calls waiting for their turn; a call beyond is refused (`server-busy`). */
@@ -127,10 +127,12 @@ const DIAGNOSTIC_SCHEMA = {
 /** What `run_plan` answers (its `structuredContent`, mirrored as JSON text). */
 export const RUN_PLAN_OUTPUT_SCHEMA = Object.freeze({
   type: "object",
-  description: 'The run\'s report: "ok", "failed" (a step failed; see errors) or "aborted"; or "invalid" (the plan was not run: fix what diagnostics say and send it again); or "error" (the server could not take the plan).',
+  description: 'The run\'s report: "ok", "failed" (a step failed; see errors) or "aborted"; "suspended" (steps wait for a person\'s approval: see pending); or "invalid" (the plan was not run: fix what diagnostics say and send it again); or "error" (the server could not take the plan). With the plan\'s "output", the answer has "output" and no "results"; errors, skipped, pending and outputError appear only when not empty.',
   properties: {
-    status: { type: "string", enum: ["ok", "failed", "aborted", "invalid", "error"] },
-    results: { type: "object", description: "Each step's result by step id (a long one cut, ending with a marker saying so)" },
+    status: { type: "string", enum: ["ok", "failed", "aborted", "invalid", "suspended", "error"] },
+    runId: { type: "string", description: "The run's id, when it is suspended" },
+    results: { type: "object", description: "Each step's result by step id (a long one cut, ending with a marker saying so); absent when the plan has an output" },
+    pending: { type: "object", additionalProperties: { type: "object", properties: { tool: { type: "string" }, args: {} }, required: ["tool", "args"] }, description: "Steps waiting for approval, with the resolved arguments they would run with" },
     errors: { type: "object", additionalProperties: { type: "object", properties: { code: { type: "string" }, message: { type: "string" } }, required: ["code", "message"] } },
     skipped: { type: "array", items: { type: "integer" }, description: "Steps not run because a step they need failed" },
     output: { description: "The plan's own output, resolved against the results, when the plan has one" },
@@ -175,7 +177,7 @@ interface Settings {
 
 function readSettings(options: PlanServerOptions): Settings {
   if (!isPlainObject(options)) throw new McpSetupError("invalid-options", "the plan server's options must be a plain object");
-  const { maxSteps, maxPlans, exposeTools, serverInfo, onWarning, ...rest } = Object.fromEntries(Object.keys(options).map((key) => [key, ownData(options, key)])) as Record<string, unknown>;
+  const { maxPlans, exposeTools, serverInfo, onWarning, ...rest } = Object.fromEntries(Object.keys(options).map((key) => [key, ownData(options, key)])) as Record<string, unknown>;
   const count = (value: unknown, name: string, fallback: number): number => {
     if (value === undefined) return fallback;
     if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) throw new McpSetupError("invalid-options", `option ${name} must be a positive integer`);
@@ -186,7 +188,7 @@ function readSettings(options: PlanServerOptions): Settings {
   const info = serverInfo ?? { name: "plan-refs", version: "0" };
   if (!isPlainObject(info) || typeof ownData(info, "name") !== "string" || typeof ownData(info, "version") !== "string") throw new McpSetupError("invalid-options", "option serverInfo must be { name, version }, two strings");
   if ("dialect" in rest || "onEvent" in rest) throw new McpSetupError("invalid-options", `the plan server takes no option ${"dialect" in rest ? "dialect" : "onEvent"} (MCP clients read JSON Schema; progress goes to the client)`);
-  let call: PlanCallOptions;
+  let call: ReturnType<typeof readPlanCallOptions>;
   try {
     call = readPlanCallOptions(rest as PlanCallOptions);
   } catch (error) {
@@ -196,7 +198,7 @@ function readSettings(options: PlanServerOptions): Settings {
   // No timeoutMs: no limit for the upstream calls either (not the SDK's default of 60 s).
   const timeoutMs = call.timeoutMs ?? Infinity;
   return {
-    maxSteps: count(maxSteps, "maxSteps", DEFAULT_MAX_STEPS),
+    maxSteps: call.maxSteps,
     maxPlans: count(maxPlans, "maxPlans", DEFAULT_MAX_PLANS),
     exposeTools: exposeTools === true,
     serverInfo: { name: ownData(info, "name") as string, version: ownData(info, "version") as string },
@@ -456,7 +458,7 @@ export class PlanService {
   }
 
   async #runPlan(served: Served, plan: unknown, extra: RequestExtra): Promise<CallResult> {
-    const tooBig = this.#tooManySteps(plan);
+    const tooBig = tooManySteps(plan, this.#settings.maxSteps);
     if (tooBig !== undefined) return answer({ status: "invalid", diagnostics: [tooBig] }, true);
     if (this.#closed) return answer({ status: "error", error: { code: "server-closing", message: "the plan server is shutting down; nothing was run" } }, true);
     let release: (() => void) | undefined;
@@ -464,7 +466,7 @@ export class PlanService {
       release = await this.#slots.take(extra.signal);
     } catch {
       // Cancelled while waiting its turn: the SDK sends no answer to a cancelled request.
-      return answer({ status: "aborted", results: {}, errors: {}, skipped: [] }, false);
+      return answer({ status: "aborted", results: {} }, false);
     }
     if (release === undefined) return answer({ status: "error", error: { code: "server-busy", message: `${MAX_WAITING_PLANS} plans are already waiting to run; send this one again later` } }, true);
     try {
@@ -472,7 +474,7 @@ export class PlanService {
       // A caller's trace context in `_meta`: the run's spans continue the caller's trace.
       const result = await withRemoteParent(extra._meta, () => runPlanCall(plan, { tools: served.tools, catalog: served.catalog, signal: extra.signal }, { ...this.#settings.call, ...onEvent }));
       await sent();
-      return result.status === "invalid" ? answer({ status: "invalid", diagnostics: oncePerPlace(result.diagnostics) }, true) : answer(result, false);
+      return result.status === "invalid" ? answer({ status: "invalid", diagnostics: oncePerPlace(result.diagnostics ?? []) }, true) : answer(result, false);
     } catch (error) {
       return answer({ status: "error", error: { code: "internal-error", message: `the plan could not be run: ${reason(error)}` } }, true);
     } finally {
@@ -481,17 +483,10 @@ export class PlanService {
   }
 
   #lintPlan(served: Served, plan: unknown): CallResult {
-    const tooBig = this.#tooManySteps(plan);
+    const tooBig = tooManySteps(plan, this.#settings.maxSteps);
     const diagnostics = tooBig !== undefined ? [{ ...tooBig, severity: "error" as const }] : lintPlan(plan, { ...this.#settings.language, tools: served.catalog }).map(({ code, severity, message, pointer, fix }) => ({ code, severity, message, pointer, ...(fix === undefined ? {} : { fix }) }));
     const errors = diagnostics.filter((diagnostic) => diagnostic.severity === "error").length;
     return answer({ errors, warnings: diagnostics.length - errors, diagnostics }, false);
-  }
-
-  /** The `too-many-steps` problem of a plan over `maxSteps`, found before anything reads its steps. */
-  #tooManySteps(plan: unknown): { code: string; message: string; pointer: string } | undefined {
-    const steps = ownData(plan, "steps");
-    if (!isPlainArray(steps) || steps.length <= this.#settings.maxSteps) return undefined;
-    return { code: "too-many-steps", message: `the plan has ${steps.length} steps; this server runs plans of at most ${this.#settings.maxSteps}`, pointer: "/steps" };
   }
 
   /** An exposed upstream tool: the call passed on as it is, and its answer back as it is. */

@@ -4,15 +4,16 @@
  * parameters are the plan schema over the agent's function tools; each step runs through that tool's
  * own `invoke`, so its parsing, guardrails-free execution and error handling are the SDK's.
  */
-import { planCallDescription, readPlanCallOptions, runPlanCall, type PlanCallOptions, type PlanCallResult } from "../agents/plan-call.js";
+import { planCallDescription, readPlanCallOptions, resumePlanCall, runPlanCall, SuspendedCalls, type PlanCallDecision, type PlanCallOptions, type PlanCallResult } from "../agents/plan-call.js";
 import { planSchema } from "../formats/plan-schema.js";
 import type { JsonSchema, ToolCatalog, ToolSpec } from "../plan/plan.js";
+import { requireApproval } from "../run/gated.js";
 import type { ToolFunction } from "../run/run-plan.js";
 import { describeThrown, RefError } from "../shared/errors.js";
 import { defineOwn, isPlainArray, isPlainObject, ownData } from "../shared/own-data.js";
 import { quoted, safeText } from "../shared/text.js";
 
-export { DEFAULT_MAX_RESULT_CHARS, type PlanCallDiagnostic, type PlanCallOptions, type PlanCallResult } from "../agents/plan-call.js";
+export { DEFAULT_MAX_ANSWER_CHARS, DEFAULT_MAX_RESULT_CHARS, DEFAULT_MAX_STEPS, type PlanCallDecision, type PlanCallDiagnostic, type PlanCallOptions, type PlanCallResult, type PlanCallStatus } from "../agents/plan-call.js";
 
 /**
  * A tool of an agent as plan-refs reads it. The SDK's `Tool` fits (its function tools have `invoke`,
@@ -42,14 +43,24 @@ export interface PlanFunctionTool {
   strict: true;
   /** Runs the plan in `input` (JSON text); the answer is JSON text. */
   invoke(runContext: unknown, input: string, details?: { readonly signal?: AbortSignal | undefined }): Promise<string>;
+  /** The plan tool itself asks for no approval: each step whose tool does is held inside the plan, with its resolved arguments. */
   needsApproval(): Promise<boolean>;
   isEnabled(): Promise<boolean>;
+  /**
+   * Resume a run the tool answered `suspended` (the answer's `runId`) with what a person decided; the
+   * answer is the whole plan's. Throws `RefError` `unknown-run`, `not-awaiting-approval` or
+   * `plan-mismatch` (see `resumePlan`).
+   */
+  resume(runId: string, decision: PlanCallDecision, options?: { readonly signal?: AbortSignal }): Promise<PlanCallResult>;
 }
 
-/** How a step calls an agent's function tool. */
+/** How a step calls an agent's function tool, and asks whether a call needs approval. */
 interface Invocable {
   invoke(runContext: unknown, input: string, details?: { readonly signal?: AbortSignal }): Promise<unknown>;
 }
+
+/** A function tool's `needsApproval` (the SDK's `tool()` always makes one; `false` becomes `async () => false`). */
+type AgentApproval = (runContext: unknown, input: unknown, callId?: string) => unknown;
 
 /** The name of the plan tool. */
 export const PLAN_TOOL_NAME = "run_plan";
@@ -67,6 +78,7 @@ interface ReadTool {
   readonly name: string;
   readonly spec: ToolSpec;
   readonly tool: Invocable;
+  readonly needsApproval: AgentApproval | undefined;
 }
 
 function readAgentTools(tools: readonly AgentTool[]): ReadTool[] {
@@ -90,7 +102,8 @@ function readAgentTools(tools: readonly AgentTool[]): ReadTool[] {
       input: jsonCopy(parameters, name, "parameters"),
       ...(output === undefined ? {} : { output: jsonCopy(output, name, "outputSchema") }),
     };
-    read.push({ name, spec, tool: tool as unknown as Invocable });
+    const needsApproval = ownData(tool, "needsApproval");
+    read.push({ name, spec, tool: tool as unknown as Invocable, needsApproval: typeof needsApproval === "function" ? (needsApproval as AgentApproval) : needsApproval === true ? () => true : undefined });
   });
   return read;
 }
@@ -153,6 +166,7 @@ export function planTool(tools: readonly AgentTool[], options: AgentsPlanToolOpt
   const catalog = catalogFromAgentTools(tools);
   const language = Object.fromEntries((["syntax", "templates", "deep"] as const).flatMap((key) => (ownData(callOptions, key) === undefined ? [] : [[key, ownData(callOptions, key)]])));
   const parameters = planSchema(catalog, { ...language, dialect: "openai-strict" });
+  const suspended = new SuspendedCalls();
   const invoke = async (runContext: unknown, input: string, details?: { readonly signal?: AbortSignal | undefined }): Promise<string> => {
     let plan: unknown;
     try {
@@ -161,10 +175,12 @@ export function planTool(tools: readonly AgentTool[], options: AgentsPlanToolOpt
       return JSON.stringify({ status: "invalid", diagnostics: [{ code: "invalid-plan", message: `the plan is not JSON: ${safeText(describeThrown(error), 120)}`, pointer: "" }] } satisfies PlanCallResult);
     }
     const functions = Object.create(null) as Record<string, ToolFunction>;
-    for (const { name: toolName, tool } of read) {
-      defineOwn(functions, toolName, (async (args, context) => stepValue(await tool.invoke(runContext, JSON.stringify(args), { signal: context.signal }))) satisfies ToolFunction);
+    for (const { name: toolName, tool, needsApproval } of read) {
+      const fn = (async (args, context) => stepValue(await tool.invoke(runContext, JSON.stringify(args), { signal: context.signal }))) satisfies ToolFunction;
+      // The tool's own approval policy, asked with the step's resolved arguments as the SDK asks it with a direct call's.
+      defineOwn(functions, toolName, needsApproval === undefined ? fn : requireApproval(fn, (args) => needsApproval.call(tool, runContext, args)));
     }
-    const answer = await runPlanCall(plan, { tools: functions, catalog, signal: details?.signal }, { ...callOptions, dialect: "openai-strict" });
+    const answer = await runPlanCall(plan, { tools: functions, catalog, signal: details?.signal, suspended }, { ...callOptions, dialect: "openai-strict" });
     return JSON.stringify(answer);
   };
   return {
@@ -176,5 +192,6 @@ export function planTool(tools: readonly AgentTool[], options: AgentsPlanToolOpt
     invoke,
     needsApproval: async () => false,
     isEnabled: async () => true,
+    resume: (runId, decision, resumeOptions) => resumePlanCall(suspended, runId, decision, ownData(resumeOptions, "signal") as AbortSignal | undefined),
   };
 }

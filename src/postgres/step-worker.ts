@@ -21,6 +21,7 @@ import { rebuildStepError } from "./stored-error.js";
 import { retryLater, settleStep, type SettleOutcome, type SettleResult } from "./transitions.js";
 import { retryDelayMs } from "../run/retry.js";
 import { storedStepTrace, TracedTries } from "../run/tracing.js";
+import { approvalRuleOf } from "../run/gated.js";
 import { approvalArgs, runClaimedStep, type ClaimedStep, type WorkerToolFunction } from "./worker-step.js";
 import { awaitApproval } from "./sql/await-approval.js";
 import { suspendedStatus, type Take } from "./sql/settle-done.js";
@@ -179,7 +180,7 @@ export class StepWorker {
     let take = this.#takes.get(known);
     if (take === undefined) {
       const serial = known.options.serialTools;
-      take = { workerId: this.id, tools: this.toolNames.filter((tool) => known.approvalTools?.has(tool) !== true && serial?.includes(tool) !== true) };
+      take = { workerId: this.id, tools: this.toolNames.filter((tool) => known.approvalTools?.has(tool) !== true && approvalRuleOf(this.settings.tools.get(tool)) === undefined && serial?.includes(tool) !== true) };
       this.#takes.set(known, take);
     }
     return take;
@@ -192,7 +193,9 @@ export class StepWorker {
   async #runClaimed(claimed: ClaimedStep, helpers: import("graphile-worker").JobHelpers, taken: boolean, claim: TracedTries | undefined): Promise<ClaimedStep | undefined> {
     const { runId, stepId, tool, attempt, known } = claimed;
     const { tools } = this.settings;
-    const waiting = tools.get(tool) === undefined ? undefined : approvalArgs(claimed);
+    const fn = tools.get(tool);
+    // A tool marked with requireApproval always waits here: its rule may be asynchronous, and a claim does not wait on a promise.
+    const waiting = fn === undefined ? undefined : approvalArgs(claimed, approvalRuleOf(fn) !== undefined);
     if (waiting !== undefined) return void (await this.#awaitApproval(runId, stepId, tool, attempt, waiting, known));
     const trace = claim === undefined ? undefined : storedStepTrace(known.options.trace, { runId, id: stepId, tool, attempt }, claim);
     const t0 = performance.now();

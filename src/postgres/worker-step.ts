@@ -120,7 +120,7 @@ function outcomeOf(step: WorkerStep, failure: StepFailure | undefined): SettleOu
 
 /**
  * Whether a claimed step waits for a person's approval instead of running (its tool is one the run
- * names in `approvalTools`, and it was not approved), and then its arguments resolved against the
+ * names in `approvalTools`, or `gated`: its function is marked with `requireApproval`; and it was not approved), and then its arguments resolved against the
  * results the claim read, as JSON: what is stored for the person to approve (runPlan's
  * `report.pending`). `undefined`: the step runs now, also when its arguments cannot be resolved (its
  * attempt then fails it, `unresolved-args`, without calling the tool).
@@ -128,8 +128,8 @@ function outcomeOf(step: WorkerStep, failure: StepFailure | undefined): SettleOu
  * @example
  * const waiting = approvalArgs(claimed) // '{"to":"ops@example.com"}'
  */
-export function approvalArgs(claimed: ClaimedStep): string | undefined {
-  if (claimed.approved === true || claimed.known.approvalTools?.has(claimed.tool) !== true) return undefined;
+export function approvalArgs(claimed: ClaimedStep, gated = false): string | undefined {
+  if (claimed.approved === true || (!gated && claimed.known.approvalTools?.has(claimed.tool) !== true)) return undefined;
   let args: Record<string, unknown>;
   try {
     args = resolveClaimed(claimed);

@@ -4,10 +4,16 @@
  * turn comes (`needsApproval`, `approvalTools`, or a step that waited before). The scheduler
  * (run-plan.ts) does what the answer says.
  */
-import { RefError } from "../shared/errors.js";
+import type { LocatedStep } from "../plan/plan.js";
+import { resolveRefs } from "../resolve/resolve-refs.js";
+import { describeThrown, RefError } from "../shared/errors.js";
+import type { NormalizedOptions } from "../shared/options.js";
+import { safeText } from "../shared/text.js";
 import { STEP_FAILURES, type StepFailure } from "./attempt.js";
 import type { RunLedger } from "./run-report.js";
 import type { RunOptions, RunSettings } from "./settings.js";
+import { approvalRuleOf } from "./gated.js";
+import { canonicalJson } from "./plan-hash.js";
 import type { StepRecord } from "./step-record.js";
 import { reachTries, type TriesScheduler } from "./step-tries.js";
 
@@ -23,6 +29,8 @@ export interface ResumeState {
   readonly denied: ReadonlyMap<number, string>;
   /** Steps that waited for approval before: they wait again unless approved or denied. */
   readonly waiting: ReadonlySet<number>;
+  /** The resolved arguments each waiting step showed: an approved step runs with exactly these, or the resume is refused. */
+  readonly shown: ReadonlyMap<number, unknown>;
 }
 
 /**
@@ -34,6 +42,40 @@ export function checkResume(resume: ResumeState, planHash: string, planIds: Read
   for (const [list, ids] of [["approve", resume.approved], ["deny", resume.denied.keys()]] as const) {
     for (const id of ids) if (!planIds.has(id)) throw new RefError("invalid-options", `option ${list} names step ${id}, which the plan does not have; nothing was run`);
   }
+  // Only a step that waited showed its arguments to a person: approving any other would run arguments nobody saw.
+  for (const id of resume.approved) {
+    if (!resume.waiting.has(id)) throw new RefError("not-awaiting-approval", `step ${id} is not waiting for approval in the previous report (${waitingList(resume.waiting)}): only a step that waited, with the arguments it showed, can be approved; nothing was run`);
+  }
+}
+
+/**
+ * What a person approved is what runs: each approved step's arguments, resolved now (the previous
+ * results, this run's language options), must be the ones its waiting step showed. Other language
+ * options (`deep`, `templates`, `syntax`) or other results would send something nobody saw, so such
+ * a resume is refused before anything runs (`plan-mismatch`).
+ */
+export function checkApproved(resume: ResumeState, steps: readonly LocatedStep[], language: NormalizedOptions): void {
+  if (resume.approved.size === 0) return;
+  for (const step of steps) {
+    if (!resume.approved.has(step.id) || !resume.shown.has(step.id)) continue;
+    let now: string;
+    try {
+      now = canonicalJson(resolveRefs(step.args as Record<string, unknown>, resume.results, language));
+    } catch (error) {
+      throw new RefError("plan-mismatch", `step ${step.id} was approved with the arguments it showed, but they cannot be resolved again (${safeText(describeThrown(error), 120)}); nothing was run`);
+    }
+    const shown = canonicalJson(resume.shown.get(step.id));
+    if (now !== shown) {
+      throw new RefError("plan-mismatch", `step ${step.id} was approved with the arguments ${safeText(shown, 200)}, but this run would call it with ${safeText(now, 200)} (other language options or other results); nothing was run`);
+    }
+  }
+}
+
+/** The steps that wait, for a message. */
+function waitingList(waiting: ReadonlySet<number>): string {
+  if (waiting.size === 0) return "no step waits";
+  const ids = [...waiting];
+  return `waiting: ${ids.slice(0, 10).join(", ")}${ids.length > 10 ? `, and ${ids.length - 10} more` : ""}`;
 }
 
 /** The answer for a step whose turn came: `false` it runs, `true` it waits, a failure, or `needsApproval`'s promise. */
@@ -63,13 +105,20 @@ export class ApprovalGate {
     /** The caller's options object: only `this` for `needsApproval`. */
     readonly options: RunOptions,
     readonly resume: ResumeState | undefined,
+    /** The run's tool function of a name (a tool marked with `requireApproval` always asks). */
+    readonly lookUp: (tool: string) => unknown,
   ) {}
 
   /** Whether a step's turn must first ask for approval: it was not approved, and a rule may hold it. */
   asks(record: StepRecord): boolean {
     const resume = this.resume;
     if (resume?.approved.has(record.id) === true) return false;
-    return this.settings.needsApproval !== undefined || this.settings.approvalTools?.has(record.tool) === true || resume?.waiting.has(record.id) === true;
+    return (
+      this.settings.needsApproval !== undefined ||
+      this.settings.approvalTools?.has(record.tool) === true ||
+      resume?.waiting.has(record.id) === true ||
+      approvalRuleOf(this.lookUp(record.tool)) !== undefined
+    );
   }
 
   /**
@@ -114,20 +163,34 @@ export class ApprovalGate {
   }
 
   /**
-   * Ask about a step, its arguments resolved. `needsApproval` gets a copy of their top level, so that
-   * what it does to them never reaches the tool; what it throws fails the step (`denied`).
+   * Ask about a step, its arguments resolved: the tool's own rule (`requireApproval`) and the run's
+   * `needsApproval`, either of which may hold it. Each gets a copy of the arguments' top level, so that
+   * what it does to them never reaches the tool; what either throws fails the step (`denied`).
    */
   #ask(record: StepRecord, args: Record<string, unknown>): ApprovalAnswer {
     if (this.settings.approvalTools?.has(record.tool) === true || this.resume?.waiting.has(record.id) === true) return true;
-    let answer: unknown;
-    let then: unknown;
+    const rule = approvalRuleOf(this.lookUp(record.tool));
+    const needsApproval = this.settings.needsApproval;
+    const answers: unknown[] = [];
     try {
-      answer = this.settings.needsApproval!.call(this.options, { id: record.id, tool: record.tool, args: { ...args } });
-      then = (typeof answer === "object" && answer !== null) || typeof answer === "function" ? (answer as { then?: unknown }).then : undefined;
+      if (rule !== undefined) answers.push(rule({ ...args }, { id: record.id, tool: record.tool }));
+      if (needsApproval !== undefined) answers.push(needsApproval.call(this.options, { id: record.id, tool: record.tool, args: { ...args } }));
     } catch (error) {
       return STEP_FAILURES.approvalFailed(error);
     }
-    return typeof then === "function" ? { promise: answer as PromiseLike<unknown> } : Boolean(answer);
+    let promised = false;
+    for (const answer of answers) {
+      let then: unknown;
+      try {
+        then = (typeof answer === "object" && answer !== null) || typeof answer === "function" ? (answer as { then?: unknown }).then : undefined;
+      } catch (error) {
+        return STEP_FAILURES.approvalFailed(error);
+      }
+      if (typeof then === "function") promised = true;
+      else if (Boolean(answer)) return true; // one rule holding it is enough: no need to wait for the other
+    }
+    if (!promised) return false;
+    return { promise: Promise.all(answers).then((values) => values.some(Boolean)) };
   }
 }
 

@@ -9,7 +9,7 @@ import { isPlainArray, isPlainObject, ownData, ownDataEntries, ownElements } fro
 import { reportFromJSON, STEP_ID_KEY, type RunReportJSON } from "./report-json.js";
 import type { ResumeState } from "./approval.js";
 import { runResumable } from "./run-plan.js";
-import type { RunReport } from "./run-report.js";
+import type { PendingStep, RunReport } from "./run-report.js";
 import { readOption, type RunOptions, type ToolFunctions } from "./settings.js";
 
 /** `resumePlan`'s options: `runPlan`'s, and what a person decided about the steps that wait. */
@@ -50,7 +50,9 @@ export async function resumePlan(plan: unknown, previous: RunReport | RunReportJ
   for (const [id, value] of report.results) if (!report.errors.has(id)) results.set(id, copy ? detached(value) : value);
   for (const id of approved) if (denied.has(id)) throw new RefError("invalid-options", `step ${id} is both approved and denied; nothing was run`);
   for (const id of denied.keys()) if (results.has(id)) throw new RefError("invalid-options", `step ${id} already has a result: it cannot be denied; nothing was run`);
-  const state: ResumeState = { planHash: report.planHash, results, approved, denied, waiting: new Set(report.pending?.keys() ?? []) };
+  const pending = report.pending ?? new Map<number, PendingStep>();
+  const shown = new Map([...pending].map(([id, step]) => [id, step.args] as const));
+  const state: ResumeState = { planHash: report.planHash, results, approved, denied, waiting: new Set(pending.keys()), shown };
   return runResumable(plan, tools, options, state, runId === undefined ? report.runId : undefined);
 }
 

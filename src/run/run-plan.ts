@@ -13,7 +13,7 @@
 import type { LocatedStep } from "../plan/plan.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { asRefError, RefError, withoutStack } from "../shared/errors.js";
-import { ApprovalGate, checkResume, heldByApproval, type GatedRun, type ResumeState } from "./approval.js";
+import { ApprovalGate, checkApproved, checkResume, heldByApproval, type GatedRun, type ResumeState } from "./approval.js";
 import { attempt, clearAttemptTimer, STEP_FAILURES, type StepFailure, type ToolFunction } from "./attempt.js";
 import { listen } from "./callbacks.js";
 import { RunLanguage, type PreparedStep } from "./prepare.js";
@@ -122,7 +122,13 @@ class Run implements GatedRun {
     this.#tools = new RunTools(tools, settings.catalog);
     this.trace = startRunTrace(settings.trace, settings.runId);
     this.ledger = new RunLedger(settings, options, this.trace);
-    this.#gate = new ApprovalGate(settings, options, resume);
+    this.#gate = new ApprovalGate(settings, options, resume, (name) => {
+      try {
+        return this.#tools.lookUp(name);
+      } catch {
+        return undefined; // a hostile tools object: the step's try reports it
+      }
+    });
     this.#limits = settings.toolConcurrency === undefined || settings.toolConcurrency.size === 0 ? undefined : new ToolLimits(settings.toolConcurrency);
     this.#tries = new StepTries(this, settings, this.#language, this.#tools, this.ledger, this.trace);
     this.#done = new Promise((resolve) => {
@@ -140,7 +146,10 @@ class Run implements GatedRun {
     // The digest runs beside the steps; a resume waits for it, to refuse another plan before any step is added.
     const hashing = whole.text.hash();
     if (whole.invalid) return this.#report("invalid", await hashing);
-    if (this.resume !== undefined) checkResume(this.resume, await hashing, new Set(whole.steps.map((step) => step.id)));
+    if (this.resume !== undefined) {
+      checkResume(this.resume, await hashing, new Set(whole.steps.map((step) => step.id)));
+      checkApproved(this.resume, whole.steps, this.#language.options);
+    }
     this.#addAll(whole);
     this.#watchSignal();
     this.pump();

@@ -30,6 +30,8 @@ export type RefErrorCode =
   | "unresolved-output"
   | "denied"
   | "plan-mismatch"
+  | "not-awaiting-approval"
+  | "unknown-run"
   | "invalid-report";
 
 /** Where an error happened, as far as it is known. */

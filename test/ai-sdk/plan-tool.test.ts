@@ -88,8 +88,8 @@ function modelSteps(seen: unknown[]): (options: LanguageModelV3CallOptions) => L
     const answer = result as PlanCallResult;
     if (answer.status === "invalid") return [{ type: "tool-call", toolCallId: "call-2", toolName: "run_plan", input: JSON.stringify(plan("lon")) }];
     if (answer.status !== "ok") return [{ type: "text", text: `the plan ${answer.status}` }];
-    const weather = answer.results["2"] as { tempC: number };
-    const air = answer.results["3"] as { aqi: number };
+    const weather = answer.results!["2"] as { tempC: number };
+    const air = answer.results!["3"] as { aqi: number };
     return [{ type: "text", text: `Lisbon: ${weather.tempC} °C, air quality ${air.aqi}` }];
   };
 }
@@ -100,9 +100,9 @@ function expectTheStory(seen: unknown[], calls: Calls): void {
   const invalid = seen[1] as PlanCallResult & { status: "invalid" };
   expect(invalid.status).toBe("invalid");
   expect(invalid.diagnostics).toHaveLength(1);
-  expect(invalid.diagnostics[0]).toMatchObject({ code: "unknown-key", pointer: "/steps/1/args/lon" });
-  expect(invalid.diagnostics[0]!.message).toContain(`did you mean "lon"?`);
-  expect(seen[2]).toEqual({ status: "ok", results: { "1": { lat: 38.72, lon: -9.14 }, "2": { tempC: 21 }, "3": { aqi: 17 } }, errors: {}, skipped: [] });
+  expect(invalid.diagnostics![0]).toMatchObject({ code: "unknown-key", pointer: "/steps/1/args/lon" });
+  expect(invalid.diagnostics![0]!.message).toContain(`did you mean "lon"?`);
+  expect(seen[2]).toEqual({ status: "ok", results: { "1": { lat: 38.72, lon: -9.14 }, "2": { tempC: 21 }, "3": { aqi: 17 } } });
   // The invalid plan ran nothing; the corrected one ran every tool once, with ids of the plan tool's call.
   expect([...calls.ids].sort()).toEqual(["call-2:1", "call-2:2", "call-2:3"]);
   const geocode = calls.times.get("geocode")!;

@@ -60,14 +60,14 @@ describe("createPlanServer", () => {
     const { client } = await connected({ tools, catalog });
     const progress: unknown[] = [];
     const answer = await runPlan(client, { steps: [{ id: 1, tool: "double", args: { n: 2 } }, { id: 2, tool: "double", args: { n: "$1.n" } }] }, { onprogress: (p) => void progress.push(p) });
-    expect(answer.structuredContent).toEqual({ status: "ok", results: { "1": { n: 4 }, "2": { n: 8 } }, errors: {}, skipped: [] });
+    expect(answer.structuredContent).toEqual({ status: "ok", results: { "1": { n: 4 }, "2": { n: 8 } } });
     expect(progress).toEqual([
       { progress: 1, total: 2, message: "step 1 (double) done" },
       { progress: 2, total: 2, message: "step 2 (double) done" },
     ]);
     // The plan's own output, resolved against the results, comes with the report.
     const withOutput = await runPlan(client, { steps: [{ id: 1, tool: "double", args: { n: 3 } }], output: { total: "$1.n", unit: "apples" } });
-    expect(withOutput.structuredContent).toEqual({ status: "ok", results: { "1": { n: 6 } }, errors: {}, skipped: [], output: { total: 6, unit: "apples" } });
+    expect(withOutput.structuredContent).toEqual({ status: "ok", output: { total: 6, unit: "apples" } });
     const { tools: listed } = await client.listTools();
     expect(Object.keys((listed[0]!.inputSchema as { properties: object }).properties)).toContain("output");
   });

@@ -64,7 +64,7 @@ class PlanningModel implements Model {
     const call = (id: string, args: unknown): ModelResponse => ({ usage, output: [{ type: "function_call", callId: id, name: "run_plan", arguments: JSON.stringify(args), status: "completed" }] });
     if (result === undefined) return call("c1", plan("lonn"));
     if (result.status === "invalid") return call("c2", plan("lon"));
-    const text = result.status === "ok" ? `Lisbon: ${(result.results["2"] as { tempC: number }).tempC} °C` : `the plan ${result.status}`;
+    const text = result.status === "ok" ? `Lisbon: ${(result.results!["2"] as { tempC: number }).tempC} °C` : `the plan ${result.status}`;
     return { usage, output: [{ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text }] }] };
   }
   // eslint-disable-next-line require-yield
@@ -85,9 +85,9 @@ describe("planTool in the Agents SDK's runner", () => {
     const invalid = model.seen[1] as PlanCallResult & { status: "invalid" };
     expect(invalid.status).toBe("invalid");
     expect(invalid.diagnostics).toEqual([expect.objectContaining({ code: "unknown-key", pointer: "/steps/1/args/lon" })]);
-    expect(invalid.diagnostics[0]!.message).toContain(`did you mean "lon"?`);
+    expect(invalid.diagnostics![0]!.message).toContain(`did you mean "lon"?`);
     // The tool's own parser turned the strict null into "left out"; its JSON text answer became a value.
-    expect(model.seen[2]).toEqual({ status: "ok", results: { "1": { lat: 38.72, lon: -9.14 }, "2": { tempC: 21 } }, errors: {}, skipped: [] });
+    expect(model.seen[2]).toEqual({ status: "ok", results: { "1": { lat: 38.72, lon: -9.14 }, "2": { tempC: 21 } } });
     expect(calls).toEqual(["geocode Lisbon -", "weather 38.72"]);
     // The model was offered run_plan, strict, with the plan schema over the three tools.
     const offered = model.tools[0]!.find((entry) => entry.type === "function" && entry.name === "run_plan") as { strict: boolean; parameters: unknown } | undefined;

@@ -141,8 +141,11 @@ describe("approval", () => {
     expect(calls.sort()).toEqual([2, 3]);
     expect(second.status).toBe("ok");
     expect(second.pending?.size).toBe(0);
+    // Step 2 no longer waits: approving it again is refused, and nothing runs.
     const again: number[] = [];
-    const third = await resumePlan(plan, second, tools(again), { approve: [2] });
+    await expect(resumePlan(plan, second, tools(again), { approve: [2] })).rejects.toMatchObject({ code: "not-awaiting-approval" });
+    expect(again).toEqual([]);
+    const third = await resumePlan(plan, second, tools(again));
     expect(again).toEqual([]);
     expect(third.status).toBe("ok");
     expect(third.reused).toEqual([1, 2, 3, 4]);
@@ -212,7 +215,14 @@ describe("approval", () => {
           }
           for (const round of rounds) {
             // An approval holds for the run it is given to.
-            const approve = round.filter((id) => id <= random.steps.length);
+            // Only a waiting step can be approved: any other id is refused before anything runs.
+            const stray = round.find((id) => id <= random.steps.length && report.pending?.has(id) !== true);
+            if (stray !== undefined) {
+              const refused = countingTools();
+              await expect(resumePlan(random, asJSON ? reportToJSON(report) : report, refused.tools, { ...options, approve: [stray] })).rejects.toMatchObject({ code: "not-awaiting-approval" });
+              expect(refused.calls.size).toBe(0);
+            }
+            const approve = round.filter((id) => report.pending?.has(id) === true);
             approved = new Set(approve);
             const next = countingTools();
             report = await resumePlan(random, asJSON ? reportToJSON(report) : report, next.tools, { ...options, approve });

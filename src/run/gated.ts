@@ -1,0 +1,47 @@
+/**
+ * Tools that need a person's approval before they run, marked on the tool function itself. The mark
+ * travels with the function wherever it goes (`runPlan`, `resumePlan`, a plan tool, a PostgreSQL
+ * worker), so a tool its framework declared with `needsApproval` can never be handed on as a plain
+ * function that runs at once: every executor asks first. The mark is kept in a module-private
+ * `WeakMap`, not on the function, so a plan or a tools object cannot forge or remove it.
+ */
+import { RefError } from "../shared/errors.js";
+import type { ToolFunction } from "./attempt.js";
+
+/**
+ * Whether one call of a gated tool must first be approved, asked with the step's resolved arguments
+ * (a copy of their top level): `true` (or a promise of it) holds the step for approval; a throw or a
+ * rejection fails it (`denied`), so it is never called without an answer.
+ */
+export type ToolApproval = (args: Record<string, unknown>, step: { readonly id: number; readonly tool: string }) => unknown;
+
+const RULES = new WeakMap<object, ToolApproval>();
+const ALWAYS: ToolApproval = () => true;
+
+/**
+ * The same tool function, marked as needing approval: every step that calls it waits for a person
+ * (`report.pending`, status `suspended`) until `resumePlan` approves it, exactly as `approvalTools`
+ * makes it. With a rule, only the calls the rule holds wait. `false` returns the function unmarked.
+ *
+ * @example
+ * const tools = { search, pay: requireApproval(pay, (args) => Number(args.amount) > 100) };
+ * const report = await runPlan(plan, tools); // a payment over 100 waits: report.status "suspended"
+ */
+export function requireApproval<F extends ToolFunction>(fn: F, rule: boolean | ToolApproval = true): F {
+  if (typeof fn !== "function") throw new RefError("invalid-options", "requireApproval takes a tool function");
+  if (rule === false) return fn;
+  if (rule !== true && typeof rule !== "function") throw new RefError("invalid-options", "requireApproval's rule must be a boolean or a function of the step's resolved arguments");
+  RULES.set(fn, rule === true ? ALWAYS : rule);
+  return fn;
+}
+
+/**
+ * The approval rule a tool function was marked with (`requireApproval`), or `undefined` for a tool
+ * that runs without asking.
+ *
+ * @example
+ * approvalRuleOf(requireApproval(async () => "sent")) !== undefined // true
+ */
+export function approvalRuleOf(fn: unknown): ToolApproval | undefined {
+  return typeof fn === "function" ? RULES.get(fn) : undefined;
+}
