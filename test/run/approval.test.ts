@@ -172,6 +172,36 @@ describe("approval", () => {
     expect(report.pending).toEqual(first.pending);
   });
 
+  test.each([
+    ["deep", { to: { address: "$1.email" } }, { deep: true }],
+    ["templates", { to: "mail ${1.email}" }, { templates: true }],
+    ["syntax", { to: "$1.email ?? \"x\"" }, { syntax: "seed" }],
+  ] as const)("a resume whose %s option would change the approved arguments is plan-mismatch: nothing runs", async (_name, args, options) => {
+    const changing = { steps: [{ id: 1, tool: "lookup", args: {} }, { id: 2, tool: "send", args }] };
+    const sent: unknown[] = [];
+    const gated: ToolFunctions = { lookup: () => ({ email: "ops@example.com" }), send: (given) => void sent.push(given) };
+    const start = options === undefined ? {} : Object.fromEntries(Object.keys(options).map((key) => [key, key === "syntax" ? "path" : false]));
+    const first = await runPlan(changing, gated, { ...start, approvalTools: ["send"] });
+    const shown = first.pending!.get(2)!.args;
+    for (const previous of [first, reportToJSON(first)]) {
+      await expect(resumePlan(changing, previous, gated, { approve: [2], ...options })).rejects.toMatchObject({ code: "plan-mismatch" });
+    }
+    expect(sent).toEqual([]);
+    const approved = await resumePlan(changing, reportToJSON(first), gated, { ...start, approve: [2] });
+    expect(approved.status).toBe("ok");
+    expect(sent).toEqual([shown]);
+  });
+
+  test("a resume whose reused result differs from the one the approved arguments came from is plan-mismatch", async () => {
+    const sent: unknown[] = [];
+    const plan2 = { steps: [{ id: 1, tool: "lookup", args: {} }, { id: 2, tool: "send", args: { to: "$1.email" } }] };
+    const gated: ToolFunctions = { lookup: () => ({ email: "ops@example.com" }), send: (given) => void sent.push(given) };
+    const json = reportToJSON(await runPlan(plan2, gated, { approvalTools: ["send"] }));
+    const tampered = { ...json, results: { "1": { email: "attacker@example.com" } } };
+    await expect(resumePlan(plan2, tampered, gated, { approve: [2] })).rejects.toMatchObject({ code: "plan-mismatch" });
+    expect(sent).toEqual([]);
+  });
+
   test("approve and deny are checked before anything runs", async () => {
     const first = await runPlan(plan, tools([]), { approvalTools: ["pay"] });
     const calls: number[] = [];
