@@ -88,10 +88,12 @@ describe("plan-refs run: approval and resume", () => {
     expect(done.reused).toEqual([1, 4]);
     expect(Object.keys(done.results)).toEqual(["1", "2", "3", "4"]);
 
-    // Approving again runs nothing twice.
-    expect(run([plan, "--tools", module, "--resume", results, "--approve", "2", "--results", results]).status).toBe(0);
+    // Step 2 no longer waits: approving it again is refused (exit 2), runs nothing and keeps the report.
+    const again = run([plan, "--tools", module, "--resume", results, "--approve", "2", "--results", results]);
+    expect(again.status).toBe(2);
+    expect(again.stderr).toContain("step 2 is not waiting for approval in the previous report (no step waits)");
     expect(calls().sort()).toEqual([1, 2, 3, 4]);
-    expect(read(results).reused).toEqual([1, 2, 3, 4]);
+    expect(read(results).reused).toEqual([1, 4]);
   });
 
   test("--deny STEP=REASON: the step fails (denied, with the reason escaped), its dependents are skipped, exit 1", () => {
