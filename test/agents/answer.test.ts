@@ -22,7 +22,7 @@ afterAll(async () => {
   await Promise.all(closing.splice(0).map((close) => close()));
 });
 
-const fail = (): never => {
+const fail = (_args: { n: number }): string => {
   throw new Error("out of order");
 };
 const count = ({ n }: { n: number }) => ({ n });
@@ -55,7 +55,7 @@ const agents: Adapter = async (plan, options) => {
 const object = (properties: Record<string, unknown>) => ({ type: "object", properties, required: Object.keys(properties) });
 const mcp: Adapter = async (plan, options) => {
   const server = await createPlanServer({
-    tools: { count: (args) => count(args as { n: number }), big: (args) => big(args as { n: number }), fail, pay: requireApproval((args) => pay(args as { amount: number })) },
+    tools: { count: (args) => count(args as { n: number }), big: (args) => big(args as { n: number }), fail: (args) => fail(args as { n: number }), pay: requireApproval((args) => pay(args as { amount: number })) },
     catalog: { count: { input: object({ n: { type: "number" } }), output: object({ n: { type: "number" } }) }, big: { input: object({ n: { type: "number" } }) }, fail: { input: object({ n: { type: "number" } }) }, pay: { input: object({ amount: { type: "number" } }) } },
     options,
   });
