@@ -64,7 +64,7 @@ const mcp: Adapter = async (plan, options) => {
   const client = new Client({ name: "test", version: "1" });
   await client.connect(clientSide);
   closing.push(() => client.close(), () => server.close());
-  const answer = (await client.callTool({ name: "run_plan", arguments: plan as Record<string, unknown> })) as { structuredContent: PlanCallResult };
+  const answer = (await client.callTool({ name: "run_plan", arguments: plan as Record<string, unknown> })) as unknown as { structuredContent: PlanCallResult };
   return answer.structuredContent;
 };
 
