@@ -16,6 +16,7 @@ import { listSome, quoted, safeText } from "../shared/text.js";
 import { draft, type Draft } from "./draft.js";
 import { checkPathLike } from "./check-path-like.js";
 import { didYouMean } from "./did-you-mean.js";
+import type { EarlierSteps } from "./lint-options.js";
 import { refLabel, type SchemaChecker } from "./check-schemas.js";
 
 /** A reference from one step to another, where it is written. */
@@ -101,6 +102,7 @@ export function checkReferences(
   out: Draft[],
   scanStep: StepScanner = scanEach,
   output?: Readonly<Record<string, unknown>>,
+  earlier?: EarlierSteps,
 ): StepScan {
   // The graph is built here, densely numbered, as the references are found: no per-step sets or maps.
   const offsets = new Int32Array(steps.length + 1);
@@ -123,6 +125,20 @@ export function checkReferences(
     const id = Number(node.step.id);
     const targetNode = Number.isSafeInteger(id) ? nodeOf.get(id) : undefined;
     const target = targetNode === undefined ? undefined : steps[targetNode];
+    if ((target === undefined || targetNode === undefined) && earlier !== undefined) {
+      // A step of an earlier plan of the session: done before this plan, checked as any other.
+      const before = Number.isSafeInteger(id) ? earlierStep(earlier, id) : undefined;
+      if (before !== undefined) {
+        const reported = schemas?.checkPath(text, node, guarded, before, { pointer, step: step?.id }, out) ?? false;
+        if (!reported) checkPathLike(text, node, before, schemas, { pointer, step: step?.id }, out);
+        return;
+      }
+      const why = Number.isSafeInteger(id) ? earlier.forgotten.get(id) : undefined;
+      if (why !== undefined) {
+        out.push(draft("unknown-step", guarded ? "warning" : "error", `${refLabel(text, node)} refers to step ${safeText(node.step.id, 30)} of an earlier plan, but ${safeText(why, 200)}${guarded ? "; the ?? default is always used" : ""}`, { pointer, step: step?.id, span: stepSpan() }));
+        return;
+      }
+    }
     if (target === undefined || targetNode === undefined) {
       const fallback = guarded ? "; the ?? default is always used" : "";
       // A close id (a transposition or a slip in a number of two digits or more) is suggested.
@@ -199,6 +215,12 @@ export function checkReferences(
     reportScan(scan, OUTPUT_POINTER, undefined);
   }
   return { graph: { ids: steps.map((step) => step.id), offsets, targets: Int32Array.from(targets) }, forward };
+}
+
+/** An earlier plan's step as the checks of references see it: its id and tool, done before this plan (index -1, no arguments). */
+export function earlierStep(earlier: EarlierSteps | undefined, id: number): LocatedStep | undefined {
+  const kept = earlier?.kept.get(id);
+  return kept === undefined ? undefined : { id, tool: kept.tool, args: {}, index: -1, pointer: "" };
 }
 
 /**

@@ -16,6 +16,23 @@ import { draft, type Draft } from "./draft.js";
 export interface LintOptions extends ResolveOptions {
   /** The tool catalog (tool name to `{ description, input, output }` JSON Schemas); overrides the plan's inline `tools`. */
   readonly tools?: ToolCatalog | undefined;
+  /**
+   * Steps of earlier plans of the same session (`PlanSession.earlier()`): a reference to a kept one is
+   * checked as a reference to a step of this plan (keys against its tool's output schema, types), one
+   * to a forgotten one is `unknown-step` saying why, and a step that reuses an earlier id is
+   * `duplicate-step-id`.
+   */
+  readonly earlierSteps?: EarlierSteps | undefined;
+}
+
+/** Steps of earlier plans of a session, as the linter sees them. */
+export interface EarlierSteps {
+  /** The steps whose results the session keeps: their tool, and which plan of the session made them (1 for the first). */
+  readonly kept: ReadonlyMap<number, { readonly tool: string; readonly plan: number }>;
+  /** Steps whose results the session no longer keeps, with why. */
+  readonly forgotten: ReadonlyMap<number, string>;
+  /** The first id a new plan may use. */
+  readonly nextStepId: number;
 }
 
 /** What the linter works with once options are merged and checked. */

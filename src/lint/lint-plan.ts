@@ -8,12 +8,13 @@ import { readPlan, type LocatedStep, type ReadPlanResult } from "../plan/plan.js
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { LineIndex } from "../shared/positions.js";
 import type { Range, Span } from "../shared/span.js";
+import { ownData } from "../shared/own-data.js";
 import { safeText } from "../shared/text.js";
 import { checkCycles } from "./check-cycles.js";
-import { checkReferences, type StepScanner } from "./check-references.js";
+import { checkReferences, earlierStep, type StepScanner } from "./check-references.js";
 import { SchemaChecker } from "./check-schemas.js";
 import { draft, type Draft } from "./draft.js";
-import { lintSettings, type LintOptions } from "./lint-options.js";
+import { lintSettings, type EarlierSteps, type LintOptions } from "./lint-options.js";
 import { sortByOffset, sortByPointer } from "./order.js";
 import { locatePositions } from "./text-positions.js";
 
@@ -98,11 +99,29 @@ function collect(read: ReadPlanResult, options: LintOptions | undefined, scanSte
   // Steps are numbered once (readPlan keeps each id once); every later stage looks them up here.
   const nodeOf = new Map<number, number>();
   read.steps.forEach((step, node) => nodeOf.set(step.id, node));
-  const stepById = (id: number): LocatedStep | undefined => read.steps[nodeOf.get(id) ?? -1];
+  const earlier = earlierOf(options);
+  if (earlier !== undefined) reusedIds(read.steps, earlier, out);
+  const stepById = (id: number): LocatedStep | undefined => read.steps[nodeOf.get(id) ?? -1] ?? earlierStep(earlier, id);
   const schemas = settings.catalog === undefined ? undefined : new SchemaChecker(settings.catalog, stepById);
-  const scan = checkReferences(read.steps, nodeOf, settings.options, schemas, out, scanStep, read.plan.output);
+  const scan = checkReferences(read.steps, nodeOf, settings.options, schemas, out, scanStep, read.plan.output, earlier);
   checkCycles(read.steps, nodeOf, scan, settings.options, out);
   return out;
+}
+
+/** The caller's earlier steps of a session, if given (read once, as own data). */
+function earlierOf(options: LintOptions | undefined): EarlierSteps | undefined {
+  const earlier = ownData(options, "earlierSteps");
+  return typeof earlier === "object" && earlier !== null && ownData(earlier, "kept") instanceof Map ? (earlier as EarlierSteps) : undefined;
+}
+
+/** A step of this plan that takes an id an earlier plan of the session used: ids are never reused. */
+function reusedIds(steps: readonly LocatedStep[], earlier: EarlierSteps, out: Draft[]): void {
+  for (const step of steps) {
+    const kept = earlier.kept.get(step.id);
+    if (kept === undefined && !earlier.forgotten.has(step.id)) continue;
+    const whose = kept === undefined ? `an earlier plan's step ${step.id}` : `step ${step.id} (${safeText(kept.tool, 40)}) of plan ${kept.plan} of this session`;
+    out.push(draft("duplicate-step-id", "error", `step id ${step.id} is already ${whose}: ids are never reused in a session; number this plan's steps from ${earlier.nextStepId}`, { pointer: `${step.pointer}/id`, step: step.id }));
+  }
 }
 
 /** The public form: the draft's fields, then the file positions when known. */
