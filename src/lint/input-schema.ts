@@ -18,7 +18,7 @@ import Ajv2020Module from "ajv/dist/2020.js";
 import formatsModule from "ajv-formats";
 import { isPlainArray, isPlainObject } from "../shared/own-data.js";
 import { pointerTokens } from "../shared/pointer.js";
-import { excerpt, printable, quoted, safeText } from "../shared/text.js";
+import { cutText, excerpt, printable, quoted, safeText } from "../shared/text.js";
 import { describeTypes, typesOf, type JsonType, type TypeSet } from "./schema-walk.js";
 
 /** Schema nodes (objects and arrays) a catalog schema may have; past it the schema is not compiled. */
@@ -570,6 +570,6 @@ function describeError(error: ErrorObject): string {
     case "format":
       return `must be of the format ${quoted(String(error.params["format"]), 40)}`;
     default:
-      return printable((error.message ?? "is invalid").slice(0, 120));
+      return printable(cutText(error.message ?? "is invalid", 120));
   }
 }

@@ -22,7 +22,7 @@ import type { JsonSchema, ToolCatalog } from "../plan/plan.js";
 import { describeThrown, withoutStack } from "../shared/errors.js";
 import { ownData } from "../shared/own-data.js";
 import { isStandardJsonSchema, standardJsonSchema } from "../shared/standard-schema.js";
-import { quoted, safeText } from "../shared/text.js";
+import { cutText, quoted, safeText } from "../shared/text.js";
 import { outputMismatch } from "./output-validator.js";
 import { StepError, type StepErrorCode } from "./step-error.js";
 
@@ -52,7 +52,7 @@ export interface StepFailure {
 
 /** What a tool threw, for a message. Never throws: a tool may throw a Proxy or an object whose toString throws. */
 export function describeError(error: unknown): string {
-  return describeThrown(error).slice(0, 500);
+  return cutText(describeThrown(error), 500);
 }
 
 /**

@@ -19,6 +19,7 @@
  */
 import { describeThrown } from "../shared/errors.js";
 import { isPlainArray, isPlainObject, ownData, ownDataEntries } from "../shared/own-data.js";
+import { cutText } from "../shared/text.js";
 
 /** An attribute value as spans take it. */
 export type TraceAttribute = string | number | boolean;
@@ -301,7 +302,7 @@ export class TracedTries {
 
   failed(error: unknown): void {
     this.failedTries++;
-    if (this.failures.length < MAX_TRY_EVENTS) this.failures.push({ time: now(), type: errorType(error), message: describeThrown(error).slice(0, MAX_CONTENT_LENGTH) });
+    if (this.failures.length < MAX_TRY_EVENTS) this.failures.push({ time: now(), type: errorType(error), message: cutText(describeThrown(error), MAX_CONTENT_LENGTH) });
   }
 
   done(): void {
@@ -510,7 +511,7 @@ export function contentJson(value: unknown): string {
   };
   const write = (item: unknown, depth: number): boolean => {
     if (item === null || item === undefined) return push("null");
-    if (typeof item === "string") return push(JSON.stringify(item.length > MAX_CONTENT_LENGTH ? item.slice(0, MAX_CONTENT_LENGTH) : item));
+    if (typeof item === "string") return push(JSON.stringify(cutText(item, MAX_CONTENT_LENGTH)));
     if (typeof item === "number") return push(Number.isFinite(item) ? String(item) : "null");
     if (typeof item === "boolean") return push(String(item));
     if (typeof item === "bigint") return push('"[BigInt]"');
@@ -545,5 +546,5 @@ export function contentJson(value: unknown): string {
     push('"[unreadable]"'); // a Proxy whose trap throws
   }
   const text = out.join("");
-  return text.length > MAX_CONTENT_LENGTH ? `${text.slice(0, MAX_CONTENT_LENGTH)}…` : text;
+  return cutText(text, MAX_CONTENT_LENGTH, "…");
 }

@@ -8,6 +8,7 @@ import { describe, expect, test } from "vitest";
 import { attempt, checkOutput, describeError, endAttempt, outputSchemaOf, STEP_FAILURES, toolNames, unknownToolMessage, type AttemptOwner, type AttemptStep, type StepFailure, type ToolContext, type ToolFunction } from "../../src/run/attempt.js";
 import { runPlan } from "../../src/run/run-plan.js";
 import { StepError } from "../../src/run/step-error.js";
+import { hasLoneSurrogate } from "../../src/shared/text.js";
 
 interface Ended {
   readonly value: unknown;
@@ -231,5 +232,17 @@ describe("what an attempt ignores, and what it checks", () => {
     expect(failure?.code).toBe("invalid-output");
     expect(failure?.detail).toMatch(/^the result could not be read: no (keys|read)$/);
     expect(checkOutput(undefined, hostile)).toBeUndefined();
+  });
+});
+
+describe("describeError: what a tool threw, cut without splitting a character", () => {
+  test("an error full of emoji, one code unit off the pairs: the message ends in whole characters, in the report too", async () => {
+    const thrown = new Error(`x${"😀".repeat(400)}`);
+    const described = describeError(thrown);
+    expect(hasLoneSurrogate(described)).toBe(false);
+    expect(described.length).toBeGreaterThanOrEqual(499);
+    expect(described.length).toBeLessThanOrEqual(500);
+    const report = await runPlan({ steps: [{ id: 1, tool: "loud", args: {} }] }, { loud: () => Promise.reject(thrown) });
+    expect(hasLoneSurrogate(report.errors.get(1)!.message)).toBe(false);
   });
 });
