@@ -122,6 +122,27 @@ describe("a run's spans", () => {
     expect(only("invoke_workflow").events.map((event) => [event.name, event.attributes])).toEqual([["plan_refs.step.failed", { "plan_refs.step.id": 1, "gen_ai.tool.name": "nowhere", "error.type": "unknown-tool" }]]);
   });
 
+  test("a tool name the planner chose is cut at MAX_CONTENT_LENGTH wherever it reaches a span: the step span's name and attribute, the run span's events", async () => {
+    const long = `t${"o".repeat(200_000)}`;
+    async function* planner(): AsyncGenerator<unknown> {
+      yield { id: 1, tool: long, args: {} };
+      yield { id: 2, tool: `${long}!`, args: {} };
+    }
+    await runPlan(planner(), { [long]: () => "ran" }, { tracer });
+    const step = spans().find((span) => span.name.startsWith("execute_tool "))!;
+    expect(step.name).toBe(`execute_tool ${long.slice(0, MAX_CONTENT_LENGTH)}…`);
+    expect(step.attributes["gen_ai.tool.name"]).toBe(`${long.slice(0, MAX_CONTENT_LENGTH)}…`);
+    const [failed] = only("invoke_workflow").events;
+    expect([failed!.name, failed!.attributes!["error.type"]]).toEqual(["plan_refs.step.failed", "unknown-tool"]);
+    expect(failed!.attributes!["gen_ai.tool.name"]).toBe(`${long.slice(0, MAX_CONTENT_LENGTH)}…`);
+    for (const span of spans()) {
+      expect(span.name.length).toBeLessThanOrEqual(MAX_CONTENT_LENGTH + 20);
+      for (const value of [...Object.values(span.attributes), ...span.events.flatMap((event) => Object.values(event.attributes ?? {})), span.status.message ?? ""]) {
+        if (typeof value === "string") expect(value.length).toBeLessThanOrEqual(MAX_CONTENT_LENGTH + 1);
+      }
+    }
+  });
+
   test("a retry is a new attempt span", async () => {
     let calls = 0;
     const report = await runPlan({ steps: [{ id: 1, tool: "flaky", args: {} }] }, { flaky: () => (++calls === 1 ? Promise.reject(new Error("down")) : "up") }, { tracer, retry: { attempts: 2, initialDelayMs: 0, jitter: "none" } });
