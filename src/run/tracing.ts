@@ -148,10 +148,11 @@ export interface TracedStep {
   span: TraceSpan | undefined;
 }
 
-/** A step failure's code and detail. */
+/** A step failure's code and detail (and the detail with the values it quotes reduced to their shapes, when it quotes any). */
 interface TracedFailure {
   readonly code: string;
   readonly detail: string;
+  readonly detailWithoutValues?: string;
 }
 
 /**
@@ -243,7 +244,8 @@ function describeTry(span: TraceSpan, value: unknown, failure: TracedFailure | u
   guarded(() => {
     if (failure !== undefined) {
       span.setAttribute("error.type", failure.code);
-      span.setStatus({ code: STATUS_ERROR, message: traceText(failure.detail) });
+      // Without recordContent no argument or result value reaches a span: a message quoting one gives its shape.
+      span.setStatus({ code: STATUS_ERROR, message: traceText(recordContent ? failure.detail : (failure.detailWithoutValues ?? failure.detail)) });
     }
     if (recordContent && (failure === undefined || value !== undefined)) span.setAttribute("gen_ai.tool.call.result", contentJson(value));
   });

@@ -118,3 +118,44 @@ export function listSome(names: readonly string[], max = 8, total: number | null
   if (names.length <= shown.length && (total ?? 0) <= shown.length) return shown.join(", ");
   return total === null ? `${shown.join(", ")}, …` : `${shown.join(", ")}, … (${total - shown.length} more)`;
 }
+
+/** `n` and a noun, with the noun's plural when `n` is not 1. */
+function counted(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}
+
+/**
+ * What a message may say of a value it must not quote (a span's copy of a message while content is
+ * not recorded): its kind and size, never any of its content.
+ *
+ * @example
+ * valueShape("sk-SECRET-0123456789") // "a string of 20 characters"
+ * valueShape({ a: 1, b: 2, c: 3 })    // "an object with 3 keys"
+ * valueShape(42)                      // "a number"
+ */
+export function valueShape(value: unknown): string {
+  switch (typeof value) {
+    case "string":
+      return value === "" ? "an empty string" : `a string of ${counted(value.length, "character")}`;
+    case "number":
+      return "a number";
+    case "boolean":
+      return "a boolean";
+    case "bigint":
+      return "a bigint";
+    case "undefined":
+      return "no value";
+    case "symbol":
+      return "a symbol";
+    case "function":
+      return "a function";
+  }
+  if (value === null) return "null";
+  try {
+    if (Array.isArray(value)) return value.length === 0 ? "an empty array" : `an array of ${counted(value.length, "item")}`;
+    const keys = Object.keys(value as object).length;
+    return keys === 0 ? "an empty object" : `an object with ${counted(keys, "key")}`;
+  } catch {
+    return "an object"; // a Proxy whose trap throws
+  }
+}

@@ -140,9 +140,9 @@ const turns = () => new Promise((resolve) => setTimeout(resolve, 5));
 describe("what an attempt ignores, and what it checks", () => {
   test("arguments refused before the call: the tool is not called, no timer starts, the outcome is now", () => {
     let calls = 0;
-    const step = new Step(1, "t", new Owner(() => ({ a: 1 }), undefined, (args) => STEP_FAILURES.invalidInput(`refused ${JSON.stringify(args)}`)));
+    const step = new Step(1, "t", new Owner(() => ({ a: 1 }), undefined, (args) => STEP_FAILURES.invalidInput({ detail: `refused ${JSON.stringify(args)}`, detailWithoutValues: "refused an object with 1 key" })));
     attempt(step, () => calls++, step.owner!, 1_000);
-    expect([calls, step.timer, step.ends]).toEqual([0, undefined, [{ value: undefined, failure: { code: "invalid-input", detail: 'refused {"a":1}' }, later: false, abortReason: undefined }]]);
+    expect([calls, step.timer, step.ends]).toEqual([0, undefined, [{ value: undefined, failure: { code: "invalid-input", detail: 'refused {"a":1}', detailWithoutValues: "refused an object with 1 key" }, later: false, abortReason: undefined }]]);
   });
 
   test("a function or an object without then is a value, ended now; a function with then is awaited", async () => {

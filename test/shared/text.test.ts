@@ -4,7 +4,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { cutText, excerpt, quoted, safeText, textTail } from "../../src/shared/text.js";
+import { cutText, excerpt, quoted, safeText, textTail, valueShape } from "../../src/shared/text.js";
 
 /** The places of the lone surrogates of a text (half a pair with no other half). */
 function loneAt(text: string): number[] {
@@ -70,5 +70,27 @@ describe("cutText", () => {
       expect(shown).not.toMatch(/\\ud83d|[\ud800-\udbff](?![\udc00-\udfff])/);
       expect(shown).toContain("😀😀😀…");
     }
+  });
+});
+
+describe("valueShape: a value's kind and size, none of its content", () => {
+  test.each([
+    ["a string of 20 characters", "sk-SECRET-0123456789"],
+    ["a string of 1 character", "x"],
+    ["an empty string", ""],
+    ["a number", 42],
+    ["a boolean", false],
+    ["null", null],
+    ["no value", undefined],
+    ["a bigint", 10n],
+    ["an array of 2 items", [1, "secret"]],
+    ["an empty array", []],
+    ["an object with 3 keys", { a: 1, b: 2, c: 3 }],
+    ["an object with 1 key", { k: "secret" }],
+    ["an empty object", {}],
+    ["a function", () => "secret"],
+    ["an object", new Proxy({}, { ownKeys: () => { throw new Error("trap"); } })],
+  ])("%s", (shape, value) => {
+    expect(valueShape(value)).toBe(shape);
   });
 });

@@ -273,6 +273,28 @@ describe("content", () => {
     expect(contentJson(value)).toBe(text);
   });
 
+  describe("a message that quotes an argument value (validateInputs)", () => {
+    const SECRET = "sk-SECRET-0123456789";
+    const catalog = { read: {}, call: { input: { type: "object", properties: { token: { type: "number" }, opts: { type: "string" } } } } };
+    // Step 1's result is not known to the linter, so only the run sees the values.
+    const secretPlan = { steps: [{ id: 1, tool: "read", args: {} }, { id: 2, tool: "call", args: { token: "$1.token", opts: "$1.opts" } }] };
+    const secretTools: ToolFunctions = { read: () => ({ token: SECRET, opts: { a: 1, b: 2, c: SECRET } }), call: () => "called" };
+    const texts = (span: ReadableSpan): string[] => [span.name, span.status.message ?? "", ...Object.values(span.attributes), ...span.events.flatMap((event) => [event.name, ...Object.values(event.attributes ?? {})])].map(String);
+
+    test("without recordContent the span's status gives the value's shape; the report keeps the value", async () => {
+      const report = await runPlan(secretPlan, secretTools, { tracer, catalog, validateInputs: true });
+      expect(report.errors.get(2)?.message).toBe(`step 2 (call): its arguments do not match the input schema: /token must be a number (got "${SECRET}"); /opts must be a string (got {"a":1,"b":2,"c":"${SECRET}"})`);
+      const step = only("execute_tool call");
+      expect(step.status).toEqual({ code: SpanStatusCode.ERROR, message: "its arguments do not match the input schema: /token must be a number (got a string of 20 characters); /opts must be a string (got an object with 3 keys)" });
+      for (const span of spans()) for (const text of texts(span)) expect(text).not.toContain("SECRET");
+    });
+
+    test("with recordContent the span's status quotes the value, as the report does", async () => {
+      await runPlan(secretPlan, secretTools, { tracer, catalog, validateInputs: true, recordContent: true });
+      expect(only("execute_tool call").status.message).toContain(`(got "${SECRET}")`);
+    });
+  });
+
   test("contentJson stops writing once past the bound (a million elements)", () => {
     const text = contentJson(new Array(1_000_000).fill(12345));
     expect(text).toHaveLength(MAX_CONTENT_LENGTH + 1);
