@@ -14,7 +14,7 @@ import { runPlan, type RunOptions, type RunReport, type ToolFunctions } from "..
 import { RefError } from "../shared/errors.js";
 import { isPlainArray, isPlainObject, ownData } from "../shared/own-data.js";
 import { layeredOptions, type Syntax } from "../shared/options.js";
-import { quoted } from "../shared/text.js";
+import { cutText, quoted } from "../shared/text.js";
 import { fromStrictOutput } from "../formats/strict-output.js";
 import type { SchemaDialect } from "../formats/plan-schema.js";
 
@@ -320,11 +320,7 @@ function languageOf(options: Readonly<Record<string, unknown>>): Record<string, 
 export function cutResult(value: unknown, max: number): unknown {
   const text = JSON.stringify(value) ?? "null";
   if (text.length <= max) return value;
-  let end = max;
-  // Never split a surrogate pair.
-  const last = text.charCodeAt(end - 1);
-  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
-  return `${text.slice(0, end)}… [cut: ${max} of ${text.length} characters]`;
+  return cutText(text, max, `… [cut: ${max} of ${text.length} characters]`);
 }
 
 /** Most tools the description names (a catalog may have hundreds). */

@@ -19,7 +19,7 @@ import { workerCommand, workerHelp, workerUsage } from "./worker-command.js";
 import { graphCommand, graphHelp, graphUsage } from "./graph-command.js";
 import { startCliTracing } from "./tracing.js";
 import { mcpCommand, mcpHelp, mcpUsage } from "./mcp-serve-command.js";
-import { printable } from "../shared/text.js";
+import { cutText, printable } from "../shared/text.js";
 import { packageVersion } from "../shared/version.js";
 
 type Command = (argv: string[], io: CliIo) => number | Promise<number>;
@@ -74,7 +74,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
   const command = Object.hasOwn(commands, name) ? commands[name] : undefined;
   if (command === undefined) {
-    io.stderr(`plan-refs: unknown command "${printable(name.slice(0, 40))}"\n${help}`);
+    io.stderr(`plan-refs: unknown command "${printable(cutText(name, 40))}"\n${help}`);
     return 2;
   }
   if (asksForHelp(rest)) {

@@ -19,7 +19,7 @@ import { sourceExcerpt } from "./diagnostics.js";
 import { CliError, readTextInput } from "./input.js";
 import { interruptedExitCode } from "./io.js";
 import { TYPESCRIPT_EXTENSIONS, wrongFlagHint } from "./file-kinds.js";
-import { printable } from "../shared/text.js";
+import { cutText, printable } from "../shared/text.js";
 
 /**
  * Import the tools module; its exported functions (named, or on a default-exported object) are the
@@ -70,7 +70,7 @@ export async function loadTools(path: string, signal?: AbortSignal): Promise<{ t
         // A namespace's bindings are data; a default-exported object may have getters: they are not run.
         value = ownData(source, name);
       } catch (error) {
-        throw new CliError(`${shown}: ${where} could not be read: ${printable(describeThrown(error).slice(0, 200))}`, "tools-module");
+        throw new CliError(`${shown}: ${where} could not be read: ${printable(cutText(describeThrown(error), 200))}`, "tools-module");
       }
       if (typeof value !== "function") continue;
       if (!(name in tools)) names.push(name);
@@ -81,13 +81,13 @@ export async function loadTools(path: string, signal?: AbortSignal): Promise<{ t
   try {
     fromDefault = module["default"];
   } catch (error) {
-    throw new CliError(`${shown}: its default export could not be read: ${printable(describeThrown(error).slice(0, 200))}`, "tools-module");
+    throw new CliError(`${shown}: its default export could not be read: ${printable(cutText(describeThrown(error), 200))}`, "tools-module");
   }
   try {
     if (typeof fromDefault === "object" && fromDefault !== null) take(fromDefault, "its default export");
   } catch (error) {
     if (error instanceof CliError) throw error;
-    throw new CliError(`${shown}: its default export could not be read: ${printable(describeThrown(error).slice(0, 200))}`, "tools-module");
+    throw new CliError(`${shown}: its default export could not be read: ${printable(cutText(describeThrown(error), 200))}`, "tools-module");
   }
   try {
     const named = Object.fromEntries(Object.keys(module).filter((name) => name !== "default").map((name) => [name, module[name]]));
@@ -95,7 +95,7 @@ export async function loadTools(path: string, signal?: AbortSignal): Promise<{ t
   } catch (error) {
     if (error instanceof CliError) throw error;
     // An export still in its temporal dead zone (a cycle of imports) throws when read.
-    throw new CliError(`${shown}: its exports could not be read: ${printable(describeThrown(error).slice(0, 200))}`, "tools-module");
+    throw new CliError(`${shown}: its exports could not be read: ${printable(cutText(describeThrown(error), 200))}`, "tools-module");
   }
   return { tools, names };
 }
@@ -126,8 +126,8 @@ function loadFailure(error: unknown, absolute: string): string {
   if (code === "ERR_UNKNOWN_FILE_EXTENSION" && TYPESCRIPT_EXTENSIONS.has(extname(absolute).toLowerCase())) {
     return `Node ${process.versions.node} cannot load TypeScript; use Node ≥ 22.6 with --experimental-strip-types (or Node ≥ 23.6), or compile the module to .mjs`;
   }
-  if (!(error instanceof Error)) return `cannot load the tools module: it threw ${printable(describeValue(error).slice(0, 300))}`;
-  const message = printable(describeThrown(error).split("\n")[0]!.slice(0, 300));
+  if (!(error instanceof Error)) return `cannot load the tools module: it threw ${printable(cutText(describeValue(error), 300))}`;
+  const message = printable(cutText(describeThrown(error).split("\n")[0]!, 300));
   // The loader's own syntax error has no frame in a file; a SyntaxError thrown by code (JSON.parse) has.
   const stack = readOwnData(error, "stack");
   if (error instanceof SyntaxError && (typeof stack !== "string" || fileFrames(stack).length === 0)) return `cannot load the tools module: a syntax error: ${message}`;
@@ -140,9 +140,9 @@ function errorKind(error: Error): string {
 }
 
 function describeValue(value: unknown): string {
-  if (typeof value === "string") return JSON.stringify(value.slice(0, 100));
+  if (typeof value === "string") return JSON.stringify(cutText(value, 100));
   if (value === null || value === undefined || typeof value === "number" || typeof value === "boolean") return String(value);
-  return `a value of type ${typeof value}: ${describeThrown(value).slice(0, 100)}`;
+  return `a value of type ${typeof value}: ${cutText(describeThrown(value), 100)}`;
 }
 
 /** A place in a file: its absolute path, and the line and column (from 1). */

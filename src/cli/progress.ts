@@ -10,7 +10,7 @@
  */
 import pc from "picocolors";
 import type { RunEvent } from "../run/run-plan.js";
-import { printable } from "../shared/text.js";
+import { cutText, printable } from "../shared/text.js";
 
 /** A progress view: feed it events, call `finish` at the end. */
 export interface Progress {
@@ -24,8 +24,8 @@ export const FRAMES_PER_SECOND = 10;
 const MAX_DETAIL = 200;
 
 const ms = (value: number): string => `${Math.round(value)} ms`;
-const tool = (name: string): string => printable(name.slice(0, 60));
-const detail = (message: string): string => printable(message.slice(0, MAX_DETAIL));
+const tool = (name: string): string => printable(cutText(name, 60));
+const detail = (message: string): string => printable(cutText(message, MAX_DETAIL));
 
 /** What one event says, as one line without its step prefix (also used by the live view). */
 function describe(event: RunEvent): string {
@@ -95,7 +95,7 @@ export function liveProgress(write: (text: string) => void, total: number, optio
   let timer: ReturnType<typeof setTimeout> | undefined;
   let lastDraw = -Infinity;
 
-  const cut = (line: string): string => (line.length > width ? `${line.slice(0, width - 1)}…` : line);
+  const cut = (line: string): string => (line.length > width ? cutText(line, width - 1, "…") : line);
   const draw = (): void => {
     timer = undefined;
     lastDraw = performance.now();

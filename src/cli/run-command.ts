@@ -25,7 +25,7 @@ import { combineCatalogs, type McpServers } from "../mcp/index.js";
 import type { ToolFunctions } from "../run/run-plan.js";
 import { liveProgress, lineProgress } from "./progress.js";
 import { checkResultsTarget, writeResults, type GuardedFile, type ResultsTarget } from "./results-file.js";
-import { printable, quoted } from "../shared/text.js";
+import { cutText, printable, quoted } from "../shared/text.js";
 import { runOnDatabase } from "./db-command.js";
 import { runToMermaid, runToSvg } from "../draw/index.js";
 
@@ -300,7 +300,7 @@ async function runWith(io: CliIo, setup: RunSetup): Promise<number> {
 
 /** What a suspended run says on stderr: the steps that wait, with their tools, and how to go on. */
 function waitingLine(report: RunReport, results: string | undefined): string {
-  const steps = [...(report.pending ?? [])].map(([id, step]) => `${id} (${printable(step.tool.slice(0, 60))})`);
+  const steps = [...(report.pending ?? [])].map(([id, step]) => `${id} (${printable(cutText(step.tool, 60))})`);
   const first = [...(report.pending?.keys() ?? [])][0];
   return `plan-refs: waiting for approval: step${steps.length === 1 ? "" : "s"} ${steps.join(", ")}; their resolved arguments are under "pending" in the report. Resume with --resume ${results === undefined ? "REPORT.json" : printable(results)} --approve ${first} (or --deny ${first}=REASON)\n`;
 }
@@ -308,7 +308,7 @@ function waitingLine(report: RunReport, results: string | undefined): string {
 /** What a suspended run on PostgreSQL says on stderr: the steps that wait, and the command that decides. */
 function waitingOnDatabase(report: RunReport): string {
   const id = printable(report.runId);
-  const steps = [...(report.pending ?? [])].map(([step, { tool }]) => `${step} (${printable(tool.slice(0, 60))})`);
+  const steps = [...(report.pending ?? [])].map(([step, { tool }]) => `${step} (${printable(cutText(tool, 60))})`);
   const first = [...(report.pending?.keys() ?? [])][0];
   return `plan-refs: waiting for approval: step${steps.length === 1 ? "" : "s"} ${steps.join(", ")}; their resolved arguments are under "pending" in the report (and in plan-refs status ${id}). Decide with plan-refs approve ${id} ${first} (or --deny REASON)\n`;
 }

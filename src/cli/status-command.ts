@@ -3,7 +3,7 @@
  * it stands.
  */
 import { reportToJSON } from "../run/report-json.js";
-import { printable, quoted } from "../shared/text.js";
+import { cutText, printable, quoted } from "../shared/text.js";
 import { databaseOptions, onDatabase, oneRunId } from "./db-command.js";
 import { parseFlags } from "./flags.js";
 import type { CliIo } from "./io.js";
@@ -51,10 +51,10 @@ export async function statusCommand(argv: string[], io: CliIo): Promise<number> 
     // In plan order (the report lists errors as the steps ended).
     for (const [id, step] of snapshot.steps) {
       const error = snapshot.errors.get(id);
-      if (error !== undefined) io.stdout(`  step ${id}: ${printable(error.message.slice(0, 300))}\n`);
+      if (error !== undefined) io.stdout(`  step ${id}: ${printable(cutText(error.message, 300))}\n`);
       if (step.state === "retrying") {
         // As the live view of plan-refs run says it, counted from the database's now.
-        io.stdout(`  step ${id} ${retryingText(step.retryInMs ?? 0, step.attempt + 1, step.attempts ?? step.attempt + 1)}: ${printable((step.lastError?.message ?? "").slice(0, 300))}\n`);
+        io.stdout(`  step ${id} ${retryingText(step.retryInMs ?? 0, step.attempt + 1, step.attempts ?? step.attempt + 1)}: ${printable(cutText(step.lastError?.message ?? "", 300))}\n`);
       }
       const pending = snapshot.pending?.get(id);
       // What a person approves: every resolved argument, escaped (a terminal sees no control character).

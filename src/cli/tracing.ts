@@ -8,7 +8,7 @@
  * The SDK packages are not plan-refs' dependencies: when they are missing, one line says what to
  * install and the command runs untraced. With none of the variables set nothing is loaded or printed.
  */
-import { printable } from "../shared/text.js";
+import { cutText, printable } from "../shared/text.js";
 
 /** What the command line loads to export spans, and what it asks to install when they are missing. */
 export const TRACING_PACKAGES = ["@opentelemetry/api", "@opentelemetry/sdk-trace-base", "@opentelemetry/context-async-hooks", "@opentelemetry/exporter-trace-otlp-http"] as const;
@@ -49,7 +49,7 @@ export async function startCliTracing(env: Readonly<Record<string, string | unde
   const exporters = (named ?? "otlp").split(",").map((name) => name.trim().toLowerCase());
   const unknown = exporters.find((name) => !(EXPORTERS as readonly string[]).includes(name));
   if (unknown !== undefined) {
-    warn(`plan-refs: OTEL_TRACES_EXPORTER ${JSON.stringify(unknown.slice(0, 40))} is not one plan-refs can export to (${EXPORTERS.join(", ")}); no spans are exported\n`);
+    warn(`plan-refs: OTEL_TRACES_EXPORTER ${JSON.stringify(cutText(unknown, 40))} is not one plan-refs can export to (${EXPORTERS.join(", ")}); no spans are exported\n`);
     return undefined;
   }
   if (exporters.includes("none")) return undefined;

@@ -2,7 +2,7 @@
  * `plan-refs worker --tools tools.mjs [--database URL] [--concurrency N] [--tool-concurrency TOOL=N]…`: run plan
  * steps from PostgreSQL with a module's tools until SIGTERM or SIGINT, one line per event.
  */
-import { printable } from "../shared/text.js";
+import { cutText, printable } from "../shared/text.js";
 import { boundedSetting, type WorkerLimit } from "../postgres/worker-settings.js";
 import { asCliError, databaseOptions, loadPostgres } from "./db-command.js";
 import { FlagError, namedNumbers, parseFlags } from "./flags.js";
@@ -60,7 +60,7 @@ function boundedFlag(text: string | undefined, flag: string, setting: WorkerLimi
 
 export async function workerCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseFlags(argv, { tools: { type: "string" }, database: { type: "string" }, concurrency: { type: "string" }, "recovery-ms": { type: "string" }, "grace-ms": { type: "string" }, "tool-concurrency": { type: "string", multiple: true }, "validate-inputs": { type: "boolean" } });
-  if (positionals.length > 0) throw new CliError(`unexpected argument "${printable(positionals[0]!.slice(0, 40))}"\n${workerUsage}`, "usage");
+  if (positionals.length > 0) throw new CliError(`unexpected argument "${printable(cutText(positionals[0]!, 40))}"\n${workerUsage}`, "usage");
   if (values.tools === undefined) throw new CliError(`missing --tools <module>\n${workerUsage}`, "usage");
   const concurrency = boundedFlag(values.concurrency, "--concurrency", "concurrency");
   const recoveryMs = boundedFlag(values["recovery-ms"], "--recovery-ms", "recoveryMs");
@@ -98,14 +98,14 @@ export async function workerCommand(argv: string[], io: CliIo): Promise<number> 
   }
   await worker.stop();
   if (outcome === "ended") return 0;
-  io.stderr(`plan-refs: the worker failed: ${printable(String((outcome as Error)?.message ?? outcome).slice(0, 300))}\n`);
+  io.stderr(`plan-refs: the worker failed: ${printable(cutText(String((outcome as Error)?.message ?? outcome), 300))}\n`);
   return 1;
 }
 
 function describe(event: import("../postgres/index.js").WorkerEvent): string {
-  if (event.type === "workers-recovered") return `workers ${event.workerIds.map((id) => printable(id.slice(0, 60))).join(", ")} went silent: their steps are released`;
-  const head = `run ${printable(event.runId.slice(0, 60))} step ${event.stepId} (${printable(event.tool.slice(0, 60))})`;
-  if (event.type === "step-awaiting-approval") return `${head} waits for approval, its tool not called (plan-refs approve ${printable(event.runId.slice(0, 200))} ${event.stepId})`;
+  if (event.type === "workers-recovered") return `workers ${event.workerIds.map((id) => printable(cutText(id, 60))).join(", ")} went silent: their steps are released`;
+  const head = `run ${printable(cutText(event.runId, 60))} step ${event.stepId} (${printable(cutText(event.tool, 60))})`;
+  if (event.type === "step-awaiting-approval") return `${head} waits for approval, its tool not called (plan-refs approve ${printable(cutText(event.runId, 200))} ${event.stepId})`;
   const attempt = event.attempt > 1 ? ` (attempt ${event.attempt})` : "";
   switch (event.type) {
     case "step-start":
@@ -113,9 +113,9 @@ function describe(event: import("../postgres/index.js").WorkerEvent): string {
     case "step-done":
       return `${head} done in ${Math.round(event.durationMs)} ms`;
     case "step-failed":
-      return `${head} failed after ${Math.round(event.durationMs)} ms: ${printable(event.error.message.slice(0, 200))}`;
+      return `${head} failed after ${Math.round(event.durationMs)} ms: ${printable(cutText(event.error.message, 200))}`;
     case "step-retry":
-      return `${head} ${retryingText(event.delayMs, event.attempt + 1, event.attempts)}: ${printable(event.error.message.slice(0, 200))}`;
+      return `${head} ${retryingText(event.delayMs, event.attempt + 1, event.attempts)}: ${printable(cutText(event.error.message, 200))}`;
     case "step-released":
       return `${head} released to another worker`;
     case "step-lost":

@@ -4,7 +4,7 @@
  * become visible escapes (`visible`: the command line's rule, `printable`, plus XML's two forbidden
  * noncharacters), and a label too wide for its place is cut with an ellipsis.
  */
-import { printable } from "../shared/text.js";
+import { cutText, printable } from "../shared/text.js";
 
 /**
  * Every font in the pictures is monospace, so a width estimate holds on any machine.
@@ -88,7 +88,7 @@ export function fitText(text: string, maxWidth: number, fontSize: number): { rea
   // Only the start of a very long label can be shown: escape and measure just that much.
   const limit = Math.ceil(maxWidth / (fontSize * NARROW)) * 4 + 16;
   const long = text.length > limit;
-  const shown = visible(long ? text.slice(0, limit) : text);
+  const shown = visible(long ? cutText(text, limit) : text);
   if (!long) {
     const full = textWidth(shown, fontSize);
     if (full <= maxWidth) return { text: shown, cut: false, width: full };
@@ -102,8 +102,8 @@ export function fitText(text: string, maxWidth: number, fontSize: number): { rea
     width = next;
     end += character.length;
   }
-  const cutText = `${shown.slice(0, end)}…`;
-  return { text: cutText, cut: true, width: textWidth(cutText, fontSize) };
+  const shortened = `${shown.slice(0, end)}…`;
+  return { text: shortened, cut: true, width: textWidth(shortened, fontSize) };
 }
 
 /**
@@ -113,7 +113,7 @@ export function fitText(text: string, maxWidth: number, fontSize: number): { rea
  * tooltip("a\nb") // "a\\nb"
  */
 export function tooltip(text: string): string {
-  return text.length > MAX_TOOLTIP ? `${visible(text.slice(0, MAX_TOOLTIP))}…` : visible(text);
+  return text.length > MAX_TOOLTIP ? `${visible(cutText(text, MAX_TOOLTIP))}…` : visible(text);
 }
 
 

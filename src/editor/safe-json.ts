@@ -4,6 +4,7 @@
  * hostile or huge catalog cannot hang or crash the editor.
  */
 import { ownData as own } from "../shared/own-data.js";
+import { cutText } from "../shared/text.js";
 
 /** Longest text `safeJson` returns by default. */
 export const DEFAULT_JSON_LENGTH = 4_000;
@@ -58,7 +59,7 @@ export function safeJson(value: unknown, maxLength = DEFAULT_JSON_LENGTH): strin
   };
 
   try {
-    if (!write(value, "", 0)) return `${parts.join("").slice(0, maxLength)}…`;
+    if (!write(value, "", 0)) return cutText(parts.join(""), maxLength, "…");
     return parts.join("");
   } catch {
     // A Proxy whose traps throw: say so rather than fail.

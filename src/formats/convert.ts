@@ -15,7 +15,7 @@ import { readTools, type Plan, type PlanStep, type ToolCatalog } from "../plan/p
 import type { Diagnostic, DiagnosticCode, Severity } from "../shared/diagnostic.js";
 import { pointerToken } from "../shared/pointer.js";
 import { describeThrown } from "../shared/errors.js";
-import { quoted, safeText } from "../shared/text.js";
+import { cutText, quoted, safeText } from "../shared/text.js";
 import { defineOwn, isPlainObject, ownData as own } from "../shared/own-data.js";
 
 /** The longest source text converted, in UTF-16 code units (1 MiB of text); the rest is one `limit` diagnostic. */
@@ -165,7 +165,7 @@ export class Conversion {
   takeThought(): string | undefined {
     const text = this.#thought.join(" ");
     this.#thought = [];
-    return text === "" ? undefined : text.slice(0, MAX_PLAN_LINE_LENGTH);
+    return text === "" ? undefined : cutText(text, MAX_PLAN_LINE_LENGTH);
   }
 
   /** Whether one more step may be added (else a `limit` diagnostic, once). */

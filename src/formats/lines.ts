@@ -6,6 +6,7 @@
  * with the line it cuts.
  */
 import { MAX_PLAN_LINE_LENGTH, MAX_PLAN_TEXT_LENGTH, reportLongLine, reportLongText, type Conversion, type SourceLine } from "./convert.js";
+import { cutText } from "../shared/text.js";
 
 /**
  * Splits text into `SourceLine`s as its chunks come.
@@ -40,7 +41,7 @@ export class LineSplitter {
   *push(chunk: string): Generator<SourceLine> {
     if (this.#cut) return;
     const over = this.#total + chunk.length > MAX_PLAN_TEXT_LENGTH;
-    const piece = over ? chunk.slice(0, MAX_PLAN_TEXT_LENGTH - this.#total) : chunk;
+    const piece = over ? cutText(chunk, MAX_PLAN_TEXT_LENGTH - this.#total) : chunk;
     const base = this.#total;
     this.#total += piece.length;
     let from = 0;

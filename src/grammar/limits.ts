@@ -6,20 +6,21 @@ import { RefError } from "../shared/errors.js";
 import type { NormalizedOptions } from "../shared/options.js";
 import type { Expression, LiteralNode, RefAst } from "./ast.js";
 import { DOLLAR, DOT, isDigit, OPEN_BRACKET, QUESTION, QUOTE, SPACE } from "./tokens.js";
+import { cutText } from "../shared/text.js";
 
 /** `RefError` code `limit`: a placeholder or template longer than `maxRefLength`. */
 export function lengthLimitError(text: string, maxRefLength: number, what: "placeholder" | "template"): RefError {
-  return new RefError("limit", `${what} of ${text.length} characters exceeds maxRefLength (${maxRefLength})`, { ref: text.slice(0, 40) });
+  return new RefError("limit", `${what} of ${text.length} characters exceeds maxRefLength (${maxRefLength})`, { ref: cutText(text, 40) });
 }
 
 /** `RefError` code `limit`: a template with more than `maxInterpolations` interpolations. */
 export function interpolationLimitError(text: string, interpolations: number, maxInterpolations: number): RefError {
-  return new RefError("limit", `template has ${interpolations} interpolations, over maxInterpolations (${maxInterpolations})`, { ref: text.slice(0, 40) });
+  return new RefError("limit", `template has ${interpolations} interpolations, over maxInterpolations (${maxInterpolations})`, { ref: cutText(text, 40) });
 }
 
 /** `RefError` code `limit`: a reference with more than `maxSegments` path segments and defaults. */
 export function segmentLimitError(text: string, segments: number, maxSegments: number): RefError {
-  return new RefError("limit", `reference has ${segments} path segments and defaults, over maxSegments (${maxSegments})`, { ref: text.slice(0, 40) });
+  return new RefError("limit", `reference has ${segments} path segments and defaults, over maxSegments (${maxSegments})`, { ref: cutText(text, 40) });
 }
 
 const STEP_DIGITS = /[0-9]*/y;

@@ -18,7 +18,7 @@ import Ajv2020Module from "ajv/dist/2020.js";
 import formatsModule from "ajv-formats";
 import { isPlainArray, isPlainObject } from "../shared/own-data.js";
 import { pointerTokens } from "../shared/pointer.js";
-import { excerpt, printable, quoted, safeText } from "../shared/text.js";
+import { cutText, excerpt, printable, quoted, safeText, valueShape } from "../shared/text.js";
 import { describeTypes, typesOf, type JsonType, type TypeSet } from "./schema-walk.js";
 
 /** Schema nodes (objects and arrays) a catalog schema may have; past it the schema is not compiled. */
@@ -48,7 +48,14 @@ export type InputIssue =
       /** Whether the schema forbids other names there (else it only does not declare this one). */
       readonly closed: boolean;
     }
-  | { readonly kind: "invalid"; readonly path: string; readonly message: string };
+  | {
+      readonly kind: "invalid";
+      readonly path: string;
+      /** What is wrong, quoting the value found (`must be a number (got "three")`). */
+      readonly message: string;
+      /** The same with the value reduced to its shape (`must be a number (got a string of 5 characters)`), for where values may not go. */
+      readonly shapeMessage: string;
+    };
 
 /** A compiled input schema, or why it could not be compiled. */
 export type CompiledInput =
@@ -246,7 +253,7 @@ export type Unsure = "value" | "text";
  *
  * @example
  * const input = compileInputSchema({ type: "object", properties: { n: { type: "integer" } } });
- * input.ok && inputIssues(input, { n: "three" }) // [{ kind: "invalid", path: "/n", message: 'must be an integer (got "three")' }]
+ * input.ok && inputIssues(input, { n: "three" }) // [{ kind: "invalid", path: "/n", message: 'must be an integer (got "three")', shapeMessage: "must be an integer (got a string of 5 characters)" }]
  */
 export function inputIssues(compiled: Extract<CompiledInput, { ok: true }>, value: unknown, unsure?: ReadonlyMap<string, Unsure> | (() => ReadonlyMap<string, Unsure>)): InputIssue[] {
   let valid: boolean;
@@ -545,7 +552,9 @@ function toIssues(errors: readonly ErrorObject[], value: unknown): InputIssue[] 
       default: {
         if (invalidAt.has(error.instancePath)) break;
         invalidAt.add(error.instancePath);
-        issues.push({ kind: "invalid", path: error.instancePath, message: `${describeError(error)} (got ${valueText(valueAt(value, error.instancePath))})` });
+        const rule = describeError(error);
+        const found = valueAt(value, error.instancePath);
+        issues.push({ kind: "invalid", path: error.instancePath, message: `${rule} (got ${valueText(found)})`, shapeMessage: `${rule} (got ${valueShape(found)})` });
       }
     }
   }
@@ -570,6 +579,6 @@ function describeError(error: ErrorObject): string {
     case "format":
       return `must be of the format ${quoted(String(error.params["format"]), 40)}`;
     default:
-      return printable((error.message ?? "is invalid").slice(0, 120));
+      return printable(cutText(error.message ?? "is invalid", 120));
   }
 }

@@ -6,7 +6,7 @@
  */
 import { describeThrown } from "../shared/errors.js";
 import { ownData } from "../shared/own-data.js";
-import { quoted, safeText } from "../shared/text.js";
+import { quoted, safeText, textTail } from "../shared/text.js";
 import { REQUEST_TIMEOUT, requestOptions, SDK_TIMEOUT_MS } from "./catalog.js";
 import type { McpClient } from "./client.js";
 import { AnswerCheck } from "./answer-check.js";
@@ -88,7 +88,7 @@ export async function connectMcp(server: McpServerSpec, options: ConnectMcpOptio
     const [{ getDefaultEnvironment }, { JSONRPCMessageSchema }] = await Promise.all([loadSdk("client/stdio.js"), loadSdk("types.js")]);
     const stdio = new GroupStdioTransport(spec, { messageSchema: JSONRPCMessageSchema, defaultEnvironment: getDefaultEnvironment });
     stdio.onStderr((chunk) => {
-      tail = (tail + chunk).slice(-STDERR_TAIL_CHARS);
+      tail = textTail(tail + chunk, STDERR_TAIL_CHARS);
     });
     transport = stdio;
   } else {

@@ -10,6 +10,7 @@
  */
 import { isPlainObject, MISSING, readOwnData } from "../shared/own-data.js";
 import { AnswerCheck, KEPT_ENDS, MAX_MCP_MESSAGE_BYTES, type Message, type RequestId } from "./answer-check.js";
+import { cutText, textTail } from "../shared/text.js";
 
 type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
@@ -100,7 +101,7 @@ async function readUpTo(body: ReadableStream<Uint8Array>, limit: number): Promis
     length += read.value.byteLength;
     if (length > limit) {
       reader.cancel().catch(() => undefined);
-      return { head: new TextDecoder().decode(joined(parts, KEPT_ENDS)).slice(0, KEPT_ENDS) };
+      return { head: cutText(new TextDecoder().decode(joined(parts, KEPT_ENDS)), KEPT_ENDS) };
     }
   }
   return new TextDecoder().decode(joined(parts, length));
@@ -159,13 +160,13 @@ function checkedEvents(check: AnswerCheck, limit: number, posted: () => RequestI
     return undefined;
   };
   const dropped = (text: string): void => {
-    if (over!.head.length < 2 * KEPT_ENDS) over!.head += text.slice(0, 2 * KEPT_ENDS - over!.head.length);
-    over!.tail = (over!.tail + text).slice(-KEPT_ENDS);
+    if (over!.head.length < 2 * KEPT_ENDS) over!.head += cutText(text, 2 * KEPT_ENDS - over!.head.length);
+    over!.tail = textTail(over!.tail + text, KEPT_ENDS);
   };
   /** The oversized event's end: the error answer for its request, if one waits (read from its data's start). */
   const overEnd = (): string => {
     const data = over!.head.split("\n").filter((line) => field(line).name === "data").map((line) => field(line).value);
-    const checked = check.oversized(data.join("\n").slice(0, KEPT_ENDS), over!.tail, posted());
+    const checked = check.oversized(cutText(data.join("\n"), KEPT_ENDS), over!.tail, posted());
     over = undefined;
     return "deliver" in checked ? `data: ${JSON.stringify(checked.deliver)}\n\n` : "";
   };

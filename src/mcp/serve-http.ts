@@ -93,12 +93,18 @@ function requestIds(body: unknown): (string | number)[] {
   });
 }
 
+/**
+ * Answer with a refusal, and close the connection after it: a refusal comes before the request's body
+ * is read whole (or, past the limit, instead of reading the rest), and a connection whose unread body
+ * the server will never read cannot carry the client's next request (its keep-alive agent would send
+ * it there, to wait and fail). With `connection: close` the client opens a new one.
+ */
 function refuse(res: ServerResponse, { status, code, message, headers = {} }: Refusal): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  res.writeHead(status, { "content-type": "application/json", ...headers });
+  res.writeHead(status, { "content-type": "application/json", connection: "close", ...headers });
   res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: `${code}: ${message}`, data: { code } }, id: null }));
 }
 

@@ -6,7 +6,7 @@ import { isPlainArray, isPlainObject, MISSING, ownData, readOwnData } from "../s
 import type { ToolContext, ToolFunction, ToolFunctions } from "../run/run-plan.js";
 import { activeTraceCarrier } from "../run/tracing.js";
 import { describeThrown } from "../shared/errors.js";
-import { printable, safeText } from "../shared/text.js";
+import { cutText, printable, safeText } from "../shared/text.js";
 import { listMcpTools, REQUEST_TIMEOUT, requestOptions, SDK_TIMEOUT_MS } from "./catalog.js";
 import type { McpClient, McpRequestOptions } from "./client.js";
 import { McpCallError, schemaProblem, TRANSPORT_FAILURE } from "./errors.js";
@@ -96,7 +96,7 @@ export function callFailure(error: unknown, timeout: number | undefined): McpCal
   if (dropped !== undefined) return new McpCallError("connection-closed", `the HTTP connection to the MCP server failed during the call: ${dropped}`, { cause: error });
   // An answer the transport could not use (over the size limit, a result that is not an object).
   if (ownData(error, "data") === TRANSPORT_FAILURE) {
-    return new McpCallError("call-failed", printable(describeThrown(error).replace(/^MCP error -?\d+: /, "").slice(0, MAX_ERROR_TEXT)), { cause: error });
+    return new McpCallError("call-failed", printable(cutText(describeThrown(error).replace(/^MCP error -?\d+: /, ""), MAX_ERROR_TEXT)), { cause: error });
   }
   const problem = schemaProblem(error);
   if (problem !== undefined) return new McpCallError("call-failed", `the MCP server's tools/call answer does not fit MCP's schema: ${problem}`, { cause: error });

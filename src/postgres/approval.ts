@@ -19,6 +19,7 @@ import { readRunSteps } from "./sql/read-run-steps.js";
 import { stepState } from "./sql/read-step-state.js";
 import { storedError } from "./stored-error.js";
 import { afterFailure } from "./transitions.js";
+import { cutText } from "../shared/text.js";
 
 /** The statuses of a run whose waiting steps can be decided: it has not ended (a stop keeps them waiting, undecidable). */
 const DECIDABLE = new Set(["running", runStatus(undefined, 0, [], 1)]);
@@ -58,7 +59,7 @@ export async function denyStep(runId: string, stepId: number, reason: string, op
   const connection = readConnection(options, "denyStep");
   readDecision(runId, stepId, "denyStep");
   if (typeof reason !== "string") throw new PostgresError("invalid-options", "denyStep: the reason must be a string");
-  const error = storedError(STEP_FAILURES.denied(reason.slice(0, MAX_REASON)));
+  const error = storedError(STEP_FAILURES.denied(cutText(reason, MAX_REASON)));
   await decide(connection, runId, stepId, async (client, failFast) => {
     if (!(await denyWaiting(client, connection, runId, stepId, error))) return false;
     await afterFailure(client, connection, runId, stepId, await readRunSteps(client, connection, runId), failFast);
@@ -74,7 +75,7 @@ function readDecision(runId: unknown, stepId: unknown, what: string): void {
 
 /** Lock the run, check that the step waits for approval in a run that has not ended, and apply `change`. */
 async function decide(connection: Connection, runId: string, stepId: number, change: (client: PgQueryable, failFast: boolean) => Promise<boolean>): Promise<void> {
-  const shown = JSON.stringify(runId.slice(0, 200));
+  const shown = JSON.stringify(cutText(runId, 200));
   const pool = await poolFor(connection);
   try {
     await inTransaction(pool, async (client) => {

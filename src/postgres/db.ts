@@ -3,7 +3,7 @@
  * lets the process exit when idle), the schema name, and database errors turned into `PostgresError`s.
  */
 import { describeThrown } from "../shared/errors.js";
-import { quoted, safeText } from "../shared/text.js";
+import { cutText, quoted, safeText } from "../shared/text.js";
 import { ownData } from "../shared/own-data.js";
 import { PostgresError } from "./errors.js";
 import { loadPg, type PgClient, type PgPool, type PgPoolClient } from "./peers.js";
@@ -56,7 +56,7 @@ export function connectionProblem(text: string): string | undefined {
   if (scheme.toLowerCase() === "socket") return undefined; // pg's socket:/path?db=… form
   if (scheme.toLowerCase() !== "postgres" && scheme.toLowerCase() !== "postgresql") return `is a ${quoted(scheme.toLowerCase(), 20)} URL: expected ${URL_SHAPE}`;
   const port = /^[a-z]+:\/\/(?:[^@/?#]*@)?(?:\[[^\]]*\]|[^:/?#]*):(\d*)(?:[/?#]|$)/i.exec(text)?.[1];
-  if (port !== undefined && port !== "" && !(Number(port) >= 1 && Number(port) <= 65_535)) return `has port ${port.slice(0, 12)}: a port is 1 to 65535`;
+  if (port !== undefined && port !== "" && !(Number(port) >= 1 && Number(port) <= 65_535)) return `has port ${cutText(port, 12)}: a port is 1 to 65535`;
   try {
     new URL(text);
   } catch {

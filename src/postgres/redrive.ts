@@ -7,6 +7,7 @@ import { databaseError, inTransaction, poolFor, readConnection, type ConnectionO
 import { PostgresError } from "./errors.js";
 import { lockRun } from "./queue.js";
 import { redriveSteps } from "./sql/redrive-steps.js";
+import { cutText } from "../shared/text.js";
 
 /** What a redrive did. */
 export interface Redrive {
@@ -36,7 +37,7 @@ const REDRIVABLE = new Set(["failed", "aborted"]);
 export async function redriveRun(runId: string, options: ConnectionOptions = {}): Promise<Redrive> {
   const connection = readConnection(options, "redriveRun");
   if (typeof runId !== "string" || runId === "") throw new PostgresError("invalid-options", "redriveRun: the run id must be a non-empty string");
-  const shown = JSON.stringify(runId.slice(0, 200));
+  const shown = JSON.stringify(cutText(runId, 200));
   const pool = await poolFor(connection);
   try {
     return await inTransaction(pool, async (client) => {

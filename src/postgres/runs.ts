@@ -21,6 +21,7 @@ import { stopSteps } from "./transitions.js";
 import { rebuildStepError } from "./stored-error.js";
 import { RETRYING, type StoredState } from "./stored-states.js";
 import { AWAITING_APPROVAL } from "./sql/await-approval.js";
+import { cutText } from "../shared/text.js";
 
 /** One step of a run as it stands. Times are milliseconds since the run was submitted. */
 export interface StepSnapshot {
@@ -75,7 +76,7 @@ function retryingOf(row: Record<string, unknown>, id: number, retry: RetryOption
 
 async function readSnapshot(client: PgQueryable, connection: Connection, runId: string): Promise<RunSnapshot> {
   const run = await readRunRow(client, connection, runId);
-  if (run === undefined) throw new PostgresError("unknown-run", `no run ${JSON.stringify(runId.slice(0, 200))} in ${connection.where}`);
+  if (run === undefined) throw new PostgresError("unknown-run", `no run ${JSON.stringify(cutText(runId, 200))} in ${connection.where}`);
   const steps = await readStepRows(client, connection, runId);
   const results = new Map<number, unknown>();
   const errors = new Map<number, StepError>();
@@ -187,8 +188,8 @@ export async function waitForRun(runId: string, options: WaitOptions = {}): Prom
   let connectedOnce = false;
   try {
     for (;;) {
-      if (signal?.aborted === true) throw new PostgresError("wait-aborted", `stopped waiting for run ${JSON.stringify(id.slice(0, 200))}: the signal was aborted (the run goes on)`);
-      if (performance.now() >= deadline) throw new PostgresError("wait-timeout", `run ${JSON.stringify(id.slice(0, 200))} did not finish within ${String(timeoutMs)} ms (it goes on)`);
+      if (signal?.aborted === true) throw new PostgresError("wait-aborted", `stopped waiting for run ${JSON.stringify(cutText(id, 200))}: the signal was aborted (the run goes on)`);
+      if (performance.now() >= deadline) throw new PostgresError("wait-timeout", `run ${JSON.stringify(cutText(id, 200))} did not finish within ${String(timeoutMs)} ms (it goes on)`);
       let notified: Promise<void> = Promise.resolve();
       try {
         if (client === undefined) {
@@ -263,7 +264,7 @@ export async function cancelRun(runId: string, options: ConnectionOptions = {}):
   try {
     return await inTransaction(pool, async (client) => {
       const run = await lockRun(client, connection, id);
-      if (run === undefined) throw new PostgresError("unknown-run", `no run ${JSON.stringify(id.slice(0, 200))} in ${connection.where}`);
+      if (run === undefined) throw new PostgresError("unknown-run", `no run ${JSON.stringify(cutText(id, 200))} in ${connection.where}`);
       // A suspended run has not ended: its steps waiting for approval keep waiting, the rest stop.
       if (run.status !== "running" && run.status !== "suspended") return false;
       await stopSteps(client, connection, id, "aborted");

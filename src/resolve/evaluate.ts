@@ -8,7 +8,7 @@ import { asRefError, KeyError, RefError } from "../shared/errors.js";
 import { DEFAULT_LIMITS, normalizeOptions } from "../shared/options.js";
 import { pathLikeAt, pathSyntaxHint } from "../shared/path-hint.js";
 import type { Span } from "../shared/span.js";
-import { safeText, listSome, quoted } from "../shared/text.js";
+import { cutText, listSome, quoted, safeText } from "../shared/text.js";
 import { accessError, assertResults, describeValue, keySample, MISSING, NOT_INDEXABLE, readIndex, readKey, readStep, sizeOf, type Results } from "./access.js";
 import { outputLimitError } from "./limits.js";
 import { InterpolationTooLong, interpolationText } from "./stringify.js";
@@ -202,7 +202,7 @@ function evaluateReference(node: ReferenceNode, results: Results, context: Conte
 function readingWhat(node: ReferenceNode, index: number): string {
   const segment = index < 0 ? undefined : node.path[index];
   if (segment === undefined) return "the step results";
-  return segment.type === "index" ? `index ${segment.index}` : `key ${JSON.stringify(segment.name.slice(0, 40))}`;
+  return segment.type === "index" ? `index ${segment.index}` : `key ${JSON.stringify(cutText(segment.name, 40))}`;
 }
 
 /** What every `KeyError` of a reference carries: the step (number and exact digits) and the label. */

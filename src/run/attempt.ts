@@ -22,9 +22,10 @@ import type { JsonSchema, ToolCatalog } from "../plan/plan.js";
 import { describeThrown, withoutStack } from "../shared/errors.js";
 import { ownData } from "../shared/own-data.js";
 import { isStandardJsonSchema, standardJsonSchema } from "../shared/standard-schema.js";
-import { quoted, safeText } from "../shared/text.js";
+import { cutText, quoted, safeText } from "../shared/text.js";
 import { outputMismatch } from "./output-validator.js";
 import { StepError, type StepErrorCode } from "./step-error.js";
+import type { InputMismatch } from "./validate-input.js";
 
 /** What a tool receives besides its arguments. */
 export interface ToolContext {
@@ -47,12 +48,17 @@ export type ToolFunction = (args: Record<string, unknown>, context: ToolContext)
 export interface StepFailure {
   readonly code: StepErrorCode;
   readonly detail: string;
+  /**
+   * `detail` with every argument or result value it quotes reduced to its shape (`valueShape`), for a
+   * span while content is not recorded; absent: `detail` quotes no value.
+   */
+  readonly detailWithoutValues?: string;
   readonly cause?: unknown;
 }
 
 /** What a tool threw, for a message. Never throws: a tool may throw a Proxy or an object whose toString throws. */
 export function describeError(error: unknown): string {
-  return describeThrown(error).slice(0, 500);
+  return cutText(describeThrown(error), 500);
 }
 
 /**
@@ -75,7 +81,7 @@ export const STEP_FAILURES = {
   timeout: (limit: number): StepFailure => ({ code: "timeout", detail: timeoutDetail(limit) }),
   aborted: (detail: string, cause?: unknown): StepFailure => ({ code: "aborted", detail, ...(cause === undefined ? {} : { cause }) }),
   invalidOutput: (mismatch: string): StepFailure => ({ code: "invalid-output", detail: mismatch }),
-  invalidInput: (mismatch: string): StepFailure => ({ code: "invalid-input", detail: mismatch }),
+  invalidInput: (mismatch: InputMismatch): StepFailure => ({ code: "invalid-input", detail: mismatch.detail, detailWithoutValues: mismatch.detailWithoutValues }),
   unserializable: (reason: string): StepFailure => ({ code: "unserializable", detail: `its result cannot be stored as JSON: ${reason}` }),
 } as const;
 

@@ -5,7 +5,7 @@
  */
 import { isPlainArray, isPlainObject, ownData, ownDataEntries, ownElements } from "../shared/own-data.js";
 import { describeThrown, RefError } from "../shared/errors.js";
-import { safeText } from "../shared/text.js";
+import { cutText, safeText } from "../shared/text.js";
 import type { PendingStep, RunReport, StepTiming } from "./run-report.js";
 import { OUTPUT_STEP_ID, STEP_ERROR_CODES, StepError, type StepErrorCode } from "./step-error.js";
 
@@ -267,6 +267,6 @@ function jsonSnapshot(value: unknown): { ok: true; value: unknown } | { ok: fals
     return { ok: true, value: text === undefined ? null : (JSON.parse(text) as unknown) };
   } catch (error) {
     const reason = describeThrown(error);
-    return { ok: false, reason: /circular/i.test(reason) ? "it contains a cycle" : /bigint/i.test(reason) ? "it contains a BigInt" : reason.split("\n")[0]!.slice(0, 200) };
+    return { ok: false, reason: /circular/i.test(reason) ? "it contains a cycle" : /bigint/i.test(reason) ? "it contains a BigInt" : cutText(reason.split("\n")[0]!, 200) };
   }
 }

@@ -60,9 +60,19 @@ export class NonRetryableError extends Error {
   readonly retryable = false;
 }
 
-/** The computed wait before try `failed + 1`, without jitter: min(maxDelayMs, initialDelayMs × factor^(failed − 1)). */
+/**
+ * The computed wait before try `failed + 1`, without jitter: min(maxDelayMs, initialDelayMs × factor^(failed − 1)),
+ * always a finite number from 0 to `maxDelayMs`. A large factor overflows to infinity after a few tries,
+ * and 0 × ∞ is NaN: a first wait of 0 stays 0 (every product of it is), and a product past the cap is the cap.
+ *
+ * @example
+ * backoffMs(resolveRetryPolicy({ attempts: 4, initialDelayMs: 0, factor: 1e200 }), 3) // 0
+ * backoffMs(resolveRetryPolicy({ attempts: 4, initialDelayMs: 1, factor: 1e200 }), 3) // 30000
+ */
 export function backoffMs(policy: ResolvedRetryPolicy, failed: number): number {
-  return Math.min(policy.maxDelayMs, policy.initialDelayMs * policy.factor ** (failed - 1));
+  if (policy.initialDelayMs === 0) return 0;
+  const grown = policy.initialDelayMs * policy.factor ** (failed - 1);
+  return grown <= policy.maxDelayMs ? grown : policy.maxDelayMs;
 }
 
 /** An own data property of what a tool threw (never a getter; a hostile value says nothing). */

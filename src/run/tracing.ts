@@ -19,6 +19,7 @@
  */
 import { describeThrown } from "../shared/errors.js";
 import { isPlainArray, isPlainObject, ownData, ownDataEntries } from "../shared/own-data.js";
+import { cutText } from "../shared/text.js";
 
 /** An attribute value as spans take it. */
 export type TraceAttribute = string | number | boolean;
@@ -86,6 +87,15 @@ const STATUS_ERROR = 2;
  */
 export const MAX_CONTENT_LENGTH = 4096;
 
+/**
+ * Text a plan, a tool or the database chooses (a tool name, a failure's message), as a span's name,
+ * attribute, status or event takes it: cut (`cutText`) at `MAX_CONTENT_LENGTH`, as content is, so that
+ * a planner cannot fill a span with a 200,000-character tool name.
+ */
+function traceText(text: string): string {
+  return cutText(text, MAX_CONTENT_LENGTH, "…");
+}
+
 /** How deep the content writer goes into nested values (deeper ones are written as `"…"`). */
 const MAX_CONTENT_DEPTH = 32;
 
@@ -138,10 +148,11 @@ export interface TracedStep {
   span: TraceSpan | undefined;
 }
 
-/** A step failure's code and detail. */
+/** A step failure's code and detail (and the detail with the values it quotes reduced to their shapes, when it quotes any). */
 interface TracedFailure {
   readonly code: string;
   readonly detail: string;
+  readonly detailWithoutValues?: string;
 }
 
 /**
@@ -171,7 +182,7 @@ export class RunTrace {
   within<A extends unknown[]>(step: TracedStep, body: (...args: A) => void, ...args: A): void {
     let active: unknown;
     try {
-      const span = this.#tracer.startSpan(`execute_tool ${step.tool}`, { kind: SPAN_KIND_INTERNAL, attributes: stepAttributes(this.#runId, step) }, this.#context);
+      const span = this.#tracer.startSpan(`execute_tool ${traceText(step.tool)}`, { kind: SPAN_KIND_INTERNAL, attributes: stepAttributes(this.#runId, step) }, this.#context);
       active = this.#api.trace.setSpan(this.#context, span);
       step.span = span;
     } catch {
@@ -196,7 +207,7 @@ export class RunTrace {
 
   /** A step that never ran (skipped, or failed before its tool could be called): an event on the run span, not a span. */
   event(name: "plan_refs.step.skipped" | "plan_refs.step.failed", step: { readonly id: number; readonly tool: string }, detail: Readonly<Record<string, TraceAttribute>>): void {
-    if (!this.#ended) guarded(() => this.#span.addEvent(name, { "plan_refs.step.id": step.id, "gen_ai.tool.name": step.tool, ...detail }));
+    if (!this.#ended) guarded(() => this.#span.addEvent(name, { "plan_refs.step.id": step.id, "gen_ai.tool.name": traceText(step.tool), ...detail }));
   }
 
   /** End the run span with the run's status and step count; any status but `ok` is an error (`error.type` = the status, or the code of what runPlan threw). */
@@ -209,7 +220,7 @@ export class RunTrace {
       span.setAttribute("plan_refs.run.step_count", steps);
       if (status !== "ok") {
         span.setAttribute("error.type", status);
-        span.setStatus(message === undefined ? { code: STATUS_ERROR } : { code: STATUS_ERROR, message });
+        span.setStatus(message === undefined ? { code: STATUS_ERROR } : { code: STATUS_ERROR, message: traceText(message) });
       }
     });
     guarded(() => span.end());
@@ -220,7 +231,7 @@ export class RunTrace {
 function stepAttributes(runId: string, step: { readonly id: number; readonly tool: string; readonly attempt?: number }): Record<string, TraceAttribute> {
   return {
     "gen_ai.operation.name": "execute_tool",
-    "gen_ai.tool.name": step.tool,
+    "gen_ai.tool.name": traceText(step.tool),
     "gen_ai.tool.call.id": `${runId}:${step.id}`,
     "gen_ai.tool.type": "function",
     "plan_refs.step.id": step.id,
@@ -233,7 +244,8 @@ function describeTry(span: TraceSpan, value: unknown, failure: TracedFailure | u
   guarded(() => {
     if (failure !== undefined) {
       span.setAttribute("error.type", failure.code);
-      span.setStatus({ code: STATUS_ERROR, message: failure.detail });
+      // Without recordContent no argument or result value reaches a span: a message quoting one gives its shape.
+      span.setStatus({ code: STATUS_ERROR, message: traceText(recordContent ? failure.detail : (failure.detailWithoutValues ?? failure.detail)) });
     }
     if (recordContent && (failure === undefined || value !== undefined)) span.setAttribute("gen_ai.tool.call.result", contentJson(value));
   });
@@ -301,7 +313,7 @@ export class TracedTries {
 
   failed(error: unknown): void {
     this.failedTries++;
-    if (this.failures.length < MAX_TRY_EVENTS) this.failures.push({ time: now(), type: errorType(error), message: describeThrown(error).slice(0, MAX_CONTENT_LENGTH) });
+    if (this.failures.length < MAX_TRY_EVENTS) this.failures.push({ time: now(), type: errorType(error), message: traceText(describeThrown(error)) });
   }
 
   done(): void {
@@ -313,9 +325,9 @@ export class TracedTries {
 function errorType(error: unknown): string {
   try {
     const code = ownData(error, "code");
-    if (typeof code === "string" && code !== "") return code;
+    if (typeof code === "string" && code !== "") return traceText(code);
     const name = error instanceof Error ? error.name : "";
-    return typeof name === "string" && name !== "" ? name : typeof error;
+    return typeof name === "string" && name !== "" ? traceText(name) : typeof error;
   } catch {
     return typeof error;
   }
@@ -346,7 +358,7 @@ export class StepTrace {
   constructor(api: OtelApi, tracer: Tracer, parent: unknown, step: StoredStep, claim: TracedTries) {
     this.#api = api;
     this.#tracer = tracer;
-    this.#span = tracer.startSpan(`execute_tool ${step.tool}`, { kind: SPAN_KIND_INTERNAL, attributes: stepAttributes(step.runId, step), startTime: claim.start }, parent);
+    this.#span = tracer.startSpan(`execute_tool ${traceText(step.tool)}`, { kind: SPAN_KIND_INTERNAL, attributes: stepAttributes(step.runId, step), startTime: claim.start }, parent);
     this.#context = api.trace.setSpan(parent, this.#span);
     this.#attributes = { "plan_refs.run.id": step.runId, "plan_refs.step.id": step.id, "plan_refs.step.attempt": step.attempt };
     this.#operation("plan_refs.claim", claim, undefined);
@@ -383,7 +395,7 @@ export class StepTrace {
         if (result !== undefined) span.setAttribute("plan_refs.settle.result", result);
         if (failure !== undefined) {
           span.setAttribute("error.type", failure.code);
-          span.setStatus({ code: STATUS_ERROR, message: failure.detail });
+          span.setStatus({ code: STATUS_ERROR, message: traceText(failure.detail) });
         }
       });
       span.end(tries.end);
@@ -510,7 +522,7 @@ export function contentJson(value: unknown): string {
   };
   const write = (item: unknown, depth: number): boolean => {
     if (item === null || item === undefined) return push("null");
-    if (typeof item === "string") return push(JSON.stringify(item.length > MAX_CONTENT_LENGTH ? item.slice(0, MAX_CONTENT_LENGTH) : item));
+    if (typeof item === "string") return push(JSON.stringify(cutText(item, MAX_CONTENT_LENGTH)));
     if (typeof item === "number") return push(Number.isFinite(item) ? String(item) : "null");
     if (typeof item === "boolean") return push(String(item));
     if (typeof item === "bigint") return push('"[BigInt]"');
@@ -545,5 +557,5 @@ export function contentJson(value: unknown): string {
     push('"[unreadable]"'); // a Proxy whose trap throws
   }
   const text = out.join("");
-  return text.length > MAX_CONTENT_LENGTH ? `${text.slice(0, MAX_CONTENT_LENGTH)}…` : text;
+  return cutText(text, MAX_CONTENT_LENGTH, "…");
 }

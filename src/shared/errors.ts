@@ -3,7 +3,7 @@
  * `code`, so callers can branch on `error.code` rather than on message text.
  */
 import type { Span } from "./span.js";
-import { safeText } from "./text.js";
+import { cutText, safeText } from "./text.js";
 
 /** Every code a `RefError` can carry. */
 export type RefErrorCode =
@@ -133,7 +133,7 @@ function withArg(detail: string, arg: string | undefined): string {
 }
 
 function describeSyntax(text: string, offset: number, expected: readonly string[]): string {
-  const shown = JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
+  const shown = JSON.stringify(cutText(text, 60, "…"));
   const found = offset >= text.length ? "end of text" : JSON.stringify(text.slice(offset, offset + 1));
   const wanted = expected.length === 0 ? "" : `, expected ${expected.slice(0, 6).join(" or ")}`;
   return `invalid reference ${shown} at offset ${offset}: found ${found}${wanted}`;

@@ -5,10 +5,51 @@
 
 const DEFAULT_MAX = 60;
 
-/** Escape control characters, quotes and lone surrogates; truncate to `max` characters with an ellipsis. */
+/** Whether a UTF-16 code unit is the first half of a surrogate pair. */
+function isHighSurrogate(unit: number): boolean {
+  return unit >= 0xd800 && unit <= 0xdbff;
+}
+
+/** Whether a UTF-16 code unit is the second half of a surrogate pair. */
+function isLowSurrogate(unit: number): boolean {
+  return unit >= 0xdc00 && unit <= 0xdfff;
+}
+
+/**
+ * The one way a text is cut, for every message and excerpt: itself when it has at most `max` UTF-16
+ * code units, else its first `max` (one fewer when the last would be the first half of a surrogate
+ * pair, so that no character is split and no lone surrogate is made) followed by `marker`.
+ *
+ * @example
+ * cutText("abcdef", 3)      // "abc"
+ * cutText("abcdef", 3, "…") // "abc…"
+ * cutText("ab😀", 3, "…")   // "ab…" (not "ab\ud83d…")
+ */
+export function cutText(text: string, max: number, marker = ""): string {
+  if (!(text.length > max)) return text;
+  let end = Math.max(0, Math.floor(max));
+  if (end > 0 && isHighSurrogate(text.charCodeAt(end - 1)) && isLowSurrogate(text.charCodeAt(end))) end -= 1;
+  return `${text.slice(0, end)}${marker}`;
+}
+
+/**
+ * The end of a text, the way `cutText` keeps its start: its last `max` UTF-16 code units at most,
+ * one fewer when the first would be the second half of a surrogate pair.
+ *
+ * @example
+ * textTail("abcdef", 3) // "def"
+ * textTail("😀ab", 3)   // "ab"
+ */
+export function textTail(text: string, max: number): string {
+  if (!(text.length > max)) return text;
+  let start = text.length - Math.max(0, Math.floor(max));
+  if (start < text.length && isLowSurrogate(text.charCodeAt(start)) && isHighSurrogate(text.charCodeAt(start - 1))) start += 1;
+  return text.slice(start);
+}
+
+/** Escape control characters, quotes and lone surrogates; cut (`cutText`) to `max` characters with an ellipsis. */
 export function safeText(text: string, max = DEFAULT_MAX): string {
-  const cut = text.length > max ? text.slice(0, max) : text;
-  const escaped = JSON.stringify(cut).slice(1, -1);
+  const escaped = JSON.stringify(cutText(text, max)).slice(1, -1);
   return text.length > max ? `${escaped}…` : escaped;
 }
 
@@ -60,7 +101,7 @@ export function printable(text: string): string {
  * excerpt("$1.aaaaaaaaaaaa", 5) // "$1.aa…"
  */
 export function excerpt(text: string, max = DEFAULT_MAX): string {
-  return text.length > max ? `${printable(text.slice(0, max))}…` : printable(text);
+  return text.length > max ? `${printable(cutText(text, max))}…` : printable(text);
 }
 
 /** `safeText` inside double quotes. */
@@ -76,4 +117,45 @@ export function listSome(names: readonly string[], max = 8, total: number | null
   const shown = names.slice(0, max).map((name) => safeText(name, 30));
   if (names.length <= shown.length && (total ?? 0) <= shown.length) return shown.join(", ");
   return total === null ? `${shown.join(", ")}, …` : `${shown.join(", ")}, … (${total - shown.length} more)`;
+}
+
+/** `n` and a noun, with the noun's plural when `n` is not 1. */
+function counted(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}
+
+/**
+ * What a message may say of a value it must not quote (a span's copy of a message while content is
+ * not recorded): its kind and size, never any of its content.
+ *
+ * @example
+ * valueShape("sk-SECRET-0123456789") // "a string of 20 characters"
+ * valueShape({ a: 1, b: 2, c: 3 })    // "an object with 3 keys"
+ * valueShape(42)                      // "a number"
+ */
+export function valueShape(value: unknown): string {
+  switch (typeof value) {
+    case "string":
+      return value === "" ? "an empty string" : `a string of ${counted(value.length, "character")}`;
+    case "number":
+      return "a number";
+    case "boolean":
+      return "a boolean";
+    case "bigint":
+      return "a bigint";
+    case "undefined":
+      return "no value";
+    case "symbol":
+      return "a symbol";
+    case "function":
+      return "a function";
+  }
+  if (value === null) return "null";
+  try {
+    if (Array.isArray(value)) return value.length === 0 ? "an empty array" : `an array of ${counted(value.length, "item")}`;
+    const keys = Object.keys(value as object).length;
+    return keys === 0 ? "an empty object" : `an object with ${counted(keys, "key")}`;
+  } catch {
+    return "an object"; // a Proxy whose trap throws
+  }
 }

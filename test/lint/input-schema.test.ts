@@ -26,8 +26,15 @@ describe("input issues", () => {
     const unsure = row.unsure === undefined ? undefined : new Map(Object.entries(row.unsure));
     const issues = inputIssues(compiled, argumentsCopy(row.value, 16), unsure);
     // Type sets compare as sorted lists: a JSON row cannot hold a Set.
-    const plain = issues.map((issue) => (issue.kind === "missing" ? { ...issue, names: issue.names.map((n) => ({ name: n.name, types: n.types === null ? null : [...n.types] })) } : issue));
+    // The shape form of a message (for spans without content) is checked apart: the same rule, a shape for the value.
+    const plain = issues.map((issue) => (issue.kind === "missing" ? { ...issue, names: issue.names.map((n) => ({ name: n.name, types: n.types === null ? null : [...n.types] })) } : issue.kind === "invalid" ? { kind: issue.kind, path: issue.path, message: issue.message } : issue));
     expect(plain).toEqual(row.issues);
+    for (const issue of issues) {
+      if (issue.kind !== "invalid") continue;
+      const rule = issue.message.slice(0, issue.message.lastIndexOf(" (got "));
+      expect(issue.shapeMessage).toMatch(/ \(got (?:an? |an empty |null|no value)[a-z0-9 ]*\)$/);
+      expect(issue.shapeMessage.startsWith(`${rule} (got `)).toBe(true);
+    }
     // The same map given as a function that makes it gives the same findings.
     if (unsure !== undefined) expect(inputIssues(compiled, argumentsCopy(row.value, 16), () => unsure)).toEqual(issues);
   });
@@ -47,7 +54,7 @@ describe("the validator's settings", () => {
     const schema = { type: "object", properties: { n: { type: "integer" }, d: { type: "string", format: "date" }, m: { type: "number" } }, required: ["m", "toString"], additionalProperties: false };
     expect(issuesOf(schema, { n: "x", d: "2021-02-30", z: 1 })).toEqual([
       { kind: "unknown", path: "/z", name: "z", declared: ["n", "d", "m"], closed: true },
-      { kind: "invalid", path: "/n", message: 'must be an integer (got "x")' },
+      { kind: "invalid", path: "/n", message: 'must be an integer (got "x")', shapeMessage: "must be an integer (got a string of 1 character)" },
       { kind: "missing", path: "", names: [{ name: "m", types: ["number"] }, { name: "toString", types: null }] },
     ]);
     expect(issuesOf({ type: "object", properties: { a: {} }, unevaluatedProperties: false }, { z: 1 })).toEqual([]);
@@ -125,7 +132,7 @@ describe("compiling a catalog's schema", () => {
     const compiled = compileInputSchema(schema);
     if (!compiled.ok) throw new Error(compiled.reason);
     expect(inputIssues(compiled, {})).toEqual([]);
-    expect(inputIssues(compiled, { a: "x" })).toEqual([{ kind: "invalid", path: "/a", message: 'must be an integer (got "x")' }]);
+    expect(inputIssues(compiled, { a: "x" })).toEqual([{ kind: "invalid", path: "/a", message: 'must be an integer (got "x")', shapeMessage: "must be an integer (got a string of 1 character)" }]);
     expect(ran).toBe(false);
   });
 });

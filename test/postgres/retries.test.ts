@@ -82,4 +82,16 @@ describe("retries on the workers", { timeout: 120_000 }, () => {
     worker.child.kill("SIGTERM");
     expect(await worker.exited).toBe(0);
   });
+
+  test("a policy whose factor overflows (initialDelayMs 0, factor 1e200): each wait is 0 ms, stored by retry_step and announced", async () => {
+    const worker = spawned(db.url);
+    await worker.ready;
+    const runId = await submitPlan({ steps: [{ id: 1, tool: "flaky", args: { fails: 3, value: "up" } }] }, { connectionString: db.url, options: { retry: { attempts: 4, initialDelayMs: 0, factor: 1e200 } } });
+    const report = await waitForRun(runId, { connectionString: db.url, timeoutMs: 100_000 });
+    expect([report.status, report.results.get(1), report.attempts?.get(1)]).toEqual(["ok", "up", 4]);
+    const waits = worker.events.filter((event) => event.type === "step-retry" && event.runId === runId).map((event) => (event as { delayMs?: unknown }).delayMs);
+    expect(waits).toEqual([0, 0, 0]);
+    worker.child.kill("SIGTERM");
+    expect(await worker.exited).toBe(0);
+  });
 });

@@ -8,6 +8,7 @@ import { describe, expect, test } from "vitest";
 import { attempt, checkOutput, describeError, endAttempt, outputSchemaOf, STEP_FAILURES, toolNames, unknownToolMessage, type AttemptOwner, type AttemptStep, type StepFailure, type ToolContext, type ToolFunction } from "../../src/run/attempt.js";
 import { runPlan } from "../../src/run/run-plan.js";
 import { StepError } from "../../src/run/step-error.js";
+import { hasLoneSurrogate } from "../../src/shared/text.js";
 
 interface Ended {
   readonly value: unknown;
@@ -139,9 +140,9 @@ const turns = () => new Promise((resolve) => setTimeout(resolve, 5));
 describe("what an attempt ignores, and what it checks", () => {
   test("arguments refused before the call: the tool is not called, no timer starts, the outcome is now", () => {
     let calls = 0;
-    const step = new Step(1, "t", new Owner(() => ({ a: 1 }), undefined, (args) => STEP_FAILURES.invalidInput(`refused ${JSON.stringify(args)}`)));
+    const step = new Step(1, "t", new Owner(() => ({ a: 1 }), undefined, (args) => STEP_FAILURES.invalidInput({ detail: `refused ${JSON.stringify(args)}`, detailWithoutValues: "refused an object with 1 key" })));
     attempt(step, () => calls++, step.owner!, 1_000);
-    expect([calls, step.timer, step.ends]).toEqual([0, undefined, [{ value: undefined, failure: { code: "invalid-input", detail: 'refused {"a":1}' }, later: false, abortReason: undefined }]]);
+    expect([calls, step.timer, step.ends]).toEqual([0, undefined, [{ value: undefined, failure: { code: "invalid-input", detail: 'refused {"a":1}', detailWithoutValues: "refused an object with 1 key" }, later: false, abortReason: undefined }]]);
   });
 
   test("a function or an object without then is a value, ended now; a function with then is awaited", async () => {
@@ -231,5 +232,17 @@ describe("what an attempt ignores, and what it checks", () => {
     expect(failure?.code).toBe("invalid-output");
     expect(failure?.detail).toMatch(/^the result could not be read: no (keys|read)$/);
     expect(checkOutput(undefined, hostile)).toBeUndefined();
+  });
+});
+
+describe("describeError: what a tool threw, cut without splitting a character", () => {
+  test("an error full of emoji, one code unit off the pairs: the message ends in whole characters, in the report too", async () => {
+    const thrown = new Error(`x${"😀".repeat(400)}`);
+    const described = describeError(thrown);
+    expect(hasLoneSurrogate(described)).toBe(false);
+    expect(described.length).toBeGreaterThanOrEqual(499);
+    expect(described.length).toBeLessThanOrEqual(500);
+    const report = await runPlan({ steps: [{ id: 1, tool: "loud", args: {} }] }, { loud: () => Promise.reject(thrown) });
+    expect(hasLoneSurrogate(report.errors.get(1)!.message)).toBe(false);
   });
 });

@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { NonRetryableError, RefError, reportToJSON, runPlan, type RunEvent, type RunOptions, type RunReport, type ToolContext, type ToolFunctions } from "../../src/index.js";
 import { backoffMs, resolveRetryPolicy, retryDelayMs } from "../../src/run/retry.js";
+import { MAX_TIMEOUT_MS, readRetryPolicy } from "../../src/run/settings.js";
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -242,5 +243,41 @@ describe("property: retries against a model", () => {
       }),
       { numRuns: 150 },
     );
+  });
+});
+
+describe("property: every wait is finite and within maxDelayMs", () => {
+  // The whole space a policy may take and pass the option reader, also factors that overflow to infinity.
+  const policies = fc.record({
+    attempts: fc.integer({ min: 1, max: 2_000 }),
+    initialDelayMs: fc.oneof(fc.constant(0), fc.double({ min: 0, max: MAX_TIMEOUT_MS, noNaN: true })),
+    maxDelayMs: fc.oneof(fc.constant(0), fc.double({ min: 0, max: MAX_TIMEOUT_MS, noNaN: true })),
+    factor: fc.oneof(fc.constant(1e200), fc.double({ min: 1, max: Number.MAX_VALUE, noNaN: true })),
+    jitter: fc.constantFrom("full" as const, "none" as const),
+  });
+
+  test("retryDelayMs (the wait of both executors) for any policy the reader accepts and any try", () => {
+    fc.assert(
+      fc.property(policies, fc.nat({ max: 2_000 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (given, failedAt, random) => {
+        const policy = readRetryPolicy(given, "retry")!;
+        const failed = 1 + (failedAt % policy.attempts);
+        for (const wait of [backoffMs(policy, failed), retryDelayMs(policy, failed, { code: "tool-error" }, () => random)]) {
+          if (wait === undefined) continue; // the last try: no wait
+          expect(Number.isFinite(wait), `${wait}`).toBe(true);
+          expect(wait).toBeGreaterThanOrEqual(0);
+          expect(wait).toBeLessThanOrEqual(policy.maxDelayMs);
+        }
+      }),
+    );
+  });
+
+  test("a first wait of 0 and a factor that overflows: runPlan's step-retry events say 0, not NaN", async () => {
+    const tool = flaky(3);
+    const delays: number[] = [];
+    const report = await run(onePlan, { flaky: tool.fn }, { retry: { attempts: 4, initialDelayMs: 0, factor: 1e200 }, onEvent: (event) => event.type === "step-retry" && delays.push(event.delayMs) });
+    expect(report.status).toBe("ok");
+    expect(delays).toEqual([0, 0, 0]);
+    const overflowing = resolveRetryPolicy({ attempts: 4, initialDelayMs: 1, factor: 1e200, jitter: "none" });
+    expect([1, 2, 3].map((failed) => backoffMs(overflowing, failed))).toEqual([1, 30_000, 30_000]);
   });
 });

@@ -66,7 +66,14 @@ describe("inputMismatch", () => {
     ["an argument the schema does not allow", { a: 1, b: 2, c: 3 }, '"/c" is not an argument the schema allows'],
     ["several mistakes, each with its pointer", { a: "x", b: "y" }, '/a must be a number (got "x"); /b must be a number (got "y")'],
   ])("%s", (_name, args, detail) => {
-    expect(inputMismatch(catalog, "add", args)).toBe(`its arguments do not match the input schema: ${detail}`);
+    expect(inputMismatch(catalog, "add", args)?.detail).toBe(`its arguments do not match the input schema: ${detail}`);
+  });
+
+  test("the detail without values: each value the detail quotes reduced to its shape, the rest the same", () => {
+    expect(inputMismatch(catalog, "add", { a: "sk-SECRET-0123456789", b: [1, 2], c: 3 })).toEqual({
+      detail: 'its arguments do not match the input schema: "/c" is not an argument the schema allows; /a must be a number (got "sk-SECRET-0123456789"); /b must be a number (got [1,2])',
+      detailWithoutValues: 'its arguments do not match the input schema: "/c" is not an argument the schema allows; /a must be a number (got a string of 20 characters); /b must be a number (got an array of 2 items)',
+    });
   });
 
   test("no catalog, no such tool, no input schema, or one that cannot be compiled: nothing to say", () => {

@@ -122,6 +122,27 @@ describe("a run's spans", () => {
     expect(only("invoke_workflow").events.map((event) => [event.name, event.attributes])).toEqual([["plan_refs.step.failed", { "plan_refs.step.id": 1, "gen_ai.tool.name": "nowhere", "error.type": "unknown-tool" }]]);
   });
 
+  test("a tool name the planner chose is cut at MAX_CONTENT_LENGTH wherever it reaches a span: the step span's name and attribute, the run span's events", async () => {
+    const long = `t${"o".repeat(200_000)}`;
+    async function* planner(): AsyncGenerator<unknown> {
+      yield { id: 1, tool: long, args: {} };
+      yield { id: 2, tool: `${long}!`, args: {} };
+    }
+    await runPlan(planner(), { [long]: () => "ran" }, { tracer });
+    const step = spans().find((span) => span.name.startsWith("execute_tool "))!;
+    expect(step.name).toBe(`execute_tool ${long.slice(0, MAX_CONTENT_LENGTH)}…`);
+    expect(step.attributes["gen_ai.tool.name"]).toBe(`${long.slice(0, MAX_CONTENT_LENGTH)}…`);
+    const [failed] = only("invoke_workflow").events;
+    expect([failed!.name, failed!.attributes!["error.type"]]).toEqual(["plan_refs.step.failed", "unknown-tool"]);
+    expect(failed!.attributes!["gen_ai.tool.name"]).toBe(`${long.slice(0, MAX_CONTENT_LENGTH)}…`);
+    for (const span of spans()) {
+      expect(span.name.length).toBeLessThanOrEqual(MAX_CONTENT_LENGTH + 20);
+      for (const value of [...Object.values(span.attributes), ...span.events.flatMap((event) => Object.values(event.attributes ?? {})), span.status.message ?? ""]) {
+        if (typeof value === "string") expect(value.length).toBeLessThanOrEqual(MAX_CONTENT_LENGTH + 1);
+      }
+    }
+  });
+
   test("a retry is a new attempt span", async () => {
     let calls = 0;
     const report = await runPlan({ steps: [{ id: 1, tool: "flaky", args: {} }] }, { flaky: () => (++calls === 1 ? Promise.reject(new Error("down")) : "up") }, { tracer, retry: { attempts: 2, initialDelayMs: 0, jitter: "none" } });
@@ -250,6 +271,28 @@ describe("content", () => {
     ["nesting past the depth bound", JSON.parse(`${"[".repeat(40)}${"]".repeat(40)}`) as unknown, `${"[".repeat(32)}"…"${"]".repeat(32)}`],
   ])("contentJson: %s", (_name, value, text) => {
     expect(contentJson(value)).toBe(text);
+  });
+
+  describe("a message that quotes an argument value (validateInputs)", () => {
+    const SECRET = "sk-SECRET-0123456789";
+    const catalog = { read: {}, call: { input: { type: "object", properties: { token: { type: "number" }, opts: { type: "string" } } } } };
+    // Step 1's result is not known to the linter, so only the run sees the values.
+    const secretPlan = { steps: [{ id: 1, tool: "read", args: {} }, { id: 2, tool: "call", args: { token: "$1.token", opts: "$1.opts" } }] };
+    const secretTools: ToolFunctions = { read: () => ({ token: SECRET, opts: { a: 1, b: 2, c: SECRET } }), call: () => "called" };
+    const texts = (span: ReadableSpan): string[] => [span.name, span.status.message ?? "", ...Object.values(span.attributes), ...span.events.flatMap((event) => [event.name, ...Object.values(event.attributes ?? {})])].map(String);
+
+    test("without recordContent the span's status gives the value's shape; the report keeps the value", async () => {
+      const report = await runPlan(secretPlan, secretTools, { tracer, catalog, validateInputs: true });
+      expect(report.errors.get(2)?.message).toBe(`step 2 (call): its arguments do not match the input schema: /token must be a number (got "${SECRET}"); /opts must be a string (got {"a":1,"b":2,"c":"${SECRET}"})`);
+      const step = only("execute_tool call");
+      expect(step.status).toEqual({ code: SpanStatusCode.ERROR, message: "its arguments do not match the input schema: /token must be a number (got a string of 20 characters); /opts must be a string (got an object with 3 keys)" });
+      for (const span of spans()) for (const text of texts(span)) expect(text).not.toContain("SECRET");
+    });
+
+    test("with recordContent the span's status quotes the value, as the report does", async () => {
+      await runPlan(secretPlan, secretTools, { tracer, catalog, validateInputs: true, recordContent: true });
+      expect(only("execute_tool call").status.message).toContain(`(got "${SECRET}")`);
+    });
   });
 
   test("contentJson stops writing once past the bound (a million elements)", () => {

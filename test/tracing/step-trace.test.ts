@@ -10,7 +10,9 @@ import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-ho
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
 import { PostgresError } from "../../src/postgres/errors.js";
+import { STEP_FAILURES } from "../../src/run/attempt.js";
 import { storedStepTrace, TracedTries, type SettleResult } from "../../src/run/tracing.js";
+import { inputMismatch } from "../../src/run/validate-input.js";
 
 const exporter = new InMemorySpanExporter();
 const PARENT = { traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" };
@@ -105,4 +107,13 @@ test("a step run stopped by the settle (moot) or released (no settle span) is no
 test("nothing stored, nothing traced", () => {
   expect(storedStepTrace(undefined, step, new TracedTries())).toBeUndefined();
   expect(storedStepTrace({ traceparent: "not one" }, step, new TracedTries())).toBeUndefined();
+});
+
+test("a worker records no content: an invalid-input failure's status gives the argument's shape, never its value", () => {
+  const mismatch = inputMismatch({ geocode: { input: { type: "object", properties: { token: { type: "number" } } } } }, "geocode", { token: "sk-SECRET-0123456789" })!;
+  expect(mismatch.detail).toContain('"sk-SECRET-0123456789"');
+  const traced = storedStepTrace(PARENT, step, new TracedTries())!;
+  traced.ended(STEP_FAILURES.invalidInput(mismatch));
+  traced.settled(undefined, "stored");
+  expect(named("execute_tool geocode").status).toEqual({ code: SpanStatusCode.ERROR, message: "its arguments do not match the input schema: /token must be a number (got a string of 20 characters)" });
 });

@@ -7,6 +7,7 @@ import { referencesTo, stepAt } from "../definition.js";
 import { analyzePlan } from "../plan-document.js";
 import { renameStep } from "../rename.js";
 import { planAt, toRange, type ServerContext } from "./context.js";
+import { cutText } from "../../shared/text.js";
 
 const STEP_ID = /^(?:0|[1-9][0-9]*)$/;
 
@@ -43,7 +44,7 @@ export function rename(context: ServerContext, params: RenameParams): WorkspaceE
   const newName = params.newName.trim();
   const newId = Number(newName);
   if (!STEP_ID.test(newName) || !Number.isSafeInteger(newId)) {
-    return new ResponseError(ErrorCodes.InvalidParams, `a step id is a non-negative integer, not "${newName.slice(0, 20)}"`);
+    return new ResponseError(ErrorCodes.InvalidParams, `a step id is a non-negative integer, not "${cutText(newName, 20)}"`);
   }
   return context.runHandler("rename", null, () => {
     const options = context.editorOptions(document);
