@@ -24,6 +24,10 @@ export const DEFAULT_MAX_RESULT_CHARS = 20_000;
 export const DEFAULT_MAX_ANSWER_CHARS = 100_000;
 /** The most steps a plan tool runs from one call by default (more is `too-many-steps`, nothing runs). */
 export const DEFAULT_MAX_STEPS = 1_000;
+/** In a session, a result whose JSON text is at most this long is in the answer itself; a longer one is described. */
+export const DEFAULT_INLINE_RESULT_CHARS = 300;
+/** The most keys of an object a description lists. */
+const MAX_DESCRIBED_KEYS = 30;
 /** The most suspended runs a plan tool keeps for `resume`; the oldest is forgotten first. */
 export const MAX_SUSPENDED_RUNS = 100;
 
@@ -41,6 +45,11 @@ export interface PlanCallOptions extends Omit<RunOptions, "catalog" | "signal" |
   readonly maxAnswerChars?: number;
   /** A plan of more steps is not run: `too-many-steps` (default 1,000). */
   readonly maxSteps?: number;
+  /**
+   * In a session: a result whose JSON text is at most this long is given in `described` as it is;
+   * a longer one is described (its type, keys, length) and stays in the session (default 300).
+   */
+  readonly inlineResultChars?: number;
   /** The dialect of the plan's schema; with `"openai-strict"` the nulls strict output writes for optional arguments are dropped first. */
   readonly dialect?: SchemaDialect;
   /** Called for every step event of a run. */
@@ -83,7 +92,18 @@ export interface PlanCallResult {
   readonly diagnostics?: readonly PlanCallDiagnostic[];
   /** Why the call could not be served (`error`). */
   readonly error?: { readonly code: string; readonly message: string };
+  /** In a session: the first id the next plan's steps may use (ids are never reused). */
+  readonly nextStepId?: number;
+  /**
+   * In a session, instead of `results`: each step that succeeded, its result itself when short
+   * (`inlineResultChars`), else what it is (tool, type, keys, length): the value stays in the session,
+   * and a later plan refers to it by its step id.
+   */
+  readonly described?: Readonly<Record<string, DescribedResult>>;
 }
+
+/** A result as the model is told of it in a session: the value, or its description. */
+export type DescribedResult = { readonly value: unknown } | { readonly tool: string; readonly type: string; readonly length?: number; readonly keys?: Readonly<Record<string, string>>; readonly moreKeys?: number; readonly items?: string };
 
 /** What a person decided about a suspended plan call's waiting steps. */
 export interface PlanCallDecision {
@@ -107,7 +127,7 @@ export interface PlanCall {
 }
 
 /** The checked options of a plan call. */
-export type ReadPlanCallOptions = PlanCallOptions & { readonly maxResultChars: number; readonly maxAnswerChars: number; readonly maxSteps: number };
+export type ReadPlanCallOptions = PlanCallOptions & { readonly maxResultChars: number; readonly maxAnswerChars: number; readonly maxSteps: number; readonly inlineResultChars: number };
 
 /**
  * The options of a plan tool, checked when the tool is made (a mistake is a `RefError` then, never a
@@ -119,7 +139,7 @@ export type ReadPlanCallOptions = PlanCallOptions & { readonly maxResultChars: n
  */
 export function readPlanCallOptions(options: PlanCallOptions): ReadPlanCallOptions {
   if (!isPlainObject(options)) throw new RefError("invalid-options", "the plan tool's options must be a plain object");
-  const count = (name: "maxResultChars" | "maxAnswerChars" | "maxSteps", fallback: number, what: string): number => {
+  const count = (name: "maxResultChars" | "maxAnswerChars" | "maxSteps" | "inlineResultChars", fallback: number, what: string): number => {
     const value = ownData(options, name) ?? fallback;
     if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) throw new RefError("invalid-options", `option ${name} must be a positive integer (${what})`);
     return value;
@@ -127,9 +147,10 @@ export function readPlanCallOptions(options: PlanCallOptions): ReadPlanCallOptio
   const maxResultChars = count("maxResultChars", DEFAULT_MAX_RESULT_CHARS, "characters of a result's JSON text");
   const maxAnswerChars = count("maxAnswerChars", DEFAULT_MAX_ANSWER_CHARS, "characters of the answer's JSON text");
   const maxSteps = count("maxSteps", DEFAULT_MAX_STEPS, "steps of one plan");
+  const inlineResultChars = count("inlineResultChars", DEFAULT_INLINE_RESULT_CHARS, "characters of a result's JSON text");
   const dialect = ownData(options, "dialect");
   if (dialect !== undefined && dialect !== "json-schema" && dialect !== "openai-strict") throw new RefError("invalid-options", `option dialect must be "json-schema" or "openai-strict"`);
-  return { ...Object.fromEntries(Object.keys(options).map((key) => [key, ownData(options, key)])), maxResultChars, maxAnswerChars, maxSteps };
+  return { ...Object.fromEntries(Object.keys(options).map((key) => [key, ownData(options, key)])), maxResultChars, maxAnswerChars, maxSteps, inlineResultChars };
 }
 
 /**
@@ -186,7 +207,7 @@ export class SuspendedCalls {
  */
 export async function runPlanCall(input: unknown, call: PlanCall, options: PlanCallOptions): Promise<PlanCallResult> {
   const settings = readPlanCallOptions(options);
-  const { maxResultChars, maxAnswerChars, maxSteps, dialect, ...runOptions } = settings;
+  const { maxResultChars, maxAnswerChars, maxSteps, inlineResultChars, dialect, ...runOptions } = settings;
   const tooMany = tooManySteps(input, maxSteps);
   if (tooMany !== undefined) return { status: "invalid", diagnostics: [tooMany] };
   const plan = dialect === "openai-strict" ? fromStrictOutput(input, call.catalog) : input;
@@ -219,7 +240,7 @@ export async function resumePlanCall(suspended: SuspendedCalls, runId: string, d
     throw new RefError("invalid-options", "the decision must be { approve?: [step ids], deny?: { id: reason } }");
   }
   const settings = readPlanCallOptions(run.options);
-  const { maxResultChars: _r, maxAnswerChars: _a, maxSteps: _s, dialect: _d, ...runOptions } = settings;
+  const { maxResultChars: _r, maxAnswerChars: _a, maxSteps: _s, inlineResultChars: _i, dialect: _d, ...runOptions } = settings;
   let report: RunReport;
   try {
     report = await resumePlan(run.plan, run.report, run.call.tools, {
@@ -238,7 +259,8 @@ export async function resumePlanCall(suspended: SuspendedCalls, runId: string, d
 
 /** A run's report as the plan call's answer; a suspended run is kept for its resume. */
 function answerOf(plan: unknown, report: RunReport, call: PlanCall, settings: ReadPlanCallOptions): PlanCallResult {
-  const { maxResultChars, maxAnswerChars } = settings;
+  const { maxResultChars, maxAnswerChars, inlineResultChars } = settings;
+  const session = settings.session;
   if (report.status === "invalid") {
     return { status: "invalid", diagnostics: report.diagnostics.filter((diagnostic) => diagnostic.severity === "error").map(({ code, message, pointer }) => ({ code, message, pointer })) };
   }
@@ -249,7 +271,13 @@ function answerOf(plan: unknown, report: RunReport, call: PlanCall, settings: Re
   if (json.outputError !== undefined) answer.outputError = { code: json.outputError.code, message: json.outputError.message };
   else if (Object.hasOwn(json, "output")) answer.output = cutResult(json.output, maxResultChars);
   // With an output, the intermediate results stay here: keeping them out of the model's context is what the output is for.
-  if (!Object.hasOwn(json, "output") && json.outputError === undefined) {
+  if (session !== undefined) {
+    // The values stay in the session: the model is told what each is, and uses it by its step id.
+    answer.nextStepId = session.nextStepId;
+    const tools = new Map<number, string>();
+    for (const [id, kept] of session.earlier().kept) tools.set(id, kept.tool);
+    answer.described = Object.fromEntries(Object.entries(json.results).map(([id, value]) => [id, describeResult(value, tools.get(Number(id)) ?? "", inlineResultChars)]));
+  } else if (!Object.hasOwn(json, "output") && json.outputError === undefined) {
     const results: Record<string, unknown> = {};
     for (const [id, value] of Object.entries(json.results)) results[id] = cutResult(value, maxResultChars);
     answer.results = results;
@@ -259,6 +287,38 @@ function answerOf(plan: unknown, report: RunReport, call: PlanCall, settings: Re
   if (json.skipped.length > 0) answer.skipped = json.skipped;
   if (json.pending !== undefined) answer.pending = Object.fromEntries(Object.entries(json.pending).map(([id, step]) => [id, { tool: step.tool, args: cutResult(step.args, maxResultChars) }]));
   return boundAnswer(answer, maxAnswerChars);
+}
+
+/**
+ * A result as the model is told of it in a session: itself when its JSON text is at most `inline`
+ * characters, else its tool and type, an object's keys with each value's type, an array's length and
+ * the shape of its items, a string's length.
+ *
+ * @example
+ * describeResult({ hits: [1, 2, 3] }, "search", 5) // { tool: "search", type: "object", keys: { hits: "array of 3" } }
+ */
+export function describeResult(value: unknown, tool: string, inline: number): DescribedResult {
+  const text = JSON.stringify(value) ?? "null";
+  if (text.length <= inline) return { value };
+  if (typeof value === "string") return { tool, type: "string", length: value.length };
+  if (Array.isArray(value)) return { tool, type: "array", length: value.length, ...(value.length === 0 ? {} : { items: shapeOf(value[0]) }) };
+  if (isPlainObject(value)) {
+    const names = Object.keys(value);
+    const keys = Object.fromEntries(names.slice(0, MAX_DESCRIBED_KEYS).map((name) => [name, shapeOf((value as Record<string, unknown>)[name])]));
+    return { tool, type: "object", keys, ...(names.length > MAX_DESCRIBED_KEYS ? { moreKeys: names.length - MAX_DESCRIBED_KEYS } : {}) };
+  }
+  return { value };
+}
+
+/** A value's shape in a few words: its JSON type, an array's length, an object's first keys. */
+function shapeOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return `array of ${value.length}`;
+  if (isPlainObject(value)) {
+    const names = Object.keys(value);
+    return names.length === 0 ? "object" : `object with keys ${names.slice(0, 8).join(", ")}${names.length > 8 ? `, and ${names.length - 8} more` : ""}`;
+  }
+  return typeof value;
 }
 
 /** Room a cut value's marker and the escapes of its text may take beyond the characters kept. */
@@ -335,7 +395,7 @@ const MAX_DESCRIBED_TOOLS = 30;
  * planCallDescription({ geocode: { input: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } } })
  * // "Run several tool calls as one plan: …"
  */
-export function planCallDescription(catalog: ToolCatalog, options: Pick<PlanCallOptions, "syntax" | "templates" | "deep"> = {}): string {
+export function planCallDescription(catalog: ToolCatalog, options: Pick<PlanCallOptions, "syntax" | "templates" | "deep" | "session"> = {}): string {
   const problems: string[] = [];
   const tools = readTools(catalog, (pointer, message) => void problems.push(`${pointer || "/"}: ${message}`), "");
   if (tools === undefined || problems.length > 0) throw new RefError("invalid-options", `the plan tool's catalog cannot be used: ${problems[0] ?? "no tools"}`);
@@ -349,6 +409,12 @@ export function planCallDescription(catalog: ToolCatalog, options: Pick<PlanCall
     `A plan with mistakes is not run: the answer is {"status":"invalid","diagnostics":[{code,message,pointer}]}; fix what they say and send the corrected plan. Otherwise the answer is {"status","results" (by step id)} with "errors" and "skipped" when some failed; with "output" in the plan, the answer has "output" instead of "results". Status "suspended": steps wait for a person's approval ("pending"); do not send the plan again.`,
     `Tools: ${names.slice(0, MAX_DESCRIBED_TOOLS).join(", ")}${names.length > MAX_DESCRIBED_TOOLS ? `, and ${names.length - MAX_DESCRIBED_TOOLS} more` : ""}.`,
   ];
+  const session = options.session;
+  if (session !== undefined) {
+    lines.push(
+      `Plans of this conversation share their results: a step of an earlier plan is used by its id ("$3.items"); its value stays here (the answer's "described" says what it is), so use it by reference, never by retyping it. Ids are never reused: number this plan's steps from ${session.nextStepId} (the answer's "nextStepId").`,
+    );
+  }
   const example = examplePlan(tools, syntax);
   if (example !== undefined) lines.push(`Example: ${JSON.stringify(example)}`);
   return lines.join("\n");

@@ -181,7 +181,7 @@ export function planTool(tools: ToolSet, options: AiSdkPlanToolOptions = {}): Ai
   const withoutExecute = new Set(read.filter((tool) => tool.execute === undefined).map((tool) => tool.name));
   const suspended = new SuspendedCalls();
   return {
-    description: description ?? planCallDescription(catalog, language),
+    description: description ?? planCallDescription(catalog, { ...language, ...pick(callOptions, "session") }),
     // No validate: the plan reaches execute as the model wrote it, and the linter says what is wrong with it.
     inputSchema: jsonSchema<unknown>(schema as unknown as Parameters<typeof jsonSchema>[0]),
     execute: (plan: unknown, { abortSignal, toolCallId }: ToolExecutionOptions) =>

@@ -186,7 +186,7 @@ export function planTool(tools: readonly AgentTool[], options: AgentsPlanToolOpt
   return {
     type: "function",
     name: name ?? PLAN_TOOL_NAME,
-    description: description ?? planCallDescription(catalog, language),
+    description: description ?? planCallDescription(catalog, { ...language, ...(ownData(callOptions, "session") === undefined ? {} : { session: ownData(callOptions, "session") as PlanCallOptions["session"] }) }),
     parameters: parameters as unknown as PlanToolParameters,
     strict: true,
     invoke,

@@ -54,13 +54,13 @@ export function checkResume(resume: ResumeState, planHash: string, planIds: Read
  * options (`deep`, `templates`, `syntax`) or other results would send something nobody saw, so such
  * a resume is refused before anything runs (`plan-mismatch`).
  */
-export function checkApproved(resume: ResumeState, steps: readonly LocatedStep[], language: NormalizedOptions): void {
+export function checkApproved(resume: ResumeState, steps: readonly LocatedStep[], language: NormalizedOptions, results: ReadonlyMap<number, unknown> = resume.results): void {
   if (resume.approved.size === 0) return;
   for (const step of steps) {
     if (!resume.approved.has(step.id) || !resume.shown.has(step.id)) continue;
     let now: string;
     try {
-      now = canonicalJson(resolveRefs(step.args as Record<string, unknown>, resume.results, language));
+      now = canonicalJson(resolveRefs(step.args as Record<string, unknown>, new Map([...results, ...resume.results]), language));
     } catch (error) {
       throw new RefError("plan-mismatch", `step ${step.id} was approved with the arguments it showed, but they cannot be resolved again (${safeText(describeThrown(error), 120)}); nothing was run`);
     }

@@ -9,6 +9,7 @@ import { referencedStepIds } from "../grammar/ast.js";
 import { classifyString } from "../grammar/classify.js";
 import type { StepScanner } from "../lint/check-references.js";
 import { lintReadPlan } from "../lint/lint-plan.js";
+import type { EarlierSteps } from "../lint/lint-options.js";
 import type { LocatedStep, ReadPlanResult, ToolCatalog } from "../plan/plan.js";
 import { scanArgs, scanSnapshot, type ArgScan } from "../plan/references.js";
 import { stackLimit, type Results } from "../resolve/access.js";
@@ -66,7 +67,7 @@ export interface PreparedPlan {
  * const prepared = preparePlan(plan, read, normalizeOptions(undefined), undefined);
  * prepared.dependencies[1] // [0]: step 1 reads "$0.city"
  */
-export function preparePlan(plan: unknown, read: ReadPlanResult, language: NormalizedOptions, catalog: ToolCatalog | undefined): PreparedPlan {
+export function preparePlan(plan: unknown, read: ReadPlanResult, language: NormalizedOptions, catalog: ToolCatalog | undefined, earlierSteps?: EarlierSteps): PreparedPlan {
   const steps = read.steps;
   const snapshots = new ArgsSnapshotter();
   const placeholders = new Int32Array(steps.length).fill(THROUGH_RESOLVE_REFS);
@@ -96,7 +97,7 @@ export function preparePlan(plan: unknown, read: ReadPlanResult, language: Norma
     if (placeholders[i] === 0) placeholders[i] = inPlaceCount(scan, language);
     return scan;
   };
-  const diagnostics = lintReadPlan(plan, read, { ...language, ...(catalog === undefined ? {} : { tools: catalog }) }, scanStep);
+  const diagnostics = lintReadPlan(plan, read, { ...language, ...(catalog === undefined ? {} : { tools: catalog }), ...(earlierSteps === undefined ? {} : { earlierSteps }) }, scanStep);
   // The linter scans every step unless it could not read the plan at all (then it reports an error, and nothing runs).
   for (let i = 0; i < steps.length; i++) if (scanned[i] === 0) scanStep(i, steps[i]!.args, language);
   return { diagnostics, dependencies, unreadable: unreadableAt, placeholders, ownDataOnly, ...(output === undefined ? {} : { output }) };

@@ -60,6 +60,7 @@ export async function runResumable(plan: unknown, tools: ToolFunctions, options:
     run = new Run(tools, runId === undefined ? settings : { ...settings, runId }, options, resume);
     if (isStream(plan)) {
       if (resume !== undefined) throw new RefError("invalid-options", "resumePlan needs the whole plan, not a stream of steps");
+      if (run.settings.session !== undefined) throw new RefError("invalid-options", "a plan run in a session must be whole, not a stream of steps");
       return await run.streamed(plan);
     }
     return await run.whole(plan);
@@ -101,6 +102,8 @@ class Run implements GatedRun {
   #output: Readonly<Record<string, unknown>> | RefError | undefined;
   #tools: RunTools;
   readonly #gate: ApprovalGate;
+  /** In a session: the earlier plans' steps whose results it keeps (references to them wait for nothing). */
+  #earlierIds: ReadonlySet<number> | undefined;
   /** The run's spans, when it is traced (`undefined`: one branch per step, nothing else). */
   readonly trace: RunTrace | undefined;
   /** Removes the run's abort listener from the caller's signal, while it listens. */
@@ -121,7 +124,7 @@ class Run implements GatedRun {
   ) {
     this.#tools = new RunTools(tools, settings.catalog);
     this.trace = startRunTrace(settings.trace, settings.runId);
-    this.ledger = new RunLedger(settings, options, this.trace);
+    this.ledger = new RunLedger(settings, options, this.trace, settings.session?.results());
     this.#gate = new ApprovalGate(settings, options, resume, (name) => {
       try {
         return this.#tools.lookUp(name);
@@ -141,14 +144,18 @@ class Run implements GatedRun {
   }
 
   async whole(plan: unknown): Promise<RunReport> {
-    const whole = readWholePlan(plan, this.#language, this.#tools, this.settings, this.diagnostics);
+    const session = this.settings.session;
+    // A resume runs the same plan again: its own ids are in the session already, and are no reuse.
+    const earlier = session === undefined ? undefined : (ids: readonly number[]) => session.earlier(this.resume === undefined ? undefined : new Set(ids));
+    const whole = readWholePlan(plan, this.#language, this.#tools, this.settings, this.diagnostics, earlier);
+    this.#earlierIds = whole.earlierIds;
     this.#output = whole.prepared.output;
     // The digest runs beside the steps; a resume waits for it, to refuse another plan before any step is added.
     const hashing = whole.text.hash();
     if (whole.invalid) return this.#report("invalid", await hashing);
     if (this.resume !== undefined) {
       checkResume(this.resume, await hashing, new Set(whole.steps.map((step) => step.id)));
-      checkApproved(this.resume, whole.steps, this.#language.options);
+      checkApproved(this.resume, whole.steps, this.#language.options, this.ledger.lookup);
     }
     this.#addAll(whole);
     this.#watchSignal();
@@ -220,6 +227,7 @@ class Run implements GatedRun {
     record.fn = fn;
     for (const dependency of dependencies) {
       const other = this.#records.get(dependency);
+      if (other === undefined && this.#earlierIds?.has(dependency) === true) continue; // an earlier plan's result
       if (other === undefined) {
         record.pending++;
         const list = this.#waitingOn.get(dependency);
@@ -348,7 +356,7 @@ class Run implements GatedRun {
     const endMs = this.#end(record, value, failure);
     if (failure !== undefined && this.#tries.retryLater(record, failure, endMs)) return;
     record.args = undefined;
-    if (failure === undefined || failure.code === "invalid-output") this.ledger.results.set(record.id, value);
+    if (failure === undefined || failure.code === "invalid-output") this.ledger.setResult(record.id, value);
     if (failure !== undefined) return this.fail(record, failure, endMs);
     this.ledger.markDone(record, endMs);
     this.#unblock(record);
@@ -503,6 +511,8 @@ class Run implements GatedRun {
     if (this.#fatal !== undefined) throw this.#fatal;
     const ledger = this.ledger;
     const final = status ?? runStatus(this.#stopped, ledger.errors.size, ledger.diagnostics, ledger.pending.size);
-    return ledger.report(final, planHash, this.#records.list, this.#output, this.#language.options);
+    const report = ledger.report(final, planHash, this.#records.list, this.#output, this.#language.options);
+    if (final !== "invalid") this.settings.session?.record(this.#records.list, report.results);
+    return report;
   }
 }

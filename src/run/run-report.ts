@@ -119,6 +119,11 @@ export class StepTimes {
  */
 export class RunLedger {
   readonly results = new Map<number, unknown>();
+  /**
+   * What references resolve against: the results, and in a session the earlier plans' kept results
+   * too (those are no results of this run: the report leaves them out).
+   */
+  readonly lookup: Map<number, unknown>;
   readonly errors = new Map<number, StepError>();
   readonly skipped: number[] = [];
   readonly diagnostics: Diagnostic[] = [];
@@ -141,7 +146,17 @@ export class RunLedger {
     readonly options: RunOptions,
     /** The run's spans, when it is traced. */
     readonly trace: RunTrace | undefined,
-  ) {}
+    /** Results of earlier plans of the run's session, by step id. */
+    earlier?: ReadonlyMap<number, unknown>,
+  ) {
+    this.lookup = earlier === undefined || earlier.size === 0 ? this.results : new Map(earlier);
+  }
+
+  /** A step's result: in the report, and for the references that follow. */
+  setResult(id: number, value: unknown): void {
+    this.results.set(id, value);
+    if (this.lookup !== this.results) this.lookup.set(id, value);
+  }
 
   /** Scheduling begins: step times count from now. */
   startClock(): void {
@@ -205,7 +220,7 @@ export class RunLedger {
   /** A resumed step: done with the previous run's result, its tool not called. */
   markReused(record: StepRecord, result: unknown): void {
     this.setState(record, "done");
-    this.results.set(record.id, result);
+    this.setResult(record.id, result);
     this.reused.push(record.id);
   }
 
@@ -251,7 +266,7 @@ export class RunLedger {
       timings: { totalMs: this.now(), steps: timings },
       attempts,
       ...(this.#tries.size === 0 ? {} : { attemptTimes: this.#attemptTimes(timings) }),
-      ...(output === undefined || status === "invalid" ? {} : resolveOutput(output, this.results, this.errors, this.skipped, language)),
+      ...(output === undefined || status === "invalid" ? {} : resolveOutput(output, this.lookup, this.errors, this.skipped, language)),
       pending: this.pending,
       reused: this.reused,
     };

@@ -96,11 +96,11 @@ export class PlanSession {
    * The earlier steps as the linter and the run see them: those kept (with their tool), those
    * forgotten (with why), and the next free id.
    */
-  earlier(): EarlierSteps {
+  earlier(except?: ReadonlySet<number>): EarlierSteps {
     this.#expire();
     return {
-      kept: new Map([...this.#kept].map(([id, kept]) => [id, { tool: kept.tool, plan: kept.plan }] as const)),
-      forgotten: new Map(this.#forgotten),
+      kept: new Map([...this.#kept].filter(([id]) => except?.has(id) !== true).map(([id, kept]) => [id, { tool: kept.tool, plan: kept.plan }] as const)),
+      forgotten: new Map([...this.#forgotten].filter(([id]) => except?.has(id) !== true)),
       nextStepId: this.#nextStepId,
     };
   }

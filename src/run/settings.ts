@@ -18,6 +18,7 @@ import { quoted, safeText } from "../shared/text.js";
 import { layeredOptions, OPTION_NAMES, type OptionName } from "../shared/options.js";
 import { isPlainArray, isPlainObject, MISSING, ownData, ownDataEntries, ownElements, readOwnData } from "../shared/own-data.js";
 import type { TraceSettings, Tracer } from "./tracing.js";
+import { PlanSession } from "./session.js";
 import { RETRY_DEFAULTS, RETRYABLE_CODES, resolveRetryPolicy, type ResolvedRetryPolicy, type RetryableCode, type RetryPolicy } from "./retry.js";
 
 /**
@@ -96,6 +97,12 @@ export interface RunOptions extends ResolveOptions {
   readonly tracer?: Tracer | false;
   /** Record each step's arguments and result on its span, as JSON cut at `MAX_CONTENT_LENGTH` characters (default `false`). */
   readonly recordContent?: boolean;
+  /**
+   * The conversation's plan session (`createPlanSession`): the plan's steps may refer to the results
+   * of earlier plans run through it (they are checked as references to this plan's own steps), and
+   * its results are kept there for later plans. Whole plans only.
+   */
+  readonly session?: PlanSession;
 }
 
 /** What `needsApproval` is asked about: a step whose turn has come. */
@@ -361,6 +368,7 @@ export interface RunSettings extends RunOptionValues, RetryOptionValues {
   readonly trace: TraceSettings;
   /** Calls at once by tool name (`undefined`: only `concurrency` limits a tool). */
   readonly toolConcurrency: ReadonlyMap<string, number> | undefined;
+  readonly session: PlanSession | undefined;
 }
 
 /** A run's retry policies, as `runPlan` and `submitPlan` read them. */
@@ -407,7 +415,14 @@ export function readRunSettings(options: object): RunSettings {
     needsApproval: readCallback<(step: ApprovalRequest) => unknown>(readOption(options, "needsApproval"), "needsApproval"),
     trace: { tracer: readTracer(readOption(options, "tracer")), recordContent: readFlag(readOption(options, "recordContent")) },
     toolConcurrency: readToolConcurrency(readOption(options, "toolConcurrency"), "toolConcurrency"),
+    session: readSession(readOption(options, "session")),
   };
+}
+
+function readSession(value: unknown): PlanSession | undefined {
+  if (value === undefined) return undefined;
+  if (!(value instanceof PlanSession)) throw new RefError("invalid-options", "option session must be a plan session (createPlanSession())");
+  return value;
 }
 
 /** A list of tool names (own elements of a plain array, each a string); absent: `undefined`. */

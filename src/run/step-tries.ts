@@ -51,7 +51,7 @@ export class StepTries<S extends TriesScheduler = TriesScheduler> implements Att
   #resolved(record: StepRecord): Record<string, unknown> {
     if (record.unresolved !== undefined) throw record.unresolved.error;
     if (!record.resolved) {
-      record.args = this.language.resolve(record.args!, record.placeholders, this.ledger.results);
+      record.args = this.language.resolve(record.args!, record.placeholders, this.ledger.lookup);
       record.resolved = true;
     }
     return record.args!;

@@ -10,6 +10,7 @@ import { PlanText } from "./plan-hash.js";
 import { preparePlan, type PreparedPlan, type RunLanguage } from "./prepare.js";
 import type { RunTools } from "./run-tools.js";
 import type { RunSettings } from "./settings.js";
+import type { EarlierSteps } from "../lint/lint-options.js";
 
 /** A whole plan, read and checked. */
 export interface WholePlan {
@@ -20,24 +21,27 @@ export interface WholePlan {
   readonly text: PlanText;
   /** The linter found errors (in `diagnostics`): nothing runs. */
   readonly invalid: boolean;
+  /** In a session: the earlier plans' steps whose results it keeps. */
+  readonly earlierIds?: ReadonlySet<number>;
 }
 
 /**
  * Read, snapshot and lint a whole plan, with the run's language (layered here over the plan's own
  * options) and tools; the diagnostics go to `diagnostics`.
  */
-export function readWholePlan(plan: unknown, language: RunLanguage, tools: RunTools, settings: RunSettings, diagnostics: Diagnostic[]): WholePlan {
+export function readWholePlan(plan: unknown, language: RunLanguage, tools: RunTools, settings: RunSettings, diagnostics: Diagnostic[], earlier?: (ids: readonly number[]) => EarlierSteps): WholePlan {
   const read = readPlan(plan);
+  const earlierSteps = earlier?.(read.steps.map((step) => step.id));
   const { steps } = read;
   tools.catalog ??= read.plan.tools;
   language.layer(read.plan.options, settings.language);
   // Snapshots first: the linter checks, and the run runs, the same arguments.
-  const prepared = preparePlan(plan, read, language.options, tools.catalog);
+  const prepared = preparePlan(plan, read, language.options, tools.catalog, earlierSteps);
   const text = new PlanText(read.plan.options, steps.length);
   for (let i = 0; i < steps.length; i++) text.add(steps[i]!, prepared.ownDataOnly[i] === 1);
   for (const diagnostic of prepared.diagnostics) diagnostics.push(diagnostic);
   tools.lookUpAll(steps, diagnostics);
   const invalid = diagnostics.some((diagnostic) => diagnostic.severity === "error");
   if (!invalid && settings.validateOutputs) for (const step of steps) tools.schemaOf(step.tool, true);
-  return { steps, prepared, text, invalid };
+  return { steps, prepared, text, invalid, ...(earlierSteps === undefined ? {} : { earlierIds: new Set(earlierSteps.kept.keys()) }) };
 }
