@@ -395,7 +395,7 @@ const MAX_DESCRIBED_TOOLS = 30;
  * planCallDescription({ geocode: { input: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } } })
  * // "Run several tool calls as one plan: …"
  */
-export function planCallDescription(catalog: ToolCatalog, options: Pick<PlanCallOptions, "syntax" | "templates" | "deep" | "session"> = {}): string {
+export function planCallDescription(catalog: ToolCatalog, options: Pick<PlanCallOptions, "syntax" | "templates" | "deep"> & { readonly session?: PlanCallOptions["session"] | true } = {}): string {
   const problems: string[] = [];
   const tools = readTools(catalog, (pointer, message) => void problems.push(`${pointer || "/"}: ${message}`), "");
   if (tools === undefined || problems.length > 0) throw new RefError("invalid-options", `the plan tool's catalog cannot be used: ${problems[0] ?? "no tools"}`);
@@ -412,7 +412,7 @@ export function planCallDescription(catalog: ToolCatalog, options: Pick<PlanCall
   const session = options.session;
   if (session !== undefined) {
     lines.push(
-      `Plans of this conversation share their results: a step of an earlier plan is used by its id ("$3.items"); its value stays here (the answer's "described" says what it is), so use it by reference, never by retyping it. Ids are never reused: number this plan's steps from ${session.nextStepId} (the answer's "nextStepId").`,
+      `Plans of this conversation share their results: a step of an earlier plan is used by its id ("$3.items"); its value stays here (the answer's "described" says what it is), so use it by reference, never by retyping it. Ids are never reused: number this plan's steps from ${session === true ? `the last answer's "nextStepId"` : `${session.nextStepId} (the answer's "nextStepId")`}.`,
     );
   }
   const example = examplePlan(tools, syntax);

@@ -14,6 +14,7 @@ import { lintPlan } from "../lint/lint-plan.js";
 import type { ToolCatalog } from "../plan/plan.js";
 import type { RunEvent, ToolFunction, ToolFunctions } from "../run/run-plan.js";
 import { handled } from "../run/callbacks.js";
+import { createPlanSession, type PlanSession } from "../run/session.js";
 import { describeThrown, RefError } from "../shared/errors.js";
 import { defineOwn, isPlainArray, isPlainObject, ownData } from "../shared/own-data.js";
 import { quoted, safeText } from "../shared/text.js";
@@ -30,6 +31,13 @@ export const LINT_PLAN_TOOL = "lint_plan";
 
 /** The most steps a plan sent to the server may have, by default (every plan tool's). */
 export { DEFAULT_MAX_STEPS } from "../agents/plan-call.js";
+/** Most client sessions at once over HTTP; a further client is refused (`too-many-sessions`) until one ends. */
+export const MAX_HTTP_SESSIONS = 64;
+/**
+ * The most bytes of results all of a server's plan sessions keep together (one session per client
+ * connection): each keeps at most its share, so that 64 connected clients cannot hold more.
+ */
+export const MAX_SESSION_BYTES_TOTAL = 64 * 1024 * 1024;
 /** The most plans one server runs at once, by default; further `run_plan` calls wait their turn. */
 export const DEFAULT_MAX_PLANS = 8;
 /** The most `run_plan` calls waiting for their turn; a call beyond is refused (`server-busy`). */
@@ -43,6 +51,12 @@ export interface PlanServerOptions extends Omit<PlanCallOptions, "dialect" | "on
   readonly maxPlans?: number;
   /** Also serve every upstream server's tools as they are (names, schemas, results passed through). */
   readonly exposeTools?: boolean;
+  /**
+   * Keep a plan session per client connection (closed with it): a later plan refers to an earlier
+   * plan's results by step id, the answers describe results instead of sending them (`described`,
+   * `nextStepId`). All sessions together keep at most `MAX_SESSION_BYTES_TOTAL`. Default `false`.
+   */
+  readonly sessions?: boolean;
   /** How the server introduces itself (default `{ name: "plan-refs", version: "0" }`). */
   readonly serverInfo?: { readonly name: string; readonly version: string };
   /** Told what went wrong when an upstream server's changed tool list could not be read (the old one is kept). */
@@ -166,6 +180,7 @@ interface Settings {
   readonly maxSteps: number;
   readonly maxPlans: number;
   readonly exposeTools: boolean;
+  readonly sessions: boolean;
   readonly serverInfo: { readonly name: string; readonly version: string };
   readonly onWarning: ((message: string) => void) | undefined;
   readonly call: PlanCallOptions;
@@ -177,13 +192,14 @@ interface Settings {
 
 function readSettings(options: PlanServerOptions): Settings {
   if (!isPlainObject(options)) throw new McpSetupError("invalid-options", "the plan server's options must be a plain object");
-  const { maxPlans, exposeTools, serverInfo, onWarning, ...rest } = Object.fromEntries(Object.keys(options).map((key) => [key, ownData(options, key)])) as Record<string, unknown>;
+  const { maxPlans, exposeTools, sessions, serverInfo, onWarning, ...rest } = Object.fromEntries(Object.keys(options).map((key) => [key, ownData(options, key)])) as Record<string, unknown>;
   const count = (value: unknown, name: string, fallback: number): number => {
     if (value === undefined) return fallback;
     if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) throw new McpSetupError("invalid-options", `option ${name} must be a positive integer`);
     return value;
   };
   if (exposeTools !== undefined && typeof exposeTools !== "boolean") throw new McpSetupError("invalid-options", "option exposeTools must be a boolean");
+  if (sessions !== undefined && typeof sessions !== "boolean") throw new McpSetupError("invalid-options", "option sessions must be a boolean");
   if (onWarning !== undefined && typeof onWarning !== "function") throw new McpSetupError("invalid-options", "option onWarning must be a function");
   const info = serverInfo ?? { name: "plan-refs", version: "0" };
   if (!isPlainObject(info) || typeof ownData(info, "name") !== "string" || typeof ownData(info, "version") !== "string") throw new McpSetupError("invalid-options", "option serverInfo must be { name, version }, two strings");
@@ -201,6 +217,7 @@ function readSettings(options: PlanServerOptions): Settings {
     maxSteps: call.maxSteps,
     maxPlans: count(maxPlans, "maxPlans", DEFAULT_MAX_PLANS),
     exposeTools: exposeTools === true,
+    sessions: sessions === true,
     serverInfo: { name: ownData(info, "name") as string, version: ownData(info, "version") as string },
     onWarning: onWarning as Settings["onWarning"],
     call,
@@ -345,7 +362,7 @@ export class PlanService {
     let description: string;
     try {
       schema = planSchema(catalog, this.#settings.language);
-      description = planCallDescription(catalog, this.#settings.language);
+      description = planCallDescription(catalog, { ...this.#settings.language, ...(this.#settings.sessions ? { session: true as const } : {}) });
     } catch (error) {
       throw new McpSetupError("invalid-tools-list", `the tools cannot be offered as a plan: ${reason(error)}`, { cause: error });
     }
@@ -439,7 +456,9 @@ export class PlanService {
     const { Server, types } = this.#sdk;
     const server = new Server({ name: this.#settings.serverInfo.name, version: this.#settings.serverInfo.version }, { capabilities: { tools: { listChanged: true } } });
     server.setRequestHandler(types.ListToolsRequestSchema, () => ({ tools: this.#served.listed as never }));
-    server.setRequestHandler(types.CallToolRequestSchema, (request, extra) => this.#call(request.params.name, request.params.arguments, extra as unknown as RequestExtra) as never);
+    // One plan session per client connection, closed with it: plans of one conversation share their results, never two clients'.
+    const session = this.#settings.sessions ? createPlanSession({ maxBytes: Math.floor(MAX_SESSION_BYTES_TOTAL / MAX_HTTP_SESSIONS) }) : undefined;
+    server.setRequestHandler(types.CallToolRequestSchema, (request, extra) => this.#call(request.params.name, request.params.arguments, extra as unknown as RequestExtra, session) as never);
     // A client that disconnects or sends garbage: the SDK reports it here; the server goes on.
     server.onerror = () => undefined;
     server.onclose = () => void this.#servers.delete(server);
@@ -447,17 +466,17 @@ export class PlanService {
     return server;
   }
 
-  async #call(name: string, args: Record<string, unknown> | undefined, extra: RequestExtra): Promise<CallResult> {
+  async #call(name: string, args: Record<string, unknown> | undefined, extra: RequestExtra, session: PlanSession | undefined): Promise<CallResult> {
     const served = this.#served;
-    if (name === RUN_PLAN_TOOL) return this.#runPlan(served, args ?? {}, extra);
-    if (name === LINT_PLAN_TOOL) return this.#lintPlan(served, args ?? {});
+    if (name === RUN_PLAN_TOOL) return this.#runPlan(served, args ?? {}, extra, session);
+    if (name === LINT_PLAN_TOOL) return this.#lintPlan(served, args ?? {}, session);
     const client = served.exposed.get(name);
     if (client !== undefined) return this.#passOn(client, name, args, extra);
     const suggestion = didYouMean(name, served.listed.map((tool) => tool.name));
     throw new this.#sdk.types.McpError(this.#sdk.types.ErrorCode.InvalidParams, `unknown-tool: no tool ${quoted(name, 80)} on this server${suggestion === undefined ? "" : `; did you mean ${quoted(suggestion)}?`}`);
   }
 
-  async #runPlan(served: Served, plan: unknown, extra: RequestExtra): Promise<CallResult> {
+  async #runPlan(served: Served, plan: unknown, extra: RequestExtra, session: PlanSession | undefined): Promise<CallResult> {
     const tooBig = tooManySteps(plan, this.#settings.maxSteps);
     if (tooBig !== undefined) return answer({ status: "invalid", diagnostics: [tooBig] }, true);
     if (this.#closed) return answer({ status: "error", error: { code: "server-closing", message: "the plan server is shutting down; nothing was run" } }, true);
@@ -472,7 +491,7 @@ export class PlanService {
     try {
       const { sent, ...onEvent } = progress(plan, extra);
       // A caller's trace context in `_meta`: the run's spans continue the caller's trace.
-      const result = await withRemoteParent(extra._meta, () => runPlanCall(plan, { tools: served.tools, catalog: served.catalog, signal: extra.signal }, { ...this.#settings.call, ...onEvent }));
+      const result = await withRemoteParent(extra._meta, () => runPlanCall(plan, { tools: served.tools, catalog: served.catalog, signal: extra.signal }, { ...this.#settings.call, ...onEvent, ...(session === undefined ? {} : { session }) }));
       await sent();
       return result.status === "invalid" ? answer({ status: "invalid", diagnostics: oncePerPlace(result.diagnostics ?? []) }, true) : answer(result, false);
     } catch (error) {
@@ -482,9 +501,9 @@ export class PlanService {
     }
   }
 
-  #lintPlan(served: Served, plan: unknown): CallResult {
+  #lintPlan(served: Served, plan: unknown, session: PlanSession | undefined): CallResult {
     const tooBig = tooManySteps(plan, this.#settings.maxSteps);
-    const diagnostics = tooBig !== undefined ? [{ ...tooBig, severity: "error" as const }] : lintPlan(plan, { ...this.#settings.language, tools: served.catalog }).map(({ code, severity, message, pointer, fix }) => ({ code, severity, message, pointer, ...(fix === undefined ? {} : { fix }) }));
+    const diagnostics = tooBig !== undefined ? [{ ...tooBig, severity: "error" as const }] : lintPlan(plan, { ...this.#settings.language, tools: served.catalog, ...(session === undefined ? {} : { earlierSteps: session.earlier() }) }).map(({ code, severity, message, pointer, fix }) => ({ code, severity, message, pointer, ...(fix === undefined ? {} : { fix }) }));
     const errors = diagnostics.filter((diagnostic) => diagnostic.severity === "error").length;
     return answer({ errors, warnings: diagnostics.length - errors, diagnostics }, false);
   }

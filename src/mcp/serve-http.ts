@@ -12,13 +12,12 @@ import { describeThrown } from "../shared/errors.js";
 import { isPlainArray, ownData } from "../shared/own-data.js";
 import { quoted, safeText } from "../shared/text.js";
 import { McpSetupError } from "./errors.js";
-import type { PlanService } from "./plan-server.js";
+import { MAX_HTTP_SESSIONS, type PlanService } from "./plan-server.js";
 import { loadSdk } from "./sdk.js";
 
 /** The endpoint's path. */
 export const MCP_PATH = "/mcp";
-/** Most client sessions at once; a further client is refused (`too-many-sessions`) until one ends. */
-export const MAX_HTTP_SESSIONS = 64;
+export { MAX_HTTP_SESSIONS } from "./plan-server.js";
 /** How long a session with no request open may sit before it is ended, by default: 30 minutes. */
 export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
 /** Largest request body read (the SDK transport's own default). */

@@ -172,7 +172,7 @@ describe.each(["stdio", "http"] as const)("over %s", (kind) => {
     const steps = Array.from({ length: 6 }, (_, i) => ({ id: i + 1, tool: "tick", args: { n: i } }));
     const answer = await call(served.client, "run_plan", { steps });
     expect(answer.isError).toBe(true);
-    expect(answer.structuredContent).toEqual({ status: "invalid", diagnostics: [{ code: "too-many-steps", message: "the plan has 6 steps; this server runs plans of at most 5", pointer: "/steps" }] });
+    expect(answer.structuredContent).toEqual({ status: "invalid", diagnostics: [{ code: "too-many-steps", message: "the plan has 6 steps; a plan of at most 5 is run", pointer: "/steps" }] });
   });
 
   test("progress: a notification as each step ends, in order, naming the step", async () => {
