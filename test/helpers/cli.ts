@@ -24,6 +24,8 @@ export interface InProcessOptions {
   readonly isTTY?: boolean | { readonly stdout: boolean; readonly stderr: boolean };
   /** Aborts the command, as SIGINT does to the process (its reason: an `Interrupted`). */
   readonly signal?: AbortSignal;
+  /** Sees stderr as it is written (to await a line, such as a step that started). */
+  readonly onStderr?: (text: string) => void;
 }
 
 export interface CliRun {
@@ -45,7 +47,10 @@ export async function runCliInProcess(argv: readonly string[], options: InProces
   const tty = options.isTTY ?? false;
   const code = await runCli([...argv], {
     stdout: (text) => void (stdout += text),
-    stderr: (text) => void (stderr += text),
+    stderr: (text) => {
+      stderr += text;
+      options.onStderr?.(text);
+    },
     stdoutIsTTY: typeof tty === "boolean" ? tty : tty.stdout,
     stderrIsTTY: typeof tty === "boolean" ? tty : tty.stderr,
     signal: options.signal,
