@@ -4,11 +4,12 @@
  * the inputs only a command line has: directories, devices, FIFOs, byte order marks, invalid UTF-8,
  * oversized stdin, and an output pipe that closes early.
  * Spawns the built executable (`npm test` builds dist/ first) for what only a process has: stdin as a
- * real pipe (read to its end, and stopped at the size limit), and an output pipe that closes early
- * (src/cli/main.ts ends the program quietly on EPIPE).
+ * real pipe (read to its end, and stopped at the size limit), an output pipe that closes early
+ * (src/cli/main.ts ends the program quietly on EPIPE) and an output that cannot be written (one
+ * line, exit code 1, also src/cli/main.ts's).
  */
 import { spawn, spawnSync } from "node:child_process";
-import { symlinkSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, openSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
@@ -153,6 +154,20 @@ describe("plan-refs resolve reads UTF-8 only, and says where it is not", () => {
   test("valid UTF-8 of every length passes (é, €, 🌍)", async () => {
     const run = await resolveCli(["--args", file('{ "q": "$1.é€🌍" }'), "--results", file('{ "1": { "é€🌍": "ok" } }')]);
     expect(run.stdout).toBe('{\n  "q": "ok"\n}\n');
+  });
+});
+
+describe("an output that cannot be written", () => {
+  test("a full device (/dev/full): one line on stderr naming the error, exit code 1", (context) => {
+    if (!existsSync("/dev/full")) context.skip("no /dev/full");
+    const out = openSync("/dev/full", "w");
+    try {
+      const run = spawnSync(process.execPath, [main, "resolve", "--args", "examples/seed/args.json", "--results", "examples/seed/results.json"], { cwd: root, stdio: ["ignore", out, "pipe"], encoding: "utf8" });
+      expect(run.stderr).toBe("plan-refs: cannot write the output (ENOSPC)\n");
+      expect(run.status).toBe(1);
+    } finally {
+      closeSync(out);
+    }
   });
 });
 
