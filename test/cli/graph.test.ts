@@ -50,7 +50,7 @@ const controls = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u
 
 describe("plan-refs graph", () => {
   test("--help: usage, options, defaults, exit codes, examples; every example runs (exit 0 or 1)", async () => {
-    const help = (await cli(["graph", "--help"]));
+    const help = await cli(["graph", "--help"]);
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(/^usage: plan-refs graph /);
     expect(help.stdout).toMatch(/\noptions:\n/);
@@ -63,7 +63,7 @@ describe("plan-refs graph", () => {
       .map((line) => splitCommand(line.trim()).slice(1));
     expect(examples.length).toBeGreaterThan(0);
     for (const example of examples) {
-      const result = (await cli(example));
+      const result = await cli(example);
       expect([0, 1], example.join(" ")).toContain(result.status);
       expect(result.stdout.length).toBeGreaterThan(0);
       expect(result.stderr).not.toMatch(noStackTrace);
@@ -77,19 +77,19 @@ describe("plan-refs graph", () => {
     ["mermaid", ["--format", "mermaid"], () => planToMermaid(trip, { catalog: tripCatalog })],
     ["dot", ["--format", "dot"], () => planToDot(trip, { catalog: tripCatalog })],
   ] as const)("%s on stdout (%j), the same text as the API's, exit 0", async (_name, flags, expected) => {
-    const result = (await cli(["graph", TRIP, "--catalog", TRIP_TOOLS, ...flags]));
+    const result = await cli(["graph", TRIP, "--catalog", TRIP_TOOLS, ...flags]);
     expect(result).toEqual({ status: 0, stdout: line(expected()), stderr: "" });
   });
 
   test("the SVG on stdout parses as XML, with one box per step", async () => {
-    const result = (await cli(["graph", TRIP]));
+    const result = await cli(["graph", TRIP]);
     const svg = parseXml(result.stdout.trim());
     expect(svg.name).toBe("svg");
     expect(result.stdout.match(/class="plan-refs-step/g)?.length).toBe(4);
   });
 
   test("the plan from stdin", async () => {
-    const result = (await cli(["graph", "-", "--format", "mermaid"], readFileSync(join(root, TRIP), "utf8")));
+    const result = await cli(["graph", "-", "--format", "mermaid"], readFileSync(join(root, TRIP), "utf8"));
     expect(result.status).toBe(0);
     expect(result.stdout).toBe(line(planToMermaid(trip)));
   });
@@ -102,7 +102,7 @@ describe("plan-refs graph", () => {
     ["out.txt", "svg", (text: string) => text.startsWith("<svg ")],
   ])("--out %s without --format: %s, nothing on stdout", async (name, _format, check) => {
     const out = join(tmp, name);
-    const result = (await cli(["graph", TRIP, "--out", out]));
+    const result = await cli(["graph", TRIP, "--out", out]);
     expect(result).toEqual({ status: 0, stdout: "", stderr: "" });
     expect(check(readFileSync(out, "utf8"))).toBe(true);
   });
@@ -124,7 +124,7 @@ describe("plan-refs graph", () => {
 
   test("a plan with lint errors is drawn (the errors in red) and exits 1, with one line on stderr", async () => {
     const out = join(tmp, "mistakes.svg");
-    const result = (await cli(["graph", "examples/lint/mistakes.plan.json", "--catalog", "examples/lint/tools.json", "--out", out]));
+    const result = await cli(["graph", "examples/lint/mistakes.plan.json", "--catalog", "examples/lint/tools.json", "--out", out]);
     expect(result.status).toBe(1);
     expect(result.stdout).toBe("");
     expect(result.stderr).toMatch(/^plan-refs: examples\/lint\/mistakes\.plan\.json has \d+ lint errors?, drawn in red \(plan-refs lint examples\/lint\/mistakes\.plan\.json for details\)\n$/);
@@ -153,7 +153,7 @@ describe("plan-refs graph", () => {
     [["graph", TRIP, "--out", "examples"], /is a directory/],
   ])("usage and file errors: exit 2, one message, nothing written (%j)", async (args, message) => {
     const before = readFileSync(join(root, TRIP), "utf8");
-    const result = (await cli(args));
+    const result = await cli(args);
     expect(result.status).toBe(2);
     expect(result.stdout).toBe("");
     expect(result.stderr).toMatch(message);
@@ -162,7 +162,7 @@ describe("plan-refs graph", () => {
   });
 
   test("a plan that is not JSON: exit 2 with its place", async () => {
-    const result = (await cli(["graph", file("broken.json", '{ "steps": [ }')]));
+    const result = await cli(["graph", file("broken.json", '{ "steps": [ }')]);
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/broken\.json:1:\d+: invalid JSON/);
   });
@@ -186,13 +186,13 @@ describe("plan-refs graph", () => {
   test("hostile names: the terminal sees no control characters, the SVG holds them escaped", async () => {
     const evil = "\u001b[31m\u202egeo<script>alert(1)</script>\"'&";
     const plan = file("evil.json", JSON.stringify({ steps: [{ id: 1, tool: evil, args: {} }, { id: 2, tool: "x".repeat(10_000), args: { a: "$1.k", b: "$9.z" } }] }));
-    const svgResult = (await cli(["graph", plan]));
+    const svgResult = await cli(["graph", plan]);
     expect(svgResult.status).toBe(1);
     expect(svgResult.stdout).not.toContain("<script");
     expect(svgResult.stdout).not.toMatch(controls);
     expect(() => parseXml(svgResult.stdout.trim())).not.toThrow();
     for (const format of ["mermaid", "dot"]) {
-      const text = (await cli(["graph", plan, "--format", format]));
+      const text = await cli(["graph", plan, "--format", format]);
       expect(text.status).toBe(1);
       expect(text.stdout).not.toMatch(controls);
       // Mermaid: entity codes, no markup; DOT: the name stays inside its quoted string (where `<` is plain text).
@@ -201,10 +201,10 @@ describe("plan-refs graph", () => {
     }
     const evilPath = join(tmp, "evil\u001b[2J\u202ename.json");
     writeFileSync(evilPath, readFileSync(plan));
-    const result = (await cli(["graph", evilPath, "--out", join(tmp, "evil\u001b]0;title\u0007.svg")]));
+    const result = await cli(["graph", evilPath, "--out", join(tmp, "evil\u001b]0;title\u0007.svg")]);
     expect(result.stderr).not.toMatch(controls);
     expect(result.stderr).toMatch(/lint error/);
-    const refused = (await cli(["graph", evilPath, "--out", join(tmp, "no\u001b[2Jsuch", "x.svg")]));
+    const refused = await cli(["graph", evilPath, "--out", join(tmp, "no\u001b[2Jsuch", "x.svg")]);
     expect(refused.status).toBe(2);
     expect(refused.stderr).not.toMatch(controls);
   });
@@ -222,7 +222,7 @@ describe("plan-refs run --timeline", () => {
 
   test("SVG after a run that succeeded: exit 0, one bar per step, the report still on stdout", async () => {
     const out = join(tmp, "ok.svg");
-    const result = (await cli(["run", plan("ok", "quick"), "--tools", tools, "--timeline", out]));
+    const result = await cli(["run", plan("ok", "quick"), "--tools", tools, "--timeline", out]);
     expect(result.status).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ status: "ok" });
     const svg = readFileSync(out, "utf8");
@@ -233,7 +233,7 @@ describe("plan-refs run --timeline", () => {
 
   test("Mermaid after a run that failed: exit 1, the failed step crit, the skipped one a milestone", async () => {
     const out = join(tmp, "failed.mmd");
-    const result = (await cli(["run", plan("failed", "broken"), "--tools", tools, "--timeline", out, "--results", join(tmp, "failed.json")]));
+    const result = await cli(["run", plan("failed", "broken"), "--tools", tools, "--timeline", out, "--results", join(tmp, "failed.json")]);
     expect(result.status).toBe(1);
     const text = readFileSync(out, "utf8");
     expect(text.startsWith("gantt\n")).toBe(true);
@@ -262,7 +262,7 @@ describe("plan-refs run --timeline", () => {
     [["--timeline", "examples/trip/tools.mjs.svg", "--results", "examples/trip/tools.mjs.svg"], /is the --results file/],
     [["--timeline", "x.svg", "--database", "postgres://127.0.0.1:1/x", "--detach"], /--timeline needs the run to end here, not --detach/],
   ])("refused before anything runs: exit 2 (%j)", async (flags, message) => {
-    const result = (await cli(["run", TRIP, "--tools", "examples/trip/tools.mjs", ...flags]));
+    const result = await cli(["run", TRIP, "--tools", "examples/trip/tools.mjs", ...flags]);
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(message);
     expect(result.stderr).not.toMatch(/started/);
@@ -275,7 +275,7 @@ describe("plan-refs run --timeline", () => {
     writeFileSync(target, "");
     const swap = file("swap.mjs", `import { mkdirSync, rmSync } from "node:fs";\nexport const swap = ({ path }) => { rmSync(path); mkdirSync(path); return { k: 1 }; };\n`);
     const planPath = file("swap.plan.json", JSON.stringify({ steps: [{ id: 1, tool: "swap", args: { path: target } }] }));
-    const result = (await cli(["run", planPath, "--tools", swap, "--timeline", target]));
+    const result = await cli(["run", planPath, "--tools", swap, "--timeline", target]);
     expect(result.status).toBe(1);
     expect(JSON.parse(result.stdout)).toMatchObject({ status: "ok" });
     expect(result.stderr).toMatch(/plan-refs: --timeline .*becomes-a-folder\.svg: cannot write the timeline \(is a directory; give a file name\)\n/);
@@ -283,7 +283,7 @@ describe("plan-refs run --timeline", () => {
   });
 
   test("a plan that is JSON but no plan: drawn (no steps), exit 1", async () => {
-    const result = (await cli(["graph", file("number.json", "42")]));
+    const result = await cli(["graph", file("number.json", "42")]);
     expect(result.status).toBe(1);
     expect(result.stdout).toMatch(/^<svg /);
     expect(result.stdout).toContain("no steps");
@@ -291,7 +291,7 @@ describe("plan-refs run --timeline", () => {
 
   test("the plan itself is refused as a --timeline target", async () => {
     const target = file("self.svg", JSON.stringify({ steps: [{ id: 1, tool: "quick", args: {} }] }));
-    const result = (await cli(["run", target, "--tools", tools, "--timeline", target]));
+    const result = await cli(["run", target, "--tools", tools, "--timeline", target]);
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/--timeline .*self\.svg: is the plan; write it to another file; nothing was run/);
   });

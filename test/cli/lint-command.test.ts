@@ -46,7 +46,7 @@ describe("exit codes", () => {
     ["2: a catalog file that is not JSON", [warningsOnly, "--catalog", notJson], 2],
     ["2: a catalog file of the wrong shape", [warningsOnly, "--catalog", file("tools-bad.json", '{\n  "a": { "input": 3 }\n}')], 2],
   ])("exit %s", async (_name, args, code) => {
-    const result = (await lint(args));
+    const result = await lint(args);
     expect(result.status).toBe(code);
     if (code === 2) {
       expect(result.stdout).toBe("");
@@ -57,20 +57,20 @@ describe("exit codes", () => {
   test("2: a file over the size limit, in one line", async () => {
     const big = file("big.json", "");
     truncateSync(big, 16 * 1024 * 1024 + 1);
-    const result = (await lint([big]));
+    const result = await lint([big]);
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/over the limit/);
     expect(result.stderr.trimEnd().split("\n")).toHaveLength(1);
   });
 
   test("2: invalid JSON is one line with the file, line and column", async () => {
-    const result = (await lint([notJson]));
+    const result = await lint([notJson]);
     expect(result.stderr).toBe(`plan-refs: ${notJson}:3:14: invalid JSON: expected ',' or a closing bracket\n`);
   });
 
   test("2: invalid JSON with --format json: stdout is still JSON, the json-syntax diagnostic as lintPlanText returns it", async () => {
     const { lintPlanText } = await import("../../src/lint/index.js");
-    const result = (await lint([notJson, "--format", "json"]));
+    const result = await lint([notJson, "--format", "json"]);
     expect(result.status).toBe(2);
     expect(JSON.parse(result.stdout)).toEqual(lintPlanText(readFileSync(notJson, "utf8")));
     expect((JSON.parse(result.stdout) as Diagnostic[]).map((diagnostic) => diagnostic.code)).toEqual(["json-syntax"]);
@@ -85,12 +85,12 @@ describe("exit codes", () => {
 
 describe("pretty output", () => {
   test("the mistakes example prints what examples/lint/mistakes.lint.txt shows (the README's example)", async () => {
-    const result = (await lint(["examples/lint/mistakes.plan.json", "--catalog", "examples/lint/tools.json"]));
+    const result = await lint(["examples/lint/mistakes.plan.json", "--catalog", "examples/lint/tools.json"]);
     expect(result.stdout).toBe(readFileSync(join(root, "examples/lint/mistakes.lint.txt"), "utf8"));
   });
 
   test("location, severity, code and message; the source line; carets under the exact characters; a summary", async () => {
-    const result = (await lint([warningsOnly]));
+    const result = await lint([warningsOnly]);
     expect(result.stdout).toBe(
       [
         `${warningsOnly}:7:15 warning forward-ref step 1 uses the result of step 2, which comes later in the plan; it runs (steps run in dependency order) but reads oddly: move step 2 before step 1`,
@@ -107,7 +107,7 @@ describe("pretty output", () => {
   });
 
   test("the plan can come from stdin", async () => {
-    const result = (await lint(["-"], readFileSync(warningsOnly, "utf8")));
+    const result = await lint(["-"], readFileSync(warningsOnly, "utf8"));
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/^<stdin>:7:15 warning forward-ref /);
   });
@@ -135,14 +135,14 @@ describe("a catalog in the shape of MCP's tools/list result", () => {
   test("lints as the map it lists", async () => {
     const map = JSON.parse(readFileSync(join(root, "examples/lint/tools.json"), "utf8")) as Record<string, { description?: string; input?: unknown; output?: unknown }>;
     const list = { tools: Object.entries(map).map(([name, spec]) => ({ name, description: spec.description, inputSchema: spec.input, outputSchema: spec.output })) };
-    const listed = (await lint(["examples/lint/mistakes.plan.json", "--catalog", file("tools-list.json", JSON.stringify(list, null, 2))]));
+    const listed = await lint(["examples/lint/mistakes.plan.json", "--catalog", file("tools-list.json", JSON.stringify(list, null, 2))]);
     expect(listed.stdout).toBe((await lint(["examples/lint/mistakes.plan.json", "--catalog", "examples/lint/tools.json"])).stdout);
     expect(listed.status).toBe(1);
   });
 
   test("a map wrapped in { tools: … } is a catalog error with a hint", async () => {
     const wrapped = file("tools-wrapped.json", JSON.stringify({ tools: { geocode: { input: { type: "object" } } } }));
-    const result = (await lint([warningsOnly, "--catalog", wrapped]));
+    const result = await lint([warningsOnly, "--catalog", wrapped]);
     expect(result.status).toBe(2);
     expect(result.stderr).toContain('the catalog\'s only tool is named "tools"');
   });
@@ -150,7 +150,7 @@ describe("a catalog in the shape of MCP's tools/list result", () => {
 
 describe("JSON output", () => {
   test("the diagnostics array, with positions", async () => {
-    const result = (await lint(["examples/lint/mistakes.plan.json", "--catalog", "examples/lint/tools.json", "--format", "json"]));
+    const result = await lint(["examples/lint/mistakes.plan.json", "--catalog", "examples/lint/tools.json", "--format", "json"]);
     const diagnostics = JSON.parse(result.stdout) as Diagnostic[];
     expect(diagnostics.map((d) => d.code)).toEqual([
       "missing-argument",

@@ -73,7 +73,7 @@ describe("targets that take the results", () => {
   test("a regular file: replaced whole, its mode kept, no temporary file left", async () => {
     const target = file("existing.json", "old contents");
     chmodSync(target, 0o640);
-    const result = (await run(target));
+    const result = await run(target);
     expect(result.status).toBe(0);
     expect(result.stdout).toBe("");
     expect((JSON.parse(readFileSync(target, "utf8")) as { results: unknown }).results).toEqual(expectedResults);
@@ -83,7 +83,7 @@ describe("targets that take the results", () => {
 
   test("a new file in a writable folder", async () => {
     const target = join(tmp, "new-results.json");
-    const result = (await run(target));
+    const result = await run(target);
     expect(result.status).toBe(0);
     expect((JSON.parse(readFileSync(target, "utf8")) as { status: string }).status).toBe("ok");
     expect(leftovers(tmp)).toEqual([]);
@@ -96,7 +96,7 @@ describe("targets that take the results", () => {
     writeFileSync(real, "old");
     const link = join(tmp, "link.json");
     symlinkSync(real, link);
-    const result = (await run(link));
+    const result = await run(link);
     expect(result.status).toBe(0);
     expect(lstatSync(link).isSymbolicLink()).toBe(true);
     expect(readlinkSync(link)).toBe(real);
@@ -109,7 +109,7 @@ describe("targets that take the results", () => {
     const real = join(tmp, "made-through-link.json");
     const link = join(tmp, "dangling.json");
     symlinkSync(real, link);
-    const result = (await run(link));
+    const result = await run(link);
     expect(result.status).toBe(0);
     expect(lstatSync(link).isSymbolicLink()).toBe(true);
     expect((JSON.parse(readFileSync(real, "utf8")) as { status: string }).status).toBe("ok");
@@ -146,7 +146,7 @@ describe("targets refused before any tool runs: exit 2, one line, the target unt
     if (name === "a FIFO" && !haveFifo) return;
     if (name === "a device node like /dev/null" && !haveDevice) return;
     clearMarker();
-    const result = (await run(target()));
+    const result = await run(target());
     expect(result.status).toBe(2);
     expect(result.stdout).toBe("");
     expect(result.stderr).toMatch(message);
@@ -160,7 +160,7 @@ describe("targets refused before any tool runs: exit 2, one line, the target unt
   test("a file in a folder the user cannot write to", async (context) => {
     context.skip(nobodySkip !== undefined, nobodySkip);
     clearMarker();
-    const result = (await run(join(locked, "out.json"), isRoot ? { uid: NOBODY } : {}));
+    const result = await run(join(locked, "out.json"), isRoot ? { uid: NOBODY } : {});
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/its folder .*locked is not writable; nothing was run/);
     expect(existsSync(marker)).toBe(false);
@@ -172,7 +172,7 @@ describe("targets refused before any tool runs: exit 2, one line, the target unt
     clearMarker();
     const target = file("read-only.json", "keep me");
     chmodSync(target, 0o444);
-    const result = (await run(target, isRoot ? { uid: NOBODY } : {}));
+    const result = await run(target, isRoot ? { uid: NOBODY } : {});
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/is not writable; nothing was run/);
     expect(readFileSync(target, "utf8")).toBe("keep me");
@@ -185,7 +185,7 @@ describe("a write that fails at the end", () => {
     const folder = join(tmp, "vanishing");
     mkdirSync(folder, { recursive: true });
     const sabotage = file("sabotage.mjs", `import { rmSync } from "node:fs";\nexport const echo = (args) => { rmSync(${JSON.stringify(folder)}, { recursive: true }); return args; };\n`);
-    const result = (await run(join(folder, "out.json"), { toolsPath: sabotage }));
+    const result = await run(join(folder, "out.json"), { toolsPath: sabotage });
     expect(result.status).toBe(1);
     expect((JSON.parse(result.stdout) as { results: unknown }).results).toEqual(expectedResults);
     expect(result.stderr).toMatch(/--results .*out\.json: cannot write the results \(.*\); they are printed on stdout instead\n/);

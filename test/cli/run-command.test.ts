@@ -34,7 +34,7 @@ const lintErrors = file("lint-errors.plan.json", JSON.stringify({ steps: [{ id: 
 
 describe("plan-refs run", () => {
   test("the trip example runs end to end: exit 0, results as JSON on stdout, progress on stderr", async () => {
-    const result = (await run([...trip, "--validate-outputs"]));
+    const result = await run([...trip, "--validate-outputs"]);
     expect(result.status).toBe(0);
     const report = JSON.parse(result.stdout) as { status: string; results: Record<string, { title?: string; mustSee?: string[] }> };
     expect(report.status).toBe("ok");
@@ -46,7 +46,7 @@ describe("plan-refs run", () => {
   });
 
   test("references resolve across steps; named and default-exported tools both count", async () => {
-    const result = (await run([failing, "--tools", tools]));
+    const result = await run([failing, "--tools", tools]);
     expect(result.status).toBe(1);
     const report = JSON.parse(result.stdout) as { status: string; results: Record<string, unknown>; errors: Record<string, { code: string; message: string }>; skipped: number[] };
     expect(report.status).toBe("failed");
@@ -61,7 +61,7 @@ describe("plan-refs run", () => {
     const source = `let calls = 0;\nexport const flaky = (args, context) => { calls++; if (calls < 3) throw new Error("down " + calls); return { calls, attempt: context.attempt, key: context.idempotencyKey }; };\n`;
     const flaky = file("flaky.mjs", source);
     const plan = file("flaky.plan.json", JSON.stringify({ steps: [{ id: 1, tool: "flaky", args: {} }] }));
-    const result = (await run([plan, "--tools", flaky, "--retry", "3", "--retry-delay", "0"]));
+    const result = await run([plan, "--tools", flaky, "--retry", "3", "--retry-delay", "0"]);
     expect(result.status, result.stderr).toBe(0);
     const report = JSON.parse(result.stdout) as { runId: string; attempts: Record<string, number>; results: Record<string, { calls: number; attempt: number; key: string }> };
     expect(report.attempts).toEqual({ 1: 3 });
@@ -73,11 +73,11 @@ describe("plan-refs run", () => {
 
   test("a plan's output is in the report; one it cannot resolve is told on stderr and leaves the exit code to the steps", async () => {
     const withOutput = file("output.plan.json", JSON.stringify({ steps: [{ id: 1, tool: "echo", args: { x: 1 } }, { id: 2, tool: "boom", args: {} }], output: { x: "$1.x" } }));
-    const ok = (await run([withOutput, "--tools", tools]));
+    const ok = await run([withOutput, "--tools", tools]);
     expect(ok.status).toBe(1); // step 2 failed
     expect((JSON.parse(ok.stdout) as { output: unknown }).output).toEqual({ x: 1 });
     const unresolved = file("output-bad.plan.json", JSON.stringify({ steps: [{ id: 1, tool: "echo", args: { x: 1 } }, { id: 2, tool: "boom", args: {} }], output: { x: "$2.x" } }));
-    const bad = (await run([unresolved, "--tools", tools]));
+    const bad = await run([unresolved, "--tools", tools]);
     expect(bad.status).toBe(1);
     const report = JSON.parse(bad.stdout) as { output?: unknown; outputError: { code: string } };
     expect(Object.hasOwn(report, "output")).toBe(false);
@@ -87,7 +87,7 @@ describe("plan-refs run", () => {
 
   test("--results writes the report to a file instead of stdout", async () => {
     const out = join(tmp, "out.json");
-    const result = (await run([twoSteps, "--tools", tools, "--results", out, "--concurrency", "1"]));
+    const result = await run([twoSteps, "--tools", tools, "--results", out, "--concurrency", "1"]);
     expect(result.status).toBe(0);
     expect(result.stdout).toBe("");
     expect((JSON.parse(readFileSync(out, "utf8")) as { results: unknown }).results).toEqual({ 1: { x: 1 }, 2: { y: 1 } });
@@ -104,7 +104,7 @@ describe("plan-refs run", () => {
     ["a missing plan", [join(tmp, "none.json"), "--tools", tools], /no such file/],
     ["an unknown flag", [twoSteps, "--tools", tools, "--fast"], /unknown flag --fast\n/],
   ])("exit 2, one clear line, no stack trace: %s", async (_name, args, message) => {
-    const result = (await run(args as string[]));
+    const result = await run(args as string[]);
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(message as RegExp);
     expect(result.stderr).not.toMatch(/\n\s+at /);
@@ -158,11 +158,11 @@ describe("--validate-inputs", () => {
     const tools = file("vi-tools.mjs", 'export const parse = () => ({ n: "three" });\nexport const add = ({ a, b }) => { throw new Error(`called with ${a}, ${b}`); };\n');
     const catalog = file("vi-tools.json", JSON.stringify({ parse: {}, add: { input: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] } } }));
     const plan = file("vi-plan.json", JSON.stringify({ steps: [{ id: 1, tool: "parse" }, { id: 2, tool: "add", args: { a: "$1.n", b: 2 } }] }));
-    const checked = (await run([plan, "--tools", tools, "--catalog", catalog, "--validate-inputs"]));
+    const checked = await run([plan, "--tools", tools, "--catalog", catalog, "--validate-inputs"]);
     expect(checked.status).toBe(1);
     expect(checked.stderr).toContain('step 2 (add): its arguments do not match the input schema: /a must be a number (got "three")');
     expect(checked.stderr).not.toContain("called with");
-    const unchecked = (await run([plan, "--tools", tools, "--catalog", catalog]));
+    const unchecked = await run([plan, "--tools", tools, "--catalog", catalog]);
     expect(unchecked.stderr).toContain("called with three, 2");
   });
 });

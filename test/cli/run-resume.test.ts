@@ -71,7 +71,7 @@ describe("plan-refs run: approval and resume", () => {
   test("--approve-tool: the step waits, exit 3 naming it; --resume FILE --approve STEP --results FILE runs it and what waited on it, nothing else again", async () => {
     const { module, calls } = loggedTools();
     const results = join(tmp, `${files++}-run.json`);
-    const first = (await run([plan, "--tools", module, "--approve-tool", "pay", "--results", results]));
+    const first = await run([plan, "--tools", module, "--approve-tool", "pay", "--results", results]);
     expect(first.status).toBe(3);
     expect(calls().sort()).toEqual([1, 4]);
     expect(first.stderr).toContain(`plan-refs: waiting for approval: step 2 (pay); their resolved arguments are under "pending" in the report. Resume with --resume ${results} --approve 2 (or --deny 2=REASON)`);
@@ -85,7 +85,7 @@ describe("plan-refs run: approval and resume", () => {
     expect((await run([plan, "--tools", module, "--resume", results, "--results", results])).status).toBe(3);
     expect(calls().sort()).toEqual([1, 4]);
 
-    const second = (await run([plan, "--tools", module, "--resume", results, "--approve", "2", "--results", results]));
+    const second = await run([plan, "--tools", module, "--resume", results, "--approve", "2", "--results", results]);
     expect(second.status).toBe(0);
     expect(calls().sort()).toEqual([1, 2, 3, 4]);
     const done = read(results);
@@ -105,7 +105,7 @@ describe("plan-refs run: approval and resume", () => {
     const { module, calls } = loggedTools();
     const results = join(tmp, `${files++}-run.json`);
     expect((await run([plan, "--tools", module, "--approve-tool", "pay", "--results", results])).status).toBe(3);
-    const denied = (await run([plan, "--tools", module, "--resume", results, "--deny", "2=too expensive\u001b[2J", "--results", results]));
+    const denied = await run([plan, "--tools", module, "--resume", results, "--deny", "2=too expensive\u001b[2J", "--results", results]);
     expect(denied.status).toBe(1);
     expect(calls().sort()).toEqual([1, 4]);
     const report = read(results);
@@ -122,7 +122,7 @@ describe("plan-refs run: approval and resume", () => {
     fail(undefined);
     expect(failed.status).toBe(1);
     expect(read(previous).skipped).toEqual([3]);
-    const resumed = (await run([plan, "--tools", module, "--resume", previous]));
+    const resumed = await run([plan, "--tools", module, "--resume", previous]);
     expect(resumed.status).toBe(0);
     expect(calls().sort()).toEqual([1, 2, 2, 3, 4]);
     expect((JSON.parse(resumed.stdout) as Report).reused).toEqual([1, 4]);
@@ -134,7 +134,7 @@ describe("plan-refs run: approval and resume", () => {
     expect((await run([plan, "--tools", module, "--approve-tool", "pay", "--results", results])).status).toBe(3);
     const before = readFileSync(results, "utf8");
     const changed = file("changed.json", JSON.stringify({ steps: [{ id: 1, tool: "lookup", args: { who: "eve" } }, { id: 2, tool: "pay", args: { to: "$1.who", amount: 30 } }] }));
-    const refused = (await run([changed, "--tools", module, "--resume", results, "--approve", "2", "--results", results]));
+    const refused = await run([changed, "--tools", module, "--resume", results, "--approve", "2", "--results", results]);
     expect(refused.status).toBe(2);
     expect(refused.stderr).toMatch(new RegExp(`^plan-refs: --resume .*: the previous report is of another plan \\(its planHash ${read(results).planHash}, this plan's [0-9a-f]{64}\\); nothing was run$`, "m"));
     expect(refused.stdout).toBe("");
@@ -157,7 +157,7 @@ describe("plan-refs run: approval and resume", () => {
       [["--resume", results, "--database", "postgres://localhost:1/x"], /^plan-refs: --resume is for a run here: a run on PostgreSQL goes on with plan-refs redrive RUN_ID or plan-refs approve RUN_ID STEP; nothing was submitted$/m],
     ];
     for (const [args, message] of cases) {
-      const result = (await run([plan, "--tools", module, ...args]));
+      const result = await run([plan, "--tools", module, ...args]);
       expect(result.status, args.join(" ")).toBe(2);
       expect(result.stderr).toMatch(message);
       expect(result.stderr).not.toMatch(/\n\s+at /);

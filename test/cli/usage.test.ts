@@ -57,7 +57,7 @@ function jsonParseMessage(text: string): string {
 describe("help and version", () => {
   test.each(COMMAND_NAMES)("plan-refs %s --help (and -h): options, defaults, exit codes and an example on stdout, exit 0", async (command) => {
     for (const flag of ["--help", "-h"]) {
-      const result = (await cli([command, flag]));
+      const result = await cli([command, flag]);
       expect(result.status).toBe(0);
       expect(result.stderr).toBe("");
       expect(result.stdout).toMatch(new RegExp(`^usage: plan-refs ${command} `));
@@ -96,11 +96,11 @@ describe("help and version", () => {
   });
 
   test.each(["--version", "-v"])("%s prints the version in package.json", async (flag) => {
-    expect((await cli([flag]))).toEqual({ status: 0, stdout: `plan-refs ${version}\n`, stderr: "" });
+    expect(await cli([flag])).toEqual({ status: 0, stdout: `plan-refs ${version}\n`, stderr: "" });
   });
 
   test("an unknown option points at --help", async () => {
-    const result = (await cli(["lint", "plan.json", "--colour"]));
+    const result = await cli(["lint", "plan.json", "--colour"]);
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/^plan-refs lint: unknown flag --colour\nusage: plan-refs lint .*\n\(plan-refs lint --help for more\)\n$/);
   });
@@ -117,7 +117,7 @@ describe("--catalog FILE.json and --tools MODULE mean the same in every command"
     ["lint --catalog tools.mjs", ["lint", plan, "--catalog", module], /--catalog takes a JSON tool catalog; give a module that implements the tools with --tools .*tools\.mjs/],
     ["run --catalog tools.mjs", ["run", plan, "--tools", module, "--catalog", module], /--catalog takes a JSON tool catalog; give a module that implements the tools with --tools .*tools\.mjs/],
   ])("%s: exit 2 and a one-line hint naming the right flag", async (_name, args, hint) => {
-    const result = (await cli(args));
+    const result = await cli(args);
     expect(result.status).toBe(2);
     expect(result.stdout).toBe("");
     expect(result.stderr).toMatch(hint);
@@ -136,7 +136,7 @@ describe("an unknown tool is printed the linter's way, in the command's own word
   const module = file("fetch.mjs", "export const fetch_page = () => 'ok';\nexport const summarise = () => 'ok';\n");
 
   test.each(["run", "lint"])("plan-refs %s: file:line:column, the source line, carets, did-you-mean, the --tools flag", async (command) => {
-    const result = (await cli([command, plan, "--tools", module]));
+    const result = await cli([command, plan, "--tools", module]);
     const lines = (command === "run" ? result.stderr : result.stdout).split("\n");
     expect(result.status).toBe(command === "run" ? 2 : 1);
     expect(lines.slice(0, 3)).toEqual([
@@ -157,7 +157,7 @@ describe("a step whose arguments cannot be resolved is printed at its place in t
   test("file:line:column of the placeholder, the source line, carets under the failing key", async () => {
     const module = file("echo.mjs", "export const echo = (args) => args;\n");
     const plan = file("unresolved.plan.json", '{\n  "steps": [\n    { "id": 1, "tool": "echo", "args": { "x": 1 } },\n    { "id": 2, "tool": "echo", "args": { "q": "$1.nope" } }\n  ]\n}\n');
-    const result = (await cli(["run", plan, "--tools", module]));
+    const result = await cli(["run", plan, "--tools", module]);
     expect(result.status).toBe(1);
     const at = result.stderr.indexOf(`${plan}:4:50 error unresolved-args `);
     expect(at).toBeGreaterThan(-1);
@@ -174,7 +174,7 @@ describe("a tools module that does not load: exit 2, one line naming the module,
     ["throws null at import", "throw null;\n", /cannot load the tools module: it threw null/],
     ["default-exports a Proxy whose traps throw", 'export default new Proxy({}, { ownKeys() { throw new Error("trap"); } });\n', /its default export could not be read: trap/],
   ])("a module that %s", async (_name, source, message) => {
-    const result = (await cli(["run", plan, "--tools", file(`bad-${Math.random().toString(36).slice(2)}.mjs`, source)]));
+    const result = await cli(["run", plan, "--tools", file(`bad-${Math.random().toString(36).slice(2)}.mjs`, source)]);
     expect(result.status).toBe(2);
     expect(result.stdout).toBe("");
     expect(result.stderr).toMatch(message);
@@ -215,7 +215,7 @@ describe("a tools module that does not load: exit 2, one line naming the module,
 
   test("a default export whose getter throws: the getter is never run, the tool is reported missing", async () => {
     const module = file("getter.mjs", 'export default { get geocode() { throw new Error("getter ran"); } };\n');
-    const result = (await cli(["run", plan, "--tools", module]));
+    const result = await cli(["run", plan, "--tools", module]);
     expect(result.status).toBe(2);
     expect(result.stderr).not.toMatch(/getter ran/);
     expect(result.stderr).toMatch(/no function for tool "geocode" among the functions exported by --tools .*getter\.mjs \(it exports no functions\)/);
@@ -249,7 +249,7 @@ describe("results JSON cannot hold", () => {
   const plan = file("odd.plan.json", JSON.stringify({ steps: ["undef", "big", "loop", "fine"].map((tool, i) => ({ id: i + 1, tool, args: {} })) }));
 
   test("undefined is written as null and said so; a BigInt or a cycle is that step's error 'unserializable'; every other result is written", async () => {
-    const result = (await cli(["run", plan, "--tools", module]));
+    const result = await cli(["run", plan, "--tools", module]);
     expect(result.status).toBe(1);
     const report = JSON.parse(result.stdout) as { status: string; results: Record<string, unknown>; errors: Record<string, { code: string; message: string }> };
     expect(report.status).toBe("failed");
@@ -268,7 +268,7 @@ describe("every message printed is escaped", () => {
   const plan = file("forge.plan.json", JSON.stringify({ steps: [{ id: 1, tool: "forge", args: {} }] }));
 
   test("a tool's error message cannot forge a line or reach the terminal raw", async () => {
-    const result = (await cli(["run", plan, "--tools", module]));
+    const result = await cli(["run", plan, "--tools", module]);
     expect(result.status).toBe(1);
     expect(result.stderr).not.toMatch(/^plan-refs: ok/m);
     expect(result.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029]/);

@@ -57,7 +57,7 @@ afterAll(() => {
 
 describe("the example in examples/mcp/", () => {
   test("run --mcp runs the plan through the example server end to end", async () => {
-    const { code, stdout, stderr } = (await cli(["run", "examples/mcp/plan.json", "--mcp", "node examples/mcp/server.mjs"]));
+    const { code, stdout, stderr } = await cli(["run", "examples/mcp/plan.json", "--mcp", "node examples/mcp/server.mjs"]);
     expect(stderr).toMatch(/plan-refs: ok: 3 results, 0 failed, 0 skipped in \d+ ms\n$/);
     expect(code).toBe(0);
     const report = JSON.parse(stdout) as { status: string; results: Record<string, unknown> };
@@ -66,7 +66,7 @@ describe("the example in examples/mcp/", () => {
   });
 
   test("lint --mcp: no errors", async () => {
-    expect((await cli(["lint", "examples/mcp/plan.json", "--mcp", "node examples/mcp/server.mjs"]))).toEqual({ code: 0, stdout: "0 errors, 0 warnings\n", stderr: "" });
+    expect(await cli(["lint", "examples/mcp/plan.json", "--mcp", "node examples/mcp/server.mjs"])).toEqual({ code: 0, stdout: "0 errors, 0 warnings\n", stderr: "" });
   });
 });
 
@@ -83,7 +83,7 @@ describe("lint --mcp / --mcp-url", () => {
     ["--mcp-url", () => httpUrl],
   ])("%s: unknown-key found through the server's outputSchema, at its line and column", async (flag, server) => {
     const path = writePlan("typo.plan.json", plan);
-    const { code, stdout } = (await cli(["lint", path, flag, server(), "--format", "json"]));
+    const { code, stdout } = await cli(["lint", path, flag, server(), "--format", "json"]);
     expect(code).toBe(1);
     const diagnostics = JSON.parse(stdout) as { code: string; pointer: string; range: { start: { line: number; column: number } } }[];
     expect(diagnostics.map((d) => [d.code, d.pointer, d.range.start])).toEqual([["unknown-key", "/steps/1/args/lon", { line: 15, column: 19 }]]);
@@ -91,14 +91,14 @@ describe("lint --mcp / --mcp-url", () => {
 
   test("two servers offering the same tool: exit 2, one line naming both", async () => {
     const path = writePlan("typo.plan.json", plan);
-    const { code, stderr } = (await cli(["lint", path, "--mcp", `node ${SERVER}`, "--mcp-url", httpUrl]));
+    const { code, stderr } = await cli(["lint", path, "--mcp", `node ${SERVER}`, "--mcp-url", httpUrl]);
     expect(code).toBe(2);
     expect(stderr).toBe(`plan-refs: tool "geocode" is offered by two MCP servers, "node ${SERVER}" and "${httpUrl}"; tool names must be unique across servers\n`);
   });
 
   test("two servers with distinct names: both catalogs are used", async () => {
     const path = writePlan("two.plan.json", { steps: [{ id: 1, tool: "a_geocode", args: { city: "Porto" } }, { id: 2, tool: "shout", args: { text: "$1.nme" } }] });
-    const { code, stdout } = (await cli(["lint", path, "--mcp", `node ${SERVER} --prefix a_`, "--mcp-url", httpUrl]));
+    const { code, stdout } = await cli(["lint", path, "--mcp", `node ${SERVER} --prefix a_`, "--mcp-url", httpUrl]);
     expect(code).toBe(1);
     expect(stdout).toContain(`error unknown-key $1.nme: step 1 (a_geocode)'s output schema has no key "nme"; did you mean "name"?`);
   });
@@ -109,7 +109,7 @@ describe("lint --mcp / --mcp-url", () => {
     ["", "plan-refs: a server command is empty\n"],
   ])("--mcp %j: exit 2, one line, nothing started", async (command, message) => {
     const path = writePlan("typo.plan.json", plan);
-    expect((await cli(["lint", path, "--mcp", command]))).toEqual({ code: 2, stdout: "", stderr: message });
+    expect(await cli(["lint", path, "--mcp", command])).toEqual({ code: 2, stdout: "", stderr: message });
   });
 
   test("a bad command line among several: no server is started", async () => {
@@ -121,14 +121,14 @@ describe("lint --mcp / --mcp-url", () => {
 
   test("a server that cannot start: exit 2, one line", async () => {
     const path = writePlan("typo.plan.json", plan);
-    expect((await cli(["lint", path, "--mcp", "plan-refs-no-such-server --x"]))).toEqual({ code: 2, stdout: "", stderr: `plan-refs: MCP server "plan-refs-no-such-server --x": cannot start the server: no such program\n` });
+    expect(await cli(["lint", path, "--mcp", "plan-refs-no-such-server --x"])).toEqual({ code: 2, stdout: "", stderr: `plan-refs: MCP server "plan-refs-no-such-server --x": cannot start the server: no such program\n` });
   });
 });
 
 describe("run --mcp / --mcp-url", () => {
   test("--mcp-url: a plan run through a Streamable HTTP server", async () => {
     const path = writePlan("run.plan.json", { steps: [{ id: 1, tool: "geocode", args: { city: "Lisbon" } }, { id: 2, tool: "shout", args: { text: "$1.name" } }] });
-    const { code, stdout } = (await cli(["run", path, "--mcp-url", httpUrl, "--validate-outputs"]));
+    const { code, stdout } = await cli(["run", path, "--mcp-url", httpUrl, "--validate-outputs"]);
     expect(code).toBe(0);
     expect((JSON.parse(stdout) as { results: unknown }).results).toEqual({ 1: { name: "Lisbon", lat: 38.72, lon: -9.14 }, 2: "LISBON!" });
   });
@@ -138,24 +138,24 @@ describe("run --mcp / --mcp-url", () => {
     writeFileSync(module, "export const exclaim = ({ text }) => `${text}!!`;\nexport const fail = () => 1;\n");
     const path = writePlan("mixed.plan.json", { steps: [{ id: 1, tool: "geocode", args: { city: "Faro" } }, { id: 2, tool: "exclaim", args: { text: "$1.name" } }] });
     writeFileSync(join(work, "ok-tools.mjs"), "export const exclaim = ({ text }) => `${text}!!`;\n");
-    const ok = (await cli(["run", path, "--tools", join(work, "ok-tools.mjs"), "--mcp", `node ${SERVER}`]));
+    const ok = await cli(["run", path, "--tools", join(work, "ok-tools.mjs"), "--mcp", `node ${SERVER}`]);
     expect(ok.code).toBe(0);
     expect((JSON.parse(ok.stdout) as { results: Record<string, unknown> }).results["2"]).toBe("Faro!!");
-    const clash = (await cli(["run", path, "--tools", module, "--mcp", `node ${SERVER}`]));
+    const clash = await cli(["run", path, "--tools", module, "--mcp", `node ${SERVER}`]);
     expect(clash.code).toBe(2);
     expect(clash.stderr).toBe(`plan-refs: tool "fail" is offered by MCP server "node ${SERVER}" and by --tools ${module}; tool names must be unique\n`);
   });
 
   test("a tool the servers do not offer: a lint error before anything runs (exit 2)", async () => {
     const path = writePlan("unknown.plan.json", { steps: [{ id: 1, tool: "geocod", args: { city: "Faro" } }] });
-    const { code, stderr } = (await cli(["run", path, "--mcp", `node ${SERVER}`]));
+    const { code, stderr } = await cli(["run", path, "--mcp", `node ${SERVER}`]);
     expect(code).toBe(2);
     expect(stderr).toContain(`error unknown-tool tool "geocod" is not in the tool catalog; did you mean "geocode"?`);
   });
 
   test("isError: the step fails (exit 1) and the server's text is escaped in the report and on the terminal", async () => {
     const path = writePlan("fail.plan.json", { steps: [{ id: 1, tool: "fail", args: {} }] });
-    const { code, stdout, stderr } = (await cli(["run", path, "--mcp", `node ${SERVER}`]));
+    const { code, stdout, stderr } = await cli(["run", path, "--mcp", `node ${SERVER}`]);
     expect(code).toBe(1);
     expect(stderr).not.toMatch(/\u001b/);
     const report = JSON.parse(stdout) as { errors: Record<string, { code: string; message: string }> };
@@ -164,7 +164,7 @@ describe("run --mcp / --mcp-url", () => {
 
   test("a server that exits mid-call: the step fails with a clear error, the command ends (exit 1)", async () => {
     const path = writePlan("crash.plan.json", { steps: [{ id: 1, tool: "crash", args: {} }] });
-    const { code, stdout } = (await cli(["run", path, "--mcp", `node ${SERVER}`]));
+    const { code, stdout } = await cli(["run", path, "--mcp", `node ${SERVER}`]);
     expect(code).toBe(1);
     const report = JSON.parse(stdout) as { errors: Record<string, { message: string }> };
     expect(report.errors["1"]!.message).toBe("step 1 (crash): the tool failed: the MCP server closed the connection before answering (it exited, or the connection dropped)");
@@ -172,7 +172,7 @@ describe("run --mcp / --mcp-url", () => {
 
   test("--timeout applies to MCP calls", async () => {
     const path = writePlan("slow.plan.json", { steps: [{ id: 1, tool: "slow", args: { ms: 60_000 } }] });
-    const { code, stdout } = (await cli(["run", path, "--mcp", `node ${SERVER}`, "--timeout", "100"]));
+    const { code, stdout } = await cli(["run", path, "--mcp", `node ${SERVER}`, "--timeout", "100"]);
     expect(code).toBe(1);
     expect((JSON.parse(stdout) as { errors: Record<string, { code: string }> }).errors["1"]!.code).toBe("timeout");
   });
@@ -216,7 +216,7 @@ describe("a server under a wrapper that outlives its stdin", () => {
   test.each(["lint", "run"])("%s --mcp: the command ends when its work is done, and the server with it", async (command) => {
     const pidFile = join(work, `wrapped-${command}.pid`);
     const path = writePlan(`wrapped-${command}.plan.json`, { steps: [{ id: 1, tool: "shout", args: { text: "x" } }] });
-    const { code, stderr } = (await cli([command, path, "--mcp", wrapped(pidFile)]));
+    const { code, stderr } = await cli([command, path, "--mcp", wrapped(pidFile)]);
     expect(code).toBe(0);
     expect(stderr).not.toMatch(/error/i);
     expect(running(Number(readFileSync(pidFile, "utf8")))).toBe(false);
@@ -226,7 +226,7 @@ describe("a server under a wrapper that outlives its stdin", () => {
 describe("--mcp-timeout", () => {
   test("covers the handshake: a server that never answers it fails in one line (exit 2)", async () => {
     const path = writePlan("mcp-timeout.plan.json", { steps: [{ id: 1, tool: "shout", args: { text: "x" } }] });
-    expect((await cli(["lint", path, "--mcp", `node ${SERVER} --slow-start 600000`, "--mcp-timeout", "100"]))).toEqual({
+    expect(await cli(["lint", path, "--mcp", `node ${SERVER} --slow-start 600000`, "--mcp-timeout", "100"])).toEqual({
       code: 2,
       stdout: "",
       stderr: `plan-refs: MCP server "node ${SERVER} --slow-start 600000": no answer to the MCP handshake within 100 ms\n`,
@@ -235,7 +235,7 @@ describe("--mcp-timeout", () => {
 
   test.each(["0", "1.5", "soon", String(2 ** 31)])("--mcp-timeout %j: exit 2, one line", async (value) => {
     const path = writePlan("mcp-timeout.plan.json", { steps: [{ id: 1, tool: "shout", args: { text: "x" } }] });
-    expect((await cli(["run", path, "--mcp", `node ${SERVER}`, "--mcp-timeout", value]))).toEqual({
+    expect(await cli(["run", path, "--mcp", `node ${SERVER}`, "--mcp-timeout", value])).toEqual({
       code: 2,
       stdout: "",
       stderr: `plan-refs: --mcp-timeout must be a whole number of milliseconds from 1 to 2147483647, not "${value}"\n`,
