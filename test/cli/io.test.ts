@@ -2,7 +2,8 @@
  * What the command line reads of its process comes through `CliIo`: relative paths are resolved
  * against `io.cwd` (never the process's working folder), `-` reads `io.stdin`, and the environment is
  * `io.env`; `commandIo` is the one place that falls back on the process. Run in-process, from a
- * working folder that is not this process's.
+ * working folder that is not this process's. One test starts a process: the MCP server `--mcp` starts
+ * (test/fixtures/mcp-server.mjs), to see which folder it starts in.
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
