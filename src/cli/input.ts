@@ -69,6 +69,17 @@ export interface InputSource {
 }
 
 /**
+ * Where a path the user gave is, for the command line: resolved against its working folder (never
+ * the process's, which a command run in-process does not share).
+ *
+ * @example
+ * userPath({ cwd: "/work" }, "plans/a.json") // "/work/plans/a.json"
+ */
+export function userPath(from: Pick<InputSource, "cwd">, path: string): string {
+  return resolve(from.cwd, path);
+}
+
+/**
  * Read a text input: a path to a regular file (relative to `from.cwd`), or `-` for stdin. Messages
  * name the path as given.
  *
@@ -81,7 +92,7 @@ export function readTextInput(path: string, from: InputSource, maxBytes = DEFAUL
     if (bytes.length > maxBytes) throw overLimit("<stdin>", maxBytes);
     return decodeUtf8(bytes, "<stdin>");
   }
-  return decodeUtf8(readRegularFile(resolve(from.cwd, path), path, maxBytes), path);
+  return decodeUtf8(readRegularFile(userPath(from, path), path, maxBytes), path);
 }
 
 function readRegularFile(file: string, path: string, maxBytes: number): Buffer {

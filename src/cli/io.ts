@@ -10,7 +10,10 @@ import { CliError, readStdin, readTextInput, type CliStdin } from "./input.js";
 import { wrongFlagHint } from "./file-kinds.js";
 import { printable } from "../shared/text.js";
 
-/** The environment variables the command line reads (`NO_COLOR`, `OTEL_*`, `DATABASE_URL`, and those passed to `--mcp` servers). */
+/**
+ * The environment variables the command line reads (`NO_COLOR`, `OTEL_*`) and passes to the servers
+ * `--mcp` starts. (`DATABASE_URL`, when `--database` is not given, is read by plan-refs/postgres itself.)
+ */
 export type CliEnv = Readonly<Record<string, string | undefined>>;
 
 /**
@@ -49,11 +52,6 @@ export interface CommandIo extends CliIo {
  */
 export function commandIo(io: CliIo): CommandIo {
   return { ...io, stdin: io.stdin ?? readStdin, env: io.env ?? process.env, cwd: resolve(io.cwd ?? process.cwd()) };
-}
-
-/** Where a path the user gave is, for the command line: resolved against its working folder. */
-export function userPath(io: Pick<CommandIo, "cwd">, path: string): string {
-  return resolve(io.cwd, path);
 }
 
 /** Whether colour is wanted on a stream: a terminal, and no `NO_COLOR` in the environment (https://no-color.org). */

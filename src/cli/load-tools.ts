@@ -16,8 +16,8 @@ import { describeThrown } from "../shared/errors.js";
 import { ownData, readOwnData } from "../shared/own-data.js";
 import { LineIndex } from "../shared/positions.js";
 import { sourceExcerpt } from "./diagnostics.js";
-import { CliError, readTextInput } from "./input.js";
-import { interruptedExitCode, userPath, type CommandIo } from "./io.js";
+import { CliError, readTextInput, userPath } from "./input.js";
+import { interruptedExitCode, type CommandIo } from "./io.js";
 import { TYPESCRIPT_EXTENSIONS, wrongFlagHint } from "./file-kinds.js";
 import { cutText, printable } from "../shared/text.js";
 

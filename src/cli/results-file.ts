@@ -9,7 +9,7 @@
 import { accessSync, chmodSync, closeSync, constants, fsyncSync, lstatSync, openSync, readlinkSync, realpathSync, renameSync, statSync, unlinkSync, writeSync, type Stats } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
-import { CliError } from "./input.js";
+import { CliError, userPath } from "./input.js";
 
 /** Symbolic links followed at most (as the kernel's ELOOP limit). */
 const MAX_LINKS = 40;
@@ -47,7 +47,7 @@ export function checkResultsTarget(given: string, cwd: string, guarded: readonly
   const refuse = (why: string): never => {
     throw new CliError(`${flag} ${given}: ${why}; ${outcome}`, "results-target");
   };
-  let path = resolve(cwd, given);
+  let path = userPath({ cwd }, given);
   for (let links = 0; ; links++) {
     let stats: Stats;
     try {
@@ -65,7 +65,7 @@ export function checkResultsTarget(given: string, cwd: string, guarded: readonly
     if (stats.isDirectory()) return refuse("is a directory; give a file name");
     if (!stats.isFile()) return refuse("is not a regular file (devices, FIFOs and sockets are refused)");
     for (const file of guarded) {
-      if (sameFile(stats, resolve(cwd, file.path))) return refuse(`is ${file.role}; write ${flag === "--results" ? "the results" : "it"} to another file`);
+      if (sameFile(stats, userPath({ cwd }, file.path))) return refuse(`is ${file.role}; write ${flag === "--results" ? "the results" : "it"} to another file`);
     }
     try {
       accessSync(path, constants.W_OK);

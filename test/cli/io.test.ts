@@ -8,8 +8,8 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { commandIo, userPath } from "../../src/cli/io.js";
-import { readStdin } from "../../src/cli/input.js";
+import { commandIo } from "../../src/cli/io.js";
+import { readStdin, userPath } from "../../src/cli/input.js";
 import { repoRoot, runCliInProcess } from "../helpers/cli.js";
 import { tempFolder } from "../helpers/temp.js";
 
