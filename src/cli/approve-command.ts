@@ -8,7 +8,7 @@ import { printable, quoted } from "../shared/text.js";
 import { databaseOptions, onDatabase } from "./db-command.js";
 import { FlagError, parseFlags } from "./flags.js";
 import { CliError } from "./input.js";
-import type { CliIo } from "./io.js";
+import type { CommandIo } from "./io.js";
 
 export const approveUsage = "usage: plan-refs approve <run-id> <step> [--deny REASON] [--database URL]";
 
@@ -35,7 +35,7 @@ example:
   plan-refs approve 3f1c… 4 --deny "too expensive"
 `;
 
-export async function approveCommand(argv: string[], io: CliIo): Promise<number> {
+export async function approveCommand(argv: string[], io: CommandIo): Promise<number> {
   const { values, positionals } = parseFlags(argv, { database: { type: "string" }, deny: { type: "string" } });
   const [runId, step, ...extra] = positionals;
   if (runId === undefined || runId === "" || step === undefined || extra.length > 0) throw new CliError(`expected a run id and a step id\n${approveUsage}`, "usage");

@@ -5,7 +5,7 @@
  */
 import { FlagError } from "./flags.js";
 import { CliError } from "./input.js";
-import type { CliIo } from "./io.js";
+import { commandIo, type CliIo, type CommandIo } from "./io.js";
 import { lintCommand, lintHelp, lintUsage } from "./lint-command.js";
 import { lspCommand, lspHelp, lspUsage } from "./lsp-command.js";
 import { resolveCommand, resolveHelp, resolveUsage } from "./resolve-command.js";
@@ -22,7 +22,7 @@ import { mcpCommand, mcpHelp, mcpUsage } from "./mcp-serve-command.js";
 import { cutText, printable } from "../shared/text.js";
 import { packageVersion } from "../shared/version.js";
 
-type Command = (argv: string[], io: CliIo) => number | Promise<number>;
+type Command = (argv: string[], io: CommandIo) => number | Promise<number>;
 
 const commands: Record<string, { run: Command; usage: string; help: string }> = {
   resolve: { run: resolveCommand, usage: resolveUsage, help: resolveHelp },
@@ -61,8 +61,16 @@ function asksForHelp(argv: readonly string[]): boolean {
   return false;
 }
 
-/** Run the command line with `argv` (without `node` and the script) and return the exit code. */
-export async function runCli(argv: string[], io: CliIo): Promise<number> {
+/**
+ * Run the command line with `argv` (without `node` and the script) and return the exit code: what the
+ * process exits with (`src/cli/main.ts`). stdin, the environment and the working folder are `io`'s,
+ * else the process's.
+ *
+ * @example
+ * await runCli(["lint", "plan.json"], { stdout, stderr, stdoutIsTTY: false, stderrIsTTY: false, cwd: "/work" }) // 0, 1 or 2
+ */
+export async function runCli(argv: string[], given: CliIo): Promise<number> {
+  const io = commandIo(given);
   const [name, ...rest] = argv;
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     (name === undefined ? io.stderr : io.stdout)(help);
@@ -82,7 +90,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return 0;
   }
   // The commands that run plans export their spans when the OTEL_* variables ask (src/cli/tracing.ts).
-  const tracing = name === "run" || name === "worker" || name === "mcp" ? await startCliTracing(process.env, io.stderr) : undefined;
+  const tracing = name === "run" || name === "worker" || name === "mcp" ? await startCliTracing(io.env, io.stderr) : undefined;
   try {
     return await command.run(rest, io);
   } catch (error) {

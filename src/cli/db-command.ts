@@ -7,7 +7,7 @@ import { printable } from "../shared/text.js";
 import { parseFlags } from "./flags.js";
 import { connectionProblem } from "../postgres/db.js";
 import { CliError } from "./input.js";
-import { interruptedExitCode, type CliIo } from "./io.js";
+import { interruptedExitCode, type CommandIo } from "./io.js";
 
 export const dbUsage = "usage: plan-refs db migrate [--database URL]";
 
@@ -66,7 +66,7 @@ export function databaseOptions(database: string | undefined): { connectionStrin
   return { connectionString: database };
 }
 
-export async function dbCommand(argv: string[], io: CliIo): Promise<number> {
+export async function dbCommand(argv: string[], io: CommandIo): Promise<number> {
   const { values, positionals } = parseFlags(argv, { database: { type: "string" } });
   if (positionals.length !== 1 || positionals[0] !== "migrate") throw new CliError(`expected the subcommand migrate\n${dbUsage}`, "usage");
   const postgres = await loadPostgres();
@@ -92,7 +92,7 @@ export interface RemoteRun {
  * Submit a plan to PostgreSQL and follow it: progress as the run's own events (made from the run's
  * snapshots as it progresses), then its report. `undefined` with `--detach` (the run id is printed).
  */
-export async function runOnDatabase(io: CliIo, remote: RemoteRun): Promise<RunReport | undefined> {
+export async function runOnDatabase(io: CommandIo, remote: RemoteRun): Promise<RunReport | undefined> {
   const postgres = await loadPostgres();
   const connection = databaseOptions(remote.database);
   const interrupted = (): CliError => new CliError("interrupted before the plan was submitted: nothing was submitted", "interrupted", interruptedExitCode(io.signal));

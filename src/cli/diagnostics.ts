@@ -18,7 +18,7 @@ export type PrintedDiagnostic = Omit<Diagnostic, "code"> & { readonly code: Diag
 import { LineIndex } from "../shared/positions.js";
 import { listSome } from "../shared/text.js";
 import { unknownToolMessage } from "../run/attempt.js";
-import type { CliIo } from "./io.js";
+import { wantsColor, type CommandIo } from "./io.js";
 import { printable } from "../shared/text.js";
 
 /**
@@ -66,8 +66,8 @@ export function locateDiagnostics<D extends PrintedDiagnostic>(text: string, dia
 }
 
 /** Print diagnostics on stderr, in colour on a terminal (unless NO_COLOR is set). */
-export function printDiagnostics(io: CliIo, diagnostics: readonly PrintedDiagnostic[], name: string, lines: LineIndex): void {
-  io.stderr(formatDiagnostics(diagnostics, name, lines, io.stderrIsTTY && process.env["NO_COLOR"] === undefined));
+export function printDiagnostics(io: CommandIo, diagnostics: readonly PrintedDiagnostic[], name: string, lines: LineIndex): void {
+  io.stderr(formatDiagnostics(diagnostics, name, lines, wantsColor(io, io.stderrIsTTY)));
 }
 
 /** Widest source line shown; longer lines are cut around the diagnostic. */

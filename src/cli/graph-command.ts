@@ -10,7 +10,7 @@ import type { ToolCatalog } from "../plan/plan.js";
 import { printable } from "../shared/text.js";
 import { parseFlags } from "./flags.js";
 import { CliError } from "./input.js";
-import { readCatalog, readJsonInput, type CliIo } from "./io.js";
+import { readCatalog, readJsonInput, type CommandIo } from "./io.js";
 import { checkResultsTarget, writeResults, type GuardedFile } from "./results-file.js";
 
 export const graphUsage = "usage: plan-refs graph <plan.json|-> [--format svg|mermaid|dot] [--out FILE] [--catalog tools.json]";
@@ -62,7 +62,7 @@ function formatOf(out: string | undefined): Format {
  * @example
  * await graphCommand(["plan.json", "--format", "mermaid"], io) // 0 (the flowchart on stdout), 1 or 2
  */
-export function graphCommand(argv: string[], io: CliIo): number {
+export function graphCommand(argv: string[], io: CommandIo): number {
   const { values, positionals } = parseFlags(argv, {
     format: { type: "string", choices: FORMATS },
     out: { type: "string" },
@@ -77,10 +77,10 @@ export function graphCommand(argv: string[], io: CliIo): number {
     ...(values.catalog === undefined || values.catalog === "-" ? [] : [{ path: values.catalog, role: "the tool catalog" }]),
   ];
   // Checked before reading anything: a bad target is the first thing said.
-  const target = values.out === undefined ? undefined : checkResultsTarget(values.out, guarded, "--out", "nothing was written");
+  const target = values.out === undefined ? undefined : checkResultsTarget(values.out, io.cwd, guarded, "--out", "nothing was written");
 
-  const { value: plan } = readJsonInput(path);
-  const catalog: ToolCatalog | undefined = values.catalog === undefined ? undefined : readCatalog(values.catalog);
+  const { value: plan } = readJsonInput(path, io);
+  const catalog: ToolCatalog | undefined = values.catalog === undefined ? undefined : readCatalog(values.catalog, io);
   const diagnostics = lintPlan(plan, catalog === undefined ? {} : { tools: catalog });
   const drawOptions = { diagnostics, ...(catalog === undefined ? {} : { catalog }) };
   const picture = format === "mermaid" ? planToMermaid(plan, drawOptions) : format === "dot" ? planToDot(plan, drawOptions) : planToSvg(plan, drawOptions);

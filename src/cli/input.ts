@@ -3,6 +3,7 @@
  * strict UTF-8 without a byte order mark. Every failure is a `CliError` with one clear line.
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { resolve } from "node:path";
 import type { McpCallErrorCode, McpSetupErrorCode } from "../mcp/errors.js";
 import type { PostgresErrorCode } from "../postgres/errors.js";
 import type { RefErrorCode } from "../shared/errors.js";
@@ -55,19 +56,51 @@ export class CliError extends Error {
   }
 }
 
-/** Read a text input: a path to a regular file, or `-` for stdin. */
-export function readTextInput(path: string, maxBytes = DEFAULT_MAX_INPUT_BYTES): string {
-  const name = path === "-" ? "<stdin>" : path;
-  const bytes = path === "-" ? readStdin(maxBytes) : readRegularFile(path, maxBytes);
-  return decodeUtf8(bytes, name);
+/**
+ * What `-` reads: stdin's bytes to its end, at most `maxBytes` (more: a `CliError` of code
+ * `file-too-large`, or any number of bytes over `maxBytes`, which the reader then refuses).
+ */
+export type CliStdin = (maxBytes: number) => Uint8Array;
+
+/** Where an input comes from: the folder a relative path is resolved against, and what `-` reads. */
+export interface InputSource {
+  readonly cwd: string;
+  readonly stdin: CliStdin;
 }
 
-function readRegularFile(path: string, maxBytes: number): Buffer {
+/**
+ * Where a path the user gave is, for the command line: resolved against its working folder (never
+ * the process's, which a command run in-process does not share).
+ *
+ * @example
+ * userPath({ cwd: "/work" }, "plans/a.json") // "/work/plans/a.json"
+ */
+export function userPath(from: Pick<InputSource, "cwd">, path: string): string {
+  return resolve(from.cwd, path);
+}
+
+/**
+ * Read a text input: a path to a regular file (relative to `from.cwd`), or `-` for stdin. Messages
+ * name the path as given.
+ *
+ * @example
+ * readTextInput("plan.json", { cwd: "/work", stdin: readStdin }) // the text of /work/plan.json
+ */
+export function readTextInput(path: string, from: InputSource, maxBytes = DEFAULT_MAX_INPUT_BYTES): string {
+  if (path === "-") {
+    const bytes = from.stdin(maxBytes);
+    if (bytes.length > maxBytes) throw overLimit("<stdin>", maxBytes);
+    return decodeUtf8(bytes, "<stdin>");
+  }
+  return decodeUtf8(readRegularFile(userPath(from, path), path, maxBytes), path);
+}
+
+function readRegularFile(file: string, path: string, maxBytes: number): Buffer {
   // Open first, then look at what was opened (fstat): no window in which the path can be swapped for a
   // FIFO or a device between the check and the read. O_NONBLOCK: opening a FIFO does not wait for a writer.
   let fd: number;
   try {
-    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new CliError(code === "ENOENT" ? `${path}: no such file` : `${path}: cannot read (${code ?? "error"})`, "file-not-found");
@@ -86,7 +119,8 @@ function readRegularFile(path: string, maxBytes: number): Buffer {
   }
 }
 
-function readStdin(maxBytes: number): Buffer {
+/** The process's stdin (file descriptor 0), read to its end: the default `CliStdin`. */
+export function readStdin(maxBytes: number): Buffer {
   const stats = fstatSync(0);
   if (stats.isDirectory()) throw new CliError("<stdin>: is a directory", "not-a-file");
   return readAll(0, maxBytes, "<stdin>");
@@ -115,10 +149,14 @@ function readAll(fd: number, maxBytes: number, name: string): Buffer {
     }
     if (read === 0) break;
     total += read;
-    if (total > maxBytes) throw new CliError(`${name}: input is over the limit of ${maxBytes} bytes`, "file-too-large");
+    if (total > maxBytes) throw overLimit(name, maxBytes);
     chunks.push(Buffer.from(chunk.subarray(0, read)));
   }
   return Buffer.concat(chunks, total);
+}
+
+function overLimit(name: string, maxBytes: number): CliError {
+  return new CliError(`${name}: input is over the limit of ${maxBytes} bytes`, "file-too-large");
 }
 
 /** Strict UTF-8: a byte order mark or an invalid byte is an error naming its line and column. */

@@ -10,7 +10,7 @@ import { LineIndex } from "../shared/positions.js";
 import { formatDiagnostics, locateDiagnostics, unknownTools } from "./diagnostics.js";
 import { parseFlags } from "./flags.js";
 import { CliError, readTextInput } from "./input.js";
-import { readCatalog, type CliIo } from "./io.js";
+import { readCatalog, wantsColor, type CommandIo } from "./io.js";
 import { wrongFlagHint } from "./file-kinds.js";
 import { loadTools } from "./load-tools.js";
 import { MCP_HELP, MCP_OPTIONS, withMcpServers } from "./mcp-flags.js";
@@ -53,7 +53,7 @@ example:
  * @example
  * await lintCommand(["plan.json", "--catalog", "tools.json", "--format", "json"], io) // 0, 1 or 2
  */
-export async function lintCommand(argv: string[], io: CliIo): Promise<number> {
+export async function lintCommand(argv: string[], io: CommandIo): Promise<number> {
   const { values, positionals } = parseFlags(argv, {
     catalog: { type: "string" },
     tools: { type: "string" },
@@ -69,10 +69,10 @@ export async function lintCommand(argv: string[], io: CliIo): Promise<number> {
   if (hint !== undefined) throw new CliError(hint, "wrong-flag");
 
   const name = path === "-" ? "<stdin>" : printable(path);
-  const text = readTextInput(path);
-  const catalog = values.catalog === undefined ? undefined : readCatalog(values.catalog);
-  const module = values.tools === undefined ? undefined : await loadTools(values.tools, io.signal);
-  return withMcpServers(values, io.signal, async (servers) => {
+  const text = readTextInput(path, io);
+  const catalog = values.catalog === undefined ? undefined : readCatalog(values.catalog, io);
+  const module = values.tools === undefined ? undefined : await loadTools(values.tools, io);
+  return withMcpServers(values, io, async (servers) => {
     // With servers, the catalog holds every tool (a module's too): the linter reports unknown tools.
     const tools = servers === undefined ? catalog : combineCatalogs(servers, module === undefined ? undefined : { names: module.names, label: `--tools ${printable(values.tools!)}` }, catalog);
     let diagnostics = lintPlanText(text, tools === undefined ? {} : { tools });
@@ -88,7 +88,7 @@ export async function lintCommand(argv: string[], io: CliIo): Promise<number> {
     if (format === "json") {
       io.stdout(`${JSON.stringify(diagnostics, null, 2)}\n`);
     } else {
-      const color = io.stdoutIsTTY && process.env["NO_COLOR"] === undefined;
+      const color = wantsColor(io, io.stdoutIsTTY);
       io.stdout(formatDiagnostics(diagnostics, name, new LineIndex(text), color));
     }
     const errors = diagnostics.some((diagnostic) => diagnostic.severity === "error");

@@ -9,30 +9,30 @@
  */
 import { spawnSync } from "node:child_process";
 import { statSync } from "node:fs";
-import { extname, relative, resolve } from "node:path";
+import { extname, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { ToolFunction, ToolFunctions } from "../run/run-plan.js";
 import { describeThrown } from "../shared/errors.js";
 import { ownData, readOwnData } from "../shared/own-data.js";
 import { LineIndex } from "../shared/positions.js";
 import { sourceExcerpt } from "./diagnostics.js";
-import { CliError, readTextInput } from "./input.js";
-import { interruptedExitCode } from "./io.js";
+import { CliError, readTextInput, userPath } from "./input.js";
+import { interruptedExitCode, type CommandIo } from "./io.js";
 import { TYPESCRIPT_EXTENSIONS, wrongFlagHint } from "./file-kinds.js";
 import { cutText, printable } from "../shared/text.js";
 
 /**
  * Import the tools module; its exported functions (named, or on a default-exported object) are the
- * tools. `signal` aborts the wait (Ctrl-C while a module is still loading).
+ * tools. A relative path is `io.cwd`'s; `io.signal` aborts the wait (Ctrl-C while a module is still loading).
  *
  * @example
- * const tools = await loadTools("./tools.mjs") // { geocode: [Function], … }
+ * const tools = await loadTools("./tools.mjs", io) // { geocode: [Function], … }
  */
-export async function loadTools(path: string, signal?: AbortSignal): Promise<{ tools: ToolFunctions; names: string[] }> {
+export async function loadTools(path: string, io: Pick<CommandIo, "cwd" | "stdin" | "signal">): Promise<{ tools: ToolFunctions; names: string[] }> {
   const hint = wrongFlagHint("--tools", path);
   if (hint !== undefined) throw new CliError(hint, "wrong-flag");
   const shown = printable(path);
-  const absolute = resolve(path);
+  const absolute = userPath(io, path);
   let isFile = false;
   try {
     isFile = statSync(absolute).isFile();
@@ -50,14 +50,14 @@ export async function loadTools(path: string, signal?: AbortSignal): Promise<{ t
   process.on("exit", onExit);
   let module: Record<string, unknown>;
   try {
-    module = (await raceAbort(import(pathToFileURL(absolute).href), signal)) as Record<string, unknown>;
+    module = (await raceAbort(import(pathToFileURL(absolute).href), io.signal)) as Record<string, unknown>;
   } catch (error) {
     const why = loadFailure(error, absolute);
     const place = failurePlace(error, absolute);
     if (place === "imported") throw new CliError(`${shown}: ${why} (in a module it imports: ${shown} itself parses)`, "tools-module");
     if (place === undefined) throw new CliError(`${shown}: ${why}`, "tools-module");
-    const at = `${place.file === absolute ? shown : printable(relative(process.cwd(), place.file))}:${place.line}:${place.column}`;
-    throw new CliError(place.file === absolute ? `${at}: ${why}` : `${shown}: ${why} (at ${at})`, "tools-module", 2, excerptAt(place));
+    const at = `${place.file === absolute ? shown : printable(relative(io.cwd, place.file))}:${place.line}:${place.column}`;
+    throw new CliError(place.file === absolute ? `${at}: ${why}` : `${shown}: ${why} (at ${at})`, "tools-module", 2, excerptAt(place, io));
   } finally {
     process.off("exit", onExit);
   }
@@ -209,9 +209,9 @@ function syntaxErrorPlace(absolute: string): Place | "imported" | undefined {
 }
 
 /** The source line of a place with a caret under its column, or "" when the file cannot be read. */
-function excerptAt(place: Place): string {
+function excerptAt(place: Place, io: Pick<CommandIo, "cwd" | "stdin">): string {
   try {
-    const line = new LineIndex(readTextInput(place.file, MAX_SOURCE_BYTES)).lineText(place.line);
+    const line = new LineIndex(readTextInput(place.file, io, MAX_SOURCE_BYTES)).lineText(place.line);
     return place.column - 1 <= line.length ? sourceExcerpt(line, place.line, place.column - 1, place.column) : "";
   } catch {
     return "";

@@ -4,7 +4,7 @@
  */
 import { FlagError, parseFlags } from "./flags.js";
 import { readTextInput } from "./input.js";
-import type { CliIo } from "./io.js";
+import type { CommandIo } from "./io.js";
 
 export const lspUsage = "usage: plan-refs lsp --stdio   (language server over stdin/stdout, for editors)";
 
@@ -36,7 +36,7 @@ const MAX_CATALOG_BYTES = 4 * 1024 * 1024;
  * @example
  * await runCli(["lsp", "--stdio"], io) // serves on stdin/stdout
  */
-export async function lspCommand(argv: string[], _io: CliIo): Promise<number> {
+export async function lspCommand(argv: string[], io: CommandIo): Promise<number> {
   const { values } = parseFlags(argv, { stdio: { type: "boolean" } }, { positionals: false });
   // Started by hand in a terminal, not by an editor: say what it is instead of waiting silently for
   // protocol messages no one will type. (Without the flag on a pipe, it serves, as editors expect.)
@@ -47,6 +47,6 @@ export async function lspCommand(argv: string[], _io: CliIo): Promise<number> {
   const connection = createConnection(guardFraming(process.stdin, (line) => process.stderr.write(`${line}\n`)), process.stdout);
   // A bug in a handler must not take the editor's server down: log it and go on.
   process.on("uncaughtException", (error) => connection.console.error(`plan-refs: unexpected error: ${error.stack ?? error.message}`));
-  startLanguageServer(connection, { readTextFile: (path) => readTextInput(path, MAX_CATALOG_BYTES) });
+  startLanguageServer(connection, { readTextFile: (path) => readTextInput(path, io, MAX_CATALOG_BYTES) });
   return new Promise<number>(() => {});
 }

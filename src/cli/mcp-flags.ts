@@ -8,7 +8,7 @@ import { packageVersion } from "../shared/version.js";
 import { MAX_TIMEOUT_MS } from "../run/index.js";
 import { quoted } from "../shared/text.js";
 import { CliError } from "./input.js";
-import { interruptedExitCode } from "./io.js";
+import { interruptedExitCode, type CommandIo } from "./io.js";
 
 /** The flag definitions, for `parseFlags`. */
 export const MCP_OPTIONS = {
@@ -35,10 +35,12 @@ export const MCP_HELP = `  --mcp "COMMAND"       start an MCP server (its stdin 
 
 /**
  * Connect the servers the flags name (none: undefined), then run `use` and close them, also when it
- * throws or the command is interrupted. Setup failures are one-line `CliError`s (exit 2).
+ * throws or the command is interrupted (`io.signal`). A server started by `--mcp` runs in `io.cwd`
+ * with `io.env`. Setup failures are one-line `CliError`s (exit 2).
  */
-export async function withMcpServers<T>(flags: McpFlagValues, signal: AbortSignal | undefined, use: (servers: McpServers | undefined) => Promise<T>): Promise<T> {
-  const specs = [...(flags.mcp ?? []).map((commandLine) => ({ commandLine })), ...(flags["mcp-url"] ?? []).map((url) => ({ url }))];
+export async function withMcpServers<T>(flags: McpFlagValues, io: Pick<CommandIo, "signal" | "cwd" | "env">, use: (servers: McpServers | undefined) => Promise<T>): Promise<T> {
+  const { signal, cwd, env } = io;
+  const specs = [...(flags.mcp ?? []).map((commandLine) => ({ commandLine, cwd, env })), ...(flags["mcp-url"] ?? []).map((url) => ({ url }))];
   const timeoutMs = milliseconds(flags["mcp-timeout"], "--mcp-timeout");
   if (specs.length === 0) return use(undefined);
   // Aborted by the command's signal, or by a signal that nothing else handles (see stopOnSignal).

@@ -6,7 +6,7 @@
  */
 import { CliError } from "./input.js";
 import { FlagError, parseFlags, positiveInteger } from "./flags.js";
-import { readCatalog, type CliIo } from "./io.js";
+import { readCatalog, type CommandIo } from "./io.js";
 import { loadTools } from "./load-tools.js";
 import { asCliError, MCP_HELP, MCP_OPTIONS, withMcpServers } from "./mcp-flags.js";
 import { packageVersion } from "../shared/version.js";
@@ -70,8 +70,8 @@ function port(text: string): number {
   return value;
 }
 
-function readToken(path: string): string {
-  const token = readTextInput(path, MAX_TOKEN_BYTES).trim();
+function readToken(path: string, io: CommandIo): string {
+  const token = readTextInput(path, io, MAX_TOKEN_BYTES).trim();
   if (token.length < MIN_TOKEN_LENGTH || /\s/.test(token)) throw new CliError(`--token-file ${printable(path)}: the token must be one word of at least ${MIN_TOKEN_LENGTH} characters`, "token-file");
   return token;
 }
@@ -82,7 +82,7 @@ function readToken(path: string): string {
  * @example
  * await runCli(["mcp", "serve", "--mcp", "node server.mjs"], io) // serves on stdin/stdout
  */
-export async function mcpCommand(argv: string[], io: CliIo): Promise<number> {
+export async function mcpCommand(argv: string[], io: CommandIo): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub !== "serve") throw new FlagError(sub === undefined ? "missing the subcommand: plan-refs mcp serve" : `unknown subcommand ${quoted(sub, 40)}; plan-refs mcp has one: serve`);
   const { values } = parseFlags(
@@ -110,7 +110,7 @@ export async function mcpCommand(argv: string[], io: CliIo): Promise<number> {
   if (http !== undefined && !isLoopback(host) && values["token-file"] === undefined) {
     throw new CliError(`--host ${printable(host)} is not a loopback address: serving on it needs --token-file FILE (the bearer token clients must send); nothing was served`, "token-required");
   }
-  const token = values["token-file"] === undefined ? undefined : readToken(values["token-file"]);
+  const token = values["token-file"] === undefined ? undefined : readToken(values["token-file"], io);
   const retry = positiveInteger(values.retry, "--retry");
   const concurrency = positiveInteger(values.concurrency, "--concurrency");
   const timeoutMs = positiveInteger(values.timeout, "--timeout");
@@ -124,9 +124,9 @@ export async function mcpCommand(argv: string[], io: CliIo): Promise<number> {
     serverInfo: { name: "plan-refs", version: packageVersion() },
     onWarning: (message) => io.stderr(`plan-refs mcp serve: ${printable(message)}\n`),
   };
-  const catalog: ToolCatalog | undefined = values.catalog === undefined ? undefined : readCatalog(values.catalog);
-  const module = values.tools === undefined ? undefined : await loadTools(values.tools, io.signal);
-  return withMcpServers(values, io.signal, async (servers) => {
+  const catalog: ToolCatalog | undefined = values.catalog === undefined ? undefined : readCatalog(values.catalog, io);
+  const module = values.tools === undefined ? undefined : await loadTools(values.tools, io);
+  return withMcpServers(values, io, async (servers) => {
     let service: PlanService;
     try {
       service = await PlanService.create({ clients: servers?.connections ?? [], ...(module === undefined ? {} : { tools: module.tools }), ...(catalog === undefined ? {} : { catalog }), options });

@@ -6,7 +6,7 @@
 import { printable } from "../shared/text.js";
 import { databaseOptions, onDatabase, oneRunId } from "./db-command.js";
 import { parseFlags } from "./flags.js";
-import type { CliIo } from "./io.js";
+import type { CommandIo } from "./io.js";
 
 export const redriveUsage = "usage: plan-refs redrive <run-id> [--database URL]";
 
@@ -30,7 +30,7 @@ example:
   plan-refs redrive 3f1c… --database postgres://localhost/agents
 `;
 
-export async function redriveCommand(argv: string[], io: CliIo): Promise<number> {
+export async function redriveCommand(argv: string[], io: CommandIo): Promise<number> {
   const { values, positionals } = parseFlags(argv, { database: { type: "string" } });
   const runId = oneRunId(positionals, redriveUsage);
   const redrive = await onDatabase((postgres) => postgres.redriveRun(runId, databaseOptions(values.database)));

@@ -21,7 +21,7 @@ import { locateDiagnostics, printDiagnostics } from "./diagnostics.js";
 import { parseFlags } from "./flags.js";
 import { SYNTAXES } from "../shared/options.js";
 import { CliError } from "./input.js";
-import { readJsonInput, type CliIo } from "./io.js";
+import { readJsonInput, type CommandIo } from "./io.js";
 import { printable } from "../shared/text.js";
 
 export const resolveUsage = "usage: plan-refs resolve --args <file|-> --results <file|-> [--syntax seed|path] [--templates] [--deep] [--strict]";
@@ -49,7 +49,7 @@ example:
   plan-refs resolve --args examples/seed/args.json --results examples/seed/results.json
 `;
 
-export function resolveCommand(argv: string[], io: CliIo): number {
+export function resolveCommand(argv: string[], io: CommandIo): number {
   const { values } = parseFlags(
     argv,
     {
@@ -64,8 +64,8 @@ export function resolveCommand(argv: string[], io: CliIo): number {
   );
   if (values.args === undefined || values.results === undefined) throw new CliError(`missing --args or --results\n${resolveUsage}`, "usage");
   if (values.args === "-" && values.results === "-") throw new CliError("only one of --args and --results can be read from stdin", "usage");
-  const args = readJsonInput(values.args);
-  const results = readJsonInput(values.results).value;
+  const args = readJsonInput(values.args, io);
+  const results = readJsonInput(values.results, io).value;
   const options = { syntax: values.syntax, templates: values.templates, deep: values.deep, strict: values.strict };
   try {
     const resolved = resolveRefs(args.value as Record<string, unknown>, results as Results, options);

@@ -9,7 +9,7 @@
 import { accessSync, chmodSync, closeSync, constants, fsyncSync, lstatSync, openSync, readlinkSync, realpathSync, renameSync, statSync, unlinkSync, writeSync, type Stats } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
-import { CliError } from "./input.js";
+import { CliError, userPath } from "./input.js";
 
 /** Symbolic links followed at most (as the kernel's ELOOP limit). */
 const MAX_LINKS = 40;
@@ -17,6 +17,8 @@ const MAX_LINKS = 40;
 /** A checked `--results` target: the path given, and the file that will actually be written. */
 export interface ResultsTarget {
   readonly given: string;
+  /** The folder `given` is relative to. */
+  readonly cwd: string;
   /** The real path written (a symbolic link resolved to its target). */
   readonly path: string;
   /** The mode of the file replaced, kept on the new one. */
@@ -33,19 +35,19 @@ export interface GuardedFile {
 }
 
 /**
- * Check a `--results` target before anything runs. Throws a `CliError` (exit 2) naming what is wrong.
+ * Check a `--results` target (relative to `cwd`, as are the guarded files) before anything runs. Throws a `CliError` (exit 2) naming what is wrong.
  * The same rules hold for every file the command line writes (`--timeline`, `graph --out`): `flag`
  * names it in the message and `outcome` says what did not happen.
  *
  * @example
- * checkResultsTarget("out.json", [{ path: "plan.json", role: "the plan" }]) // { given: "out.json", path: "/abs/out.json", mode: undefined, flag: "--results", … }
- * checkResultsTarget("graph.svg", [], "--out", "nothing was written")
+ * checkResultsTarget("out.json", "/abs", [{ path: "plan.json", role: "the plan" }]) // { given: "out.json", cwd: "/abs", path: "/abs/out.json", mode: undefined, flag: "--results", … }
+ * checkResultsTarget("graph.svg", "/abs", [], "--out", "nothing was written")
  */
-export function checkResultsTarget(given: string, guarded: readonly GuardedFile[], flag = "--results", outcome = "nothing was run"): ResultsTarget {
+export function checkResultsTarget(given: string, cwd: string, guarded: readonly GuardedFile[], flag = "--results", outcome = "nothing was run"): ResultsTarget {
   const refuse = (why: string): never => {
     throw new CliError(`${flag} ${given}: ${why}; ${outcome}`, "results-target");
   };
-  let path = resolve(given);
+  let path = userPath({ cwd }, given);
   for (let links = 0; ; links++) {
     let stats: Stats;
     try {
@@ -53,7 +55,7 @@ export function checkResultsTarget(given: string, guarded: readonly GuardedFile[
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== "ENOENT") return refuse(`cannot be checked (${code ?? "error"})`);
-      return newFile(path, given, refuse, flag, outcome);
+      return newFile(path, given, cwd, refuse, flag, outcome);
     }
     if (stats.isSymbolicLink()) {
       if (links >= MAX_LINKS) return refuse("too many levels of symbolic links");
@@ -63,7 +65,7 @@ export function checkResultsTarget(given: string, guarded: readonly GuardedFile[
     if (stats.isDirectory()) return refuse("is a directory; give a file name");
     if (!stats.isFile()) return refuse("is not a regular file (devices, FIFOs and sockets are refused)");
     for (const file of guarded) {
-      if (sameFile(stats, file.path)) return refuse(`is ${file.role}; write ${flag === "--results" ? "the results" : "it"} to another file`);
+      if (sameFile(stats, userPath({ cwd }, file.path))) return refuse(`is ${file.role}; write ${flag === "--results" ? "the results" : "it"} to another file`);
     }
     try {
       accessSync(path, constants.W_OK);
@@ -72,11 +74,11 @@ export function checkResultsTarget(given: string, guarded: readonly GuardedFile[
     }
     const real = realpathSync(path);
     checkFolder(dirname(real), refuse);
-    return { given, path: real, mode: stats.mode & 0o7777, flag, outcome };
+    return { given, cwd, path: real, mode: stats.mode & 0o7777, flag, outcome };
   }
 }
 
-function newFile(path: string, given: string, refuse: (why: string) => never, flag: string, outcome: string): ResultsTarget {
+function newFile(path: string, given: string, cwd: string, refuse: (why: string) => never, flag: string, outcome: string): ResultsTarget {
   const folder = dirname(path);
   let real: string;
   try {
@@ -85,7 +87,7 @@ function newFile(path: string, given: string, refuse: (why: string) => never, fl
     return refuse(`its folder ${folder} does not exist`);
   }
   checkFolder(real, refuse);
-  return { given, path: join(real, basename(path)), mode: undefined, flag, outcome };
+  return { given, cwd, path: join(real, basename(path)), mode: undefined, flag, outcome };
 }
 
 function checkFolder(folder: string, refuse: (why: string) => never): void {
@@ -125,7 +127,7 @@ export function writeResults(target: ResultsTarget, text: string, guarded: reado
   const flag = target.flag ?? "--results";
   const outcome = target.outcome ?? "nothing was run";
   try {
-    again = checkResultsTarget(target.given, guarded, flag, outcome);
+    again = checkResultsTarget(target.given, target.cwd, guarded, flag, outcome);
   } catch (error) {
     if (!(error instanceof CliError)) return "cannot be checked";
     const prefix = `${flag} ${target.given}: `;

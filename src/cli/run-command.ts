@@ -18,7 +18,7 @@ import { locateDiagnostics, printDiagnostics, unknownTools, type PrintedDiagnost
 import { FlagError, parseFlags, positiveInteger, wholeNumber } from "./flags.js";
 import type { RetryPolicy } from "../run/retry.js";
 import { CliError } from "./input.js";
-import { interruptedExitCode, readCatalog, readJsonInput, type CliIo } from "./io.js";
+import { interruptedExitCode, readCatalog, readJsonInput, type CommandIo } from "./io.js";
 import { loadTools } from "./load-tools.js";
 import { MCP_HELP, MCP_OPTIONS, withMcpServers } from "./mcp-flags.js";
 import { combineCatalogs, type McpServers } from "../mcp/index.js";
@@ -113,7 +113,7 @@ function retryPolicy(attempts: string | undefined, delay: string | undefined, ma
   return { attempts: positiveInteger(attempts, "--retry")!, ...(initialDelayMs === undefined ? {} : { initialDelayMs }), ...(maxDelayMs === undefined ? {} : { maxDelayMs }) };
 }
 
-export async function runCommand(argv: string[], io: CliIo): Promise<number> {
+export async function runCommand(argv: string[], io: CommandIo): Promise<number> {
   const { values, positionals } = parseFlags(argv, {
     tools: { type: "string" },
     catalog: { type: "string" },
@@ -154,20 +154,20 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   if (planPath === "-" && values.catalog === "-") throw new CliError("only one of the plan and --catalog can be read from stdin", "usage");
 
   const planName = planPath === "-" ? "<stdin>" : printable(planPath);
-  const { value: planValue, text: planText } = readJsonInput(planPath);
-  const catalog: ToolCatalog | undefined = values.catalog === undefined ? undefined : readCatalog(values.catalog);
+  const { value: planValue, text: planText } = readJsonInput(planPath, io);
+  const catalog: ToolCatalog | undefined = values.catalog === undefined ? undefined : readCatalog(values.catalog, io);
   // Checked before anything runs: a bad target is found now, not after every tool has run.
   const guarded: GuardedFile[] = [
     ...(planPath === "-" ? [] : [{ path: planPath, role: "the plan" }]),
     ...(values.tools === undefined ? [] : [{ path: values.tools, role: "the tools module" }]),
     ...(values.catalog === undefined || values.catalog === "-" ? [] : [{ path: values.catalog, role: "the tool catalog" }]),
   ];
-  const target: ResultsTarget | undefined = values.results === undefined ? undefined : checkResultsTarget(values.results, guarded);
-  const timeline = values.timeline === undefined ? undefined : timelineTarget(values.timeline, guarded, values.detach === true, target);
+  const target: ResultsTarget | undefined = values.results === undefined ? undefined : checkResultsTarget(values.results, io.cwd, guarded);
+  const timeline = values.timeline === undefined ? undefined : timelineTarget(values.timeline, io.cwd, guarded, values.detach === true, target);
   // Read before anything runs, and before --results (which may be the same file) is replaced.
-  const previous = values.resume === undefined ? undefined : readPrevious(values.resume);
-  const module = values.tools === undefined ? undefined : await loadTools(values.tools, io.signal);
-  return withMcpServers(values, io.signal, (servers) =>
+  const previous = values.resume === undefined ? undefined : readPrevious(values.resume, io);
+  const module = values.tools === undefined ? undefined : await loadTools(values.tools, io);
+  return withMcpServers(values, io, (servers) =>
     runWith(io, { planName, planValue, planText, catalog, target, timeline, guarded, concurrency, timeoutMs, retry, approval, previous, failFast: values["fail-fast"] === true, validateOutputs: values["validate-outputs"] === true, validateInputs: values["validate-inputs"] === true, module, modulePath: values.tools, servers, database: values.database, detach: values.detach === true, serialTools: values["serial-tool"] }),
   );
 }
@@ -200,7 +200,7 @@ interface RunSetup {
   serialTools: string[] | undefined;
 }
 
-async function runWith(io: CliIo, setup: RunSetup): Promise<number> {
+async function runWith(io: CommandIo, setup: RunSetup): Promise<number> {
   const { planName, planValue, planText, target, guarded, concurrency, timeoutMs, module, servers } = setup;
   let tools: ToolFunctions = module?.tools ?? {};
   let catalog = setup.catalog;
@@ -340,9 +340,9 @@ function stepIdFlag(text: string, flag: string): number {
 }
 
 /** `--resume FILE`: the report it holds, read now; one that is not a report is a file error. */
-function readPrevious(given: string): { report: RunReport; given: string } {
+function readPrevious(given: string, io: CommandIo): { report: RunReport; given: string } {
   try {
-    return { report: reportFromJSON(readTextInput(given)), given };
+    return { report: reportFromJSON(readTextInput(given, io)), given };
   } catch (error) {
     if (error instanceof RefError) throw new CliError(`--resume ${given}: ${error.message}; nothing was run`, error.code);
     throw error;
@@ -362,17 +362,17 @@ async function resumeRun(plan: unknown, previous: { report: RunReport; given: st
 }
 
 /** `--timeline FILE`: `.svg` or `.mmd`, a safe target as for --results (and not the --results file). */
-function timelineTarget(given: string, guarded: readonly GuardedFile[], detach: boolean, results: ResultsTarget | undefined): { target: ResultsTarget; format: "svg" | "mermaid" } {
+function timelineTarget(given: string, cwd: string, guarded: readonly GuardedFile[], detach: boolean, results: ResultsTarget | undefined): { target: ResultsTarget; format: "svg" | "mermaid" } {
   if (detach) throw new CliError(`--timeline needs the run to end here, not --detach\n${runUsage}`, "usage");
   const name = given.toLowerCase();
   const format = name.endsWith(".svg") ? "svg" : name.endsWith(".mmd") ? "mermaid" : undefined;
   if (format === undefined) throw new CliError(`--timeline ${given}: the name must end in .svg (SVG) or .mmd (Mermaid); nothing was run`, "usage");
-  const target = checkResultsTarget(given, guarded, "--timeline");
+  const target = checkResultsTarget(given, cwd, guarded, "--timeline");
   if (results !== undefined && results.path === target.path) throw new CliError(`--timeline ${given}: is the --results file; write the timeline to another file; nothing was run`, "results-target");
   return { target, format };
 }
 
-function nothingRun(io: CliIo, errors: readonly Diagnostic[], planName: string, lines: LineIndex): number {
+function nothingRun(io: CommandIo, errors: readonly Diagnostic[], planName: string, lines: LineIndex): number {
   printDiagnostics(io, errors, planName, lines);
   io.stderr(`plan-refs: ${planName} has ${errors.length} error${errors.length > 1 ? "s" : ""}; nothing was run\n`);
   return 2;

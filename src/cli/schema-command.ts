@@ -8,7 +8,7 @@ import { RefError } from "../shared/errors.js";
 import { parseFlags } from "./flags.js";
 import { SYNTAXES } from "../shared/options.js";
 import { CliError } from "./input.js";
-import { readCatalog, type CliIo } from "./io.js";
+import { readCatalog, type CommandIo } from "./io.js";
 import { printable } from "../shared/text.js";
 
 export const schemaUsage = "usage: plan-refs schema --catalog <tools.json|-> [--dialect json-schema|openai-strict] [--syntax seed|path] [--templates] [--deep]";
@@ -45,7 +45,7 @@ example:
  * @example
  * schemaCommand(["--catalog", "tools.json", "--dialect", "openai-strict"], io) // 0, or 2
  */
-export function schemaCommand(argv: string[], io: CliIo): number {
+export function schemaCommand(argv: string[], io: CommandIo): number {
   const { values } = parseFlags(
     argv,
     {
@@ -58,7 +58,7 @@ export function schemaCommand(argv: string[], io: CliIo): number {
     { positionals: false },
   );
   if (values.catalog === undefined) throw new CliError(`missing --catalog\n${schemaUsage}`, "usage");
-  const catalog = readCatalog(values.catalog);
+  const catalog = readCatalog(values.catalog, io);
   let schema: unknown;
   try {
     schema = planSchema(catalog, { dialect: values.dialect, syntax: values.syntax, templates: values.templates, deep: values.deep });

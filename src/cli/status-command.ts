@@ -6,7 +6,7 @@ import { reportToJSON } from "../run/report-json.js";
 import { cutText, printable, quoted } from "../shared/text.js";
 import { databaseOptions, onDatabase, oneRunId } from "./db-command.js";
 import { parseFlags } from "./flags.js";
-import type { CliIo } from "./io.js";
+import type { CommandIo } from "./io.js";
 import { retryingText } from "./progress.js";
 
 export const statusUsage = "usage: plan-refs status <run-id> [--database URL] [--format text|json]";
@@ -34,7 +34,7 @@ example:
   plan-refs status 3f1c… --database postgres://localhost/agents --format json
 `;
 
-export async function statusCommand(argv: string[], io: CliIo): Promise<number> {
+export async function statusCommand(argv: string[], io: CommandIo): Promise<number> {
   const { values, positionals } = parseFlags(argv, { database: { type: "string" }, format: { type: "string", choices: ["text", "json"] } });
   const runId = oneRunId(positionals, statusUsage);
   const format = values.format ?? "text";

@@ -7,7 +7,7 @@ import { boundedSetting, type WorkerLimit } from "../postgres/worker-settings.js
 import { asCliError, databaseOptions, loadPostgres } from "./db-command.js";
 import { FlagError, namedNumbers, parseFlags } from "./flags.js";
 import { CliError } from "./input.js";
-import type { CliIo } from "./io.js";
+import type { CommandIo } from "./io.js";
 import { loadTools } from "./load-tools.js";
 import { retryingText } from "./progress.js";
 
@@ -58,7 +58,7 @@ function boundedFlag(text: string | undefined, flag: string, setting: WorkerLimi
   }
 }
 
-export async function workerCommand(argv: string[], io: CliIo): Promise<number> {
+export async function workerCommand(argv: string[], io: CommandIo): Promise<number> {
   const { values, positionals } = parseFlags(argv, { tools: { type: "string" }, database: { type: "string" }, concurrency: { type: "string" }, "recovery-ms": { type: "string" }, "grace-ms": { type: "string" }, "tool-concurrency": { type: "string", multiple: true }, "validate-inputs": { type: "boolean" } });
   if (positionals.length > 0) throw new CliError(`unexpected argument "${printable(cutText(positionals[0]!, 40))}"\n${workerUsage}`, "usage");
   if (values.tools === undefined) throw new CliError(`missing --tools <module>\n${workerUsage}`, "usage");
@@ -66,7 +66,7 @@ export async function workerCommand(argv: string[], io: CliIo): Promise<number> 
   const recoveryMs = boundedFlag(values["recovery-ms"], "--recovery-ms", "recoveryMs");
   const graceMs = boundedFlag(values["grace-ms"], "--grace-ms", "graceMs");
   const toolConcurrency = namedNumbers(values["tool-concurrency"], "--tool-concurrency", (text, label) => boundedFlag(text, label, "concurrency"));
-  const { tools } = await loadTools(values.tools, io.signal);
+  const { tools } = await loadTools(values.tools, io);
   const postgres = await loadPostgres();
   let worker: Awaited<ReturnType<typeof postgres.startWorker>>;
   try {

@@ -27,8 +27,8 @@ export type McpServerSpec =
       readonly env?: Readonly<Record<string, string>>;
     }
   | { readonly url: string | URL }
-  /** A command line, split into words by `splitCommand` (quotes understood, no shell). */
-  | { readonly commandLine: string };
+  /** A command line, split into words by `splitCommand` (quotes understood, no shell); started in `cwd` with `env` as above. */
+  | { readonly commandLine: string; readonly cwd?: string; readonly env?: Readonly<Record<string, string | undefined>> };
 
 /** Options of `connectMcp`. */
 export interface ConnectMcpOptions {
@@ -143,7 +143,8 @@ function readSpec(server: McpServerSpec): Spec {
   }
   if ("commandLine" in server) {
     const [command, ...args] = splitCommand(server.commandLine);
-    return { kind: "stdio", command: command!, args, env: environment(undefined), label: server.commandLine };
+    const { cwd, env } = server;
+    return { kind: "stdio", command: command!, args, ...(cwd === undefined ? {} : { cwd }), env: environment(env), label: server.commandLine };
   }
   const { command, args = [], cwd, env } = server;
   if (typeof command !== "string" || command === "") throw new McpSetupError("invalid-options", "connectMcp needs a command (a non-empty string)");
@@ -152,7 +153,7 @@ function readSpec(server: McpServerSpec): Spec {
 }
 
 /** The server's environment: the one given, else this process's (string values only). */
-function environment(env: Readonly<Record<string, string>> | undefined): Record<string, string> {
+function environment(env: Readonly<Record<string, string | undefined>> | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(env ?? process.env)) if (typeof value === "string") out[name] = value;
   return out;

@@ -1,9 +1,8 @@
 /**
  * parseFlags, the one reader of every command's flags: what it accepts (called directly), and every
- * command's flag mistakes as a user meets them (the rows of test/cases/cli-flags.json, through the
- * built executable): one line in plan-refs' words, the command's usage line, exit code 2.
+ * command's flag mistakes as a user meets them (the rows of test/cases/cli-flags.json, through
+ * `runCli` in-process): one line in plan-refs' words, the command's usage line, exit code 2.
  */
-import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -11,9 +10,9 @@ import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { COMMAND_NAMES } from "../../src/cli/cli.js";
 import { FlagError, parseFlags, positiveInteger } from "../../src/cli/flags.js";
+import { runCliInProcess } from "../helpers/cli.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
-const main = process.env["PLAN_REFS_CLI"] ?? join(root, "dist/cli/main.js");
 const cases = (JSON.parse(readFileSync(join(root, "test/cases/cli-flags.json"), "utf8")) as { cases: { args: string[]; message: string }[] }).cases;
 
 const specs = {
@@ -109,11 +108,11 @@ describe("every command's flag mistakes, as the user sees them (test/cases/cli-f
     expect(new Set(cases.map((row) => row.args[0]))).toEqual(new Set(COMMAND_NAMES));
   });
 
-  test.each(cases.map((row) => [row.args.join(" "), row] as const))("plan-refs %s", (_name, row) => {
-    const result = spawnSync(process.execPath, [main, ...row.args], { cwd: root, encoding: "utf8", input: "", timeout: 20_000 });
+  test.each(cases.map((row) => [row.args.join(" "), row] as const))("plan-refs %s", async (_name, row) => {
+    const result = await runCliInProcess(row.args);
     const command = row.args[0]!;
     expect(result.stdout).toBe("");
     expect(result.stderr.split("\n")).toEqual([row.message, expect.stringMatching(new RegExp(`^usage: plan-refs ${command} `)), `(plan-refs ${command} --help for more)`, ""]);
-    expect(result.status).toBe(2);
+    expect(result.code).toBe(2);
   });
 });

@@ -1,16 +1,20 @@
 /**
- * The command line on hostile input, as a user runs it: the built executable (`npm test`
- * builds dist/ first) in a child process. Every row of the shared corpus test/cases/hostile.json that
- * the command line can express is written to files and resolved; then the inputs only a command line
- * has: directories, devices, FIFOs, byte order marks, invalid UTF-8, oversized stdin, and an output
- * pipe that closes early.
+ * The command line on hostile input, through `runCli` in-process. Every row of the shared corpus
+ * test/cases/hostile.json that the command line can express is written to files and resolved; then
+ * the inputs only a command line has: directories, devices, FIFOs, byte order marks, invalid UTF-8,
+ * oversized stdin, and an output pipe that closes early.
+ * Spawns the built executable (`npm test` builds dist/ first) for what only a process has: stdin as a
+ * real pipe (read to its end, and stopped at the size limit), an output pipe that closes early
+ * (src/cli/main.ts ends the program quietly on EPIPE) and an output that cannot be written (one
+ * line, exit code 1, also src/cli/main.ts's).
  */
-import { execFile, spawn, spawnSync } from "node:child_process";
-import { symlinkSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { closeSync, existsSync, openSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
 import { argsOf, type ResolveCase } from "../helpers/cases.js";
+import { runCliInProcess } from "../helpers/cli.js";
 import { hostileCases, runsInCli } from "../helpers/hostile.js";
 import { tempFolder } from "../helpers/temp.js";
 
@@ -25,14 +29,10 @@ interface Run {
   readonly stderr: string;
 }
 
-/** Run `plan-refs resolve …` and wait for it (a timeout kills it: a hang fails the test, it never blocks the suite). */
-function resolveCli(args: string[], stdin?: "ignore" | "inherit-dev-zero"): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = execFile(process.execPath, [main, "resolve", ...args], { cwd: root, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, timeout: 20_000 }, (error, stdout, stderr) => {
-      resolve({ status: child.exitCode, signal: child.signalCode ?? (error as { signal?: NodeJS.Signals } | null)?.signal ?? null, stdout, stderr });
-    });
-    if (stdin !== "inherit-dev-zero") child.stdin?.end();
-  });
+/** Run `plan-refs resolve …` in-process (no signal can end it: `signal` is null). */
+async function resolveCli(args: string[]): Promise<Run> {
+  const run = await runCliInProcess(["resolve", ...args]);
+  return { status: run.code, signal: null, stdout: run.stdout, stderr: run.stderr };
 }
 
 let fileCount = 0;
@@ -102,9 +102,16 @@ describe("plan-refs resolve reads regular files and - only", () => {
 
   test("a regular file works, and so does stdin", async () => {
     expect((await resolveCli(["--args", args, "--results", results])).stdout).toBe('{\n  "q": "ok"\n}\n');
-    const piped = spawnSync(process.execPath, [main, "resolve", "--args", "-", "--results", results], { input: '{ "q": "$1" }', encoding: "utf8" });
+    const piped = spawnSync(process.execPath, [main, "resolve", "--args", "-", "--results", results], { cwd: root, input: '{ "q": "$1" }', encoding: "utf8" });
     expect(piped.status).toBe(0);
     expect(piped.stdout).toBe('{\n  "q": {\n    "a": "ok"\n  }\n}\n');
+    // The same through runCli's stdin.
+    expect(await runCliInProcess(["resolve", "--args", "-", "--results", results], { stdin: '{ "q": "$1" }' })).toEqual({ code: 0, stdout: piped.stdout, stderr: "" });
+  });
+
+  test("stdin over the size limit, handed over whole, is refused as from a pipe", async () => {
+    const run = await runCliInProcess(["resolve", "--args", "-", "--results", results], { stdin: Buffer.alloc(16 * 1024 * 1024 + 1, 0x20) });
+    expectCleanFailure({ status: run.code, signal: null, stdout: run.stdout, stderr: run.stderr }, 2, /^plan-refs: <stdin>: input is over the limit of 16777216 bytes/);
   });
 
   test("a FIFO is refused at once, with or without a writer (never waits for one)", async () => {
@@ -147,6 +154,20 @@ describe("plan-refs resolve reads UTF-8 only, and says where it is not", () => {
   test("valid UTF-8 of every length passes (é, €, 🌍)", async () => {
     const run = await resolveCli(["--args", file('{ "q": "$1.é€🌍" }'), "--results", file('{ "1": { "é€🌍": "ok" } }')]);
     expect(run.stdout).toBe('{\n  "q": "ok"\n}\n');
+  });
+});
+
+describe("an output that cannot be written", () => {
+  test("a full device (/dev/full): one line on stderr naming the error, exit code 1", (context) => {
+    if (!existsSync("/dev/full")) context.skip("no /dev/full");
+    const out = openSync("/dev/full", "w");
+    try {
+      const run = spawnSync(process.execPath, [main, "resolve", "--args", "examples/seed/args.json", "--results", "examples/seed/results.json"], { cwd: root, stdio: ["ignore", out, "pipe"], encoding: "utf8" });
+      expect(run.stderr).toBe("plan-refs: cannot write the output (ENOSPC)\n");
+      expect(run.status).toBe(1);
+    } finally {
+      closeSync(out);
+    }
   });
 });
 

@@ -1,15 +1,14 @@
 /**
- * `plan-refs lint` as a user runs it: the built executable in a child process (`npm test` builds
- * dist/ first), one row per exit code, pretty and JSON output; colour is checked in-process with a
- * terminal faked through `CliIo`.
+ * `plan-refs lint` as a user runs it, through `runCli` in-process (stdin, the environment, the
+ * working folder and the terminal given through `CliIo`): one row per exit code, pretty and JSON
+ * output, colour on a terminal unless NO_COLOR is set.
  */
-import { spawnSync } from "node:child_process";
 import { readFileSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
-import { runCli } from "../../src/cli/cli.js";
 import type { Diagnostic } from "../../src/lint/index.js";
+import { runCliInProcess } from "../helpers/cli.js";
 import { tempFolder } from "../helpers/temp.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -21,9 +20,9 @@ function file(name: string, content: string | Uint8Array): string {
   return path;
 }
 
-function lint(args: string[], input?: string): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, ["dist/cli/main.js", "lint", ...args], { cwd: root, encoding: "utf8", input: input ?? "" });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+async function lint(args: string[], input?: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const result = await runCliInProcess(["lint", ...args], { stdin: input ?? "", cwd: root });
+  return { status: result.code, stdout: result.stdout, stderr: result.stderr };
 }
 
 const warningsOnly = file("warnings.json", JSON.stringify({ steps: [{ id: 1, tool: "a", args: { q: "$2" } }, { id: 2, tool: "b" }] }, null, 2));
@@ -46,8 +45,8 @@ describe("exit codes", () => {
     ["2: not JSON", [notJson], 2],
     ["2: a catalog file that is not JSON", [warningsOnly, "--catalog", notJson], 2],
     ["2: a catalog file of the wrong shape", [warningsOnly, "--catalog", file("tools-bad.json", '{\n  "a": { "input": 3 }\n}')], 2],
-  ])("exit %s", (_name, args, code) => {
-    const result = lint(args);
+  ])("exit %s", async (_name, args, code) => {
+    const result = await lint(args);
     expect(result.status).toBe(code);
     if (code === 2) {
       expect(result.stdout).toBe("");
@@ -55,43 +54,43 @@ describe("exit codes", () => {
     }
   });
 
-  test("2: a file over the size limit, in one line", () => {
+  test("2: a file over the size limit, in one line", async () => {
     const big = file("big.json", "");
     truncateSync(big, 16 * 1024 * 1024 + 1);
-    const result = lint([big]);
+    const result = await lint([big]);
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/over the limit/);
     expect(result.stderr.trimEnd().split("\n")).toHaveLength(1);
   });
 
-  test("2: invalid JSON is one line with the file, line and column", () => {
-    const result = lint([notJson]);
+  test("2: invalid JSON is one line with the file, line and column", async () => {
+    const result = await lint([notJson]);
     expect(result.stderr).toBe(`plan-refs: ${notJson}:3:14: invalid JSON: expected ',' or a closing bracket\n`);
   });
 
   test("2: invalid JSON with --format json: stdout is still JSON, the json-syntax diagnostic as lintPlanText returns it", async () => {
     const { lintPlanText } = await import("../../src/lint/index.js");
-    const result = lint([notJson, "--format", "json"]);
+    const result = await lint([notJson, "--format", "json"]);
     expect(result.status).toBe(2);
     expect(JSON.parse(result.stdout)).toEqual(lintPlanText(readFileSync(notJson, "utf8")));
     expect((JSON.parse(result.stdout) as Diagnostic[]).map((diagnostic) => diagnostic.code)).toEqual(["json-syntax"]);
     expect(result.stderr).toBe(`plan-refs: ${notJson}:3:14: invalid JSON: expected ',' or a closing bracket\n`);
   });
 
-  test("2: a tools file of the wrong shape names the place", () => {
+  test("2: a tools file of the wrong shape names the place", async () => {
     const tools = file("tools-shape.json", '{\n  "geocode": { "input": "string" }\n}');
-    expect(lint([warningsOnly, "--catalog", tools]).stderr).toBe(`plan-refs: ${tools}:2:25: invalid tool catalog: "input" must be a JSON Schema (an object or a boolean)\n`);
+    expect((await lint([warningsOnly, "--catalog", tools])).stderr).toBe(`plan-refs: ${tools}:2:25: invalid tool catalog: "input" must be a JSON Schema (an object or a boolean)\n`);
   });
 });
 
 describe("pretty output", () => {
-  test("the mistakes example prints what examples/lint/mistakes.lint.txt shows (the README's example)", () => {
-    const result = lint(["examples/lint/mistakes.plan.json", "--catalog", "examples/lint/tools.json"]);
+  test("the mistakes example prints what examples/lint/mistakes.lint.txt shows (the README's example)", async () => {
+    const result = await lint(["examples/lint/mistakes.plan.json", "--catalog", "examples/lint/tools.json"]);
     expect(result.stdout).toBe(readFileSync(join(root, "examples/lint/mistakes.lint.txt"), "utf8"));
   });
 
-  test("location, severity, code and message; the source line; carets under the exact characters; a summary", () => {
-    const result = lint([warningsOnly]);
+  test("location, severity, code and message; the source line; carets under the exact characters; a summary", async () => {
+    const result = await lint([warningsOnly]);
     expect(result.stdout).toBe(
       [
         `${warningsOnly}:7:15 warning forward-ref step 1 uses the result of step 2, which comes later in the plan; it runs (steps run in dependency order) but reads oddly: move step 2 before step 1`,
@@ -103,52 +102,55 @@ describe("pretty output", () => {
     );
   });
 
-  test("no colour when stdout is not a terminal", () => {
-    expect(lint(["examples/lint/mistakes.plan.json"]).stdout).not.toContain("\u001b[");
+  test("no colour when stdout is not a terminal", async () => {
+    expect((await lint(["examples/lint/mistakes.plan.json"])).stdout).not.toContain("\u001b[");
   });
 
-  test("the plan can come from stdin", () => {
-    const result = lint(["-"], readFileSync(warningsOnly, "utf8"));
+  test("the plan can come from stdin", async () => {
+    const result = await lint(["-"], readFileSync(warningsOnly, "utf8"));
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/^<stdin>:7:15 warning forward-ref /);
   });
 
   test("colour on a terminal", async () => {
-    const saved = process.env["NO_COLOR"];
-    delete process.env["NO_COLOR"];
-    try {
-      let out = "";
-      const code = await runCli(["lint", warningsOnly], { stdout: (text) => (out += text), stderr: () => undefined, stdoutIsTTY: true, stderrIsTTY: true });
-      expect(code).toBe(0);
-      expect(out).toContain("\u001b[");
-      // Without the escapes it is the very same report.
-      expect(out.replace(/\u001b\[[0-9;]*m/g, "")).toBe(lint([warningsOnly]).stdout);
-    } finally {
-      if (saved !== undefined) process.env["NO_COLOR"] = saved;
-    }
+    const { NO_COLOR: _, ...env } = process.env;
+    const { code, stdout } = await runCliInProcess(["lint", warningsOnly], { isTTY: true, env });
+    expect(code).toBe(0);
+    expect(stdout).toContain("\u001b[");
+    // Without the escapes it is the very same report.
+    expect(stdout.replace(/\u001b\[[0-9;]*m/g, "")).toBe((await lint([warningsOnly])).stdout);
+  });
+
+  test("no colour on a terminal when NO_COLOR is set, on stdout and on stderr", async () => {
+    const run = await runCliInProcess(["lint", warningsOnly], { isTTY: true, env: { NO_COLOR: "1" } });
+    expect(run.stdout).toBe((await lint([warningsOnly])).stdout);
+    const failed = await runCliInProcess(["run", file("unknown-tool.json", JSON.stringify({ steps: [{ id: 1, tool: "nope", args: {} }] })), "--tools", file("none.mjs", "export const other = () => 1;\n")], { isTTY: true, env: { NO_COLOR: "" } });
+    expect(failed.code).toBe(2);
+    expect(failed.stderr).toMatch(/ error unknown-tool /);
+    expect(failed.stderr).not.toContain("\u001b[");
   });
 });
 
 describe("a catalog in the shape of MCP's tools/list result", () => {
-  test("lints as the map it lists", () => {
+  test("lints as the map it lists", async () => {
     const map = JSON.parse(readFileSync(join(root, "examples/lint/tools.json"), "utf8")) as Record<string, { description?: string; input?: unknown; output?: unknown }>;
     const list = { tools: Object.entries(map).map(([name, spec]) => ({ name, description: spec.description, inputSchema: spec.input, outputSchema: spec.output })) };
-    const listed = lint(["examples/lint/mistakes.plan.json", "--catalog", file("tools-list.json", JSON.stringify(list, null, 2))]);
-    expect(listed.stdout).toBe(lint(["examples/lint/mistakes.plan.json", "--catalog", "examples/lint/tools.json"]).stdout);
+    const listed = await lint(["examples/lint/mistakes.plan.json", "--catalog", file("tools-list.json", JSON.stringify(list, null, 2))]);
+    expect(listed.stdout).toBe((await lint(["examples/lint/mistakes.plan.json", "--catalog", "examples/lint/tools.json"])).stdout);
     expect(listed.status).toBe(1);
   });
 
-  test("a map wrapped in { tools: … } is a catalog error with a hint", () => {
+  test("a map wrapped in { tools: … } is a catalog error with a hint", async () => {
     const wrapped = file("tools-wrapped.json", JSON.stringify({ tools: { geocode: { input: { type: "object" } } } }));
-    const result = lint([warningsOnly, "--catalog", wrapped]);
+    const result = await lint([warningsOnly, "--catalog", wrapped]);
     expect(result.status).toBe(2);
     expect(result.stderr).toContain('the catalog\'s only tool is named "tools"');
   });
 });
 
 describe("JSON output", () => {
-  test("the diagnostics array, with positions", () => {
-    const result = lint(["examples/lint/mistakes.plan.json", "--catalog", "examples/lint/tools.json", "--format", "json"]);
+  test("the diagnostics array, with positions", async () => {
+    const result = await lint(["examples/lint/mistakes.plan.json", "--catalog", "examples/lint/tools.json", "--format", "json"]);
     const diagnostics = JSON.parse(result.stdout) as Diagnostic[];
     expect(diagnostics.map((d) => d.code)).toEqual([
       "missing-argument",

@@ -2,13 +2,13 @@
  * `reportToJSON(report)` is exactly the JSON `plan-refs run` prints (timings aside, which differ from
  * one run to the next), and it never throws and never loses a step, whatever the tools returned.
  */
-import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { reportToJSON, runPlan, StepError, type RunReport, type ToolFunctions } from "../../src/index.js";
+import { runCliInProcess } from "../helpers/cli.js";
 import { tempFolder } from "../helpers/temp.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -44,7 +44,7 @@ describe("reportToJSON", () => {
       ],
     };
     const planPath = file("plan.json", JSON.stringify(plan));
-    const cli = spawnSync(process.execPath, ["dist/cli/main.js", "run", planPath, "--tools", toolsPath, "--concurrency", "1"], { cwd: root, encoding: "utf8", input: "" });
+    const cli = await runCliInProcess(["run", planPath, "--tools", toolsPath, "--concurrency", "1"], { cwd: root });
     const printed = JSON.parse(cli.stdout) as Parameters<typeof withoutTimes>[0];
 
     const tools = (await import(pathToFileURL(toolsPath).href)) as ToolFunctions;

@@ -1,12 +1,12 @@
 /**
- * `plan-refs resolve` as a user runs it: the built executable in a child process (`npm test` builds
- * dist/ first).
+ * `plan-refs resolve` as a user runs it, through `runCli` in-process (relative paths against the
+ * repository's root, `-` from the given stdin).
  */
-import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
+import { runCliInProcess } from "../helpers/cli.js";
 import { tempFolder } from "../helpers/temp.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -18,16 +18,16 @@ function file(name: string, content: string): string {
   return path;
 }
 
-function resolve(args: string[], input = ""): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, ["dist/cli/main.js", "resolve", ...args], { cwd: root, encoding: "utf8", input });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+async function resolve(args: string[], input = ""): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const result = await runCliInProcess(["resolve", ...args], { cwd: root, stdin: input });
+  return { status: result.code, stdout: result.stdout, stderr: result.stderr };
 }
 
 const results = file("results.json", JSON.stringify({ 1: { city: "Paris", address: { zip: "75001" } }, 2: [10, 20] }));
 
 describe("plan-refs resolve", () => {
-  test("prints the resolved arguments of the seed example as JSON, exit 0", () => {
-    const result = resolve(["--args", "examples/seed/args.json", "--results", "examples/seed/results.json"]);
+  test("prints the resolved arguments of the seed example as JSON, exit 0", async () => {
+    const result = await resolve(["--args", "examples/seed/args.json", "--results", "examples/seed/results.json"]);
     expect(result.status).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({
       city: "Paris",
@@ -39,8 +39,8 @@ describe("plan-refs resolve", () => {
     expect(result.stderr).toBe("");
   });
 
-  test("reads args from stdin with -", () => {
-    const result = resolve(["--args", "-", "--results", results], '{"q": "$1.city", "__proto__": "$2"}');
+  test("reads args from stdin with -", async () => {
+    const result = await resolve(["--args", "-", "--results", results], '{"q": "$1.city", "__proto__": "$2"}');
     expect(result.status).toBe(0);
     expect(result.stdout).toBe('{\n  "q": "Paris",\n  "__proto__": [\n    10,\n    20\n  ]\n}\n');
   });
@@ -49,15 +49,15 @@ describe("plan-refs resolve", () => {
     ["path syntax", ["--syntax", "path"], { z: "$1.address.zip" }, { z: "75001" }],
     ["templates", ["--templates"], { t: "in ${1.city}" }, { t: "in Paris" }],
     ["deep", ["--deep"], { n: { list: ["$2"] } }, { n: { list: [[10, 20]] } }],
-  ])("options: %s", (_name, flags, args, expected) => {
-    const result = resolve(["--args", file("args.json", JSON.stringify(args)), "--results", results, ...(flags as string[])]);
+  ])("options: %s", async (_name, flags, args, expected) => {
+    const result = await resolve(["--args", file("args.json", JSON.stringify(args)), "--results", results, ...(flags as string[])]);
     expect(result.status).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual(expected);
   });
 
-  test("a KeyError: printed the linter's way (line:column in the args file, source line, carets), exit 1, no stack trace", () => {
+  test("a KeyError: printed the linter's way (line:column in the args file, source line, carets), exit 1, no stack trace", async () => {
     const args = file("bad-key.json", '{"q": "$1.town"}');
-    const result = resolve(["--args", args, "--results", results]);
+    const result = await resolve(["--args", args, "--results", results]);
     expect(result.status).toBe(1);
     expect(result.stderr).toBe(
       [`${args}:1:10 error missing-key KeyError: $1.town: step 1's result has no key "town" (keys: city, address)`, ` 1 | {"q": "$1.town"}`, `   |          ^^^^^`, "1 error, 0 warnings", ""].join("\n"),
@@ -65,9 +65,9 @@ describe("plan-refs resolve", () => {
     expect(result.stdout).toBe("");
   });
 
-  test("a misspelled key gets a did-you-mean, also deep in a path and inside a template", () => {
+  test("a misspelled key gets a did-you-mean, also deep in a path and inside a template", async () => {
     const args = file("typo.json", '{\n  "q": "$1.ctiy"\n}');
-    const typo = resolve(["--args", args, "--results", results]);
+    const typo = await resolve(["--args", args, "--results", results]);
     expect(typo.status).toBe(1);
     expect(typo.stderr.split("\n").slice(0, 3)).toEqual([
       `${args}:2:11 error missing-key KeyError: $1.ctiy: step 1's result has no key "ctiy" (keys: city, address); did you mean "city"?`,
@@ -75,7 +75,7 @@ describe("plan-refs resolve", () => {
       `   |           ^^^^^`,
     ]);
     const templateArgs = file("typo-t.json", '{\n  "t": "in ${1.address.zpi}"\n}');
-    const template = resolve(["--args", templateArgs, "--results", results, "--syntax", "path", "--templates"]);
+    const template = await resolve(["--args", templateArgs, "--results", results, "--syntax", "path", "--templates"]);
     expect(template.status).toBe(1);
     expect(template.stderr.split("\n").slice(0, 3)).toEqual([
       `${templateArgs}:2:23 error missing-key KeyError: $1.address.zpi: step 1's result has no key "zpi" at .address (keys: zip); did you mean "zip"?`,
@@ -84,9 +84,9 @@ describe("plan-refs resolve", () => {
     ]);
   });
 
-  test("several bad references: each one is reported at its place (also each interpolation of a template, and deep), then the count, exit 1", () => {
+  test("several bad references: each one is reported at its place (also each interpolation of a template, and deep), then the count, exit 1", async () => {
     const args = file("several.json", '{\n  "q": "$1.town",\n  "ok": "$1.city",\n  "t": "in ${1.ctiy} and ${3.x}",\n  "n": { "deep": "$2[5]" }\n}\n');
-    const result = resolve(["--args", args, "--results", results, "--syntax", "path", "--templates", "--deep"]);
+    const result = await resolve(["--args", args, "--results", results, "--syntax", "path", "--templates", "--deep"]);
     expect(result.status).toBe(1);
     expect(result.stdout).toBe("");
     const headers = result.stderr.split("\n").filter((line) => line.startsWith(args));
@@ -99,8 +99,8 @@ describe("plan-refs resolve", () => {
     expect(result.stderr).toMatch(/\n4 errors, 0 warnings\n$/);
   });
 
-  test("strict mode: a malformed placeholder is a syntax error at its place, exit 1", () => {
-    const result = resolve(["--args", file("strict.json", '{"q": "$1."}'), "--results", results, "--strict"]);
+  test("strict mode: a malformed placeholder is a syntax error at its place, exit 1", async () => {
+    const result = await resolve(["--args", file("strict.json", '{"q": "$1."}'), "--results", results, "--strict"]);
     expect(result.status).toBe(1);
     expect(result.stderr).toMatch(/strict\.json:1:11 error syntax RefSyntaxError: invalid reference "\$1\." at offset 3/);
   });
@@ -113,8 +113,8 @@ describe("plan-refs resolve", () => {
     ["no --results", ["--args", results], /missing --args or --results/],
     ["both from stdin", ["--args", "-", "--results", "-"], /only one of --args and --results/],
     ["a bad --syntax", ["--args", results, "--results", results, "--syntax", "dotted"], /--syntax must be "seed" or "path"/],
-  ])("exit 2: %s", (_name, args, message) => {
-    const result = resolve(args as string[]);
+  ])("exit 2: %s", async (_name, args, message) => {
+    const result = await resolve(args as string[]);
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(message as RegExp);
     // The message; for a flag's mistake, the usage line and the pointer to --help after it.

@@ -1,6 +1,7 @@
 /**
- * `plan-refs run --results FILE` on every kind of target, as a user runs it: the built executable
- * (`npm test` builds dist/ first) in a child process. A target that cannot take the results is refused
+ * `plan-refs run --results FILE` on every kind of target, as a user runs it, through `runCli`
+ * in-process; as root, the targets the user cannot write to are tried by the built executable run as
+ * `nobody` (a process of another user, `npm test` builds dist/ first). A target that cannot take the results is refused
  * before any tool runs (exit 2, the target untouched, the tools never called); a symbolic link is
  * written through; a write that still fails at the end prints the results on stdout (exit 1); no
  * temporary file is ever left behind.
@@ -10,6 +11,7 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync,
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
+import { runCliInProcess } from "../helpers/cli.js";
 import { cliForNobody, NOBODY } from "../helpers/readable-copy.js";
 import { tempFolder } from "../helpers/temp.js";
 
@@ -41,14 +43,20 @@ const planText = JSON.stringify({ steps: [{ id: 1, tool: "echo", args: { x: 1 } 
 const plan = file("plan.json", planText);
 const expectedResults = { 1: { x: 1 } };
 
-function run(results: string, options: { uid?: number; planPath?: string; toolsPath?: string } = {}): { status: number | null; stdout: string; stderr: string } {
-  const executable = nobody !== undefined && "main" in nobody && options.uid !== undefined ? nobody.main : main;
-  const out = spawnSync(process.execPath, [executable, "run", options.planPath ?? plan, "--tools", options.toolsPath ?? tools, "--results", results], {
-    cwd: options.uid === undefined ? root : tmp,
+async function run(results: string, options: { uid?: number; planPath?: string; toolsPath?: string } = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const args = ["run", options.planPath ?? plan, "--tools", options.toolsPath ?? tools, "--results", results];
+  if (options.uid === undefined) {
+    const result = await runCliInProcess(args, { cwd: root });
+    return { status: result.code, stdout: result.stdout, stderr: result.stderr };
+  }
+  const executable = nobody !== undefined && "main" in nobody ? nobody.main : main;
+  const out = spawnSync(process.execPath, [executable, ...args], {
+    cwd: tmp,
     encoding: "utf8",
     input: "",
     timeout: 20_000,
-    ...(options.uid === undefined ? {} : { uid: options.uid, gid: options.uid }),
+    uid: options.uid,
+    gid: options.uid,
   });
   return { status: out.status, stdout: out.stdout, stderr: out.stderr };
 }
@@ -62,10 +70,10 @@ function clearMarker(): void {
 }
 
 describe("targets that take the results", () => {
-  test("a regular file: replaced whole, its mode kept, no temporary file left", () => {
+  test("a regular file: replaced whole, its mode kept, no temporary file left", async () => {
     const target = file("existing.json", "old contents");
     chmodSync(target, 0o640);
-    const result = run(target);
+    const result = await run(target);
     expect(result.status).toBe(0);
     expect(result.stdout).toBe("");
     expect((JSON.parse(readFileSync(target, "utf8")) as { results: unknown }).results).toEqual(expectedResults);
@@ -73,22 +81,22 @@ describe("targets that take the results", () => {
     expect(leftovers(tmp)).toEqual([]);
   });
 
-  test("a new file in a writable folder", () => {
+  test("a new file in a writable folder", async () => {
     const target = join(tmp, "new-results.json");
-    const result = run(target);
+    const result = await run(target);
     expect(result.status).toBe(0);
     expect((JSON.parse(readFileSync(target, "utf8")) as { status: string }).status).toBe("ok");
     expect(leftovers(tmp)).toEqual([]);
   });
 
-  test("a symbolic link: written through to its target, the link stays a link", () => {
+  test("a symbolic link: written through to its target, the link stays a link", async () => {
     const folder = join(tmp, "real");
     mkdirSync(folder, { recursive: true });
     const real = join(folder, "real.json");
     writeFileSync(real, "old");
     const link = join(tmp, "link.json");
     symlinkSync(real, link);
-    const result = run(link);
+    const result = await run(link);
     expect(result.status).toBe(0);
     expect(lstatSync(link).isSymbolicLink()).toBe(true);
     expect(readlinkSync(link)).toBe(real);
@@ -97,11 +105,11 @@ describe("targets that take the results", () => {
     expect(leftovers(folder)).toEqual([]);
   });
 
-  test("a dangling symbolic link: the file it names is created, the link stays a link", () => {
+  test("a dangling symbolic link: the file it names is created, the link stays a link", async () => {
     const real = join(tmp, "made-through-link.json");
     const link = join(tmp, "dangling.json");
     symlinkSync(real, link);
-    const result = run(link);
+    const result = await run(link);
     expect(result.status).toBe(0);
     expect(lstatSync(link).isSymbolicLink()).toBe(true);
     expect((JSON.parse(readFileSync(real, "utf8")) as { status: string }).status).toBe("ok");
@@ -134,11 +142,11 @@ describe("targets refused before any tool runs: exit 2, one line, the target unt
     ["a file in a folder that does not exist", () => join(tmp, "no-such-folder", "out.json"), /its folder .* does not exist/, () => expect(existsSync(join(tmp, "no-such-folder"))).toBe(false)],
   ];
 
-  test.each(rows)("%s", (name, target, message, untouched) => {
+  test.each(rows)("%s", async (name, target, message, untouched) => {
     if (name === "a FIFO" && !haveFifo) return;
     if (name === "a device node like /dev/null" && !haveDevice) return;
     clearMarker();
-    const result = run(target());
+    const result = await run(target());
     expect(result.status).toBe(2);
     expect(result.stdout).toBe("");
     expect(result.stderr).toMatch(message);
@@ -149,22 +157,22 @@ describe("targets refused before any tool runs: exit 2, one line, the target unt
     expect(leftovers(tmp)).toEqual([]);
   });
 
-  test("a file in a folder the user cannot write to", (context) => {
+  test("a file in a folder the user cannot write to", async (context) => {
     context.skip(nobodySkip !== undefined, nobodySkip);
     clearMarker();
-    const result = run(join(locked, "out.json"), isRoot ? { uid: NOBODY } : {});
+    const result = await run(join(locked, "out.json"), isRoot ? { uid: NOBODY } : {});
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/its folder .*locked is not writable; nothing was run/);
     expect(existsSync(marker)).toBe(false);
     expect(readdirSync(locked)).toEqual([]);
   });
 
-  test("an existing file the user cannot write to", (context) => {
+  test("an existing file the user cannot write to", async (context) => {
     context.skip(nobodySkip !== undefined, nobodySkip);
     clearMarker();
     const target = file("read-only.json", "keep me");
     chmodSync(target, 0o444);
-    const result = run(target, isRoot ? { uid: NOBODY } : {});
+    const result = await run(target, isRoot ? { uid: NOBODY } : {});
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/is not writable; nothing was run/);
     expect(readFileSync(target, "utf8")).toBe("keep me");
@@ -172,12 +180,12 @@ describe("targets refused before any tool runs: exit 2, one line, the target unt
 });
 
 describe("a write that fails at the end", () => {
-  test("the results are printed on stdout instead, exit 1, and no temporary file is left", () => {
+  test("the results are printed on stdout instead, exit 1, and no temporary file is left", async () => {
     // The folder is removed while the tool runs: the target was fine when checked, not when written.
     const folder = join(tmp, "vanishing");
     mkdirSync(folder, { recursive: true });
     const sabotage = file("sabotage.mjs", `import { rmSync } from "node:fs";\nexport const echo = (args) => { rmSync(${JSON.stringify(folder)}, { recursive: true }); return args; };\n`);
-    const result = run(join(folder, "out.json"), { toolsPath: sabotage });
+    const result = await run(join(folder, "out.json"), { toolsPath: sabotage });
     expect(result.status).toBe(1);
     expect((JSON.parse(result.stdout) as { results: unknown }).results).toEqual(expectedResults);
     expect(result.stderr).toMatch(/--results .*out\.json: cannot write the results \(.*\); they are printed on stdout instead\n/);

@@ -5,20 +5,17 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { runCli } from "../../src/cli/cli.js";
 import { planSchema } from "../../src/formats/plan-schema.js";
 import type { ToolCatalog } from "../../src/plan/plan.js";
+import { runCliInProcess } from "../helpers/cli.js";
 import { tempFolder } from "../helpers/temp.js";
 
 const root = join(import.meta.dirname, "../..");
 const trip = join(root, "examples/trip/tools.json");
 const tmp = tempFolder("schema");
 
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const code = await runCli(args, { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), stdoutIsTTY: false, stderrIsTTY: false });
-  return { code, stdout, stderr };
+function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return runCliInProcess(args);
 }
 
 function file(name: string, content: string): string {

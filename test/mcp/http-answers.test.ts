@@ -2,13 +2,11 @@
  * Over Streamable HTTP, an answer the SDK's schema check would drop unseen (a tools/call `result` that
  * is not an object) fails its call at once with `call-failed`, as over stdio, and so does an answer
  * over the size limit of one message (read no further than the limit): against a hand-written HTTP
- * server (test/fixtures/raw-http-mcp.mjs) in this process, whose tools/call stream stays open after
+ * server (test/fixtures/raw-http-mcp.mjs) in this process (the command line too, through `runCli`), whose tools/call stream stays open after
  * the answer, so a call that ends was not ended by the connection closing.
  */
-import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import fc from "fast-check";
 import { afterEach, describe, expect, test } from "vitest";
@@ -17,10 +15,10 @@ import { checkedFetch } from "../../src/mcp/http-answers.js";
 import { connectMcpServers, McpCallError, type McpServers } from "../../src/mcp/index.js";
 import { runPlan } from "../../src/run/index.js";
 import { HUGE_CAP, serveRawMcp } from "../fixtures/raw-http-mcp.mjs";
+import { runCliInProcess } from "../helpers/cli.js";
 import { until } from "../helpers/processes.js";
 import { tempFolder } from "../helpers/temp.js";
 
-const root = fileURLToPath(new URL("../..", import.meta.url));
 const work = tempFolder("mcp-http-answers");
 const PROBLEM = `the MCP server's answer is not a valid JSON-RPC response: its "result" is a number (42), not an object`;
 const PLAN = { steps: [{ id: 1, tool: "forty-two", args: {} }] };
@@ -78,12 +76,7 @@ test("plan-refs run --mcp-url: the step fails with call-failed", async () => {
   const server = await served(false);
   const path = join(work, "forty-two.plan.json");
   writeFileSync(path, JSON.stringify(PLAN));
-  const child = spawn(process.execPath, [join(root, "dist/cli/main.js"), "run", path, "--mcp-url", server.url], { stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  const { code, stdout, stderr } = await runCliInProcess(["run", path, "--mcp-url", server.url]);
   expect(stderr).toContain(PROBLEM);
   expect(code).toBe(1);
   const report = JSON.parse(stdout) as { errors: Record<string, { code: string; message: string; cause?: { code?: string } }> };

@@ -2,7 +2,7 @@
  * `plan-refs mcp serve` as a client meets it: the built executable in a child process, over stdio and
  * over Streamable HTTP, reached with the SDK's own Client, serving the tools of three upstream servers
  * (test/fixtures/plan-upstream.mjs: one with an outputSchema, one slow, one that fails), each a real
- * process too.
+ * process too. Mistakes refused before anything is served run through `runCli` in-process.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
@@ -15,6 +15,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ToolListChangedNotificationSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { runCliInProcess } from "../helpers/cli.js";
 import { until } from "../helpers/processes.js";
 import { tempFolder } from "../helpers/temp.js";
 
@@ -342,9 +343,9 @@ child.kill("SIGTERM");
     expect(JSON.parse(seen.withoutBody).error.message).toMatch(/^unauthorized: /);
   });
 
-  test("a host other than loopback is refused without --token-file, in one line, before anything starts", () => {
-    const result = spawnSync(process.execPath, [MAIN, "mcp", "serve", "--mcp", `node ${UPSTREAM} --role geo`, "--http", "0", "--host", "0.0.0.0"], { encoding: "utf8", timeout: 30_000 });
-    expect(result.status).toBe(2);
+  test("a host other than loopback is refused without --token-file, in one line, before anything starts", async () => {
+    const result = await runCliInProcess(["mcp", "serve", "--mcp", `node ${UPSTREAM} --role geo`, "--http", "0", "--host", "0.0.0.0"]);
+    expect(result.code).toBe(2);
     expect(result.stdout).toBe("");
     expect(result.stderr).toBe("plan-refs: --host 0.0.0.0 is not a loopback address: serving on it needs --token-file FILE (the bearer token clients must send); nothing was served\n");
   });
@@ -357,9 +358,9 @@ describe("flag mistakes", () => {
     [["serve"], /^plan-refs: missing the tools to serve: --mcp "COMMAND", --mcp-url URL or --tools MODULE\n/],
     [["srve"], /^plan-refs mcp: unknown subcommand "srve"; plan-refs mcp has one: serve\n/],
     [["serve", "--tools", "x.mjs", "--max-steps", "0"], /^plan-refs mcp: --max-steps must be a positive integer, not "0"\n/],
-  ])("plan-refs mcp %j: exit 2, one line, no stack", (args, message) => {
-    const result = spawnSync(process.execPath, [MAIN, "mcp", ...args], { cwd: work, encoding: "utf8", input: "", timeout: 30_000 });
-    expect(result.status).toBe(2);
+  ])("plan-refs mcp %j: exit 2, one line, no stack", async (args, message) => {
+    const result = await runCliInProcess(["mcp", ...args], { cwd: work });
+    expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
     expect(result.stderr).not.toMatch(/\n\s+at /);
     expect(existsSync(join(work, "x.mjs"))).toBe(false);

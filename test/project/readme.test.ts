@@ -6,13 +6,13 @@
  * compared with that file, that step's result, or what that command prints. The conventions are in
  * test/helpers/doc-code.ts. Needs `npm run build` first (`npm test` builds before vitest).
  */
-import { execFile } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, test } from "vitest";
 import { COMMAND_NAMES } from "../../src/cli/cli.js";
 import { runPlan, type ToolFunctions } from "../../src/run/index.js";
+import { runCliInProcess } from "../helpers/cli.js";
 import { distProblem, fencedBlocks, instrument, mismatch, root, runModule, staleNote, toModule, typecheck, writeFile, type Encoded, type FencedBlock } from "../helpers/doc-code.js";
 
 const readme = readFileSync(join(root, "README.md"), "utf8");
@@ -113,9 +113,7 @@ describe("README.md's introduction", () => {
 describe("README.md's command output", () => {
   test.each(blocks.filter((block) => block.marker?.kind === "stderr-of").map((block) => [block.line, block] as const))("the stderr at line %s is what the command prints (numbers masked, any order)", async (_line, block) => {
     const args = block.marker!.argument.replace(/\s*\(.*\)$/, "").split(/\s+/);
-    const run = await new Promise<{ stderr: string }>((resolve) => {
-      execFile(process.execPath, [join(root, "dist/cli/main.js"), ...args], { cwd: root, encoding: "utf8", timeout: 30_000 }, (_error, _stdout, stderr) => resolve({ stderr }));
-    });
+    const run = await runCliInProcess(args, { cwd: root });
     const shape = (text: string) => text.trimEnd().split("\n").map((line) => line.replace(/\d+/g, "N")).sort();
     expect(shape(block.code), `README.md:${block.line}: what \`plan-refs ${args.join(" ")}\` prints on stderr${staleNote()}\n${run.stderr}`).toEqual(shape(run.stderr));
   });

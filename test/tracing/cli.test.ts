@@ -1,7 +1,10 @@
 /**
  * `plan-refs run` exports its spans the standard way when OTEL_EXPORTER_OTLP_ENDPOINT is set and the SDK
  * packages are installed (they are, as dev dependencies): a local OTLP/HTTP receiver on 127.0.0.1,
- * written here, receives the run's spans. Needs `npm run build` first.
+ * written here, receives the run's spans. OTEL_TRACES_EXPORTER is read from `CliIo.env`, in-process.
+ * Spawns the built executable (`npm run build` first) where only a process shows it: the OTLP
+ * exporter takes its endpoint (and headers, timeout) from the process's own environment, and
+ * `mcp serve` is an MCP server process (over stdio, and over HTTP).
  */
 import { execFile, spawn } from "node:child_process";
 import { createServer, type IncomingMessage } from "node:http";
@@ -14,6 +17,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { afterAll, beforeAll, expect, test } from "vitest";
+import { runCliInProcess } from "../helpers/cli.js";
 import { until } from "../helpers/processes.js";
 import { root } from "../helpers/doc-code.js";
 import { tempFolder } from "../helpers/temp.js";
@@ -70,7 +74,7 @@ test("plan-refs run sends its run span and step spans to the OTLP endpoint", asy
 
 test("OTEL_TRACES_EXPORTER=console writes each span as a JSON line on stderr; stdout keeps the report", async () => {
   const env = { ...withoutOtel(), OTEL_TRACES_EXPORTER: "console" };
-  const { stdout, stderr } = await run(process.execPath, [join(root, "dist/cli/main.js"), "run", "plan.json", "--tools", "tools.mjs"], { cwd: folder, env });
+  const { stdout, stderr } = await runCliInProcess(["run", "plan.json", "--tools", "tools.mjs"], { cwd: folder, env });
   expect(JSON.parse(stdout)).toMatchObject({ status: "ok" });
   const spans = stderr.split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as { name: string; parentSpanId?: string; spanId: string });
   const workflow = spans.find((span) => span.name === "invoke_workflow")!;
@@ -80,7 +84,7 @@ test("OTEL_TRACES_EXPORTER=console writes each span as a JSON line on stderr; st
 
 test("an exporter plan-refs cannot export to is one line, and the run goes on", async () => {
   const env = { ...withoutOtel(), OTEL_TRACES_EXPORTER: "zipkin" };
-  const { stdout, stderr } = await run(process.execPath, [join(root, "dist/cli/main.js"), "run", "plan.json", "--tools", "tools.mjs"], { cwd: folder, env });
+  const { stdout, stderr } = await runCliInProcess(["run", "plan.json", "--tools", "tools.mjs"], { cwd: folder, env });
   expect(JSON.parse(stdout)).toMatchObject({ status: "ok" });
   expect(stderr.split("\n").filter((line) => line.includes("OTEL_"))).toEqual(['plan-refs: OTEL_TRACES_EXPORTER "zipkin" is not one plan-refs can export to (otlp, console, none); no spans are exported']);
 }, 60_000);
