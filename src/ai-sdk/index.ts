@@ -5,7 +5,7 @@
  * plan: a chain of dependent calls costs one model round trip instead of one per call, and the
  * intermediate results never pass through the model's context.
  */
-import { asSchema, jsonSchema, type Tool, type ToolExecutionOptions, type ToolSet } from "ai";
+import { asSchema, jsonSchema, type Tool, type ToolSet } from "ai";
 import { planCallDescription, readPlanCallOptions, resumePlanCall, runPlanCall, SuspendedCalls, type PlanCallDecision, type PlanCallDiagnostic, type PlanCallOptions, type PlanCallResult } from "../agents/plan-call.js";
 import { planSchema } from "../formats/plan-schema.js";
 import type { JsonSchema, ToolCatalog, ToolSpec } from "../plan/plan.js";
@@ -18,11 +18,17 @@ import { quoted, safeText } from "../shared/text.js";
 
 export { DEFAULT_MAX_ANSWER_CHARS, DEFAULT_MAX_RESULT_CHARS, DEFAULT_MAX_STEPS, type PlanCallDecision, type PlanCallDiagnostic, type PlanCallOptions, type PlanCallResult, type PlanCallStatus } from "../agents/plan-call.js";
 
+/**
+ * The options of a tool's `execute` that plan-refs reads and passes on. Taken from `Tool` because ai 7
+ * made `ToolExecutionOptions` generic (over a tool's own context) and ai 6's is not.
+ */
+type ExecuteOptions = Pick<Parameters<NonNullable<Tool["execute"]>>[1], "toolCallId" | "messages" | "abortSignal">;
+
 /** The tools of an AI SDK tool set, each read once: its name, the tool, and its `execute` when it has one. */
 interface ReadTool {
   readonly name: string;
   readonly tool: Tool;
-  readonly execute: ((input: unknown, options: ToolExecutionOptions) => unknown) | undefined;
+  readonly execute: ((input: unknown, options: ExecuteOptions) => unknown) | undefined;
   /** Its `needsApproval`: `true`, or a function of its input (`false` and absent: it runs without asking). */
   readonly needsApproval: true | ((input: unknown, options: { toolCallId: string; messages: [] }) => unknown) | undefined;
 }
@@ -184,7 +190,7 @@ export function planTool(tools: ToolSet, options: AiSdkPlanToolOptions = {}): Ai
     description: description ?? planCallDescription(catalog, { ...language, ...pick(callOptions, "session") }),
     // No validate: the plan reaches execute as the model wrote it, and the linter says what is wrong with it.
     inputSchema: jsonSchema<unknown>(schema as unknown as Parameters<typeof jsonSchema>[0]),
-    execute: (plan: unknown, { abortSignal, toolCallId }: ToolExecutionOptions) =>
+    execute: (plan: unknown, { abortSignal, toolCallId }: ExecuteOptions) =>
       runPlanCall(
         plan,
         {

@@ -1,10 +1,10 @@
 /**
  * plan-refs/ai-sdk with the AI SDK's own generateText and streamText, driven by its test model
- * (MockLanguageModelV3 from ai/test, no network): the model sends a plan with a typo, reads the
- * diagnostic in the tool result, sends the corrected plan, which runs with its independent steps at
- * the same time, and reads the output in its third step.
+ * (MockLanguageModelV3 from ai/test, no network) through the story of ./story.ts: a typo'd plan, its
+ * diagnostic, the corrected plan run with its independent steps at the same time, and the output
+ * reaching the model's third step.
  */
-import type { LanguageModelV3CallOptions, LanguageModelV3GenerateResult, LanguageModelV3StreamPart } from "@ai-sdk/provider";
+import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { generateText, jsonSchema, stepCountIs, streamText, tool, type ToolSet } from "ai";
 import { MockLanguageModelV3, convertArrayToReadableStream } from "ai/test";
 import { describe, expect, test } from "vitest";
@@ -13,107 +13,7 @@ import { catalogFromAiSdk, planTool, toolsFromAiSdk, type PlanCallResult } from 
 import { cutResult } from "../../src/agents/plan-call.js";
 import { lintPlan } from "../../src/lint/index.js";
 import { runPlan } from "../../src/run/index.js";
-
-const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
-
-/** When each tool call started and ended (the tools' own clocks), and what each received. */
-interface Calls {
-  readonly times: Map<string, { start: number; end: number }>;
-  readonly ids: string[];
-}
-
-/**
- * Three Zod tools. weather and airQuality wait (at most 2 s) until both have started: run at the same
- * time they overlap at once; run one after the other the first ends before the second starts.
- */
-function makeTools(calls: Calls) {
-  let started = 0;
-  let bothStarted!: () => void;
-  const barrier = new Promise<void>((resolve) => (bothStarted = resolve));
-  const timed = async <T>(name: string, id: string, work: () => T): Promise<T> => {
-    calls.ids.push(id);
-    const start = performance.now();
-    if (name !== "geocode" && ++started === 2) bothStarted();
-    if (name !== "geocode") await Promise.race([barrier, new Promise((resolve) => setTimeout(resolve, 2_000))]);
-    const value = work();
-    calls.times.set(name, { start, end: performance.now() });
-    return value;
-  };
-  return {
-    geocode: tool({
-      description: "A city's coordinates",
-      inputSchema: z.object({ city: z.string() }),
-      outputSchema: z.object({ lat: z.number(), lon: z.number() }),
-      execute: ({ city }, { toolCallId }) => timed("geocode", toolCallId, () => (city === "Lisbon" ? { lat: 38.72, lon: -9.14 } : { lat: 0, lon: 0 })),
-    }),
-    weather: tool({
-      description: "The temperature at a place",
-      inputSchema: z.object({ lat: z.number(), lon: z.number() }),
-      outputSchema: z.object({ tempC: z.number() }),
-      execute: ({ lat }, { toolCallId }) => timed("weather", toolCallId, () => ({ tempC: lat > 30 ? 21 : 30 })),
-    }),
-    airQuality: tool({
-      description: "The air quality index at a place",
-      inputSchema: z.object({ lat: z.number(), lon: z.number() }),
-      outputSchema: z.object({ aqi: z.number() }),
-      execute: ({ lon }, { toolCallId }) => timed("airQuality", toolCallId, () => ({ aqi: lon < 0 ? 17 : 80 })),
-    }),
-  };
-}
-
-const plan = (lonKey: string) => ({
-  steps: [
-    { id: 1, tool: "geocode", args: { city: "Lisbon" } },
-    { id: 2, tool: "weather", args: { lat: "$1.lat", lon: `$1.${lonKey}` } },
-    { id: 3, tool: "airQuality", args: { lat: "$1.lat", lon: "$1.lon" } },
-  ],
-});
-
-/** The value of the last tool result in the prompt the model is given. */
-function lastToolResult(prompt: LanguageModelV3CallOptions["prompt"]): unknown {
-  const message = prompt.filter((entry) => entry.role === "tool").at(-1);
-  const part = message?.content.filter((entry) => entry.type === "tool-result").at(-1);
-  return part?.output.type === "json" ? part.output.value : part?.output;
-}
-
-/**
- * The model of the test: step 1 sends a plan with a typo'd key, step 2 reads the diagnostic and sends
- * the corrected plan, step 3 reads the results and answers in text. Each step's decision is recorded.
- */
-function modelSteps(seen: unknown[]): (options: LanguageModelV3CallOptions) => LanguageModelV3GenerateResult["content"] {
-  return ({ prompt }) => {
-    const result = lastToolResult(prompt);
-    seen.push(result);
-    if (result === undefined) return [{ type: "tool-call", toolCallId: "call-1", toolName: "run_plan", input: JSON.stringify(plan("lonn")) }];
-    const answer = result as PlanCallResult;
-    if (answer.status === "invalid") return [{ type: "tool-call", toolCallId: "call-2", toolName: "run_plan", input: JSON.stringify(plan("lon")) }];
-    if (answer.status !== "ok") return [{ type: "text", text: `the plan ${answer.status}` }];
-    const weather = answer.results!["2"] as { tempC: number };
-    const air = answer.results!["3"] as { aqi: number };
-    return [{ type: "text", text: `Lisbon: ${weather.tempC} °C, air quality ${air.aqi}` }];
-  };
-}
-
-function expectTheStory(seen: unknown[], calls: Calls): void {
-  expect(seen).toHaveLength(3);
-  expect(seen[0]).toBeUndefined();
-  const invalid = seen[1] as PlanCallResult & { status: "invalid" };
-  expect(invalid.status).toBe("invalid");
-  expect(invalid.diagnostics).toHaveLength(1);
-  expect(invalid.diagnostics![0]).toMatchObject({ code: "unknown-key", pointer: "/steps/1/args/lon" });
-  expect(invalid.diagnostics![0]!.message).toContain(`did you mean "lon"?`);
-  expect(seen[2]).toEqual({ status: "ok", results: { "1": { lat: 38.72, lon: -9.14 }, "2": { tempC: 21 }, "3": { aqi: 17 } } });
-  // The invalid plan ran nothing; the corrected one ran every tool once, with ids of the plan tool's call.
-  expect([...calls.ids].sort()).toEqual(["call-2:1", "call-2:2", "call-2:3"]);
-  const geocode = calls.times.get("geocode")!;
-  const weather = calls.times.get("weather")!;
-  const air = calls.times.get("airQuality")!;
-  expect(weather.start).toBeGreaterThanOrEqual(geocode.end);
-  expect(air.start).toBeGreaterThanOrEqual(geocode.end);
-  // weather and airQuality ran at the same time: each started before the other ended.
-  expect(weather.start).toBeLessThan(air.end);
-  expect(air.start).toBeLessThan(weather.end);
-}
+import { expectTheStory, finishReason, makeTools, modelSteps, plan, streamParts, usage, type Calls } from "./story.js";
 
 describe("planTool in the AI SDK's own loop", () => {
   test("generateText: typo → diagnostic → corrected plan → parallel run → the output reaches model step 3", async () => {
@@ -124,7 +24,7 @@ describe("planTool in the AI SDK's own loop", () => {
     const model = new MockLanguageModelV3({
       doGenerate: async (options) => {
         const content = decide(options);
-        return { content, finishReason: { unified: content[0]!.type === "tool-call" ? "tool-calls" : "stop", raw: undefined }, usage, warnings: [] };
+        return { content, finishReason: finishReason(content), usage, warnings: [] };
       },
     });
     const result = await generateText({ model, tools: { run_plan: planTool(tools) }, stopWhen: stepCountIs(4), prompt: "Weather and air in Lisbon?" });
@@ -144,16 +44,7 @@ describe("planTool in the AI SDK's own loop", () => {
     const seen: unknown[] = [];
     const decide = modelSteps(seen);
     const model = new MockLanguageModelV3({
-      doStream: async (options) => {
-        const content = decide(options);
-        const parts: LanguageModelV3StreamPart[] = [{ type: "stream-start", warnings: [] }];
-        for (const part of content) {
-          if (part.type === "tool-call") parts.push(part);
-          else if (part.type === "text") parts.push({ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: part.text }, { type: "text-end", id: "t" });
-        }
-        parts.push({ type: "finish", finishReason: { unified: content[0]!.type === "tool-call" ? "tool-calls" : "stop", raw: undefined }, usage });
-        return { stream: convertArrayToReadableStream(parts) };
-      },
+      doStream: async (options) => ({ stream: convertArrayToReadableStream<LanguageModelV3StreamPart>(streamParts(decide(options))) }),
     });
     const result = streamText({ model, tools: { run_plan: planTool(tools) }, stopWhen: stepCountIs(4), prompt: "Weather and air in Lisbon?" });
     expect(await result.text).toBe("Lisbon: 21 °C, air quality 17");
@@ -162,9 +53,12 @@ describe("planTool in the AI SDK's own loop", () => {
   });
 });
 
+/** ai 7 gives each execute the tool's own context (the plan tool has none); ai 6 has no such field, which a spread may add. */
+const noContext = { context: undefined };
+
 describe("planTool's execute", () => {
   const execute = (tools: ToolSet, input: unknown, options: Parameters<typeof planTool>[1] = {}, abortSignal?: AbortSignal) =>
-    planTool(tools, options).execute!(input, { toolCallId: "call", messages: [], ...(abortSignal === undefined ? {} : { abortSignal }) }) as Promise<PlanCallResult>;
+    planTool(tools, options).execute!(input, { toolCallId: "call", messages: [], ...noContext, ...(abortSignal === undefined ? {} : { abortSignal }) }) as Promise<PlanCallResult>;
 
   test("a tool without execute is a no-execute problem of the plan, not a crash", async () => {
     const tools = { ask: tool({ inputSchema: z.object({ question: z.string() }) }), echo: tool({ inputSchema: z.object({ text: z.string() }), execute: ({ text }) => text }) };
@@ -241,7 +135,8 @@ describe("planTool's execute", () => {
   test("the description teaches the language with an example plan over the tools that lints clean", () => {
     const calls: Calls = { times: new Map(), ids: [] };
     const tools = makeTools(calls);
-    const description = planTool(tools).description!;
+    // ai 7 also allows a description made per call; the plan tool's is text.
+    const description = planTool(tools).description as string;
     expect(description).toContain(`"$2.key" is one key of it`);
     expect(description).toContain("Tools: geocode, weather, airQuality.");
     const example = JSON.parse(description.split("Example: ")[1]!) as unknown;

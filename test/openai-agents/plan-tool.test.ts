@@ -108,9 +108,12 @@ describe("planTool in the Agents SDK's runner", () => {
     const tools = makeTools([]);
     const planner = planTool(tools);
     const context = undefined as never;
-    const failed = JSON.parse(await planner.invoke(context, JSON.stringify({ steps: [{ id: 1, tool: "fails", args: { x: 1 } }] }))) as PlanCallResult;
-    expect(failed).toMatchObject({ status: "ok" });
-    expect(JSON.stringify(failed)).toContain("out of order");
+    const failsPlan = JSON.stringify({ steps: [{ id: 1, tool: "fails", args: { x: 1 } }] });
+    const failed = JSON.parse(await planner.invoke(context, failsPlan)) as PlanCallResult;
+    // Exactly what the tool's own invoke answers: the SDK's default text (with the error up to 0.19, a fixed sentence since 0.20).
+    expect(failed).toEqual({ status: "ok", results: { "1": await tools[2]!.invoke(context, JSON.stringify({ x: 1 })) } });
+    const explained = tool({ name: "fails", description: "Always fails", parameters: z.object({ x: z.number() }), execute: () => Promise.reject(new Error("out of order")), errorFunction: (_, error) => `fails: ${String(error)}` });
+    expect(JSON.parse(await planTool([explained]).invoke(context, failsPlan))).toMatchObject({ status: "ok", results: { "1": "fails: Error: out of order" } });
     const bad = JSON.parse(await planner.invoke(context, "{not json")) as PlanCallResult;
     expect(bad).toMatchObject({ status: "invalid", diagnostics: [{ code: "invalid-plan", pointer: "" }] });
   });
