@@ -40,6 +40,17 @@ export interface ToolContext {
   readonly idempotencyKey?: string;
 }
 
+/**
+ * A step's idempotency key, `runId:stepId`: the same on every try of the step, in both executors, and
+ * the id of its tool call on a span (`gen_ai.tool.call.id`) and for the AI SDK (`toolCallId`).
+ *
+ * @example
+ * idempotencyKey("trip-1", 3) // "trip-1:3"
+ */
+export function idempotencyKey(runId: string, stepId: number): string {
+  return `${runId}:${stepId}`;
+}
+
 /** A tool: resolved arguments in, a result (or a promise of one) out. */
 export type ToolFunction = (args: Record<string, unknown>, context: ToolContext) => unknown;
 
@@ -134,6 +145,19 @@ export function checkOutput(schema: JsonSchema | undefined, value: unknown): Ste
     mismatch = `the result could not be read: ${describeError(error)}`;
   }
   return mismatch === undefined ? undefined : STEP_FAILURES.invalidOutput(mismatch);
+}
+
+/**
+ * Whether a try's value is the step's result: when the try succeeded, and also when the value only
+ * failed its output schema (`invalid-output`: the step fails, and its result is kept for a person to
+ * see, in `runPlan`'s report as in a worker's stored step).
+ *
+ * @example
+ * keepsResult(STEP_FAILURES.invalidOutput("/ must be string")) // true
+ * keepsResult(STEP_FAILURES.timeout(100))                      // false
+ */
+export function keepsResult(failure: StepFailure | undefined): boolean {
+  return failure === undefined || failure.code === "invalid-output";
 }
 
 /** A step as an attempt sees it; the executor's own record of the step implements it. */

@@ -108,9 +108,13 @@ describe("readRunSettings", () => {
   });
 
   test.each([
-    ["runId empty", { runId: "" }, `option runId must be a string of 1 to ${MAX_RUN_ID_LENGTH} characters`],
-    ["runId too long", { runId: "r".repeat(MAX_RUN_ID_LENGTH + 1) }, `option runId must be a string of 1 to ${MAX_RUN_ID_LENGTH} characters`],
-    ["runId a number", { runId: 7 }, `option runId must be a string of 1 to ${MAX_RUN_ID_LENGTH} characters`],
+    ["runId empty", { runId: "" }, `option runId must be 1 to ${MAX_RUN_ID_LENGTH} printable ASCII characters without spaces`],
+    ["runId too long", { runId: "r".repeat(MAX_RUN_ID_LENGTH + 1) }, `option runId must be 1 to ${MAX_RUN_ID_LENGTH} printable ASCII characters without spaces`],
+    ["runId a number", { runId: 7 }, `option runId must be 1 to ${MAX_RUN_ID_LENGTH} printable ASCII characters without spaces`],
+    // One run-id rule with submitPlan's: printable ASCII, no space, no control character, nothing a terminal line could hide.
+    ["runId with a space", { runId: "trip 1" }, `option runId must be 1 to ${MAX_RUN_ID_LENGTH} printable ASCII characters without spaces`],
+    ["runId with a control character", { runId: "trip\u001b[2K" }, `option runId must be 1 to ${MAX_RUN_ID_LENGTH} printable ASCII characters without spaces`],
+    ["runId not ASCII", { runId: "trip-é" }, `option runId must be 1 to ${MAX_RUN_ID_LENGTH} printable ASCII characters without spaces`],
     ["approvalTools", { approvalTools: "send" }, "option approvalTools must be an array of tool names (strings)"],
     ["needsApproval", { needsApproval: true }, "option needsApproval must be a function"],
     ["tracer without startSpan", { tracer: {} }, "option tracer must be an OpenTelemetry tracer (an object with startSpan), or false"],
