@@ -115,3 +115,41 @@ describe("reportFromJSON", () => {
     expect(reportFromJSON(old).attempts).toEqual(new Map());
   });
 });
+
+describe("reportToJSON writes a result only when JSON holds it unchanged (toStorableJSON, the workers' rule)", () => {
+  class Point {
+    constructor(readonly x: number) {}
+  }
+  const aFunction = (): number => 1;
+  test.each([
+    ["a Map", () => new Map([["a", 1]]), "it contains a Map (JSON writes {})"],
+    ["a Set", () => new Set([1]), "it contains a Set (JSON writes {})"],
+    ["a Date", () => new Date(0), "it contains a Date (JSON writes a string)"],
+    ["NaN", () => ({ n: NaN }), "it contains NaN (JSON writes null)"],
+    ["Infinity", () => [Infinity], "it contains Infinity (JSON writes null)"],
+    ["-Infinity", () => -Infinity, "it contains -Infinity (JSON writes null)"],
+    ["a class instance", () => new Point(1), "it contains an object that is not plain data (a class instance, JSON would not keep it as it is)"],
+    // eslint-disable-next-line no-sparse-arrays
+    ["an array hole", () => [1, , 3], "it contains an array hole (JSON writes null)"],
+    ["a getter", () => Object.defineProperty({}, "x", { get: () => 1, enumerable: true }), "it contains a getter"],
+    ["a function", () => aFunction, "it contains a function"],
+  ])("%s: kept in runPlan's report, refused in its JSON as unserializable", async (_name, make, reason) => {
+    const report = await runPlan({ steps: [{ id: 1, tool: "make", args: {} }, { id: 2, tool: "make", args: {} }] }, { make: (_args, context) => (context.stepId === 1 ? make() : "fine") });
+    expect(report.status).toBe("ok");
+    expect(report.results.get(1)).toEqual(make());
+    const json = reportToJSON(report);
+    expect(json.status).toBe("failed");
+    expect(json.results).toEqual({ 2: "fine" });
+    expect(json.errors).toEqual({ 1: { code: "unserializable", message: `step 1: its result cannot be stored as JSON: ${reason}` } });
+  });
+
+  test("an output JSON cannot hold unchanged is an unserializable outputError", async () => {
+    const report = await runPlan({ steps: [{ id: 1, tool: "make", args: {} }], output: { kept: "$1" } }, { make: () => new Map() });
+    expect(reportToJSON(report).outputError).toEqual({ code: "unserializable", message: "the plan's output cannot be stored as JSON: it contains a Map (JSON writes {})" });
+  });
+
+  test("undefined is written as null", async () => {
+    const report = await runPlan({ steps: [{ id: 1, tool: "none", args: {} }] }, { none: () => undefined });
+    expect(reportToJSON(report).results).toEqual({ 1: null });
+  });
+});
