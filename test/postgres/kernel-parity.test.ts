@@ -12,6 +12,7 @@ import { reportToJSON, type RunReportJSON } from "../../src/run/report-json.js";
 import { runPlan, type RunEvent, type RunOptions, type RunReport, type ToolContext, type ToolFunctions } from "../../src/run/run-plan.js";
 import { STEP_EVENT_TYPES } from "../../src/run/schedule.js";
 import { RefError } from "../../src/shared/errors.js";
+import { UNSTORABLE_RESULTS } from "../helpers/unstorable.js";
 import { comparable } from "./compare.js";
 import { databaseAndClient } from "./server.js";
 
@@ -22,26 +23,6 @@ const WORKER_TIMEOUT_MS = 50;
 /** How long `outlast` takes: many times the worker's default, so only a try without a limit finishes. */
 const OUTLAST_MS = 8 * WORKER_TIMEOUT_MS;
 
-class Point {
-  constructor(
-    readonly x: number,
-    readonly y: number,
-  ) {}
-}
-
-/** Values JSON would drop, change or refuse: each row a tool returning one, with the reason both executors give. */
-const UNSTORABLE: readonly (readonly [string, () => unknown, string])[] = [
-  ["a Map", () => new Map([["a", 1]]), "it contains a Map (JSON writes {})"],
-  ["a Set", () => new Set([1]), "it contains a Set (JSON writes {})"],
-  ["a Date", () => new Date(0), "it contains a Date (JSON writes a string)"],
-  ["NaN", () => ({ n: NaN }), "it contains NaN (JSON writes null)"],
-  ["Infinity", () => [Infinity], "it contains Infinity (JSON writes null)"],
-  ["-Infinity", () => -Infinity, "it contains -Infinity (JSON writes null)"],
-  ["a class instance", () => new Point(1, 2), "it contains an object that is not plain data (a class instance, JSON would not keep it as it is)"],
-  // eslint-disable-next-line no-sparse-arrays
-  ["an array hole", () => [1, , 3], "it contains an array hole (JSON writes null)"],
-  ["a getter", () => Object.defineProperty({}, "x", { get: () => 1, enumerable: true }), "it contains a getter"],
-];
 const unstorableTool = (i: number): string => `unstorable${i}`;
 
 /** Tries of `flaky` by idempotency key: the first try of a step fails, the next succeeds. */
@@ -63,7 +44,7 @@ const tools: ToolFunctions = {
   answer: () => 42,
   add: (args) => (args.a as number) + (args.b as number),
   pay: requireApproval((args) => ({ paid: args.amount }), true),
-  ...Object.fromEntries(UNSTORABLE.map(([, make], i) => [unstorableTool(i), () => make()])),
+  ...Object.fromEntries(UNSTORABLE_RESULTS.map(([, make], i) => [unstorableTool(i), () => make()])),
 };
 
 const workerEvents: WorkerEvent[] = [];
@@ -156,7 +137,7 @@ describe("a try's time limit: one rule (tryTimeoutMs)", () => {
 });
 
 describe("what a result may be in JSON: one rule (toStorableJSON)", () => {
-  test.each(UNSTORABLE.map(([name, make, reason], i) => [name, make, reason, i] as const))(
+  test.each(UNSTORABLE_RESULTS.map(([name, make, reason], i) => [name, make, reason, i] as const))(
     "%s: runPlan's report keeps it, its JSON form and the worker refuse it alike (unserializable)",
     async (_name, make, reason, i) => {
       const { local, remote } = await both(one(unstorableTool(i)));

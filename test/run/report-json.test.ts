@@ -5,6 +5,7 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { RefError, reportFromJSON, reportToJSON, runPlan, STEP_ERROR_CODES, StepError, type RunReportJSON } from "../../src/index.js";
+import { UNSTORABLE_RESULTS } from "../helpers/unstorable.js";
 
 const stepKey = fc.nat({ max: 50 }).map(String);
 /** A JSON value as JSON writes it back (fast-check's may hold -0, which JSON writes as 0). */
@@ -117,23 +118,7 @@ describe("reportFromJSON", () => {
 });
 
 describe("reportToJSON writes a result only when JSON holds it unchanged (toStorableJSON, the workers' rule)", () => {
-  class Point {
-    constructor(readonly x: number) {}
-  }
-  const aFunction = (): number => 1;
-  test.each([
-    ["a Map", () => new Map([["a", 1]]), "it contains a Map (JSON writes {})"],
-    ["a Set", () => new Set([1]), "it contains a Set (JSON writes {})"],
-    ["a Date", () => new Date(0), "it contains a Date (JSON writes a string)"],
-    ["NaN", () => ({ n: NaN }), "it contains NaN (JSON writes null)"],
-    ["Infinity", () => [Infinity], "it contains Infinity (JSON writes null)"],
-    ["-Infinity", () => -Infinity, "it contains -Infinity (JSON writes null)"],
-    ["a class instance", () => new Point(1), "it contains an object that is not plain data (a class instance, JSON would not keep it as it is)"],
-    // eslint-disable-next-line no-sparse-arrays
-    ["an array hole", () => [1, , 3], "it contains an array hole (JSON writes null)"],
-    ["a getter", () => Object.defineProperty({}, "x", { get: () => 1, enumerable: true }), "it contains a getter"],
-    ["a function", () => aFunction, "it contains a function"],
-  ])("%s: kept in runPlan's report, refused in its JSON as unserializable", async (_name, make, reason) => {
+  test.each(UNSTORABLE_RESULTS)("%s: kept in runPlan's report, refused in its JSON as unserializable", async (_name, make, reason) => {
     const report = await runPlan({ steps: [{ id: 1, tool: "make", args: {} }, { id: 2, tool: "make", args: {} }] }, { make: (_args, context) => (context.stepId === 1 ? make() : "fine") });
     expect(report.status).toBe("ok");
     expect(report.results.get(1)).toEqual(make());
