@@ -10,6 +10,7 @@ import { planCallDescription, readPlanCallOptions, resumePlanCall, runPlanCall, 
 import { planSchema } from "../formats/plan-schema.js";
 import type { JsonSchema, ToolCatalog, ToolSpec } from "../plan/plan.js";
 import { requireApproval } from "../run/gated.js";
+import { idempotencyKey } from "../run/attempt.js";
 import type { ToolContext, ToolFunction, ToolFunctions } from "../run/run-plan.js";
 import { describeThrown, RefError } from "../shared/errors.js";
 import { defineOwn, isPlainArray, isPlainObject, ownData } from "../shared/own-data.js";
@@ -121,13 +122,13 @@ export function toolsFromAiSdk(tools: ToolSet, options: AiSdkToolsOptions = {}):
   for (const { name, execute, needsApproval: gate } of read) {
     if (execute === undefined) continue;
     const fn = ((args, context) => callTool(execute, args, context, runId)) satisfies ToolFunction;
-    defineOwn(functions, name, gate === undefined ? fn : requireApproval(fn, gate === true ? true : (args, step) => gate(args, { toolCallId: `${runId}:${step.id}`, messages: [] })));
+    defineOwn(functions, name, gate === undefined ? fn : requireApproval(fn, gate === true ? true : (args, step) => gate(args, { toolCallId: idempotencyKey(runId, step.id), messages: [] })));
   }
   return functions;
 }
 
 async function callTool(execute: NonNullable<ReadTool["execute"]>, args: Record<string, unknown>, context: ToolContext, runId: string): Promise<unknown> {
-  const result = await execute(args, { toolCallId: `${runId}:${context.stepId}`, messages: [], abortSignal: context.signal });
+  const result = await execute(args, { toolCallId: idempotencyKey(runId, context.stepId), messages: [], abortSignal: context.signal });
   return isAsyncIterable(result) ? lastValue(result, context.signal) : result;
 }
 

@@ -140,7 +140,7 @@ function eventsFrom(onEvent: (event: RunEvent) => void, attempts: number): (snap
     for (const [id, step] of snapshot.steps) {
       const pending = snapshot.pending?.get(id);
       if (pending !== undefined) {
-        if (!waiting.has(id)) emit(step.startMs ?? 0, { type: "step-pending", stepId: id, tool: step.tool, args: pending.args, atMs: step.startMs ?? 0 });
+        if (!waiting.has(id)) emit(step.startMs ?? 0, { type: "step-awaiting-approval", stepId: id, tool: step.tool, args: pending.args, atMs: step.startMs ?? 0 });
         waiting.add(id);
         continue;
       }

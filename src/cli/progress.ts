@@ -40,7 +40,7 @@ function describe(event: RunEvent): string {
       return `skipped: step ${event.blockedBy} did not succeed`;
     case "step-retry":
       return `${retryingText(event.delayMs, event.attempt + 1, event.attempts)}: ${detail(event.error.message)}`;
-    case "step-pending":
+    case "step-awaiting-approval":
       return `waiting for approval at ${ms(event.atMs)}`;
   }
 }
@@ -140,7 +140,7 @@ export function liveProgress(write: (text: string) => void, total: number, optio
         case "step-skipped":
           counts.skipped++;
           break;
-        case "step-pending":
+        case "step-awaiting-approval":
           running.delete(event.stepId);
           failures.push(`  ${pc.yellow("waiting ")} step ${event.stepId} (${tool(event.tool)}): ${describe(event)}`);
           break;

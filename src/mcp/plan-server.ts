@@ -548,7 +548,7 @@ function progress(plan: unknown, extra: RequestExtra): { onEvent?: (event: RunEv
     onEvent(event) {
       if (event.type === "step-start" || event.type === "step-retry" || extra.signal.aborted) return;
       done++;
-      const how = event.type === "step-done" ? "done" : event.type === "step-failed" ? `failed (${event.error.code})` : event.type === "step-pending" ? "waits for approval" : `skipped (step ${event.blockedBy} failed)`;
+      const how = event.type === "step-done" ? "done" : event.type === "step-failed" ? `failed (${event.error.code})` : event.type === "step-awaiting-approval" ? "waits for approval" : `skipped (step ${event.blockedBy} failed)`;
       // A client gone mid-run: the notification has nowhere to go, which is no one's error.
       sending.push(extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: done, total, message: `step ${event.stepId} (${safeText(event.tool, 80)}) ${how}` } }).catch(() => undefined));
     },

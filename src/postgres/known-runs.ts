@@ -7,7 +7,6 @@ import type { Diagnostic } from "../shared/diagnostic.js";
 import { normalizeOptions, type NormalizedOptions } from "../shared/options.js";
 import { scheduleGraph, type ScheduleGraph } from "../run/schedule.js";
 import type { StoredRunOptions } from "./submit.js";
-import type { ResolvedRetryPolicy } from "../run/retry.js";
 import { readRetryOptions, type RetryOptionValues } from "../run/settings.js";
 
 /** No policy: a failed try fails its step. */
@@ -26,16 +25,6 @@ export function storedRetry(options: StoredRunOptions): RetryOptionValues {
 function storedApprovalTools(options: StoredRunOptions): ReadonlySet<string> {
   const names = options.approvalTools;
   return new Set(Array.isArray(names) ? names.filter((name): name is string => typeof name === "string") : []);
-}
-
-/**
- * The retry policy of a run's tool: its own, else the run's (`undefined`: no retry).
- *
- * @example
- * policyOf(known, "geocode")?.attempts // 3
- */
-export function policyOf(known: Pick<KnownRunInfo, "retry">, tool: string): ResolvedRetryPolicy | undefined {
-  return known.retry.retryByTool?.get(tool) ?? known.retry.retry;
 }
 
 /** How many runs a worker remembers (options, catalog, graph): past this, the oldest is read again when needed. */

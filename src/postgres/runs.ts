@@ -10,8 +10,8 @@ import { normalizeOptions } from "../shared/options.js";
 import { resolveOutput } from "../run/plan-output.js";
 import { connectClient, databaseError, inTransaction, isConnectionError, poolFor, readConnection, type Connection, type ConnectionOptions } from "./db.js";
 import { PostgresError } from "./errors.js";
-import { policyOf, storedRetry } from "./known-runs.js";
-import type { RetryOptionValues } from "../run/settings.js";
+import { storedRetry } from "./known-runs.js";
+import { retryPolicyOf, type RetryOptionValues } from "../run/settings.js";
 import type { StoredRunOptions } from "./submit.js";
 import type { PgClient, PgQueryable } from "./peers.js";
 import { finishedChannel, lockRun, progressChannel } from "./queue.js";
@@ -70,7 +70,7 @@ function retryingOf(row: Record<string, unknown>, id: number, retry: RetryOption
   return {
     lastError: rebuildStepError(id, tool, row.error),
     ...(row.retry_ms === null ? {} : { retryAtMs: Number(row.retry_ms), retryInMs: Math.max(0, Number(row.retry_in_ms)) }),
-    attempts: policyOf({ retry }, tool)?.attempts ?? 1,
+    attempts: retryPolicyOf(retry, tool)?.attempts ?? 1,
   };
 }
 

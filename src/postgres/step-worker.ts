@@ -4,14 +4,16 @@
  * transaction (`settleStep`); a step it was running when it stopped is released to other workers.
  */
 import type { StepError } from "../run/step-error.js";
-import type { WorkerSettings } from "../run/settings.js";
+import { retryPolicyOf, tryTimeoutMs, type WorkerSettings } from "../run/settings.js";
+import { checksInputs } from "../run/validate-input.js";
+import type { StepEventType } from "../run/schedule.js";
 import { RefError } from "../shared/errors.js";
 import { ownData } from "../shared/own-data.js";
 import { isConnectionError, type Connection } from "./db.js";
 import { PostgresError } from "./errors.js";
 import { Heartbeat } from "./heartbeat.js";
 import { backoff, sleep } from "./job-pool.js";
-import { KnownRuns, policyOf, type KnownRun, type KnownRunInfo } from "./known-runs.js";
+import { KnownRuns, type KnownRun, type KnownRunInfo } from "./known-runs.js";
 import type { PgPool } from "./peers.js";
 import { claimedStep, claimStep } from "./sql/claim.js";
 import { releaseJob, releaseStep, releaseTakenStep } from "./sql/release-step.js";
@@ -39,6 +41,10 @@ export type WorkerEvent =
   /** This attempt ended after another worker had taken the step (this one was taken for dead): its outcome was not stored. */
   | { readonly type: "step-lost"; readonly runId: string; readonly stepId: number; readonly tool: string; readonly attempt: number }
   | { readonly type: "workers-recovered"; readonly workerIds: readonly string[] };
+
+// Every event's name is one of the executors' shared list (a new name goes there first).
+const WORKER_EVENT_NAMES: Exclude<WorkerEvent["type"], StepEventType> extends never ? true : never = true;
+void WORKER_EVENT_NAMES;
 
 /** A step this worker is running. */
 interface Active {
@@ -207,7 +213,7 @@ export class StepWorker {
     helpers.abortSignal.addEventListener("abort", onShutdown);
     let outcome: SettleOutcome;
     try {
-      outcome = await runClaimedStep(claimed, tools.get(tool), tools.keys(), known.options.timeoutMs ?? this.settings.timeoutMs, controller, known.options.validateInputs === true || this.settings.validateInputs, trace);
+      outcome = await runClaimedStep(claimed, tools.get(tool), tools.keys(), tryTimeoutMs(known.options.timeoutMs, this.settings.timeoutMs), controller, checksInputs(known.options.validateInputs, this.settings.validateInputs), trace);
     } finally {
       helpers.abortSignal.removeEventListener("abort", onShutdown);
       this.#active.delete(active);
@@ -227,7 +233,7 @@ export class StepWorker {
       throw new Error(`plan-refs: step ${stepId} of run ${runId} released: the worker stopped`);
     }
     // A failed try its run's policy retries waits in the database (its job's run_at), not here.
-    const policy = outcome.ok ? undefined : policyOf(known, tool);
+    const policy = outcome.ok ? undefined : retryPolicyOf(known.retry, tool);
     const delayMs = policy === undefined || outcome.ok || outcome.failure === undefined ? undefined : retryDelayMs(policy, attempt, outcome.failure);
     const settle = trace === undefined ? undefined : new TracedTries();
     const take = outcome.ok ? this.#take(known, helpers) : undefined;

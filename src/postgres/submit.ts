@@ -2,10 +2,9 @@
  * `submitPlan`: reads and lints a plan exactly as `runPlan` does, stores it with a run row, and
  * enqueues the steps that depend on nothing, all in one statement (one round trip).
  */
-import { randomUUID } from "node:crypto";
 import { readPlan, type LocatedStep, type ToolCatalog } from "../plan/plan.js";
 import type { RunOptions } from "../run/run-plan.js";
-import { readOption, readRetryOptions, readRunOptions, readSerialTools, type RetryOptionValues, type RunOptionValues } from "../run/settings.js";
+import { readOption, readRetryOptions, readRunId, readRunOptions, readSerialTools, type NO_TIME_LIMIT, type RetryOptionValues, type RunOptionValues } from "../run/settings.js";
 import type { ResolvedRetryPolicy } from "../run/retry.js";
 import { runStatus } from "../run/schedule.js";
 import { preparePlan } from "../run/prepare.js";
@@ -39,8 +38,8 @@ export interface SubmitOptions extends ConnectionOptions {
 /** The options a run keeps in the database (JSON). */
 export interface StoredRunOptions {
   readonly failFast: boolean;
-  /** `null`: no limit. */
-  readonly timeoutMs: number | null;
+  /** The run's own limit of each try (`tryTimeoutMs` reads it): `"none"` for no limit (`Infinity`); `null`: it gave none, the worker's `timeoutMs` applies. */
+  readonly timeoutMs: number | typeof NO_TIME_LIMIT | null;
   readonly validateOutputs: boolean;
   /** Absent in runs stored before input checks existed: `false`. */
   readonly validateInputs?: boolean;
@@ -62,9 +61,6 @@ export interface StoredRunOptions {
 function traceOf(trace: TraceCarrier | undefined): { trace?: TraceCarrier } {
   return trace === undefined ? {} : { trace };
 }
-
-/** A run id: 1 to 200 printable characters. */
-const RUN_ID = /^[\x21-\x7e]{1,200}$/;
 
 /** What `submitPlan` reads of its options: runPlan's, and the serial tools. */
 type StoredSettings = RunOptionValues & RetryOptionValues & { readonly serialTools: ReadonlySet<string> | undefined };
@@ -94,11 +90,7 @@ function readStoredOptions(options: unknown): StoredSettings {
  */
 export async function submitPlan(plan: unknown, options: SubmitOptions = {}): Promise<string> {
   const connection = readConnection(options, "submitPlan");
-  const givenId = ownData(options, "runId");
-  if (givenId !== undefined && (typeof givenId !== "string" || !RUN_ID.test(givenId))) {
-    throw new RefError("invalid-options", "submitPlan: runId must be 1 to 200 printable ASCII characters without spaces");
-  }
-  const runId = (givenId as string | undefined) ?? randomUUID();
+  const runId = readRunId(ownData(options, "runId"), "runId", (message) => new RefError("invalid-options", `submitPlan: ${message}`));
   const settings = readStoredOptions(ownData(options, "options"));
   const prepared = prepare(plan, settings);
   const planHash = await sha256Hex(prepared.hashText);

@@ -6,12 +6,12 @@
  * what is stored (`SettleOutcome`).
  */
 import { resolveRefs } from "../resolve/resolve-refs.js";
-import { attempt, checkOutput, endAttempt, outputSchemaOf, STEP_FAILURES, type AttemptOwner, type AttemptStep, type StepFailure, type ToolContext } from "../run/attempt.js";
+import { attempt, checkOutput, endAttempt, idempotencyKey, keepsResult, outputSchemaOf, STEP_FAILURES, type AttemptOwner, type AttemptStep, type StepFailure, type ToolContext } from "../run/attempt.js";
 import type { StepTrace } from "../run/tracing.js";
-import { inputMismatch } from "../run/validate-input.js";
+import { inputFailure } from "../run/validate-input.js";
 import type { KnownRunInfo } from "./known-runs.js";
 import { storedError } from "./stored-error.js";
-import { toJSONText } from "./storable.js";
+import { toStorableJSON } from "../run/storable.js";
 import type { SettleOutcome } from "./transitions.js";
 
 /** What a tool run by a PostgreSQL worker receives besides its arguments. */
@@ -87,15 +87,11 @@ const WORKER_ATTEMPT: AttemptOwner<WorkerStep> = {
   resolveArgs: (step) => resolveClaimed(step.claimed),
   contextOf: (step): WorkerToolContext => {
     const { runId, stepId, attempt: tryNumber } = step.claimed;
-    return { stepId, runId, attempt: tryNumber, idempotencyKey: `${runId}:${stepId}`, signal: step.signal };
+    return { stepId, runId, attempt: tryNumber, idempotencyKey: idempotencyKey(runId, stepId), signal: step.signal };
   },
-  checkInput: (step, args) => {
-    if (!step.validateInputs) return undefined;
-    const mismatch = inputMismatch(step.claimed.known.catalog, step.tool, args);
-    return mismatch === undefined ? undefined : STEP_FAILURES.invalidInput(mismatch);
-  },
+  checkInput: (step, args) => inputFailure(step.validateInputs, step.claimed.known.catalog, step.tool, args),
   checkResult: (step, value) => {
-    const text = toJSONText(value);
+    const text = toStorableJSON(value);
     if (!text.ok) return STEP_FAILURES.unserializable(text.reason);
     step.text = text.text;
     const { options, catalog } = step.claimed.known;
@@ -114,8 +110,7 @@ const WORKER_ATTEMPT: AttemptOwner<WorkerStep> = {
 
 function outcomeOf(step: WorkerStep, failure: StepFailure | undefined): SettleOutcome {
   if (failure === undefined) return { ok: true, result: step.text };
-  // A result that fails its output check is kept, as runPlan keeps it.
-  return { ok: false, error: storedError(failure), ...(failure.code === "invalid-output" ? { result: step.text } : {}), failure };
+  return { ok: false, error: storedError(failure), ...(keepsResult(failure) ? { result: step.text } : {}), failure };
 }
 
 /**

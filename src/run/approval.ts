@@ -15,6 +15,7 @@ import type { RunOptions, RunSettings } from "./settings.js";
 import { approvalRuleOf } from "./gated.js";
 import { canonicalJson } from "./plan-hash.js";
 import type { StepRecord } from "./step-record.js";
+import { isAwaitingApproval } from "./schedule.js";
 import { reachTries, type TriesScheduler } from "./step-tries.js";
 
 /** What a resume brings to a run (src/run/resume.ts), checked against the plan before any step is added. */
@@ -158,7 +159,7 @@ export class ApprovalGate {
   /** The step waits for approval: its tool is not called in this run; what waits on it waits with it. */
   #suspend(record: StepRecord, args: Record<string, unknown>, ledger: RunLedger): true {
     record.args = undefined;
-    ledger.markPending(record, args);
+    ledger.markAwaitingApproval(record, args);
     return true;
   }
 
@@ -197,7 +198,7 @@ export class ApprovalGate {
 /** Every step that waits, directly or through others, on a step waiting for approval (those are not stuck). */
 export function heldByApproval(records: readonly StepRecord[]): Set<StepRecord> {
   const held = new Set<StepRecord>();
-  const queue = records.filter((record) => record.state === "pending");
+  const queue = records.filter((record) => isAwaitingApproval(record.state));
   for (let i = 0; i < queue.length; i++) {
     for (const dependent of queue[i]!.dependents ?? []) {
       if (dependent.state !== "waiting" || held.has(dependent)) continue;

@@ -25,7 +25,6 @@ import { isStandardJsonSchema, standardJsonSchema } from "../shared/standard-sch
 import { cutText, quoted, safeText } from "../shared/text.js";
 import { outputMismatch } from "./output-validator.js";
 import { StepError, type StepErrorCode } from "./step-error.js";
-import type { InputMismatch } from "./validate-input.js";
 
 /** What a tool receives besides its arguments. */
 export interface ToolContext {
@@ -39,6 +38,17 @@ export interface ToolContext {
    * (a payment, an e-mail) although the tool may be called again. Set by `runPlan`.
    */
   readonly idempotencyKey?: string;
+}
+
+/**
+ * A step's idempotency key, `runId:stepId`: the same on every try of the step, in both executors, and
+ * the id of its tool call on a span (`gen_ai.tool.call.id`) and for the AI SDK (`toolCallId`).
+ *
+ * @example
+ * idempotencyKey("trip-1", 3) // "trip-1:3"
+ */
+export function idempotencyKey(runId: string, stepId: number): string {
+  return `${runId}:${stepId}`;
 }
 
 /** A tool: resolved arguments in, a result (or a promise of one) out. */
@@ -59,6 +69,14 @@ export interface StepFailure {
 /** What a tool threw, for a message. Never throws: a tool may throw a Proxy or an object whose toString throws. */
 export function describeError(error: unknown): string {
   return cutText(describeThrown(error), 500);
+}
+
+/** Why resolved arguments do not fit: the step error's detail, and the same with every argument value reduced to its shape. */
+export interface InputMismatch {
+  /** What the report and the model see: the values found quoted (`/a must be a number (got "three")`). */
+  readonly detail: string;
+  /** What a span may carry while content is not recorded (`/a must be a number (got a string of 5 characters)`). */
+  readonly detailWithoutValues: string;
 }
 
 /**
@@ -140,6 +158,19 @@ export function checkOutput(schema: JsonSchema | undefined, value: unknown): Ste
     mismatch = `the result could not be read: ${describeError(error)}`;
   }
   return mismatch === undefined ? undefined : STEP_FAILURES.invalidOutput(mismatch);
+}
+
+/**
+ * Whether a try's value is the step's result: when the try succeeded, and also when the value only
+ * failed its output schema (`invalid-output`: the step fails, and its result is kept for a person to
+ * see, in `runPlan`'s report as in a worker's stored step).
+ *
+ * @example
+ * keepsResult(STEP_FAILURES.invalidOutput("/ must be string")) // true
+ * keepsResult(STEP_FAILURES.timeout(100))                      // false
+ */
+export function keepsResult(failure: StepFailure | undefined): boolean {
+  return failure === undefined || failure.code === "invalid-output";
 }
 
 /** A step as an attempt sees it; the executor's own record of the step implements it. */

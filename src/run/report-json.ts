@@ -1,12 +1,15 @@
 /**
  * A run's report as JSON data: what `plan-refs run` prints. `JSON.stringify(report)` would lose the
- * results and errors (they are `Map`s) and can throw (a result with a cycle or a BigInt); this never
- * throws, and a result JSON cannot hold becomes that step's error rather than losing every result.
+ * results and errors (they are `Map`s), can throw (a result with a cycle or a BigInt) and silently
+ * changes what it writes (a Map as `{}`, a Date as a string); this never throws, and a result JSON
+ * cannot hold unchanged becomes that step's error rather than losing every result.
  */
 import { isPlainArray, isPlainObject, ownData, ownDataEntries, ownElements } from "../shared/own-data.js";
 import { describeThrown, RefError } from "../shared/errors.js";
 import { cutText, safeText } from "../shared/text.js";
 import type { PendingStep, RunReport, StepTiming } from "./run-report.js";
+import { STEP_FAILURES } from "./attempt.js";
+import { toStorableJSON } from "./storable.js";
 import { OUTPUT_STEP_ID, STEP_ERROR_CODES, StepError, type StepErrorCode } from "./step-error.js";
 
 /** A step's error as JSON: `code` and `message`, and where it happened when that is known. */
@@ -43,14 +46,19 @@ export interface RunReportJSON {
 }
 
 /**
- * The report as plain JSON data (the form `plan-refs run` writes): results and errors keyed by step
- * id, each result a snapshot through `JSON.stringify` (so `toJSON` applies and the value is plain
- * data). A result JSON cannot write (a cycle, a BigInt, a getter that throws) is left out of
- * `results` and reported in `errors` with code `unserializable`; the status is then `failed` (if it
- * was `ok`). A result of `undefined` (or a function or symbol) is written as `null`. Never throws.
+ * The report as plain JSON data (the form `plan-refs run` writes and the plan tools answer with):
+ * results and errors keyed by step id. A result is written only when JSON holds it unchanged, by the
+ * rule the PostgreSQL workers store results by (`toStorableJSON`): a Map, a Set, a Date, NaN, an
+ * infinity, a class instance, an array hole, a getter, a BigInt, a cycle, a function or a symbol is
+ * left out of `results` and reported in `errors` as the workers report it, code `unserializable` with
+ * their detail (`step 2: its result cannot be stored as JSON: it contains a Map (JSON writes {})`; the
+ * report does not keep tools, so the step is named by its id); the status is then `failed` (if it was
+ * `ok`). `runPlan`'s in-memory report keeps such a value (its dependents got it too, in the process);
+ * only its JSON forms refuse it. A result of `undefined` is written as `null`. Never throws.
  *
  * @example
- * const report = await runPlan({ steps: [{ id: 1, tool: "now", args: {} }] }, { now: () => ({ at: 1n }) });
+ * const report = await runPlan({ steps: [{ id: 1, tool: "now", args: {} }] }, { now: () => new Date() });
+ * report.results.get(1) instanceof Date // true
  * reportToJSON(report).errors[1]?.code // "unserializable"
  * JSON.stringify(reportToJSON(report)) // always works, unlike JSON.stringify(report)
  */
@@ -59,11 +67,12 @@ export function reportToJSON(report: RunReport): RunReportJSON {
   const errors: Record<string, StepErrorJSON> = {};
   for (const [id, error] of report.errors) errors[String(id)] = stepErrorJSON(error);
   for (const [id, value] of report.results) {
-    const snapshot = jsonSnapshot(value);
-    if (snapshot.ok) {
-      results[String(id)] = snapshot.value;
+    const written = storedJSON(value);
+    if (written.ok) {
+      results[String(id)] = written.value;
     } else if (errors[String(id)] === undefined) {
-      errors[String(id)] = { code: "unserializable", message: `step ${id}: its result cannot be written as JSON: ${snapshot.reason}` };
+      const failure = STEP_FAILURES.unserializable(written.reason);
+      errors[String(id)] = { code: failure.code, message: `step ${id}: ${failure.detail}` };
     }
   }
   const unserializable = Object.values(errors).some((error) => error.code === "unserializable");
@@ -90,8 +99,8 @@ export function reportToJSON(report: RunReport): RunReportJSON {
 function outputJSON(report: RunReport): { output?: unknown; outputError?: StepErrorJSON } {
   if (report.outputError !== undefined) return { outputError: stepErrorJSON(report.outputError) };
   if (!Object.hasOwn(report, "output")) return {};
-  const snapshot = jsonSnapshot(report.output);
-  return snapshot.ok ? { output: snapshot.value } : { outputError: { code: "unserializable", message: `the plan's output cannot be written as JSON: ${snapshot.reason}` } };
+  const written = storedJSON(report.output);
+  return written.ok ? { output: written.value } : { outputError: { code: "unserializable", message: `the plan's output cannot be stored as JSON: ${written.reason}` } };
 }
 
 /** Waiting steps as JSON: arguments JSON cannot write are written as `{}` (the step still waits). */
@@ -259,7 +268,13 @@ function ownString(value: unknown, key: string): string | undefined {
   }
 }
 
-/** The value as JSON writes it and reads it back, or why it cannot be written. */
+/** A value by the one rule of results written as JSON (`toStorableJSON`), as JSON reads it back (`undefined`: `null`). */
+function storedJSON(value: unknown): { ok: true; value: unknown } | { ok: false; reason: string } {
+  const written = toStorableJSON(value);
+  return written.ok ? { ok: true, value: written.text === null ? null : (JSON.parse(written.text) as unknown) } : written;
+}
+
+/** A waiting step's arguments as JSON writes them and reads them back (what a person is shown), or why they cannot be written. */
 function jsonSnapshot(value: unknown): { ok: true; value: unknown } | { ok: false; reason: string } {
   try {
     const text = JSON.stringify(value);

@@ -14,13 +14,13 @@ import type { LocatedStep } from "../plan/plan.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { asRefError, RefError, withoutStack } from "../shared/errors.js";
 import { ApprovalGate, checkApproved, checkResume, heldByApproval, type GatedRun, type ResumeState } from "./approval.js";
-import { attempt, clearAttemptTimer, STEP_FAILURES, type StepFailure, type ToolFunction } from "./attempt.js";
+import { attempt, clearAttemptTimer, keepsResult, STEP_FAILURES, type StepFailure, type ToolFunction } from "./attempt.js";
 import { listen } from "./callbacks.js";
 import { RunLanguage, type PreparedStep } from "./prepare.js";
 import { RunLedger, type RunReport } from "./run-report.js";
 import { RunTools } from "./run-tools.js";
 import { onStop, runStatus, skipDependents, stopDetail, type StopReason } from "./schedule.js";
-import { readRunSettings, type RunOptions, type RunSettings, type ToolFunctions } from "./settings.js";
+import { readRunSettings, tryTimeoutMs, type RunOptions, type RunSettings, type ToolFunctions } from "./settings.js";
 import { abortStep, StepIndex, StepRecord, takeDependents } from "./step-record.js";
 import { StepTries } from "./step-tries.js";
 import { isStream, StreamIntake } from "./streamed-intake.js";
@@ -106,6 +106,8 @@ class Run implements GatedRun {
   #earlierIds: ReadonlySet<number> | undefined;
   /** The run's spans, when it is traced (`undefined`: one branch per step, nothing else). */
   readonly trace: RunTrace | undefined;
+  /** The limit of each try (`tryTimeoutMs`: the run's own; `runPlan` has no default). */
+  readonly #timeoutMs: number | undefined;
   /** Removes the run's abort listener from the caller's signal, while it listens. */
   #unlisten: (() => void) | undefined;
   readonly #onAbort = (): void => {
@@ -123,6 +125,7 @@ class Run implements GatedRun {
     readonly resume: ResumeState | undefined,
   ) {
     this.#tools = new RunTools(tools, settings.catalog);
+    this.#timeoutMs = tryTimeoutMs(settings.timeoutMs, undefined);
     this.trace = startRunTrace(settings.trace, settings.runId);
     this.ledger = new RunLedger(settings, options, this.trace, settings.session?.results());
     this.#gate = new ApprovalGate(settings, options, resume, (name) => {
@@ -328,8 +331,8 @@ class Run implements GatedRun {
     record.attempt++;
     this.ledger.markStarted(record);
     if (record.state !== "running") return; // an event listener stopped the run
-    if (this.trace === undefined) attempt(record, record.fn!, this.#tries, this.settings.timeoutMs);
-    else this.trace.within(record, attempt, record, record.fn!, this.#tries, this.settings.timeoutMs);
+    if (this.trace === undefined) attempt(record, record.fn!, this.#tries, this.#timeoutMs);
+    else this.trace.within(record, attempt, record, record.fn!, this.#tries, this.#timeoutMs);
   }
 
   // The scheduler's side of a step's tries (src/run/step-tries.ts).
@@ -356,7 +359,7 @@ class Run implements GatedRun {
     const endMs = this.#end(record, value, failure);
     if (failure !== undefined && this.#tries.retryLater(record, failure, endMs)) return;
     record.args = undefined;
-    if (failure === undefined || failure.code === "invalid-output") this.ledger.setResult(record.id, value);
+    if (keepsResult(failure)) this.ledger.setResult(record.id, value);
     if (failure !== undefined) return this.fail(record, failure, endMs);
     this.ledger.markDone(record, endMs);
     this.#unblock(record);
@@ -426,8 +429,8 @@ class Run implements GatedRun {
     const failure = STEP_FAILURES.aborted(stopDetail(reason), cause);
     const aborted: StepRecord[] = [];
     for (const record of this.#records.list) {
-      // A step waiting for approval keeps waiting: the report still says what a person has to approve.
-      const action = record.state === "pending" ? "keep" : onStop(record.state);
+      // A step waiting for approval keeps waiting (onStop keeps it): the report still says what a person has to approve.
+      const action = onStop(record.state);
       if (action === "abort" && record.retryFailure !== undefined) {
         // Waiting to be tried again: its wait is cancelled, and it fails with what its last try gave.
         this.ledger.markFailed(record, this.#tries.cancel(record), record.retryEndMs);

@@ -10,10 +10,10 @@ import type { NormalizedOptions } from "../shared/options.js";
 import type { StepFailure } from "./attempt.js";
 import { handled } from "./callbacks.js";
 import { resolveOutput } from "./plan-output.js";
-import type { RunStatus } from "./schedule.js";
+import { isAwaitingApproval, type RunStatus, type StepState } from "./schedule.js";
 import type { RunEvent, RunOptions, RunSettings } from "./settings.js";
 import { StepError } from "./step-error.js";
-import type { RecordState, StepRecord } from "./step-record.js";
+import type { StepRecord } from "./step-record.js";
 import type { RunTrace } from "./tracing.js";
 
 /** When one step ran. */
@@ -168,7 +168,7 @@ export class RunLedger {
   }
 
   /** Change a step's state, counting the steps that wait. */
-  setState(record: StepRecord, state: RecordState): void {
+  setState(record: StepRecord, state: StepState): void {
     if (record.state === "waiting") this.waiting--;
     record.state = state;
   }
@@ -211,10 +211,10 @@ export class RunLedger {
   }
 
   /** The step waits for approval with its resolved arguments: what a person has to approve. */
-  markPending(record: StepRecord, args: Record<string, unknown>): void {
-    record.state = "pending";
+  markAwaitingApproval(record: StepRecord, args: Record<string, unknown>): void {
+    record.state = "awaiting-approval";
     this.pending.set(record.id, { tool: record.tool, args });
-    if (this.settings.onEvent !== undefined) this.emit({ type: "step-pending", stepId: record.id, tool: record.tool, args, atMs: this.now() });
+    if (this.settings.onEvent !== undefined) this.emit({ type: "step-awaiting-approval", stepId: record.id, tool: record.tool, args, atMs: this.now() });
   }
 
   /** A resumed step: done with the previous run's result, its tool not called. */
@@ -252,7 +252,7 @@ export class RunLedger {
     const now = this.now();
     for (const record of records) {
       if (record.attempt > 0) attempts.set(record.id, record.attempt);
-      else if (record.state === "pending") this.times.end(record.slot, now);
+      else if (isAwaitingApproval(record.state)) this.times.end(record.slot, now);
     }
     const timings = this.times.timings(records);
     return {

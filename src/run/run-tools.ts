@@ -8,7 +8,6 @@ import type { Diagnostic } from "../shared/diagnostic.js";
 import { ownData } from "../shared/own-data.js";
 import { checkOutput, describeError, outputSchemaOf, STEP_FAILURES, toolNames, unknownToolMessage, type StepFailure, type ToolFunction } from "./attempt.js";
 import { prepareOutputSchema } from "./output-validator.js";
-import { inputMismatch } from "./validate-input.js";
 import type { ToolFunctions } from "./settings.js";
 
 export class RunTools {
@@ -57,12 +56,6 @@ export class RunTools {
     }
     if (prepare && schema !== undefined) prepareOutputSchema(schema);
     return schema;
-  }
-
-  /** Why resolved arguments fail the tool's input schema (`invalid-input`), or `undefined`. Never throws. */
-  checkInput(tool: string, args: unknown): StepFailure | undefined {
-    const mismatch = inputMismatch(this.catalog, tool, args);
-    return mismatch === undefined ? undefined : STEP_FAILURES.invalidInput(mismatch);
   }
 
   /** Why a tool's result fails its output schema, or `undefined`. Never throws. */

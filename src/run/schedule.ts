@@ -33,6 +33,18 @@ export const ACTIVE_STATES = ["ready", "running"] as const satisfies readonly St
 /** The states `isAwaitingApproval` holds for: not settled, not active, kept by a stop. */
 export const AWAITING_STATES = ["awaiting-approval"] as const satisfies readonly StepState[];
 
+/**
+ * The names of step events, one list for both executors: `runPlan`'s `RunEvent` (its `onEvent`) and
+ * the workers' `WorkerEvent` name each event from here, and the typecheck fails on a name outside it.
+ * A step that waits for a person is `step-awaiting-approval` in both, as its state is `awaiting-approval`.
+ * Only the workers have `step-released`, `step-lost` and `workers-recovered`; only `runPlan` has
+ * `step-skipped` (a worker's skips happen in the database, in the settle).
+ */
+export const STEP_EVENT_TYPES = ["step-start", "step-done", "step-failed", "step-skipped", "step-retry", "step-awaiting-approval", "step-released", "step-lost", "workers-recovered"] as const;
+
+/** The name of a step event (`STEP_EVENT_TYPES`). */
+export type StepEventType = (typeof STEP_EVENT_TYPES)[number];
+
 /** A run's final status (`invalid`: lint errors, nothing ran; `suspended`: steps wait for approval). */
 export type RunStatus = "ok" | "failed" | "aborted" | "invalid" | "suspended";
 

@@ -13,6 +13,7 @@ import type { ToolCatalog } from "../plan/plan.js";
 import type { ResolveOptions } from "../shared/options.js";
 import type { ToolFunction } from "./attempt.js";
 import type { StepError } from "./step-error.js";
+import type { StepEventType } from "./schedule.js";
 import { asRefError, RefError } from "../shared/errors.js";
 import { quoted, safeText } from "../shared/text.js";
 import { layeredOptions, OPTION_NAMES, type OptionName } from "../shared/options.js";
@@ -43,7 +44,11 @@ export type RunEvent =
   /** A try failed and the step is tried again after `delayMs`: `attempt` is the try that failed, `attempts` the policy's tries. */
   | { readonly type: "step-retry"; readonly stepId: number; readonly tool: string; readonly attempt: number; readonly attempts: number; readonly delayMs: number; readonly error: StepError; readonly atMs: number }
   /** The step's turn came and it waits for approval (its tool was not called): `args` are what a person approves. */
-  | { readonly type: "step-pending"; readonly stepId: number; readonly tool: string; readonly args: Record<string, unknown>; readonly atMs: number };
+  | { readonly type: "step-awaiting-approval"; readonly stepId: number; readonly tool: string; readonly args: Record<string, unknown>; readonly atMs: number };
+
+// Every event's name is one of the executors' shared list (a new name goes there first).
+const RUN_EVENT_NAMES: Exclude<RunEvent["type"], StepEventType> extends never ? true : never = true;
+void RUN_EVENT_NAMES;
 
 /**
  * Options of `runPlan`. Each is read once, when the run starts. The language options (`syntax`,
@@ -132,7 +137,7 @@ export const OPTION_MESSAGES = {
   factor: (name: string) => `option ${name} must be a finite number of at least 1`,
   choice: (name: string, allowed: readonly string[]) => `option ${name} must be one of ${allowed.map((value) => JSON.stringify(value)).join(", ")}`,
   codes: (name: string, allowed: readonly string[]) => `option ${name} must be an array of step error codes among ${allowed.map((value) => JSON.stringify(value)).join(", ")}`,
-  runId: (name: string) => `option ${name} must be a string of 1 to ${MAX_RUN_ID_LENGTH} characters`,
+  runId: (name: string) => `option ${name} must be 1 to ${MAX_RUN_ID_LENGTH} printable ASCII characters without spaces`,
   between: (label: string, bounds: SettingBounds, value: unknown) => `${label} must be an integer from ${bounds.min} to ${bounds.max}, not ${shownValue(value)}`,
   names: (name: string) => `option ${name} must be an array of tool names (strings)`,
   limits: (name: string) => `option ${name} must be an object of call limits by tool name (positive integers)`,
@@ -145,6 +150,13 @@ function shownValue(value: unknown): string {
 
 /** The longest `runId` accepted (it is part of every idempotency key). */
 export const MAX_RUN_ID_LENGTH = 200;
+
+/**
+ * A run id, the one rule of `runPlan` and `submitPlan`: 1 to `MAX_RUN_ID_LENGTH` printable ASCII
+ * characters without spaces (it is a database key, part of every idempotency key and of the lines
+ * the command line prints, where a control character or a look-alike would mislead).
+ */
+export const RUN_ID_PATTERN = new RegExp(`^[\\x21-\\x7e]{1,${MAX_RUN_ID_LENGTH}}$`);
 
 /**
  * One option, read once under the read policy (a property read; a getter runs here). A getter or a
@@ -305,10 +317,16 @@ export function readSerialTools(value: unknown, name: string, refuse: RefuseOpti
   return readToolNames(value, name, refuse);
 }
 
-/** A run's id: a non-empty string (absent: a random UUID). */
-function readRunId(value: unknown, name: string, refuse: RefuseOption): string {
+/**
+ * A run's id (`RUN_ID_PATTERN`; absent: a random UUID).
+ *
+ * @example
+ * readRunId("trip-1", "runId") // "trip-1"
+ * readRunId("trip 1", "runId") // throws invalid-options: option runId must be 1 to 200 printable ASCII characters without spaces
+ */
+export function readRunId(value: unknown, name: string, refuse: RefuseOption = refuseWithRefError): string {
   if (value === undefined) return globalThis.crypto.randomUUID();
-  if (typeof value !== "string" || value.length === 0 || value.length > MAX_RUN_ID_LENGTH) throw refuse(OPTION_MESSAGES.runId(name));
+  if (typeof value !== "string" || !RUN_ID_PATTERN.test(value)) throw refuse(OPTION_MESSAGES.runId(name));
   return value;
 }
 
@@ -328,10 +346,46 @@ function readLanguage(options: object): Partial<Record<OptionName, unknown>> {
   return language;
 }
 
+/**
+ * A run's own `timeoutMs` as both executors keep it (in the process, and as JSON in the database): a
+ * number of milliseconds; `NO_TIME_LIMIT` when the run asked for none (`Infinity`, which JSON cannot
+ * hold); `undefined` (stored as `null`) when it gave none. `tryTimeoutMs` reads it.
+ */
+export type RunTimeout = number | typeof NO_TIME_LIMIT | undefined;
+
+/** A run's `timeoutMs: Infinity`, as kept and stored: no limit, whatever the executor's default. */
+export const NO_TIME_LIMIT = "none";
+
+/**
+ * A run's `timeoutMs`, read once: `Infinity` is `NO_TIME_LIMIT`, absent is `undefined`.
+ *
+ * @example
+ * readRunTimeout(Infinity) // "none"
+ * readRunTimeout(5_000)    // 5000
+ */
+export function readRunTimeout(value: unknown, refuse: RefuseOption = refuseWithRefError): RunTimeout {
+  return value === Infinity ? NO_TIME_LIMIT : readDuration(value, "timeoutMs", true, undefined, refuse);
+}
+
+/**
+ * The limit of each try of a run's step, the one rule of both executors: the run's own `timeoutMs`;
+ * none when it asked for none (`Infinity`); else the executor's default (`runPlan`: none; a worker:
+ * its own `timeoutMs`). `undefined`: no limit. Anything else stored (a run written by hand) is no
+ * value of the run's: the default.
+ *
+ * @example
+ * tryTimeoutMs(NO_TIME_LIMIT, 60_000) // undefined: the run asked for no limit
+ * tryTimeoutMs(null, 60_000)          // 60000: the run gave none, the worker's default
+ */
+export function tryTimeoutMs(run: unknown, fallback: number | undefined): number | undefined {
+  if (run === NO_TIME_LIMIT) return undefined;
+  return typeof run === "number" && run > 0 && run <= MAX_TIMEOUT_MS ? run : fallback;
+}
+
 /** What a run keeps of its options, in the process (`runPlan`) or in the database (`submitPlan`). */
 export interface RunOptionValues {
-  /** `undefined`: no limit (absent, or `Infinity`). */
-  readonly timeoutMs: number | undefined;
+  /** The run's own limit of each try (`tryTimeoutMs` applies it). */
+  readonly timeoutMs: RunTimeout;
   readonly failFast: boolean;
   readonly validateOutputs: boolean;
   readonly validateInputs: boolean;
@@ -349,7 +403,7 @@ export interface RunOptionValues {
  * readRunOptions({ timeoutMs: 60_000, failFast: true }).timeoutMs // 60000
  */
 export function readRunOptions(options: object): RunOptionValues {
-  const timeoutMs = readDuration(readOption(options, "timeoutMs"), "timeoutMs", true, undefined);
+  const timeoutMs = readRunTimeout(readOption(options, "timeoutMs"));
   const failFast = readFlag(readOption(options, "failFast"));
   const catalog = readOption(options, "catalog") as ToolCatalog | undefined;
   const validateOutputs = readFlag(readOption(options, "validateOutputs"));
@@ -377,6 +431,17 @@ export interface RetryOptionValues {
   readonly retry: ResolvedRetryPolicy | undefined;
   /** Policies by tool name, each replacing `retry` for its tool. */
   readonly retryByTool: ReadonlyMap<string, ResolvedRetryPolicy> | undefined;
+}
+
+/**
+ * The retry policy of a tool in a run: its own (`retryByTool`), else the run's (`retry`); `undefined`:
+ * a failed try fails its step. Both executors look a policy up with this.
+ *
+ * @example
+ * retryPolicyOf(readRetryOptions({ retry: { attempts: 2 }, retryByTool: { geocode: { attempts: 5 } } }), "geocode")?.attempts // 5
+ */
+export function retryPolicyOf(values: RetryOptionValues, tool: string): ResolvedRetryPolicy | undefined {
+  return values.retryByTool?.get(tool) ?? values.retry;
 }
 
 /**

@@ -2,16 +2,14 @@
  * What `runPlan` keeps of each step while a run goes: its record (snapshot, place in the graph, state,
  * timer and lazily made signal), the context its tool receives, and the run's index of records by id.
  */
-import { clearAttemptTimer, type AttemptOwner, type AttemptStep, type StepFailure, type ToolContext, type ToolFunction } from "./attempt.js";
+import { clearAttemptTimer, idempotencyKey, type AttemptOwner, type AttemptStep, type StepFailure, type ToolContext, type ToolFunction } from "./attempt.js";
 import type { StepState } from "./schedule.js";
 import type { TraceSpan, TracedStep } from "./tracing.js";
 
-/** A step's state in one process: the shared states, and `pending` (waiting for approval; its tool not called). */
-export type RecordState = StepState | "pending";
-
 /** One step of a run: its snapshot, its place in the graph, and its state. */
 export class StepRecord implements AttemptStep<StepRecord>, TracedStep {
-  state: RecordState = "waiting";
+  /** The states of both executors (`awaiting-approval`: its tool not called, it is in `report.pending`). */
+  state: StepState = "waiting";
   /** Dependencies not done yet. */
   pending = 0;
   /** Steps waiting on this one (released when it completes, fails or is skipped). */
@@ -93,7 +91,7 @@ export class StepContext implements ToolContext {
 
   /** Made when read (most tools never do). */
   get idempotencyKey(): string {
-    return `${this.#runId}:${this.stepId}`;
+    return idempotencyKey(this.#runId, this.stepId);
   }
 
   get signal(): AbortSignal {

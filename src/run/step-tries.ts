@@ -7,12 +7,13 @@
  */
 import { clearAttemptTimer, type AttemptOwner, type StepFailure, type ToolContext } from "./attempt.js";
 import type { RunLanguage } from "./prepare.js";
-import { retryDelayMs, type ResolvedRetryPolicy } from "./retry.js";
+import { retryDelayMs } from "./retry.js";
 import type { RunLedger } from "./run-report.js";
 import type { RunTools } from "./run-tools.js";
-import type { RunSettings } from "./settings.js";
+import { retryPolicyOf, type RunSettings } from "./settings.js";
 import { StepContext, type StepRecord } from "./step-record.js";
 import type { RunTrace } from "./tracing.js";
+import { checksInputs, inputFailure } from "./validate-input.js";
 
 /** What the tries need of the scheduler they belong to. */
 export interface TriesScheduler {
@@ -78,7 +79,7 @@ export class StepTries<S extends TriesScheduler = TriesScheduler> implements Att
     // nested values are shared (a deep copy per step tripled the run's time; copying before resolving
     // cost 1.4× a run).
     let args = this.#resolved(record);
-    const policy = this.#policyOf(record.tool);
+    const policy = retryPolicyOf(this.settings, record.tool);
     if (policy === undefined || policy.attempts <= 1) record.args = undefined; // let go of the snapshot once resolved
     else args = { ...args };
     if (record.span !== undefined) this.trace!.arguments(record, args);
@@ -90,7 +91,7 @@ export class StepTries<S extends TriesScheduler = TriesScheduler> implements Att
   }
 
   checkInput(record: StepRecord, args: Record<string, unknown>): StepFailure | undefined {
-    return this.settings.validateInputs ? this.tools.checkInput(record.tool, args) : undefined;
+    return inputFailure(checksInputs(this.settings.validateInputs, false), this.tools.catalog, record.tool, args);
   }
 
   checkResult(record: StepRecord, value: unknown): StepFailure | undefined {
@@ -101,14 +102,10 @@ export class StepTries<S extends TriesScheduler = TriesScheduler> implements Att
     this.scheduler.ended(record, value, failure, later, abortReason);
   }
 
-  /** The policy of a tool: its own, else the run's. */
-  #policyOf(tool: string): ResolvedRetryPolicy | undefined {
-    return this.settings.retryByTool?.get(tool) ?? this.settings.retry;
-  }
 
   /** Whether a failed try is tried again: if so the step waits, told as a `step-retry` event. */
   retryLater(record: StepRecord, failure: StepFailure, endMs: number): boolean {
-    const policy = this.#policyOf(record.tool);
+    const policy = retryPolicyOf(this.settings, record.tool);
     if (policy === undefined || this.scheduler.stopped) return false;
     const delayMs = retryDelayMs(policy, record.attempt, failure);
     if (delayMs === undefined) return false;

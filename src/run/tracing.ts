@@ -20,6 +20,7 @@
 import { describeThrown } from "../shared/errors.js";
 import { isPlainArray, isPlainObject, ownData, ownDataEntries } from "../shared/own-data.js";
 import { cutText } from "../shared/text.js";
+import { idempotencyKey } from "./attempt.js";
 
 /** An attribute value as spans take it. */
 export type TraceAttribute = string | number | boolean;
@@ -232,7 +233,7 @@ function stepAttributes(runId: string, step: { readonly id: number; readonly too
   return {
     "gen_ai.operation.name": "execute_tool",
     "gen_ai.tool.name": traceText(step.tool),
-    "gen_ai.tool.call.id": `${runId}:${step.id}`,
+    "gen_ai.tool.call.id": idempotencyKey(runId, step.id),
     "gen_ai.tool.type": "function",
     "plan_refs.step.id": step.id,
     "plan_refs.step.attempt": step.attempt ?? 1,

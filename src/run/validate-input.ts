@@ -7,14 +7,35 @@ import { argumentsCopy, compileInputSchema, inputIssues, type InputIssue } from 
 import { DEFAULT_LIMITS } from "../shared/options.js";
 import { ownData } from "../shared/own-data.js";
 import { quoted } from "../shared/text.js";
+import { STEP_FAILURES, type InputMismatch, type StepFailure } from "./attempt.js";
 
-/** Why resolved arguments do not fit: the step error's detail, and the same with every argument value reduced to its shape. */
-export interface InputMismatch {
-  /** What the report and the model see: the values found quoted (`/a must be a number (got "three")`). */
-  readonly detail: string;
-  /** What a span may carry while content is not recorded (`/a must be a number (got a string of 5 characters)`). */
-  readonly detailWithoutValues: string;
+export type { InputMismatch } from "./attempt.js";
+
+/**
+ * Whether a step's resolved arguments are checked before its call: the run asked (`validateInputs`,
+ * stored with a submitted run), or the executor did (a worker's own `validateInputs`; `runPlan` has
+ * only the run's). Both executors decide with this.
+ *
+ * @example
+ * checksInputs(undefined, true) // true: the worker asks, whatever the run said
+ */
+export function checksInputs(run: unknown, executor: boolean): boolean {
+  return run === true || executor;
 }
+
+/**
+ * The `invalid-input` failure of a step whose arguments do not fit its tool's input schema, or
+ * `undefined` (they fit, or `on` is false: nothing is checked). Never throws.
+ *
+ * @example
+ * inputFailure(true, catalog, "add", { a: 1 })?.code // "invalid-input"
+ */
+export function inputFailure(on: boolean, catalog: unknown, tool: string, args: unknown): StepFailure | undefined {
+  if (!on) return undefined;
+  const mismatch = inputMismatch(catalog, tool, args);
+  return mismatch === undefined ? undefined : STEP_FAILURES.invalidInput(mismatch);
+}
+
 
 /**
  * `undefined` when `args` fit the input schema of `tool` in `catalog` (or there is none, or it cannot

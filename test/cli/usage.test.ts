@@ -254,8 +254,8 @@ describe("results JSON cannot hold", () => {
     const report = JSON.parse(result.stdout) as { status: string; results: Record<string, unknown>; errors: Record<string, { code: string; message: string }> };
     expect(report.status).toBe("failed");
     expect(report.results).toEqual({ 1: null, 4: 1 });
-    expect(report.errors["2"]).toEqual({ code: "unserializable", message: "step 2: its result cannot be written as JSON: it contains a BigInt" });
-    expect(report.errors["3"]).toEqual({ code: "unserializable", message: "step 3: its result cannot be written as JSON: it contains a cycle" });
+    expect(report.errors["2"]).toEqual({ code: "unserializable", message: "step 2: its result cannot be stored as JSON: it contains a BigInt" });
+    expect(report.errors["3"]).toEqual({ code: "unserializable", message: "step 3: its result cannot be stored as JSON: it contains a cycle" });
     expect(result.stderr).toMatch(/^plan-refs: step 1's tool returned undefined, which JSON cannot hold; it is written as null$/m);
     expect(result.stderr).toMatch(/plan-refs: failed: 2 results, 2 failed, 0 skipped/);
     expect(result.stderr).not.toMatch(noStackTrace);

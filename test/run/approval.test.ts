@@ -40,7 +40,7 @@ describe("approval", () => {
     expect(report.results.has(3)).toBe(false);
     expect(report.attempts?.has(2)).toBe(false);
     expect(report.timings.steps.has(2)).toBe(true); // the time it waited
-    expect(events.filter((event) => event.type === "step-pending")).toEqual([{ type: "step-pending", stepId: 2, tool: "pay", args: { to: "ACC-1", amount: 30 }, atMs: expect.any(Number) }]);
+    expect(events.filter((event) => event.type === "step-awaiting-approval")).toEqual([{ type: "step-awaiting-approval", stepId: 2, tool: "pay", args: { to: "ACC-1", amount: 30 }, atMs: expect.any(Number) }]);
     expect(events.some((event) => event.type === "step-start" && event.stepId === 2)).toBe(false);
     const json = reportToJSON(report);
     expect(json.status).toBe("suspended");

@@ -5,7 +5,7 @@
  * runPlan, and the unknown-tool message every executor and the command line share.
  */
 import { describe, expect, test } from "vitest";
-import { attempt, checkOutput, describeError, endAttempt, outputSchemaOf, STEP_FAILURES, toolNames, unknownToolMessage, type AttemptOwner, type AttemptStep, type StepFailure, type ToolContext, type ToolFunction } from "../../src/run/attempt.js";
+import { attempt, checkOutput, describeError, endAttempt, idempotencyKey, keepsResult, outputSchemaOf, STEP_FAILURES, toolNames, unknownToolMessage, type AttemptOwner, type AttemptStep, type StepFailure, type ToolContext, type ToolFunction } from "../../src/run/attempt.js";
 import { runPlan } from "../../src/run/run-plan.js";
 import { StepError } from "../../src/run/step-error.js";
 import { hasLoneSurrogate } from "../../src/shared/text.js";
@@ -244,5 +244,21 @@ describe("describeError: what a tool threw, cut without splitting a character", 
     expect(described.length).toBeLessThanOrEqual(500);
     const report = await runPlan({ steps: [{ id: 1, tool: "loud", args: {} }] }, { loud: () => Promise.reject(thrown) });
     expect(hasLoneSurrogate(report.errors.get(1)!.message)).toBe(false);
+  });
+});
+
+describe("the rules both executors take from here", () => {
+  test.each([
+    ["a success", undefined, true],
+    ["a result that fails its output schema", STEP_FAILURES.invalidOutput("/ must be string"), true],
+    ["a timeout", STEP_FAILURES.timeout(100), false],
+    ["an unserializable result", STEP_FAILURES.unserializable("it contains a Map (JSON writes {})"), false],
+    ["a throw", STEP_FAILURES.threw(new Error("x")), false],
+  ])("keepsResult: %s → %s", (_name, failure, kept) => {
+    expect(keepsResult(failure)).toBe(kept);
+  });
+
+  test("idempotencyKey is runId:stepId", () => {
+    expect(idempotencyKey("trip-1", 3)).toBe("trip-1:3");
   });
 });

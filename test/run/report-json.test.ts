@@ -5,6 +5,7 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { RefError, reportFromJSON, reportToJSON, runPlan, STEP_ERROR_CODES, StepError, type RunReportJSON } from "../../src/index.js";
+import { UNSTORABLE_RESULTS } from "../helpers/unstorable.js";
 
 const stepKey = fc.nat({ max: 50 }).map(String);
 /** A JSON value as JSON writes it back (fast-check's may hold -0, which JSON writes as 0). */
@@ -113,5 +114,27 @@ describe("reportFromJSON", () => {
   test("a report without attempts (older JSON) reads with none", () => {
     const { attempts: _, ...old } = valid;
     expect(reportFromJSON(old).attempts).toEqual(new Map());
+  });
+});
+
+describe("reportToJSON writes a result only when JSON holds it unchanged (toStorableJSON, the workers' rule)", () => {
+  test.each(UNSTORABLE_RESULTS)("%s: kept in runPlan's report, refused in its JSON as unserializable", async (_name, make, reason) => {
+    const report = await runPlan({ steps: [{ id: 1, tool: "make", args: {} }, { id: 2, tool: "make", args: {} }] }, { make: (_args, context) => (context.stepId === 1 ? make() : "fine") });
+    expect(report.status).toBe("ok");
+    expect(report.results.get(1)).toEqual(make());
+    const json = reportToJSON(report);
+    expect(json.status).toBe("failed");
+    expect(json.results).toEqual({ 2: "fine" });
+    expect(json.errors).toEqual({ 1: { code: "unserializable", message: `step 1: its result cannot be stored as JSON: ${reason}` } });
+  });
+
+  test("an output JSON cannot hold unchanged is an unserializable outputError", async () => {
+    const report = await runPlan({ steps: [{ id: 1, tool: "make", args: {} }], output: { kept: "$1" } }, { make: () => new Map() });
+    expect(reportToJSON(report).outputError).toEqual({ code: "unserializable", message: "the plan's output cannot be stored as JSON: it contains a Map (JSON writes {})" });
+  });
+
+  test("undefined is written as null", async () => {
+    const report = await runPlan({ steps: [{ id: 1, tool: "none", args: {} }] }, { none: () => undefined });
+    expect(reportToJSON(report).results).toEqual({ 1: null });
   });
 });

@@ -192,7 +192,7 @@ describe("retries with backoff", () => {
 
   test("retryByTool and runId are checked too; the default runId is a UUID", async () => {
     await expect(runPlan(onePlan, { flaky: () => 1 }, { retryByTool: { flaky: { attempts: 1.5 } } })).rejects.toThrow("option retryByTool.flaky.attempts must be a positive integer");
-    await expect(runPlan(onePlan, { flaky: () => 1 }, { runId: "" })).rejects.toThrow("option runId must be a string of 1 to 200 characters");
+    await expect(runPlan(onePlan, { flaky: () => 1 }, { runId: "" })).rejects.toThrow("option runId must be 1 to 200 printable ASCII characters without spaces");
     const report = await runPlan(onePlan, { flaky: () => 1 });
     expect(report.runId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(reportToJSON(report).runId).toBe(report.runId);

@@ -4,7 +4,8 @@
  */
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { dependentsToSkip, runStatus, scheduleGraph, stopDetail, type StepState } from "../../src/run/schedule.js";
+import { dependentsToSkip, runStatus, scheduleGraph, STEP_EVENT_TYPES, stopDetail, type StepState } from "../../src/run/schedule.js";
+import { runPlan, type RunEvent } from "../../src/run/run-plan.js";
 import type { Diagnostic } from "../../src/shared/diagnostic.js";
 
 describe("the run rules (src/run/schedule.ts)", () => {
@@ -67,5 +68,37 @@ describe("a run's status and a stop's detail", () => {
     expect(graph.order).toEqual([3, 1, 2]);
     expect([...graph.dependentsOf]).toEqual([[3, [1, 2]], [1, [2]]]);
     expect(graph.dependenciesOf.get(1)).toEqual([3, 3]);
+  });
+});
+
+describe("the step event names (STEP_EVENT_TYPES)", () => {
+  test("every event runPlan tells is named in the shared list, each name once; waiting for approval is step-awaiting-approval", async () => {
+    const events: RunEvent[] = [];
+    let tries = 0;
+    const plan = {
+      steps: [
+        { id: 1, tool: "flaky", args: {} },
+        { id: 2, tool: "broken", args: {} },
+        { id: 3, tool: "echo", args: { after: "$2" } },
+        { id: 4, tool: "pay", args: { after: "$1" } },
+      ],
+    };
+    const tools = {
+      flaky: () => {
+        if (++tries === 1) throw new Error("first try");
+        return 1;
+      },
+      broken: () => {
+        throw new Error("always");
+      },
+      echo: (args: Record<string, unknown>) => args,
+      pay: () => 1,
+    };
+    const report = await runPlan(plan, tools, { retryByTool: { flaky: { attempts: 2, initialDelayMs: 0 } }, approvalTools: ["pay"], onEvent: (event) => void events.push(event) });
+    expect(report.status).toBe("suspended");
+    const names = [...new Set(events.map((event) => event.type))].sort();
+    expect(names).toEqual(["step-awaiting-approval", "step-done", "step-failed", "step-retry", "step-skipped", "step-start"]);
+    for (const name of names) expect(STEP_EVENT_TYPES).toContain(name);
+    expect(new Set(STEP_EVENT_TYPES).size).toBe(STEP_EVENT_TYPES.length);
   });
 });

@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from "vitest";
 import { RETRY_DEFAULTS } from "../../src/run/retry.js";
-import { MAX_RUN_ID_LENGTH, MAX_TIMEOUT_MS, readBounded, readDuration, readOption, readRetryPolicy, readRetryByTool, readRunSettings, readSignal, readToolConcurrency, readWorkerSettings, type RefuseOption } from "../../src/run/settings.js";
+import { MAX_RUN_ID_LENGTH, MAX_TIMEOUT_MS, NO_TIME_LIMIT, readBounded, readRetryOptions, readRunId, readRunTimeout, retryPolicyOf, RUN_ID_PATTERN, tryTimeoutMs, readDuration, readOption, readRetryPolicy, readRetryByTool, readRunSettings, readSignal, readToolConcurrency, readWorkerSettings, type RefuseOption } from "../../src/run/settings.js";
 import { CodedError, RefError } from "../../src/shared/errors.js";
 
 class WorkerRefusal extends CodedError<"invalid-options"> {}
@@ -108,9 +108,13 @@ describe("readRunSettings", () => {
   });
 
   test.each([
-    ["runId empty", { runId: "" }, `option runId must be a string of 1 to ${MAX_RUN_ID_LENGTH} characters`],
-    ["runId too long", { runId: "r".repeat(MAX_RUN_ID_LENGTH + 1) }, `option runId must be a string of 1 to ${MAX_RUN_ID_LENGTH} characters`],
-    ["runId a number", { runId: 7 }, `option runId must be a string of 1 to ${MAX_RUN_ID_LENGTH} characters`],
+    ["runId empty", { runId: "" }, `option runId must be 1 to ${MAX_RUN_ID_LENGTH} printable ASCII characters without spaces`],
+    ["runId too long", { runId: "r".repeat(MAX_RUN_ID_LENGTH + 1) }, `option runId must be 1 to ${MAX_RUN_ID_LENGTH} printable ASCII characters without spaces`],
+    ["runId a number", { runId: 7 }, `option runId must be 1 to ${MAX_RUN_ID_LENGTH} printable ASCII characters without spaces`],
+    // One run-id rule with submitPlan's: printable ASCII, no space, no control character, nothing a terminal line could hide.
+    ["runId with a space", { runId: "trip 1" }, `option runId must be 1 to ${MAX_RUN_ID_LENGTH} printable ASCII characters without spaces`],
+    ["runId with a control character", { runId: "trip\u001b[2K" }, `option runId must be 1 to ${MAX_RUN_ID_LENGTH} printable ASCII characters without spaces`],
+    ["runId not ASCII", { runId: "trip-é" }, `option runId must be 1 to ${MAX_RUN_ID_LENGTH} printable ASCII characters without spaces`],
     ["approvalTools", { approvalTools: "send" }, "option approvalTools must be an array of tool names (strings)"],
     ["needsApproval", { needsApproval: true }, "option needsApproval must be a function"],
     ["tracer without startSpan", { tracer: {} }, "option tracer must be an OpenTelemetry tracer (an object with startSpan), or false"],
@@ -199,5 +203,60 @@ describe("bounds and listeners", () => {
     expect(error).toBeInstanceOf(RefError);
     expect((error as RefError).code).toBe("access");
     expect((error as Error).message).toContain("option timeoutMs");
+  });
+});
+
+describe("a try's time limit (tryTimeoutMs), the one rule of both executors", () => {
+  test.each([
+    ["the run's own", 300, 60_000, 300],
+    ["none asked (Infinity, kept as NO_TIME_LIMIT): no limit, not the default", NO_TIME_LIMIT, 60_000, undefined],
+    ["none given (absent)", undefined, 60_000, 60_000],
+    ["none given (null, as stored)", null, 60_000, 60_000],
+    ["none given, no default", undefined, undefined, undefined],
+    ["the longest", MAX_TIMEOUT_MS, 5, MAX_TIMEOUT_MS],
+    ["a stored value no run could give (over the longest)", MAX_TIMEOUT_MS + 1, 5, 5],
+    ["a stored value no run could give (0)", 0, 5, 5],
+    ["a stored value no run could give (a string)", "300", 5, 5],
+  ])("%s", (_name, run, fallback, limit) => {
+    expect(tryTimeoutMs(run, fallback)).toBe(limit);
+  });
+
+  test.each([
+    [Infinity, NO_TIME_LIMIT],
+    [undefined, undefined],
+    [250, 250],
+  ])("readRunTimeout(%s) is %s", (value, kept) => {
+    expect(readRunTimeout(value)).toBe(kept);
+  });
+
+  test("readRunTimeout refuses what readDuration refuses", () => {
+    expect(() => readRunTimeout(-Infinity)).toThrow("option timeoutMs must be a positive number of milliseconds (or Infinity for no limit)");
+    expect(readRunSettings({ timeoutMs: Infinity }).timeoutMs).toBe(NO_TIME_LIMIT);
+  });
+});
+
+describe("the retry policy of a tool (retryPolicyOf)", () => {
+  const values = readRetryOptions({ retry: { attempts: 2 }, retryByTool: { geocode: { attempts: 5 } } });
+  test.each([
+    ["its own", "geocode", 5],
+    ["else the run's", "search", 2],
+  ])("%s", (_name, tool, attempts) => {
+    expect(retryPolicyOf(values, tool)?.attempts).toBe(attempts);
+  });
+  test("none: undefined", () => {
+    expect(retryPolicyOf(readRetryOptions({}), "geocode")).toBeUndefined();
+  });
+});
+
+describe("a run id (readRunId, RUN_ID_PATTERN): the one rule of runPlan and submitPlan", () => {
+  test.each([["!"], ["~"], ["trip-1:a/b"], ["r".repeat(MAX_RUN_ID_LENGTH)]])("%s is taken", (runId) => {
+    expect(readRunId(runId, "runId")).toBe(runId);
+    expect(RUN_ID_PATTERN.test(runId)).toBe(true);
+  });
+  test.each([[""], [" "], ["a\tb"], ["a\u007f"], ["é"], ["r".repeat(MAX_RUN_ID_LENGTH + 1)], [7]])("%j is refused", (runId) => {
+    expect(() => readRunId(runId, "runId")).toThrow(`option runId must be 1 to ${MAX_RUN_ID_LENGTH} printable ASCII characters without spaces`);
+  });
+  test("absent: a random UUID", () => {
+    expect(readRunId(undefined, "runId")).toMatch(/^[0-9a-f-]{36}$/);
   });
 });

@@ -6,7 +6,7 @@
 import { describe, expect, test } from "vitest";
 import { runPlan, type ToolFunction } from "../../src/run/run-plan.js";
 import { StepError } from "../../src/run/step-error.js";
-import { inputMismatch } from "../../src/run/validate-input.js";
+import { checksInputs, inputFailure, inputMismatch } from "../../src/run/validate-input.js";
 
 const catalog = {
   parse: {},
@@ -81,5 +81,23 @@ describe("inputMismatch", () => {
     expect(inputMismatch(catalog, "other", {})).toBeUndefined();
     expect(inputMismatch({ add: {} }, "add", {})).toBeUndefined();
     expect(inputMismatch({ add: { input: { $ref: "#/nowhere" } } }, "add", {})).toBeUndefined();
+  });
+});
+
+describe("the input check both executors decide with", () => {
+  test.each([
+    ["the run asked", true, false, true],
+    ["the executor asked (a worker's own validateInputs)", undefined, true, true],
+    ["neither", false, false, false],
+    ["a stored value that is not true", "yes", false, false],
+  ])("checksInputs: %s", (_name, run, executor, on) => {
+    expect(checksInputs(run, executor)).toBe(on);
+  });
+
+  const catalog = { add: { input: { type: "object", required: ["b"] } } };
+  test("inputFailure: invalid-input when on and the arguments do not fit; nothing when off or when they fit", () => {
+    expect(inputFailure(true, catalog, "add", { a: 1 })).toEqual({ code: "invalid-input", detail: 'its arguments do not match the input schema: / needs "b"', detailWithoutValues: 'its arguments do not match the input schema: / needs "b"' });
+    expect(inputFailure(false, catalog, "add", { a: 1 })).toBeUndefined();
+    expect(inputFailure(true, catalog, "add", { b: 1 })).toBeUndefined();
   });
 });

@@ -1,13 +1,16 @@
 /**
- * What a worker can store as a step's result: exactly what JSON holds, so that a dependent reads from
- * the database what `runPlan` would have handed it in memory. Anything JSON would drop, change or
- * refuse is the step's `unserializable` error, never stored silently different.
+ * What a step's result may be wherever it is written as JSON: exactly what JSON holds, so that what is
+ * written reads back as the value the tool returned. Anything JSON would drop, change or refuse is the
+ * step's `unserializable` error (`STEP_FAILURES.unserializable`), never written silently different.
+ * The one rule of every JSON form: a worker storing a result for its dependents (the step fails), and
+ * `reportToJSON` (`runPlan`'s JSON report, the command line's `--results`, the plan tools' answer: the
+ * in-memory report keeps the value, and only its JSON form refuses it).
  */
 import { describeThrown } from "../shared/errors.js";
 import { isPlainArray, isPlainObject } from "../shared/own-data.js";
 import { safeText } from "../shared/text.js";
 
-/** Nesting a stored result may have (JSON.stringify would run out of stack somewhere past it). */
+/** Nesting a result written as JSON may have (JSON.stringify would run out of stack somewhere past it). */
 export const MAX_RESULT_DEPTH = 4_096;
 
 /** Why a value is not plain JSON data, or `undefined` when it is. */
@@ -37,17 +40,17 @@ function notPlain(value: unknown): string | undefined {
 }
 
 /**
- * A result as JSON text for the database, or why it cannot be stored unchanged: a BigInt, a cycle, a
+ * A result as JSON text, or why it cannot be written unchanged: a BigInt, a cycle, a
  * function, a symbol, NaN or an infinity, `undefined` in an array, a Map, a Set, a Date, a class
- * instance, an array hole, a getter. `undefined` itself is stored as no result text (`null`), and read
- * back as `undefined`; a property whose value is `undefined` is left out, as JSON leaves it out.
+ * instance, an array hole, a getter. `undefined` itself is no text (`null`: a worker stores no result
+ * text and reads back `undefined`, a JSON report writes `null`); a property whose value is `undefined` is left out, as JSON leaves it out.
  * Never runs a getter, never throws.
  *
  * @example
- * toJSONText({ city: "Lisbon" }) // { ok: true, text: '{"city":"Lisbon"}' }
- * toJSONText(new Map())          // { ok: false, reason: "it contains a Map (JSON writes {})" }
+ * toStorableJSON({ city: "Lisbon" }) // { ok: true, text: '{"city":"Lisbon"}' }
+ * toStorableJSON(new Map())          // { ok: false, reason: "it contains a Map (JSON writes {})" }
  */
-export function toJSONText(value: unknown): { ok: true; text: string | null } | { ok: false; reason: string } {
+export function toStorableJSON(value: unknown): { ok: true; text: string | null } | { ok: false; reason: string } {
   if (value === undefined) return { ok: true, text: null };
   try {
     const reason = check(value);
