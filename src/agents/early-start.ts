@@ -211,9 +211,12 @@ export class EarlyPlanCall {
       if (other === undefined) return; // it waits for a step that did not start early (or is its own)
       before.push(other);
     }
-    // Linted against the early steps it references, as the whole plan's lint will read it.
+    // Linted against the early steps it references, as the whole plan's lint will read it; only its own
+    // problems count (the steps before it were linted when they came, against what they reference).
     const mini = { steps: [...before, step].map(({ id, tool, args }) => ({ id, tool, args })) };
-    if (lintPlan(mini, this.#lintOptions).some((diagnostic) => diagnostic.severity === "error")) return;
+    const own = `/steps/${before.length}`;
+    const problems = lintPlan(mini, this.#lintOptions).filter((diagnostic) => diagnostic.severity === "error" && (diagnostic.pointer === own || diagnostic.pointer.startsWith(`${own}/`) || diagnostic.pointer === ""));
+    if (problems.length > 0) return;
     if ((this.call.check?.(mini) ?? []).length > 0) return;
     this.#early.set(step.id, step);
     this.#run ??= this.#startRun();

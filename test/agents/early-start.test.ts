@@ -49,6 +49,13 @@ describe("which steps start early", () => {
     expect(calls).toEqual(["search x", "search search:x", "book search:x", "search book:search:x"]);
   });
 
+  test("a chain of early steps starts link by link, however deep (each linted against what it references)", async () => {
+    const { early, calls } = make(["search"]);
+    const pieces = [`[${step(1, "search", "x")}`, `,${step(2, "search", "$1.a")}`, `,${step(3, "search", "$2.a")}`, `,${step(4, "search", "$3.a")}`];
+    expect(await started(early, calls, ...pieces)).toEqual(["search x", "search search:x", "search search:search:x", "search search:search:search:x"]);
+    expect(early.started).toEqual([1, 2, 3, 4]);
+  });
+
   test("a step that lints with errors against what it references does not start early", async () => {
     const { early, calls } = make(["search"]);
     expect(await started(early, calls, `[${step(1, "search", "x")},${step(2, "search", "$1.nope")}`)).toEqual(["search x"]);
