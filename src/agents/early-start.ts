@@ -68,7 +68,13 @@ export function earlyRule(catalog: ToolCatalog, startEarly: unknown): ((toolName
   throw new RefError("invalid-options", "option startEarly must be a list of tool names or a function (toolName) => boolean");
 }
 
-/** Reads a duration option of early calls. */
+/**
+ * The `inputIdleMs` option of a plan tool, checked (default `DEFAULT_INPUT_IDLE_MS`). Throws `RefError`
+ * `invalid-options` for anything but a whole number of milliseconds from 1 to `MAX_TIMEOUT_MS`.
+ *
+ * @example
+ * readInputIdleMs(undefined) // 60000
+ */
 export function readInputIdleMs(value: unknown): number {
   if (value === undefined) return DEFAULT_INPUT_IDLE_MS;
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1 || value > MAX_TIMEOUT_MS) {
@@ -175,9 +181,10 @@ export class EarlyPlanCall {
       if (settings === "after" && this.#early.size > 0) this.#spoiled = true;
       this.#closed = true;
     }
-    if (this.#reader.problem !== undefined) this.#closed = true;
     for (const step of steps) this.#consider(step.value);
     if (this.#spoiled) this.#controller.abort(new RefError("aborted", "the plan's options or tools came after its first steps: the plan runs whole"));
+    // Text that cannot be a plan: the framework will not call execute with it, so the early steps stop now.
+    if (this.#reader.problem !== undefined) this.abort(`the plan's text cannot be read: ${this.#reader.problem.message}`);
   }
 
   /** The input will never be whole: the early run is aborted (every started tool's signal fires) and nothing more starts. */
@@ -313,6 +320,11 @@ function earlyResultsOf(report: RunReport, maxResultChars: number): Pick<PlanCal
  * The early calls of one plan tool, by tool call id: made when a call's input starts, fed its pieces,
  * taken by the call's `execute` (exactly one run per call), dropped when the request aborts or the
  * input stalls for `idleMs`. At most `MAX_OPEN_EARLY_CALLS` at once.
+ *
+ * @example
+ * const calls = new EarlyCalls(60_000, (id) => new EarlyPlanCall(callFor(id), settings, rule));
+ * calls.start("call_1", abortSignal); calls.feed("call_1", '{"steps":[');
+ * const answer = await (calls.take("call_1")?.join(plan) ?? runPlanCall(plan, callFor("call_1"), options));
  */
 export class EarlyCalls {
   readonly #calls = new Map<string, { readonly early: EarlyPlanCall; timer: ReturnType<typeof setTimeout> | undefined; readonly unlisten: () => void }>();

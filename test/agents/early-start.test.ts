@@ -83,6 +83,16 @@ describe("which steps start early", () => {
     expect(calls).toEqual(["search x", "search y"]);
   });
 
+  test("text that cannot be a plan stops the early steps at once (no execute will come)", async () => {
+    let signal: AbortSignal | undefined;
+    const tools: Record<string, ToolFunction> = { search: (_args, context) => new Promise(() => void (signal = context.signal)) };
+    const early = new EarlyPlanCall({ tools, catalog, runId: "r" }, readPlanCallOptions({}), () => true);
+    early.feed(`[${step(1, "search", "x")}`);
+    await new Promise((resolve) => setImmediate(resolve));
+    early.feed(", oops]");
+    expect(signal?.aborted).toBe(true);
+  });
+
   test("abort: a started tool's signal fires and nothing more starts", async () => {
     let signal: AbortSignal | undefined;
     const tools: Record<string, ToolFunction> = { search: (_args, context) => new Promise(() => void (signal = context.signal)) };
