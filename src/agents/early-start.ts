@@ -19,6 +19,7 @@ import { readPlan, type LocatedStep, type ToolCatalog } from "../plan/plan.js";
 import { scanArgs } from "../plan/references.js";
 import { fromStrictOutput } from "../formats/strict-output.js";
 import type { ResumeState } from "../run/approval.js";
+import type { StepFailure } from "../run/attempt.js";
 import { approvalRuleOf } from "../run/gated.js";
 import { canonicalJson, PlanText } from "../run/plan-hash.js";
 import { runPlan, runResumable, type RunReport } from "../run/run-plan.js";
@@ -278,30 +279,44 @@ export class EarlyPlanCall {
     const early = outcome?.report;
     if (invalid !== undefined) return early === undefined ? invalid : { ...invalid, ...earlyResultsOf(early, this.settings.maxResultChars) };
     const plan = checked.plan;
-    const reused = this.#spoiled || early === undefined ? new Map<number, unknown>() : this.#reusable(plan, early);
+    const reused = this.#spoiled || early === undefined ? undefined : this.#reusable(plan, early);
     const options = runOptionsOf(call, this.settings);
-    const report = reused.size === 0 ? await runPlan(plan, call.tools, options) : await runResumable(plan, call.tools, options, await reuseState(plan, reused));
+    const report = reused === undefined || reused.results.size + reused.failed.size === 0 ? await runPlan(plan, call.tools, options) : await runResumable(plan, call.tools, options, await reuseState(plan, reused));
     return answerOf(plan, report, call, this.settings);
   }
 
-  /** The early results the whole plan may reuse: steps that succeeded with exactly the tool and arguments the whole plan gives them. */
-  #reusable(plan: unknown, early: RunReport): Map<number, unknown> {
-    const reused = new Map<number, unknown>();
+  /**
+   * What the whole plan reuses of the early run: the result or the failure of each early step to which
+   * the whole plan gives exactly the same tool and arguments (so no step is called twice).
+   */
+  #reusable(plan: unknown, early: RunReport): Reused {
+    const results = new Map<number, unknown>();
+    const failed = new Map<number, StepFailure>();
     for (const step of readPlan(plan).steps) {
       const ran = this.#early.get(step.id);
-      if (ran === undefined || !early.results.has(step.id) || early.errors.has(step.id)) continue;
-      if (ran.tool === step.tool && canonicalJson(ran.args) === canonicalJson(step.args)) reused.set(step.id, early.results.get(step.id));
+      if (ran === undefined || ran.tool !== step.tool || canonicalJson(ran.args) !== canonicalJson(step.args)) continue;
+      const error = early.errors.get(step.id);
+      if (error !== undefined) {
+        const prefix = `step ${step.id} (${step.tool}): `;
+        failed.set(step.id, { code: error.code, detail: error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message, ...(error.cause === undefined ? {} : { cause: error.cause }) });
+      } else if (early.results.has(step.id)) results.set(step.id, early.results.get(step.id));
     }
-    return reused;
+    return { results, failed };
   }
 }
 
-/** A resume state that only reuses results: the plan's own hash, nothing approved, denied or waiting. */
-async function reuseState(plan: unknown, results: ReadonlyMap<number, unknown>): Promise<ResumeState> {
+/** What the whole run takes over from the early run. */
+interface Reused {
+  readonly results: ReadonlyMap<number, unknown>;
+  readonly failed: ReadonlyMap<number, StepFailure>;
+}
+
+/** A resume state that only reuses results and failures: the plan's own hash, nothing approved, denied or waiting. */
+async function reuseState(plan: unknown, { results, failed }: Reused): Promise<ResumeState> {
   const read = readPlan(plan);
   const text = new PlanText(read.plan.options, read.steps.length);
   for (const step of read.steps) text.add(step);
-  return { planHash: await text.hash(), results, approved: new Set(), denied: new Map(), waiting: new Set(), shown: new Map() };
+  return { planHash: await text.hash(), results, failed, approved: new Set(), denied: new Map(), waiting: new Set(), shown: new Map() };
 }
 
 /** What the early steps gave, for an `invalid` answer (each result cut like any answer's). */

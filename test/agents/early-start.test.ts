@@ -93,6 +93,24 @@ describe("which steps start early", () => {
     expect(signal?.aborted).toBe(true);
   });
 
+  test("an early step that failed keeps its failure in the whole run: its tool is not called again, its dependents are skipped", async () => {
+    const calls: string[] = [];
+    const tools: Record<string, ToolFunction> = {
+      search: (args) => {
+        calls.push(String(args.q));
+        throw new Error("search is down");
+      },
+      book: () => "booked",
+    };
+    const early = new EarlyPlanCall({ tools, catalog, runId: "r" }, readPlanCallOptions({}), (tool) => tool === "search");
+    const text = `[${step(1, "search", "x")},${step(2, "book", "$1.a")}]`;
+    early.feed(text);
+    await new Promise((resolve) => setImmediate(resolve));
+    const answer = await early.join(JSON.parse(text));
+    expect(answer).toEqual({ status: "failed", results: {}, errors: { "1": { code: "tool-error", message: "step 1 (search): the tool threw: search is down" } }, skipped: [2] });
+    expect(calls).toEqual(["x"]);
+  });
+
   test("abort: a started tool's signal fires and nothing more starts", async () => {
     let signal: AbortSignal | undefined;
     const tools: Record<string, ToolFunction> = { search: (_args, context) => new Promise(() => void (signal = context.signal)) };
