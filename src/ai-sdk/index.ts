@@ -177,7 +177,10 @@ export type AiSdkPlanTool = Tool<unknown, PlanCallResult> & {
  * `output` when the plan has one), each result cut at `maxResultChars`, the answer at
  * `maxAnswerChars`; the step calls get the toolCallId `<toolCallId>:<stepId>`, and an aborted request
  * aborts the run. A step whose tool has `needsApproval` (asked with its resolved arguments) does not
- * run: the answer is `suspended` with `pending`, and the application decides with `resume`.
+ * run: the answer is `suspended` with `pending`, and the application decides with `resume`. With
+ * `startEarly` (under `streamText`), the steps of those tools start as the model writes them, before
+ * the plan is whole; `execute` then joins that run (see `AiSdkPlanToolOptions.startEarly`; an invalid
+ * plan's answer has `earlyResults`).
  *
  * @example
  * const tools = { geocode, weather, summarize };
