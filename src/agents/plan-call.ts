@@ -100,6 +100,14 @@ export interface PlanCallResult {
    * and a later plan refers to it by its step id.
    */
   readonly described?: Readonly<Record<string, DescribedResult>>;
+  /**
+   * With `invalid`, when steps started before the whole plan was known (`startEarly`): what they gave,
+   * results and errors by step id (the rest of the plan ran nothing). Absent when none started.
+   */
+  readonly earlyResults?: {
+    readonly results?: Readonly<Record<string, unknown>>;
+    readonly errors?: Readonly<Record<string, { readonly code: string; readonly message: string }>>;
+  };
 }
 
 /** A result as the model is told of it in a session: the value, or its description. */
@@ -207,17 +215,39 @@ export class SuspendedCalls {
  */
 export async function runPlanCall(input: unknown, call: PlanCall, options: PlanCallOptions): Promise<PlanCallResult> {
   const settings = readPlanCallOptions(options);
-  const { maxResultChars, maxAnswerChars, maxSteps, inlineResultChars, dialect, ...runOptions } = settings;
-  const tooMany = tooManySteps(input, maxSteps);
-  if (tooMany !== undefined) return { status: "invalid", diagnostics: [tooMany] };
-  const plan = dialect === "openai-strict" ? fromStrictOutput(input, call.catalog) : input;
+  const checked = checkPlanCall(input, call, settings);
+  if (checked.invalid !== undefined) return checked.invalid;
+  const report = await runPlan(checked.plan, call.tools, runOptionsOf(call, settings));
+  return answerOf(checked.plan, report, call, settings);
+}
+
+/**
+ * What a plan call checks before `runPlan` sees the plan: its size (`maxSteps`), the strict dialect's
+ * nulls, and the integration's own `check` (with the lint, so the model gets every problem at once).
+ * Either the plan to run or the `invalid` answer.
+ */
+export function checkPlanCall(input: unknown, call: PlanCall, settings: ReadPlanCallOptions): { readonly plan: unknown; readonly invalid?: undefined } | { readonly plan?: undefined; readonly invalid: PlanCallResult } {
+  const tooMany = tooManySteps(input, settings.maxSteps);
+  if (tooMany !== undefined) return { invalid: { status: "invalid", diagnostics: [tooMany] } };
+  const plan = settings.dialect === "openai-strict" ? fromStrictOutput(input, call.catalog) : input;
   const early = call.check?.(plan) ?? [];
   if (early.length > 0) {
-    const lint = lintPlan(plan, { ...languageOf(runOptions), tools: call.catalog }).filter((diagnostic) => diagnostic.severity === "error");
-    return { status: "invalid", diagnostics: [...early, ...lint.map(({ code, message, pointer }) => ({ code, message, pointer }))] };
+    const lint = lintPlan(plan, { ...languageOptionsOf(settings), tools: call.catalog }).filter((diagnostic) => diagnostic.severity === "error");
+    return { invalid: { status: "invalid", diagnostics: [...early, ...lint.map(({ code, message, pointer }) => ({ code, message, pointer }))] } };
   }
-  const report = await runPlan(plan, call.tools, { ...runOptions, catalog: call.catalog, ...(call.runId === undefined ? {} : { runId: call.runId }), ...(call.signal === undefined ? {} : { signal: call.signal }) });
-  return answerOf(plan, report, call, settings);
+  return { plan };
+}
+
+/** `runPlan`'s options for a plan call: the caller's, with the call's catalog, run id and signal. */
+export function runOptionsOf(call: PlanCall, settings: ReadPlanCallOptions, signal: AbortSignal | undefined = call.signal): RunOptions {
+  const { maxResultChars: _r, maxAnswerChars: _a, maxSteps: _s, inlineResultChars: _i, dialect: _d, ...runOptions } = settings;
+  return { ...runOptions, catalog: call.catalog, ...(call.runId === undefined ? {} : { runId: call.runId }), ...(signal === undefined ? {} : { signal }) };
+}
+
+/** The language options (syntax, templates, deep, limits) among a plan call's settings, for the linter. */
+export function languageOptionsOf(settings: ReadPlanCallOptions): Record<string, unknown> {
+  const { maxResultChars: _r, maxAnswerChars: _a, maxSteps: _s, inlineResultChars: _i, dialect: _d, ...runOptions } = settings;
+  return languageOf(runOptions);
 }
 
 /**
@@ -258,7 +288,7 @@ export async function resumePlanCall(suspended: SuspendedCalls, runId: string, d
 }
 
 /** A run's report as the plan call's answer; a suspended run is kept for its resume. */
-function answerOf(plan: unknown, report: RunReport, call: PlanCall, settings: ReadPlanCallOptions): PlanCallResult {
+export function answerOf(plan: unknown, report: RunReport, call: PlanCall, settings: ReadPlanCallOptions): PlanCallResult {
   const { maxResultChars, maxAnswerChars, inlineResultChars } = settings;
   const session = settings.session;
   if (report.status === "invalid") {

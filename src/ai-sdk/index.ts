@@ -6,7 +6,8 @@
  * intermediate results never pass through the model's context.
  */
 import { asSchema, jsonSchema, type Tool, type ToolSet } from "ai";
-import { planCallDescription, readPlanCallOptions, resumePlanCall, runPlanCall, SuspendedCalls, type PlanCallDecision, type PlanCallDiagnostic, type PlanCallOptions, type PlanCallResult } from "../agents/plan-call.js";
+import { planCallDescription, readPlanCallOptions, resumePlanCall, runPlanCall, SuspendedCalls, type PlanCall, type PlanCallDecision, type PlanCallDiagnostic, type PlanCallOptions, type PlanCallResult } from "../agents/plan-call.js";
+import { EarlyCalls, EarlyPlanCall, earlyRule, readInputIdleMs, type StartEarly } from "../agents/early-start.js";
 import { planSchema } from "../formats/plan-schema.js";
 import type { JsonSchema, ToolCatalog, ToolSpec } from "../plan/plan.js";
 import { requireApproval } from "../run/gated.js";
@@ -17,6 +18,7 @@ import { defineOwn, isPlainArray, isPlainObject, ownData } from "../shared/own-d
 import { pointerToken } from "../shared/pointer.js";
 import { quoted, safeText } from "../shared/text.js";
 
+export { DEFAULT_INPUT_IDLE_MS, type StartEarly } from "../agents/early-start.js";
 export { DEFAULT_MAX_ANSWER_CHARS, DEFAULT_MAX_RESULT_CHARS, DEFAULT_MAX_STEPS, type PlanCallDecision, type PlanCallDiagnostic, type PlanCallOptions, type PlanCallResult, type PlanCallStatus } from "../agents/plan-call.js";
 
 /**
@@ -150,6 +152,16 @@ async function lastValue(stream: AsyncIterable<unknown>, signal: AbortSignal): P
 export interface AiSdkPlanToolOptions extends PlanCallOptions {
   /** The tool's description; default: one that teaches the reference language with an example built from the tools. */
   readonly description?: string;
+  /**
+   * Under `streamText`, the tools whose steps may start while the model is still writing the rest of
+   * the plan (names, or a predicate of the name): a step starts early only if its tool is one of them,
+   * needs no approval, and everything it references started early too; every other step waits for the
+   * whole plan and its lint. Only for tools whose calls are safe to make for a plan that may turn out
+   * invalid (read-only ones). Default: none (AI SDK tools carry no read-only mark).
+   */
+  readonly startEarly?: StartEarly;
+  /** How long a streamed plan may pause before its early steps are aborted (default 60,000 ms). */
+  readonly inputIdleMs?: number;
 }
 
 /** The plan tool: an AI SDK tool, and `resume` for the runs it answered `suspended`. */
@@ -172,14 +184,17 @@ export type AiSdkPlanTool = Tool<unknown, PlanCallResult> & {
  * `output` when the plan has one), each result cut at `maxResultChars`, the answer at
  * `maxAnswerChars`; the step calls get the toolCallId `<toolCallId>:<stepId>`, and an aborted request
  * aborts the run. A step whose tool has `needsApproval` (asked with its resolved arguments) does not
- * run: the answer is `suspended` with `pending`, and the application decides with `resume`.
+ * run: the answer is `suspended` with `pending`, and the application decides with `resume`. With
+ * `startEarly` (under `streamText`), the steps of those tools start as the model writes them, before
+ * the plan is whole; `execute` then joins that run (see `AiSdkPlanToolOptions.startEarly`; an invalid
+ * plan's answer has `earlyResults`).
  *
  * @example
  * const tools = { geocode, weather, summarize };
  * const result = await generateText({ model, tools: { ...tools, run_plan: planTool(tools) }, stopWhen: stepCountIs(4), prompt });
  */
 export function planTool(tools: ToolSet, options: AiSdkPlanToolOptions = {}): AiSdkPlanTool {
-  const { description, ...callOptions } = readPlanCallOptions(options) as AiSdkPlanToolOptions & { maxResultChars: number };
+  const { description, startEarly, inputIdleMs, ...callOptions } = readPlanCallOptions(options) as ReturnType<typeof readPlanCallOptions> & AiSdkPlanToolOptions;
   if (description !== undefined && typeof description !== "string") throw new RefError("invalid-options", "planTool: option description must be a string");
   const read = readToolSet(tools, "planTool");
   const catalog = catalogFromAiSdk(tools);
@@ -187,23 +202,32 @@ export function planTool(tools: ToolSet, options: AiSdkPlanToolOptions = {}): Ai
   const schema = planSchema(catalog, { ...language, ...pick(callOptions, "dialect") });
   const withoutExecute = new Set(read.filter((tool) => tool.execute === undefined).map((tool) => tool.name));
   const suspended = new SuspendedCalls();
+  const callOf = (toolCallId: string, abortSignal: AbortSignal | undefined): PlanCall => ({
+    tools: toolsFromAiSdk(tools, { runId: toolCallId }),
+    catalog,
+    signal: abortSignal,
+    check: (value) => noExecute(value, withoutExecute),
+    runId: toolCallId,
+    suspended,
+  });
+  const mayStart = earlyRule(catalog, startEarly);
+  const idleMs = readInputIdleMs(inputIdleMs);
+  // Only under streamText do the input callbacks run; generateText calls execute with the whole plan.
+  const early = mayStart === undefined ? undefined : new EarlyCalls(idleMs, (toolCallId) => new EarlyPlanCall(callOf(toolCallId, undefined), callOptions, mayStart));
   return {
     description: description ?? planCallDescription(catalog, { ...language, ...pick(callOptions, "session") }),
     // No validate: the plan reaches execute as the model wrote it, and the linter says what is wrong with it.
     inputSchema: jsonSchema<unknown>(schema as unknown as Parameters<typeof jsonSchema>[0]),
-    execute: (plan: unknown, { abortSignal, toolCallId }: ExecuteOptions) =>
-      runPlanCall(
-        plan,
-        {
-          tools: toolsFromAiSdk(tools, { runId: toolCallId }),
-          catalog,
-          signal: abortSignal,
-          check: (value) => noExecute(value, withoutExecute),
-          runId: toolCallId,
-          suspended,
-        },
-        callOptions,
-      ),
+    ...(early === undefined
+      ? {}
+      : {
+          onInputStart: ({ toolCallId, abortSignal }: ExecuteOptions) => early.start(toolCallId, abortSignal),
+          onInputDelta: ({ toolCallId, inputTextDelta }: { inputTextDelta: string } & ExecuteOptions) => early.feed(toolCallId, inputTextDelta),
+        }),
+    execute: (plan: unknown, { abortSignal, toolCallId }: ExecuteOptions) => {
+      const streamed = early?.take(toolCallId);
+      return streamed === undefined ? runPlanCall(plan, callOf(toolCallId, abortSignal), callOptions) : streamed.join(plan, abortSignal);
+    },
     resume: (runId, decision, resumeOptions) => resumePlanCall(suspended, runId, decision, ownData(resumeOptions, "signal") as AbortSignal | undefined),
   };
 }

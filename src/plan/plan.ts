@@ -24,6 +24,11 @@ export interface ToolSpec {
   readonly input?: JsonSchema | StandardJsonSchema;
   /** JSON Schema of the tool's result. */
   readonly output?: JsonSchema | StandardJsonSchema;
+  /**
+   * The tool only reads (calling it for a plan that turns out invalid does no harm), as the developer
+   * who knows the tool says: a plan tool may start its steps while the model is still writing the plan.
+   */
+  readonly readOnly?: boolean;
 }
 
 /** A tool of a catalog that `readTools` read: its schemas are JSON Schemas. */
@@ -292,6 +297,8 @@ function readToolsValue(value: unknown, problem: (pointer: string, message: stri
     }
     const description = ownValue(spec, "description");
     if (description !== undefined && typeof description !== "string") problem(`${pointer}/description`, `"description" must be a string`);
+    const readOnly = ownValue(spec, "readOnly");
+    if (readOnly !== undefined && typeof readOnly !== "boolean") problem(`${pointer}/readOnly`, `"readOnly" must be true or false`);
     Object.defineProperty(tools, name, { value: spec as ReadToolSpec, enumerable: true, writable: true, configurable: true });
   }
   return tools;

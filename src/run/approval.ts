@@ -24,6 +24,8 @@ export interface ResumeState {
   readonly planHash: string;
   /** Results taken as they are: their steps are done without being called. */
   readonly results: ReadonlyMap<number, unknown>;
+  /** Failures taken as they are (a plan call's steps that failed before the plan was whole): their steps fail so, without being called. */
+  readonly failed?: ReadonlyMap<number, StepFailure>;
   /** Steps that run without asking for approval. */
   readonly approved: ReadonlySet<number>;
   /** Steps that fail `denied` with the reason (their dependents are skipped). */

@@ -258,6 +258,11 @@ class Run implements GatedRun {
       this.#unblock(record);
       return true;
     }
+    const failure = resume.failed?.get(record.id);
+    if (failure !== undefined) {
+      this.fail(record, failure);
+      return true;
+    }
     const reason = resume.denied.get(record.id);
     if (reason === undefined) return false;
     this.fail(record, STEP_FAILURES.denied(reason));
