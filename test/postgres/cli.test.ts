@@ -10,13 +10,13 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { freePort, startDatabase, type TestDatabase } from "./server.js";
+import { fileDatabase, freePort, type FileDatabase } from "./server.js";
 import { workerUsage } from "../../src/cli/worker-command.js";
 import { cancelRun, getRun } from "../../src/postgres/index.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const TOOLS = "test/fixtures/pg-tools.mjs";
-let db: TestDatabase;
+let db: FileDatabase;
 let work: string;
 
 function cli(args: string[], env: Record<string, string> = {}): { status: number | null; stdout: string; stderr: string } {
@@ -45,7 +45,7 @@ const plan = {
 };
 
 beforeAll(async () => {
-  db = await startDatabase();
+  db = await fileDatabase({ migrated: false }); // the tests migrate it with the command line
   work = mkdtempSync(join(tmpdir(), "plan-refs-pg-cli-"));
   writeFileSync(join(work, "plan.json"), JSON.stringify(plan, null, 2));
 }, 60_000);

@@ -8,11 +8,11 @@
 import { beforeAll, describe, expect, test } from "vitest";
 import { getRun, submitPlan, waitForRun } from "../../src/postgres/index.js";
 import { databaseWithWorkers } from "./children.js";
-import type { TestDatabase } from "./server.js";
+import type { FileDatabase } from "./server.js";
 
 const fleet = databaseWithWorkers();
 const spawned = fleet.spawned;
-let db: TestDatabase;
+let db: FileDatabase;
 beforeAll(() => {
   db = fleet.db();
 });
