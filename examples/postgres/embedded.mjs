@@ -154,6 +154,8 @@ async function startIn(folder, EmbeddedPostgres, release) {
       onError: () => undefined,
       // A throwaway database: no fsync keeps it fast on a busy machine.
       postgresFlags: ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=300", "-c", `unix_socket_directories=${folder}`],
+      // Nor does initdb wait for its files to reach the disk.
+      initdbFlags: ["--no-sync"],
     });
   let server = make();
   await server.initialise();
