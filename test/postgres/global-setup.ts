@@ -29,6 +29,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await server.remove();
     throw error;
   }
-  project.provide(SHARED_SERVER, { url: server.url, port: server.port });
+  project.provide(SHARED_SERVER, { url: server.url, port: server.port, serverModule: server.serverModule });
   return () => server.remove();
 }

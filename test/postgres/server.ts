@@ -5,14 +5,26 @@
  * initdb). A test that stops the server (an outage) starts one of its own (`startDatabase`:
  * examples/postgres/embedded.mjs, a fresh data folder the `postgres` user can write, a free port).
  */
-export { freePort, startEmbeddedPostgres as startDatabase, type EmbeddedDatabase as TestDatabase } from "../../examples/postgres/embedded.mjs";
+export { freePort, type EmbeddedDatabase as TestDatabase } from "../../examples/postgres/embedded.mjs";
 
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, inject } from "vitest";
 import { migrate } from "../../src/postgres/index.js";
-import { startEmbeddedPostgres } from "../../examples/postgres/embedded.mjs";
+import { startEmbeddedPostgres, type EmbeddedDatabase } from "../../examples/postgres/embedded.mjs";
 import { MIGRATED_TEMPLATE, SHARED_SERVER, withDatabase } from "./shared-server.js";
+
+/**
+ * A server of the file's own, for tests that stop and start it; from the files of the run's shared
+ * server when there is one (so no copy of its own).
+ *
+ * @example
+ * const db = await startDatabase(); // then db.stop(), db.start(), finally db.remove()
+ */
+export function startDatabase(): Promise<EmbeddedDatabase> {
+  const shared = inject(SHARED_SERVER);
+  return startEmbeddedPostgres(shared === undefined ? {} : { serverModule: shared.serverModule });
+}
 
 /** A database of this file's own: its URL, the server's port, and `remove()` to drop it. */
 export interface FileDatabase {

@@ -14,6 +14,8 @@ export interface SharedServer {
   /** A URL of the server's maintenance database `postgres`, as its superuser. */
   readonly url: string;
   readonly port: number;
+  /** Where its server's code runs from: a file's own server runs from the same files (no copy of its own). */
+  readonly serverModule: string;
 }
 
 declare module "vitest" {
