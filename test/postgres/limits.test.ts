@@ -10,7 +10,7 @@ import { afterEach, beforeAll, describe, expect, test } from "vitest";
 import { redriveRun, submitPlan, waitForRun } from "../../src/postgres/index.js";
 import { tempFolder } from "../helpers/temp.js";
 import { databaseWithWorkers, mostAtOnce, type WorkerChild } from "./children.js";
-import type { TestDatabase } from "./server.js";
+import type { FileDatabase } from "./server.js";
 
 const fleet = databaseWithWorkers();
 const started: WorkerChild[] = [];
@@ -24,7 +24,7 @@ afterEach(() => {
   for (const { child } of started.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
 });
 const scratch = tempFolder("pg-limits");
-let db: TestDatabase;
+let db: FileDatabase;
 beforeAll(() => {
   db = fleet.db();
 });

@@ -5,9 +5,9 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { migrate, startWorker, waitForRun } from "../../src/postgres/index.js";
-import { startWithClient, stopWithClient, type TestDatabase } from "./server.js";
+import { startWithClient, stopWithClient, type FileDatabase } from "./server.js";
 
-let db: TestDatabase;
+let db: FileDatabase;
 let client: pg.Client;
 
 beforeAll(async () => {

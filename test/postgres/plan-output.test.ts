@@ -3,10 +3,10 @@
  * test/cases/output.json give the same output, or the same outputError, as through runPlan.
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { getRun, migrate, startWorker, submitPlan, waitForRun, type Worker } from "../../src/postgres/index.js";
+import { getRun, startWorker, submitPlan, waitForRun, type Worker } from "../../src/postgres/index.js";
 import { runPlan, type ToolFunctions } from "../../src/run/run-plan.js";
 import { outputCatalog, outputRows, outputTools } from "../helpers/output-rows.js";
-import { startDatabase, type TestDatabase } from "./server.js";
+import { fileDatabase, type FileDatabase } from "./server.js";
 
 const rows = outputRows;
 const catalog = outputCatalog;
@@ -18,12 +18,11 @@ const tools: ToolFunctions = {
 let open!: (value: string) => void;
 const gate = new Promise<string>((resolve) => (open = resolve));
 
-let db: TestDatabase;
+let db: FileDatabase;
 let worker: Worker;
 
 beforeAll(async () => {
-  db = await startDatabase();
-  await migrate({ connectionString: db.url });
+  db = await fileDatabase();
   worker = await startWorker({ connectionString: db.url, tools, concurrency: 4 });
 }, 60_000);
 

@@ -12,12 +12,12 @@ import type { ToolFunctions } from "../../src/run/run-plan.js";
 // @ts-expect-error: a plain ES module without types
 import { tools as fixtureTools } from "../fixtures/pg-tools.mjs";
 import { databaseWithWorkers } from "./children.js";
-import type { TestDatabase } from "./server.js";
+import type { FileDatabase } from "./server.js";
 
 const tools = fixtureTools as ToolFunctions;
 const fleet = databaseWithWorkers();
 const spawned = fleet.spawned;
-let db: TestDatabase;
+let db: FileDatabase;
 beforeAll(() => {
   db = fleet.db();
 });

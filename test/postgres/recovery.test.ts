@@ -11,7 +11,7 @@ import { getRun, startWorker, submitPlan, waitForRun } from "../../src/postgres/
 import { databaseWithWorkers, type WorkerChild } from "./children.js";
 import type { TestDatabase } from "./server.js";
 
-const fleet = databaseWithWorkers();
+const fleet = databaseWithWorkers({ ownServer: true }); // two tests stop and start the server
 const spawned = fleet.spawned;
 let db: TestDatabase;
 beforeAll(() => {

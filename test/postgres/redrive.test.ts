@@ -6,18 +6,17 @@
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { getRun, migrate, redriveRun, startWorker, submitPlan, waitForRun, type WorkerToolContext } from "../../src/postgres/index.js";
+import { getRun, redriveRun, startWorker, submitPlan, waitForRun, type WorkerToolContext } from "../../src/postgres/index.js";
 import { runPlan } from "../../src/run/index.js";
 import { spawnWorker, type WorkerChild } from "./children.js";
 import { refusal } from "./refusal.js";
-import { startDatabase, type TestDatabase } from "./server.js";
+import { fileDatabase, type FileDatabase } from "./server.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
-let db: TestDatabase;
+let db: FileDatabase;
 
 beforeAll(async () => {
-  db = await startDatabase();
-  await migrate({ connectionString: db.url });
+  db = await fileDatabase();
 }, 60_000);
 
 const children: WorkerChild[] = [];

@@ -7,7 +7,7 @@
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { approveStep, denyStep, migrate, PostgresError, startWorker, submitPlan, waitForRun, type Worker, type WorkerToolContext } from "../../src/postgres/index.js";
+import { approveStep, denyStep, PostgresError, startWorker, submitPlan, waitForRun, type Worker, type WorkerToolContext } from "../../src/postgres/index.js";
 import type { RetryPolicy } from "../../src/run/retry.js";
 import { resumePlan } from "../../src/run/resume.js";
 import { runPlan, type RunOptions, type RunReport, type ToolContext, type ToolFunctions } from "../../src/run/run-plan.js";
@@ -17,16 +17,15 @@ import { randomPlan, TOOL_NAMES } from "../helpers/random-plans.js";
 import { approvalPlan } from "./approval-plan.js";
 import { spawnWorker } from "./children.js";
 import { comparable } from "./compare.js";
-import { startDatabase, type TestDatabase } from "./server.js";
+import { fileDatabase, type FileDatabase } from "./server.js";
 
 const tools = fixtureTools as ToolFunctions;
 const FAILS_THEN_ECHOES = failingNames as string[];
-let db: TestDatabase;
+let db: FileDatabase;
 let worker: Worker;
 
 beforeAll(async () => {
-  db = await startDatabase();
-  await migrate({ connectionString: db.url });
+  db = await fileDatabase();
   // Without the tools the retry property runs on worker processes: their calls are counted from what those print.
   const inProcess = Object.fromEntries(Object.entries(tools).filter(([name]) => !FAILS_THEN_ECHOES.includes(name)));
   worker = await startWorker({ connectionString: db.url, tools: inProcess, concurrency: 8, recoveryMs: 3_000 });

@@ -12,9 +12,9 @@ import { settleStep } from "../../src/postgres/transitions.js";
 import { claimStep } from "../../src/postgres/sql/claim.js";
 import { KnownRuns } from "../../src/postgres/known-runs.js";
 import { scheduleGraph } from "../../src/run/schedule.js";
-import { startWithClient, stopWithClient, type TestDatabase } from "./server.js";
+import { startWithClient, stopWithClient, type FileDatabase } from "./server.js";
 
-let db: TestDatabase;
+let db: FileDatabase;
 let client: pg.Client;
 
 beforeAll(async () => {

@@ -9,7 +9,6 @@ import { runPlan, type RunEvent } from "../../src/run/run-plan.js";
 
 const never = () => new Promise<never>(() => {});
 const tick = () => new Promise((resolve) => setImmediate(resolve));
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** An async iterator that yields `steps`, then stalls for ever; it records whether `return()` was called. */
 function stallingPlanner(steps: unknown[]) {
@@ -135,15 +134,18 @@ describe("the timings of a step stopped while it runs", () => {
     const controller = new AbortController();
     const events: RunEvent[] = [];
     const steps = [{ id: 1, tool: "hang", args: {} }, ...(how === "failFast" ? [{ id: 2, tool: "late", args: {} }] : [])];
+    // The stop comes once step 1's tool is under way (its call is the event), whichever way it comes.
+    let hangCalled: () => void = () => undefined;
+    const underWay = new Promise<void>((resolve) => (hangCalled = resolve));
     const running = runPlan(steps, {
-      hang: never,
+      hang: () => (hangCalled(), never()),
       late: async () => {
-        await sleep(30);
+        await underWay;
         throw new Error("late failure");
       },
     }, { signal: controller.signal, failFast: how === "failFast", onEvent: (event) => events.push(event) });
     if (how === "abort") {
-      await sleep(30);
+      await underWay;
       controller.abort();
     }
     const report = await running;
