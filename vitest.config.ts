@@ -37,18 +37,15 @@ const CORE = [
   "test/project/suite-projects.test.ts",
 ];
 
+const BROWSER = ["test/draw/plan-chromium.test.ts", "test/codemirror/playground-chromium.test.ts"];
+const SOAK = ["test/run/soak.test.ts"];
+const LSP_OVER_STDIO = ["test/editor/lsp-server.test.ts"];
+/** The CLI in this process, with `process.chdir` for its example, which a worker thread may not call. */
+const CHANGES_FOLDER = ["test/formats/schema-command.test.ts"];
+const POSTGRES_WITHOUT_DATABASE = ["test/postgres/tool-limits.test.ts", "test/postgres/worker-settings.test.ts", "test/postgres/worker-step.test.ts"];
+
 /** Files in the core folders that belong to another project. */
-const NOT_CORE = [
-  // needs --expose-gc for its heap figures: the `soak` project
-  "test/run/soak.test.ts",
-  // spawns the language server over stdio
-  "test/editor/lsp-server.test.ts",
-  // drive Chromium
-  "test/draw/plan-chromium.test.ts",
-  "test/codemirror/playground-chromium.test.ts",
-  // calls process.chdir, which a worker thread may not
-  "test/formats/schema-command.test.ts",
-];
+const NOT_CORE = [...SOAK, ...LSP_OVER_STDIO, ...BROWSER, ...CHANGES_FOLDER];
 
 const INTEGRATIONS = [
   "test/agents/**/*.test.ts",
@@ -59,11 +56,8 @@ const INTEGRATIONS = [
   "test/mcp/split-command.test.ts",
   "test/tracing/run-plan.test.ts",
   "test/tracing/step-trace.test.ts",
-  // src/postgres code that needs no database
-  "test/postgres/tool-limits.test.ts",
-  "test/postgres/worker-settings.test.ts",
-  "test/postgres/worker-step.test.ts",
-  "test/formats/schema-command.test.ts",
+  ...POSTGRES_WITHOUT_DATABASE,
+  ...CHANGES_FOLDER,
 ];
 
 const PROCESSES = [
@@ -73,7 +67,7 @@ const PROCESSES = [
   "test/mcp/mcp.test.ts",
   "test/mcp/serve-command.test.ts",
   "test/mcp/stdio-transport.test.ts",
-  "test/editor/lsp-server.test.ts",
+  ...LSP_OVER_STDIO,
   "test/tracing/cli.test.ts",
   "test/tracing/mcp.test.ts",
   "test/tracing/without-api.test.ts",
@@ -84,9 +78,6 @@ const PROCESSES = [
 ];
 
 const POSTGRES = ["test/postgres/**/*.test.ts", "test/tracing/postgres.test.ts"];
-const POSTGRES_WITHOUT_DATABASE = ["test/postgres/tool-limits.test.ts", "test/postgres/worker-settings.test.ts", "test/postgres/worker-step.test.ts"];
-
-const BROWSER = ["test/draw/plan-chromium.test.ts", "test/codemirror/playground-chromium.test.ts"];
 
 const PACKAGE = ["test/package/**/*.test.ts"];
 
@@ -160,11 +151,11 @@ export default defineConfig({
       project("browser", "waits", { include: BROWSER, pool: "forks" }),
       // With gc exposed the soak runs in its worker; without, the file would start a child vitest with
       // --expose-gc, which a project does not take from the command line: that child would start another.
-      project("soak", "cpu", { include: ["test/run/soak.test.ts"], pool: "forks", execArgv: ["--expose-gc"] }),
+      project("soak", "cpu", { include: SOAK, pool: "forks", execArgv: ["--expose-gc"] }),
       project("package", "alone", { include: PACKAGE, pool: "forks" }),
       project("no-proto", "cpu", {
         include: [...CORE, ...INTEGRATIONS],
-        exclude: NOT_CORE.filter((file) => !INTEGRATIONS.includes(file)),
+        exclude: [...SOAK, ...LSP_OVER_STDIO, ...BROWSER],
         pool: "forks",
         execArgv: ["--disable-proto=throw"],
         env: { PLAN_REFS_NO_PROTO: "1" },
