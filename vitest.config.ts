@@ -25,6 +25,7 @@
  * twice as many (GROUPS).
  */
 import { availableParallelism } from "node:os";
+import { relative } from "node:path";
 import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
@@ -107,20 +108,28 @@ function project(name: string, group: keyof typeof GROUPS, test: NonNullable<Tes
 }
 
 /**
- * The order projects start in within their group. Vitest's own sequencer takes them by name, which put
- * the files with the longest waits (child processes, then PostgreSQL) behind the browser's, and the
- * no-proto pass behind the core's. A project not listed goes last.
+ * The order projects start in within their group when an earlier run's durations are not known for
+ * every file. Vitest's own sequencer takes projects by name, which put the files with the longest
+ * waits (child processes, then PostgreSQL) behind the browser's. A project not listed goes last.
  */
 const START_ORDER = ["processes", "postgres", "browser", "no-proto", "core", "integrations", "soak", "package"];
 
-/** Vitest's order within each project (longest or largest file first), the projects in START_ORDER. */
+/**
+ * Within each group, the longest files first, whatever their project, so that no long file starts
+ * last and keeps the run waiting on it alone: by the durations vitest keeps from the last run
+ * (node_modules/.vite/vitest), else by project in START_ORDER and vitest's order within a project.
+ */
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const durations = new Map(sorted.map((file) => [file, this.ctx.cache.getFileTestResults(`${file.project.name}:${relative(this.ctx.config.root, file.moduleId)}`)?.duration]));
+    const known = [...durations.values()].every((duration) => duration !== undefined);
     const rank = (file: TestSpecification): number => {
       const index = START_ORDER.indexOf(file.project.name);
       return index === -1 ? START_ORDER.length : index;
     };
-    return (await super.sort(files)).sort((a, b) => a.project.config.sequence.groupOrder - b.project.config.sequence.groupOrder || rank(a) - rank(b));
+    const later = (a: TestSpecification, b: TestSpecification): number => (known ? (durations.get(b) ?? 0) - (durations.get(a) ?? 0) : rank(a) - rank(b));
+    return sorted.sort((a, b) => a.project.config.sequence.groupOrder - b.project.config.sequence.groupOrder || later(a, b));
   }
 }
 
@@ -152,7 +161,8 @@ export default defineConfig({
       // With gc exposed the soak runs in its worker; without, the file would start a child vitest with
       // --expose-gc, which a project does not take from the command line: that child would start another.
       project("soak", "cpu", { include: SOAK, pool: "forks", execArgv: ["--expose-gc"] }),
-      project("package", "alone", { include: PACKAGE, pool: "forks" }),
+      // Its afterAll removes two installed node_modules trees: over a minute on a busy disk.
+      project("package", "alone", { include: PACKAGE, pool: "forks", hookTimeout: 180_000 }),
       project("no-proto", "cpu", {
         include: [...CORE, ...INTEGRATIONS],
         exclude: [...SOAK, ...LSP_OVER_STDIO, ...BROWSER],
