@@ -61,8 +61,15 @@ describe("faults", { timeout: 90_000 }, () => {
     await withWorker(async () => {
       const plan = { steps: [{ id: 1, tool: "slow", args: { ms: 1_500, value: 1 } }, { id: 2, tool: "add", args: { a: "$1", b: 1 } }] };
       const runIds = await Promise.all([1, 2, 3].map(() => submitPlan(plan, { connectionString: url })));
-      const waiting = runIds.map((runId) => waitForRun(runId, { connectionString: url, timeoutMs: 60_000 }));
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Each wait has read its run once before the stop: a wait that never reached the database fails
+      // at once by design (a fixed pause here lost that race on a loaded machine).
+      const read: Promise<void>[] = [];
+      const waiting = runIds.map((runId) => {
+        let seen = (): void => undefined;
+        read.push(new Promise<void>((resolve) => (seen = resolve)));
+        return waitForRun(runId, { connectionString: url, timeoutMs: 60_000, onProgress: () => seen() });
+      });
+      await Promise.all(read);
       await db.stop();
       await new Promise((resolve) => setTimeout(resolve, 500));
       await db.start();
