@@ -65,7 +65,7 @@ function expectNoPrototypeChange(): void {
 const OBJECT_PROTOTYPE_KEYS = Object.getOwnPropertyNames(Object.prototype).sort();
 
 // ---------------------------------------------------------------------------------------------
-// `npm test` runs the whole suite a second time under `node --disable-proto=throw` (npm run test:no-proto)
+// `npm test` runs the in-process files a second time as the `no-proto` project, under `node --disable-proto=throw` (npm run test:no-proto)
 
 test("the flag --disable-proto=throw is in force exactly when the suite runs as test:no-proto", () => {
   const read = (): unknown => (({}) as { __proto__?: unknown }).__proto__;

@@ -3,8 +3,9 @@
  * `abort` listener to the signal and never remove it (50 runs: 50 listeners and Node's
  * MaxListenersExceededWarning; 200 runs kept about 160 MB of finished results alive through them).
  *
- * The heap figure needs a garbage collection on demand, so the soak itself runs in a child vitest with
- * `--expose-gc`; in the normal run (no `gc`), the one test here starts that child and checks it passed.
+ * The heap figure needs a garbage collection on demand: the `soak` project of vitest.config.ts runs this
+ * file with `--expose-gc`. Under a config without it (no `gc`), the one test here starts a child vitest
+ * with `--expose-gc` and checks it passed.
  */
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
