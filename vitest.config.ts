@@ -48,7 +48,11 @@ const POSTGRES_WITHOUT_DATABASE = ["test/postgres/tool-limits.test.ts", "test/po
 /** Files in the core folders that belong to another project. */
 const NOT_CORE = [...SOAK, ...LSP_OVER_STDIO, ...BROWSER, ...CHANGES_FOLDER];
 
+/** The command line run in this process (`runCli`), forks since a command may change folder. */
+const CLI_IN_PROCESS = ["flags", "lint-command", "report-json", "resolve-command", "run-command", "run-resume", "user-mistakes"].map((name) => `test/cli/${name}.test.ts`);
+
 const INTEGRATIONS = [
+  ...CLI_IN_PROCESS,
   "test/agents/**/*.test.ts",
   "test/ai-sdk/**/*.test.ts",
   "test/openai-agents/**/*.test.ts",
@@ -63,6 +67,7 @@ const INTEGRATIONS = [
 
 const PROCESSES = [
   "test/cli/**/*.test.ts",
+  "test/mcp/serve-http.test.ts",
   "test/mcp/cli.test.ts",
   "test/mcp/http-answers.test.ts",
   "test/mcp/mcp.test.ts",
@@ -149,13 +154,13 @@ export default defineConfig({
     projects: [
       project("core", "cpu", { include: CORE, exclude: NOT_CORE, pool: "threads" }),
       project("integrations", "cpu", { include: INTEGRATIONS, pool: "forks" }),
-      project("processes", "waits", { include: PROCESSES, pool: "forks" }),
+      project("processes", "waits", { include: PROCESSES, exclude: CLI_IN_PROCESS, pool: "forks" }),
       project("postgres", "waits", {
         include: POSTGRES,
         exclude: POSTGRES_WITHOUT_DATABASE,
         pool: "forks",
-        // globalSetup: one PostgreSQL server per run goes here (a module that starts it and hands its
-        // address to the files through `provide`).
+        // One PostgreSQL server for the run, a database of its own for each file (test/postgres/server.ts).
+        globalSetup: ["test/postgres/global-setup.ts"],
       }),
       project("browser", "waits", { include: BROWSER, pool: "forks" }),
       // With gc exposed the soak runs in its worker; without, the file would start a child vitest with
