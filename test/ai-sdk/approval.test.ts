@@ -12,6 +12,9 @@ import { planTool, toolsFromAiSdk, type PlanCallResult } from "../../src/ai-sdk/
 import { catalogFromAiSdk } from "../../src/ai-sdk/index.js";
 import { resumePlan, runPlan } from "../../src/run/index.js";
 
+/** ai 7's execute options carry the tool's context (none here); ai 6's have no such field. */
+const noContext = { context: undefined };
+
 const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
 
 /** An invoice lookup, a payment gated as `gate` says, and an e-mail gated always; every call recorded. */
@@ -86,7 +89,7 @@ describe("a gated AI SDK tool inside a plan", () => {
     const calls: string[] = [];
     const asked: unknown[] = [];
     const tools = makeTools(calls, (input) => (asked.push(input), input.amount > 100));
-    const execute = (plan: unknown, toolCallId: string) => planTool(tools).execute!(plan, { toolCallId, messages: [] }) as Promise<PlanCallResult>;
+    const execute = (plan: unknown, toolCallId: string) => planTool(tools).execute!(plan, { toolCallId, messages: [], ...noContext }) as Promise<PlanCallResult>;
     expect(await execute(payPlan("small"), "small")).toMatchObject({ status: "ok" });
     const big = await execute(payPlan("big"), "big");
     expect(big).toMatchObject({ status: "suspended", runId: "big", pending: { "2": { tool: "pay", args: { amount: 500, to: "acme" } } } });
@@ -101,7 +104,7 @@ describe("a gated AI SDK tool inside a plan", () => {
     const calls: string[] = [];
     const gated = planTool(makeTools(calls));
     const plan = { steps: [...payPlan().steps, { id: 3, tool: "email", args: { text: "paid" } }] };
-    const first = (await gated.execute!(plan, { toolCallId: "c", messages: [] })) as PlanCallResult;
+    const first = (await gated.execute!(plan, { toolCallId: "c", messages: [], ...noContext })) as PlanCallResult;
     expect(first).toMatchObject({ status: "suspended", pending: { "2": { tool: "pay" }, "3": { tool: "email", args: { text: "paid" } } } });
     const second = await gated.resume("c", { approve: [3], deny: { 2: "not this month" } });
     expect(second).toMatchObject({ status: "failed", errors: { "2": { code: "denied", message: expect.stringContaining("not this month") as string } }, results: { "3": "sent" } });
@@ -126,7 +129,7 @@ describe("a gated AI SDK tool inside a plan", () => {
     const tools = makeTools(calls, () => {
       throw new Error("policy service down");
     });
-    const answer = (await planTool(tools).execute!(payPlan(), { toolCallId: "t", messages: [] })) as PlanCallResult;
+    const answer = (await planTool(tools).execute!(payPlan(), { toolCallId: "t", messages: [], ...noContext })) as PlanCallResult;
     expect(answer).toMatchObject({ status: "failed", errors: { "2": { code: "denied" } } });
     expect(calls).toEqual(["invoice small"]);
   });
