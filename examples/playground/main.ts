@@ -10,7 +10,7 @@ import toolsText from "../trip/tools.json?raw";
 import { planDiagnostics, planRefs, setPlanRefsTools } from "../../src/codemirror/index.js";
 import type { ToolCatalog } from "../../src/plan/plan.js";
 import type { Results } from "../../src/resolve/access.js";
-import { renderGraph } from "./graph-view.js";
+import { bindGraphScale, renderGraph } from "./graph-view.js";
 import { buildModel } from "./model.js";
 import { renderResolved } from "./resolved-view.js";
 import resultsText from "./sample-results.json?raw";
@@ -57,6 +57,7 @@ let planValue: unknown = (parse(planText) as { value: unknown }).value;
 
 const status = byId("status");
 const graphBox = byId("graph");
+bindGraphScale(byId("graph-scale"), graphBox);
 const resolvedBox = byId("resolved");
 const problemsList = byId<HTMLUListElement>("problems");
 

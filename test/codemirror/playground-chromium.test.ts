@@ -204,6 +204,74 @@ describe("playground in Chromium", { timeout: 120_000 }, () => {
     expect(await page.locator("#graph .plan-refs-edge-missing, #graph .plan-refs-edge-error").count()).toBe(0);
   });
 
+  // Every step's box (the group's client rect) inside the part of the graph panel that shows: the
+  // panel's client area (no scrollbar) cut to the window. Fitted by default, at the page widths of a
+  // laptop, a narrow window and the one-column layout; the toggle gives 1:1, which scrolls.
+  const GRAPH_WIDTHS = [1400, 1000, 760] as const;
+  /** The steps of the graph panel and which of them lie wholly inside its visible area, after scrolling it into view. */
+  const graphVisibility = (): Promise<{ steps: { id: number; tool: string; inside: boolean }[]; scrollWidth: number; clientWidth: number; shown: number; natural: number }> =>
+    page.locator("#graph").evaluate((box) => {
+      // The panel, heading and toggle included, at the top of the window.
+      box.closest("section")!.scrollIntoView({ block: "start" });
+      const outer = box.getBoundingClientRect();
+      const left = Math.max(outer.left + box.clientLeft, 0);
+      const top = Math.max(outer.top + box.clientTop, 0);
+      const right = Math.min(outer.left + box.clientLeft + box.clientWidth, window.innerWidth);
+      const bottom = Math.min(outer.top + box.clientTop + box.clientHeight, window.innerHeight);
+      const svg = box.querySelector("svg")!;
+      const steps = Array.from(box.querySelectorAll<SVGGElement>(".plan-refs-step")).map((group) => {
+        const rect = group.getBoundingClientRect();
+        // Half a pixel for subpixel rounding of the scaled picture.
+        const inside = rect.width > 0 && rect.left >= left - 0.5 && rect.right <= right + 0.5 && rect.top >= top - 0.5 && rect.bottom <= bottom + 0.5;
+        return { id: Number(group.dataset["step"]), tool: group.textContent ?? "", inside };
+      });
+      return { steps, scrollWidth: box.scrollWidth, clientWidth: box.clientWidth, shown: svg.getBoundingClientRect().width, natural: Number(svg.getAttribute("width")) };
+    });
+
+  test.each(GRAPH_WIDTHS)("at %i px the fitted graph shows every step of the plan at once, with no horizontal scroll", async (width) => {
+    await page.setViewportSize({ width, height: 900 });
+    try {
+      expect(await page.locator("#graph-scale").getAttribute("aria-pressed")).toBe("false");
+      const seen = await graphVisibility();
+      expect(seen.steps.map((step) => step.id).sort((a, b) => a - b)).toEqual(PLAN.steps.map((step) => step.id).sort((a, b) => a - b));
+      expect(seen.steps.filter((step) => !step.inside).map((step) => step.id)).toEqual([]);
+      // The step the plan is for: the last one.
+      const last = PLAN.steps[PLAN.steps.length - 1]!;
+      expect(seen.steps.find((step) => step.id === last.id)?.tool).toContain(last.tool);
+      expect(seen.scrollWidth).toBeLessThanOrEqual(seen.clientWidth);
+      expect(seen.shown).toBeLessThanOrEqual(Math.min(seen.natural, seen.clientWidth) + 0.5);
+      if (width === 1000) {
+        mkdirSync(ARTIFACTS, { recursive: true });
+        await page.screenshot({ path: join(ARTIFACTS, "playground-graph-1000.png") });
+        await page.locator("section.graph").screenshot({ path: join(ARTIFACTS, "playground-graph-panel-1000.png") });
+      }
+    } finally {
+      await page.setViewportSize({ width: 1440, height: 1000 });
+    }
+  });
+
+  test("the 1:1 toggle shows the graph at its natural size, scrolling, and toggles back to fitted", async () => {
+    await page.setViewportSize({ width: 1000, height: 900 });
+    const toggle = page.locator("#graph-scale");
+    try {
+      await toggle.click();
+      expect(await toggle.getAttribute("aria-pressed")).toBe("true");
+      const natural = await graphVisibility();
+      expect(natural.shown).toBeCloseTo(natural.natural, 0);
+      // At 1,000 px the trip plan is wider than its panel: 1:1 scrolls, and some step is off to the side.
+      expect(natural.scrollWidth).toBeGreaterThan(natural.clientWidth);
+      expect(natural.steps.some((step) => !step.inside)).toBe(true);
+      await toggle.click();
+      expect(await toggle.getAttribute("aria-pressed")).toBe("false");
+      const fitted = await graphVisibility();
+      expect(fitted.steps.filter((step) => !step.inside).map((step) => step.id)).toEqual([]);
+      expect(fitted.scrollWidth).toBeLessThanOrEqual(fitted.clientWidth);
+    } finally {
+      if ((await toggle.getAttribute("aria-pressed")) === "true") await toggle.click();
+      await page.setViewportSize({ width: 1440, height: 1000 });
+    }
+  });
+
   test("typing $ inside a string opens completion with the step ids, and choosing one inserts it", async () => {
     const last = PLAN.steps[PLAN.steps.length - 1]!;
     const earlier = PLAN.steps.filter((step) => step.id !== last.id).map((step) => String(step.id));
@@ -322,13 +390,18 @@ describe("playground in Chromium", { timeout: 120_000 }, () => {
     await page.locator('#graph .plan-refs-edge-error[data-from="1"][data-to="2"]').waitFor({ state: "detached" });
   });
 
-  test("a 200-step plan scrolls in the graph panel at its natural size rather than shrinking", async () => {
+  test("a 200-step plan at 1:1 scrolls in the graph panel at its natural size rather than shrinking; fitted, it takes the panel's width", async () => {
     const text = JSON.stringify(generatedPlan(200, 1), null, 2);
     await page.evaluate((doc) => {
       const view = globalThis.playground!.plan;
       view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: doc } });
     }, text);
     await page.locator('#graph .plan-refs-step[data-step="200"]').waitFor();
+    const fitted = await page.locator("#graph").evaluate((box) => ({ shown: box.querySelector("svg")!.getBoundingClientRect().width, scrollWidth: box.scrollWidth, clientWidth: box.clientWidth }));
+    expect(fitted.shown).toBeCloseTo(fitted.clientWidth, 0);
+    expect(fitted.scrollWidth).toBeLessThanOrEqual(fitted.clientWidth);
+    await page.locator("#graph-scale").click();
+    expect(await page.locator("#graph-scale").getAttribute("aria-pressed")).toBe("true");
     const sizes = await page.locator("#graph").evaluate((box) => {
       const svg = box.querySelector("svg")!;
       return { natural: Number(svg.getAttribute("width")), shown: svg.getBoundingClientRect().width, scrollWidth: box.scrollWidth, clientWidth: box.clientWidth };
@@ -337,6 +410,8 @@ describe("playground in Chromium", { timeout: 120_000 }, () => {
     expect(sizes.scrollWidth).toBeGreaterThan(sizes.clientWidth);
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS, "playground-200-steps.png"), fullPage: true });
+    await page.locator("#graph-scale").click();
+    expect(await page.locator("#graph-scale").getAttribute("aria-pressed")).toBe("false");
     await page.locator("#reset").click();
     await page.locator('#graph .plan-refs-step[data-step="200"]').waitFor({ state: "detached" });
   });
