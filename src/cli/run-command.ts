@@ -27,6 +27,7 @@ import { liveProgress, lineProgress } from "./progress.js";
 import { checkResultsTarget, writeResults, type GuardedFile, type ResultsTarget } from "./results-file.js";
 import { cutText, printable, quoted } from "../shared/text.js";
 import { runOnDatabase } from "./db-command.js";
+import { commandHint, flagWords } from "./hint.js";
 import { runToMermaid, runToSvg } from "../draw/index.js";
 
 export const runUsage =
@@ -294,7 +295,7 @@ async function runWith(io: CommandIo, setup: RunSetup): Promise<number> {
     }
   }
   io.stderr(summary(report, json));
-  if (json.status === "suspended") io.stderr(setup.database === undefined ? waitingLine(report, target?.given) : waitingOnDatabase(report));
+  if (json.status === "suspended") io.stderr(setup.database === undefined ? waitingLine(report, target?.given) : waitingOnDatabase(report, setup.database));
   return code;
 }
 
@@ -306,11 +307,11 @@ function waitingLine(report: RunReport, results: string | undefined): string {
 }
 
 /** What a suspended run on PostgreSQL says on stderr: the steps that wait, and the command that decides. */
-function waitingOnDatabase(report: RunReport): string {
-  const id = printable(report.runId);
+function waitingOnDatabase(report: RunReport, database: string): string {
+  const where = flagWords({ database }, ["database"]);
   const steps = [...(report.pending ?? [])].map(([step, { tool }]) => `${step} (${printable(cutText(tool, 60))})`);
   const first = [...(report.pending?.keys() ?? [])][0];
-  return `plan-refs: waiting for approval: step${steps.length === 1 ? "" : "s"} ${steps.join(", ")}; their resolved arguments are under "pending" in the report (and in plan-refs status ${id}). Decide with plan-refs approve ${id} ${first} (or --deny REASON)\n`;
+  return `plan-refs: waiting for approval: step${steps.length === 1 ? "" : "s"} ${steps.join(", ")}; their resolved arguments are under "pending" in the report (and in ${commandHint(["status", report.runId, ...where])}). Decide with ${commandHint(["approve", report.runId, String(first), ...where])} (or --deny REASON)\n`;
 }
 
 /** What --approve-tool, --approve and --deny ask for. */
