@@ -106,7 +106,7 @@ describe("plan-refs resolve", () => {
   });
 
   test.each([
-    ["invalid JSON: one line with the file, line and column", ["--args", file("broken.json", '{\n  "q": "$1.city",\n  "r": }\n'), "--results", results], /broken\.json:3:8: invalid JSON: expected a value\n$/],
+    ["invalid JSON: the file, line and column, then the line with a caret", ["--args", file("broken.json", '{\n  "q": "$1.city",\n  "r": }\n'), "--results", results], /broken\.json:3:8: invalid JSON: expected a value\n 3 \|   "r": }\n   \|        \^\n$/],
     ["args that are not an object", ["--args", file("array.json", "[1]"), "--results", results], /RefError invalid-args: args must be an object/],
     ["a missing file", ["--args", join(tmp, "missing.json"), "--results", results], /missing\.json: no such file/],
     ["a directory", ["--args", tmp, "--results", results], /is a directory/],
