@@ -508,13 +508,25 @@ function examplePlan(tools: Readonly<Record<string, { readonly input?: JsonSchem
   const target = names.find((name) => name !== source && argumentNames(tools[name]!.input).length > 0) ?? names.find((name) => name !== source) ?? source;
   const first = { id: 1, tool: source, args: argsOf(source) };
   const second = { id: 2, tool: target, args: argsOf(target) };
-  const [argument] = argumentNames(tools[target]!.input);
-  if (argument !== undefined) {
-    const outputKeys = Object.keys((ownData(tools[source]!.output, "properties") as object | undefined) ?? {});
-    const wanted = ownData(ownData(ownData(tools[target]!.input, "properties"), argument), "type");
-    const key = outputKeys.find((name) => name === argument) ?? outputKeys.find((name) => ownData(ownData(ownData(tools[source]!.output, "properties"), name), "type") === wanted) ?? outputKeys[0];
-    second.args[argument] = key === undefined ? "$1" : `$1.${key}`;
-  }
+  // Every argument the first tool's output has a key for (by name, else by type) is referenced, as a
+  // real plan would: a literal beside a reference teaches the model to copy values by hand. The first
+  // argument is referenced even without a match, so the example always shows a reference.
+  const outputProperties = ownData(tools[source]!.output, "properties");
+  const outputKeys = isPlainObject(outputProperties) ? Object.keys(outputProperties) : [];
+  const typeOf = (schema: unknown, name: string): unknown => ownData(ownData(schema, name), "type");
+  const used = new Set<string>();
+  argumentNames(tools[target]!.input).forEach((argument, index) => {
+    const wanted = typeOf(ownData(tools[target]!.input, "properties"), argument);
+    const sameType = (name: string): boolean => wanted !== undefined && typeOf(outputProperties, name) === wanted;
+    const key =
+      outputKeys.find((name) => name === argument) ??
+      outputKeys.find((name) => !used.has(name) && sameType(name)) ??
+      outputKeys.find(sameType) ??
+      (index === 0 ? (outputKeys[0] ?? "") : undefined);
+    if (key === undefined) return;
+    used.add(key);
+    second.args[argument] = key === "" ? "$1" : `$1.${key}`;
+  });
   for (const plan of [{ steps: [first, second] }, { steps: [first] }]) {
     if (!lintPlan(plan, { tools, syntax }).some((diagnostic) => diagnostic.severity === "error")) return plan;
   }

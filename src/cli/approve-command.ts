@@ -9,6 +9,7 @@ import { databaseOptions, onDatabase } from "./db-command.js";
 import { FlagError, parseFlags } from "./flags.js";
 import { CliError } from "./input.js";
 import type { CommandIo } from "./io.js";
+import { commandHint, flagWords } from "./hint.js";
 
 export const approveUsage = "usage: plan-refs approve <run-id> <step> [--deny REASON] [--database URL]";
 
@@ -47,7 +48,7 @@ export async function approveCommand(argv: string[], io: CommandIo): Promise<num
   const id = printable(runId);
   io.stdout(
     reason === undefined
-      ? `run ${id}: step ${stepId} approved: it is queued to run; plan-refs status ${id} to follow it\n`
+      ? `run ${id}: step ${stepId} approved: it is queued to run; ${commandHint(["status", runId, ...flagWords(values, ["database"])])} to follow it\n`
       : `run ${id}: step ${stepId} denied (${quoted(reason, 200)}): it failed "denied", what depends on it is skipped\n`,
   );
   return 0;

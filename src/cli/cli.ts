@@ -20,6 +20,7 @@ import { graphCommand, graphHelp, graphUsage } from "./graph-command.js";
 import { startCliTracing } from "./tracing.js";
 import { mcpCommand, mcpHelp, mcpUsage } from "./mcp-serve-command.js";
 import { cutText, printable } from "../shared/text.js";
+import { didYouMean } from "../lint/did-you-mean.js";
 import { packageVersion } from "../shared/version.js";
 
 type Command = (argv: string[], io: CommandIo) => number | Promise<number>;
@@ -82,7 +83,8 @@ export async function runCli(argv: string[], given: CliIo): Promise<number> {
   }
   const command = Object.hasOwn(commands, name) ? commands[name] : undefined;
   if (command === undefined) {
-    io.stderr(`plan-refs: unknown command "${printable(cutText(name, 40))}"\n${help}`);
+    const suggestion = didYouMean(name, Object.keys(commands));
+    io.stderr(`plan-refs: unknown command "${printable(cutText(name, 40))}"${suggestion === undefined ? "" : `; did you mean ${suggestion}?`}\n${help}`);
     return 2;
   }
   if (asksForHelp(rest)) {

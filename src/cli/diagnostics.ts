@@ -19,6 +19,7 @@ import { LineIndex } from "../shared/positions.js";
 import { listSome } from "../shared/text.js";
 import { unknownToolMessage } from "../run/attempt.js";
 import { wantsColor, type CommandIo } from "./io.js";
+import { CliError } from "./input.js";
 import { printable } from "../shared/text.js";
 
 /**
@@ -100,6 +101,20 @@ export function formatDiagnostics(diagnostics: readonly PrintedDiagnostic[], nam
 }
 
 const plain = (text: string): string => text;
+
+/**
+ * The command line's error for a JSON file that does not parse: `name:line:column: invalid JSON: why`,
+ * with the source line and a caret under the place (as the linter shows its diagnostics).
+ *
+ * @example
+ * jsonSyntaxError("plan.json", "[1,]", { line: 1, column: 3, length: 1 }, "trailing comma") // its excerpt: " 1 | [1,]\n   |   ^\n"
+ */
+export function jsonSyntaxError(name: string, text: string, at: { readonly line: number; readonly column: number; readonly length: number }, message: string): CliError {
+  const line = new LineIndex(text).lineText(at.line);
+  const from = Math.min(at.column - 1, line.length);
+  const to = Math.min(Math.max(from + 1, from + at.length), Math.max(line.length, from + 1));
+  return new CliError(`${name}:${at.line}:${at.column}: ${message}`, "json-syntax", 2, sourceExcerpt(line, at.line, from, to));
+}
 
 /**
  * A source line and a caret line under its characters `from`…`to` (0-based, in the line), the

@@ -12,6 +12,7 @@ import { parseFlags } from "./flags.js";
 import { CliError } from "./input.js";
 import { readCatalog, readJsonInput, type CommandIo } from "./io.js";
 import { checkResultsTarget, writeResults, type GuardedFile } from "./results-file.js";
+import { commandHint, flagWords } from "./hint.js";
 
 export const graphUsage = "usage: plan-refs graph <plan.json|-> [--format svg|mermaid|dot] [--out FILE] [--catalog tools.json]";
 
@@ -94,7 +95,7 @@ export function graphCommand(argv: string[], io: CommandIo): number {
   const errors = diagnostics.filter((diagnostic) => diagnostic.severity === "error").length;
   if (errors > 0) {
     const name = path === "-" ? "<stdin>" : printable(path);
-    io.stderr(`plan-refs: ${name} has ${errors} lint error${errors === 1 ? "" : "s"}, drawn in red (plan-refs lint ${path === "-" ? "-" : name} for details)\n`);
+    io.stderr(`plan-refs: ${name} has ${errors} lint error${errors === 1 ? "" : "s"}, drawn in red (${commandHint(["lint", path, ...flagWords(values, ["catalog"])])} for details)\n`);
     return 1;
   }
   return 0;

@@ -8,6 +8,7 @@ import { readTools, type ToolCatalog } from "../plan/plan.js";
 import { LineIndex } from "../shared/positions.js";
 import { CliError, readStdin, readTextInput, type CliStdin } from "./input.js";
 import { wrongFlagHint } from "./file-kinds.js";
+import { jsonSyntaxError } from "./diagnostics.js";
 import { printable } from "../shared/text.js";
 
 /**
@@ -84,7 +85,7 @@ export function readJsonInput(path: string, io: Pick<CommandIo, "cwd" | "stdin">
   const name = path === "-" ? "<stdin>" : printable(path);
   const parsed = parseJsonText(text);
   if (!parsed.ok) {
-    throw new CliError(`${name}:${parsed.error.line}:${parsed.error.column}: invalid JSON: ${parsed.error.message}`, "json-syntax");
+    throw jsonSyntaxError(name, text, parsed.error, `invalid JSON: ${parsed.error.message}`);
   }
   return { value: parsed.value, text };
 }

@@ -7,7 +7,7 @@ import { lintPlanText } from "../lint/lint-plan.js";
 import { parseJsonText } from "../plan/json-text.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { LineIndex } from "../shared/positions.js";
-import { formatDiagnostics, locateDiagnostics, unknownTools } from "./diagnostics.js";
+import { formatDiagnostics, jsonSyntaxError, locateDiagnostics, unknownTools } from "./diagnostics.js";
 import { parseFlags } from "./flags.js";
 import { CliError, readTextInput } from "./input.js";
 import { readCatalog, wantsColor, type CommandIo } from "./io.js";
@@ -82,7 +82,8 @@ export async function lintCommand(argv: string[], io: CommandIo): Promise<number
     if (syntax !== undefined) {
       if (format === "json") io.stdout(`${JSON.stringify(diagnostics, null, 2)}\n`);
       const start = syntax.range?.start ?? { line: 1, column: 1 };
-      throw new CliError(`${name}:${start.line}:${start.column}: ${syntax.message}`, "json-syntax");
+      const length = syntax.range !== undefined && syntax.range.end.line === start.line ? syntax.range.end.column - start.column : 1;
+      throw jsonSyntaxError(name, text, { ...start, length }, syntax.message);
     }
     if (module !== undefined && servers === undefined) diagnostics = mergeByOffset(diagnostics, locateDiagnostics(text, unknownTools(planValue(text), module.names, values.tools!)));
     if (format === "json") {

@@ -6,6 +6,7 @@
  */
 import { CliError } from "./input.js";
 import { FlagError, parseFlags, positiveInteger } from "./flags.js";
+import { ATTEMPTS_FLAGS, attemptsFlag, RETRY_ALIAS_HELP } from "./attempts-flag.js";
 import { readCatalog, type CommandIo } from "./io.js";
 import { loadTools } from "./load-tools.js";
 import { asCliError, MCP_HELP, MCP_OPTIONS, withMcpServers } from "./mcp-flags.js";
@@ -18,7 +19,7 @@ import { printable, quoted } from "../shared/text.js";
 import type { ToolCatalog } from "../plan/plan.js";
 
 export const mcpUsage =
-  'usage: plan-refs mcp serve (--mcp "COMMAND" | --mcp-url URL | --tools MODULE [--catalog FILE])… [--mcp-timeout MS] [--http PORT [--host HOST] [--token-file FILE]] [--expose-tools] [--concurrency N] [--timeout MS] [--retry N] [--max-steps N]';
+  'usage: plan-refs mcp serve (--mcp "COMMAND" | --mcp-url URL | --tools MODULE [--catalog FILE])… [--mcp-timeout MS] [--http PORT [--host HOST] [--token-file FILE]] [--expose-tools] [--concurrency N] [--timeout MS] [--attempts N] [--max-steps N]';
 
 export const mcpHelp = `${mcpUsage}
 
@@ -42,7 +43,9 @@ ${MCP_HELP}
   --expose-tools        also serve every upstream tool as it is (names, schemas, results passed through)
   --concurrency N       most tools running at once in one plan (default 8)
   --timeout MS          fail a step that runs longer than MS milliseconds (default: no limit)
-  --retry N             try a failing step up to N times in all (default 1: no retry)
+  --attempts N          try a failing step up to N times in all, the first try included (default 1:
+                        no retry; 3 is a first try and two retries)
+${RETRY_ALIAS_HELP}
   --max-steps N         refuse a plan of more than N steps (default ${DEFAULT_MAX_STEPS}); at most ${DEFAULT_MAX_PLANS} plans
                         run at once, further calls wait their turn
   -h, --help            show this help
@@ -96,7 +99,7 @@ export async function mcpCommand(argv: string[], io: CommandIo): Promise<number>
       "expose-tools": { type: "boolean" },
       concurrency: { type: "string" },
       timeout: { type: "string" },
-      retry: { type: "string" },
+      ...ATTEMPTS_FLAGS,
       "max-steps": { type: "string" },
       ...MCP_OPTIONS,
     },
@@ -111,7 +114,7 @@ export async function mcpCommand(argv: string[], io: CommandIo): Promise<number>
     throw new CliError(`--host ${printable(host)} is not a loopback address: serving on it needs --token-file FILE (the bearer token clients must send); nothing was served`, "token-required");
   }
   const token = values["token-file"] === undefined ? undefined : readToken(values["token-file"], io);
-  const retry = positiveInteger(values.retry, "--retry");
+  const retry = attemptsFlag(values);
   const concurrency = positiveInteger(values.concurrency, "--concurrency");
   const timeoutMs = positiveInteger(values.timeout, "--timeout");
   const maxSteps = positiveInteger(values["max-steps"], "--max-steps");

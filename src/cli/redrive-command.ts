@@ -7,6 +7,7 @@ import { printable } from "../shared/text.js";
 import { databaseOptions, onDatabase, oneRunId } from "./db-command.js";
 import { parseFlags } from "./flags.js";
 import type { CommandIo } from "./io.js";
+import { commandHint, flagWords } from "./hint.js";
 
 export const redriveUsage = "usage: plan-refs redrive <run-id> [--database URL]";
 
@@ -36,6 +37,6 @@ export async function redriveCommand(argv: string[], io: CommandIo): Promise<num
   const redrive = await onDatabase((postgres) => postgres.redriveRun(runId, databaseOptions(values.database)));
   const id = printable(runId);
   const steps = `${redrive.steps} step${redrive.steps === 1 ? "" : "s"}`;
-  io.stdout(`run ${id}: ${steps} to run again (${redrive.queued} queued now, ${redrive.steps - redrive.queued} waiting for them); plan-refs status ${id} to follow it\n`);
+  io.stdout(`run ${id}: ${steps} to run again (${redrive.queued} queued now, ${redrive.steps - redrive.queued} waiting for them); ${commandHint(["status", runId, ...flagWords(values, ["database"])])} to follow it\n`);
   return 0;
 }

@@ -23,6 +23,7 @@ import { SYNTAXES } from "../shared/options.js";
 import { CliError } from "./input.js";
 import { readJsonInput, type CommandIo } from "./io.js";
 import { printable } from "../shared/text.js";
+import { reportResults } from "../run/report-json.js";
 
 export const resolveUsage = "usage: plan-refs resolve --args <file|-> --results <file|-> [--syntax seed|path] [--templates] [--deep] [--strict]";
 
@@ -33,7 +34,8 @@ resolved arguments as JSON on stdout.
 
 options:
   --args FILE       the arguments object (JSON; - reads stdin) (required)
-  --results FILE    the step results: an object or array keyed by step id (JSON; - reads stdin) (required)
+  --results FILE    the step results: an object or array keyed by step id, or a run report (what
+                    plan-refs run --results writes: its results are used) (JSON; - reads stdin) (required)
   --syntax seed|path   seed (default): $1.key, the key is the rest of the string; path: $1.a.b[0]
   --templates       interpolate \${1.city} inside strings (default: off)
   --deep            resolve placeholders inside nested objects and arrays too (default: top level only)
@@ -65,7 +67,9 @@ export function resolveCommand(argv: string[], io: CommandIo): number {
   if (values.args === undefined || values.results === undefined) throw new CliError(`missing --args or --results\n${resolveUsage}`, "usage");
   if (values.args === "-" && values.results === "-") throw new CliError("only one of --args and --results can be read from stdin", "usage");
   const args = readJsonInput(values.args, io);
-  const results = readJsonInput(values.results, io).value;
+  const given = readJsonInput(values.results, io).value;
+  // A run report (plan-refs run --results) holds the step results under "results": resolve against those.
+  const results = reportResults(given) ?? given;
   const options = { syntax: values.syntax, templates: values.templates, deep: values.deep, strict: values.strict };
   try {
     const resolved = resolveRefs(args.value as Record<string, unknown>, results as Results, options);

@@ -16,6 +16,7 @@ import type { Diagnostic } from "../shared/diagnostic.js";
 import { LineIndex } from "../shared/positions.js";
 import { locateDiagnostics, printDiagnostics, unknownTools, type PrintedDiagnostic } from "./diagnostics.js";
 import { FlagError, parseFlags, positiveInteger, wholeNumber } from "./flags.js";
+import { ATTEMPTS_FLAG_NAME, ATTEMPTS_FLAGS, attemptsFlag, RETRY_ALIAS_HELP } from "./attempts-flag.js";
 import type { RetryPolicy } from "../run/retry.js";
 import { CliError } from "./input.js";
 import { interruptedExitCode, readCatalog, readJsonInput, type CommandIo } from "./io.js";
@@ -27,10 +28,11 @@ import { liveProgress, lineProgress } from "./progress.js";
 import { checkResultsTarget, writeResults, type GuardedFile, type ResultsTarget } from "./results-file.js";
 import { cutText, printable, quoted } from "../shared/text.js";
 import { runOnDatabase } from "./db-command.js";
+import { commandHint, flagWords } from "./hint.js";
 import { runToMermaid, runToSvg } from "../draw/index.js";
 
 export const runUsage =
-  'usage: plan-refs run <plan.json|-> (--tools <tools.mjs> | --mcp "COMMAND" | --mcp-url URL | --database URL [--detach])… [--mcp-timeout MS] [--catalog tools.json] [--results out.json] [--timeline FILE.svg|FILE.mmd] [--concurrency N] [--timeout MS] [--retry N [--retry-delay MS] [--retry-max-delay MS]] [--fail-fast] [--validate-outputs] [--validate-inputs] [--serial-tool NAME]… [--approve-tool NAME]… [--resume previous.json [--approve STEP]… [--deny STEP=REASON]…]';
+  'usage: plan-refs run <plan.json|-> (--tools <tools.mjs> | --mcp "COMMAND" | --mcp-url URL | --database URL [--detach])… [--mcp-timeout MS] [--catalog tools.json] [--results out.json] [--timeline FILE.svg|FILE.mmd] [--concurrency N] [--timeout MS] [--attempts N [--retry-delay MS] [--retry-max-delay MS]] [--fail-fast] [--validate-outputs] [--validate-inputs] [--serial-tool NAME]… [--approve-tool NAME]… [--resume previous.json [--approve STEP]… [--deny STEP=REASON]…]';
 
 export const runHelp = `${runUsage}
 
@@ -56,14 +58,16 @@ ${MCP_HELP}
   --concurrency N       most tools running at once (default 8); not with --database, where each
                         worker's own plan-refs worker --concurrency decides
   --timeout MS          fail a step that runs longer than MS milliseconds (default: no limit)
-  --retry N             try a step whose tool fails or times out up to N times in all (default 1:
-                        no retry); waits grow ×2 with full jitter; a tool's error with retryable:
-                        false is not retried, one with retryAfterMs waits that long; with
-                        --database the run keeps the policy and the workers wait in PostgreSQL
+  --attempts N          try a step whose tool fails or times out up to N times in all, the first
+                        try included (default 1: no retry; 3 is a first try and two retries);
+                        waits grow ×2 with full jitter; a tool's error with retryable: false is
+                        not retried, one with retryAfterMs waits that long; with --database the
+                        run keeps the policy and the workers wait in PostgreSQL
+${RETRY_ALIAS_HELP}
   --serial-tool NAME    with --database: every step of tool NAME waits for the tool's other calls,
                         on any worker, of any run that names it (a rate-limited API); repeatable
-  --retry-delay MS      the wait before the second try (default 1000); needs --retry
-  --retry-max-delay MS  no wait is longer (default 30000); needs --retry
+  --retry-delay MS      the wait before the second try (default 1000); needs --attempts
+  --retry-max-delay MS  no wait is longer (default 30000); needs --attempts
   --fail-fast           stop at the first failure (default: independent steps go on)
   --validate-outputs    fail a step whose result does not match its catalog output schema
   --validate-inputs     fail a step whose resolved arguments do not match its catalog input schema (the tool is not called)
@@ -102,15 +106,15 @@ example:
   plan-refs run examples/trip/plan.json --tools examples/trip/tools.mjs --resume trip.json --approve 3 --results trip.json
 `;
 
-/** The policy of --retry, --retry-delay and --retry-max-delay (`undefined` without --retry). */
-function retryPolicy(attempts: string | undefined, delay: string | undefined, maxDelay: string | undefined): RetryPolicy | undefined {
+/** The policy of --attempts (or --retry), --retry-delay and --retry-max-delay (`undefined` without --attempts). */
+function retryPolicy(attempts: number | undefined, delay: string | undefined, maxDelay: string | undefined): RetryPolicy | undefined {
   if (attempts === undefined) {
-    if (delay !== undefined || maxDelay !== undefined) throw new FlagError(`--${delay !== undefined ? "retry-delay" : "retry-max-delay"} needs --retry N`);
+    if (delay !== undefined || maxDelay !== undefined) throw new FlagError(`--${delay !== undefined ? "retry-delay" : "retry-max-delay"} needs ${ATTEMPTS_FLAG_NAME} N`);
     return undefined;
   }
   const initialDelayMs = wholeNumber(delay, "--retry-delay");
   const maxDelayMs = wholeNumber(maxDelay, "--retry-max-delay");
-  return { attempts: positiveInteger(attempts, "--retry")!, ...(initialDelayMs === undefined ? {} : { initialDelayMs }), ...(maxDelayMs === undefined ? {} : { maxDelayMs }) };
+  return { attempts, ...(initialDelayMs === undefined ? {} : { initialDelayMs }), ...(maxDelayMs === undefined ? {} : { maxDelayMs }) };
 }
 
 export async function runCommand(argv: string[], io: CommandIo): Promise<number> {
@@ -121,7 +125,7 @@ export async function runCommand(argv: string[], io: CommandIo): Promise<number>
     timeline: { type: "string" },
     concurrency: { type: "string" },
     timeout: { type: "string" },
-    retry: { type: "string" },
+    ...ATTEMPTS_FLAGS,
     "retry-delay": { type: "string" },
     "retry-max-delay": { type: "string" },
     "fail-fast": { type: "boolean" },
@@ -149,7 +153,7 @@ export async function runCommand(argv: string[], io: CommandIo): Promise<number>
   }
   const concurrency = positiveInteger(values.concurrency, "--concurrency");
   const timeoutMs = positiveInteger(values.timeout, "--timeout");
-  const retry = retryPolicy(values.retry, values["retry-delay"], values["retry-max-delay"]);
+  const retry = retryPolicy(attemptsFlag(values), values["retry-delay"], values["retry-max-delay"]);
   const approval = approvalFlags(values["approve-tool"], values.resume, values.approve, values.deny, values.database !== undefined);
   if (planPath === "-" && values.catalog === "-") throw new CliError("only one of the plan and --catalog can be read from stdin", "usage");
 
@@ -294,7 +298,7 @@ async function runWith(io: CommandIo, setup: RunSetup): Promise<number> {
     }
   }
   io.stderr(summary(report, json));
-  if (json.status === "suspended") io.stderr(setup.database === undefined ? waitingLine(report, target?.given) : waitingOnDatabase(report));
+  if (json.status === "suspended") io.stderr(setup.database === undefined ? waitingLine(report, target?.given) : waitingOnDatabase(report, setup.database));
   return code;
 }
 
@@ -306,11 +310,11 @@ function waitingLine(report: RunReport, results: string | undefined): string {
 }
 
 /** What a suspended run on PostgreSQL says on stderr: the steps that wait, and the command that decides. */
-function waitingOnDatabase(report: RunReport): string {
-  const id = printable(report.runId);
+function waitingOnDatabase(report: RunReport, database: string): string {
+  const where = flagWords({ database }, ["database"]);
   const steps = [...(report.pending ?? [])].map(([step, { tool }]) => `${step} (${printable(cutText(tool, 60))})`);
   const first = [...(report.pending?.keys() ?? [])][0];
-  return `plan-refs: waiting for approval: step${steps.length === 1 ? "" : "s"} ${steps.join(", ")}; their resolved arguments are under "pending" in the report (and in plan-refs status ${id}). Decide with plan-refs approve ${id} ${first} (or --deny REASON)\n`;
+  return `plan-refs: waiting for approval: step${steps.length === 1 ? "" : "s"} ${steps.join(", ")}; their resolved arguments are under "pending" in the report (and in ${commandHint(["status", report.runId, ...where])}). Decide with ${commandHint(["approve", report.runId, String(first), ...where])} (or --deny REASON)\n`;
 }
 
 /** What --approve-tool, --approve and --deny ask for. */

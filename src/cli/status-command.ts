@@ -8,6 +8,7 @@ import { databaseOptions, onDatabase, oneRunId } from "./db-command.js";
 import { parseFlags } from "./flags.js";
 import type { CommandIo } from "./io.js";
 import { retryingText } from "./progress.js";
+import { commandHint, flagWords } from "./hint.js";
 
 export const statusUsage = "usage: plan-refs status <run-id> [--database URL] [--format text|json]";
 
@@ -58,7 +59,7 @@ export async function statusCommand(argv: string[], io: CommandIo): Promise<numb
       }
       const pending = snapshot.pending?.get(id);
       // What a person approves: every resolved argument, escaped (a terminal sees no control character).
-      if (pending !== undefined) io.stdout(`  step ${id} waits for approval: ${quoted(pending.tool, 60)} with ${printable(JSON.stringify(pending.args))} (plan-refs approve ${printable(snapshot.runId)} ${id} [--deny REASON])\n`);
+      if (pending !== undefined) io.stdout(`  step ${id} waits for approval: ${quoted(pending.tool, 60)} with ${printable(JSON.stringify(pending.args))} (${commandHint(["approve", snapshot.runId, String(id), ...flagWords(values, ["database"])])} [--deny REASON])\n`);
       if (step.noWorkerHasTool === true) io.stdout(`  step ${id} waits: no running worker has its tool ${quoted(step.tool, 60)}\n`);
     }
   }

@@ -114,8 +114,29 @@ export function parseJsonText(text: string): JsonDocument {
     // Nesting deep enough to exhaust jsonc-parser's recursion: report the start of the document.
   }
   const lines = new LineIndex(text);
+  const comma = first === undefined ? undefined : trailingComma(text, first.offset);
+  if (comma !== undefined) {
+    const { line, column } = lines.position(comma);
+    return { ok: false, lines, error: { message: TRAILING_COMMA, offset: comma, length: 1, line, column } };
+  }
   const offset = first?.offset ?? (text.trim() === "" ? text.length : 0);
   const name = first === undefined ? (text.trim() === "" ? "ValueExpected" : "InvalidSymbol") : jsonc.printParseErrorCode(first.code as Parameters<typeof jsonc.printParseErrorCode>[0]);
   const { line, column } = lines.position(offset);
   return { ok: false, lines, error: { message: messages[name] ?? name, offset, length: first?.length ?? 0, line, column } };
+}
+
+/** The message of a comma before `]` or `}`, which JSON (unlike JavaScript) does not allow. */
+export const TRAILING_COMMA = "trailing comma: JSON allows no comma before a closing bracket (remove it)";
+
+/**
+ * The offset of the comma when the parser stopped at a closing bracket that only whitespace
+ * separates from a comma: jsonc-parser reports that bracket ("expected a value"), but the mistake
+ * is the comma.
+ */
+function trailingComma(text: string, offset: number): number | undefined {
+  const at = text.charCodeAt(offset);
+  if (at !== 93 && at !== 125) return undefined;
+  let i = offset - 1;
+  while (i >= 0 && /[ \t\r\n]/.test(text[i]!)) i--;
+  return i >= 0 && text[i] === "," ? i : undefined;
 }

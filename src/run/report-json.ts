@@ -285,3 +285,22 @@ function jsonSnapshot(value: unknown): { ok: true; value: unknown } | { ok: fals
     return { ok: false, reason: /circular/i.test(reason) ? "it contains a cycle" : /bigint/i.test(reason) ? "it contains a BigInt" : cutText(reason.split("\n")[0]!, 200) };
   }
 }
+
+/**
+ * The step results of a value when it is a run report in JSON (what `plan-refs run --results` writes:
+ * an object with a string `runId`, a known `status` and a `results` object), else `undefined`: a
+ * report is recognised by those three fields, which no results object keyed by step ids has.
+ * Own data only; never throws.
+ *
+ * @example
+ * reportResults({ runId: "r1", status: "ok", results: { "1": { city: "Lisbon" } } }) // { "1": { city: "Lisbon" } }
+ * reportResults({ "1": { city: "Lisbon" } }) // undefined
+ */
+export function reportResults(value: unknown): Record<string, unknown> | undefined {
+  if (!isPlainObject(value)) return undefined;
+  const runId = ownData(value, "runId");
+  const status = ownData(value, "status");
+  const results = ownData(value, "results");
+  if (typeof runId !== "string" || !STATUSES.includes(status as RunReport["status"]) || !isPlainObject(results)) return undefined;
+  return results;
+}

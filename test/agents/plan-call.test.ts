@@ -47,4 +47,34 @@ describe("runPlanCall", () => {
     expect(text).toContain("Tools: geocode, weather.");
     expect(text).toContain(`Example: {"steps":[{"id":1,"tool":"geocode","args":{}},{"id":2,"tool":"weather","args":{"lat":"$1.lat"}}]}`);
   });
+
+  test.each([
+    [
+      "every required argument the first output has a key for is a reference (by name), no literal beside a reference",
+      { lat: { type: "number" }, lon: { type: "number" } },
+      { lat: { type: "number" }, lon: { type: "number" } },
+      ["lat", "lon"],
+      `{"id":2,"tool":"weather","args":{"lat":"$1.lat","lon":"$1.lon"}}`,
+    ],
+    [
+      "by type when no key has the argument's name (a key not used yet first)",
+      { latitude: { type: "number" }, longitude: { type: "number" } },
+      { lat: { type: "number" }, lon: { type: "number" } },
+      ["lat", "lon"],
+      `{"id":2,"tool":"weather","args":{"lat":"$1.latitude","lon":"$1.longitude"}}`,
+    ],
+    [
+      "an argument nothing in the output fits keeps its example literal",
+      { lat: { type: "number" } },
+      { lat: { type: "number" }, units: { type: "string" } },
+      ["lat", "units"],
+      `{"id":2,"tool":"weather","args":{"lat":"$1.lat","units":"<units>"}}`,
+    ],
+  ])("the example plan: %s", (_, output, input, required, second) => {
+    const text = planCallDescription({
+      geocode: { output: { type: "object", properties: output, additionalProperties: false } },
+      weather: { input: { type: "object", properties: input, required } },
+    });
+    expect(text).toContain(`{"id":1,"tool":"geocode","args":{}},${second}]}`);
+  });
 });

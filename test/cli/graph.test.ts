@@ -122,12 +122,29 @@ describe("plan-refs graph", () => {
     expect(readFileSync(real, "utf8")).toBe(line(planToSvg(trip)));
   });
 
+  test("the hint names the command that finds the errors: pasted as printed, it reports them", async () => {
+    const result = await cli(["graph", "examples/lint/mistakes.plan.json", "--catalog", "examples/lint/tools.json"]);
+    const hint = /\(plan-refs (.+) for details\)/.exec(result.stderr)?.[1];
+    expect(hint).toBeDefined();
+    const lint = await cli(splitCommand(hint!));
+    expect(lint.status).toBe(1);
+    const count = Number(/has (\d+) lint error/.exec(result.stderr)?.[1]);
+    expect(lint.stdout.match(/ error /g)?.length ?? 0).toBe(count);
+  });
+
+  test("a hint quotes a plan path with spaces for the shell", async () => {
+    const spaced = join(tmp, "my plan.json");
+    writeFileSync(spaced, readFileSync("examples/lint/mistakes.plan.json"));
+    const result = await cli(["graph", spaced, "--catalog", "examples/lint/tools.json"]);
+    expect(result.stderr).toContain(`(plan-refs lint '${spaced}' --catalog examples/lint/tools.json for details)`);
+  });
+
   test("a plan with lint errors is drawn (the errors in red) and exits 1, with one line on stderr", async () => {
     const out = join(tmp, "mistakes.svg");
     const result = await cli(["graph", "examples/lint/mistakes.plan.json", "--catalog", "examples/lint/tools.json", "--out", out]);
     expect(result.status).toBe(1);
     expect(result.stdout).toBe("");
-    expect(result.stderr).toMatch(/^plan-refs: examples\/lint\/mistakes\.plan\.json has \d+ lint errors?, drawn in red \(plan-refs lint examples\/lint\/mistakes\.plan\.json for details\)\n$/);
+    expect(result.stderr).toMatch(/^plan-refs: examples\/lint\/mistakes\.plan\.json has \d+ lint errors?, drawn in red \(plan-refs lint examples\/lint\/mistakes\.plan\.json --catalog examples\/lint\/tools\.json for details\)\n$/);
     const svg = readFileSync(out, "utf8");
     expect(svg).toMatch(/plan-refs-edge-(missing|error)/);
     expect(svg).toContain("#dc2626");

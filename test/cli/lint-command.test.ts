@@ -10,6 +10,7 @@ import { describe, expect, test } from "vitest";
 import type { Diagnostic } from "../../src/lint/index.js";
 import { runCliInProcess } from "../helpers/cli.js";
 import { tempFolder } from "../helpers/temp.js";
+import { TRAILING_COMMA } from "../../src/plan/json-text.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const tmp = tempFolder("lint");
@@ -27,6 +28,7 @@ async function lint(args: string[], input?: string): Promise<{ status: number | 
 
 const warningsOnly = file("warnings.json", JSON.stringify({ steps: [{ id: 1, tool: "a", args: { q: "$2" } }, { id: 2, tool: "b" }] }, null, 2));
 const notJson = file("broken.json", '{\n  "steps": [\n    {"id": 1 "tool": "a"}\n  ]\n}\n');
+const notJsonCaret = `plan-refs: ${notJson}:3:14: invalid JSON: expected ',' or a closing bracket\n 3 |     {"id": 1 "tool": "a"}\n   |              ^^^^^^\n`;
 
 describe("exit codes", () => {
   test.each([
@@ -63,9 +65,22 @@ describe("exit codes", () => {
     expect(result.stderr.trimEnd().split("\n")).toHaveLength(1);
   });
 
-  test("2: invalid JSON is one line with the file, line and column", async () => {
+  test("2: invalid JSON is one line with the file, line and column, then the line with a caret under the place", async () => {
     const result = await lint([notJson]);
-    expect(result.stderr).toBe(`plan-refs: ${notJson}:3:14: invalid JSON: expected ',' or a closing bracket\n`);
+    expect(result.stderr).toBe(notJsonCaret);
+  });
+
+  test.each([
+    ["in an array", '{\n  "steps": [\n    {"id": 1, "tool": "a", "args": {}},\n  ]\n}\n', 3, 39, '    {"id": 1, "tool": "a", "args": {}},'],
+    ["in an object", '{\n  "steps": [\n    {"id": 1, "tool": "a", "args": {"x": 1,}}\n  ]\n}\n', 3, 43, '    {"id": 1, "tool": "a", "args": {"x": 1,}}'],
+    ["before a bracket on a later line", '{"steps": [],\n\n}', 1, 13, '{"steps": [],'],
+  ])("2: a trailing comma %s is named, at the comma, with a caret", async (_, text, line, column, source) => {
+    const path = file(`trailing-${line}-${column}.json`, text);
+    const result = await lint([path]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toBe(`plan-refs: ${path}:${line}:${column}: invalid JSON: ${TRAILING_COMMA}\n ${line} | ${source}\n   | ${" ".repeat(column - 1)}^\n`);
+    // run reads its plan through the same reader, and says the same.
+    expect((await runCliInProcess(["run", path, "--tools", "examples/trip/tools.mjs"])).stderr).toBe(result.stderr);
   });
 
   test("2: invalid JSON with --format json: stdout is still JSON, the json-syntax diagnostic as lintPlanText returns it", async () => {
@@ -74,7 +89,7 @@ describe("exit codes", () => {
     expect(result.status).toBe(2);
     expect(JSON.parse(result.stdout)).toEqual(lintPlanText(readFileSync(notJson, "utf8")));
     expect((JSON.parse(result.stdout) as Diagnostic[]).map((diagnostic) => diagnostic.code)).toEqual(["json-syntax"]);
-    expect(result.stderr).toBe(`plan-refs: ${notJson}:3:14: invalid JSON: expected ',' or a closing bracket\n`);
+    expect(result.stderr).toBe(notJsonCaret);
   });
 
   test("2: a tools file of the wrong shape names the place", async () => {

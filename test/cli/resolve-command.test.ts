@@ -2,7 +2,7 @@
  * `plan-refs resolve` as a user runs it, through `runCli` in-process (relative paths against the
  * repository's root, `-` from the given stdin).
  */
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
@@ -106,7 +106,7 @@ describe("plan-refs resolve", () => {
   });
 
   test.each([
-    ["invalid JSON: one line with the file, line and column", ["--args", file("broken.json", '{\n  "q": "$1.city",\n  "r": }\n'), "--results", results], /broken\.json:3:8: invalid JSON: expected a value\n$/],
+    ["invalid JSON: the file, line and column, then the line with a caret", ["--args", file("broken.json", '{\n  "q": "$1.city",\n  "r": }\n'), "--results", results], /broken\.json:3:8: invalid JSON: expected a value\n 3 \|   "r": }\n   \|        \^\n$/],
     ["args that are not an object", ["--args", file("array.json", "[1]"), "--results", results], /RefError invalid-args: args must be an object/],
     ["a missing file", ["--args", join(tmp, "missing.json"), "--results", results], /missing\.json: no such file/],
     ["a directory", ["--args", tmp, "--results", results], /is a directory/],
@@ -120,5 +120,27 @@ describe("plan-refs resolve", () => {
     // The message; for a flag's mistake, the usage line and the pointer to --help after it.
     expect(result.stderr.trim().split("\n").length).toBeLessThanOrEqual(3);
     expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe("plan-refs resolve --results with a run report", () => {
+  test("the report plan-refs run --results writes is recognised: its results are resolved against", async () => {
+    const report = join(tmp, "trip-report.json");
+    const run = await runCliInProcess(["run", "examples/trip/plan.json", "--tools", "examples/trip/tools.mjs", "--results", report], { cwd: root });
+    expect(run.code).toBe(0);
+    const args = file("trip-args.json", JSON.stringify({ city: "$1.name", lat: "$1.lat", days: "$2.days" }));
+    const result = await resolve(["--args", args, "--results", report]);
+    expect(result.stderr).toBe("");
+    expect(result.status).toBe(0);
+    const written = JSON.parse(readFileSync(report, "utf8")) as { results: { "1": { name: string; lat: number }; "2": { days: unknown } } };
+    expect(JSON.parse(result.stdout)).toEqual({ city: written.results["1"].name, lat: written.results["1"].lat, days: written.results["2"].days });
+  });
+
+  test("from stdin too; a results object that only looks a little like a report is used as it is", async () => {
+    const report = JSON.stringify({ runId: "r1", status: "failed", results: { 1: { city: "Lisbon" } }, errors: {} });
+    expect(JSON.parse((await resolve(["--args", file("city.json", '{"c": "$1.city"}'), "--results", "-"], report)).stdout)).toEqual({ c: "Lisbon" });
+    // No runId: a results object keyed by step id (its "status" and "results" keys are no step ids).
+    const plain = JSON.stringify({ 1: { city: "Paris" }, status: "ok", results: { 1: { city: "Lisbon" } } });
+    expect((await resolve(["--args", file("city2.json", '{"c": "$1.city"}'), "--results", "-"], plain)).stdout).toContain("Paris");
   });
 });

@@ -57,18 +57,18 @@ describe("plan-refs run", () => {
     expect(result.stderr).toContain("step 3 (echo) skipped");
   });
 
-  test("--retry N tries a failing tool again (each wait told on stderr); the report counts the tries", async () => {
+  test.each([["--attempts"], ["--retry"]])("%s N tries a failing tool N times in all (each wait told on stderr); the report counts the tries", async (flag) => {
     const source = `let calls = 0;\nexport const flaky = (args, context) => { calls++; if (calls < 3) throw new Error("down " + calls); return { calls, attempt: context.attempt, key: context.idempotencyKey }; };\n`;
-    const flaky = file("flaky.mjs", source);
+    const flaky = file(`flaky${flag}.mjs`, source);
     const plan = file("flaky.plan.json", JSON.stringify({ steps: [{ id: 1, tool: "flaky", args: {} }] }));
-    const result = await run([plan, "--tools", flaky, "--retry", "3", "--retry-delay", "0"]);
+    const result = await run([plan, "--tools", flaky, flag, "3", "--retry-delay", "0"]);
     expect(result.status, result.stderr).toBe(0);
     const report = JSON.parse(result.stdout) as { runId: string; attempts: Record<string, number>; results: Record<string, { calls: number; attempt: number; key: string }> };
     expect(report.attempts).toEqual({ 1: 3 });
     expect(report.results["1"]).toEqual({ calls: 3, attempt: 3, key: `${report.runId}:1` });
     expect(result.stderr).toMatch(/step 1 \(flaky\) retrying in 0\.0 s \(attempt 2 of 3\): step 1 \(flaky\): the tool threw: down 1/);
     // A module is loaded once per process: a fresh copy starts counting again, as a new process would.
-    expect((await run([plan, "--tools", file("flaky-again.mjs", source)])).status).toBe(1);
+    expect((await run([plan, "--tools", file(`flaky-again${flag}.mjs`, source)])).status).toBe(1);
   });
 
   test("a plan's output is in the report; one it cannot resolve is told on stderr and leaves the exit code to the steps", async () => {

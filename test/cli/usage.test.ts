@@ -89,7 +89,11 @@ describe("help and version", () => {
 
   test("the defaults are stated", async () => {
     expect((await cli(["run", "--help"])).stdout).toMatch(/--concurrency N\s+most tools running at once \(default 8\)/);
-    expect((await cli(["run", "--help"])).stdout).toMatch(/--retry N\s+try a step whose tool fails or times out up to N times in all \(default 1:/);
+    expect((await cli(["run", "--help"])).stdout).toMatch(/--attempts N\s+try a step whose tool fails or times out up to N times in all, the first\n\s+try included \(default 1: no retry; 3 is a first try and two retries\)/);
+    // --retry stays, and says what it is: the same count under its older name.
+    for (const argv of [["run", "--help"], ["mcp", "serve", "--help"]]) {
+      expect((await cli(argv)).stdout).toContain("\n  --retry N             the same as --attempts N (its older name: N counts every try, not retries)\n");
+    }
     expect((await cli(["run", "--help"])).stdout).toMatch(/--retry-delay MS\s+the wait before the second try \(default 1000\)/);
     expect((await cli(["lint", "--help"])).stdout).toMatch(/--format pretty\|json\s+pretty \(default/);
     expect((await cli(["resolve", "--help"])).stdout).toMatch(/seed \(default\)/);

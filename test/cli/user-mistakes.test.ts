@@ -106,3 +106,23 @@ describe("interpolations have their own limit, maxInterpolations", () => {
     expect(() => resolveRefs({}, {}, { maxInterpolations: -1 })).toThrow(/option maxInterpolations must be a non-negative integer/);
   });
 });
+
+describe("a mistyped command", () => {
+  test.each([
+    ["lnt", "lint"],
+    ["rnu", "run"],
+    ["Graph", "graph"],
+    ["wroker", "worker"],
+  ])("plan-refs %s: unknown, with a did-you-mean %s (as flags have), exit 2", async (typed, meant) => {
+    const result = await runCliInProcess([typed, "plan.json"]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr.split("\n")[0]).toBe(`plan-refs: unknown command "${typed}"; did you mean ${meant}?`);
+  });
+
+  test("nothing close: no suggestion", async () => {
+    const result = await runCliInProcess(["zzzzzz"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr.split("\n")[0]).toBe('plan-refs: unknown command "zzzzzz"');
+  });
+});

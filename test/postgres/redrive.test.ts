@@ -163,7 +163,7 @@ describe("redriveRun", { timeout: 120_000 }, () => {
       const cli = (args: string[]) => spawnSync(process.execPath, ["dist/cli/main.js", "redrive", ...args], { cwd: root, encoding: "utf8", input: "" });
       const ok = cli([runId, "--database", connectionString]);
       expect(ok.stderr).toBe("");
-      expect(ok.stdout).toBe(`run ${runId}: 2 steps to run again (1 queued now, 1 waiting for them); plan-refs status ${runId} to follow it\n`);
+      expect(ok.stdout).toBe(`run ${runId}: 2 steps to run again (1 queued now, 1 waiting for them); plan-refs status ${runId} --database ${connectionString} to follow it\n`);
       expect(ok.status).toBe(0);
       expect((await waitForRun(runId, { connectionString, timeoutMs: 60_000 })).status).toBe("ok");
       const refused = cli([runId, "--database", connectionString]);
