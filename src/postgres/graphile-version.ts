@@ -24,16 +24,29 @@ export interface TestedGraphileWorker {
  * tables), but only on a schema whose last migration is one of these (a patch that adds a migration
  * is refused until tested). `package.json`'s peer range says the same (`GRAPHILE_WORKER_RANGE`; a
  * test compares them).
+ *
+ * @example
+ * TESTED_GRAPHILE_WORKER.map((t) => t.schema) // [19, 20]
  */
 export const TESTED_GRAPHILE_WORKER: readonly TestedGraphileWorker[] = [
   { line: "0.17", fromPatch: 3, schema: 19 },
   { line: "0.18", fromPatch: 0, schema: 20 },
 ];
 
-/** The peer range of graphile-worker, as `package.json` states it. */
+/**
+ * The peer range of graphile-worker, as `package.json` states it.
+ *
+ * @example
+ * GRAPHILE_WORKER_RANGE // "~0.17.3 || ~0.18.0"
+ */
 export const GRAPHILE_WORKER_RANGE = TESTED_GRAPHILE_WORKER.map((t) => `~${t.line}.${t.fromPatch}`).join(" || ");
 
-/** What to install when the version found is refused (the newest tested line). */
+/**
+ * What to install when the version found is refused (the newest tested line).
+ *
+ * @example
+ * GRAPHILE_WORKER_INSTALL // "npm install graphile-worker@~0.18.0"
+ */
 export const GRAPHILE_WORKER_INSTALL = `npm install graphile-worker@~${TESTED_GRAPHILE_WORKER.map((t) => `${t.line}.${t.fromPatch}`).at(-1) ?? ""}`;
 
 /** A released version, `major.minor.patch` (prereleases and builds are never tested). */
