@@ -37,7 +37,9 @@ export type PostgresErrorCode =
   | "wait-timeout"
   | "wait-aborted"
   /** The database answered with an error. */
-  | "database-error";
+  | "database-error"
+  /** The installed graphile-worker, or the database's graphile-worker schema, is outside the versions plan-refs is tested with (the message names the version found, the range supported and what to install). */
+  | "unsupported-graphile-worker";
 
 /**
  * A `plan-refs/postgres` call failed: the message is one line, safe to print.

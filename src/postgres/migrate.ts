@@ -4,7 +4,8 @@
  */
 import { connectClient, databaseError, literal, readConnection, table, type Connection, type ConnectionOptions } from "./db.js";
 import { loadGraphileWorker } from "./graphile.js";
-import { OLD_SETTLE_DONE_ARGS, settleDoneFunction } from "./sql/settle-done.js";
+import { graphileSchemaMigration, graphileSchemaProblem, graphileVersionProblem, installedGraphileWorkerVersion, refuseGraphileWorker } from "./graphile-version.js";
+import { DROPPED_SETTLE_DONE_ARGS, previousSettleDoneFunction, settleDoneFunction } from "./sql/settle-done.js";
 import { settleFailedFunction } from "./sql/settle-failed.js";
 import { retryStepFunction } from "./sql/retry-step.js";
 import { awaitApprovalFunction } from "./sql/await-approval.js";
@@ -75,8 +76,10 @@ function statements(connection: Connection): string[] {
     // A step waiting for approval: its resolved arguments (what a person approves), and whether it was approved (its claim does not ask again).
     `alter table ${table(connection, "steps")} add column if not exists approval_args json`,
     `alter table ${table(connection, "steps")} add column if not exists approved boolean not null default false`,
-    ...OLD_SETTLE_DONE_ARGS.map((args) => `drop function if exists "${connection.schema}".settle_done(${args})`),
+    // Signatures older than the previous release's only: see DROPPED_SETTLE_DONE_ARGS (sql/settle-done.ts).
+    ...DROPPED_SETTLE_DONE_ARGS.map((args) => `drop function if exists "${connection.schema}".settle_done(${args})`),
     settleDoneFunction(connection),
+    previousSettleDoneFunction(connection),
     settleFailedFunction(connection),
     retryStepFunction(connection),
     awaitApprovalFunction(connection),
@@ -121,10 +124,12 @@ function counters(connection: Connection): string[] {
 export async function migrate(options: ConnectionOptions = {}): Promise<void> {
   const connection = readConnection(options, "migrate");
   const { runMigrations } = await loadGraphileWorker();
+  refuseGraphileWorker(graphileVersionProblem(installedGraphileWorkerVersion()));
   const client = await connectClient(connection);
   try {
     await client.query("select pg_advisory_lock($1)", [MIGRATE_LOCK]);
     await runMigrations({ connectionString: connection.connectionString, logger: await silentLogger() });
+    refuseGraphileWorker(graphileSchemaProblem(await graphileSchemaMigration(client)));
     await client.query("begin");
     for (const statement of statements(connection)) await client.query(statement);
     await client.query("commit");

@@ -15,6 +15,7 @@ import { databaseError, POOL_SIZE, poolFor, readConnection, table, type Connecti
 import { PostgresError } from "./errors.js";
 import type { PgPool } from "./peers.js";
 import { loadGraphileWorker } from "./graphile.js";
+import { graphileSchemaMigration, graphileSchemaProblem, graphileVersionProblem, installedGraphileWorkerVersion, refuseGraphileWorker } from "./graphile-version.js";
 import { makeJobPool } from "./job-pool.js";
 import { stepTask, toolOfTask, toolTask } from "./queue.js";
 import { StepWorker, type WorkerEvent } from "./step-worker.js";
@@ -86,6 +87,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   const connection = readConnection(options, "startWorker");
   const settings = readSettings(options);
   const graphile = await loadGraphileWorker();
+  refuseGraphileWorker(graphileVersionProblem(installedGraphileWorkerVersion()));
   const pool = await poolFor(connection);
   const events = new EventEmitter() as import("graphile-worker").WorkerEvents;
   let workerPool: import("graphile-worker").WorkerPool | undefined;
@@ -109,6 +111,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   try {
     // The plan-refs tables must be there (a clear error rather than failing jobs).
     await pool.query(`select 1 from ${table(connection, "workers")} limit 0`);
+    refuseGraphileWorker(graphileSchemaProblem(await graphileSchemaMigration(pool)));
     await checkConnections(pool, connection, settings.concurrency);
     runner = await graphile.run({
       pgPool: jobPool as unknown as import("graphile-worker").RunnerOptions["pgPool"],

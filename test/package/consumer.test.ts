@@ -191,6 +191,15 @@ afterAll(() => {
   if (work !== "") rmSync(work, { recursive: true, force: true });
 });
 
+/** npm's warning that graphile-worker does not fit this Node's version (its whole block, only graphile-worker's). */
+const GRAPHILE_ENGINE_WARNING = /npm warn EBADENGINE Unsupported engine \{\nnpm warn EBADENGINE {3}package: 'graphile-worker@[^']*',\n(?:npm warn EBADENGINE .*\n)*?npm warn EBADENGINE \}\n?/g;
+
+/** Whether this Node is older than graphile-worker 0.18's declared engine (>= 22.18). */
+function belowGraphileEngine(): boolean {
+  const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
+  return major < 22 || (major === 22 && minor < 18);
+}
+
 describe("the tarball", () => {
   const paths = (): string[] => packed.files.map((file) => file.path);
 
@@ -223,7 +232,9 @@ describe("the tarball", () => {
   });
 
   test("installing it prints no warning: nothing for npm's allowScripts to cover, no engine it does not fit", () => {
-    for (const [name, stderr] of installOutput) {
+    for (const [name, output] of installOutput) {
+      // graphile-worker 0.18 (the peer locked here) declares Node >= 22.18: below it npm warns about that peer, not about plan-refs.
+      const stderr = belowGraphileEngine() ? output.replace(GRAPHILE_ENGINE_WARNING, "") : output;
       expect(stderr, name).not.toMatch(/allowScripts|install-scripts|EBADENGINE/);
       expect(stderr.split("\n").filter((line) => /^npm warn/i.test(line)), name).toEqual([]);
     }

@@ -86,7 +86,10 @@ describe("a database migrated by an older version, or not at all", { timeout: 60
     const plan = { steps: [{ id: 1, tool: "echo", args: {} }] };
     await expect(submitPlan(plan, { connectionString: db.url, schema: "never_made" })).rejects.toMatchObject({ name: "PostgresError", code: "not-migrated", message: expect.stringContaining("schema never_made") });
     await migrate({ connectionString: db.url, schema: "older" });
-    await client.query("alter table older.runs drop column watched; drop function older.settle_done");
+    // Both signatures migrate makes: the current one and the previous release's (its wrapper).
+    await client.query(
+      "alter table older.runs drop column watched; drop function older.settle_done(text, bigint, integer, json, bigint[], text[], text, text, text), older.settle_done(text, bigint, integer, json, bigint[], text[], text, text, text, text, text[])",
+    );
     const runId = await submitPlan(plan, { connectionString: db.url, schema: "older" });
     await expect(waitForRun(runId, { connectionString: db.url, schema: "older", onProgress: () => undefined })).rejects.toMatchObject({ name: "PostgresError", code: "not-migrated" });
     const done = await client.query("select older.settle_done('x', 1, 1, null, '{}', '{}', 'ok', 'failed')").catch((error: unknown) => error);

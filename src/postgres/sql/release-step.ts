@@ -1,7 +1,8 @@
 /**
  * A step given back by a worker that stops: if this attempt still holds it, it is ready again, and
  * its job, if this worker still holds it, is free at once with its try given back (graphile-worker
- * counted one when the job was taken).
+ * counted one when the job was taken). The one place plan-refs writes graphile-worker's private
+ * tables (see `FREE_JOB`).
  */
 import { table, type Connection } from "../db.js";
 import type { PgPool } from "../peers.js";
@@ -9,8 +10,13 @@ import { addStepJob } from "../queue.js";
 
 /**
  * Free a job this worker holds, its try given back, and its queue (a serial tool's) if this worker
- * locked it for the job: graphile-worker unlocks a queue only with a job it ends itself ($1: the job
- * id, $2: the worker id; the statement's last common table expressions).
+ * locked it for the job ($1: the job id, $2: the worker id; the statement's last common table
+ * expressions). Private tables, on purpose: graphile-worker's public functions never touch a locked
+ * job (`reschedule_jobs` skips it, `add_job` in replace mode gives it up and adds a new one, which a
+ * serial queue this worker holds would keep waiting until the worker ends the old job), and only the
+ * worker that holds a job may give its try back. The same statement as graphile-worker's own
+ * `returnJobs` at shutdown; `migrate` and `startWorker` refuse a graphile-worker outside the tested
+ * versions (graphile-version.ts), whose tables may differ.
  */
 const FREE_JOB = `freed as (
        update graphile_worker._private_jobs set locked_by = null, locked_at = null, attempts = greatest(attempts - 1, 0), run_at = now()

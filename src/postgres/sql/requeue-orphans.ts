@@ -1,7 +1,8 @@
 /**
  * Steps left with no job are queued again: the steps of running runs that are still to run (ready,
  * retrying (at their time), or running with no live worker) and have no job that can still run (none, or one graphile-worker gave
- * up on) get one again, a dead job revived, a missing one added.
+ * up on) get one again: graphile-worker's public `add_job` in replace mode revives a dead job of the
+ * step's key (its tries counted from 0) or adds a missing one; what is there is read from its `jobs` view.
  */
 import { table, type Connection } from "../db.js";
 import type { PgPool } from "../peers.js";
@@ -26,14 +27,8 @@ export async function requeueOrphans(pool: PgPool, connection: Connection): Prom
        from ${steps} s join ${runs} r on r.id = s.run_id
        where r.status = 'running' and s.state = any($1::text[])
          and (s.state <> 'running' or s.worker is null or s.worker not in (select id from live))
-         and not exists (select 1 from graphile_worker._private_jobs j where j.key = s.run_id || ':' || s.step_id::text and j.attempts < j.max_attempts)),
-     revived as (
-       update graphile_worker._private_jobs j set attempts = 0, locked_by = null, locked_at = null, run_at = o.run_at
-       from orphans o where j.key = o.key returning j.id),
-     added as (
-       select ${addStepJob(connection, "o.run_id", "o.step_id", "o.tool", { runAtSql: "o.run_at" })} from orphans o
-       where not exists (select 1 from graphile_worker._private_jobs j where j.key = o.key))
-     select (select count(*) from revived) + (select count(*) from added) as n`,
+         and not exists (select 1 from graphile_worker.jobs j where j.key = s.run_id || ':' || s.step_id::text and j.attempts < j.max_attempts))
+     select count(${addStepJob(connection, "o.run_id", "o.step_id", "o.tool", { runAtSql: "o.run_at" })}) as n from orphans o`,
     [CLAIMABLE_STATES],
   );
   return Number(found.rows[0]?.n ?? 0);

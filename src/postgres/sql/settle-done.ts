@@ -15,12 +15,39 @@ function settleDoneName(connection: Connection): string {
   return `"${connection.schema}".settle_done`;
 }
 
-/** The argument types of earlier versions of `settle_done` (`migrate` drops them): before steps counted their dependencies, before runs were suspended, before a settle took the next step. */
-export const OLD_SETTLE_DONE_ARGS = [
+/**
+ * The versioned database functions (`migrate` makes them; workers call them by signature). A fleet is
+ * upgraded one worker at a time after `migrate`, so `migrate` never drops or changes a signature the
+ * previous release's workers call: a new signature is added beside it, and the previous one stays as
+ * a thin wrapper over the new until a later release drops it (listed in `DROPPED_SETTLE_DONE_ARGS`).
+ * Only `settle_done` has changed signature so far; `settle_failed`, `retry_step` and `await_approval`
+ * have their first one, and tables only gain columns (with defaults older workers never need to set).
+ *
+ * `settle_done`'s versions: the current one (`settleDoneFunction`, with `p_worker` and `p_take`), the
+ * previous release's (before a settle took the next step: `PREVIOUS_SETTLE_DONE_ARGS`, kept as
+ * `previousSettleDoneFunction`), and the older ones dropped: before steps counted their dependencies,
+ * before runs were suspended.
+ */
+export const DROPPED_SETTLE_DONE_ARGS = [
   "text, bigint, integer, json, bigint[], text[], text[], text[], text, text",
   "text, bigint, integer, json, bigint[], text[], text, text",
-  "text, bigint, integer, json, bigint[], text[], text, text, text",
 ];
+
+/** The argument types of the previous release's `settle_done` (deprecated; a thin wrapper over the current one). */
+export const PREVIOUS_SETTLE_DONE_ARGS = "text, bigint, integer, json, bigint[], text[], text, text, text";
+
+/**
+ * The previous release's `settle_done` (nine arguments, returning whether the result was stored), for
+ * its workers still running while a fleet is upgraded: the current function with no worker to take a
+ * dependent (`p_take` null: every dependent made ready is queued, as that release did).
+ */
+export function previousSettleDoneFunction(connection: Connection): string {
+  return `create or replace function ${settleDoneName(connection)}(
+      p_run text, p_step bigint, p_attempt integer, p_result json, p_candidates bigint[], p_ready_from text[], p_clean text, p_with_failures text, p_suspended text)
+    returns boolean language sql as $previous$
+      select stored from ${settleDoneName(connection)}(p_run, p_step, p_attempt, p_result, p_candidates, p_ready_from, p_clean, p_with_failures, p_suspended, null::text, null::text[])
+    $previous$`;
+}
 
 /**
  * The SQL function behind `settleDone`, for `migrate` (create or replace: idempotent). In PL/pgSQL so
@@ -85,7 +112,7 @@ export function settleDoneFunction(connection: Connection): string {
       elsif p_take is not null and exists (select 1 from ${steps} where run_id = p_run and step_id = p_step and attempt = p_attempt and state = 'done') then
         select min(t.step_id) into v_taken from ${steps} t
         where t.run_id = p_run and t.step_id = any(p_candidates) and t.state = 'running' and t.worker = p_worker
-          and not exists (select 1 from graphile_worker._private_jobs j where j.key = p_run || ':' || t.step_id::text);
+          and not exists (select 1 from graphile_worker.jobs j where j.key = p_run || ':' || t.step_id::text);
       else
         return;
       end if;
