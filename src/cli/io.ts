@@ -8,7 +8,7 @@ import { readTools, type ToolCatalog } from "../plan/plan.js";
 import { LineIndex } from "../shared/positions.js";
 import { CliError, readStdin, readTextInput, type CliStdin } from "./input.js";
 import { wrongFlagHint } from "./file-kinds.js";
-import { jsonSyntaxError } from "./diagnostics.js";
+import { jsonSyntaxError } from "./source-excerpt.js";
 import { printable } from "../shared/text.js";
 
 /**

@@ -15,7 +15,7 @@ import type { ToolFunction, ToolFunctions } from "../run/run-plan.js";
 import { describeThrown } from "../shared/errors.js";
 import { ownData, readOwnData } from "../shared/own-data.js";
 import { LineIndex } from "../shared/positions.js";
-import { sourceExcerpt } from "./diagnostics.js";
+import { sourceExcerpt } from "./source-excerpt.js";
 import { CliError, readTextInput, userPath } from "./input.js";
 import { interruptedExitCode, type CommandIo } from "./io.js";
 import { TYPESCRIPT_EXTENSIONS, wrongFlagHint } from "./file-kinds.js";

@@ -140,7 +140,7 @@ describe("planTool's execute", () => {
     expect(description).toContain(`"$2.key" is one key of it`);
     expect(description).toContain("Tools: geocode, weather, airQuality.");
     const example = JSON.parse(description.split("Example: ")[1]!) as unknown;
-    expect(example).toEqual({ steps: [{ id: 1, tool: "geocode", args: { city: "<city>" } }, { id: 2, tool: "weather", args: { lat: "$1.lat", lon: 1 } }] });
+    expect(example).toEqual({ steps: [{ id: 1, tool: "geocode", args: { city: "<city>" } }, { id: 2, tool: "weather", args: { lat: "$1.lat", lon: "$1.lon" } }] });
     expect(lintPlan(example, { tools: catalogFromAiSdk(tools) })).toEqual([]);
     expect(planTool(tools, { syntax: "path", templates: true }).description).toContain(`"$2.items[0]" indexes a list`);
   });
