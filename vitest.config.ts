@@ -68,6 +68,7 @@ const INTEGRATIONS = [
 const PROCESSES = [
   "test/cli/**/*.test.ts",
   "test/mcp/serve-http.test.ts",
+  "test/mcp/sessions.test.ts",
   "test/mcp/cli.test.ts",
   "test/mcp/http-answers.test.ts",
   "test/mcp/mcp.test.ts",

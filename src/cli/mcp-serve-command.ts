@@ -19,7 +19,7 @@ import { printable, quoted } from "../shared/text.js";
 import type { ToolCatalog } from "../plan/plan.js";
 
 export const mcpUsage =
-  'usage: plan-refs mcp serve (--mcp "COMMAND" | --mcp-url URL | --tools MODULE [--catalog FILE])… [--mcp-timeout MS] [--http PORT [--host HOST] [--token-file FILE]] [--expose-tools] [--concurrency N] [--timeout MS] [--attempts N] [--max-steps N]';
+  'usage: plan-refs mcp serve (--mcp "COMMAND" | --mcp-url URL | --tools MODULE [--catalog FILE])… [--mcp-timeout MS] [--http PORT [--host HOST] [--token-file FILE]] [--expose-tools] [--sessions] [--concurrency N] [--timeout MS] [--attempts N] [--max-steps N]';
 
 export const mcpHelp = `${mcpUsage}
 
@@ -41,6 +41,9 @@ ${MCP_HELP}
   --token-file FILE     with --http: clients must send Authorization: Bearer <the file's token>
                         (at least 16 characters, compared in constant time)
   --expose-tools        also serve every upstream tool as it is (names, schemas, results passed through)
+  --sessions            keep each client connection's results (one session per stdio connection or
+                        HTTP session, closed with it): a later plan refers to an earlier plan's steps
+                        by id ($3.items), and answers describe large results instead of sending them
   --concurrency N       most tools running at once in one plan (default 8)
   --timeout MS          fail a step that runs longer than MS milliseconds (default: no limit)
   --attempts N          try a failing step up to N times in all, the first try included (default 1:
@@ -97,6 +100,7 @@ export async function mcpCommand(argv: string[], io: CommandIo): Promise<number>
       host: { type: "string" },
       "token-file": { type: "string" },
       "expose-tools": { type: "boolean" },
+      sessions: { type: "boolean" },
       concurrency: { type: "string" },
       timeout: { type: "string" },
       ...ATTEMPTS_FLAGS,
@@ -124,6 +128,7 @@ export async function mcpCommand(argv: string[], io: CommandIo): Promise<number>
     ...(retry === undefined ? {} : { retry: { attempts: retry } }),
     ...(maxSteps === undefined ? {} : { maxSteps }),
     exposeTools: values["expose-tools"] === true,
+    sessions: values.sessions === true,
     serverInfo: { name: "plan-refs", version: packageVersion() },
     onWarning: (message) => io.stderr(`plan-refs mcp serve: ${printable(message)}\n`),
   };
