@@ -8,7 +8,7 @@
  *
  *   node scripts/test-matrix.mjs [--node 22,26] [--suite in-process,postgres,typecheck]
  *
- * It installs test/runtimes with `npm ci` when its node_modules is missing or older than its lock file
+ * It installs test/runtimes (scripts/runtimes-fixture.mjs) with `npm ci` when its node_modules is missing or older than its lock file
  * (the lock is exact, so a filled npm cache is enough: offline-friendly), checks each binary's version,
  * runs each suite with vitest run by that binary (never by the `node` on PATH: each of those packages
  * declares a `node` bin, so they live in their own folder, installed without bin links), prints a table
@@ -17,15 +17,13 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { fixture, installRuntimes } from "./runtimes-fixture.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const fixture = join(root, "test/runtimes");
-const modules = join(fixture, "node_modules");
-const stampFile = join(modules, ".plan-refs-matrix-stamp");
 
 /** The packages whose versions each run checks (test/helpers/expect-runtime.ts) and the table shows. */
 const SDKS = [
@@ -66,23 +64,6 @@ function readArguments(argv) {
   }
   for (const suite of chosen.suite ?? []) if (!(suite in SUITES)) fail(`no suite ${JSON.stringify(suite)}: the suites are ${Object.keys(SUITES).join(", ")}`);
   return chosen;
-}
-
-function fingerprint() {
-  const hash = createHash("sha256");
-  for (const name of ["package.json", "package-lock.json", ".npmrc"]) hash.update(readFileSync(join(fixture, name)));
-  return hash.digest("hex");
-}
-
-/** `npm ci` in test/runtimes unless its node_modules was installed from this very lock file. */
-function install() {
-  const wanted = fingerprint();
-  if (existsSync(stampFile) && readFileSync(stampFile, "utf8") === wanted) return;
-  process.stdout.write("test-matrix: installing test/runtimes (npm ci)\n");
-  const npm = process.platform === "win32" ? "npm.cmd" : "npm";
-  const result = spawnSync(npm, ["ci", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: fixture, stdio: ["ignore", "inherit", "inherit"] });
-  if (result.status !== 0) fail(`npm ci in test/runtimes failed (${result.error?.message ?? `exit ${result.status}`})`);
-  writeFileSync(stampFile, wanted);
 }
 
 /** The Node binaries and SDK versions the lock file pins. */
@@ -140,7 +121,11 @@ function table(rows) {
 
 const chosen = readArguments(process.argv.slice(2));
 if (!existsSync(join(root, "dist/cli/main.js"))) fail("dist/ is missing: run `npm run build` first (`npm test` does)");
-install();
+try {
+  installRuntimes((line) => process.stdout.write(line));
+} catch (error) {
+  fail(error.message);
+}
 const { runtimes, sdks } = pinned();
 const wantedRuntimes = chosen.node === undefined ? runtimes : runtimes.filter((runtime) => chosen.node.includes(String(runtime.major)));
 if (chosen.node !== undefined) for (const major of chosen.node) if (!runtimes.some((runtime) => String(runtime.major) === major)) fail(`no Node ${major} in test/runtimes (it has ${runtimes.map((runtime) => runtime.major).join(", ")})`);

@@ -1,10 +1,13 @@
 // `npm run example:ai-sdk`: an AI SDK agent with three Zod tools and the plan tool, offline. The model
-// is the AI SDK's own test model (MockLanguageModelV3), scripted like a planner: its first plan has a
+// is the AI SDK's own test model, scripted like a planner: its first plan has a
 // typo, it reads the linter's diagnostic in the tool result, sends the corrected plan (which runs with
 // its two independent steps at the same time) and answers from the results in its third step.
 // Run `npm run build` first (npm run example:ai-sdk does).
+// It runs on ai 7 and on ai 6: ai 7's test model is MockLanguageModelV4 (of the V4 model specification
+// that ai 7 speaks); ai 6 has only MockLanguageModelV3, whose results have the same shape here. ai 7
+// still exports V3 too, but its own model is V4, so the example takes the newest one there is.
 import { generateText, stepCountIs, tool } from "ai";
-import { MockLanguageModelV3 } from "ai/test";
+import * as aiTest from "ai/test";
 import { z } from "zod";
 import { planTool } from "../../dist/ai-sdk/index.js";
 
@@ -40,7 +43,8 @@ const plan = (lonKey) => ({
 const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
 const call = (id, args) => ({ content: [{ type: "tool-call", toolCallId: id, toolName: "run_plan", input: JSON.stringify(args) }], finishReason: { unified: "tool-calls", raw: undefined }, usage, warnings: [] });
 
-const model = new MockLanguageModelV3({
+const MockLanguageModel = aiTest.MockLanguageModelV4 ?? aiTest.MockLanguageModelV3;
+const model = new MockLanguageModel({
   doGenerate: async ({ prompt }) => {
     const tool = prompt.filter((message) => message.role === "tool").at(-1);
     const answer = tool?.content.at(-1)?.output.value;

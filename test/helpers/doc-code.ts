@@ -214,6 +214,18 @@ export function typecheck(files: readonly string[], options: ts.CompilerOptions 
   });
 }
 
+/**
+ * The `paths` of a tsconfig file, each target made absolute: for a program that resolves packages as
+ * that project does (test/runtimes's current majors). Here rather than in the caller: from test/runtimes,
+ * `typescript` would be that folder's TypeScript 7, which has no compiler API of this shape.
+ */
+export function tsconfigPaths(tsconfig: string): ts.MapLike<string[]> {
+  const config = ts.readConfigFile(tsconfig, ts.sys.readFile);
+  if (config.error !== undefined) throw new Error(ts.flattenDiagnosticMessageText(config.error.messageText, "\n"));
+  const paths = (config.config as { compilerOptions?: { paths?: ts.MapLike<string[]> } }).compilerOptions?.paths ?? {};
+  return Object.fromEntries(Object.entries(paths).map(([name, targets]) => [name, targets.map((target) => join(dirname(tsconfig), target))]));
+}
+
 /** What running a module gave. */
 export interface RunResult {
   readonly code: number | null;

@@ -18,6 +18,7 @@ import { isBuiltin } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { installRuntimes } from "../../scripts/runtimes-fixture.mjs";
 
 interface PackageJson {
   name: string;
@@ -48,6 +49,17 @@ const ROOT = resolve(import.meta.dirname, "../..");
 const PACKAGE = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as PackageJson;
 const LOCK = JSON.parse(readFileSync(join(ROOT, "package-lock.json"), "utf8")) as { packages: Record<string, LockEntry> };
 const TSC = join(ROOT, "node_modules/typescript/bin/tsc");
+/**
+ * TypeScript 7 (the native compiler), beside the root's 5.9: installed in test/runtimes, the runtime
+ * matrix's fixture, by the same function the matrix uses (this test runs before the matrix in `npm test`),
+ * so a user on either major gets declarations that compile.
+ */
+const RUNTIMES_LOCK = JSON.parse(readFileSync(join(ROOT, "test/runtimes/package-lock.json"), "utf8")) as { packages: Record<string, LockEntry> };
+const TSC_7 = join(ROOT, "test/runtimes/node_modules/typescript/bin/tsc");
+const COMPILERS = [
+  { name: `TypeScript ${LOCK.packages["node_modules/typescript"]!.version!}`, tsc: TSC },
+  { name: `TypeScript ${RUNTIMES_LOCK.packages["node_modules/typescript"]!.version!}`, tsc: TSC_7 },
+] as const;
 
 /** Subpaths with types (code) and the others (JSON files, read at run time only). */
 const SUBPATHS = Object.keys(PACKAGE.exports).map((key) => (key === "." ? PACKAGE.name : `${PACKAGE.name}/${key.slice(2)}`));
@@ -163,6 +175,8 @@ function makeConsumer(name: string, extra: readonly string[]): string {
 }
 
 beforeAll(() => {
+  // TypeScript 7's tsc (TSC_7): a no-op when the matrix's fixture is installed from its lock already.
+  installRuntimes();
   work = mkdtempSync(join(tmpdir(), "plan-refs-package-"));
 
   // The build's inputs and the package's files (dist/ aside), with this repository's node_modules for tsc.
@@ -290,7 +304,15 @@ describe("a consumer project", { timeout: 120_000 }, () => {
     "nodenext without DOM": { module: "nodenext", moduleResolution: "nodenext", lib: ["ES2023"], types: ["node"] },
   } as const;
 
-  test.each(Object.keys(settings) as (keyof typeof settings)[])("strict tsc (no skipLibCheck) under %s over every subpath", (mode) => {
+  const cases = COMPILERS.flatMap((compiler) => (Object.keys(settings) as (keyof typeof settings)[]).map((mode) => [compiler.name, mode, compiler.tsc] as const));
+
+  test("the second compiler is TypeScript 7, the version test/runtimes pins", () => {
+    expect(COMPILERS[1].name).toMatch(/^TypeScript 7\./);
+    const child = spawnSync(process.execPath, [TSC_7, "--version"], { encoding: "utf8", env: childEnv(false) });
+    expect(child.stdout.trim()).toBe(`Version ${COMPILERS[1].name.slice("TypeScript ".length)}`);
+  });
+
+  test.each(cases)("%s: strict tsc (no skipLibCheck) under %s over every subpath", (_compiler, mode, tsc) => {
     const name = mode.replaceAll(" ", "-");
     const dir = mode === "bundler" ? browserConsumer : consumer;
     const subpaths = mode === "nodenext without DOM" ? TYPED.filter((subpath) => !BROWSER.has(subpath)) : mode === "bundler" ? TYPED.filter((subpath) => !NODE_TYPES.has(subpath)) : TYPED;
@@ -302,7 +324,7 @@ describe("a consumer project", { timeout: 120_000 }, () => {
       files: [`check-${name}.ts`],
     };
     writeFileSync(join(dir, `tsconfig.${name}.json`), JSON.stringify(config, null, 2));
-    const child = spawnSync(process.execPath, [TSC, "-p", `tsconfig.${name}.json`], { cwd: dir, encoding: "utf8", env: childEnv(false) });
+    const child = spawnSync(process.execPath, [tsc, "-p", `tsconfig.${name}.json`], { cwd: dir, encoding: "utf8", env: childEnv(false) });
     expect(`${child.stdout}${child.stderr}`).toBe("");
     expect(child.status).toBe(0);
   });
