@@ -165,8 +165,7 @@ export default defineConfig({
         globalSetup: ["test/postgres/global-setup.ts"],
       }),
       project("browser", "waits", { include: BROWSER, pool: "forks" }),
-      // With gc exposed the soak runs in its worker; without, the file would start a child vitest with
-      // --expose-gc, which a project does not take from the command line: that child would start another.
+      // The soak measures the heap after a collection on demand: its worker gets gc (the file refuses to run without it).
       project("soak", "cpu", { include: SOAK, pool: "forks", execArgv: ["--expose-gc"] }),
       // Its afterAll removes two installed node_modules trees: over a minute on a busy disk.
       project("package", "alone", { include: PACKAGE, pool: "forks", hookTimeout: 180_000 }),

@@ -4,18 +4,17 @@
  * MaxListenersExceededWarning; 200 runs kept about 160 MB of finished results alive through them).
  *
  * The heap figure needs a garbage collection on demand: the `soak` project of vitest.config.ts runs this
- * file with `--expose-gc`. Under a config without it (no `gc`), the one test here starts a child vitest
- * with `--expose-gc` and checks it passed.
+ * file with `--expose-gc`, and the file refuses to run without it (it would measure nothing).
  */
-import { spawnSync } from "node:child_process";
-import { fileURLToPath } from "node:url";
-import { describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { runPlan } from "../../src/run/run-plan.js";
 import { watchListeners, watchTimers } from "../helpers/own-timers.js";
 
 const gc = (globalThis as { gc?: () => void }).gc;
-const root = fileURLToPath(new URL("../..", import.meta.url));
-const thisFile = fileURLToPath(import.meta.url);
+
+beforeAll(() => {
+  if (gc === undefined) throw new Error("test/run/soak.test.ts needs --expose-gc: run it through the soak project of vitest.config.ts (npx vitest run --project soak)");
+});
 
 const RUNS = 10_000;
 
@@ -35,7 +34,7 @@ function otherWork(): { done(): void } {
   return { done: () => clearTimeout(timer) };
 }
 
-describe.runIf(gc !== undefined)("runs sharing one AbortSignal (child process with --expose-gc)", () => {
+describe("runs sharing one AbortSignal (with --expose-gc)", () => {
   test(`${RUNS.toLocaleString("en")} runs leave no listener, no timer and no retained results behind`, async () => {
     const controller = new AbortController();
     const { signal } = controller;
@@ -132,7 +131,7 @@ describe.runIf(gc !== undefined)("runs sharing one AbortSignal (child process wi
   });
 });
 
-describe.runIf(gc !== undefined)("tools that never settle (child process with --expose-gc)", () => {
+describe("tools that never settle (with --expose-gc)", () => {
   test("after a timeout, a tool that keeps its context for ever keeps only its own step, not the run's results", async () => {
     const kept: unknown[] = [];
     const big = () => Array.from({ length: 1_000 }, (_, i) => `result ${i} `.repeat(10));
@@ -150,7 +149,7 @@ describe.runIf(gc !== undefined)("tools that never settle (child process with --
   });
 });
 
-describe.runIf(gc !== undefined)("tools that keep their context after they settle (child process with --expose-gc)", () => {
+describe("tools that keep their context after they settle (with --expose-gc)", () => {
   test("a kept context holds its own step, not the run's results", async () => {
     const kept: unknown[] = [];
     const big = () => Array.from({ length: 1_000 }, (_, i) => `result ${i} `.repeat(10));
@@ -162,19 +161,4 @@ describe.runIf(gc !== undefined)("tools that keep their context after they settl
     expect(collect() - heapBefore).toBeLessThan(4 * 1024 * 1024);
     expect(kept).toHaveLength(301);
   });
-});
-
-describe.runIf(gc === undefined)("runs sharing one AbortSignal", () => {
-  test("the soak test passes in a child vitest run with --expose-gc", () => {
-    const child = spawnSync(process.execPath, [fileURLToPath(new URL("../../node_modules/vitest/vitest.mjs", import.meta.url)), "run", thisFile, "--execArgv=--expose-gc", "--reporter=dot"], {
-      cwd: root,
-      encoding: "utf8",
-      env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" },
-      timeout: 600_000,
-    });
-    // eslint-disable-next-line no-control-regex
-    const output = `${child.stdout}\n${child.stderr}`.replace(/\u001b\[[0-9;]*m/g, "");
-    expect(output, output).toMatch(/Tests\s+5 passed/);
-    expect(child.status, output).toBe(0);
-  }, 600_000);
 });
