@@ -36,6 +36,7 @@ const CORE = [
   "test/project/import-directions.test.ts",
   "test/project/no-eval.test.ts",
   "test/project/suite-projects.test.ts",
+  "test/project/root-exports.test.ts",
 ];
 
 const BROWSER = ["test/draw/plan-chromium.test.ts", "test/codemirror/playground-chromium.test.ts"];

@@ -2,7 +2,8 @@
  * Child process of workload 6 (run with --expose-gc): resolves 1,000,000 distinct placeholder strings,
  * ten arguments per call, sampling the heap as it goes, and prints one JSON report on stdout.
  */
-import { parseCacheStats, resolveRefs } from "../src/index.js";
+import { parseCacheStats } from "../src/grammar/index.js";
+import { resolveRefs } from "../src/index.js";
 import { regexResolve } from "./baselines/regex-resolver.js";
 
 /** What the child reports to workload 6. */

@@ -9,7 +9,9 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const root = new URL("../", import.meta.url);
-const { planGraph, planToSvg, runPlan, runToSvg } = await import(new URL("dist/index.js", root).href);
+const { planGraph } = await import(new URL("dist/plan/index.js", root).href);
+const { planToSvg, runToSvg } = await import(new URL("dist/draw/index.js", root).href);
+const { runPlan } = await import(new URL("dist/index.js", root).href);
 const tools = await import(new URL("examples/trip/tools.mjs", root).href);
 
 /** Milliseconds each trip tool takes: the pauses in examples/trip/tools.mjs. */

@@ -2,7 +2,8 @@
  * Workload 4: `lintPlan` on plans of 1,000, 10,000 and 100,000 steps, in two shapes (a chain and a wide
  * fan-out). The issue's target is linear growth: 10 times the steps may cost at most 12 times the time.
  */
-import { lintPlan, lintPlanText, setParseCacheSize } from "../../src/index.js";
+import { setParseCacheSize } from "../../src/grammar/index.js";
+import { lintPlan, lintPlanText } from "../../src/index.js";
 import { measure, ratioTarget, type Row, type Target, type Workload } from "../harness.js";
 
 const SIZES = [1_000, 10_000, 100_000] as const;

@@ -4,7 +4,7 @@
  * 10,000-step plan as SVG. The targets: a 200-step plan and a 1,000-step run each render in under a
  * second, and the layout stays linear enough that 10,000 steps render in under two.
  */
-import { layoutPlan, planToDot, planToMermaid, planToSvg, runToMermaid, runToSvg } from "../../src/index.js";
+import { layoutPlan, planToDot, planToMermaid, planToSvg, runToMermaid, runToSvg } from "../../src/draw/index.js";
 import { generatedPlan, runWithFailures } from "../../test/draw/fixtures.js";
 import { measure, row, type Target, type Workload } from "../harness.js";
 

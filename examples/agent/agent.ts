@@ -8,7 +8,8 @@
  * Run it with `npm run build && npx tsc -p examples/agent && node test-artifacts/examples-agent/agent.js`
  * (test/project/agent-example.test.ts runs it and compares its output with output.txt).
  */
-import { defineTools, lintPlan, parseJsonText, readPlan, runPlan, type Diagnostic, type PlanStep, type RunReport } from "plan-refs";
+import { defineTools, lintPlan, readPlan, runPlan, type Diagnostic, type PlanStep, type RunReport } from "plan-refs";
+import { parseJsonText } from "plan-refs/plan";
 
 /** The tools' catalog: the linter checks references against the output schemas, defineTools types the arguments from the input schemas. */
 const catalog = {

@@ -19,6 +19,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { installRuntimes } from "../../scripts/runtimes-fixture.mjs";
+import { ROOT_EXPORTS } from "../helpers/root-exports.js";
 
 interface PackageJson {
   name: string;
@@ -345,6 +346,13 @@ describe("a consumer project", { timeout: 120_000 }, () => {
     const counts = JSON.parse(imported.stdout) as Record<string, number>;
     expect(Object.keys(counts)).toEqual(SUBPATHS);
     expect(Object.entries(counts).filter(([, count]) => count === 0)).toEqual([]);
+  });
+
+  test("the root exports exactly the pinned list (test/helpers/root-exports.ts)", () => {
+    writeFileSync(join(consumer, "root-keys.mjs"), `console.log(JSON.stringify(Object.keys(await import(${JSON.stringify(PACKAGE.name)})).sort()));`);
+    const imported = run(process.execPath, ["root-keys.mjs"], consumer, true);
+    expect(imported.stderr).toBe("");
+    expect(JSON.parse(imported.stdout)).toEqual([...ROOT_EXPORTS].sort());
   });
 
   const [major, minor] = process.versions.node.split(".").map(Number) as [number, number];

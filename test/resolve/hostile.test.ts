@@ -13,7 +13,10 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { RefAst } from "../../src/grammar/ast.js";
 import { formatRef } from "../../src/grammar/format.js";
 import { isPlaceholder, parseRef, parseTemplate, tryParseRef } from "../../src/grammar/parse.js";
-import * as library from "../../src/index.js";
+import * as rootApi from "../../src/index.js";
+import * as planApi from "../../src/plan/index.js";
+import * as lintApi from "../../src/lint/index.js";
+import * as editorApi from "../../src/editor/index.js";
 import * as grammarApi from "../../src/grammar/index.js";
 import * as resolveApi from "../../src/resolve/index.js";
 import type { Results } from "../../src/resolve/access.js";
@@ -22,9 +25,14 @@ import { evaluate } from "../../src/resolve/evaluate.js";
 import { resolveRefs } from "../../src/resolve/resolve-refs.js";
 import { KeyError, RefError, RefSyntaxError } from "../../src/shared/errors.js";
 import type { ResolveOptions } from "../../src/shared/options.js";
+import type { ToolCatalog } from "../../src/plan/plan.js";
+import type { RunOptions } from "../../src/run/run-plan.js";
 import { argsOf, resultsOf, runResolveCase, thrownBy } from "../helpers/cases.js";
 import { Boom, fingerprint, getterObject, hostileCases, ownObject, revokedProxy, throwingProxy } from "../helpers/hostile.js";
 
+
+/** Every public entry point: the root and the subpaths whose functions take text or plans. */
+const library = { ...grammarApi, ...resolveApi, ...planApi, ...lintApi, ...editorApi, ...rootApi };
 // ---------------------------------------------------------------------------------------------
 // No global may change. @fast-check/poisoning records the globals when it is first imported: it is
 // imported once lazy globals (AbortController…) are materialized, and vitest's and Stryker's own
@@ -219,7 +227,7 @@ const entryPoints: { name: string; neverThrows?: boolean; readsLikeJs?: boolean;
   { name: "lintPlan(plan)", neverThrows: true, call: (h) => library.lintPlan(h) },
   { name: "lintPlan(args)", neverThrows: true, call: (h) => library.lintPlan({ steps: [{ id: 1, tool: "t", args: h }] }) },
   { name: "lintPlan(options)", neverThrows: true, call: (h) => library.lintPlan(plan, h as ResolveOptions) },
-  { name: "lintPlan(tools)", neverThrows: true, call: (h) => library.lintPlan(plan, { tools: h as library.ToolCatalog }) },
+  { name: "lintPlan(tools)", neverThrows: true, call: (h) => library.lintPlan(plan, { tools: h as ToolCatalog }) },
   { name: "lintPlanText(text)", neverThrows: true, call: (h) => library.lintPlanText(h as string) },
   { name: "lintPlanText(options)", neverThrows: true, call: (h) => library.lintPlanText(planText, h as ResolveOptions) },
   { name: "didYouMean(name)", call: (h) => library.didYouMean(h as string, ["city"]) },
@@ -322,7 +330,7 @@ describe("every entry point, every hostile value: a value or a RefError, never a
       }
     }
     for (const hostile of [throwingProxy(), revokedProxy(), getterObject(["concurrency", "timeoutMs", "signal", "onEvent", "catalog", "syntax"], { count: 0 }), null]) {
-      await expect(library.runPlan(plan, { t: () => 1 }, hostile as library.RunOptions)).rejects.toBeInstanceOf(RefError);
+      await expect(library.runPlan(plan, { t: () => 1 }, hostile as RunOptions)).rejects.toBeInstanceOf(RefError);
       // A plan that cannot be read: an invalid report, or a RefError when not even its kind can be told.
       const outcome = await library.runPlan(hostile, { t: () => 1 }).then((report) => report.status, (error: unknown) => (error instanceof RefError ? "RefError" : error));
       expect(["invalid", "RefError"]).toContain(outcome);
@@ -600,7 +608,7 @@ describe("parsing the names of built-in members changes no global", () => {
   test("in a plain Node process too, where Parsimmon shares the realm with the caller (the built library)", { tags: ["other-layers"] }, () => {
     // Under vitest, node_modules may run in a realm of their own: this checks the realm a user has.
     const script = `
-      const lib = await import(${JSON.stringify(new URL("../../dist/index.js", import.meta.url).href)});
+      const lib = await import(${JSON.stringify(new URL("../../dist/grammar/index.js", import.meta.url).href)});
       const names = [...Object.getOwnPropertyNames(Object.prototype), ...Object.getOwnPropertyNames(Object), "__proto__"];
       for (const name of names) for (const syntax of ["seed", "path"]) for (const templates of [false, true]) {
         lib.tryParseRef(name, { syntax, templates });

@@ -4,7 +4,9 @@
  */
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { lintPlan, planGraph, RefError, tokenize } from "../../src/index.js";
+import { tokenize } from "../../src/editor/index.js";
+import { planGraph } from "../../src/plan/index.js";
+import { lintPlan, RefError } from "../../src/index.js";
 import { DEFAULT_LIMITS, layeredOptions, layerOptions, normalizeOptions, OPTION_NAMES, OPTION_REQUIREMENTS, PLAN_OPTION_NAMES, sameOptionValues } from "../../src/shared/options.js";
 
 const plan = { steps: [{ id: 1, tool: "a", args: {} }, { id: 2, tool: "b", args: { q: "$1.x" } }], options: { syntax: "path" } };
