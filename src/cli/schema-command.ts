@@ -23,7 +23,7 @@ options:
   --catalog FILE.json   the tool catalog (- reads stdin) (required)
   --dialect NAME        json-schema (default): JSON Schema 2020-12; openai-strict: the subset OpenAI's
                         strict structured output accepts (every property required, optional ones
-                        nullable, additionalProperties false; see the README for every rewrite)
+                        nullable, additionalProperties false; every rewrite: docs/agents.md)
   --syntax seed|path    the reference language of the plan (default: seed); run the plan with the same
   --templates           accept a whole-value \${1.city} where a reference may stand (default: off)
   --deep                accept references inside nested objects and arrays of args (default: top-level

@@ -4,7 +4,7 @@
  * wherever a value may be a reference, a string matching `referencePattern` is accepted too.
  *
  * Dialect `"openai-strict"` rewrites the schema into the subset that OpenAI's strict structured output
- * accepts; every rewrite is listed in `STRICT_REWRITES` and in the README ("Plans from models").
+ * accepts; every rewrite is listed in `STRICT_REWRITES` and in docs/agents.md ("Plans from models").
  */
 import { readTools, type JsonSchema, type ToolCatalog } from "../plan/plan.js";
 import { describeThrown, RefError } from "../shared/errors.js";
@@ -491,7 +491,7 @@ function mergeAll(schema: Record<string, unknown>, allOf: unknown[]): Record<str
 }
 
 /**
- * What `dialect: "openai-strict"` rewrites, in the order the README lists it: each entry is the
+ * What `dialect: "openai-strict"` rewrites, in the order docs/agents.md lists it: each entry is the
  * construct and what it becomes.
  */
 export const STRICT_REWRITES: readonly (readonly [construct: string, becomes: string])[] = Object.freeze([

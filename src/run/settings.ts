@@ -96,7 +96,7 @@ export interface RunOptions extends ResolveOptions {
   /** The tools whose every step waits for approval, as data (`--approve-tool NAME`); with `needsApproval`, either asks. */
   readonly approvalTools?: readonly string[];
   /**
-   * The OpenTelemetry tracer of the run's spans (README, "Tracing"). Default: `trace.getTracer("plan-refs")`
+   * The OpenTelemetry tracer of the run's spans (docs/tracing.md). Default: `trace.getTracer("plan-refs")`
    * of `@opentelemetry/api` when it is installed (no SDK registered: nothing is traced); `false`: no spans.
    */
   readonly tracer?: Tracer | false;

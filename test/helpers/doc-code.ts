@@ -21,8 +21,10 @@
  *   result when `runPlan` runs that plan with the tools of the `tools.mjs` next to it;
  * - before a ```text block, `<!-- readme-test: stderr-of args… (why) -->`: the block is what
  *   `plan-refs args…` (dist/cli/main.js) prints on stderr, with every number masked and the lines in
- *   any order (times and the order of concurrent steps vary from run to run).
- * `sh`, `bash` and other languages are never run.
+ *   any order (times and the order of concurrent steps vary from run to run); `stdout-of args…` the
+ *   same for what it prints on stdout.
+ * `sh`, `bash` and other languages are never run: their `plan-refs` command lines are checked against
+ * the commands' `--help` (test/project/readme.test.ts).
  */
 import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
@@ -32,10 +34,22 @@ import ts from "typescript";
 
 export const root = fileURLToPath(new URL("../..", import.meta.url));
 
-/** The marker comment's name: `<!-- readme-test: … -->`. */
-const MARKER = /^<!--\s*readme-test:\s*(skip|typecheck-only|same-as|result-of|stderr-of)\b\s*(.*?)\s*-->$/;
+/**
+ * The Markdown files whose code is tested, relative to the repository: README.md, then every `.md`
+ * under docs/, sorted.
+ */
+export function documentationFiles(): string[] {
+  const docs = walk(join(root, "docs"))
+    .filter((file) => file.endsWith(".md"))
+    .map((file) => relative(root, file))
+    .sort();
+  return ["README.md", ...docs];
+}
 
-export type MarkerKind = "skip" | "typecheck-only" | "same-as" | "result-of" | "stderr-of";
+/** The marker comment's name: `<!-- readme-test: … -->`. */
+const MARKER = /^<!--\s*readme-test:\s*(skip|typecheck-only|same-as|result-of|stderr-of|stdout-of)\b\s*(.*?)\s*-->$/;
+
+export type MarkerKind = "skip" | "typecheck-only" | "same-as" | "result-of" | "stderr-of" | "stdout-of";
 
 export interface FencedBlock {
   /** The language after the opening fence (`ts`, `sh`, …), lower case. */
