@@ -1,0 +1,171 @@
+/**
+ * Starts PostgreSQL (two databases of this file's own on the run's server) and workers in this
+ * process: a rolling upgrade, where workers of the previous release still run on a schema this release
+ * migrated. The previous release's worker is its compiled code, kept in
+ * test/fixtures/vendor/previous-release/dist (its README says from which commit; scripts/previous-release-fixture.mjs
+ * rebuilds it); it calls the previous `settle_done` signature, which `migrate` keeps as a wrapper.
+ * The same plans (chains, fan-out and fan-in, steps that fail and are retried, a failure that skips
+ * its dependents) run on a mixed fleet, one previous worker beside one current, and on an all-new
+ * fleet of two current workers: every run ends with the same report, and each worker of the mixed
+ * fleet ran steps (a gate step blocks until two workers hold one each, so it cannot be one alone).
+ */
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { startWorker, submitPlan, waitForRun, type Worker, type WorkerOptions, type WorkerToolContext, type WorkerToolFunction } from "../../src/postgres/index.js";
+import type { RunReport } from "../../src/run/run-plan.js";
+import { comparable } from "./compare.js";
+import { fileDatabase, type FileDatabase } from "./server.js";
+
+/** The previous release's `startWorker`: its options are a subset of this release's. */
+type StartWorker = (options: Pick<WorkerOptions, "connectionString" | "tools" | "concurrency">) => Promise<Pick<Worker, "stop">>;
+
+/** Imported by URL: the fixture is plain JavaScript without declarations. */
+const PREVIOUS_WORKER = new URL("../fixtures/vendor/previous-release/dist/postgres/worker.js", import.meta.url).href;
+
+/** A fleet's tools; `calls` says which worker ran which step. */
+interface Fleet {
+  readonly calls: { worker: string; runId: string; tool: string; attempt: number }[];
+  tools(worker: string): Record<string, WorkerToolFunction>;
+}
+
+/**
+ * The tools both fleets run (their results never say which worker ran them). `gate` returns once two
+ * different workers are inside it: each worker has one slot, so while one waits in a gate the other
+ * must take the second gate step, and the run cannot finish on one worker alone.
+ */
+function fleet(): Fleet {
+  const calls: Fleet["calls"] = [];
+  const inGate = new Set<string>();
+  let open: () => void = () => undefined;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return {
+    calls,
+    tools: (worker) => {
+      const called = (tool: string, context: WorkerToolContext): void => {
+        calls.push({ worker, runId: context.runId, tool, attempt: context.attempt });
+      };
+      return {
+        echo: (args, context) => {
+          called("echo", context);
+          return args;
+        },
+        add: (args, context) => {
+          called("add", context);
+          return Number(args.a) + Number(args.b);
+        },
+        // Fails while its try is at most `fails`, then returns `value`.
+        flaky: (args, context) => {
+          called("flaky", context);
+          if (context.attempt <= Number(args.fails)) throw new Error(`down on try ${context.attempt}`);
+          return args.value;
+        },
+        fail: (args, context) => {
+          called("fail", context);
+          throw new Error(String(args.message));
+        },
+        gate: async (args, context) => {
+          called("gate", context);
+          inGate.add(worker);
+          if (inGate.size >= 2) open();
+          await opened;
+          return args;
+        },
+      };
+    },
+  };
+}
+
+const RETRIES = { retryByTool: { flaky: { attempts: 3, initialDelayMs: 0, jitter: "none" } } } as const;
+
+/** The plans, with their run options: each fleet runs them all at once. */
+const PLANS: readonly { readonly plan: unknown; readonly options?: object }[] = [
+  {
+    plan: {
+      steps: [
+        { id: 1, tool: "gate", args: { side: "left" } },
+        { id: 2, tool: "gate", args: { side: "right" } },
+        { id: 3, tool: "echo", args: { left: "$1.side", right: "$2.side" } },
+      ],
+    },
+  },
+  { plan: { steps: [{ id: 1, tool: "add", args: { a: 0, b: 1 } }, ...Array.from({ length: 11 }, (_, i) => ({ id: i + 2, tool: "add", args: { a: `$${i + 1}`, b: 1 } }))] } },
+  { plan: { steps: [{ id: 0, tool: "echo", args: { n: 5 } }, ...Array.from({ length: 12 }, (_, i) => ({ id: i + 1, tool: "add", args: { a: "$0.n", b: i } })), { id: 20, tool: "echo", args: { first: "$1", last: "$12" } }] } },
+  {
+    plan: {
+      steps: [
+        { id: 1, tool: "flaky", args: { fails: 1, value: "up" } },
+        { id: 2, tool: "flaky", args: { fails: 2, value: { city: "Lisbon" } } },
+        { id: 3, tool: "echo", args: { a: "$1", city: "$2.city" } },
+        { id: 4, tool: "flaky", args: { fails: 5, value: "never" } },
+        { id: 5, tool: "echo", args: { after: "$4" } },
+      ],
+    },
+    options: RETRIES,
+  },
+  {
+    plan: {
+      steps: [
+        { id: 1, tool: "fail", args: { message: "no geocoder" } },
+        { id: 2, tool: "echo", args: { at: "$1" } },
+        { id: 3, tool: "flaky", args: { fails: 1, value: 3 } },
+        { id: 4, tool: "add", args: { a: "$3", b: 4 } },
+      ],
+    },
+    options: RETRIES,
+  },
+];
+
+/** What two fleets must agree on: the report as runPlan's are compared, and each step's tries. */
+function sameness(report: RunReport): unknown {
+  return { ...(comparable(report) as object), attempts: [...(report.attempts ?? [])].sort((a, b) => a[0] - b[0]) };
+}
+
+/** Start `workers`, run every plan at once, stop the workers; the reports in the order of PLANS. */
+async function runOn(db: FileDatabase, workers: readonly (() => Promise<Pick<Worker, "stop">>)[]): Promise<unknown[]> {
+  const started: Pick<Worker, "stop">[] = [];
+  try {
+    for (const start of workers) started.push(await start());
+    const runIds = await Promise.all(PLANS.map(({ plan, options }) => submitPlan(plan, { connectionString: db.url, ...(options === undefined ? {} : { options }) })));
+    const reports = await Promise.all(runIds.map((runId) => waitForRun(runId, { connectionString: db.url, timeoutMs: 100_000 })));
+    return reports.map(sameness);
+  } finally {
+    await Promise.all(started.map((worker) => worker.stop()));
+  }
+}
+
+let mixedDb: FileDatabase;
+let newDb: FileDatabase;
+let previousStartWorker: StartWorker;
+
+beforeAll(async () => {
+  [mixedDb, newDb] = await Promise.all([fileDatabase(), fileDatabase()]);
+  previousStartWorker = ((await import(PREVIOUS_WORKER)) as { startWorker: StartWorker }).startWorker;
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all([mixedDb?.remove(), newDb?.remove()]);
+}, 60_000);
+
+describe("a mixed fleet during a rolling upgrade", { timeout: 180_000 }, () => {
+  test("a previous-release worker beside a current one, on a schema this release migrated: every run ends with an all-new fleet's report, and both workers ran steps", async () => {
+    const mixed = fleet();
+    const mixedReports = await runOn(mixedDb, [
+      () => previousStartWorker({ connectionString: mixedDb.url, tools: mixed.tools("previous"), concurrency: 1 }),
+      () => startWorker({ connectionString: mixedDb.url, tools: mixed.tools("current"), concurrency: 1 }),
+    ]);
+    const allNew = fleet();
+    const newReports = await runOn(newDb, [
+      () => startWorker({ connectionString: newDb.url, tools: allNew.tools("one"), concurrency: 1 }),
+      () => startWorker({ connectionString: newDb.url, tools: allNew.tools("two"), concurrency: 1 }),
+    ]);
+    expect(mixedReports).toEqual(newReports);
+    // Both fleets did what the plans ask: some runs fail, tries were retried.
+    expect(mixedReports.map((report) => (report as { status: string }).status)).toEqual(["ok", "ok", "ok", "failed", "failed"]);
+    expect(mixedReports[3]).toMatchObject({ attempts: [[1, 2], [2, 3], [3, 1], [4, 3]], skipped: [5] });
+    const stepsBy = (worker: string) => mixed.calls.filter((call) => call.worker === worker).length;
+    expect(stepsBy("previous")).toBeGreaterThanOrEqual(1);
+    expect(stepsBy("current")).toBeGreaterThanOrEqual(1);
+    expect(new Set(mixed.calls.filter((call) => call.tool === "gate").map((call) => call.worker))).toEqual(new Set(["previous", "current"]));
+  });
+});
