@@ -8,6 +8,10 @@
  * its dependents) run on a mixed fleet, one previous worker beside one current, and on an all-new
  * fleet of two current workers: every run ends with the same report, and each worker of the mixed
  * fleet ran steps (a gate step blocks until two workers hold one each, so it cannot be one alone).
+ * The tools are split between the two workers of a fleet, the same way in both fleets, so that what
+ * each release's code does is certain: the previous worker alone retries and fails steps (its
+ * `retry_step`, `settle_failed` and wrapped `settle_done` calls), the current one alone adds (chains
+ * and fan-out, each settle taking the next step), and their steps depend on each other's.
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startWorker, submitPlan, waitForRun, type Worker, type WorkerOptions, type WorkerToolContext, type WorkerToolFunction } from "../../src/postgres/index.js";
@@ -24,7 +28,7 @@ const PREVIOUS_WORKER = new URL("../fixtures/vendor/previous-release/dist/postgr
 /** A fleet's tools; `calls` says which worker ran which step. */
 interface Fleet {
   readonly calls: { worker: string; runId: string; tool: string; attempt: number }[];
-  tools(worker: string): Record<string, WorkerToolFunction>;
+  tools(worker: string, names: readonly ToolName[]): Record<string, WorkerToolFunction>;
 }
 
 /**
@@ -41,11 +45,11 @@ function fleet(): Fleet {
   });
   return {
     calls,
-    tools: (worker) => {
+    tools: (worker, names) => {
       const called = (tool: string, context: WorkerToolContext): void => {
         calls.push({ worker, runId: context.runId, tool, attempt: context.attempt });
       };
-      return {
+      const all: Record<ToolName, WorkerToolFunction> = {
         echo: (args, context) => {
           called("echo", context);
           return args;
@@ -72,9 +76,16 @@ function fleet(): Fleet {
           return args;
         },
       };
+      return Object.fromEntries(names.map((name) => [name, all[name]]));
     },
   };
 }
+
+type ToolName = "echo" | "add" | "flaky" | "fail" | "gate";
+
+/** The tools of a fleet's first worker (the previous release's in the mixed fleet) and of its second. */
+const FIRST_TOOLS: readonly ToolName[] = ["gate", "echo", "flaky", "fail"];
+const SECOND_TOOLS: readonly ToolName[] = ["gate", "echo", "add"];
 
 const RETRIES = { retryByTool: { flaky: { attempts: 3, initialDelayMs: 0, jitter: "none" } } } as const;
 
@@ -151,21 +162,22 @@ describe("a mixed fleet during a rolling upgrade", { timeout: 180_000 }, () => {
   test("a previous-release worker beside a current one, on a schema this release migrated: every run ends with an all-new fleet's report, and both workers ran steps", async () => {
     const mixed = fleet();
     const mixedReports = await runOn(mixedDb, [
-      () => previousStartWorker({ connectionString: mixedDb.url, tools: mixed.tools("previous"), concurrency: 1 }),
-      () => startWorker({ connectionString: mixedDb.url, tools: mixed.tools("current"), concurrency: 1 }),
+      () => previousStartWorker({ connectionString: mixedDb.url, tools: mixed.tools("previous", FIRST_TOOLS), concurrency: 1 }),
+      () => startWorker({ connectionString: mixedDb.url, tools: mixed.tools("current", SECOND_TOOLS), concurrency: 1 }),
     ]);
     const allNew = fleet();
     const newReports = await runOn(newDb, [
-      () => startWorker({ connectionString: newDb.url, tools: allNew.tools("one"), concurrency: 1 }),
-      () => startWorker({ connectionString: newDb.url, tools: allNew.tools("two"), concurrency: 1 }),
+      () => startWorker({ connectionString: newDb.url, tools: allNew.tools("one", FIRST_TOOLS), concurrency: 1 }),
+      () => startWorker({ connectionString: newDb.url, tools: allNew.tools("two", SECOND_TOOLS), concurrency: 1 }),
     ]);
     expect(mixedReports).toEqual(newReports);
     // Both fleets did what the plans ask: some runs fail, tries were retried.
     expect(mixedReports.map((report) => (report as { status: string }).status)).toEqual(["ok", "ok", "ok", "failed", "failed"]);
     expect(mixedReports[3]).toMatchObject({ attempts: [[1, 2], [2, 3], [3, 1], [4, 3]], skipped: [5] });
-    const stepsBy = (worker: string) => mixed.calls.filter((call) => call.worker === worker).length;
-    expect(stepsBy("previous")).toBeGreaterThanOrEqual(1);
-    expect(stepsBy("current")).toBeGreaterThanOrEqual(1);
-    expect(new Set(mixed.calls.filter((call) => call.tool === "gate").map((call) => call.worker))).toEqual(new Set(["previous", "current"]));
+    const workersOf = (tool: ToolName) => new Set(mixed.calls.filter((call) => call.tool === tool).map((call) => call.worker));
+    expect(workersOf("gate")).toEqual(new Set(["previous", "current"]));
+    expect([workersOf("flaky"), workersOf("fail"), workersOf("add")]).toEqual([new Set(["previous"]), new Set(["previous"]), new Set(["current"])]);
+    // Tries 2 and 3 of the retried steps ran on the previous release's code too.
+    expect(mixed.calls.filter((call) => call.tool === "flaky").map((call) => call.attempt).sort((a, b) => a - b)).toEqual([1, 1, 1, 1, 2, 2, 2, 2, 3, 3]);
   });
 });
