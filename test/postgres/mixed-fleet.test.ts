@@ -1,9 +1,11 @@
 /**
- * Starts PostgreSQL (two databases of this file's own on the run's server) and workers in this
- * process: a rolling upgrade, where workers of the previous release still run on a schema this release
- * migrated. The previous release's worker is its compiled code, kept in
- * test/fixtures/vendor/previous-release/dist (its README says from which commit; scripts/previous-release-fixture.mjs
- * rebuilds it); it calls the previous `settle_done` signature, which `migrate` keeps as a wrapper.
+ * Starts PostgreSQL (databases of this file's own on the run's server) and workers in this process,
+ * and runs npm once (the previous release's own dependencies): a rolling upgrade, where workers of the
+ * previous release still run on a schema this release migrated. The previous release's worker is its
+ * compiled code, kept in test/fixtures/vendor/previous-release/dist (its README says from which
+ * commit; scripts/previous-release-fixture.mjs rebuilds it), run where it is (its imports resolve from
+ * this repository: graphile-worker 0.18) and installed with the dependencies it shipped with
+ * (graphile-worker 0.17.3); it calls the previous `settle_done` signature, which `migrate` keeps as a wrapper.
  * The same plans (chains, fan-out and fan-in, steps that fail and are retried, a failure that skips
  * its dependents) run on a mixed fleet, one previous worker beside one current, and on an all-new
  * fleet of two current workers: every run ends with the same report, and each worker of the mixed
@@ -13,9 +15,15 @@
  * `retry_step`, `settle_failed` and wrapped `settle_done` calls), the current one alone adds (chains
  * and fan-out, each settle taking the next step), and their steps depend on each other's.
  */
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { spawnSync } from "node:child_process";
+import { copyFileSync, cpSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { describe, expect, test } from "vitest";
 import { startWorker, submitPlan, waitForRun, type Worker, type WorkerOptions, type WorkerToolContext, type WorkerToolFunction } from "../../src/postgres/index.js";
 import type { RunReport } from "../../src/run/run-plan.js";
+import { installedGraphileWorkerVersion } from "../../src/postgres/graphile-version.js";
+import { tempFolder } from "../helpers/temp.js";
 import { comparable } from "./compare.js";
 import { fileDatabase, type FileDatabase } from "./server.js";
 
@@ -145,39 +153,72 @@ async function runOn(db: FileDatabase, workers: readonly (() => Promise<Pick<Wor
   }
 }
 
-let mixedDb: FileDatabase;
-let newDb: FileDatabase;
-let previousStartWorker: StartWorker;
+/** The all-new fleet's reports, run once for the file's tests. */
+let allNewReports: Promise<unknown[]> | undefined;
+function allNew(): Promise<unknown[]> {
+  allNewReports ??= (async () => {
+    const db = await fileDatabase();
+    try {
+      const fleetOfNew = fleet();
+      return await runOn(db, [
+        () => startWorker({ connectionString: db.url, tools: fleetOfNew.tools("one", FIRST_TOOLS), concurrency: 1 }),
+        () => startWorker({ connectionString: db.url, tools: fleetOfNew.tools("two", SECOND_TOOLS), concurrency: 1 }),
+      ]);
+    } finally {
+      await db.remove();
+    }
+  })();
+  return allNewReports;
+}
 
-beforeAll(async () => {
-  [mixedDb, newDb] = await Promise.all([fileDatabase(), fileDatabase()]);
-  previousStartWorker = ((await import(PREVIOUS_WORKER)) as { startWorker: StartWorker }).startWorker;
-}, 60_000);
+/**
+ * The plans on a mixed fleet: the previous release's worker (`startWorker` of the fixture's code, as
+ * `from` loads it) beside this release's, on a database of its own; the reports and the calls.
+ */
+async function mixedFleet(from: string): Promise<{ reports: unknown[]; calls: Fleet["calls"] }> {
+  const previousStartWorker = ((await import(from)) as { startWorker: StartWorker }).startWorker;
+  const db = await fileDatabase();
+  try {
+    const mixed = fleet();
+    const reports = await runOn(db, [
+      () => previousStartWorker({ connectionString: db.url, tools: mixed.tools("previous", FIRST_TOOLS), concurrency: 1 }),
+      () => startWorker({ connectionString: db.url, tools: mixed.tools("current", SECOND_TOOLS), concurrency: 1 }),
+    ]);
+    return { reports, calls: mixed.calls };
+  } finally {
+    await db.remove();
+  }
+}
 
-afterAll(async () => {
-  await Promise.all([mixedDb?.remove(), newDb?.remove()]);
-}, 60_000);
+/** The same report as the all-new fleet's, and each worker ran what only it could. */
+async function expectSameAsAllNew({ reports, calls }: { reports: unknown[]; calls: Fleet["calls"] }): Promise<void> {
+  expect(reports).toEqual(await allNew());
+  // The fleets did what the plans ask: some runs fail, tries were retried.
+  expect(reports.map((report) => (report as { status: string }).status)).toEqual(["ok", "ok", "ok", "failed", "failed"]);
+  expect(reports[3]).toMatchObject({ attempts: [[1, 2], [2, 3], [3, 1], [4, 3]], skipped: [5] });
+  const workersOf = (tool: ToolName) => new Set(calls.filter((call) => call.tool === tool).map((call) => call.worker));
+  expect(workersOf("gate")).toEqual(new Set(["previous", "current"]));
+  expect([workersOf("flaky"), workersOf("fail"), workersOf("add")]).toEqual([new Set(["previous"]), new Set(["previous"]), new Set(["current"])]);
+  // Tries 2 and 3 of the retried steps ran on the previous release's code too.
+  expect(calls.filter((call) => call.tool === "flaky").map((call) => call.attempt).sort((a, b) => a - b)).toEqual([1, 1, 1, 1, 2, 2, 2, 2, 3, 3]);
+}
 
 describe("a mixed fleet during a rolling upgrade", { timeout: 180_000 }, () => {
   test("a previous-release worker beside a current one, on a schema this release migrated: every run ends with an all-new fleet's report, and both workers ran steps", async () => {
-    const mixed = fleet();
-    const mixedReports = await runOn(mixedDb, [
-      () => previousStartWorker({ connectionString: mixedDb.url, tools: mixed.tools("previous", FIRST_TOOLS), concurrency: 1 }),
-      () => startWorker({ connectionString: mixedDb.url, tools: mixed.tools("current", SECOND_TOOLS), concurrency: 1 }),
-    ]);
-    const allNew = fleet();
-    const newReports = await runOn(newDb, [
-      () => startWorker({ connectionString: newDb.url, tools: allNew.tools("one", FIRST_TOOLS), concurrency: 1 }),
-      () => startWorker({ connectionString: newDb.url, tools: allNew.tools("two", SECOND_TOOLS), concurrency: 1 }),
-    ]);
-    expect(mixedReports).toEqual(newReports);
-    // Both fleets did what the plans ask: some runs fail, tries were retried.
-    expect(mixedReports.map((report) => (report as { status: string }).status)).toEqual(["ok", "ok", "ok", "failed", "failed"]);
-    expect(mixedReports[3]).toMatchObject({ attempts: [[1, 2], [2, 3], [3, 1], [4, 3]], skipped: [5] });
-    const workersOf = (tool: ToolName) => new Set(mixed.calls.filter((call) => call.tool === tool).map((call) => call.worker));
-    expect(workersOf("gate")).toEqual(new Set(["previous", "current"]));
-    expect([workersOf("flaky"), workersOf("fail"), workersOf("add")]).toEqual([new Set(["previous"]), new Set(["previous"]), new Set(["current"])]);
-    // Tries 2 and 3 of the retried steps ran on the previous release's code too.
-    expect(mixed.calls.filter((call) => call.tool === "flaky").map((call) => call.attempt).sort((a, b) => a - b)).toEqual([1, 1, 1, 1, 2, 2, 2, 2, 3, 3]);
+    await expectSameAsAllNew(await mixedFleet(PREVIOUS_WORKER));
   });
+
+  const folder = tempFolder("previous-release");
+
+  // Spawns npm: the previous release's worker as a machine not yet upgraded has it, on the graphile-worker it shipped with.
+  test("the previous-release worker on graphile-worker 0.17.3 (its own install) beside a current one on 0.18.0: the same reports", async () => {
+    const fixture = fileURLToPath(new URL("../fixtures/vendor/previous-release/", import.meta.url));
+    for (const file of ["package.json", "package-lock.json"]) copyFileSync(join(fixture, file), join(folder, file));
+    cpSync(join(fixture, "dist"), join(folder, "dist"), { recursive: true });
+    const npm = spawnSync("npm", ["ci", "--prefer-offline", "--ignore-scripts", "--no-audit", "--no-fund"], { cwd: folder, encoding: "utf8", shell: process.platform === "win32" });
+    expect(npm.status, npm.stderr).toBe(0);
+    const entry = pathToFileURL(join(folder, "dist/postgres/worker.js")).href;
+    expect([installedGraphileWorkerVersion(entry), installedGraphileWorkerVersion()]).toEqual(["0.17.3", "0.18.0"]);
+    await expectSameAsAllNew(await mixedFleet(entry));
+  }, 300_000);
 });
