@@ -21,8 +21,10 @@ export type PostgresErrorCode =
   | "invalid-connection"
   /** PostgreSQL could not be reached (the message names the host and port). */
   | "database-unreachable"
-  /** The plan-refs tables are not there: run `migrate` (or `plan-refs db migrate`) first. */
+  /** The plan-refs tables are not there, or (at a worker's start) older than its code: run `migrate` (or `plan-refs db migrate`) first. */
   | "not-migrated"
+  /** This plan-refs is older than the database's schema allows (the message names both versions): a worker older than the schema's compatibility window, or `migrate` of an older release over a newer schema. Upgrade plan-refs on this machine. */
+  | "worker-too-old"
   /** No run with this id. */
   | "unknown-run"
   /** An option of the wrong type or out of range. */

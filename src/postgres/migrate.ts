@@ -10,6 +10,7 @@ import { settleFailedFunction } from "./sql/settle-failed.js";
 import { retryStepFunction } from "./sql/retry-step.js";
 import { awaitApprovalFunction } from "./sql/await-approval.js";
 import { CLAIMABLE_STATES } from "./stored-states.js";
+import { migrateSchemaProblem, readSchemaVersion, recordSchemaVersion, refuseSchema, schemaVersionTable } from "./schema-version.js";
 import { silentLogger } from "./worker-logger.js";
 
 /** A lock id of plan-refs' migrations (any constant; advisory locks are per database). */
@@ -130,8 +131,13 @@ export async function migrate(options: ConnectionOptions = {}): Promise<void> {
     await client.query("select pg_advisory_lock($1)", [MIGRATE_LOCK]);
     await runMigrations({ connectionString: connection.connectionString, logger: await silentLogger() });
     refuseGraphileWorker(graphileSchemaProblem(await graphileSchemaMigration(client)));
+    // An older release's migrate would put its functions back under workers already upgraded.
+    refuseSchema(migrateSchemaProblem(await readSchemaVersion(client, connection)), connection);
     await client.query("begin");
     for (const statement of statements(connection)) await client.query(statement);
+    // Last, in the same transaction: a worker that reads the version finds everything it names.
+    await client.query(schemaVersionTable(connection));
+    await recordSchemaVersion(client, connection);
     await client.query("commit");
   } catch (error) {
     await client.query("rollback").catch(() => undefined);

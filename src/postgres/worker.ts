@@ -17,6 +17,7 @@ import type { PgPool } from "./peers.js";
 import { loadGraphileWorker } from "./graphile.js";
 import { graphileSchemaMigration, graphileSchemaProblem, graphileVersionProblem, installedGraphileWorkerVersion, refuseGraphileWorker } from "./graphile-version.js";
 import { makeJobPool } from "./job-pool.js";
+import { readSchemaVersion, refuseSchema, workerSchemaProblem } from "./schema-version.js";
 import { stepTask, toolOfTask, toolTask } from "./queue.js";
 import { StepWorker, type WorkerEvent } from "./step-worker.js";
 import { silentLogger } from "./worker-logger.js";
@@ -111,6 +112,8 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   try {
     // The plan-refs tables must be there (a clear error rather than failing jobs).
     await pool.query(`select 1 from ${table(connection, "workers")} limit 0`);
+    // Within the schema's compatibility window (a rolling upgrade), else one line naming both versions.
+    refuseSchema(workerSchemaProblem(await readSchemaVersion(pool, connection)), connection);
     refuseGraphileWorker(graphileSchemaProblem(await graphileSchemaMigration(pool)));
     await checkConnections(pool, connection, settings.concurrency);
     runner = await graphile.run({
