@@ -51,7 +51,7 @@ const POSTGRES_WITHOUT_DATABASE = ["test/postgres/tool-limits.test.ts", "test/po
 const NOT_CORE = [...SOAK, ...LSP_OVER_STDIO, ...BROWSER, ...CHANGES_FOLDER];
 
 /** The command line run in this process (`runCli`), forks since a command may change folder. */
-const CLI_IN_PROCESS = ["flags", "lint-command", "report-json", "resolve-command", "run-command", "run-resume", "user-mistakes"].map((name) => `test/cli/${name}.test.ts`);
+const CLI_IN_PROCESS = ["database-secrets", "flags", "lint-command", "report-json", "resolve-command", "run-command", "run-resume", "user-mistakes"].map((name) => `test/cli/${name}.test.ts`);
 
 const INTEGRATIONS = [
   ...CLI_IN_PROCESS,

@@ -9,7 +9,8 @@ import { databaseOptions, onDatabase } from "./db-command.js";
 import { FlagError, parseFlags } from "./flags.js";
 import { CliError } from "./input.js";
 import type { CommandIo } from "./io.js";
-import { commandHint, flagWords } from "./hint.js";
+import { commandHint } from "./hint.js";
+import { databaseHint } from "./database-hint.js";
 
 export const approveUsage = "usage: plan-refs approve <run-id> <step> [--deny REASON] [--database URL]";
 
@@ -46,9 +47,10 @@ export async function approveCommand(argv: string[], io: CommandIo): Promise<num
   const connection = databaseOptions(values.database);
   await onDatabase((postgres) => (reason === undefined ? postgres.approveStep(runId, stepId, connection) : postgres.denyStep(runId, stepId, reason, connection)));
   const id = printable(runId);
+  const database = databaseHint(values.database, io.env);
   io.stdout(
     reason === undefined
-      ? `run ${id}: step ${stepId} approved: it is queued to run; ${commandHint(["status", runId, ...flagWords(values, ["database"])])} to follow it\n`
+      ? `run ${id}: step ${stepId} approved: it is queued to run; ${commandHint(["status", runId, ...database.words])} to follow it${database.note}\n`
       : `run ${id}: step ${stepId} denied (${quoted(reason, 200)}): it failed "denied", what depends on it is skipped\n`,
   );
   return 0;

@@ -20,6 +20,7 @@ import { graphCommand, graphHelp, graphUsage } from "./graph-command.js";
 import { startCliTracing } from "./tracing.js";
 import { mcpCommand, mcpHelp, mcpUsage } from "./mcp-serve-command.js";
 import { cutText, printable } from "../shared/text.js";
+import { redactConnectionString } from "../shared/redact.js";
 import { didYouMean } from "../lint/did-you-mean.js";
 import { packageVersion } from "../shared/version.js";
 
@@ -84,7 +85,7 @@ export async function runCli(argv: string[], given: CliIo): Promise<number> {
   const command = Object.hasOwn(commands, name) ? commands[name] : undefined;
   if (command === undefined) {
     const suggestion = didYouMean(name, Object.keys(commands));
-    io.stderr(`plan-refs: unknown command "${printable(cutText(name, 40))}"${suggestion === undefined ? "" : `; did you mean ${suggestion}?`}\n${help}`);
+    io.stderr(`plan-refs: unknown command "${printable(cutText(redactConnectionString(name), 40))}"${suggestion === undefined ? "" : `; did you mean ${suggestion}?`}\n${help}`);
     return 2;
   }
   if (asksForHelp(rest)) {
@@ -96,12 +97,14 @@ export async function runCli(argv: string[], given: CliIo): Promise<number> {
   try {
     return await command.run(rest, io);
   } catch (error) {
+    // A word of the command line a message repeats may be a connection string (a run id that was one,
+    // a --database URL given as an argument): its password is not printed.
     if (error instanceof FlagError) {
-      io.stderr(`plan-refs ${name}: ${printable(error.message)}\n${command.usage}\n(plan-refs ${name} --help for more)\n`);
+      io.stderr(`plan-refs ${name}: ${printable(redactConnectionString(error.message))}\n${command.usage}\n(plan-refs ${name} --help for more)\n`);
       return error.exitCode;
     }
     if (error instanceof CliError) {
-      io.stderr(`plan-refs: ${withUsage(error.message, command.usage)}\n${error.excerpt}`);
+      io.stderr(`plan-refs: ${withUsage(redactConnectionString(error.message), command.usage)}\n${error.excerpt}`);
       return error.exitCode;
     }
     throw error;

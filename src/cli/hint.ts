@@ -10,14 +10,20 @@ const PLAIN_WORD = /^[A-Za-z0-9_\-.,/:@%+=]+$/;
 /** Longer words are cut (a hint is one line, not a copy of a huge argument). */
 const MAX_WORD = 200;
 
+/** A word the shell reads from an environment variable, written `"$NAME"` (a secret the hint does not print). */
+export interface VariableWord {
+  readonly variable: "DATABASE_URL";
+}
+
 /**
  * `plan-refs …words` as one line to paste into a shell: each word quoted when it needs to be, and
- * printable (control characters escaped).
+ * printable (control characters escaped); a `VariableWord` as `"$NAME"`.
  *
  * @example
  * commandHint(["lint", "my plan.json", "--catalog", "tools.json"]) // "plan-refs lint 'my plan.json' --catalog tools.json"
+ * commandHint(["status", "r1", "--database", { variable: "DATABASE_URL" }]) // 'plan-refs status r1 --database "$DATABASE_URL"'
  */
-export function commandHint(words: readonly string[]): string {
+export function commandHint(words: readonly (string | VariableWord)[]): string {
   return ["plan-refs", ...words.map(shellWord)].join(" ");
 }
 
@@ -37,7 +43,8 @@ export function flagWords(given: Readonly<Record<string, unknown>>, names: reado
   return words;
 }
 
-function shellWord(word: string): string {
+function shellWord(word: string | VariableWord): string {
+  if (typeof word !== "string") return `"$${word.variable}"`;
   const cut = cutText(word, MAX_WORD);
   if (PLAIN_WORD.test(cut)) return cut;
   return printable(`'${cut.replaceAll("'", "'\\''")}'`);

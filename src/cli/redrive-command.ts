@@ -7,7 +7,8 @@ import { printable } from "../shared/text.js";
 import { databaseOptions, onDatabase, oneRunId } from "./db-command.js";
 import { parseFlags } from "./flags.js";
 import type { CommandIo } from "./io.js";
-import { commandHint, flagWords } from "./hint.js";
+import { commandHint } from "./hint.js";
+import { databaseHint } from "./database-hint.js";
 
 export const redriveUsage = "usage: plan-refs redrive <run-id> [--database URL]";
 
@@ -37,6 +38,7 @@ export async function redriveCommand(argv: string[], io: CommandIo): Promise<num
   const redrive = await onDatabase((postgres) => postgres.redriveRun(runId, databaseOptions(values.database)));
   const id = printable(runId);
   const steps = `${redrive.steps} step${redrive.steps === 1 ? "" : "s"}`;
-  io.stdout(`run ${id}: ${steps} to run again (${redrive.queued} queued now, ${redrive.steps - redrive.queued} waiting for them); ${commandHint(["status", runId, ...flagWords(values, ["database"])])} to follow it\n`);
+  const database = databaseHint(values.database, io.env);
+  io.stdout(`run ${id}: ${steps} to run again (${redrive.queued} queued now, ${redrive.steps - redrive.queued} waiting for them); ${commandHint(["status", runId, ...database.words])} to follow it${database.note}\n`);
   return 0;
 }

@@ -28,7 +28,8 @@ import { liveProgress, lineProgress } from "./progress.js";
 import { checkResultsTarget, writeResults, type GuardedFile, type ResultsTarget } from "./results-file.js";
 import { cutText, printable, quoted } from "../shared/text.js";
 import { runOnDatabase } from "./db-command.js";
-import { commandHint, flagWords } from "./hint.js";
+import { commandHint } from "./hint.js";
+import { databaseHint, type DatabaseHint } from "./database-hint.js";
 import { runToMermaid, runToSvg } from "../draw/index.js";
 
 export const runUsage =
@@ -298,7 +299,7 @@ async function runWith(io: CommandIo, setup: RunSetup): Promise<number> {
     }
   }
   io.stderr(summary(report, json));
-  if (json.status === "suspended") io.stderr(setup.database === undefined ? waitingLine(report, target?.given) : waitingOnDatabase(report, setup.database));
+  if (json.status === "suspended") io.stderr(setup.database === undefined ? waitingLine(report, target?.given) : waitingOnDatabase(report, databaseHint(setup.database, io.env)));
   return code;
 }
 
@@ -310,11 +311,11 @@ function waitingLine(report: RunReport, results: string | undefined): string {
 }
 
 /** What a suspended run on PostgreSQL says on stderr: the steps that wait, and the command that decides. */
-function waitingOnDatabase(report: RunReport, database: string): string {
-  const where = flagWords({ database }, ["database"]);
+function waitingOnDatabase(report: RunReport, database: DatabaseHint): string {
+  const where = database.words;
   const steps = [...(report.pending ?? [])].map(([step, { tool }]) => `${step} (${printable(cutText(tool, 60))})`);
   const first = [...(report.pending?.keys() ?? [])][0];
-  return `plan-refs: waiting for approval: step${steps.length === 1 ? "" : "s"} ${steps.join(", ")}; their resolved arguments are under "pending" in the report (and in ${commandHint(["status", report.runId, ...where])}). Decide with ${commandHint(["approve", report.runId, String(first), ...where])} (or --deny REASON)\n`;
+  return `plan-refs: waiting for approval: step${steps.length === 1 ? "" : "s"} ${steps.join(", ")}; their resolved arguments are under "pending" in the report (and in ${commandHint(["status", report.runId, ...where])}). Decide with ${commandHint(["approve", report.runId, String(first), ...where])} (or --deny REASON)${database.note}\n`;
 }
 
 /** What --approve-tool, --approve and --deny ask for. */

@@ -8,7 +8,8 @@ import { databaseOptions, onDatabase, oneRunId } from "./db-command.js";
 import { parseFlags } from "./flags.js";
 import type { CommandIo } from "./io.js";
 import { retryingText } from "./progress.js";
-import { commandHint, flagWords } from "./hint.js";
+import { commandHint } from "./hint.js";
+import { databaseHint } from "./database-hint.js";
 
 export const statusUsage = "usage: plan-refs status <run-id> [--database URL] [--format text|json]";
 
@@ -49,6 +50,7 @@ export async function statusCommand(argv: string[], io: CommandIo): Promise<numb
     io.stdout(
       `run ${printable(snapshot.runId)}: ${snapshot.status}: ${counts.done} done, ${counts.failed} failed, ${counts.skipped} skipped, ${counts.running} running, ${counts.retrying > 0 ? `${counts.retrying} retrying, ` : ""}${counts.waiting + counts.ready} waiting${counts["awaiting-approval"] > 0 ? `, ${counts["awaiting-approval"]} waiting for approval` : ""} (${Math.round(snapshot.timings.totalMs)} ms)\n`,
     );
+    const database = databaseHint(values.database, io.env);
     // In plan order (the report lists errors as the steps ended).
     for (const [id, step] of snapshot.steps) {
       const error = snapshot.errors.get(id);
@@ -59,7 +61,7 @@ export async function statusCommand(argv: string[], io: CommandIo): Promise<numb
       }
       const pending = snapshot.pending?.get(id);
       // What a person approves: every resolved argument, escaped (a terminal sees no control character).
-      if (pending !== undefined) io.stdout(`  step ${id} waits for approval: ${quoted(pending.tool, 60)} with ${printable(JSON.stringify(pending.args))} (${commandHint(["approve", snapshot.runId, String(id), ...flagWords(values, ["database"])])} [--deny REASON])\n`);
+      if (pending !== undefined) io.stdout(`  step ${id} waits for approval: ${quoted(pending.tool, 60)} with ${printable(JSON.stringify(pending.args))} (${commandHint(["approve", snapshot.runId, String(id), ...database.words])} [--deny REASON]${database.note})\n`);
       if (step.noWorkerHasTool === true) io.stdout(`  step ${id} waits: no running worker has its tool ${quoted(step.tool, 60)}\n`);
     }
   }

@@ -3,6 +3,7 @@
  * steps from PostgreSQL with a module's tools until SIGTERM or SIGINT, one line per event.
  */
 import { cutText, printable } from "../shared/text.js";
+import { redactConnectionString } from "../shared/redact.js";
 import { boundedSetting, type WorkerLimit } from "../postgres/worker-settings.js";
 import { asCliError, databaseOptions, loadPostgres } from "./db-command.js";
 import { FlagError, namedNumbers, parseFlags } from "./flags.js";
@@ -60,7 +61,7 @@ function boundedFlag(text: string | undefined, flag: string, setting: WorkerLimi
 
 export async function workerCommand(argv: string[], io: CommandIo): Promise<number> {
   const { values, positionals } = parseFlags(argv, { tools: { type: "string" }, database: { type: "string" }, concurrency: { type: "string" }, "recovery-ms": { type: "string" }, "grace-ms": { type: "string" }, "tool-concurrency": { type: "string", multiple: true }, "validate-inputs": { type: "boolean" } });
-  if (positionals.length > 0) throw new CliError(`unexpected argument "${printable(cutText(positionals[0]!, 40))}"\n${workerUsage}`, "usage");
+  if (positionals.length > 0) throw new CliError(`unexpected argument "${printable(cutText(redactConnectionString(positionals[0]!), 40))}"\n${workerUsage}`, "usage");
   if (values.tools === undefined) throw new CliError(`missing --tools <module>\n${workerUsage}`, "usage");
   const concurrency = boundedFlag(values.concurrency, "--concurrency", "concurrency");
   const recoveryMs = boundedFlag(values["recovery-ms"], "--recovery-ms", "recoveryMs");
@@ -98,7 +99,7 @@ export async function workerCommand(argv: string[], io: CommandIo): Promise<numb
   }
   await worker.stop();
   if (outcome === "ended") return 0;
-  io.stderr(`plan-refs: the worker failed: ${printable(cutText(String((outcome as Error)?.message ?? outcome), 300))}\n`);
+  io.stderr(`plan-refs: the worker failed: ${printable(cutText(redactConnectionString(String((outcome as Error)?.message ?? outcome)), 300))}\n`);
   return 1;
 }
 

@@ -5,6 +5,7 @@
 import { describeThrown } from "../shared/errors.js";
 import { cutText, quoted, safeText } from "../shared/text.js";
 import { ownData } from "../shared/own-data.js";
+import { CONNECTION_STRING_SHAPE } from "../shared/redact.js";
 import { PostgresError } from "./errors.js";
 import { loadPg, type PgClient, type PgPool, type PgPoolClient } from "./peers.js";
 
@@ -36,10 +37,6 @@ export interface Connection {
   readonly where: string;
 }
 
-
-/** What a connection string must look like, for messages. */
-const URL_SHAPE = "postgres://user:password@host:5432/database";
-
 /**
  * What is wrong with a connection string, in a few words that never repeat it (it may hold a
  * password), or `undefined`: it must be a `postgres://` (or `postgresql://`) URL with a port in range,
@@ -51,16 +48,16 @@ const URL_SHAPE = "postgres://user:password@host:5432/database";
 export function connectionProblem(text: string): string | undefined {
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(text)?.[1] ?? (/^socket:/i.test(text) ? "socket" : undefined);
   if (scheme === undefined) {
-    return /^\s*\w+\s*=/.test(text) ? `looks like libpq keywords (host=…): give a URL instead, ${URL_SHAPE}` : `is not a URL: expected ${URL_SHAPE}`;
+    return /^\s*\w+\s*=/.test(text) ? `looks like libpq keywords (host=…): give a URL instead, ${CONNECTION_STRING_SHAPE}` : `is not a URL: expected ${CONNECTION_STRING_SHAPE}`;
   }
   if (scheme.toLowerCase() === "socket") return undefined; // pg's socket:/path?db=… form
-  if (scheme.toLowerCase() !== "postgres" && scheme.toLowerCase() !== "postgresql") return `is a ${quoted(scheme.toLowerCase(), 20)} URL: expected ${URL_SHAPE}`;
+  if (scheme.toLowerCase() !== "postgres" && scheme.toLowerCase() !== "postgresql") return `is a ${quoted(scheme.toLowerCase(), 20)} URL: expected ${CONNECTION_STRING_SHAPE}`;
   const port = /^[a-z]+:\/\/(?:[^@/?#]*@)?(?:\[[^\]]*\]|[^:/?#]*):(\d*)(?:[/?#]|$)/i.exec(text)?.[1];
   if (port !== undefined && port !== "" && !(Number(port) >= 1 && Number(port) <= 65_535)) return `has port ${cutText(port, 12)}: a port is 1 to 65535`;
   try {
     new URL(text);
   } catch {
-    return `is not a valid URL: expected ${URL_SHAPE}`;
+    return `is not a valid URL: expected ${CONNECTION_STRING_SHAPE}`;
   }
   return undefined;
 }

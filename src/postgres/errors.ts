@@ -4,6 +4,7 @@
  * a one-line message that is safe to print; what goes wrong inside a step is that step's `StepError`.
  */
 import { CodedError } from "../shared/errors.js";
+import { redactConnectionString } from "../shared/redact.js";
 
 /**
  * What users run to get the optional peers of `plan-refs/postgres`.
@@ -44,11 +45,17 @@ export type PostgresErrorCode =
   | "unsupported-graphile-worker";
 
 /**
- * A `plan-refs/postgres` call failed: the message is one line, safe to print.
+ * A `plan-refs/postgres` call failed: the message is one line, safe to print (a password of a
+ * connection string in it, a driver's text or a run id that was one, is `***`; `cause` is the driver's
+ * error as it was).
  *
  * @example
  * try { await getRun("nope") } catch (e) { if (e instanceof PostgresError && e.code === "unknown-run") console.error(e.message) }
  */
 export class PostgresError extends CodedError<PostgresErrorCode> {
   override name = "PostgresError";
+
+  constructor(code: PostgresErrorCode, message: string, options?: { cause?: unknown }) {
+    super(code, redactConnectionString(message), options);
+  }
 }

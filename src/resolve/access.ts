@@ -5,6 +5,7 @@
  */
 import { asRefError, RefError } from "../shared/errors.js";
 import { isPlainArray, isPlainObject, MISSING, readOwnData } from "../shared/own-data.js";
+import { valueKind } from "../shared/text.js";
 
 // The reading policy itself lives in src/shared/own-data.ts; re-exported for the evaluator's modules.
 export { isPlainArray, isPlainObject, MISSING, readOwnData };
@@ -48,7 +49,7 @@ export function assertResults(results: unknown): asserts results is Results {
     throw accessError("results", error);
   }
   if (!ok) {
-    throw new RefError("invalid-results", `results must be a Map, a plain object or an array of step results, not ${describeValue(results)}`);
+    throw new RefError("invalid-results", `results must be a Map, a plain object or an array of step results, not ${valueKind(results)}`);
   }
 }
 
@@ -120,34 +121,4 @@ export function sizeOf(container: unknown): number | undefined {
     // Unknown.
   }
   return undefined;
-}
-
-/** A short description of a value's kind for messages: "a string", "null", "an array", "a class instance"… */
-export function describeValue(value: unknown): string {
-  if (value === null) return "null";
-  if (value === undefined) return "undefined";
-  switch (typeof value) {
-    case "string":
-      return "a string";
-    case "number":
-      return "a number";
-    case "boolean":
-      return "a boolean";
-    case "bigint":
-      return "a bigint";
-    case "symbol":
-      return "a symbol";
-    case "function":
-      return "a function";
-    default:
-      try {
-        if (Array.isArray(value)) return "an array";
-        if (value instanceof Map) return "a Map";
-        if (value instanceof Date) return "a Date";
-        if (isPlainObject(value)) return "an object";
-        return "a class instance";
-      } catch {
-        return "an unreadable object";
-      }
-  }
 }

@@ -8,8 +8,8 @@ import { asRefError, KeyError, RefError } from "../shared/errors.js";
 import { DEFAULT_LIMITS, normalizeOptions } from "../shared/options.js";
 import { pathLikeAt, pathSyntaxHint } from "../shared/path-hint.js";
 import type { Span } from "../shared/span.js";
-import { cutText, listSome, quoted, safeText } from "../shared/text.js";
-import { accessError, assertResults, describeValue, keySample, MISSING, NOT_INDEXABLE, readIndex, readKey, readStep, sizeOf, type Results } from "./access.js";
+import { cutText, listSome, quoted, safeText, valueKind } from "../shared/text.js";
+import { accessError, assertResults, keySample, MISSING, NOT_INDEXABLE, readIndex, readKey, readStep, sizeOf, type Results } from "./access.js";
 import { outputLimitError } from "./limits.js";
 import { InterpolationTooLong, interpolationText } from "./stringify.js";
 
@@ -238,7 +238,7 @@ function missingSegment(node: ReferenceNode, index: number, value: unknown, reas
   const details = { ...base, ref: context.source ?? label, span: segment.span, key, segment: index };
   if (reason === "not-indexable") {
     const wants = segment.type === "index" ? "an index (only arrays have indexes)" : "a key (only objects and Maps have keys)";
-    return new KeyError("not-indexable", `${label}: step ${step}'s result is ${describeValue(value)}${at}, which cannot take ${wants}`, details);
+    return new KeyError("not-indexable", `${label}: step ${step}'s result is ${valueKind(value)}${at}, which cannot take ${wants}`, details);
   }
   if (segment.type === "index") {
     return new KeyError("missing-key", `${label}: step ${step}'s result has no index ${segment.index}${at} (length ${sizeOf(value) ?? 0})`, details);

@@ -15,8 +15,8 @@ import { atArgument, RefError } from "../shared/errors.js";
 import type { NormalizedOptions } from "../shared/options.js";
 import { defineOwn, isPlainArray, isPlainObject } from "../shared/own-data.js";
 import { pointerToken } from "../shared/pointer.js";
-import { safeText } from "../shared/text.js";
-import { accessError, describeValue } from "./access.js";
+import { safeText, valueKind } from "../shared/text.js";
+import { accessError } from "./access.js";
 import { depthLimitError, placeholderLimitError } from "./limits.js";
 
 // The one way to write an own data property lives in src/shared/own-data.ts; re-exported for the runner.
@@ -30,7 +30,7 @@ export function assertArgs(args: unknown): asserts args is Record<string, unknow
   } catch (error) {
     throw accessError("args", error);
   }
-  if (!ok) throw new RefError("invalid-args", `args must be an object of named arguments, not ${describeValue(args)}`);
+  if (!ok) throw new RefError("invalid-args", `args must be an object of named arguments, not ${valueKind(args)}`);
 }
 
 /** `pointer/key` as a JSON Pointer; most keys need no escaping, so skip that work for them. */

@@ -2,6 +2,7 @@
  * Helpers that make untrusted text safe to put in an error message: truncated, with control
  * characters and lone surrogates escaped, so a hostile key can neither flood a log nor forge lines.
  */
+import { isPlainObject } from "./own-data.js";
 
 const DEFAULT_MAX = 60;
 
@@ -125,8 +126,49 @@ function counted(n: number, noun: string): string {
 }
 
 /**
+ * A value's kind in a few words, for a message that says what was found instead of what was wanted:
+ * its `typeof`, and of an object whether it is an array, a Map, a Date, plain data (an object whose
+ * prototype is `Object.prototype` or `null`, the only kind whose keys plan-refs reads) or a class
+ * instance. Nothing of its content; no getter or trap runs but `Array.isArray` and the prototype's.
+ *
+ * @example
+ * valueKind(new Map()) // "a Map"
+ * valueKind(new (class Point {})()) // "a class instance"
+ * valueKind([1, 2]) // "an array"
+ */
+export function valueKind(value: unknown): string {
+  if (value === null) return "null";
+  switch (typeof value) {
+    case "undefined":
+      return "undefined";
+    case "string":
+      return "a string";
+    case "number":
+      return "a number";
+    case "boolean":
+      return "a boolean";
+    case "bigint":
+      return "a bigint";
+    case "symbol":
+      return "a symbol";
+    case "function":
+      return "a function";
+    default: // an object
+      try {
+        if (Array.isArray(value)) return "an array";
+        if (value instanceof Map) return "a Map";
+        if (value instanceof Date) return "a Date";
+        return isPlainObject(value) ? "an object" : "a class instance";
+      } catch {
+        return "an unreadable object"; // a revoked Proxy, or one whose getPrototypeOf trap throws
+      }
+  }
+}
+
+/**
  * What a message may say of a value it must not quote (a span's copy of a message while content is
- * not recorded): its kind and size, never any of its content.
+ * not recorded): its kind (`valueKind`, with "no value" for `undefined`) and the size of a string, an
+ * array or a plain object, never any of its content.
  *
  * @example
  * valueShape("sk-SECRET-0123456789") // "a string of 20 characters"
@@ -134,28 +176,17 @@ function counted(n: number, noun: string): string {
  * valueShape(42)                      // "a number"
  */
 export function valueShape(value: unknown): string {
-  switch (typeof value) {
-    case "string":
-      return value === "" ? "an empty string" : `a string of ${counted(value.length, "character")}`;
-    case "number":
-      return "a number";
-    case "boolean":
-      return "a boolean";
-    case "bigint":
-      return "a bigint";
-    case "undefined":
-      return "no value";
-    case "symbol":
-      return "a symbol";
-    case "function":
-      return "a function";
-  }
-  if (value === null) return "null";
+  if (value === undefined) return "no value";
+  if (typeof value === "string") return value === "" ? "an empty string" : `a string of ${counted(value.length, "character")}`;
+  const kind = valueKind(value);
   try {
-    if (Array.isArray(value)) return value.length === 0 ? "an empty array" : `an array of ${counted(value.length, "item")}`;
-    const keys = Object.keys(value as object).length;
-    return keys === 0 ? "an empty object" : `an object with ${counted(keys, "key")}`;
+    if (kind === "an array") return (value as unknown[]).length === 0 ? "an empty array" : `an array of ${counted((value as unknown[]).length, "item")}`;
+    if (kind === "an object") {
+      const keys = Object.keys(value as object).length;
+      return keys === 0 ? "an empty object" : `an object with ${counted(keys, "key")}`;
+    }
   } catch {
-    return "an object"; // a Proxy whose trap throws
+    // A Proxy whose trap throws: its kind alone.
   }
+  return kind;
 }

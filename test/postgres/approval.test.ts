@@ -138,17 +138,21 @@ describe("approval on PostgreSQL", { timeout: 120_000 }, () => {
     expect(report.status).toBe("suspended");
     expect(report.pending).toEqual({ 2: { tool: "add", args: { a: 1, b: 2, to: "ops@example.com\u001b[2J" } }, 3: { tool: "add", args: { a: 2, b: 2 } } });
     const runId = report.runId;
-    expect(run.stderr).toContain(`plan-refs: waiting for approval: steps 2 (add), 3 (add); their resolved arguments are under "pending" in the report (and in plan-refs status ${runId} --database ${connectionString}). Decide with plan-refs approve ${runId} 2 --database ${connectionString} (or --deny REASON)\n`);
+    // The hints name the database, never its password (the test server's is "plan-refs").
+    const shown = `'${connectionString.replace(":plan-refs@", ":***@")}'`;
+    expect(shown).toContain(":***@");
+    expect(run.stderr).toContain(`plan-refs: waiting for approval: steps 2 (add), 3 (add); their resolved arguments are under "pending" in the report (and in plan-refs status ${runId} --database ${shown}). Decide with plan-refs approve ${runId} 2 --database ${shown} (or --deny REASON); *** stands for the password of --database, which is not printed\n`);
+    expect(run.stderr).not.toContain(":plan-refs@");
     expect(run.stderr).toContain("step 2 (add) waiting for approval");
 
     const status = cli(["status", runId, "--database", connectionString]);
     expect(status.status).toBe(3);
     expect(status.stdout).toContain(`run ${runId}: suspended: 1 done, 0 failed, 0 skipped, 0 running, 0 waiting, 2 waiting for approval (`);
-    expect(status.stdout).toContain(`  step 2 waits for approval: "add" with {"a":1,"b":2,"to":"ops@example.com\\u001b[2J"} (plan-refs approve ${runId} 2 --database ${connectionString} [--deny REASON])\n`);
+    expect(status.stdout).toContain(`  step 2 waits for approval: "add" with {"a":1,"b":2,"to":"ops@example.com\\u001b[2J"} (plan-refs approve ${runId} 2 --database ${shown} [--deny REASON]; *** stands for the password of --database, which is not printed)\n`);
     expect(status.stdout).not.toContain("\u001b");
 
     expect(cli(["approve", runId, "3", "--deny", "not now", "--database", connectionString])).toEqual({ status: 0, stderr: "", stdout: `run ${runId}: step 3 denied ("not now"): it failed "denied", what depends on it is skipped\n` });
-    expect(cli(["approve", runId, "2", "--database", connectionString])).toEqual({ status: 0, stderr: "", stdout: `run ${runId}: step 2 approved: it is queued to run; plan-refs status ${runId} --database ${connectionString} to follow it\n` });
+    expect(cli(["approve", runId, "2", "--database", connectionString])).toEqual({ status: 0, stderr: "", stdout: `run ${runId}: step 2 approved: it is queued to run; plan-refs status ${runId} --database ${shown} to follow it; *** stands for the password of --database, which is not printed\n` });
     const again = cli(["approve", runId, "2", "--database", connectionString]);
     expect(again.status).toBe(2);
     expect(again.stderr).toMatch(/^plan-refs: step 2 of run ".*" does not wait for approval \(it is (ready|running|done)\); nothing was changed\n$/);

@@ -163,7 +163,9 @@ describe("redriveRun", { timeout: 120_000 }, () => {
       const cli = (args: string[]) => spawnSync(process.execPath, ["dist/cli/main.js", "redrive", ...args], { cwd: root, encoding: "utf8", input: "" });
       const ok = cli([runId, "--database", connectionString]);
       expect(ok.stderr).toBe("");
-      expect(ok.stdout).toBe(`run ${runId}: 2 steps to run again (1 queued now, 1 waiting for them); plan-refs status ${runId} --database ${connectionString} to follow it\n`);
+      // The hint names the database, never its password (the test server's is "plan-refs").
+      expect(connectionString).toContain(":plan-refs@");
+      expect(ok.stdout).toBe(`run ${runId}: 2 steps to run again (1 queued now, 1 waiting for them); plan-refs status ${runId} --database '${connectionString.replace(":plan-refs@", ":***@")}' to follow it; *** stands for the password of --database, which is not printed\n`);
       expect(ok.status).toBe(0);
       expect((await waitForRun(runId, { connectionString, timeoutMs: 60_000 })).status).toBe("ok");
       const refused = cli([runId, "--database", connectionString]);

@@ -4,7 +4,7 @@
 import { describe, expect, test } from "vitest";
 import { evaluate, KeyError, parseRef, RefError } from "../../src/index.js";
 import type { Results } from "../../src/resolve/access.js";
-import { accessError, describeValue, keySample, sizeOf, stackLimit } from "../../src/resolve/access.js";
+import { accessError, keySample, sizeOf, stackLimit } from "../../src/resolve/access.js";
 import { thrownBy } from "../helpers/cases.js";
 
 /** Evaluate a path-syntax reference. */
@@ -191,28 +191,7 @@ describe("src/resolve/access.ts", () => {
     });
   });
 
-  describe("describeValue: the kind of a value in messages", () => {
-    test.each([
-      ["null", null],
-      ["undefined", undefined],
-      ["a string", "s"],
-      ["a number", 1],
-      ["a boolean", true],
-      ["a bigint", 5n],
-      ["a symbol", Symbol("s")],
-      ["a function", () => 1],
-      ["an array", [1]],
-      ["a Map", new Map()],
-      ["a Date", new Date(0)],
-      ["an object", { a: 1 }],
-      ["an object", Object.create(null) as object],
-      ["a class instance", new Thing()],
-      ["a class instance", new Set()],
-      ["an unreadable object", revoked()],
-    ])("%s", (described, value) => {
-      expect(describeValue(value)).toBe(described);
-    });
-
+  describe("the kind of a value in messages (valueKind, tested in test/shared/text.test.ts)", () => {
     const wantsKey = "which cannot take a key (only objects and Maps have keys)";
     const wantsIndex = "which cannot take an index (only arrays have indexes)";
     test.each([

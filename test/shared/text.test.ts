@@ -4,7 +4,8 @@
  */
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { cutText, excerpt, quoted, safeText, textTail, valueShape } from "../../src/shared/text.js";
+import { cutText, excerpt, quoted, safeText, textTail, valueKind, valueShape } from "../../src/shared/text.js";
+import { revokedProxy } from "../helpers/hostile.js";
 
 /** The places of the lone surrogates of a text (half a pair with no other half). */
 function loneAt(text: string): number[] {
@@ -90,7 +91,35 @@ describe("valueShape: a value's kind and size, none of its content", () => {
     ["an empty object", {}],
     ["a function", () => "secret"],
     ["an object", new Proxy({}, { ownKeys: () => { throw new Error("trap"); } })],
+    // Not plain data: its kind alone (valueKind), no size.
+    ["a Map", new Map([[1, "secret"]])],
+    ["a Date", new Date(0)],
+    ["a class instance", new (class Point { x = 1; })()],
+    ["an unreadable object", revokedProxy()],
   ])("%s", (shape, value) => {
     expect(valueShape(value)).toBe(shape);
+  });
+});
+
+describe("valueKind: a value's kind in messages", () => {
+  test.each([
+    ["null", null],
+    ["undefined", undefined],
+    ["a string", "s"],
+    ["a number", 1],
+    ["a boolean", true],
+    ["a bigint", 5n],
+    ["a symbol", Symbol("s")],
+    ["a function", () => 1],
+    ["an array", [1]],
+    ["a Map", new Map()],
+    ["a Date", new Date(0)],
+    ["an object", { a: 1 }],
+    ["an object", Object.create(null) as object],
+    ["a class instance", new (class Thing { a = 1; })()],
+    ["a class instance", new Set()],
+    ["an unreadable object", revokedProxy()],
+  ])("%s", (described, value) => {
+    expect(valueKind(value)).toBe(described);
   });
 });
