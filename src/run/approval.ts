@@ -120,7 +120,7 @@ export class ApprovalGate {
       this.settings.needsApproval !== undefined ||
       this.settings.approvalTools?.has(record.tool) === true ||
       resume?.waiting.has(record.id) === true ||
-      approvalRuleOf(this.lookUp(record.tool)) !== undefined
+      approvalRuleOf(record.fn ?? this.lookUp(record.tool)) !== undefined // the function the step was given when it was added, else looked up
     );
   }
 

@@ -103,6 +103,9 @@ const decoder = new TextDecoder();
 const QUOTE = 34;
 const BACKSLASH = 92;
 const COMMA = 44;
+const DIGIT_0 = 48;
+/** The largest integer `#digits` writes (2³⁰ − 1: a small integer, so `| 0` keeps it as it is; larger ones go through `String`). */
+const MAX_DIGITS_INT = 0x3fffffff;
 
 /** Where JSON has no value: dropped from an object, `null` in an array. */
 function hasNoJson(item: unknown): boolean {
@@ -196,7 +199,9 @@ class CanonicalBytes {
         this.ascii('{"args":');
         if (hasNoJson(step.args)) this.ascii("null");
         else this.#data(step.args);
-        this.ascii(`,"id":${scalarJson(step.id)!},"tool":`);
+        this.ascii(',"id":');
+        this.#scalar(step.id);
+        this.ascii(',"tool":');
         this.#scalar(step.tool);
         this.byte(0x7d);
         return;
@@ -211,7 +216,25 @@ class CanonicalBytes {
 
   #scalar(item: unknown): void {
     if (typeof item === "string") this.string(item);
+    else if (typeof item === "number" && item >= 0 && item <= MAX_DIGITS_INT && (item | 0) === item) this.#digits(item);
     else this.ascii(scalarJson(item) ?? "null"); // a number, a boolean, null, a BigInt's digits
+  }
+
+  /** A non-negative integer up to `MAX_DIGITS_INT` (ids, counts: most numbers of a plan), its digits written without a string made for them. */
+  #digits(n: number): void {
+    this.#room(10);
+    const bytes = this.#bytes;
+    let at = this.#at;
+    let width = 1;
+    for (let m = n; m >= 10; m = (m / 10) | 0) width++;
+    at += width;
+    this.#at = at;
+    for (let m = n; ; ) {
+      const q = (m / 10) | 0;
+      bytes[--at] = DIGIT_0 + (m - q * 10);
+      if (q === 0) return;
+      m = q;
+    }
   }
 
   /** A value that has a JSON value, of own data only. */
@@ -238,7 +261,8 @@ class CanonicalBytes {
     const keys = sortedKeys(value);
     this.byte(0x7b);
     let wrote = false;
-    for (const key of keys) {
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[k]!;
       const item = (value as Record<string, unknown>)[key];
       if (hasNoJson(item)) continue; // dropped, as JSON drops it
       if (wrote) this.byte(COMMA);

@@ -103,7 +103,8 @@ export class StepTimes {
   timings(steps: readonly { readonly id: number; readonly slot: number }[]): Map<number, StepTiming> {
     const timings = new Map<number, StepTiming>();
     const times = this.#times;
-    for (const step of steps) {
+    for (let i = 0; i < steps.length; i++) {
+      const step = steps[i]!;
       const startMs = times[2 * step.slot]!;
       const endMs = times[2 * step.slot + 1]!;
       if (!Number.isNaN(endMs)) timings.set(step.id, { startMs, endMs, durationMs: endMs - startMs });
@@ -250,7 +251,8 @@ export class RunLedger {
     this.trace?.end(status, records.length);
     const attempts = new Map<number, number>();
     const now = this.now();
-    for (const record of records) {
+    for (let i = 0; i < records.length; i++) {
+      const record = records[i]!;
       if (record.attempt > 0) attempts.set(record.id, record.attempt);
       else if (isAwaitingApproval(record.state)) this.times.end(record.slot, now);
     }

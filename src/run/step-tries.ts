@@ -31,6 +31,8 @@ export interface TriesScheduler {
 export class StepTries<S extends TriesScheduler = TriesScheduler> implements AttemptOwner<StepRecord> {
   /** Steps waiting to be tried again. */
   waiting = 0;
+  /** Whether each try's arguments are checked (`validateInputs`), decided once per run, not per try. */
+  readonly #checksInputs: boolean;
 
   constructor(
     readonly scheduler: S,
@@ -39,7 +41,9 @@ export class StepTries<S extends TriesScheduler = TriesScheduler> implements Att
     readonly tools: RunTools,
     readonly ledger: RunLedger,
     readonly trace: RunTrace | undefined,
-  ) {}
+  ) {
+    this.#checksInputs = checksInputs(settings.validateInputs, false);
+  }
 
   isRunning(record: StepRecord): boolean {
     return record.state === "running" && record.retryFailure === undefined;
@@ -91,7 +95,7 @@ export class StepTries<S extends TriesScheduler = TriesScheduler> implements Att
   }
 
   checkInput(record: StepRecord, args: Record<string, unknown>): StepFailure | undefined {
-    return inputFailure(checksInputs(this.settings.validateInputs, false), this.tools.catalog, record.tool, args);
+    return this.#checksInputs ? inputFailure(true, this.tools.catalog, record.tool, args) : undefined;
   }
 
   checkResult(record: StepRecord, value: unknown): StepFailure | undefined {

@@ -57,6 +57,14 @@ describe("canonicalJson", () => {
     );
   });
 
+  // The direct writer writes small non-negative integers digit by digit, without String: rows at its edges.
+  test.each([0, -0, 7, 9, 10, 99, 100, 123_456, 2 ** 30 - 1, 2 ** 30, 2 ** 31, -1, -10, 0.5, 1e21, Number.MAX_SAFE_INTEGER, Number.NaN])("the number %d is written directly as through descriptors", (n) => {
+    const args = { n, list: [n, { n }] };
+    const id = Number.isSafeInteger(n) && n >= 0 ? n : 3;
+    expect(stepText({ id, tool: "t", args }, true)).toBe(stepText({ id, tool: "t", args }, false));
+    expect(stepText({ id, tool: "t", args }, true)).toBe(canonicalJson({ args, id, tool: "t" }));
+  });
+
   test("property: a step's text read directly (own data only) is the text read through descriptors, at any depth and with cycles", () => {
     const deep = fc.nat({ max: 80 }).map((depth) => {
       let value: unknown = "$1";

@@ -3,7 +3,7 @@
  * context manager): a run span, a span per step try under it, the step span active while its tool
  * runs, errors, retries, skipped steps as events, and content only with `recordContent`.
  */
-import { context, propagation, SpanStatusCode, trace } from "@opentelemetry/api";
+import { context, INVALID_SPAN_CONTEXT, propagation, SpanStatusCode, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
@@ -202,6 +202,27 @@ describe("which tracer", () => {
     const untraced = await runPlan(diamond, diamondTools, { tracer: false });
     expect(spans()).toEqual([]);
     expect(traced.results).toEqual(untraced.results);
+  });
+
+  // The untraced path must cost each step nothing: the API's no-op tracer would make a span object per
+  // step, so the run asks for its run span only, sees it carries no trace, and starts no other.
+  test("with no SDK registered a run starts one span (its run span) whatever its number of steps, by default as with the API's tracer given", async () => {
+    // What the API's no-op tracer gives: a span that records nothing and carries no trace.
+    let started = 0;
+    const counting = { startSpan: () => (started++, trace.wrapSpanContext(INVALID_SPAN_CONTEXT)) };
+    const plan = { steps: Array.from({ length: 50 }, (_, i) => ({ id: i, tool: "echo", args: i === 0 ? {} : { from: "$0" } })) };
+    const echo: ToolFunctions = { echo: () => "x" };
+    expect((await runPlan(plan, echo, { tracer: counting as never })).results.size).toBe(50);
+    expect(started).toBe(1);
+    started = 0;
+    trace.setGlobalTracerProvider({ getTracer: () => counting as never });
+    try {
+      expect((await runPlan(plan, echo)).results.size).toBe(50);
+    } finally {
+      trace.disable();
+    }
+    expect(started).toBe(1);
+    expect(spans()).toEqual([]);
   });
 
   test("tracer: false records nothing, even with an SDK registered", async () => {
