@@ -4,18 +4,23 @@
  */
 import { connectClient, databaseError, literal, readConnection, table, type Connection, type ConnectionOptions } from "./db.js";
 import { loadGraphileWorker } from "./graphile.js";
-import { graphileSchemaMigration, graphileSchemaProblem, graphileVersionProblem, installedGraphileWorkerVersion, refuseGraphileWorker } from "./graphile-version.js";
-import { DROPPED_SETTLE_DONE_ARGS, previousSettleDoneFunction, settleDoneFunction } from "./sql/settle-done.js";
-import { settleFailedFunction } from "./sql/settle-failed.js";
-import { retryStepFunction } from "./sql/retry-step.js";
-import { awaitApprovalFunction } from "./sql/await-approval.js";
+import { graphileSchemaProblem, graphileVersionProblem, installedGraphileWorkerVersion, refuseGraphileWorker } from "./graphile-version.js";
+import { graphileSchemaMigration } from "./sql/graphile-schema-migration.js";
+import { migrateLock } from "./sql/migrate-lock.js";
+import { migrateUnlock } from "./sql/migrate-unlock.js";
+import { DROPPED_SETTLE_DONE_ARGS, settleDoneFunctionSql } from "./sql/settle-done-function.js";
+import { previousSettleDoneFunctionSql } from "./sql/previous-settle-done-function.js";
+import { settleFailedFunctionSql } from "./sql/settle-failed-function.js";
+import { retryStepFunctionSql } from "./sql/retry-step-function.js";
+import { awaitApprovalFunctionSql } from "./sql/await-approval-function.js";
 import { CLAIMABLE_STATES } from "./stored-states.js";
 import { silentLogger } from "./worker-logger.js";
 
-/** A lock id of plan-refs' migrations (any constant; advisory locks are per database). */
-const MIGRATE_LOCK = 7_214_503_111;
-
-/** The plan-refs schema, version 1 (each statement idempotent). */
+/**
+ * The plan-refs schema, version 1 (each statement idempotent). The tables' statements are the migration's
+ * own, kept here as a migration is (graphile-worker keeps its migrations apart from its `src/sql/` too);
+ * the PL/pgSQL functions, which the workers' statements call, are one a file in sql/.
+ */
 function statements(connection: Connection): string[] {
   const runs = table(connection, "runs");
   return [
@@ -76,13 +81,13 @@ function statements(connection: Connection): string[] {
     // A step waiting for approval: its resolved arguments (what a person approves), and whether it was approved (its claim does not ask again).
     `alter table ${table(connection, "steps")} add column if not exists approval_args json`,
     `alter table ${table(connection, "steps")} add column if not exists approved boolean not null default false`,
-    // Signatures older than the previous release's only: see DROPPED_SETTLE_DONE_ARGS (sql/settle-done.ts).
+    // Signatures older than the previous release's only: see DROPPED_SETTLE_DONE_ARGS (sql/settle-done-function.ts).
     ...DROPPED_SETTLE_DONE_ARGS.map((args) => `drop function if exists "${connection.schema}".settle_done(${args})`),
-    settleDoneFunction(connection),
-    previousSettleDoneFunction(connection),
-    settleFailedFunction(connection),
-    retryStepFunction(connection),
-    awaitApprovalFunction(connection),
+    settleDoneFunctionSql(connection),
+    previousSettleDoneFunctionSql(connection),
+    settleFailedFunctionSql(connection),
+    retryStepFunctionSql(connection),
+    awaitApprovalFunctionSql(connection),
   ];
 }
 
@@ -127,7 +132,7 @@ export async function migrate(options: ConnectionOptions = {}): Promise<void> {
   refuseGraphileWorker(graphileVersionProblem(installedGraphileWorkerVersion()));
   const client = await connectClient(connection);
   try {
-    await client.query("select pg_advisory_lock($1)", [MIGRATE_LOCK]);
+    await migrateLock(client);
     await runMigrations({ connectionString: connection.connectionString, logger: await silentLogger() });
     refuseGraphileWorker(graphileSchemaProblem(await graphileSchemaMigration(client)));
     await client.query("begin");
@@ -137,7 +142,7 @@ export async function migrate(options: ConnectionOptions = {}): Promise<void> {
     await client.query("rollback").catch(() => undefined);
     throw databaseError(error, connection);
   } finally {
-    await client.query("select pg_advisory_unlock($1)", [MIGRATE_LOCK]).catch(() => undefined);
+    await migrateUnlock(client).catch(() => undefined);
     await client.end().catch(() => undefined);
   }
 }

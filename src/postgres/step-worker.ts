@@ -16,7 +16,9 @@ import { backoff, sleep } from "./job-pool.js";
 import { KnownRuns, type KnownRun, type KnownRunInfo } from "./known-runs.js";
 import type { PgPool } from "./peers.js";
 import { claimedStep, claimStep } from "./sql/claim.js";
-import { releaseJob, releaseStep, releaseTakenStep } from "./sql/release-step.js";
+import { releaseJob } from "./sql/release-job.js";
+import { releaseStep } from "./sql/release-step.js";
+import { releaseTakenStep } from "./sql/release-taken-step.js";
 import { toolFlag, toolOfTask } from "./queue.js";
 import { WorkerToolLimits } from "./tool-limits.js";
 import { rebuildStepError } from "./stored-error.js";
@@ -147,7 +149,7 @@ export class StepWorker {
       if (typeof runId !== "string" || typeof stepId !== "number") return; // not a job of ours to run
       if (!(await this.#turn(jobId, helpers.job.task_identifier))) {
         // The worker stops while the step waited for its tool's turn: its job is free at once, the step untouched.
-        await releaseJob(this.pool, this.connection, jobId, this.id).catch(() => undefined);
+        await releaseJob(this.pool, jobId, this.id).catch(() => undefined);
         throw new Error(`plan-refs: step ${stepId} of run ${runId} released: the worker stopped`);
       }
       await this.#runStep(runId, stepId, helpers);

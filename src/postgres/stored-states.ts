@@ -4,10 +4,13 @@
  * dies meanwhile loses nothing). For the rules of schedule.ts a retrying step is in flight, like a
  * running one: it is not settled, and a stop ends it (with the error of its last try, as in runPlan).
  */
-import { ACTIVE_STATES, type StepState } from "../run/schedule.js";
+import { ACTIVE_STATES, AWAITING_STATES, type StepState } from "../run/schedule.js";
 
 /** A step whose failed try waits to be tried again. */
 export const RETRYING = "retrying";
+
+/** The state of a step that waits for a person's approval, as stored. */
+export const AWAITING_APPROVAL = AWAITING_STATES[0];
 
 /** A step's state as stored. */
 export type StoredState = StepState | typeof RETRYING;

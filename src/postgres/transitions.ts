@@ -8,16 +8,20 @@
 import type { StepFailure } from "../run/attempt.js";
 import { dependentsToSkip, endedStatus, isSettled, onStop, scheduleGraph, stopDetail, type ScheduleGraph, type StepState, type StopReason } from "../run/schedule.js";
 import type { KnownRun } from "./known-runs.js";
-import { table, type Connection } from "./db.js";
+import { inTransaction, type Connection } from "./db.js";
 import type { PgPool, PgQueryable } from "./peers.js";
 import { notifyProgress, notifyRunFinished, notifyRunStopped } from "./queue.js";
 import { abortSteps } from "./sql/abort-steps.js";
-import { finishRun, readDiagnostics, setUnsettled } from "./sql/finish-run.js";
+import { finishRun } from "./sql/finish-run.js";
+import { readDiagnostics } from "./sql/read-diagnostics.js";
 import { readRunSteps } from "./sql/read-run-steps.js";
+import { readStepAttempt } from "./sql/read-step-attempt.js";
 import { retryStep } from "./sql/retry-step.js";
 import { settleDone, type Take, type TakenRow } from "./sql/settle-done.js";
 import { storeFailure, type RunStepRow } from "./sql/settle-failed.js";
-import { skipBlocked, skipUnstarted } from "./sql/skip-steps.js";
+import { setUnsettled } from "./sql/set-unsettled.js";
+import { skipBlocked } from "./sql/skip-blocked.js";
+import { skipUnstarted } from "./sql/skip-unstarted.js";
 import type { StoredStepError } from "./stored-error.js";
 
 /** What a step's attempt came to. */
@@ -65,9 +69,8 @@ export async function retryLater(pool: PgPool, connection: Connection, runId: st
 
 /** An outcome not stored: another attempt holds the step (`lost`), or the step or its run was settled otherwise (`moot`). */
 async function whyNotStored(pool: PgPool, connection: Connection, runId: string, stepId: number, attempt: number): Promise<Settled> {
-  const found = await pool.query(`select attempt from ${table(connection, "steps")} where run_id = $1 and step_id = $2`, [runId, stepId]);
-  const now = found.rows[0]?.attempt;
-  return now !== undefined && Number(now) !== attempt ? "lost" : "moot";
+  const now = await readStepAttempt(pool, connection, runId, stepId);
+  return now !== undefined && now !== attempt ? "lost" : "moot";
 }
 
 /** The states and graph of a run's steps. */
@@ -79,23 +82,11 @@ function statesOf(rows: readonly RunStepRow[]): { graph: ScheduleGraph; states: 
 
 /** A step failed: its error (and a result that failed validation) stored, its dependents skipped, the run stopped with `failFast`, or ended. */
 async function settleFailed(pool: PgPool, connection: Connection, runId: string, stepId: number, attempt: number, outcome: Extract<SettleOutcome, { ok: false }>, failFast: boolean): Promise<boolean> {
-  const client = await pool.connect();
-  let open = false;
-  try {
-    await client.query("begin");
-    open = true;
+  return inTransaction(pool, async (client) => {
     const rows = await storeFailure(client, connection, runId, stepId, attempt, outcome.error, outcome.result);
     if (rows !== undefined) await afterFailure(client, connection, runId, stepId, rows, failFast);
-    await client.query("commit");
-    open = false;
     return rows !== undefined;
-  } catch (error) {
-    if (open) await client.query("rollback").catch(() => undefined);
-    client.release(true);
-    throw error;
-  } finally {
-    if (!open) client.release();
-  }
+  });
 }
 
 /**

@@ -11,9 +11,13 @@ import { progressChannel } from "../queue.js";
 import { CLAIMABLE_STATES } from "../stored-states.js";
 import type { ClaimedStep } from "../worker-step.js";
 
+/**
+ * $1: the run id, $2: the step id, $3: the worker id, $4: the progress channel, $5: whether to read the
+ * run's options, catalog, diagnostics and graph, $6: the states a step is claimed from.
+ */
 // The dependencies' results are read by key (`= any(array(…))`): written `in (select …)`, PostgreSQL
 // planned a scan of all the run's steps for each claim, so a run's claims cost its size squared.
-function claimSql(connection: Connection): string {
+export function claimSql(connection: Connection): string {
   const steps = table(connection, "steps");
   const runs = table(connection, "runs");
   return `with run as (select watched, case when $5 then options end as options, case when $5 then catalog end as catalog, case when $5 then diagnostics end as diagnostics

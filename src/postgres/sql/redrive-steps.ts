@@ -8,14 +8,10 @@ import { table, type Connection } from "../db.js";
 import type { PgQueryable } from "../peers.js";
 import { addStepJob } from "../queue.js";
 
-/**
- * @example
- * const { reset, queued } = await redriveSteps(client, connection, runId)
- */
-export async function redriveSteps(client: PgQueryable, connection: Connection, runId: string): Promise<{ reset: number; queued: number }> {
+/** $1: the run id. */
+export function redriveStepsSql(connection: Connection): string {
   const steps = table(connection, "steps");
-  const found = await client.query(
-    `with counts as (
+  return `with counts as (
        select s.step_id, (select count(*) from json_array_elements_text(s.dependencies) d
                           where not exists (select 1 from ${steps} x where x.run_id = $1 and x.step_id = d::bigint and x.state = 'done')) as remaining
        from ${steps} s where s.run_id = $1 and s.state <> 'done'),
@@ -26,9 +22,15 @@ export async function redriveSteps(client: PgQueryable, connection: Connection, 
        returning s.step_id, s.tool, s.state),
      jobs as (select ${addStepJob(connection, "$1::text", "r.step_id", "r.tool")} from reset r where r.state = 'ready'),
      run as (update ${table(connection, "runs")} set status = 'running', finished_at = null, unsettled = (select count(*) from reset) where id = $1 returning id)
-     select (select count(*) from reset) as reset, (select count(*) from jobs) as queued, (select count(*) from run) as runs`,
-    [runId],
-  );
+     select (select count(*) from reset) as reset, (select count(*) from jobs) as queued, (select count(*) from run) as runs`;
+}
+
+/**
+ * @example
+ * const { reset, queued } = await redriveSteps(client, connection, runId)
+ */
+export async function redriveSteps(client: PgQueryable, connection: Connection, runId: string): Promise<{ reset: number; queued: number }> {
+  const found = await client.query(redriveStepsSql(connection), [runId]);
   const row = found.rows[0] as { reset: unknown; queued: unknown };
   return { reset: Number(row.reset), queued: Number(row.queued) };
 }
