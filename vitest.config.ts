@@ -43,7 +43,7 @@ const SOAK = ["test/run/soak.test.ts"];
 const LSP_OVER_STDIO = ["test/editor/lsp-server.test.ts"];
 /** The CLI in this process, with `process.chdir` for its example, which a worker thread may not call. */
 const CHANGES_FOLDER = ["test/formats/schema-command.test.ts"];
-const POSTGRES_WITHOUT_DATABASE = ["test/postgres/tool-limits.test.ts", "test/postgres/worker-settings.test.ts", "test/postgres/worker-step.test.ts"];
+const POSTGRES_WITHOUT_DATABASE = ["test/postgres/sql-files.test.ts", "test/postgres/sql-states.test.ts", "test/postgres/tool-limits.test.ts", "test/postgres/worker-settings.test.ts", "test/postgres/worker-step.test.ts"];
 
 /** Files in the core folders that belong to another project. */
 const NOT_CORE = [...SOAK, ...LSP_OVER_STDIO, ...BROWSER, ...CHANGES_FOLDER];

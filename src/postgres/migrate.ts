@@ -2,6 +2,7 @@
  * `migrate`: creates or upgrades plan-refs' tables and graphile-worker's schema. Idempotent, and safe
  * from several processes at once (they take turns on an advisory lock).
  */
+import { SETTLED_STATES } from "../run/schedule.js";
 import { connectClient, databaseError, literal, readConnection, table, type Connection, type ConnectionOptions } from "./db.js";
 import { loadGraphileWorker } from "./graphile.js";
 import { graphileSchemaProblem, graphileVersionProblem, installedGraphileWorkerVersion, refuseGraphileWorker } from "./graphile-version.js";
@@ -13,15 +14,19 @@ import { previousSettleDoneFunctionSql } from "./sql/previous-settle-done-functi
 import { settleFailedFunctionSql } from "./sql/settle-failed-function.js";
 import { retryStepFunctionSql } from "./sql/retry-step-function.js";
 import { awaitApprovalFunctionSql } from "./sql/await-approval-function.js";
-import { CLAIMABLE_STATES } from "./stored-states.js";
+import { CLAIMABLE_STATES, STATE_SQL, statesSql } from "./stored-states.js";
 import { silentLogger } from "./worker-logger.js";
 
 /**
- * The plan-refs schema, version 1 (each statement idempotent). The tables' statements are the migration's
- * own, kept here as a migration is (graphile-worker keeps its migrations apart from its `src/sql/` too);
- * the PL/pgSQL functions, which the workers' statements call, are one a file in sql/.
+ * The plan-refs schema, version 1 (each statement idempotent). The tables' statements are the
+ * migration's own, kept here as a migration is (graphile-worker keeps its migrations apart from its
+ * `src/sql/` too); the PL/pgSQL functions, which the workers' statements call, are one a file in sql/.
+ * Exported for test/postgres/sql-states.test.ts, which reads the states they compare.
+ *
+ * @example
+ * for (const statement of migrationStatements(connection)) await client.query(statement)
  */
-function statements(connection: Connection): string[] {
+export function migrationStatements(connection: Connection): string[] {
   const runs = table(connection, "runs");
   return [
     `create schema if not exists "${connection.schema}"`,
@@ -74,7 +79,7 @@ function statements(connection: Connection): string[] {
     // The steps that need a job (ready, running, retrying): what the search for steps left with no job reads.
     // Keyed like the primary key: keyed by the run alone, the planner (its statistics of a run just stored
     // say the partial index is small) took it for one step's lookup and read every such step of the run.
-    `create index if not exists steps_to_run_by_step on ${table(connection, "steps")} (run_id, step_id) where state in (${CLAIMABLE_STATES.map(literal).join(", ")})`,
+    `create index if not exists steps_to_run_by_step on ${table(connection, "steps")} (run_id, step_id) where state in (${statesSql(CLAIMABLE_STATES)})`,
     `drop index if exists "${connection.schema}".steps_to_run`,
     `drop index if exists "${connection.schema}".steps_active`,
     ...counters(connection),
@@ -106,12 +111,12 @@ function counters(connection: Connection): string[] {
        if not ${has("steps", "remaining")} then
          alter table ${steps} add column remaining integer;
          update ${steps} s set remaining = (select count(*) from json_array_elements_text(s.dependencies) d
-           where not exists (select 1 from ${steps} x where x.run_id = s.run_id and x.step_id = d::bigint and x.state = 'done'));
+           where not exists (select 1 from ${steps} x where x.run_id = s.run_id and x.step_id = d::bigint and x.state = ${STATE_SQL.done}));
          alter table ${steps} alter column remaining set not null;
        end if;
        if not ${has("runs", "unsettled")} then
          alter table ${runs} add column unsettled integer;
-         update ${runs} r set unsettled = (select count(*) from ${steps} s where s.run_id = r.id and s.state not in ('done', 'failed', 'skipped'));
+         update ${runs} r set unsettled = (select count(*) from ${steps} s where s.run_id = r.id and s.state not in (${statesSql(SETTLED_STATES)}));
          alter table ${runs} alter column unsettled set not null;
        end if;
      end $upgrade$`,
@@ -136,7 +141,7 @@ export async function migrate(options: ConnectionOptions = {}): Promise<void> {
     await runMigrations({ connectionString: connection.connectionString, logger: await silentLogger() });
     refuseGraphileWorker(graphileSchemaProblem(await graphileSchemaMigration(client)));
     await client.query("begin");
-    for (const statement of statements(connection)) await client.query(statement);
+    for (const statement of migrationStatements(connection)) await client.query(statement);
     await client.query("commit");
   } catch (error) {
     await client.query("rollback").catch(() => undefined);

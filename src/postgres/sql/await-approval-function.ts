@@ -6,7 +6,7 @@
  */
 import { literal, table, type Connection } from "../db.js";
 import { finishedChannel, progressChannel } from "../queue.js";
-import { AWAITING_APPROVAL, CLAIMABLE_STATES } from "../stored-states.js";
+import { CLAIMABLE_STATES, RUNNING_RUN_SQL, STATE_SQL, statesSql } from "../stored-states.js";
 
 /** The function's name, in the run's schema. */
 export function awaitApprovalName(connection: Connection): string {
@@ -20,7 +20,7 @@ export function awaitApprovalName(connection: Connection): string {
  * so the run becomes `p_suspended` and is announced as finished (`waitForRun` returns).
  */
 export function suspendIfIdle(connection: Connection): string {
-  return `if p_suspended is not null and not exists (select 1 from ${table(connection, "steps")} a where a.run_id = p_run and a.state in (${CLAIMABLE_STATES.map(literal).join(", ")})) then
+  return `if p_suspended is not null and not exists (select 1 from ${table(connection, "steps")} a where a.run_id = p_run and a.state in (${statesSql(CLAIMABLE_STATES)})) then
         update ${table(connection, "runs")} set status = p_suspended, finished_at = clock_timestamp() where id = p_run;
         perform pg_notify(${literal(finishedChannel(connection))}, p_run);
       end if;`;
@@ -33,10 +33,10 @@ export function awaitApprovalFunctionSql(connection: Connection): string {
     declare
       v_watched boolean;
     begin
-      select r.watched into v_watched from ${table(connection, "runs")} r where r.id = p_run and r.status = 'running' for update;
+      select r.watched into v_watched from ${table(connection, "runs")} r where r.id = p_run and r.status = ${RUNNING_RUN_SQL} for update;
       if not found then return false; end if;
-      update ${table(connection, "steps")} s set state = ${literal(AWAITING_APPROVAL)}, approval_args = p_args, attempt = s.attempt - 1, worker = null
-      where s.run_id = p_run and s.step_id = p_step and s.attempt = p_attempt and s.state = 'running';
+      update ${table(connection, "steps")} s set state = ${STATE_SQL["awaiting-approval"]}, approval_args = p_args, attempt = s.attempt - 1, worker = null
+      where s.run_id = p_run and s.step_id = p_step and s.attempt = p_attempt and s.state = ${STATE_SQL.running};
       if not found then return false; end if;
       ${suspendIfIdle(connection)}
       if v_watched then perform pg_notify(${literal(progressChannel(connection))}, p_run); end if;

@@ -6,11 +6,11 @@
 import { table, type Connection } from "../db.js";
 import type { PgQueryable } from "../peers.js";
 import type { StoredStepError } from "../stored-error.js";
-import { AWAITING_APPROVAL } from "../stored-states.js";
+import { AWAITING_APPROVAL, STATE_SQL } from "../stored-states.js";
 
 /** $1: the run id, $2: the step id, $3: the state of a step waiting for approval, $4: the error (JSON). */
 export function denyStepSql(connection: Connection): string {
-  return `update ${table(connection, "steps")} set state = 'failed', error = $4, ended_at = clock_timestamp() where run_id = $1 and step_id = $2 and state = $3 returning 1`;
+  return `update ${table(connection, "steps")} set state = ${STATE_SQL.failed}, error = $4, ended_at = clock_timestamp() where run_id = $1 and step_id = $2 and state = $3 returning 1`;
 }
 
 /**

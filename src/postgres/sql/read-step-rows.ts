@@ -4,13 +4,14 @@
  */
 import { table, type Connection } from "../db.js";
 import type { PgQueryable } from "../peers.js";
+import { STATE_SQL } from "../stored-states.js";
 import { SINCE } from "./read-run.js";
 import { PAST_DEADLINE } from "./recover-dead-workers.js";
 
 /** $1: the run id. */
 export function readStepRowsSql(connection: Connection): string {
   return `select s.step_id, s.tool, s.state, s.attempt, s.approval_args, s.blocked_by, s.has_result, s.result, s.result is null as no_result, s.error, ${SINCE("s.started_at")} as start_ms, ${SINCE("s.ended_at")} as end_ms, ${SINCE("s.retry_at")} as retry_ms, extract(epoch from (s.retry_at - clock_timestamp())) * 1000 as retry_in_ms, s.ordinal,
-            s.state = 'ready' and not exists (select 1 from ${table(connection, "workers")} w where s.tool = any(w.tools) and not (${PAST_DEADLINE("w")})) as unserved
+            s.state = ${STATE_SQL.ready} and not exists (select 1 from ${table(connection, "workers")} w where s.tool = any(w.tools) and not (${PAST_DEADLINE("w")})) as unserved
      from ${table(connection, "steps")} s join ${table(connection, "runs")} r on r.id = s.run_id
      where s.run_id = $1 order by s.ended_at nulls last, s.ordinal`;
 }

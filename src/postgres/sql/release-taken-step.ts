@@ -6,6 +6,7 @@
 import { table, type Connection } from "../db.js";
 import type { PgPool } from "../peers.js";
 import { addStepJob } from "../queue.js";
+import { STATE_SQL } from "../stored-states.js";
 
 /**
  * SQL, the common table expression `step`: the step ready again if this attempt still holds it
@@ -13,8 +14,8 @@ import { addStepJob } from "../queue.js";
  */
 export function readyAgain(connection: Connection, runIdSql: string, stepIdSql: string, attemptSql: string): string {
   return `step as (
-       update ${table(connection, "steps")} set state = 'ready', worker = null
-       where run_id = ${runIdSql} and step_id = ${stepIdSql} and attempt = ${attemptSql} and state = 'running' returning tool)`;
+       update ${table(connection, "steps")} set state = ${STATE_SQL.ready}, worker = null
+       where run_id = ${runIdSql} and step_id = ${stepIdSql} and attempt = ${attemptSql} and state = ${STATE_SQL.running} returning tool)`;
 }
 
 /** $1: the run id, $2: the step id, $3: the attempt. */

@@ -6,7 +6,7 @@
  */
 import { literal, table, type Connection } from "../db.js";
 import { addStepJob, progressChannel } from "../queue.js";
-import { RETRYING } from "../stored-states.js";
+import { RUNNING_RUN_SQL, STATE_SQL } from "../stored-states.js";
 
 /** The function's name, in the run's schema. */
 export function retryStepName(connection: Connection): string {
@@ -24,11 +24,11 @@ export function retryStepFunctionSql(connection: Connection): string {
       v_tool text;
       v_at timestamptz;
     begin
-      select r.watched into v_watched from ${runs} r where r.id = p_run and r.status = 'running' for update;
+      select r.watched into v_watched from ${runs} r where r.id = p_run and r.status = ${RUNNING_RUN_SQL} for update;
       if not found then return false; end if;
-      update ${steps} s set state = ${literal(RETRYING)}, error = p_error, worker = null, ended_at = clock_timestamp(),
+      update ${steps} s set state = ${STATE_SQL.retrying}, error = p_error, worker = null, ended_at = clock_timestamp(),
         retry_at = clock_timestamp() + p_delay_ms * interval '1 millisecond'
-      where s.run_id = p_run and s.step_id = p_step and s.attempt = p_attempt and s.state = 'running'
+      where s.run_id = p_run and s.step_id = p_step and s.attempt = p_attempt and s.state = ${STATE_SQL.running}
       returning s.tool, s.retry_at into v_tool, v_at;
       if not found then return false; end if;
       perform ${addStepJob(connection, "p_run", "p_step", "v_tool", { runAtSql: "v_at" })};

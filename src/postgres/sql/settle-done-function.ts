@@ -5,6 +5,7 @@
  */
 import { literal, table, type Connection } from "../db.js";
 import { addStepJob, finishedChannel, progressChannel } from "../queue.js";
+import { RUNNING_RUN_SQL, STATE_SQL } from "../stored-states.js";
 import { suspendIfIdle } from "./await-approval-function.js";
 
 /** The SQL function that settles a step done (made by `migrate`). */
@@ -61,28 +62,28 @@ export function settleDoneFunctionSql(connection: Connection): string {
     begin
       stored := false;
       -- The run's lock: its steps change one transaction at a time.
-      select watched into v_watched from ${runs} where id = p_run and status = 'running' for update;
+      select watched into v_watched from ${runs} where id = p_run and status = ${RUNNING_RUN_SQL} for update;
       if not found then return; end if;
       -- Stored once: only the attempt that holds the step writes.
-      update ${steps} set state = 'done', has_result = true, result = p_result, error = null, ended_at = clock_timestamp()
-      where run_id = p_run and step_id = p_step and attempt = p_attempt and state = 'running';
+      update ${steps} set state = ${STATE_SQL.done}, has_result = true, result = p_result, error = null, ended_at = clock_timestamp()
+      where run_id = p_run and step_id = p_step and attempt = p_attempt and state = ${STATE_SQL.running};
       if found then
         with counted as (
                update ${steps} t set remaining = t.remaining - 1,
-                 state = case when t.remaining = 1 and t.state = any(p_ready_from) then 'ready' else t.state end
+                 state = case when t.remaining = 1 and t.state = any(p_ready_from) then ${STATE_SQL.ready} else t.state end
                where t.run_id = p_run and t.step_id = any(p_candidates)
                returning t.step_id, t.tool, t.state, t.remaining),
-             taken as (select c.step_id from counted c where c.remaining = 0 and c.state = 'ready' and c.tool = any(p_take) order by c.step_id limit 1),
+             taken as (select c.step_id from counted c where c.remaining = 0 and c.state = ${STATE_SQL.ready} and c.tool = any(p_take) order by c.step_id limit 1),
              jobs as (select ${addStepJob(connection, "p_run", "c.step_id", "c.tool")} from counted c
-                      where c.remaining = 0 and c.state = 'ready' and c.step_id is distinct from (select step_id from taken))
+                      where c.remaining = 0 and c.state = ${STATE_SQL.ready} and c.step_id is distinct from (select step_id from taken))
         select (select step_id from taken), (select count(*) from jobs) into v_taken, v_ready;
         if v_taken is not null then
-          update ${steps} set state = 'running', attempt = attempt + 1, started_at = clock_timestamp(), worker = p_worker, retry_at = null
+          update ${steps} set state = ${STATE_SQL.running}, attempt = attempt + 1, started_at = clock_timestamp(), worker = p_worker, retry_at = null
           where run_id = p_run and step_id = v_taken;
         end if;
         update ${runs} set unsettled = unsettled - 1 where id = p_run returning unsettled into v_unsettled;
         if v_unsettled = 0 then
-          update ${runs} set status = case when exists (select 1 from ${steps} f where f.run_id = p_run and f.state = 'failed') then p_with_failures else p_clean end,
+          update ${runs} set status = case when exists (select 1 from ${steps} f where f.run_id = p_run and f.state = ${STATE_SQL.failed}) then p_with_failures else p_clean end,
             finished_at = clock_timestamp()
           where id = p_run;
           perform pg_notify(${literal(finishedChannel(connection))}, p_run);
@@ -90,9 +91,9 @@ export function settleDoneFunctionSql(connection: Connection): string {
           ${suspendIfIdle(connection)}
         end if;
         if v_watched then perform pg_notify(${literal(progressChannel(connection))}, p_run); end if;
-      elsif p_take is not null and exists (select 1 from ${steps} where run_id = p_run and step_id = p_step and attempt = p_attempt and state = 'done') then
+      elsif p_take is not null and exists (select 1 from ${steps} where run_id = p_run and step_id = p_step and attempt = p_attempt and state = ${STATE_SQL.done}) then
         select min(t.step_id) into v_taken from ${steps} t
-        where t.run_id = p_run and t.step_id = any(p_candidates) and t.state = 'running' and t.worker = p_worker
+        where t.run_id = p_run and t.step_id = any(p_candidates) and t.state = ${STATE_SQL.running} and t.worker = p_worker
           and not exists (select 1 from graphile_worker.jobs j where j.key = p_run || ':' || t.step_id::text);
       else
         return;
@@ -101,7 +102,7 @@ export function settleDoneFunctionSql(connection: Connection): string {
       if v_taken is not null then
         select json_build_object('tool', n.tool, 'args', n.args, 'attempt', n.attempt, 'approved', n.approved,
                  'results', (select json_agg(json_build_array(d.step_id, d.result, d.result is null)) from ${steps} d
-                             where d.run_id = p_run and d.step_id = any(array(select json_array_elements_text(n.dependencies)::bigint)) and d.state = 'done'),
+                             where d.run_id = p_run and d.step_id = any(array(select json_array_elements_text(n.dependencies)::bigint)) and d.state = ${STATE_SQL.done}),
                  'stepId', n.step_id)
         into next from ${steps} n where n.run_id = p_run and n.step_id = v_taken;
       end if;

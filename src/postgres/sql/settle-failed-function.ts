@@ -6,6 +6,7 @@
  */
 import { literal, table, type Connection } from "../db.js";
 import { progressChannel } from "../queue.js";
+import { RUNNING_RUN_SQL, STATE_SQL } from "../stored-states.js";
 
 /** The function's name, in the run's schema. */
 export function settleFailedName(connection: Connection): string {
@@ -26,10 +27,10 @@ export function settleFailedFunctionSql(connection: Connection): string {
     declare
       v_watched boolean;
     begin
-      select r.watched into v_watched from ${runs} r where r.id = p_run and r.status = 'running' for update;
+      select r.watched into v_watched from ${runs} r where r.id = p_run and r.status = ${RUNNING_RUN_SQL} for update;
       if not found then return; end if;
-      update ${steps} s set state = 'failed', has_result = p_has_result, result = p_result, error = p_error, ended_at = clock_timestamp()
-      where s.run_id = p_run and s.step_id = p_step and s.attempt = p_attempt and s.state = 'running';
+      update ${steps} s set state = ${STATE_SQL.failed}, has_result = p_has_result, result = p_result, error = p_error, ended_at = clock_timestamp()
+      where s.run_id = p_run and s.step_id = p_step and s.attempt = p_attempt and s.state = ${STATE_SQL.running};
       if not found then return; end if;
       if v_watched then perform pg_notify(${literal(progressChannel(connection))}, p_run); end if;
       return query select s.step_id, s.state, s.dependencies from ${steps} s where s.run_id = p_run order by s.ordinal;

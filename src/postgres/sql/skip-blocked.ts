@@ -1,10 +1,11 @@
 /** Steps a failure blocks, skipped, each with the step that blocked it, in the order of the skip walk. */
 import { table, type Connection } from "../db.js";
 import type { PgQueryable } from "../peers.js";
+import { STATE_SQL } from "../stored-states.js";
 
 /** $1: the run id, $2: the skipped steps' ids, $3: the steps that blocked them, $4: their places in the walk. */
 export function skipBlockedSql(connection: Connection): string {
-  return `update ${table(connection, "steps")} as t set state = 'skipped', blocked_by = s.blocked_by, ended_at = clock_timestamp() + s.n * interval '1 microsecond'
+  return `update ${table(connection, "steps")} as t set state = ${STATE_SQL.skipped}, blocked_by = s.blocked_by, ended_at = clock_timestamp() + s.n * interval '1 microsecond'
      from unnest($2::bigint[], $3::bigint[], $4::integer[]) as s(step_id, blocked_by, n)
      where t.run_id = $1 and t.step_id = s.step_id`;
 }
