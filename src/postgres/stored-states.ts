@@ -45,6 +45,16 @@ export function statesSql(states: readonly StoredState[]): string {
  */
 export const RUNNING_RUN_SQL = literal("running");
 
+/**
+ * Which attempt of which step a write is for: only the attempt that holds the step (its stored
+ * `attempt`, while the step runs) writes its outcome.
+ */
+export interface StepAttempt {
+  readonly runId: string;
+  readonly stepId: number;
+  readonly attempt: number;
+}
+
 /** The states a worker claims a step from: still to run, or waiting to be tried again. */
 export const CLAIMABLE_STATES: readonly StoredState[] = [...ACTIVE_STATES, RETRYING];
 

@@ -8,6 +8,7 @@ import { READY_FROM_STATES, runStatus, type RunStatus } from "../../run/schedule
 import type { Connection } from "../db.js";
 import type { PgPool } from "../peers.js";
 import type { KnownRun } from "../known-runs.js";
+import type { StepAttempt } from "../stored-states.js";
 import { settleDoneName } from "./settle-done-function.js";
 
 /**
@@ -26,6 +27,13 @@ export interface Take {
   readonly tools: readonly string[];
 }
 
+/** A step done: which attempt, its result (JSON text, or null: the tool returned nothing), its run as the worker knows it, and who may take a dependent. */
+export interface DoneStep extends StepAttempt {
+  readonly result: string | null;
+  readonly known: KnownRun;
+  readonly take?: Take | undefined;
+}
+
 /** A dependent taken by the settle: the claim's columns (see sql/claim.ts), with its id. */
 export type TakenRow = Readonly<Record<string, unknown>> & { readonly stepId: number };
 
@@ -37,9 +45,9 @@ export type TakenRow = Readonly<Record<string, unknown>> & { readonly stepId: nu
  * the dependent the worker claimed instead of queueing it.
  *
  * @example
- * const { stored, next } = await settleDone(pool, connection, runId, 3, 1, '{"city":"Lisbon"}', known, { workerId, tools: ["geocode"] })
+ * const { stored, next } = await settleDone(pool, connection, { runId, stepId: 3, attempt: 1, result: '{"city":"Lisbon"}', known, take: { workerId, tools: ["geocode"] } })
  */
-export async function settleDone(pool: PgPool, connection: Connection, runId: string, stepId: number, attempt: number, result: string | null, known: KnownRun, take?: Take): Promise<{ stored: boolean; next: TakenRow | undefined }> {
+export async function settleDone(pool: PgPool, connection: Connection, { runId, stepId, attempt, result, known, take }: DoneStep): Promise<{ stored: boolean; next: TakenRow | undefined }> {
   const found = await pool.query({
     name: `plan_refs.settle.${connection.schema}`,
     text: settleDoneSql(connection),

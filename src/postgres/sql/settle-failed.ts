@@ -8,7 +8,7 @@ import type { Connection } from "../db.js";
 import type { PgQueryable } from "../peers.js";
 import type { StoredStepError } from "../stored-error.js";
 import type { StepState } from "../../run/schedule.js";
-import { ruleState, type StoredState } from "../stored-states.js";
+import { ruleState, type StepAttempt, type StoredState } from "../stored-states.js";
 import { settleFailedName } from "./settle-failed-function.js";
 
 /** $1: the run id, $2: the step id, $3: the attempt, $4: whether a result is kept, $5: that result (JSON), $6: the error (JSON). */
@@ -23,13 +23,19 @@ export interface RunStepRow {
   readonly dependencies: number[];
 }
 
+/** A step failed: which attempt, its error, and a result that failed its output check (`undefined`: none). */
+export interface FailedStep extends StepAttempt {
+  readonly error: StoredStepError;
+  readonly result: string | null | undefined;
+}
+
 /**
  * Store the failure (one prepared call); the run's steps as they were, or `undefined` when it was not stored.
  *
  * @example
- * const steps = await storeFailure(client, connection, runId, 3, 1, { code: "timeout", detail: "timed out after 50 ms" }, undefined)
+ * const steps = await storeFailure(client, connection, { runId, stepId: 3, attempt: 1, error: { code: "timeout", detail: "timed out after 50 ms" }, result: undefined })
  */
-export async function storeFailure(client: PgQueryable, connection: Connection, runId: string, stepId: number, attempt: number, error: StoredStepError, result: string | null | undefined): Promise<RunStepRow[] | undefined> {
+export async function storeFailure(client: PgQueryable, connection: Connection, { runId, stepId, attempt, error, result }: FailedStep): Promise<RunStepRow[] | undefined> {
   const found = await client.query({
     name: `plan_refs.settle_failed.${connection.schema}`,
     text: settleFailedSql(connection),
