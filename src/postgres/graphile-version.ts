@@ -1,6 +1,6 @@
 /**
  * The graphile-worker versions plan-refs is tested with, and the guard `migrate` and `startWorker`
- * run first: a few statements (releasing a job the worker holds, see sql/release-step.ts) write
+ * run first: a few statements (releasing a job the worker holds, see sql/release-job.ts) write
  * graphile-worker's private tables, which a version outside these may lay out differently, so such a
  * version is refused with one line instead of failing jobs later.
  */

@@ -5,6 +5,7 @@
 import { table, type Connection } from "../db.js";
 import type { PgQueryable } from "../peers.js";
 import { addStepJob, finishedChannel } from "../queue.js";
+import type { StoredState } from "../stored-states.js";
 
 /** One step as submitted: its arguments' snapshot as JSON text, and the steps it depends on. */
 export interface NewStep {
@@ -76,7 +77,7 @@ export async function storeRun(client: PgQueryable, connection: Connection, run:
     steps.map((step) => step.tool),
     steps.map((step) => step.args),
     steps.map((step) => JSON.stringify(step.dependencies)),
-    steps.map((step) => (step.dependencies.length === 0 ? "ready" : "waiting")),
+    steps.map((step): StoredState => (step.dependencies.length === 0 ? "ready" : "waiting")),
     first.map((step) => step.id),
     finishedChannel(connection),
     first.map((step) => step.tool),
