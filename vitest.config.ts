@@ -31,10 +31,11 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 const CORE = [
   ...["grammar", "resolve", "plan", "lint", "shared", "run", "editor", "draw", "formats", "codemirror", "syntaxes"].map((folder) => `test/${folder}/**/*.test.ts`),
-  // static checks of src/ (import directions, no eval), of the public API's types, of this file and of the documentation's links
+  // static checks of src/ (import directions, no eval, parameter lists), of the public API's types, of this file and of the documentation's links
   "test/project/api-types.test.ts",
   "test/project/docs-links.test.ts",
   "test/project/import-directions.test.ts",
+  "test/project/max-params.test.ts",
   "test/project/no-eval.test.ts",
   "test/project/suite-projects.test.ts",
   "test/project/root-exports.test.ts",
@@ -45,7 +46,7 @@ const SOAK = ["test/run/soak.test.ts"];
 const LSP_OVER_STDIO = ["test/editor/lsp-server.test.ts"];
 /** The CLI in this process, with `process.chdir` for its example, which a worker thread may not call. */
 const CHANGES_FOLDER = ["test/formats/schema-command.test.ts"];
-const POSTGRES_WITHOUT_DATABASE = ["test/postgres/tool-limits.test.ts", "test/postgres/worker-settings.test.ts", "test/postgres/worker-step.test.ts"];
+const POSTGRES_WITHOUT_DATABASE = ["test/postgres/sql-files.test.ts", "test/postgres/sql-states.test.ts", "test/postgres/tool-limits.test.ts", "test/postgres/worker-settings.test.ts", "test/postgres/worker-step.test.ts"];
 
 /** Files in the core folders that belong to another project. */
 const NOT_CORE = [...SOAK, ...LSP_OVER_STDIO, ...BROWSER, ...CHANGES_FOLDER];

@@ -6,7 +6,7 @@
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { describeThrown } from "../shared/errors.js";
 import { safeText } from "../shared/text.js";
-import { Conversion, needs, renderStep, type ConvertedStep, type ConvertOptions, type ConvertResult, type DraftStep, type SourceLine } from "./convert.js";
+import { AT_TEXT_START, Conversion, needs, renderStep, type ConvertedStep, type ConvertOptions, type ConvertResult, type DraftStep, type SourceLine } from "./convert.js";
 import { LineSplitter } from "./lines.js";
 
 /** A format's reading of one line: a step, or undefined (a thought, other text, a problem reported). */
@@ -23,7 +23,7 @@ export function convertLines(text: string, options: ConvertOptions | undefined, 
   const drafts: { draft: DraftStep; line: SourceLine }[] = [];
   try {
     if (typeof text !== "string") {
-      conversion.report("invalid-plan", `the plan text must be a string, not ${text === null ? "null" : typeof text}`, "", 0, 0, { line: 1, column: 1 });
+      conversion.report("invalid-plan", `the plan text must be a string, not ${text === null ? "null" : typeof text}`, AT_TEXT_START);
     } else {
       const lines = new LineSplitter(conversion);
       for (const line of [...lines.push(text), ...lines.end()]) {
@@ -34,7 +34,7 @@ export function convertLines(text: string, options: ConvertOptions | undefined, 
     }
     return finishPlan(drafts, conversion);
   } catch (error) {
-    conversion.report("invalid-plan", `the text could not be converted: ${safeText(describeThrown(error), 120)}`, "", 0, 0, { line: 1, column: 1 });
+    conversion.report("invalid-plan", `the text could not be converted: ${safeText(describeThrown(error), 120)}`, AT_TEXT_START);
     return { plan: { steps: [] }, diagnostics: conversion.diagnostics };
   }
 }
@@ -43,7 +43,7 @@ export function convertLines(text: string, options: ConvertOptions | undefined, 
 function finishPlan(drafts: readonly { draft: DraftStep; line: SourceLine }[], conversion: Conversion): ConvertResult {
   const { templates, deep } = needs(drafts.map(({ draft }) => draft));
   const steps = drafts.map(({ draft, line }, index) =>
-    renderStep(draft, templates, (message, ref) => conversion.problemOn(line, "invalid-plan", message, `/steps/${index}`, ref.start, ref.end)),
+    renderStep(draft, templates, (message, ref) => conversion.problemOn(line, "invalid-plan", message, { pointer: `/steps/${index}`, start: ref.start, end: ref.end })),
   );
   const planOptions = { ...(templates ? { templates: true } : {}), ...(deep ? { deep: true } : {}) };
   // In source order (a stable sort: problems at one place keep the order they were found in).
@@ -96,12 +96,12 @@ class StepIterator implements AsyncIterator<ConvertedStep, undefined> {
         this.#sync = true;
       }
     } catch (error) {
-      conversion.report("invalid-plan", `the plan stream could not be read: ${safeText(describeThrown(error), 120)}`, "", 0, 0, { line: 1, column: 1 });
+      conversion.report("invalid-plan", `the plan stream could not be read: ${safeText(describeThrown(error), 120)}`, AT_TEXT_START);
       this.#finished = true;
       return;
     }
     if (this.#source === undefined) {
-      conversion.report("invalid-plan", "the plan stream must be an iterable of text chunks", "", 0, 0, { line: 1, column: 1 });
+      conversion.report("invalid-plan", "the plan stream must be an iterable of text chunks", AT_TEXT_START);
       this.#finished = true;
     }
   }
@@ -121,7 +121,7 @@ class StepIterator implements AsyncIterator<ConvertedStep, undefined> {
       this.#chunkNumber++;
       if (typeof chunk !== "string") {
         const { offset, line, column } = this.#lines.position;
-        this.conversion.report("invalid-plan", `chunk ${this.#chunkNumber} is not text (${chunk === null ? "null" : typeof chunk}); it is left out`, "", offset, offset, { line, column });
+        this.conversion.report("invalid-plan", `chunk ${this.#chunkNumber} is not text (${chunk === null ? "null" : typeof chunk}); it is left out`, { pointer: "", start: offset, end: offset, where: { line, column } });
         continue;
       }
       this.#take(this.#lines.push(chunk));
@@ -170,12 +170,12 @@ class StepIterator implements AsyncIterator<ConvertedStep, undefined> {
       draft = this.read(source, this.conversion, this.#index);
     } catch (error) {
       // Not the text's doing (a catalog whose Proxy trap throws): one diagnostic, the line left out.
-      this.conversion.problemOn(source, "invalid-plan", `line ${source.line} could not be converted: ${safeText(describeThrown(error), 120)}`, "", source.offset, source.offset);
+      this.conversion.problemOn(source, "invalid-plan", `line ${source.line} could not be converted: ${safeText(describeThrown(error), 120)}`, { pointer: "", start: source.offset, end: source.offset });
       return undefined;
     }
     if (draft === undefined) return undefined;
     const index = this.#index++;
-    return renderStep(draft, true, (message, ref) => this.conversion.problemOn(source, "invalid-plan", message, `/steps/${index}`, ref.start, ref.end));
+    return renderStep(draft, true, (message, ref) => this.conversion.problemOn(source, "invalid-plan", message, { pointer: `/steps/${index}`, start: ref.start, end: ref.end }));
   }
 
   /** No more chunks are read: the source is told at once (without waiting for it: it may be stalled). */

@@ -100,6 +100,27 @@ export interface SourceLine {
   readonly offset: number;
 }
 
+/** Where a problem is in the source: its JSON Pointer in the converted plan, its offsets, and its severity (default `error`). */
+export interface ProblemSpan {
+  readonly pointer: string;
+  readonly start: number;
+  readonly end: number;
+  readonly severity?: Severity;
+}
+
+/** A problem's span with the line and column it begins at. */
+export interface ProblemPlace extends ProblemSpan {
+  readonly where: { readonly line: number; readonly column: number };
+}
+
+/**
+ * A problem with the whole text or the options: at the text's start, on no step.
+ *
+ * @example
+ * conversion.report("invalid-plan", "the plan text must be a string", AT_TEXT_START)
+ */
+export const AT_TEXT_START: ProblemPlace = { pointer: "", start: 0, end: 0, where: { line: 1, column: 1 } };
+
 /**
  * The state of one conversion, shared by the whole-text and the streamed forms: diagnostics (with
  * their limit), the step ids seen so far, the catalog and the thought waiting for the next step.
@@ -119,26 +140,26 @@ export class Conversion {
     let thoughts: unknown;
     if (options !== undefined) {
       if (typeof options !== "object" || options === null) {
-        this.report("invalid-options", "the converter's options must be an object", "", 0, 0, { line: 1, column: 1 });
+        this.report("invalid-options", "the converter's options must be an object", AT_TEXT_START);
       } else {
         try {
           catalog = own(options, "catalog");
           thoughts = own(options, "thoughts");
         } catch (error) {
           // A Proxy trap that throws: the options count as absent.
-          this.report("invalid-options", `the converter's options could not be read: ${safeText(describeThrown(error), 80)}`, "", 0, 0, { line: 1, column: 1 });
+          this.report("invalid-options", `the converter's options could not be read: ${safeText(describeThrown(error), 80)}`, AT_TEXT_START);
         }
       }
     }
     if (thoughts !== undefined && thoughts !== "description" && thoughts !== "drop") {
-      this.report("invalid-options", `option thoughts must be "description" or "drop"`, "", 0, 0, { line: 1, column: 1 });
+      this.report("invalid-options", `option thoughts must be "description" or "drop"`, AT_TEXT_START);
     }
     this.keepThoughts = thoughts !== "drop";
-    this.catalog = catalog === undefined ? undefined : readTools(catalog, (pointer, message) => this.report("invalid-options", `catalog ${pointer || "/"}: ${message}`, "", 0, 0, { line: 1, column: 1 }), "");
+    this.catalog = catalog === undefined ? undefined : readTools(catalog, (pointer, message) => this.report("invalid-options", `catalog ${pointer || "/"}: ${message}`, AT_TEXT_START), "");
   }
 
-  /** Add a diagnostic at `start`..`end` of the source, on the line that starts at `lineStart`. */
-  report(code: DiagnosticCode, message: string, pointer: string, start: number, end: number, where: { line: number; column: number }, severity: Severity = "error"): void {
+  /** Add a diagnostic at `start`..`end` of the source, beginning at line and column `where`. */
+  report(code: DiagnosticCode, message: string, { pointer, start, end, where, severity = "error" }: ProblemPlace): void {
     if (this.diagnostics.length > MAX_CONVERSION_DIAGNOSTICS) return;
     const range = { start: where, end: { line: where.line, column: where.column + (end - start) } };
     if (this.diagnostics.length === MAX_CONVERSION_DIAGNOSTICS) {
@@ -149,10 +170,10 @@ export class Conversion {
   }
 
   /** A problem on a line: its range is computed from the line's start. */
-  problemOn(line: SourceLine, code: DiagnosticCode, message: string, pointer: string, start: number, end: number, severity: Severity = "error"): void {
+  problemOn(line: SourceLine, code: DiagnosticCode, message: string, { pointer, start, end, severity }: ProblemSpan): void {
     const clampedStart = Math.max(line.offset, Math.min(start, line.offset + line.text.length));
     const clampedEnd = Math.max(clampedStart, Math.min(end, line.offset + line.text.length));
-    this.report(code, message, pointer, clampedStart, clampedEnd, { line: line.line, column: clampedStart - line.offset + 1 }, severity);
+    this.report(code, message, { pointer, start: clampedStart, end: clampedEnd, where: { line: line.line, column: clampedStart - line.offset + 1 }, severity });
   }
 
   /** Keep a thought line for the next step's description. */
@@ -171,7 +192,7 @@ export class Conversion {
   /** Whether one more step may be added (else a `limit` diagnostic, once). */
   roomForStep(line: SourceLine): boolean {
     if (this.#steps < MAX_PLAN_STEPS) return true;
-    if (!this.#stepsFull) this.problemOn(line, "limit", `more than ${MAX_PLAN_STEPS} steps; the rest of the plan is left out`, "", line.offset, line.offset + line.text.length);
+    if (!this.#stepsFull) this.problemOn(line, "limit", `more than ${MAX_PLAN_STEPS} steps; the rest of the plan is left out`, { pointer: "", start: line.offset, end: line.offset + line.text.length });
     this.#stepsFull = true;
     this.ended = true;
     return false;
@@ -189,7 +210,7 @@ export class Conversion {
   /** A step line that could not be read (a `SourceProblem`): left out with a diagnostic, its thought dropped. Anything else is rethrown. */
   leaveOut(line: SourceLine, error: unknown): undefined {
     if (!(error instanceof SourceProblem)) throw error;
-    this.problemOn(line, error.code, `${error.message}; line ${line.line} is left out`, "", error.start, error.end);
+    this.problemOn(line, error.code, `${error.message}; line ${line.line} is left out`, { pointer: "", start: error.start, end: error.end });
     this.takeThought();
     return undefined;
   }
@@ -203,7 +224,7 @@ export class Conversion {
     const index = this.#steps;
     const pointer = `/steps/${index}`;
     if (this.seen.has(draft.id)) {
-      this.problemOn(line, "duplicate-step-id", `step ${draft.id} is defined twice; this line is left out`, "", idSpan.start, idSpan.end);
+      this.problemOn(line, "duplicate-step-id", `step ${draft.id} is defined twice; this line is left out`, { pointer: "", start: idSpan.start, end: idSpan.end });
       return undefined;
     }
     let tool = draft.tool;
@@ -212,7 +233,7 @@ export class Conversion {
       if (found !== undefined) tool = found;
       else {
         const suggestion = didYouMean(tool, Object.keys(this.catalog));
-        this.problemOn(line, "unknown-tool", `unknown tool ${quoted(tool, 40)}${suggestion === undefined ? "" : `; did you mean ${quoted(suggestion, 40)}?`}`, `${pointer}/tool`, toolSpan.start, toolSpan.end);
+        this.problemOn(line, "unknown-tool", `unknown tool ${quoted(tool, 40)}${suggestion === undefined ? "" : `; did you mean ${quoted(suggestion, 40)}?`}`, { pointer: `${pointer}/tool`, start: toolSpan.start, end: toolSpan.end });
       }
     }
     // A reference to a later step is refused, not waited for: LLMCompiler counts only earlier steps as
@@ -223,7 +244,7 @@ export class Conversion {
       for (const ref of refsOf(value)) {
         if (this.seen.has(ref.step)) continue;
         const why = ref.step === draft.id ? "its own result" : "a step not defined on an earlier line";
-        this.problemOn(line, "unknown-step", `step ${draft.id} refers to step ${ref.step}, ${why}; line ${line.line} is left out`, argPointer(index, name), ref.start, ref.end);
+        this.problemOn(line, "unknown-step", `step ${draft.id} refers to step ${ref.step}, ${why}; line ${line.line} is left out`, { pointer: argPointer(index, name), start: ref.start, end: ref.end });
         unknown = true;
       }
     }
@@ -400,10 +421,10 @@ export function stepNumber(digits: string): number | undefined {
 
 /** The `limit` diagnostic of a line longer than `MAX_PLAN_LINE_LENGTH` (at its first character). */
 export function reportLongLine(conversion: Conversion, source: SourceLine): void {
-  conversion.problemOn(source, "limit", `line ${source.line} is over the limit of ${MAX_PLAN_LINE_LENGTH} characters; it is left out`, "", source.offset, source.offset + 1);
+  conversion.problemOn(source, "limit", `line ${source.line} is over the limit of ${MAX_PLAN_LINE_LENGTH} characters; it is left out`, { pointer: "", start: source.offset, end: source.offset + 1 });
 }
 
 /** The `limit` diagnostic of text past `MAX_PLAN_TEXT_LENGTH`, at the offset where the limit cuts it. */
 export function reportLongText(conversion: Conversion, offset: number, line: number, column: number): void {
-  conversion.report("limit", `the text is over the limit of ${MAX_PLAN_TEXT_LENGTH} characters; the rest is left out`, "", offset, offset, { line, column });
+  conversion.report("limit", `the text is over the limit of ${MAX_PLAN_TEXT_LENGTH} characters; the rest is left out`, { pointer: "", start: offset, end: offset, where: { line, column } });
 }

@@ -105,7 +105,7 @@ function readLine(line: SourceLine, conversion: Conversion, index: number): Draf
       const span = read.positional[0]!;
       const shown = quoted(text.slice(argsStart, end - 1), 40);
       // A warning: the step is kept, as LLMCompiler keeps it.
-      conversion.problemOn(line, "invalid-plan", `the arguments ${shown} are not Python literals (${(error as SourceProblem).message}); as LLMCompiler does, the text is passed as it is, as the first argument`, `/steps/${index}`, span.start, span.end, "warning");
+      conversion.problemOn(line, "invalid-plan", `the arguments ${shown} are not Python literals (${(error as SourceProblem).message}); as LLMCompiler does, the text is passed as it is, as the first argument`, { pointer: `/steps/${index}`, start: span.start, end: span.end, severity: "warning" });
     }
     const { positional, keywords } = read;
     let rest = text.slice(end).trimStart();
@@ -120,7 +120,7 @@ function readLine(line: SourceLine, conversion: Conversion, index: number): Draf
     if (!conversion.roomForStep(line)) return undefined;
     const problems: SourceProblem[] = [];
     const args = nameArguments(conversion, tool, positional, keywords, (message, start, end) => problems.push(new SourceProblem("invalid-plan", message, start, end)));
-    for (const problem of problems) conversion.problemOn(line, problem.code, problem.message, `/steps/${index}`, problem.start, problem.end);
+    for (const problem of problems) conversion.problemOn(line, problem.code, problem.message, { pointer: `/steps/${index}`, start: problem.start, end: problem.end });
     return conversion.acceptCall(line, { id, tool, args }, idStart, idDigits.length, callStart);
   } catch (error) {
     return conversion.leaveOut(line, error);

@@ -72,7 +72,7 @@ function readLine(line: SourceLine, conversion: Conversion, index: number): Draf
     const inputSpan = { start: line.offset + inputStart, end: line.offset + close };
     // An empty input to a tool that declares no input property is a call without arguments.
     const noInput = input === "" && conversion.inputNames(tool)?.length === 0;
-    const args = nameArguments(conversion, tool, noInput ? [] : [{ value, ...inputSpan }], [], (message, start, end2) => conversion.problemOn(line, "invalid-plan", message, `/steps/${index}`, start, end2));
+    const args = nameArguments(conversion, tool, noInput ? [] : [{ value, ...inputSpan }], [], (message, start, end2) => conversion.problemOn(line, "invalid-plan", message, { pointer: `/steps/${index}`, start, end: end2 }));
     return conversion.acceptCall(line, { id, tool, args }, idStart, digits.length, callStart);
   } catch (error) {
     return conversion.leaveOut(line, error);

@@ -14,7 +14,7 @@ import { firstReference, type StepScan } from "./check-references.js";
  *
  * @example
  * const out: Draft[] = [];
- * checkCycles(read.steps, nodeOf, checkReferences(read.steps, nodeOf, options, undefined, out), options, out);
+ * checkCycles(read.steps, nodeOf, checkReferences(read.steps, nodeOf, out, { options }), options, out);
  */
 export function checkCycles(steps: readonly LocatedStep[], nodeOf: ReadonlyMap<number, number>, scan: StepScan, options: NormalizedOptions, out: Draft[]): void {
   const cycles = findCycles(scan.graph);

@@ -86,23 +86,32 @@ export type StepScanner = (position: number, args: Readonly<Record<string, unkno
 
 const scanEach: StepScanner = (_position, args, options) => scanArgs(args, options);
 
+/** What the per-step checks read besides the steps. */
+export interface ReferenceChecks {
+  readonly options: NormalizedOptions;
+  /** The tools' schemas, when the caller has a catalog. */
+  readonly schemas?: SchemaChecker | undefined;
+  /** How each step's arguments are scanned (default: `scanArgs`). */
+  readonly scanStep?: StepScanner | undefined;
+  /** The plan's output, whose references are checked too. */
+  readonly output?: Readonly<Record<string, unknown>> | undefined;
+  /** The steps of the session's earlier plans, which references may name. */
+  readonly earlier?: EarlierSteps | undefined;
+}
+
 /**
  * Run the per-step checks, pushing diagnostics to `out`; returns the edges for the cycle stage. Each
  * step's arguments are scanned once, with `scanStep`.
  *
  * @example
  * const out: Draft[] = [];
- * const scan = checkReferences(read.steps, nodeOf, normalizeOptions({}), undefined, out);
+ * const scan = checkReferences(read.steps, nodeOf, out, { options: normalizeOptions({}) });
  */
 export function checkReferences(
   steps: readonly LocatedStep[],
   nodeOf: ReadonlyMap<number, number>,
-  options: NormalizedOptions,
-  schemas: SchemaChecker | undefined,
   out: Draft[],
-  scanStep: StepScanner = scanEach,
-  output?: Readonly<Record<string, unknown>>,
-  earlier?: EarlierSteps,
+  { options, schemas, scanStep = scanEach, output, earlier }: ReferenceChecks,
 ): StepScan {
   // The graph is built here, densely numbered, as the references are found: no per-step sets or maps.
   const offsets = new Int32Array(steps.length + 1);

@@ -103,7 +103,7 @@ function collect(read: ReadPlanResult, options: LintOptions | undefined, scanSte
   if (earlier !== undefined) reusedIds(read.steps, earlier, out);
   const stepById = (id: number): LocatedStep | undefined => read.steps[nodeOf.get(id) ?? -1] ?? earlierStep(earlier, id);
   const schemas = settings.catalog === undefined ? undefined : new SchemaChecker(settings.catalog, stepById);
-  const scan = checkReferences(read.steps, nodeOf, settings.options, schemas, out, scanStep, read.plan.output, earlier);
+  const scan = checkReferences(read.steps, nodeOf, out, { options: settings.options, schemas, scanStep, output: read.plan.output, earlier });
   checkCycles(read.steps, nodeOf, scan, settings.options, out);
   return out;
 }

@@ -1,6 +1,6 @@
 /**
  * The graphile-worker versions plan-refs is tested with, and the guard `migrate` and `startWorker`
- * run first: a few statements (releasing a job the worker holds, see sql/release-step.ts) write
+ * run first: a few statements (releasing a job the worker holds, see sql/release-job.ts) write
  * graphile-worker's private tables, which a version outside these may lay out differently, so such a
  * version is refused with one line instead of failing jobs later.
  */
@@ -10,7 +10,6 @@ import { dirname, join } from "node:path";
 import { ownData } from "../shared/own-data.js";
 import { safeText } from "../shared/text.js";
 import { PostgresError } from "./errors.js";
-import type { PgQueryable } from "./peers.js";
 
 /** One line of graphile-worker releases tested: `major.minor`, its first tested patch, and its schema's last migration. */
 export interface TestedGraphileWorker {
@@ -124,18 +123,4 @@ export function installedGraphileWorkerVersion(from: string = import.meta.url): 
     folder = dirname(folder);
   }
   return undefined;
-}
-
-/**
- * The last migration of the database's graphile-worker schema (`undefined`: none yet; a database
- * graphile-worker never migrated fails, as `not-migrated` from the callers). graphile-worker
- * has no public function for it; its `migrations` table is what its own migrate reads.
- *
- * @example
- * graphileSchemaProblem(await graphileSchemaMigration(pool))
- */
-export async function graphileSchemaMigration(client: PgQueryable): Promise<number | undefined> {
-  const found = await client.query("select max(id) as id from graphile_worker.migrations");
-  const id = found.rows[0]?.id;
-  return id === null || id === undefined ? undefined : Number(id);
 }

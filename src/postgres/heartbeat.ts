@@ -8,8 +8,11 @@ import { DEFAULT_RECOVERY_MS } from "../run/settings.js";
 import { connectClient, type Connection } from "./db.js";
 import type { PgClient, PgPool } from "./peers.js";
 import { stoppedChannel } from "./queue.js";
-import { beat, removeWorker } from "./sql/heartbeat.js";
-import { findDeadWorkers, unlockWorkers } from "./sql/recover-dead-workers.js";
+import { beat } from "./sql/heartbeat.js";
+import { listenOn } from "./sql/listen.js";
+import { findDeadWorkers } from "./sql/recover-dead-workers.js";
+import { removeWorker } from "./sql/remove-worker.js";
+import { unlockWorkers } from "./sql/unlock-workers.js";
 import { requeueOrphans } from "./sql/requeue-orphans.js";
 
 /** What the heartbeat needs from its worker. */
@@ -97,7 +100,7 @@ export class Heartbeat {
       void client.end().catch(() => undefined);
     });
     try {
-      await client.query(`listen "${stoppedChannel(this.connection)}"`);
+      await listenOn(client, stoppedChannel(this.connection));
       this.#listener = client;
     } catch {
       await client.end().catch(() => undefined);

@@ -2,22 +2,32 @@
  * `migrate`: creates or upgrades plan-refs' tables and graphile-worker's schema. Idempotent, and safe
  * from several processes at once (they take turns on an advisory lock).
  */
+import { SETTLED_STATES } from "../run/schedule.js";
 import { connectClient, databaseError, literal, readConnection, table, type Connection, type ConnectionOptions } from "./db.js";
 import { loadGraphileWorker } from "./graphile.js";
-import { graphileSchemaMigration, graphileSchemaProblem, graphileVersionProblem, installedGraphileWorkerVersion, refuseGraphileWorker } from "./graphile-version.js";
-import { DROPPED_SETTLE_DONE_ARGS, previousSettleDoneFunction, settleDoneFunction } from "./sql/settle-done.js";
-import { settleFailedFunction } from "./sql/settle-failed.js";
-import { retryStepFunction } from "./sql/retry-step.js";
-import { awaitApprovalFunction } from "./sql/await-approval.js";
-import { CLAIMABLE_STATES } from "./stored-states.js";
+import { graphileSchemaProblem, graphileVersionProblem, installedGraphileWorkerVersion, refuseGraphileWorker } from "./graphile-version.js";
+import { graphileSchemaMigration } from "./sql/graphile-schema-migration.js";
+import { migrateLock } from "./sql/migrate-lock.js";
+import { migrateUnlock } from "./sql/migrate-unlock.js";
+import { DROPPED_SETTLE_DONE_ARGS, settleDoneFunctionSql } from "./sql/settle-done-function.js";
+import { previousSettleDoneFunctionSql } from "./sql/previous-settle-done-function.js";
+import { settleFailedFunctionSql } from "./sql/settle-failed-function.js";
+import { retryStepFunctionSql } from "./sql/retry-step-function.js";
+import { awaitApprovalFunctionSql } from "./sql/await-approval-function.js";
+import { CLAIMABLE_STATES, STATE_SQL, statesSql } from "./stored-states.js";
 import { migrateSchemaProblem, readSchemaVersion, recordSchemaVersion, refuseSchema, schemaVersionTable } from "./schema-version.js";
 import { silentLogger } from "./worker-logger.js";
 
-/** A lock id of plan-refs' migrations (any constant; advisory locks are per database). */
-const MIGRATE_LOCK = 7_214_503_111;
-
-/** The plan-refs schema, version 1 (each statement idempotent). */
-function statements(connection: Connection): string[] {
+/**
+ * The plan-refs schema, version 1 (each statement idempotent). The tables' statements are the
+ * migration's own, kept here as a migration is (graphile-worker keeps its migrations apart from its
+ * `src/sql/` too); the PL/pgSQL functions, which the workers' statements call, are one a file in sql/.
+ * Exported for test/postgres/sql-states.test.ts, which reads the states they compare.
+ *
+ * @example
+ * for (const statement of migrationStatements(connection)) await client.query(statement)
+ */
+export function migrationStatements(connection: Connection): string[] {
   const runs = table(connection, "runs");
   return [
     `create schema if not exists "${connection.schema}"`,
@@ -70,20 +80,22 @@ function statements(connection: Connection): string[] {
     // The steps that need a job (ready, running, retrying): what the search for steps left with no job reads.
     // Keyed like the primary key: keyed by the run alone, the planner (its statistics of a run just stored
     // say the partial index is small) took it for one step's lookup and read every such step of the run.
-    `create index if not exists steps_to_run_by_step on ${table(connection, "steps")} (run_id, step_id) where state in (${CLAIMABLE_STATES.map(literal).join(", ")})`,
+    `create index if not exists steps_to_run_by_step on ${table(connection, "steps")} (run_id, step_id) where state in (${statesSql(CLAIMABLE_STATES)})`,
     `drop index if exists "${connection.schema}".steps_to_run`,
     `drop index if exists "${connection.schema}".steps_active`,
     ...counters(connection),
     // A step waiting for approval: its resolved arguments (what a person approves), and whether it was approved (its claim does not ask again).
     `alter table ${table(connection, "steps")} add column if not exists approval_args json`,
     `alter table ${table(connection, "steps")} add column if not exists approved boolean not null default false`,
-    // Signatures older than the previous release's only: see DROPPED_SETTLE_DONE_ARGS (sql/settle-done.ts).
+    // Signatures older than the previous release's only: see DROPPED_SETTLE_DONE_ARGS (sql/settle-done-function.ts).
     ...DROPPED_SETTLE_DONE_ARGS.map((args) => `drop function if exists "${connection.schema}".settle_done(${args})`),
-    settleDoneFunction(connection),
-    previousSettleDoneFunction(connection),
-    settleFailedFunction(connection),
-    retryStepFunction(connection),
-    awaitApprovalFunction(connection),
+    settleDoneFunctionSql(connection),
+    previousSettleDoneFunctionSql(connection),
+    settleFailedFunctionSql(connection),
+    retryStepFunctionSql(connection),
+    awaitApprovalFunctionSql(connection),
+    // Last: the version record's table (migrate then records this release's version in it).
+    schemaVersionTable(connection),
   ];
 }
 
@@ -102,12 +114,12 @@ function counters(connection: Connection): string[] {
        if not ${has("steps", "remaining")} then
          alter table ${steps} add column remaining integer;
          update ${steps} s set remaining = (select count(*) from json_array_elements_text(s.dependencies) d
-           where not exists (select 1 from ${steps} x where x.run_id = s.run_id and x.step_id = d::bigint and x.state = 'done'));
+           where not exists (select 1 from ${steps} x where x.run_id = s.run_id and x.step_id = d::bigint and x.state = ${STATE_SQL.done}));
          alter table ${steps} alter column remaining set not null;
        end if;
        if not ${has("runs", "unsettled")} then
          alter table ${runs} add column unsettled integer;
-         update ${runs} r set unsettled = (select count(*) from ${steps} s where s.run_id = r.id and s.state not in ('done', 'failed', 'skipped'));
+         update ${runs} r set unsettled = (select count(*) from ${steps} s where s.run_id = r.id and s.state not in (${statesSql(SETTLED_STATES)}));
          alter table ${runs} alter column unsettled set not null;
        end if;
      end $upgrade$`,
@@ -128,22 +140,21 @@ export async function migrate(options: ConnectionOptions = {}): Promise<void> {
   refuseGraphileWorker(graphileVersionProblem(installedGraphileWorkerVersion()));
   const client = await connectClient(connection);
   try {
-    await client.query("select pg_advisory_lock($1)", [MIGRATE_LOCK]);
+    await migrateLock(client);
     await runMigrations({ connectionString: connection.connectionString, logger: await silentLogger() });
     refuseGraphileWorker(graphileSchemaProblem(await graphileSchemaMigration(client)));
     // An older release's migrate would put its functions back under workers already upgraded.
     refuseSchema(migrateSchemaProblem(await readSchemaVersion(client, connection)), connection);
     await client.query("begin");
-    for (const statement of statements(connection)) await client.query(statement);
+    for (const statement of migrationStatements(connection)) await client.query(statement);
     // Last, in the same transaction: a worker that reads the version finds everything it names.
-    await client.query(schemaVersionTable(connection));
     await recordSchemaVersion(client, connection);
     await client.query("commit");
   } catch (error) {
     await client.query("rollback").catch(() => undefined);
     throw databaseError(error, connection);
   } finally {
-    await client.query("select pg_advisory_unlock($1)", [MIGRATE_LOCK]).catch(() => undefined);
+    await migrateUnlock(client).catch(() => undefined);
     await client.end().catch(() => undefined);
   }
 }

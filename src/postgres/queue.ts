@@ -4,6 +4,7 @@
  */
 import { literal, table, type Connection } from "./db.js";
 import type { PgQueryable } from "./peers.js";
+import { notify } from "./sql/notify.js";
 
 /**
  * The prefix of graphile-worker's task names of plan-refs steps (one per schema, so two schemas never
@@ -36,8 +37,9 @@ export function progressChannel(connection: Connection): string {
   return `${connection.schema}_progress`;
 }
 
+/** Announce a run's progress (in the caller's transaction). */
 export async function notifyProgress(client: PgQueryable, connection: Connection, runId: string): Promise<void> {
-  await client.query("select pg_notify($1, $2)", [progressChannel(connection), runId]);
+  await notify(client, progressChannel(connection), runId);
 }
 
 /**
@@ -75,16 +77,12 @@ export function toolOfTask(connection: Connection, task: string): string | undef
   return task.startsWith(prefix) ? task.slice(prefix.length) : undefined;
 }
 
+/** Announce that a run finished (in the caller's transaction). */
 export async function notifyRunFinished(client: PgQueryable, connection: Connection, runId: string): Promise<void> {
-  await client.query("select pg_notify($1, $2)", [finishedChannel(connection), runId]);
+  await notify(client, finishedChannel(connection), runId);
 }
 
+/** Tell the workers that a run was stopped (in the caller's transaction). */
 export async function notifyRunStopped(client: PgQueryable, connection: Connection, runId: string): Promise<void> {
-  await client.query("select pg_notify($1, $2)", [stoppedChannel(connection), runId]);
-}
-
-/** Lock a run's row for the transaction (every change to a run's steps takes it: they happen one at a time). */
-export async function lockRun(client: PgQueryable, connection: Connection, runId: string): Promise<{ status: string; options: unknown } | undefined> {
-  const found = await client.query(`select status, options from ${table(connection, "runs")} where id = $1 for update`, [runId]);
-  return found.rows[0] as { status: string; options: unknown } | undefined;
+  await notify(client, stoppedChannel(connection), runId);
 }

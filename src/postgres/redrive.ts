@@ -5,7 +5,7 @@
  */
 import { databaseError, inTransaction, poolFor, readConnection, type ConnectionOptions } from "./db.js";
 import { PostgresError } from "./errors.js";
-import { lockRun } from "./queue.js";
+import { lockRun } from "./sql/lock-run.js";
 import { redriveSteps } from "./sql/redrive-steps.js";
 import { cutText } from "../shared/text.js";
 

@@ -14,13 +14,15 @@ import { storedRetry } from "./known-runs.js";
 import { retryPolicyOf, type RetryOptionValues } from "../run/settings.js";
 import type { StoredRunOptions } from "./submit.js";
 import type { PgClient, PgQueryable } from "./peers.js";
-import { finishedChannel, lockRun, progressChannel } from "./queue.js";
-import { readRunRow, readStepRows } from "./sql/read-run.js";
-import { listenOn, watchRun } from "./sql/watch-run.js";
+import { finishedChannel, progressChannel } from "./queue.js";
+import { listenOn } from "./sql/listen.js";
+import { lockRun } from "./sql/lock-run.js";
+import { readRunRow } from "./sql/read-run.js";
+import { readStepRows } from "./sql/read-step-rows.js";
+import { watchRun } from "./sql/watch-run.js";
 import { stopSteps } from "./transitions.js";
 import { rebuildStepError } from "./stored-error.js";
-import { RETRYING, type StoredState } from "./stored-states.js";
-import { AWAITING_APPROVAL } from "./sql/await-approval.js";
+import { AWAITING_APPROVAL, RETRYING, type StoredState } from "./stored-states.js";
 import { cutText } from "../shared/text.js";
 
 /** One step of a run as it stands. Times are milliseconds since the run was submitted. */

@@ -17,6 +17,9 @@
 import { table, type Connection } from "./db.js";
 import { PostgresError } from "./errors.js";
 import type { PgQueryable } from "./peers.js";
+import { readRecordedSchema } from "./sql/read-schema-version.js";
+import { recordVersion } from "./sql/record-schema-version.js";
+import { schemaVersionPresent } from "./sql/schema-version-present.js";
 
 /**
  * The schema version this release's `migrate` makes and its workers call.
@@ -105,10 +108,11 @@ function recordTable(connection: Connection): string {
 }
 
 /**
- * The statement that makes the record's table (idempotent; one row at most).
+ * The statement that makes the record's table (idempotent; one row at most): the last of
+ * `migrationStatements`, so that a worker that reads the version finds everything it names.
  *
  * @example
- * await client.query(schemaVersionTable(connection))
+ * migrationStatements(connection).at(-1) === schemaVersionTable(connection) // true
  */
 export function schemaVersionTable(connection: Connection): string {
   return `create table if not exists ${recordTable(connection)} (
@@ -127,11 +131,8 @@ export function schemaVersionTable(connection: Connection): string {
  * const recorded = await readSchemaVersion(pool, connection)
  */
 export async function readSchemaVersion(client: PgQueryable, connection: Connection): Promise<RecordedSchema | undefined> {
-  const present = await client.query("select to_regclass($1) is not null as present", [recordTable(connection)]);
-  if (present.rows[0]?.present !== true) return undefined;
-  const found = await client.query(`select version, oldest_worker from ${recordTable(connection)}`);
-  const row = found.rows[0];
-  return row === undefined ? undefined : { version: Number(row.version), oldestWorker: Number(row.oldest_worker) };
+  if (!(await schemaVersionPresent(client, recordTable(connection)))) return undefined;
+  return readRecordedSchema(client, recordTable(connection));
 }
 
 /**
@@ -141,9 +142,5 @@ export async function readSchemaVersion(client: PgQueryable, connection: Connect
  * await recordSchemaVersion(client, connection)
  */
 export async function recordSchemaVersion(client: PgQueryable, connection: Connection, recorded: RecordedSchema = THIS_SCHEMA): Promise<void> {
-  await client.query(
-    `insert into ${recordTable(connection)} (version, oldest_worker) values ($1, $2)
-     on conflict (one) do update set version = excluded.version, oldest_worker = excluded.oldest_worker, migrated_at = clock_timestamp()`,
-    [recorded.version, recorded.oldestWorker],
-  );
+  await recordVersion(client, recordTable(connection), recorded.version, recorded.oldestWorker);
 }

@@ -16,7 +16,9 @@ import { backoff, sleep } from "./job-pool.js";
 import { KnownRuns, type KnownRun, type KnownRunInfo } from "./known-runs.js";
 import type { PgPool } from "./peers.js";
 import { claimedStep, claimStep } from "./sql/claim.js";
-import { releaseJob, releaseStep, releaseTakenStep } from "./sql/release-step.js";
+import { releaseJob } from "./sql/release-job.js";
+import { releaseStep } from "./sql/release-step.js";
+import { releaseTakenStep } from "./sql/release-taken-step.js";
 import { toolFlag, toolOfTask } from "./queue.js";
 import { WorkerToolLimits } from "./tool-limits.js";
 import { rebuildStepError } from "./stored-error.js";
@@ -147,7 +149,7 @@ export class StepWorker {
       if (typeof runId !== "string" || typeof stepId !== "number") return; // not a job of ours to run
       if (!(await this.#turn(jobId, helpers.job.task_identifier))) {
         // The worker stops while the step waited for its tool's turn: its job is free at once, the step untouched.
-        await releaseJob(this.pool, this.connection, jobId, this.id).catch(() => undefined);
+        await releaseJob(this.pool, jobId, this.id).catch(() => undefined);
         throw new Error(`plan-refs: step ${stepId} of run ${runId} released: the worker stopped`);
       }
       await this.#runStep(runId, stepId, helpers);
@@ -213,7 +215,14 @@ export class StepWorker {
     helpers.abortSignal.addEventListener("abort", onShutdown);
     let outcome: SettleOutcome;
     try {
-      outcome = await runClaimedStep(claimed, tools.get(tool), tools.keys(), tryTimeoutMs(known.options.timeoutMs, this.settings.timeoutMs), controller, checksInputs(known.options.validateInputs, this.settings.validateInputs), trace);
+      outcome = await runClaimedStep(claimed, {
+        fn: tools.get(tool),
+        toolNames: tools.keys(),
+        timeoutMs: tryTimeoutMs(known.options.timeoutMs, this.settings.timeoutMs),
+        controller,
+        validateInputs: checksInputs(known.options.validateInputs, this.settings.validateInputs),
+        trace,
+      });
     } finally {
       helpers.abortSignal.removeEventListener("abort", onShutdown);
       this.#active.delete(active);
@@ -238,7 +247,10 @@ export class StepWorker {
     const settle = trace === undefined ? undefined : new TracedTries();
     const take = outcome.ok ? this.#take(known, helpers) : undefined;
     const { settled: stored, next } = await this.#retrying(
-      async (): Promise<SettleResult> => (delayMs === undefined || outcome.ok ? settleStep(this.pool, this.connection, runId, stepId, attempt, outcome, known.options.failFast, known, take) : { settled: await retryLater(this.pool, this.connection, runId, stepId, attempt, outcome.error, delayMs) }),
+      async (): Promise<SettleResult> =>
+        delayMs === undefined || outcome.ok
+          ? settleStep(this.pool, this.connection, { runId, stepId, attempt, outcome, failFast: known.options.failFast, known, take })
+          : { settled: await retryLater(this.pool, this.connection, { runId, stepId, attempt, error: outcome.error, delayMs }) },
       settle,
     ).catch((thrown: unknown) => {
       trace?.settled(settle, { thrown });
@@ -265,7 +277,7 @@ export class StepWorker {
 
   /** The claimed step waits for approval with its resolved arguments (`args`, JSON), its tool not called; its job is done. */
   async #awaitApproval(runId: string, stepId: number, tool: string, attempt: number, args: string, known: KnownRun): Promise<void> {
-    const stored = await this.#retrying(() => awaitApproval(this.pool, this.connection, runId, stepId, attempt, args, suspendedStatus(known) ?? "suspended"));
+    const stored = await this.#retrying(() => awaitApproval(this.pool, this.connection, { runId, stepId, attempt, args, suspended: suspendedStatus(known) ?? "suspended" }));
     if (stored) this.#emit({ type: "step-awaiting-approval", runId, stepId, tool, args: JSON.parse(args) as Record<string, unknown> });
   }
 }

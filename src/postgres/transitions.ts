@@ -8,17 +8,22 @@
 import type { StepFailure } from "../run/attempt.js";
 import { dependentsToSkip, endedStatus, isSettled, onStop, scheduleGraph, stopDetail, type ScheduleGraph, type StepState, type StopReason } from "../run/schedule.js";
 import type { KnownRun } from "./known-runs.js";
-import { table, type Connection } from "./db.js";
+import { inTransaction, type Connection } from "./db.js";
 import type { PgPool, PgQueryable } from "./peers.js";
 import { notifyProgress, notifyRunFinished, notifyRunStopped } from "./queue.js";
 import { abortSteps } from "./sql/abort-steps.js";
-import { finishRun, readDiagnostics, setUnsettled } from "./sql/finish-run.js";
+import { finishRun } from "./sql/finish-run.js";
+import { readDiagnostics } from "./sql/read-diagnostics.js";
 import { readRunSteps } from "./sql/read-run-steps.js";
-import { retryStep } from "./sql/retry-step.js";
+import { readStepAttempt } from "./sql/read-step-attempt.js";
+import { retryStep, type RetriedStep } from "./sql/retry-step.js";
 import { settleDone, type Take, type TakenRow } from "./sql/settle-done.js";
 import { storeFailure, type RunStepRow } from "./sql/settle-failed.js";
-import { skipBlocked, skipUnstarted } from "./sql/skip-steps.js";
+import { setUnsettled } from "./sql/set-unsettled.js";
+import { skipBlocked } from "./sql/skip-blocked.js";
+import { skipUnstarted } from "./sql/skip-unstarted.js";
 import type { StoredStepError } from "./stored-error.js";
+import type { StepAttempt } from "./stored-states.js";
 
 /** What a step's attempt came to. */
 export type SettleOutcome =
@@ -35,21 +40,30 @@ export interface SettleResult {
   readonly next?: TakenRow;
 }
 
+/** An attempt's outcome to store: which attempt, the outcome, whether a failure stops the run (`failFast`), the run as the worker knows it, and who may take a dependent. */
+export interface AttemptOutcome extends StepAttempt {
+  readonly outcome: SettleOutcome;
+  readonly failFast: boolean;
+  readonly known: KnownRun;
+  readonly take?: Take | undefined;
+}
+
 /**
  * Store a step's outcome (once: only the attempt that holds the step writes), then enqueue the
  * dependents it makes ready (with `take`, claiming one of them for the worker instead), or skip those
  * a failure blocks (and stop the run with `failFast`).
  *
  * @example
- * const { settled, next } = await settleStep(pool, connection, runId, 3, 1, { ok: true, result: "{}" }, false, known, take)
+ * const { settled, next } = await settleStep(pool, connection, { runId, stepId: 3, attempt: 1, outcome: { ok: true, result: "{}" }, failFast: false, known, take })
  */
-export async function settleStep(pool: PgPool, connection: Connection, runId: string, stepId: number, attempt: number, outcome: SettleOutcome, failFast: boolean, known: KnownRun, take?: Take): Promise<SettleResult> {
+export async function settleStep(pool: PgPool, connection: Connection, step: AttemptOutcome): Promise<SettleResult> {
+  const { runId, stepId, attempt, outcome } = step;
   if (outcome.ok) {
-    const { stored, next } = await settleDone(pool, connection, runId, stepId, attempt, outcome.result, known, take);
-    return stored ? (next === undefined ? { settled: "stored" } : { settled: "stored", next }) : { settled: await whyNotStored(pool, connection, runId, stepId, attempt) };
+    const { stored, next } = await settleDone(pool, connection, { runId, stepId, attempt, result: outcome.result, known: step.known, take: step.take });
+    return stored ? (next === undefined ? { settled: "stored" } : { settled: "stored", next }) : { settled: await whyNotStored(pool, connection, step) };
   }
-  const stored = await settleFailed(pool, connection, runId, stepId, attempt, outcome, failFast);
-  return { settled: stored ? "stored" : await whyNotStored(pool, connection, runId, stepId, attempt) };
+  const stored = await settleFailed(pool, connection, step, outcome, step.failFast);
+  return { settled: stored ? "stored" : await whyNotStored(pool, connection, step) };
 }
 
 /**
@@ -57,17 +71,16 @@ export async function settleStep(pool: PgPool, connection: Connection, runId: st
  * only the attempt that holds the step does it).
  *
  * @example
- * await retryLater(pool, connection, runId, 3, 1, { code: "tool-error", detail: "the tool threw: down" }, 1_000)
+ * await retryLater(pool, connection, { runId, stepId: 3, attempt: 1, error: { code: "tool-error", detail: "the tool threw: down" }, delayMs: 1_000 })
  */
-export async function retryLater(pool: PgPool, connection: Connection, runId: string, stepId: number, attempt: number, error: StoredStepError, delayMs: number): Promise<Settled> {
-  return (await retryStep(pool, connection, runId, stepId, attempt, error, delayMs)) ? "stored" : await whyNotStored(pool, connection, runId, stepId, attempt);
+export async function retryLater(pool: PgPool, connection: Connection, step: RetriedStep): Promise<Settled> {
+  return (await retryStep(pool, connection, step)) ? "stored" : await whyNotStored(pool, connection, step);
 }
 
 /** An outcome not stored: another attempt holds the step (`lost`), or the step or its run was settled otherwise (`moot`). */
-async function whyNotStored(pool: PgPool, connection: Connection, runId: string, stepId: number, attempt: number): Promise<Settled> {
-  const found = await pool.query(`select attempt from ${table(connection, "steps")} where run_id = $1 and step_id = $2`, [runId, stepId]);
-  const now = found.rows[0]?.attempt;
-  return now !== undefined && Number(now) !== attempt ? "lost" : "moot";
+async function whyNotStored(pool: PgPool, connection: Connection, { runId, stepId, attempt }: StepAttempt): Promise<Settled> {
+  const now = await readStepAttempt(pool, connection, runId, stepId);
+  return now !== undefined && now !== attempt ? "lost" : "moot";
 }
 
 /** The states and graph of a run's steps. */
@@ -78,24 +91,12 @@ function statesOf(rows: readonly RunStepRow[]): { graph: ScheduleGraph; states: 
 }
 
 /** A step failed: its error (and a result that failed validation) stored, its dependents skipped, the run stopped with `failFast`, or ended. */
-async function settleFailed(pool: PgPool, connection: Connection, runId: string, stepId: number, attempt: number, outcome: Extract<SettleOutcome, { ok: false }>, failFast: boolean): Promise<boolean> {
-  const client = await pool.connect();
-  let open = false;
-  try {
-    await client.query("begin");
-    open = true;
-    const rows = await storeFailure(client, connection, runId, stepId, attempt, outcome.error, outcome.result);
+async function settleFailed(pool: PgPool, connection: Connection, { runId, stepId, attempt }: StepAttempt, outcome: Extract<SettleOutcome, { ok: false }>, failFast: boolean): Promise<boolean> {
+  return inTransaction(pool, async (client) => {
+    const rows = await storeFailure(client, connection, { runId, stepId, attempt, error: outcome.error, result: outcome.result });
     if (rows !== undefined) await afterFailure(client, connection, runId, stepId, rows, failFast);
-    await client.query("commit");
-    open = false;
     return rows !== undefined;
-  } catch (error) {
-    if (open) await client.query("rollback").catch(() => undefined);
-    client.release(true);
-    throw error;
-  } finally {
-    if (!open) client.release();
-  }
+  });
 }
 
 /**

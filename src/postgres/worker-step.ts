@@ -135,15 +135,28 @@ export function approvalArgs(claimed: ClaimedStep, gated = false): string | unde
   return JSON.stringify(args);
 }
 
+/** How a claimed step is tried (`runClaimedStep`). */
+export interface ClaimedTry {
+  /** The step's tool; `undefined`: this worker has no such tool. */
+  readonly fn: WorkerToolFunction | undefined;
+  /** The worker's tools, for the unknown tool's did-you-mean. */
+  readonly toolNames: Iterable<string>;
+  /** The try's limit; `undefined`: no limit. */
+  readonly timeoutMs: number | undefined;
+  /** Aborts the try (the run stopped, the worker stopping). */
+  readonly controller: AbortController;
+  readonly validateInputs: boolean;
+  /** The try's span, active while the tool runs. */
+  readonly trace?: StepTrace | undefined;
+}
+
 /**
- * One try of a claimed step with `fn` (`undefined`: this worker has no such tool), within `timeoutMs`
- * (`undefined`: no limit); aborted with `controller` (the run stopped, the worker stopping); `trace`: the
- * try's span, active while the tool runs. Never rejects.
+ * One try of a claimed step. Never rejects.
  *
  * @example
- * const outcome = await runClaimedStep(claimed, tools.get(claimed.tool), tools.keys(), 60_000, new AbortController(), false)
+ * const outcome = await runClaimedStep(claimed, { fn: tools.get(claimed.tool), toolNames: tools.keys(), timeoutMs: 60_000, controller: new AbortController(), validateInputs: false })
  */
-export function runClaimedStep(claimed: ClaimedStep, fn: WorkerToolFunction | undefined, toolNames: Iterable<string>, timeoutMs: number | undefined, controller: AbortController, validateInputs: boolean, trace?: StepTrace): Promise<SettleOutcome> {
+export function runClaimedStep(claimed: ClaimedStep, { fn, toolNames, timeoutMs, controller, validateInputs, trace }: ClaimedTry): Promise<SettleOutcome> {
   if (fn === undefined) {
     const failure = STEP_FAILURES.unknownTool(claimed.tool, " on this worker", toolNames);
     trace?.ended(failure);

@@ -15,9 +15,12 @@ import { databaseError, POOL_SIZE, poolFor, readConnection, table, type Connecti
 import { PostgresError } from "./errors.js";
 import type { PgPool } from "./peers.js";
 import { loadGraphileWorker } from "./graphile.js";
-import { graphileSchemaMigration, graphileSchemaProblem, graphileVersionProblem, installedGraphileWorkerVersion, refuseGraphileWorker } from "./graphile-version.js";
+import { graphileSchemaProblem, graphileVersionProblem, installedGraphileWorkerVersion, refuseGraphileWorker } from "./graphile-version.js";
 import { makeJobPool } from "./job-pool.js";
 import { readSchemaVersion, refuseSchema, workerSchemaProblem } from "./schema-version.js";
+import { availableConnections } from "./sql/available-connections.js";
+import { checkTables } from "./sql/check-tables.js";
+import { graphileSchemaMigration } from "./sql/graphile-schema-migration.js";
 import { stepTask, toolOfTask, toolTask } from "./queue.js";
 import { StepWorker, type WorkerEvent } from "./step-worker.js";
 import { silentLogger } from "./worker-logger.js";
@@ -111,7 +114,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   let runner: import("graphile-worker").Runner;
   try {
     // The plan-refs tables must be there (a clear error rather than failing jobs).
-    await pool.query(`select 1 from ${table(connection, "workers")} limit 0`);
+    await checkTables(pool, connection);
     // Within the schema's compatibility window (a rolling upgrade), else one line naming both versions.
     refuseSchema(workerSchemaProblem(await readSchemaVersion(pool, connection)), connection);
     refuseGraphileWorker(graphileSchemaProblem(await graphileSchemaMigration(pool)));
@@ -181,8 +184,7 @@ function taskList(connection: Connection, tools: ReadonlyMap<string, WorkerToolF
 
 /** Refuse a concurrency the database cannot give connections for (rather than "too many clients" later, mid-run). */
 async function checkConnections(pool: PgPool, connection: Connection, concurrency: number): Promise<void> {
-  const found = await pool.query("select current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int as available");
-  const available = Number(found.rows[0]?.available);
+  const available = await availableConnections(pool);
   const needed = connectionsNeeded(concurrency, POOL_SIZE);
   if (Number.isFinite(available) && needed > available) {
     throw new PostgresError("invalid-options", `startWorker: concurrency ${concurrency} needs up to ${needed} connections, and PostgreSQL at ${connection.where} allows ${available} in all (max_connections): lower the concurrency`);

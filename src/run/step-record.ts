@@ -34,19 +34,29 @@ export class StepRecord implements AttemptStep<StepRecord>, TracedStep {
   /** The span of the try that runs, in a traced run. */
   span: TraceSpan | undefined = undefined;
 
+  readonly id: number;
+  readonly tool: string;
+  /** The snapshot of the step's arguments (never the caller's object); let go once resolved. */
+  args: Record<string, unknown> | undefined;
+
+  /**
+   * `step`: its id, tool and the snapshot of its arguments (read from the step the run adds: no object
+   * is made for the call).
+   */
   constructor(
-    readonly id: number,
+    step: { readonly id: number; readonly tool: string; readonly args: Readonly<Record<string, unknown>> },
     /** Where its start and end times are kept in the run's `#times` (numbers there cost no allocation). */
     readonly slot: number,
-    readonly tool: string,
-    /** The snapshot of the step's arguments (never the caller's object); let go once resolved. */
-    public args: Record<string, unknown> | undefined,
     /** How many placeholders are resolved into the snapshot, or `THROUGH_RESOLVE_REFS` (see `PreparedStep`). */
     readonly placeholders: number,
     readonly dependencies: readonly number[],
     /** The run, until its report is returned: a tool that settles later (or never) holds only this record. */
     public owner: AttemptOwner<StepRecord> | undefined,
-  ) {}
+  ) {
+    this.id = step.id;
+    this.tool = step.tool;
+    this.args = step.args as Record<string, unknown>;
+  }
 }
 
 /** The steps waiting on a record, handed over once (the skip walk of `schedule.ts` visits each blocker once). */

@@ -27,7 +27,7 @@ async function fanOutOfThree(): Promise<{ runId: string; settle: (take?: { worke
   await shared.client.query("update plan_refs.steps set state = 'running', attempt = 1, worker = 'w' where run_id = $1 and step_id = 1", [runId]);
   const graph = scheduleGraph(steps.map((step) => ({ id: step.id, dependencies: step.id === 1 ? [] : [1] })));
   const connection = readConnection({ connectionString: shared.db.url }, "test");
-  return { runId, settle: (take) => settleStep(shared.client as never, connection, runId, 1, 1, { ok: true, result: '{"n":7}' }, false, { graph, diagnostics: [] }, take) };
+  return { runId, settle: (take) => settleStep(shared.client as never, connection, { runId, stepId: 1, attempt: 1, outcome: { ok: true, result: '{"n":7}' }, failFast: false, known: { graph, diagnostics: [] }, take }) };
 }
 
 async function stateOf(runId: string): Promise<{ steps: { id: number; state: string; worker: string | null; attempt: number; job: boolean }[]; unsettled: number }> {

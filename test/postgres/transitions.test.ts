@@ -48,7 +48,7 @@ async function settleFanOut(n: number): Promise<number> {
   const { connection, runId, graph } = await submitFanOut(n);
   await client.query("update plan_refs.steps set state = 'running', attempt = 1 where run_id = $1 and step_id = 1", [runId]);
   const before = await rowsRead();
-  const { settled: stored } = await settleStep(client as never, connection, runId, 1, 1, { ok: true, result: "{}" }, false, { graph, diagnostics: [] });
+  const { settled: stored } = await settleStep(client as never, connection, { runId, stepId: 1, attempt: 1, outcome: { ok: true, result: "{}" }, failFast: false, known: { graph, diagnostics: [] } });
   const read = (await rowsRead()) - before;
   expect(stored).toBe("stored");
   const ready = await client.query("select count(*)::int as n from plan_refs.steps where run_id = $1 and state = 'ready'", [runId]);
@@ -79,7 +79,7 @@ async function leafCosts(n: number): Promise<{ claim: number; settle: number }> 
   const claim = (await rowsRead()) - before;
   expect(claimed?.results.get(1)).toEqual({});
   before = await rowsRead();
-  expect((await settleStep(client as never, connection, runId, 2, 1, { ok: true, result: "{}" }, false, { graph, diagnostics: [] })).settled).toBe("stored");
+  expect((await settleStep(client as never, connection, { runId, stepId: 2, attempt: 1, outcome: { ok: true, result: "{}" }, failFast: false, known: { graph, diagnostics: [] } })).settled).toBe("stored");
   const settle = (await rowsRead()) - before;
   return { claim, settle };
 }

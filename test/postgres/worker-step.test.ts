@@ -24,7 +24,7 @@ function claimed(tool: string, args: Record<string, unknown> = {}): ClaimedStep 
 }
 
 function run(tool: string, fn: WorkerToolFunction | undefined, { timeoutMs, controller = new AbortController(), args = {} }: { timeoutMs?: number; controller?: AbortController; args?: Record<string, unknown> } = {}) {
-  return runClaimedStep(claimed(tool, args), fn, ["geocode", "checked"], timeoutMs, controller, false);
+  return runClaimedStep(claimed(tool, args), { fn, toolNames: ["geocode", "checked"], timeoutMs, controller, validateInputs: false });
 }
 
 describe("a worker's try of a step", () => {

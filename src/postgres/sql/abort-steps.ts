@@ -5,7 +5,12 @@
 import { table, type Connection } from "../db.js";
 import type { PgQueryable } from "../peers.js";
 import type { StoredStepError } from "../stored-error.js";
-import { RETRYING } from "../stored-states.js";
+import { RETRYING, STATE_SQL } from "../stored-states.js";
+
+/** $1: the run id, $2: the steps' ids, $3: the error (JSON), $4: the state whose step keeps the error of its last try. */
+export function abortStepsSql(connection: Connection): string {
+  return `update ${table(connection, "steps")} set state = ${STATE_SQL.failed}, error = case when state = $4 then error else $3 end, ended_at = clock_timestamp() where run_id = $1 and step_id = any($2::bigint[])`;
+}
 
 /**
  * @example
@@ -13,5 +18,5 @@ import { RETRYING } from "../stored-states.js";
  */
 export async function abortSteps(client: PgQueryable, connection: Connection, runId: string, stepIds: readonly number[], error: StoredStepError): Promise<void> {
   if (stepIds.length === 0) return;
-  await client.query(`update ${table(connection, "steps")} set state = 'failed', error = case when state = $4 then error else $3 end, ended_at = clock_timestamp() where run_id = $1 and step_id = any($2::bigint[])`, [runId, stepIds, JSON.stringify(error), RETRYING]);
+  await client.query(abortStepsSql(connection), [runId, stepIds, JSON.stringify(error), RETRYING]);
 }

@@ -1,26 +1,19 @@
-/** A run's counters and end: its count of steps not settled, and its final status once every step is. */
-import type { Diagnostic } from "../../shared/diagnostic.js";
+/** A run's end: its final status once every step is settled (or what is left waits for approval). */
 import type { RunStatus } from "../../run/schedule.js";
 import { table, type Connection } from "../db.js";
 import type { PgQueryable } from "../peers.js";
 
+/** $1: the run id, $2: its final status. */
+export function finishRunSql(connection: Connection): string {
+  return `update ${table(connection, "runs")} set status = $2, finished_at = clock_timestamp() where id = $1`;
+}
+
 /**
- * Set the run's count of steps not settled (after a change that settled several at once).
+ * End the run with its final status.
  *
  * @example
- * await setUnsettled(client, connection, runId, 0)
+ * await finishRun(client, connection, runId, "ok")
  */
-export async function setUnsettled(client: PgQueryable, connection: Connection, runId: string, unsettled: number): Promise<void> {
-  await client.query(`update ${table(connection, "runs")} set unsettled = $2 where id = $1`, [runId, unsettled]);
-}
-
-/** The run's diagnostics (its final status depends on them). */
-export async function readDiagnostics(client: PgQueryable, connection: Connection, runId: string): Promise<Diagnostic[]> {
-  const found = await client.query(`select diagnostics from ${table(connection, "runs")} where id = $1`, [runId]);
-  return (found.rows[0]?.diagnostics as Diagnostic[] | undefined) ?? [];
-}
-
-/** End the run with its final status. */
 export async function finishRun(client: PgQueryable, connection: Connection, runId: string, status: RunStatus): Promise<void> {
-  await client.query(`update ${table(connection, "runs")} set status = $2, finished_at = clock_timestamp() where id = $1`, [runId, status]);
+  await client.query(finishRunSql(connection), [runId, status]);
 }

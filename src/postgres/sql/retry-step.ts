@@ -1,54 +1,34 @@
 /**
- * A failed try to be tried again, in one round trip: the PL/pgSQL function `retry_step` (made by
- * `migrate`) locks the run, and if this attempt still holds the step, keeps the try's error, marks it
- * `retrying` with its next time, and queues its job again for that time with graphile-worker's
- * `run_at` (the job now running is let go: `add_job` in `replace` mode gives the key to the new one).
+ * A failed try to be tried again, in one round trip: one prepared call of the PL/pgSQL function
+ * `retry_step` (retry-step-function.ts), which marks the step `retrying` with its next time and queues its job for then.
  */
-import { literal, table, type Connection } from "../db.js";
+import type { Connection } from "../db.js";
 import type { PgPool } from "../peers.js";
-import { addStepJob, progressChannel } from "../queue.js";
 import type { StoredStepError } from "../stored-error.js";
-import { RETRYING } from "../stored-states.js";
+import type { StepAttempt } from "../stored-states.js";
+import { retryStepName } from "./retry-step-function.js";
 
-function retryStepName(connection: Connection): string {
-  return `"${connection.schema}".retry_step`;
+/** $1: the run id, $2: the step id, $3: the attempt, $4: the try's error (JSON), $5: the delay in milliseconds. */
+export function retryStepSql(connection: Connection): string {
+  return `select ${retryStepName(connection)}($1, $2, $3, $4, $5) as stored`;
 }
 
-/** The SQL function behind `retryStep`, for `migrate` (create or replace: idempotent). */
-export function retryStepFunction(connection: Connection): string {
-  const steps = table(connection, "steps");
-  const runs = table(connection, "runs");
-  return `create or replace function ${retryStepName(connection)}(p_run text, p_step bigint, p_attempt integer, p_error json, p_delay_ms double precision)
-    returns boolean language plpgsql as $retry$
-    declare
-      v_watched boolean;
-      v_tool text;
-      v_at timestamptz;
-    begin
-      select r.watched into v_watched from ${runs} r where r.id = p_run and r.status = 'running' for update;
-      if not found then return false; end if;
-      update ${steps} s set state = ${literal(RETRYING)}, error = p_error, worker = null, ended_at = clock_timestamp(),
-        retry_at = clock_timestamp() + p_delay_ms * interval '1 millisecond'
-      where s.run_id = p_run and s.step_id = p_step and s.attempt = p_attempt and s.state = 'running'
-      returning s.tool, s.retry_at into v_tool, v_at;
-      if not found then return false; end if;
-      perform ${addStepJob(connection, "p_run", "p_step", "v_tool", { runAtSql: "v_at" })};
-      if v_watched then perform pg_notify(${literal(progressChannel(connection))}, p_run); end if;
-      return true;
-    end
-    $retry$`;
+/** A failed try to be tried again: which attempt, its error, and how long the step waits. */
+export interface RetriedStep extends StepAttempt {
+  readonly error: StoredStepError;
+  readonly delayMs: number;
 }
 
 /**
  * Mark a failed try to be tried again after `delayMs`; `false` when this attempt no longer holds the step.
  *
  * @example
- * await retryStep(pool, connection, runId, 3, 1, { code: "tool-error", detail: "the tool threw: down" }, 1_000)
+ * await retryStep(pool, connection, { runId, stepId: 3, attempt: 1, error: { code: "tool-error", detail: "the tool threw: down" }, delayMs: 1_000 })
  */
-export async function retryStep(pool: PgPool, connection: Connection, runId: string, stepId: number, attempt: number, error: StoredStepError, delayMs: number): Promise<boolean> {
+export async function retryStep(pool: PgPool, connection: Connection, { runId, stepId, attempt, error, delayMs }: RetriedStep): Promise<boolean> {
   const found = await pool.query({
     name: `plan_refs.retry.${connection.schema}`,
-    text: `select ${retryStepName(connection)}($1, $2, $3, $4, $5) as stored`,
+    text: retryStepSql(connection),
     values: [runId, stepId, attempt, JSON.stringify(error), delayMs],
   });
   return found.rows[0]?.stored === true;

@@ -5,6 +5,7 @@
 import { table, type Connection } from "../db.js";
 import type { PgQueryable } from "../peers.js";
 import { addStepJob, finishedChannel } from "../queue.js";
+import type { StoredState } from "../stored-states.js";
 
 /** One step as submitted: its arguments' snapshot as JSON text, and the steps it depends on. */
 export interface NewStep {
@@ -34,14 +35,13 @@ export interface NewRun {
 }
 
 /**
- * @example
- * await storeRun(client, connection, { runId, status: "running", options, catalog: null, diagnostics: "[]", stepsTotal: 2, settled: false, steps, planHash, output: null })
+ * $1: the run id, $2: its status, $3: its options (JSON), $4: its catalog, $5: its diagnostics, $6: its
+ * count of steps, $7: whether it is over as stored; its steps' ids ($8), places ($9), tools ($10),
+ * arguments ($11), dependencies ($12) and states ($13); the ids ($14) and tools ($16) of those that depend
+ * on nothing; $15: the finished channel, $17: the plan's hash, $18: its output (JSON).
  */
-export async function storeRun(client: PgQueryable, connection: Connection, run: NewRun): Promise<void> {
-  const { steps } = run;
-  const first = steps.filter((step) => step.dependencies.length === 0);
-  await client.query(
-    `with run as (
+export function storeRunSql(connection: Connection): string {
+  return `with run as (
        insert into ${table(connection, "runs")} (id, status, options, catalog, diagnostics, steps_total, unsettled, finished_at, plan_hash, output)
        values ($1, $2, $3, $4, $5, $6, cardinality($8::bigint[]), case when $7::boolean then clock_timestamp() end, $17, $18::json)
        on conflict (id) do nothing returning id),
@@ -54,26 +54,34 @@ export async function storeRun(client: PgQueryable, connection: Connection, run:
        select ${addStepJob(connection, "$1::text", "s.id", "s.tool", { optionsSql: "$3::json" })}
        from unnest($14::bigint[], $16::text[]) as s(id, tool) where exists (select 1 from run)),
      told as (select pg_notify($15, $1) from run where $7::boolean)
-     select (select count(*) from jobs) + (select count(*) from told) as n`,
-    [
-      run.runId,
-      run.status,
-      run.options,
-      run.catalog,
-      run.diagnostics,
-      run.stepsTotal,
-      run.settled,
-      steps.map((step) => step.id),
-      steps.map((_, i) => i),
-      steps.map((step) => step.tool),
-      steps.map((step) => step.args),
-      steps.map((step) => JSON.stringify(step.dependencies)),
-      steps.map((step) => (step.dependencies.length === 0 ? "ready" : "waiting")),
-      first.map((step) => step.id),
-      finishedChannel(connection),
-      first.map((step) => step.tool),
-      run.planHash,
-      run.output,
-    ],
-  );
+     select (select count(*) from jobs) + (select count(*) from told) as n`;
+}
+
+/**
+ * @example
+ * await storeRun(client, connection, { runId, status: "running", options, catalog: null, diagnostics: "[]", stepsTotal: 2, settled: false, steps, planHash, output: null })
+ */
+export async function storeRun(client: PgQueryable, connection: Connection, run: NewRun): Promise<void> {
+  const { steps } = run;
+  const first = steps.filter((step) => step.dependencies.length === 0);
+  await client.query(storeRunSql(connection), [
+    run.runId,
+    run.status,
+    run.options,
+    run.catalog,
+    run.diagnostics,
+    run.stepsTotal,
+    run.settled,
+    steps.map((step) => step.id),
+    steps.map((_, i) => i),
+    steps.map((step) => step.tool),
+    steps.map((step) => step.args),
+    steps.map((step) => JSON.stringify(step.dependencies)),
+    steps.map((step): StoredState => (step.dependencies.length === 0 ? "ready" : "waiting")),
+    first.map((step) => step.id),
+    finishedChannel(connection),
+    first.map((step) => step.tool),
+    run.planHash,
+    run.output,
+  ]);
 }

@@ -1,15 +1,10 @@
-/** Following a run: its notifications, and the flag that makes workers announce its steps' progress. */
+/** Following a run: the flag that makes workers announce its steps' progress. */
 import { table, type Connection } from "../db.js";
 import type { PgQueryable } from "../peers.js";
 
-/**
- * Listen on a channel of this database's plan-refs schema (a name plan-refs made, quoted as an identifier).
- *
- * @example
- * await listenOn(client, finishedChannel(connection))
- */
-export async function listenOn(client: PgQueryable, channel: string): Promise<void> {
-  await client.query(`listen "${channel.replaceAll('"', '""')}"`);
+/** $1: the run id. */
+export function watchRunSql(connection: Connection): string {
+  return `update ${table(connection, "runs")} set watched = true where id = $1 and not watched`;
 }
 
 /**
@@ -19,5 +14,5 @@ export async function listenOn(client: PgQueryable, channel: string): Promise<vo
  * await watchRun(client, connection, runId)
  */
 export async function watchRun(client: PgQueryable, connection: Connection, runId: string): Promise<void> {
-  await client.query(`update ${table(connection, "runs")} set watched = true where id = $1 and not watched`, [runId]);
+  await client.query(watchRunSql(connection), [runId]);
 }
