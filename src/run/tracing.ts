@@ -169,6 +169,8 @@ export class RunTrace {
   readonly #runId: string;
   readonly recordContent: boolean;
   #ended = false;
+  /** The runs that still use this run span (`share`): the last one's `end` ends it. */
+  #holders = 1;
 
   constructor(api: OtelApi, tracer: Tracer, span: TraceSpan, parent: unknown, runId: string, recordContent: boolean) {
     this.#api = api;
@@ -211,9 +213,19 @@ export class RunTrace {
     if (!this.#ended) guarded(() => this.#span.addEvent(name, { "plan_refs.step.id": step.id, "gen_ai.tool.name": traceText(step.tool), ...detail }));
   }
 
+  /**
+   * One more run puts its steps under this run span: a plan call whose first steps started while its
+   * input was streamed is one run to whoever reads the trace, though an early run and the whole run
+   * execute it. Each holder calls `end`; only the last one's status is the run's.
+   */
+  share(): this {
+    this.#holders++;
+    return this;
+  }
+
   /** End the run span with the run's status and step count; any status but `ok` is an error (`error.type` = the status, or the code of what runPlan threw). */
   end(status: string, steps: number, message?: string): void {
-    if (this.#ended) return;
+    if (this.#ended || --this.#holders > 0) return;
     this.#ended = true;
     const span = this.#span;
     guarded(() => {
