@@ -132,6 +132,7 @@ class Run implements GatedRun {
     this.#tools = new RunTools(tools, settings.catalog);
     this.#timeoutMs = tryTimeoutMs(settings.timeoutMs, undefined);
     this.trace = trace ?? startRunTrace(settings.trace, settings.runId);
+    if (this.trace !== undefined && settings.session !== undefined) this.trace.earlierSpans = settings.session.spans();
     this.ledger = new RunLedger(settings, options, this.trace, settings.session?.results());
     this.#gate = new ApprovalGate(settings, options, resume, (name) => {
       try {
@@ -525,7 +526,7 @@ class Run implements GatedRun {
     const ledger = this.ledger;
     const final = status ?? runStatus(this.#stopped, ledger.errors.size, ledger.diagnostics, ledger.pending.size);
     const report = ledger.report(final, planHash, this.#records.list, this.#output, this.#language.options);
-    if (final !== "invalid") this.settings.session?.record(this.#records.list, report.results);
+    if (final !== "invalid") this.settings.session?.record(this.#records.list, report.results, this.trace?.stepSpans);
     return report;
   }
 }
