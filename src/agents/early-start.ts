@@ -19,6 +19,7 @@ import { readPlan, type LocatedStep, type ToolCatalog } from "../plan/plan.js";
 import { scanArgs } from "../plan/references.js";
 import { fromStrictOutput } from "../formats/strict-output.js";
 import type { ResumeState } from "../run/approval.js";
+import type { PlanSession } from "../run/session.js";
 import type { StepFailure } from "../run/attempt.js";
 import { approvalRuleOf } from "../run/gated.js";
 import { canonicalJson, PlanText } from "../run/plan-hash.js";
@@ -255,7 +256,9 @@ export class EarlyPlanCall {
   }
 
   #startRun(): Promise<EarlyOutcome> {
-    const options = runOptionsOf(this.call, this.settings, this.#controller.signal);
+    // Outside the session: a streamed run cannot be in one, and only the whole run's results are the
+    // plan's (an early step never reads an earlier plan's result: it would wait for a step that did not start early).
+    const { session: _session, ...options } = runOptionsOf(this.call, this.settings, this.#controller.signal);
     let runId: string | undefined;
     try {
       const settings = readRunSettings(options);
@@ -295,7 +298,10 @@ export class EarlyPlanCall {
     const checked = checkPlanCall(input, call, this.settings);
     let invalid = checked.invalid;
     if (invalid === undefined) {
-      const errors = lintPlan(checked.plan, this.#lintOptions).filter((diagnostic) => diagnostic.severity === "error");
+      // In a session the whole plan may refer to earlier plans' steps, linted as the run will.
+      const session = ownData(this.settings, "session") as PlanSession | undefined;
+      const lintOptions = session === undefined ? this.#lintOptions : { ...this.#lintOptions, earlierSteps: session.earlier() };
+      const errors = lintPlan(checked.plan, lintOptions).filter((diagnostic) => diagnostic.severity === "error");
       if (errors.length > 0) invalid = { status: "invalid", diagnostics: errors.map(({ code, message, pointer }) => ({ code, message, pointer })) };
     }
     if (invalid !== undefined || this.#spoiled) this.#controller.abort(new RefError("aborted", invalid === undefined ? "the plan runs whole" : "the plan is invalid: nothing more runs"));

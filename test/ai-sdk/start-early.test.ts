@@ -10,6 +10,7 @@ import { describe, expect, test } from "vitest";
 import { z } from "zod";
 import { planTool, type PlanCallResult } from "../../src/ai-sdk/index.js";
 import { earlyRule } from "../../src/agents/early-start.js";
+import { createPlanSession } from "../../src/run/session.js";
 import { controlledTools, ModelStream, step, usage } from "./model-stream.js";
 
 describe("planTool({ startEarly }) under streamText", () => {
@@ -188,6 +189,45 @@ describe("planTool({ startEarly }) under streamText", () => {
     const result = await generateText({ model, tools: { run_plan: planTool(tools, { startEarly: ["search"] }) }, stopWhen: stepCountIs(2), prompt: "p" });
     expect(result.steps[0]!.toolResults[0]!.output).toEqual({ status: "ok", results: { "1": { a: "x" } } });
     expect(calls).toEqual(["x"]);
+  });
+});
+
+describe("planTool({ startEarly, session }) under streamText", () => {
+  /** One model turn whose single plan call's input arrives in `pieces`; `during` runs after each piece. */
+  async function turn(run_plan: ReturnType<typeof planTool>, id: string, pieces: readonly string[], during: (index: number, stream: ModelStream) => Promise<void>) {
+    const stream = new ModelStream();
+    const result = streamText({ model: stream.model, tools: { run_plan }, stopWhen: stepCountIs(1), prompt: "p" });
+    const consumed = result.consumeStream();
+    await stream.write({ type: "stream-start", warnings: [] }, { type: "tool-input-start", id, toolName: "run_plan" });
+    for (const [index, piece] of pieces.entries()) {
+      await stream.input(id, piece);
+      await during(index, stream);
+    }
+    await stream.finishCall(id, pieces.join(""));
+    await stream.end();
+    await consumed;
+    return (await result.toolResults)[0]!.output as PlanCallResult;
+  }
+
+  test("in a session: the early steps run outside it, the whole plan's results are kept in it, and the next turn's plan refers to them", async () => {
+    const holder = new ModelStream();
+    const { tools, calls, started } = controlledTools(holder, ["search", "read"]);
+    const session = createPlanSession();
+    const run_plan = planTool(tools, { startEarly: ["search", "read"], session });
+    const first = await turn(run_plan, "c1", [`{"steps":[${step(1, "search", "x")}`, "]}"], async (index) => {
+      // search starts on the piece that closed step 1, before the input is whole.
+      if (index === 0) (await started("search")).finish({ a: "found" });
+    });
+    expect(first).toEqual({ status: "ok", nextStepId: 2, described: { "1": { value: { a: "found" } } } });
+    expect(session.get(1)?.value).toEqual({ a: "found" });
+    // Turn 2 reads step 1 of turn 1: it waits for the whole plan (its input comes from the session), then runs.
+    const second = await turn(run_plan, "c2", [`{"steps":[${step(2, "read", "$1.a")}`, "]}"], async (index) => {
+      if (index === 0) expect(calls.get("read")).toHaveLength(0);
+      if (index === 1) void started("read").then((call) => call.finish({ a: "page" }));
+    });
+    expect(second).toEqual({ status: "ok", nextStepId: 3, described: { "2": { value: { a: "page" } } } });
+    expect(calls.get("read")!.map((call) => call.args)).toEqual([{ q: "found" }]);
+    expect(calls.get("search")).toHaveLength(1);
   });
 });
 
