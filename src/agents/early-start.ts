@@ -19,11 +19,13 @@ import { readPlan, type LocatedStep, type ToolCatalog } from "../plan/plan.js";
 import { scanArgs } from "../plan/references.js";
 import { fromStrictOutput } from "../formats/strict-output.js";
 import type { ResumeState } from "../run/approval.js";
+import type { PlanSession } from "../run/session.js";
 import type { StepFailure } from "../run/attempt.js";
 import { approvalRuleOf } from "../run/gated.js";
 import { canonicalJson, PlanText } from "../run/plan-hash.js";
-import { runPlan, runResumable, type RunReport } from "../run/run-plan.js";
-import { MAX_TIMEOUT_MS } from "../run/settings.js";
+import { runResumable, type RunReport } from "../run/run-plan.js";
+import { MAX_TIMEOUT_MS, readRunSettings } from "../run/settings.js";
+import { startRunTrace, type RunTrace } from "../run/tracing.js";
 import { RefError } from "../shared/errors.js";
 import { layeredOptions } from "../shared/options.js";
 import { isPlainArray, ownData } from "../shared/own-data.js";
@@ -143,6 +145,11 @@ export class EarlyPlanCall {
   /** Ids of every step read so far. */
   readonly #ids = new Set<number>();
   #run: Promise<EarlyOutcome> | undefined;
+  /**
+   * The call's one run span, when traced: the early run's steps and the whole run's go under it, and
+   * it ends once, with the call's status (the whole run's, or `invalid`, or `aborted`).
+   */
+  #trace: RunTrace | undefined;
   /** Nothing more starts early. */
   #closed = false;
   /** The early steps were read under the wrong options: their results are dropped. */
@@ -194,6 +201,15 @@ export class EarlyPlanCall {
     this.#closed = true;
     this.#queue.close();
     if (!this.#controller.signal.aborted) this.#controller.abort(new RefError("aborted", reason));
+    // No whole run will take the run span over: it ends with the early run.
+    void this.#run?.then(() => this.#endTrace("aborted", reason));
+  }
+
+  /** End the call's run span (its last holder) when no whole run takes it over. */
+  #endTrace(status: string, message: string): void {
+    const trace = this.#trace;
+    this.#trace = undefined;
+    trace?.end(status, this.#early.size, message);
   }
 
   /** The early run, finished (aborted ones included); `undefined` when nothing started early. */
@@ -240,7 +256,18 @@ export class EarlyPlanCall {
   }
 
   #startRun(): Promise<EarlyOutcome> {
-    return runPlan(this.#queue, this.call.tools, runOptionsOf(this.call, this.settings, this.#controller.signal)).then(
+    // Outside the session: a streamed run cannot be in one, and only the whole run's results are the
+    // plan's (an early step never reads an earlier plan's result: it would wait for a step that did not start early).
+    const { session: _session, ...options } = runOptionsOf(this.call, this.settings, this.#controller.signal);
+    let runId: string | undefined;
+    try {
+      const settings = readRunSettings(options);
+      runId = settings.runId;
+      this.#trace = startRunTrace(settings.trace, runId);
+    } catch {
+      this.#trace = undefined; // options the run itself refuses: it says so
+    }
+    return runResumable(this.#queue, this.call.tools, options, undefined, runId, this.#trace?.share()).then(
       (report) => ({ report }),
       (error: unknown) => ({ error }),
     );
@@ -262,6 +289,7 @@ export class EarlyPlanCall {
       return await this.#answer(input, signal);
     } finally {
       signal?.removeEventListener("abort", onAbort);
+      this.#endTrace("error", "the plan call ended before its whole run"); // no-op once the whole run took it over
     }
   }
 
@@ -270,18 +298,27 @@ export class EarlyPlanCall {
     const checked = checkPlanCall(input, call, this.settings);
     let invalid = checked.invalid;
     if (invalid === undefined) {
-      const errors = lintPlan(checked.plan, this.#lintOptions).filter((diagnostic) => diagnostic.severity === "error");
+      // In a session the whole plan may refer to earlier plans' steps, linted as the run will.
+      const session = ownData(this.settings, "session") as PlanSession | undefined;
+      const lintOptions = session === undefined ? this.#lintOptions : { ...this.#lintOptions, earlierSteps: session.earlier() };
+      const errors = lintPlan(checked.plan, lintOptions).filter((diagnostic) => diagnostic.severity === "error");
       if (errors.length > 0) invalid = { status: "invalid", diagnostics: errors.map(({ code, message, pointer }) => ({ code, message, pointer })) };
     }
     if (invalid !== undefined || this.#spoiled) this.#controller.abort(new RefError("aborted", invalid === undefined ? "the plan runs whole" : "the plan is invalid: nothing more runs"));
     const outcome = await this.#run;
     if (outcome !== undefined && "error" in outcome) throw outcome.error;
     const early = outcome?.report;
-    if (invalid !== undefined) return early === undefined ? invalid : { ...invalid, ...earlyResultsOf(early, this.settings.maxResultChars) };
+    if (invalid !== undefined) {
+      this.#endTrace("invalid", "the plan is invalid: nothing more runs");
+      return early === undefined ? invalid : { ...invalid, ...earlyResultsOf(early, this.settings.maxResultChars) };
+    }
     const plan = checked.plan;
     const reused = this.#spoiled || early === undefined ? undefined : this.#reusable(plan, early);
     const options = runOptionsOf(call, this.settings);
-    const report = reused === undefined || reused.results.size + reused.failed.size === 0 ? await runPlan(plan, call.tools, options) : await runResumable(plan, call.tools, options, await reuseState(plan, reused));
+    // The whole run takes the call's run span over: its steps go under it, and its end is the span's.
+    const trace = this.#trace;
+    this.#trace = undefined;
+    const report = reused === undefined || reused.results.size + reused.failed.size === 0 ? await runResumable(plan, call.tools, options, undefined, undefined, trace) : await runResumable(plan, call.tools, options, await reuseState(plan, reused), undefined, trace);
     return answerOf(plan, report, call, this.settings);
   }
 

@@ -157,7 +157,9 @@ export interface AiSdkPlanToolOptions extends PlanCallOptions {
    * the plan (names, or a predicate of the name): a step starts early only if its tool is one of them,
    * needs no approval, and everything it references started early too; every other step waits for the
    * whole plan and its lint. Only for tools whose calls are safe to make for a plan that may turn out
-   * invalid (read-only ones). Default: none (AI SDK tools carry no read-only mark).
+   * invalid (read-only ones). Default: none (AI SDK tools carry no read-only mark). With a `session`,
+   * the early steps run outside it (only the whole plan's results are kept), and a step that reads an
+   * earlier plan's result waits for the whole plan.
    */
   readonly startEarly?: StartEarly;
   /** How long a streamed plan may pause before its early steps are aborted (default 60,000 ms). */

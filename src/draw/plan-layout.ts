@@ -107,9 +107,9 @@ export interface LayoutEdge {
   readonly tooltip: string;
 }
 
-/** A column heading ("level 1", "never runs", "missing"). */
+/** A column heading ("level 1", "never runs", "missing", "earlier plans"). */
 export interface LayoutColumn {
-  readonly kind: "level" | "stuck" | "missing" | "output";
+  readonly kind: "level" | "stuck" | "missing" | "earlier" | "output";
   readonly x: number;
   readonly title: PlacedLabel;
 }
@@ -172,6 +172,8 @@ export function layoutPlan(plan: unknown, options?: DrawPlanOptions): PlanLayout
     readonly keys: readonly number[];
   }
   const groups: Group[] = [];
+  // The earlier plans' steps are the plan's inputs: a column of their own, before everything.
+  if (picture.earlier.length > 0) groups.push({ title: "earlier plans", kind: "earlier", keys: picture.earlier });
   if (picture.missing.length > 0) groups.push({ title: "missing", kind: "missing", keys: picture.missing });
   picture.levels.forEach((ids, i) => groups.push({ title: `level ${i + 1}`, kind: "level", keys: ids }));
   if (picture.output) groups.push({ title: "output", kind: "output", keys: [OUTPUT_NODE] });
@@ -345,7 +347,15 @@ export function layoutPlan(plan: unknown, options?: DrawPlanOptions): PlanLayout
     const output = step.kind === "output";
     const toolText = step.kind === "missing" ? "no such step" : output ? "when every step has run" : step.tool;
     // One tooltip line per fact, each made printable on its own (a newline inside a tool name stays escaped).
-    const lines = [step.kind === "missing" ? `Step ${step.id} is referenced but is not in the plan` : output ? "The plan's output, resolved when every step has run" : `Step ${step.id}: ${step.tool}`];
+    const lines = [
+      step.kind === "missing"
+        ? `Step ${step.id} is referenced but is not in the plan`
+        : output
+          ? "The plan's output, resolved when every step has run"
+          : step.kind === "earlier"
+            ? `Step ${step.id}: ${step.tool}, of an earlier plan of the session (its result is an input of this plan)`
+            : `Step ${step.id}: ${step.tool}`,
+    ];
     if (step.kind === "stuck") lines.push("Never runs: it is in a cycle or depends on a step that is");
     lines.push(...step.errors.slice(0, 8));
     if (step.errors.length > 8) lines.push(`… and ${step.errors.length - 8} more errors`);
@@ -361,7 +371,7 @@ export function layoutPlan(plan: unknown, options?: DrawPlanOptions): PlanLayout
       idLabel: place(output ? "output" : `$${step.id}`, inner, G.idFont, x + G.inset, y + 21, "start"),
       toolLabel: place(toolText, inner, G.toolFont, x + G.inset, y + 39, "start"),
       tooltip: lines.map((line) => tooltip(line)).join("\n"),
-      bad: (step.kind !== "step" && !output) || step.errors.length > 0,
+      bad: step.kind === "stuck" || step.kind === "missing" || step.errors.length > 0,
     };
     boxes.push(box);
     boxAt.set(key, box);
@@ -411,10 +421,11 @@ export function layoutPlan(plan: unknown, options?: DrawPlanOptions): PlanLayout
     return { from: edge.from, to: edge.to, state: edge.state, keys: edge.keys, path, points, curve: route.curve, label, tooltip: lines.map((line) => tooltip(line)).join("\n") };
   });
 
-  const stepCount = picture.steps.length - picture.missing.length - (picture.output ? 1 : 0);
+  const stepCount = picture.steps.length - picture.missing.length - picture.earlier.length - (picture.output ? 1 : 0);
   let summary = `Dependency graph: ${plural(stepCount, "step")} in ${plural(picture.levels.length, "level")}`;
   if (picture.stuck.length > 0) summary += `, ${plural(picture.stuck.length, "step")} that never run`;
   if (picture.missing.length > 0) summary += `, ${plural(picture.missing.length, "missing step")}`;
+  if (picture.earlier.length > 0) summary += `, ${plural(picture.earlier.length, "step")} of earlier plans as inputs`;
   if (picture.output) summary += ", and the plan's output";
   if (picture.errorCount > 0) summary += `, ${plural(picture.errorCount, "lint error")}`;
   const note = noteText === undefined ? undefined : place(noteText, Math.max(G.boxWidth, width - 2 * G.padding), G.titleFont + 1, G.padding, G.padding + 12, "start");

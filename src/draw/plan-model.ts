@@ -5,6 +5,7 @@
  * step and edge. Never throws on any plan: what cannot be read is left out, as the linter does.
  */
 import type { ReferenceNode } from "../grammar/ast.js";
+import type { EarlierSteps } from "../lint/lint-options.js";
 import { lintPlan } from "../lint/lint-plan.js";
 import { graphFromEdges } from "../plan/graph.js";
 import { OUTPUT_POINTER, readPlan, type ToolCatalog } from "../plan/plan.js";
@@ -31,6 +32,11 @@ export interface DrawPlanOptions {
   readonly diagnostics?: readonly Diagnostic[] | undefined;
   /** Most boxes stacked in one column before a level wraps into another column (default 12). */
   readonly maxRows?: number | undefined;
+  /**
+   * In a session, its earlier plans' steps (the shape `lintPlan` takes, `session.earlier()`): each one
+   * this plan refers to is drawn apart, as an input of the plan (kind `earlier`), not as missing.
+   */
+  readonly earlierSteps?: EarlierSteps | undefined;
 }
 
 /**
@@ -40,13 +46,14 @@ export interface DrawPlanOptions {
 export const OUTPUT_NODE = -1;
 
 /**
- * One node of the picture. `kind` `missing`: a referenced step that is not in the plan; `output`: the
- * plan's output (id `OUTPUT_NODE`), after every level, fed by the steps it refers to.
+ * One node of the picture. `kind` `missing`: a referenced step that is not in the plan; `earlier`: a
+ * referenced step of an earlier plan of the session (its result is an input of this plan); `output`:
+ * the plan's output (id `OUTPUT_NODE`), after every level, fed by the steps it refers to.
  */
 export interface PictureStep {
   readonly id: number;
   readonly tool: string;
-  readonly kind: "step" | "stuck" | "missing" | "output";
+  readonly kind: "step" | "stuck" | "missing" | "earlier" | "output";
   /** The 0-based execution level; `null` for steps that never run and missing steps. */
   readonly level: number | null;
   /** The linter's error messages about this step. */
@@ -70,6 +77,8 @@ export interface PlanPicture {
   readonly levels: readonly (readonly number[])[];
   readonly stuck: readonly number[];
   readonly missing: readonly number[];
+  /** The steps of earlier plans of the session that this plan refers to (its inputs), in id order. */
+  readonly earlier: readonly number[];
   readonly edges: readonly PictureEdge[];
   /** Whether the plan has an output (then `steps` has its node, kind `output`). */
   readonly output: boolean;
@@ -110,13 +119,16 @@ export function ownOption(object: unknown, key: string): unknown {
 }
 
 /** The draw options, checked: `RefError` `invalid-options` for a value that is not an object or a bad `maxRows`. */
-export function readDrawOptions(given: unknown): { catalog: ToolCatalog | undefined; options: ResolveOptions | undefined; diagnostics: readonly Diagnostic[] | undefined; maxRows: number } {
+export function readDrawOptions(given: unknown): { catalog: ToolCatalog | undefined; options: ResolveOptions | undefined; diagnostics: readonly Diagnostic[] | undefined; maxRows: number; earlierSteps: EarlierSteps | undefined } {
   if (given !== undefined && (typeof given !== "object" || given === null)) throw new RefError("invalid-options", "the draw options must be an object");
   const maxRows = ownOption(given, "maxRows") ?? 12;
   if (typeof maxRows !== "number" || !Number.isSafeInteger(maxRows) || maxRows < 1) throw new RefError("invalid-options", "maxRows must be a positive integer");
   const diagnostics = ownOption(given, "diagnostics");
   if (diagnostics !== undefined && !Array.isArray(diagnostics)) throw new RefError("invalid-options", "diagnostics must be an array (lintPlan's)");
+  const earlierSteps = ownOption(given, "earlierSteps");
+  if (earlierSteps !== undefined && !(ownOption(earlierSteps, "kept") instanceof Map)) throw new RefError("invalid-options", "earlierSteps must be a session's earlier steps (session.earlier(): { kept, forgotten, nextStepId })");
   return {
+    earlierSteps: earlierSteps as EarlierSteps | undefined,
     catalog: ownOption(given, "catalog") as ToolCatalog | undefined,
     options: ownOption(given, "options") as ResolveOptions | undefined,
     diagnostics: diagnostics as readonly Diagnostic[] | undefined,
@@ -152,6 +164,7 @@ export function planPicture(plan: unknown, given?: DrawPlanOptions): PlanPicture
       // An unreadable options object (a revoked Proxy): lint with the plan's own options.
     }
     if (settings.catalog !== undefined) entries.push(["tools", settings.catalog]);
+    if (settings.earlierSteps !== undefined) entries.push(["earlierSteps", settings.earlierSteps]);
     // Defined, never assigned: a "__proto__" key stays a plain key (and lintPlan ignores it).
     diagnostics = lintPlan(plan, Object.fromEntries(entries));
   }
@@ -161,6 +174,8 @@ export function planPicture(plan: unknown, given?: DrawPlanOptions): PlanPicture
   const dependencies = new Map<number, Set<number>>();
   const edges = new Map<string, { from: number; to: number; keys: string[]; nodes: { pointer: string; node: ReferenceNode }[] }>();
   const missing = new Set<number>();
+  const kept = settings.earlierSteps?.kept;
+  const earlier = new Set<number>();
   // The arrows into one reader (a step, or the output), from the references in `args` at `pointer`.
   const readFrom = (args: Readonly<Record<string, unknown>>, to: number, pointer: string, targets: Set<number> | undefined): void => {
     for (const ref of scanArgs(args, options).refs) {
@@ -168,6 +183,7 @@ export function planPicture(plan: unknown, given?: DrawPlanOptions): PlanPicture
         const from = Number(node.step.id);
         if (!Number.isSafeInteger(from)) continue;
         if (ids.has(from)) targets?.add(from);
+        else if (kept?.has(from) === true) earlier.add(from); // an input of the plan: it waits for nothing
         else missing.add(from);
         const key = `${from}>${to}`;
         let edge = edges.get(key);
@@ -218,7 +234,7 @@ export function planPicture(plan: unknown, given?: DrawPlanOptions): PlanPicture
       }
     }
     let state: EdgeState = "ok";
-    if (!ids.has(edge.from)) state = "missing";
+    if (!ids.has(edge.from) && !earlier.has(edge.from)) state = "missing";
     else if (edge.from === edge.to || (cycleOf.has(edge.from) && cycleOf.get(edge.from) === cycleOf.get(edge.to))) state = "cycle";
     else if (found.length > 0) state = "error";
     pictureEdges.push({ from: edge.from, to: edge.to, state, keys: edge.keys, errors: found });
@@ -234,8 +250,10 @@ export function planPicture(plan: unknown, given?: DrawPlanOptions): PlanPicture
   }));
   const missingIds = [...missing].sort((a, b) => a - b);
   for (const id of missingIds) steps.push({ id, tool: "", kind: "missing", level: null, errors: [] });
+  const earlierIds = [...earlier].sort((a, b) => a - b);
+  for (const id of earlierIds) steps.push({ id, tool: kept?.get(id)?.tool ?? "", kind: "earlier", level: null, errors: [] });
   if (output !== undefined) {
     steps.push({ id: OUTPUT_NODE, tool: "output", kind: "output", level: null, errors: outputErrors });
   }
-  return { steps, levels: graph.levels, stuck, missing: missingIds, edges: pictureEdges, output: output !== undefined, planErrors, errorCount: errors.length };
+  return { steps, levels: graph.levels, stuck, missing: missingIds, earlier: earlierIds, edges: pictureEdges, output: output !== undefined, planErrors, errorCount: errors.length };
 }

@@ -7,7 +7,7 @@
  * scrolling container (`overflow: auto`).
  */
 import { layoutPlan, PLAN_GEOMETRY, type PlacedLabel, type PlanLayout } from "./plan-layout.js";
-import { OUTPUT_NODE, planPicture, type DrawPlanOptions, type EdgeState } from "./plan-model.js";
+import { OUTPUT_NODE, planPicture, type DrawPlanOptions, type EdgeState, type PlanPicture } from "./plan-model.js";
 import { escapeXml, FONT_FAMILY, fitText, LONGEST_LABEL, num } from "./text.js";
 
 /**
@@ -25,6 +25,9 @@ export const COLORS = Object.freeze({
   edge: "#9ca3af",
   bad: "#dc2626",
   badBackground: "#fef2f2",
+  /** A step of an earlier plan of the session, drawn as an input of the plan (dashed). */
+  earlier: "#0369a1",
+  earlierBackground: "#f0f9ff",
   background: "#ffffff",
 });
 
@@ -67,21 +70,24 @@ export function layoutToSvg(layout: PlanLayout): string {
   );
   out.push(`<title>${escapeXml(layout.summary)}</title>`);
   // Heads of a fixed size: the labels beside them are placed clear of exactly this much.
-  out.push(arrowDefs("plan-refs-arrow", { ok: COLORS.edge, bad: COLORS.bad }, PLAN_GEOMETRY.arrowHead));
+  out.push(arrowDefs("plan-refs-arrow", layout.picture.earlier.length === 0 ? { ok: COLORS.edge, bad: COLORS.bad } : { ok: COLORS.edge, bad: COLORS.bad, earlier: COLORS.earlier }, PLAN_GEOMETRY.arrowHead));
   out.push(`<rect class="plan-refs-background" width="100%" height="100%" fill="${COLORS.background}"/>`);
   if (layout.note !== undefined) {
     out.push(`<g class="plan-refs-note">${layout.noteTooltip === "" ? "" : `<title>${escapeXml(layout.noteTooltip)}</title>`}${textElement(layout.note, `fill="${COLORS.bad}"`)}</g>`);
   }
   for (const column of layout.columns) {
-    out.push(textElement(column.title, `class="plan-refs-level plan-refs-level-${column.kind}" fill="${column.kind === "level" ? COLORS.muted : COLORS.bad}" letter-spacing="0.5"`));
+    out.push(textElement(column.title, `class="plan-refs-level plan-refs-level-${column.kind}" fill="${column.kind === "level" ? COLORS.muted : column.kind === "earlier" ? COLORS.earlier : COLORS.bad}" letter-spacing="0.5"`));
   }
+  const earlier = new Set(layout.picture.earlier);
   out.push(`<g class="plan-refs-edges" fill="none">`);
   for (const edge of layout.edges) {
     const bad = edge.state !== "ok";
-    const dash = edge.state === "missing" ? ` stroke-dasharray="5 4"` : "";
+    const input = earlier.has(edge.from);
+    const dash = edge.state === "missing" || input ? ` stroke-dasharray="5 4"` : "";
+    const head = bad ? "bad" : input ? "earlier" : "ok";
     out.push(
-      `<g class="plan-refs-edge plan-refs-edge-${edge.state}" data-from="${edge.from}" data-to="${edge.to}"><title>${escapeXml(edge.tooltip)}</title>` +
-        `<path d="${edge.path}" stroke="${bad ? COLORS.bad : COLORS.edge}" stroke-width="${bad ? 2 : 1.6}"${dash} stroke-linejoin="round" marker-end="url(#plan-refs-arrow-${bad ? "bad" : "ok"})"/>` +
+      `<g class="plan-refs-edge plan-refs-edge-${edge.state}${input ? " plan-refs-edge-earlier" : ""}" data-from="${edge.from}" data-to="${edge.to}"><title>${escapeXml(edge.tooltip)}</title>` +
+        `<path d="${edge.path}" stroke="${bad ? COLORS.bad : input ? COLORS.earlier : COLORS.edge}" stroke-width="${bad ? 2 : 1.6}"${dash} stroke-linejoin="round" marker-end="url(#plan-refs-arrow-${head})"/>` +
         (edge.label === undefined ? "" : textElement(edge.label, `fill="${bad ? COLORS.bad : COLORS.muted}" stroke="${COLORS.background}" stroke-width="3" paint-order="stroke"`)) +
         `</g>`,
     );
@@ -89,11 +95,14 @@ export function layoutToSvg(layout: PlanLayout): string {
   out.push(`</g>`);
   for (const box of layout.boxes) {
     const missing = box.kind === "missing";
-    const cls = missing ? "plan-refs-missing" : box.kind === "output" ? `plan-refs-output${box.bad ? " plan-refs-error" : ""}` : `plan-refs-step${box.kind === "stuck" ? " plan-refs-stuck" : ""}${box.bad ? " plan-refs-error" : ""}`;
+    const input = box.kind === "earlier";
+    const cls = missing ? "plan-refs-missing" : input ? "plan-refs-earlier" : box.kind === "output" ? `plan-refs-output${box.bad ? " plan-refs-error" : ""}` : `plan-refs-step${box.kind === "stuck" ? " plan-refs-stuck" : ""}${box.bad ? " plan-refs-error" : ""}`;
+    const fill = box.bad ? COLORS.badBackground : input ? COLORS.earlierBackground : COLORS.box;
+    const line = box.bad ? COLORS.bad : input ? COLORS.earlier : COLORS.boxLine;
     out.push(
       `<g class="${cls}"${box.kind === "output" ? "" : ` data-step="${box.id}"`}><title>${escapeXml(box.tooltip)}</title>` +
-        `<rect x="${num(box.x)}" y="${num(box.y)}" width="${box.width}" height="${box.height}" rx="8" ry="8" fill="${box.bad ? COLORS.badBackground : COLORS.box}" stroke="${box.bad ? COLORS.bad : COLORS.boxLine}" stroke-width="1.5"${missing ? ` stroke-dasharray="5 4"` : ""}/>` +
-        textElement(box.idLabel, `class="plan-refs-id" font-weight="700" fill="${box.bad ? COLORS.bad : COLORS.id}"`) +
+        `<rect x="${num(box.x)}" y="${num(box.y)}" width="${box.width}" height="${box.height}" rx="8" ry="8" fill="${fill}" stroke="${line}" stroke-width="1.5"${missing || input ? ` stroke-dasharray="5 4"` : ""}/>` +
+        textElement(box.idLabel, `class="plan-refs-id" font-weight="700" fill="${box.bad ? COLORS.bad : input ? COLORS.earlier : COLORS.id}"`) +
         textElement(box.toolLabel, `class="plan-refs-tool" fill="${box.bad ? COLORS.bad : COLORS.text}"${missing ? ` font-style="italic"` : ""}`) +
         `</g>`,
     );
@@ -148,7 +157,10 @@ export function dotText(text: string): string {
   return text.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\r?\n/g, "\\n");
 }
 
-const nodeId = (kind: string, id: number): string => (id === OUTPUT_NODE ? "output" : `${kind === "missing" ? "m" : "s"}${id}`);
+const nodeId = (kind: string, id: number): string => (id === OUTPUT_NODE ? "output" : `${kind === "missing" ? "m" : kind === "earlier" ? "e" : "s"}${id}`);
+
+/** The kind of node an arrow leaves: a missing step, a step of an earlier plan, or one of the plan's. */
+const sourceKind = (picture: PlanPicture, edge: PlanPicture["edges"][number]): "missing" | "earlier" | "step" => (edge.state === "missing" ? "missing" : picture.earlier.includes(edge.from) ? "earlier" : "step");
 
 /**
  * The dependency graph of a plan as a Mermaid flowchart (left to right, one subgraph per level):
@@ -161,19 +173,22 @@ const nodeId = (kind: string, id: number): string => (id === OUTPUT_NODE ? "outp
 export function planToMermaid(plan: unknown, options?: DrawPlanOptions): string {
   const picture = planPicture(plan, options);
   const lines = ["flowchart LR"];
-  const byId = new Map(picture.steps.filter((step) => step.kind !== "missing").map((step) => [step.id, step]));
+  const byId = new Map(picture.steps.filter((step) => step.kind !== "missing" && step.kind !== "earlier").map((step) => [step.id, step]));
+  const tools = new Map(picture.steps.filter((step) => step.kind === "earlier").map((step) => [step.id, step.tool]));
   const node = (kind: string, id: number, second: string): string => `${nodeId(kind, id)}["${mermaidText(`$${id}`)}<br/>${mermaidText(shortLabel(second))}"]`;
   const group = (name: string, title: string, members: readonly string[]): void => {
     lines.push(`  subgraph ${name} ["${mermaidText(title)}"]`, "    direction TB", ...members.map((member) => `    ${member}`), "  end");
   };
+  if (picture.earlier.length > 0) group("earlier", "earlier plans", picture.earlier.map((id) => node("earlier", id, tools.get(id) ?? "")));
   if (picture.missing.length > 0) group("missing", "missing", picture.missing.map((id) => node("missing", id, "no such step")));
   picture.levels.forEach((ids, i) => group(`level${i + 1}`, `level ${i + 1}`, ids.map((id) => node("step", id, byId.get(id)?.tool ?? ""))));
   if (picture.output) group("outputs", "output", [`${nodeId("output", OUTPUT_NODE)}["output"]`]);
   if (picture.stuck.length > 0) group("stuck", "never runs", picture.stuck.map((id) => node("stuck", id, byId.get(id)?.tool ?? "")));
   const bad: number[] = [];
   picture.edges.forEach((edge, i) => {
-    const arrow = edge.state === "missing" ? "-.->" : "-->";
-    lines.push(`  ${nodeId(edge.state === "missing" ? "missing" : "step", edge.from)} ${arrow}|"${mermaidText(shortLabel(edge.keys.join(", ")))}"| ${nodeId("step", edge.to)}`);
+    const from = sourceKind(picture, edge);
+    const arrow = from === "step" ? "-->" : "-.->";
+    lines.push(`  ${nodeId(from, edge.from)} ${arrow}|"${mermaidText(shortLabel(edge.keys.join(", ")))}"| ${nodeId("step", edge.to)}`);
     if (edge.state !== "ok") bad.push(i);
   });
   lines.push(`  classDef bad fill:${COLORS.badBackground},stroke:${COLORS.bad},color:${COLORS.bad}`);
@@ -181,6 +196,10 @@ export function planToMermaid(plan: unknown, options?: DrawPlanOptions): string 
   const badSteps = picture.steps.filter((step) => step.kind === "stuck" || (step.kind === "step" && step.errors.length > 0)).map((step) => nodeId(step.kind, step.id));
   if (badSteps.length > 0) lines.push(`  class ${badSteps.join(",")} bad`);
   if (picture.missing.length > 0) lines.push(`  class ${picture.missing.map((id) => nodeId("missing", id)).join(",")} missing`);
+  if (picture.earlier.length > 0) {
+    lines.push(`  classDef earlier fill:${COLORS.earlierBackground},stroke:${COLORS.earlier},color:${COLORS.earlier},stroke-dasharray:5 4`);
+    lines.push(`  class ${picture.earlier.map((id) => nodeId("earlier", id)).join(",")} earlier`);
+  }
   if (bad.length > 0) lines.push(`  linkStyle ${bad.join(",")} stroke:${COLORS.bad},stroke-width:2px`);
   return `${lines.join("\n")}\n`;
 }
@@ -205,8 +224,12 @@ export function planToDot(plan: unknown, options?: DrawPlanOptions): string {
   const layout = { tooltip: (text: string) => dotText(fitText(text, 2000, 1 / 0.62).text) };
   const lines = ["digraph plan {", "  rankdir=LR;", `  node [shape=box, style="rounded,filled", fillcolor="${COLORS.box}", color="${COLORS.boxLine}", fontname="monospace"];`, `  edge [fontname="monospace", fontsize=10];`];
   const byId = new Map(picture.steps.filter((step) => step.kind !== "missing").map((step) => [step.id, step]));
-  const node = (kind: "step" | "stuck" | "missing", id: number): string => {
+  const node = (kind: "step" | "stuck" | "missing" | "earlier", id: number): string => {
     const step = byId.get(id);
+    if (kind === "earlier") {
+      const tip = layout.tooltip(`Step ${id}: ${step?.tool ?? ""}, of an earlier plan of the session (its result is an input of this plan)`);
+      return `"${nodeId(kind, id)}" [label="${dotText(`$${id}\n${shortLabel(step?.tool ?? "")}`)}", tooltip="${tip}", color="${COLORS.earlier}", fillcolor="${COLORS.earlierBackground}", fontcolor="${COLORS.earlier}", style="rounded,dashed,filled"];`;
+    }
     const second = kind === "missing" ? "no such step" : (step?.tool ?? "");
     const bad = kind !== "step" || (step?.errors.length ?? 0) > 0;
     const tip = kind === "missing" ? `Step ${id} is referenced but is not in the plan` : [`Step ${id}: ${second}`, ...(step?.errors ?? [])].map((line) => layout.tooltip(line)).join("\\n");
@@ -216,13 +239,15 @@ export function planToDot(plan: unknown, options?: DrawPlanOptions): string {
   const cluster = (name: string, title: string, members: readonly string[]): void => {
     lines.push(`  subgraph "cluster_${name}" {`, `    label="${dotText(title)}";`, `    style="dashed"; color="#d1d5db"; fontname="monospace"; fontsize=11;`, ...members.map((member) => `    ${member}`), "  }");
   };
+  if (picture.earlier.length > 0) cluster("earlier", "earlier plans", picture.earlier.map((id) => node("earlier", id)));
   if (picture.missing.length > 0) cluster("missing", "missing", picture.missing.map((id) => node("missing", id)));
   picture.levels.forEach((ids, i) => cluster(`level_${i + 1}`, `level ${i + 1}`, ids.map((id) => node("step", id))));
   if (picture.output) cluster("output", "output", [`"${nodeId("output", OUTPUT_NODE)}" [label="output", tooltip="The plan's output, resolved when every step has run"];`]);
   if (picture.stuck.length > 0) cluster("stuck", "never runs", picture.stuck.map((id) => node("stuck", id)));
   for (const edge of picture.edges) {
-    const from = nodeId(edge.state === "missing" ? "missing" : "step", edge.from);
-    lines.push(`  "${from}" -> "${nodeId("step", edge.to)}" [label="${dotText(shortLabel(edge.keys.join(", ")))}", tooltip="${layout.tooltip(`${edge.to === OUTPUT_NODE ? "The output" : `$${edge.to}`} reads ${edge.keys.join(", ")} of $${edge.from}`)}", ${EDGE_STYLE[edge.state]}];`);
+    const kind = sourceKind(picture, edge);
+    const style = kind === "earlier" && edge.state === "ok" ? `color="${COLORS.earlier}", style="dashed"` : EDGE_STYLE[edge.state];
+    lines.push(`  "${nodeId(kind, edge.from)}" -> "${nodeId("step", edge.to)}" [label="${dotText(shortLabel(edge.keys.join(", ")))}", tooltip="${layout.tooltip(`${edge.to === OUTPUT_NODE ? "The output" : `$${edge.to}`} reads ${edge.keys.join(", ")} of $${edge.from}`)}", ${style}];`);
   }
   lines.push("}");
   return `${lines.join("\n")}\n`;

@@ -23,6 +23,12 @@ export interface CatalogFromMcpOptions {
   readonly signal?: AbortSignal;
   /** Milliseconds to wait for each page (default: the SDK's, 60 s). */
   readonly timeoutMs?: number;
+  /**
+   * Copy each tool's `annotations.readOnlyHint` into the catalog's `readOnly` (which lets a plan tool
+   * start its steps before the plan is whole). Off by default: the hint is the server's word, and the
+   * MCP specification calls annotations untrusted; turn it on only for servers you trust.
+   */
+  readonly trustReadOnlyHint?: boolean;
 }
 
 /** One tool as `tools/list` describes it. */
@@ -34,7 +40,8 @@ export interface McpToolListing {
 /**
  * The tools an MCP server lists, as a tool catalog for the linter and `runPlan`: every page of
  * `tools/list` (following `nextCursor`), each tool's `inputSchema` as `input`, its `outputSchema`
- * (when given) as `output`, its `description` kept. An answer of the wrong shape, a tool listed twice
+ * (when given) as `output`, its `description` kept, and with `trustReadOnlyHint` its
+ * `annotations.readOnlyHint` as `readOnly`. An answer of the wrong shape, a tool listed twice
  * or a listing that never ends is an `McpSetupError` (code `invalid-tools-list`).
  *
  * @example
@@ -52,6 +59,8 @@ export async function catalogFromMcp(client: McpClient, options: CatalogFromMcpO
 /** Every tool a server lists, in its order (shared by `catalogFromMcp` and `mcpTools`). */
 export async function listMcpTools(client: McpClient, options: CatalogFromMcpOptions = {}): Promise<McpToolListing[]> {
   const request = requestOptions(options);
+  const trust = readOwnData(options, "trustReadOnlyHint");
+  if (trust !== undefined && trust !== MISSING && typeof trust !== "boolean") throw new McpSetupError("invalid-options", "option trustReadOnlyHint must be true or false");
   const out: McpToolListing[] = [];
   const seen = new Set<string>();
   const cursors = new Set<string>();
@@ -69,7 +78,7 @@ export async function listMcpTools(client: McpClient, options: CatalogFromMcpOpt
       if (ownData(error, "code") === REQUEST_TIMEOUT) throw new McpSetupError("connect-failed", `no answer to tools/list within ${request.timeout ?? SDK_TIMEOUT_MS} ms`, { cause: error });
       throw new McpSetupError("connect-failed", `tools/list failed: ${safeText(describeThrown(error), 300)}`, { cause: error });
     }
-    const next = readPage(answer, (listing) => {
+    const next = readPage(answer, trust === true, (listing) => {
       if (seen.has(listing.name)) throw invalid(`the server lists tool ${quoted(listing.name)} twice`);
       seen.add(listing.name);
       out.push(listing);
@@ -102,12 +111,12 @@ async function ownSignal<T>(request: McpRequestOptions, send: (options: McpReque
 }
 
 /** Read one page's tools (own data only); returns its `nextCursor` (or `MISSING`). */
-function readPage(answer: unknown, take: (listing: McpToolListing) => void): unknown {
+function readPage(answer: unknown, trustReadOnlyHint: boolean, take: (listing: McpToolListing) => void): unknown {
   try {
     if (!isPlainObject(answer)) throw invalid("the server's tools/list answer is not an object");
     const tools = readOwnData(answer, "tools");
     if (!isPlainArray(tools)) throw invalid(`the server's tools/list answer has no "tools" array`);
-    for (let i = 0; i < tools.length; i++) take(readTool(readOwnData(tools, i), i));
+    for (let i = 0; i < tools.length; i++) take(readTool(readOwnData(tools, i), i, trustReadOnlyHint));
     return readOwnData(answer, "nextCursor");
   } catch (error) {
     // A client of the caller's own making may answer with Proxies or getters that throw.
@@ -116,11 +125,11 @@ function readPage(answer: unknown, take: (listing: McpToolListing) => void): unk
   }
 }
 
-function readTool(tool: unknown, index: number): McpToolListing {
+function readTool(tool: unknown, index: number, trustReadOnlyHint: boolean): McpToolListing {
   if (!isPlainObject(tool)) throw invalid(`tool ${index} of the server's tools/list is not an object`);
   const name = readOwnData(tool, "name");
   if (typeof name !== "string" || name === "") throw invalid(`tool ${index} of the server's tools/list has no name`);
-  const spec: { description?: string; input?: JsonSchema; output?: JsonSchema } = {};
+  const spec: { description?: string; input?: JsonSchema; output?: JsonSchema; readOnly?: boolean } = {};
   const description = readOwnData(tool, "description");
   if (typeof description === "string") spec.description = description;
   for (const [from, to] of [
@@ -131,6 +140,11 @@ function readTool(tool: unknown, index: number): McpToolListing {
     if (schema === undefined || schema === null || schema === MISSING) continue;
     if (typeof schema !== "boolean" && !isPlainObject(schema)) throw invalid(`tool ${quoted(name)}'s ${from} is not a JSON Schema (an object or a boolean)`);
     spec[to] = schema as JsonSchema;
+  }
+  if (trustReadOnlyHint) {
+    const annotations = readOwnData(tool, "annotations");
+    const hint = isPlainObject(annotations) ? readOwnData(annotations, "readOnlyHint") : undefined;
+    if (typeof hint === "boolean") spec.readOnly = hint;
   }
   return { name, spec };
 }

@@ -27,16 +27,17 @@ export interface McpServers {
 
 /**
  * Connect to several MCP servers (at the same time), list their tools (every page), and combine them:
- * one catalog, one set of tool functions. A tool offered by two servers is an `McpSetupError` code
+ * one catalog, one set of tool functions (`trustReadOnlyHint` as in `catalogFromMcp`). A tool offered by two servers is an `McpSetupError` code
  * `tool-collision` naming both; any failure closes every server before it is thrown.
  *
  * @example
  * const servers = await connectMcpServers([{ command: "node", args: ["a.mjs"] }, { url: "http://127.0.0.1:3000/mcp" }])
  * try { await runPlan(plan, servers.tools(), { catalog: servers.catalog }) } finally { await servers.close() }
  */
-export async function connectMcpServers(servers: readonly McpServerSpec[], options: Omit<ConnectMcpOptions, "label"> & { readonly labels?: readonly string[] } = {}): Promise<McpServers> {
+export async function connectMcpServers(servers: readonly McpServerSpec[], options: Omit<ConnectMcpOptions, "label"> & { readonly labels?: readonly string[]; readonly trustReadOnlyHint?: boolean } = {}): Promise<McpServers> {
   const request = requestOptions(options, "connectMcpServers option");
-  const { labels, ...connectOptions } = options;
+  const { labels, trustReadOnlyHint, ...connectOptions } = options;
+  const listing: CatalogFromMcpOptions = trustReadOnlyHint === undefined ? request : { ...request, trustReadOnlyHint };
   // A command line that cannot be split is found before any server starts.
   for (const server of servers) if (typeof server === "object" && server !== null && "commandLine" in server) splitCommand(server.commandLine);
   const settled = await Promise.allSettled(servers.map((server, i) => connectMcp(server, { ...connectOptions, ...(labels?.[i] === undefined ? {} : { label: labels[i] }) })));
@@ -47,7 +48,7 @@ export async function connectMcpServers(servers: readonly McpServerSpec[], optio
   try {
     const failed = settled.find((outcome) => outcome.status === "rejected");
     if (failed !== undefined) throw failed.reason;
-    const listings = await Promise.all(connections.map((connection) => listServerTools(connection.client, connection.label, request)));
+    const listings = await Promise.all(connections.map((connection) => listServerTools(connection.client, connection.label, listing)));
     const { catalog, owners, names } = mergeListings(
       connections.map((connection) => connection.label),
       listings,

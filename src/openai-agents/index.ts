@@ -153,6 +153,11 @@ function stepValue(value: unknown): unknown {
  * run's status, results (each cut at `maxResultChars`), errors and skipped steps, as the JSON string
  * the SDK hands the model.
  *
+ * No step starts while the model is still writing the plan (no `startEarly`, as the AI SDK's plan tool
+ * has): the Agents SDK calls a function tool only once the model's whole response is in, and its
+ * public API gives a tool no piece of its arguments before then (the streamed argument deltas reach
+ * only the application, as the provider's raw events).
+ *
  * @example
  * const tools = [geocode, weather, airQuality];
  * const agent = new Agent({ name: "planner", tools: [...tools, planTool(tools)] });
@@ -162,6 +167,7 @@ export function planTool(tools: readonly AgentTool[], options: AgentsPlanToolOpt
   const { description, name, ...callOptions } = readPlanCallOptions(options) as AgentsPlanToolOptions & { maxResultChars: number };
   if (description !== undefined && typeof description !== "string") throw new RefError("invalid-options", "planTool: option description must be a string");
   if (name !== undefined && (typeof name !== "string" || name === "")) throw new RefError("invalid-options", "planTool: option name must be a non-empty string");
+  if (ownData(callOptions, "startEarly") !== undefined) throw new RefError("invalid-options", "planTool: option startEarly is not available with the Agents SDK (it gives a tool its arguments only once the model's response is whole)");
   const read = readAgentTools(tools);
   const catalog = catalogFromAgentTools(tools);
   const language = Object.fromEntries((["syntax", "templates", "deep"] as const).flatMap((key) => (ownData(callOptions, key) === undefined ? [] : [[key, ownData(callOptions, key)]])));

@@ -51,13 +51,17 @@ export async function runPlan(plan: unknown, tools: ToolFunctions, options: RunO
   return runResumable(plan, tools, options, undefined);
 }
 
-/** `runPlan`, or with `resume` a whole plan's resume (`resumePlan`): the previous results and approvals are applied as its steps are added. */
-export async function runResumable(plan: unknown, tools: ToolFunctions, options: RunOptions, resume: ResumeState | undefined, runId?: string): Promise<RunReport> {
+/**
+ * `runPlan`, or with `resume` a whole plan's resume (`resumePlan`): the previous results and approvals
+ * are applied as its steps are added. `trace`: a run span this run's steps go under (and that it ends
+ * as one of its holders, `RunTrace.share`) instead of a new one.
+ */
+export async function runResumable(plan: unknown, tools: ToolFunctions, options: RunOptions, resume: ResumeState | undefined, runId?: string, trace?: RunTrace): Promise<RunReport> {
   if (typeof options !== "object" || options === null) throw new RefError("invalid-options", "runPlan options must be an object");
   let run: Run | undefined;
   try {
     const settings = readRunSettings(options);
-    run = new Run(tools, runId === undefined ? settings : { ...settings, runId }, options, resume);
+    run = new Run(tools, runId === undefined ? settings : { ...settings, runId }, options, resume, trace);
     if (isStream(plan)) {
       if (resume !== undefined) throw new RefError("invalid-options", "resumePlan needs the whole plan, not a stream of steps");
       if (run.settings.session !== undefined) throw new RefError("invalid-options", "a plan run in a session must be whole, not a stream of steps");
@@ -67,7 +71,7 @@ export async function runResumable(plan: unknown, tools: ToolFunctions, options:
   } catch (error) {
     // Options, tools or a plan that cannot be read (a throwing getter or Proxy trap): a RefError, never a raw one.
     const refError = asRefError(error, "the plan, tools or options of runPlan");
-    run?.trace?.end(refError.code, 0, refError.message);
+    (run?.trace ?? trace)?.end(refError.code, 0, refError.message);
     throw refError;
   } finally {
     run?.cleanup();
@@ -125,10 +129,12 @@ class Run implements GatedRun {
     readonly settings: RunSettings,
     options: RunOptions,
     readonly resume: ResumeState | undefined,
+    trace: RunTrace | undefined,
   ) {
     this.#tools = new RunTools(tools, settings.catalog);
     this.#timeoutMs = tryTimeoutMs(settings.timeoutMs, undefined);
-    this.trace = startRunTrace(settings.trace, settings.runId);
+    this.trace = trace ?? startRunTrace(settings.trace, settings.runId);
+    if (this.trace !== undefined && settings.session !== undefined) this.trace.earlierSpans = settings.session.spans();
     this.ledger = new RunLedger(settings, options, this.trace, settings.session?.results());
     this.#gate = new ApprovalGate(settings, options, resume, (name) => {
       try {
@@ -543,7 +549,7 @@ class Run implements GatedRun {
     const ledger = this.ledger;
     const final = status ?? runStatus(this.#stopped, ledger.errors.size, ledger.diagnostics, ledger.pending.size);
     const report = ledger.report(final, planHash, this.#records.list, this.#output, this.#language.options);
-    if (final !== "invalid") this.settings.session?.record(this.#records.list, report.results);
+    if (final !== "invalid") this.settings.session?.record(this.#records.list, report.results, this.trace?.stepSpans);
     return report;
   }
 }

@@ -11,6 +11,7 @@ import type { EarlierSteps } from "../lint/lint-options.js";
 import { RefError } from "../shared/errors.js";
 import { isPlainArray, isPlainObject, ownData, ownElements } from "../shared/own-data.js";
 import { quoted } from "../shared/text.js";
+import { readSpanRef, type SpanRef } from "./tracing.js";
 
 /** The most results a session keeps by default. */
 export const DEFAULT_SESSION_MAX_RESULTS = 1_000;
@@ -43,6 +44,8 @@ interface Kept {
   readonly at: number;
   /** The plan of the session it came from (1 for the first). */
   readonly plan: number;
+  /** Where the span of the step that made it is, in a traced run (a later step that reads it links to it). */
+  readonly span?: SpanRef;
 }
 
 /** What a session's `save()` gives: JSON data. */
@@ -50,7 +53,7 @@ export interface PlanSessionJSON {
   readonly version: 1;
   readonly nextStepId: number;
   readonly plans: number;
-  readonly results: readonly { readonly id: number; readonly tool: string; readonly value: unknown; readonly at: number; readonly plan: number }[];
+  readonly results: readonly { readonly id: number; readonly tool: string; readonly value: unknown; readonly at: number; readonly plan: number; readonly span?: SpanRef }[];
   readonly forgotten: readonly { readonly id: number; readonly why: string }[];
 }
 
@@ -111,6 +114,14 @@ export class PlanSession {
     return new Map([...this.#kept].map(([id, kept]) => [id, kept.value] as const));
   }
 
+  /** Where the span of each kept result's step is (traced runs only), by step id. */
+  spans(): Map<number, SpanRef> {
+    this.#expire();
+    const spans = new Map<number, SpanRef>();
+    for (const [id, kept] of this.#kept) if (kept.span !== undefined) spans.set(id, kept.span);
+    return spans;
+  }
+
   /** A kept result's tool and value, or `undefined`. */
   get(id: number): { readonly tool: string; readonly value: unknown } | undefined {
     this.#expire();
@@ -120,10 +131,10 @@ export class PlanSession {
 
   /**
    * Keep the results of a plan that ran in this session (its step ids and tools, and the results of
-   * the steps that succeeded), and move `nextStepId` past every id it used. A result JSON cannot write
-   * is not kept (a reference to it says so).
+   * the steps that succeeded, with where their spans are when the run was traced), and move
+   * `nextStepId` past every id it used. A result JSON cannot write is not kept (a reference to it says so).
    */
-  record(steps: readonly { readonly id: number; readonly tool: string }[], results: ReadonlyMap<number, unknown>): void {
+  record(steps: readonly { readonly id: number; readonly tool: string }[], results: ReadonlyMap<number, unknown>, spans?: ReadonlyMap<number, SpanRef>): void {
     this.#plans++;
     const at = this.#now();
     for (const { id, tool } of steps) {
@@ -141,7 +152,8 @@ export class PlanSession {
       }
       const bytes = encoder.encode(text).length;
       this.#kept.delete(id);
-      this.#kept.set(id, { tool, value: JSON.parse(text) as unknown, bytes, at, plan: this.#plans });
+      const span = spans?.get(id);
+      this.#kept.set(id, { tool, value: JSON.parse(text) as unknown, bytes, at, plan: this.#plans, ...(span === undefined ? {} : { span }) });
       this.#bytes += bytes;
     }
     this.#bound();
@@ -160,7 +172,7 @@ export class PlanSession {
       version: 1,
       nextStepId: this.#nextStepId,
       plans: this.#plans,
-      results: [...this.#kept].map(([id, kept]) => ({ id, tool: kept.tool, value: kept.value, at: kept.at, plan: kept.plan })),
+      results: [...this.#kept].map(([id, kept]) => ({ id, tool: kept.tool, value: kept.value, at: kept.at, plan: kept.plan, ...(kept.span === undefined ? {} : { span: kept.span }) })),
       forgotten: [...this.#forgotten].map(([id, why]) => ({ id, why })),
     };
   }
@@ -228,7 +240,9 @@ export class PlanSession {
         refuse(`the value of result ${String(id)} cannot be written as JSON`);
       }
       // Read back from its text: the restored value is plain data, whatever the saved object held.
-      this.#kept.set(id as number, { tool: tool as string, value: JSON.parse(text!) as unknown, bytes: encoder.encode(text!).length, at: at as number, plan: plan as number });
+      // A span reference that does not read as one is dropped: it only ever makes a link.
+      const span = readSpanRef(ownData(entry, "span"));
+      this.#kept.set(id as number, { tool: tool as string, value: JSON.parse(text!) as unknown, bytes: encoder.encode(text!).length, at: at as number, plan: plan as number, ...(span === undefined ? {} : { span }) });
       this.#bytes += encoder.encode(text!).length;
     }
     this.#nextStepId = next as number;

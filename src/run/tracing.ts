@@ -53,7 +53,34 @@ export interface TraceSpan {
  */
 export interface Tracer {
   /** `startTime`: milliseconds since the epoch (default: now). */
-  startSpan(name: string, options?: { kind?: number; attributes?: Readonly<Record<string, TraceAttribute>>; startTime?: number }, context?: unknown): TraceSpan;
+  startSpan(name: string, options?: { kind?: number; attributes?: Readonly<Record<string, TraceAttribute>>; startTime?: number; links?: { context: SpanRef }[] }, context?: unknown): TraceSpan;
+}
+
+/** Where a span is, and nothing of what it recorded: what a plan session keeps of a step's span, to link to it. */
+export interface SpanRef {
+  readonly traceId: string;
+  readonly spanId: string;
+  readonly traceFlags: number;
+}
+
+const TRACE_ID = /^[0-9a-f]{32}$/;
+const SPAN_ID = /^[0-9a-f]{16}$/;
+
+/**
+ * A span reference read from saved data (own data only), or `undefined` when it is not one (ids of
+ * the W3C form, flags a byte).
+ *
+ * @example
+ * readSpanRef({ traceId: "4bf92f3577b34da6a3ce929d0e0e4736", spanId: "00f067aa0ba902b7", traceFlags: 1 }) // the same, as a SpanRef
+ */
+export function readSpanRef(value: unknown): SpanRef | undefined {
+  if (!isPlainObject(value)) return undefined;
+  const traceId = ownData(value, "traceId");
+  const spanId = ownData(value, "spanId");
+  const traceFlags = ownData(value, "traceFlags");
+  if (typeof traceId !== "string" || !TRACE_ID.test(traceId) || typeof spanId !== "string" || !SPAN_ID.test(spanId)) return undefined;
+  if (typeof traceFlags !== "number" || !Number.isInteger(traceFlags) || traceFlags < 0 || traceFlags > 0xff) return undefined;
+  return { traceId, spanId, traceFlags };
 }
 
 /** The parts of `@opentelemetry/api` plan-refs uses. */
@@ -146,6 +173,8 @@ export interface TracedStep {
   readonly id: number;
   readonly tool: string;
   readonly attempt?: number;
+  /** The steps whose results it reads (those of earlier plans of the session become links). */
+  readonly dependencies?: readonly number[];
   span: TraceSpan | undefined;
 }
 
@@ -169,6 +198,12 @@ export class RunTrace {
   readonly #runId: string;
   readonly recordContent: boolean;
   #ended = false;
+  /** The runs that still use this run span (`share`): the last one's `end` ends it. */
+  #holders = 1;
+  /** In a session: the spans of the earlier plans' steps, linked from the steps that read their results. */
+  earlierSpans: ReadonlyMap<number, SpanRef> | undefined = undefined;
+  /** Where each step's last try span is, for the session to keep. */
+  readonly stepSpans = new Map<number, SpanRef>();
 
   constructor(api: OtelApi, tracer: Tracer, span: TraceSpan, parent: unknown, runId: string, recordContent: boolean) {
     this.#api = api;
@@ -183,7 +218,8 @@ export class RunTrace {
   within<A extends unknown[]>(step: TracedStep, body: (...args: A) => void, ...args: A): void {
     let active: unknown;
     try {
-      const span = this.#tracer.startSpan(`execute_tool ${traceText(step.tool)}`, { kind: SPAN_KIND_INTERNAL, attributes: stepAttributes(this.#runId, step) }, this.#context);
+      const links = this.earlierSpans === undefined ? undefined : earlierLinks(step.dependencies, this.earlierSpans);
+      const span = this.#tracer.startSpan(`execute_tool ${traceText(step.tool)}`, { kind: SPAN_KIND_INTERNAL, attributes: stepAttributes(this.#runId, step), ...(links === undefined ? {} : { links }) }, this.#context);
       active = this.#api.trace.setSpan(this.#context, span);
       step.span = span;
     } catch {
@@ -202,6 +238,10 @@ export class RunTrace {
     const span = step.span;
     if (span === undefined) return;
     step.span = undefined;
+    guarded(() => {
+      const { traceId, spanId, traceFlags } = span.spanContext();
+      this.stepSpans.set(step.id, { traceId, spanId, traceFlags });
+    });
     describeTry(span, value, failure, this.recordContent);
     guarded(() => span.end());
   }
@@ -211,9 +251,19 @@ export class RunTrace {
     if (!this.#ended) guarded(() => this.#span.addEvent(name, { "plan_refs.step.id": step.id, "gen_ai.tool.name": traceText(step.tool), ...detail }));
   }
 
+  /**
+   * One more run puts its steps under this run span: a plan call whose first steps started while its
+   * input was streamed is one run to whoever reads the trace, though an early run and the whole run
+   * execute it. Each holder calls `end`; only the last one's status is the run's.
+   */
+  share(): this {
+    this.#holders++;
+    return this;
+  }
+
   /** End the run span with the run's status and step count; any status but `ok` is an error (`error.type` = the status, or the code of what runPlan threw). */
   end(status: string, steps: number, message?: string): void {
-    if (this.#ended) return;
+    if (this.#ended || --this.#holders > 0) return;
     this.#ended = true;
     const span = this.#span;
     guarded(() => {
@@ -226,6 +276,16 @@ export class RunTrace {
     });
     guarded(() => span.end());
   }
+}
+
+/** A link to the span of each earlier plan's step a step reads (`undefined`: none). */
+function earlierLinks(dependencies: readonly number[] | undefined, earlier: ReadonlyMap<number, SpanRef>): { context: SpanRef }[] | undefined {
+  let links: { context: SpanRef }[] | undefined;
+  for (const id of dependencies ?? []) {
+    const ref = earlier.get(id);
+    if (ref !== undefined) (links ??= []).push({ context: { traceId: ref.traceId, spanId: ref.spanId, traceFlags: ref.traceFlags } });
+  }
+  return links;
 }
 
 /** The attributes a step's try span starts with (the same in runPlan and on a worker). */

@@ -4,105 +4,14 @@
  * itself, so every assertion is about the order of events (which chunk had arrived when a tool
  * started), never about the clock.
  */
-import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
-import { generateText, stepCountIs, streamText, tool, type ToolSet } from "ai";
+import { generateText, stepCountIs, streamText, tool } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, test } from "vitest";
 import { z } from "zod";
 import { planTool, type PlanCallResult } from "../../src/ai-sdk/index.js";
 import { earlyRule } from "../../src/agents/early-start.js";
-
-const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
-
-/** A promise with its resolve in hand. */
-function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((done) => (resolve = done));
-  return { promise, resolve };
-}
-
-/** One tool call of a tool, as the test sees it: its arguments, its signal, and how to finish it. */
-interface Call {
-  readonly args: Record<string, unknown>;
-  readonly signal: AbortSignal | undefined;
-  /** How many chunks of the model's stream had been written when the tool started. */
-  readonly chunk: number;
-  finish(value: unknown): void;
-}
-
-/** The model's stream, written by the test; its chunk count is what tool starts are compared with. */
-class ModelStream {
-  #controller: ReadableStreamDefaultController<LanguageModelV3StreamPart> | undefined;
-  readonly #opened = deferred();
-  written = 0;
-  readonly model = new MockLanguageModelV3({
-    doStream: async () => ({
-      stream: new ReadableStream<LanguageModelV3StreamPart>({
-        start: (controller) => {
-          this.#controller = controller;
-          this.#opened.resolve();
-        },
-      }),
-    }),
-  });
-
-  async write(...parts: LanguageModelV3StreamPart[]): Promise<void> {
-    await this.#opened.promise;
-    for (const part of parts) {
-      this.#controller!.enqueue(part);
-      this.written++;
-    }
-  }
-
-  /** A tool call's input, one delta per piece. */
-  async input(id: string, ...pieces: string[]): Promise<void> {
-    for (const delta of pieces) await this.write({ type: "tool-input-delta", id, delta });
-  }
-
-  async finishCall(id: string, text: string): Promise<void> {
-    await this.write({ type: "tool-input-end", id }, { type: "tool-call", toolCallId: id, toolName: "run_plan", input: text });
-  }
-
-  async end(): Promise<void> {
-    await this.write({ type: "finish", finishReason: { unified: "tool-calls", raw: undefined }, usage });
-    this.#controller!.close();
-  }
-
-  fail(error: Error): void {
-    this.#controller!.error(error);
-  }
-}
-
-/** Tools whose every call waits for the test: `calls` by tool, `started(tool, n)` resolves at the n-th call. */
-function controlledTools(stream: ModelStream, names: readonly string[]) {
-  const calls = new Map<string, Call[]>(names.map((name) => [name, []]));
-  const waiters = new Map<string, ((call: Call) => void)[]>();
-  const tools: ToolSet = {};
-  for (const name of names) {
-    tools[name] = tool({
-      inputSchema: z.object({ q: z.string() }),
-      outputSchema: z.object({ a: z.string() }),
-      execute: (args, { abortSignal }) =>
-        new Promise((resolve) => {
-          const call: Call = { args, signal: abortSignal, chunk: stream.written, finish: resolve };
-          const list = calls.get(name)!;
-          list.push(call);
-          waiters.get(`${name}#${list.length}`)?.forEach((wake) => wake(call));
-        }),
-    });
-  }
-  const started = (name: string, n = 1): Promise<Call> => {
-    const done = calls.get(name)![n - 1];
-    if (done !== undefined) return Promise.resolve(done);
-    const wait = deferred<Call>();
-    const key = `${name}#${n}`;
-    waiters.set(key, [...(waiters.get(key) ?? []), wait.resolve]);
-    return wait.promise;
-  };
-  return { tools, calls, started };
-}
-
-const step = (id: number, tool: string, q: string): string => JSON.stringify({ id, tool, args: { q } });
+import { createPlanSession } from "../../src/run/session.js";
+import { controlledTools, ModelStream, step, usage } from "./model-stream.js";
 
 describe("planTool({ startEarly }) under streamText", () => {
   test("a read-only step starts when its closing brace arrives, before the plan is whole; execute joins that run (each tool called once)", async () => {
@@ -280,6 +189,45 @@ describe("planTool({ startEarly }) under streamText", () => {
     const result = await generateText({ model, tools: { run_plan: planTool(tools, { startEarly: ["search"] }) }, stopWhen: stepCountIs(2), prompt: "p" });
     expect(result.steps[0]!.toolResults[0]!.output).toEqual({ status: "ok", results: { "1": { a: "x" } } });
     expect(calls).toEqual(["x"]);
+  });
+});
+
+describe("planTool({ startEarly, session }) under streamText", () => {
+  /** One model turn whose single plan call's input arrives in `pieces`; `during` runs after each piece. */
+  async function turn(run_plan: ReturnType<typeof planTool>, id: string, pieces: readonly string[], during: (index: number, stream: ModelStream) => Promise<void>) {
+    const stream = new ModelStream();
+    const result = streamText({ model: stream.model, tools: { run_plan }, stopWhen: stepCountIs(1), prompt: "p" });
+    const consumed = result.consumeStream();
+    await stream.write({ type: "stream-start", warnings: [] }, { type: "tool-input-start", id, toolName: "run_plan" });
+    for (const [index, piece] of pieces.entries()) {
+      await stream.input(id, piece);
+      await during(index, stream);
+    }
+    await stream.finishCall(id, pieces.join(""));
+    await stream.end();
+    await consumed;
+    return (await result.toolResults)[0]!.output as PlanCallResult;
+  }
+
+  test("in a session: the early steps run outside it, the whole plan's results are kept in it, and the next turn's plan refers to them", async () => {
+    const holder = new ModelStream();
+    const { tools, calls, started } = controlledTools(holder, ["search", "read"]);
+    const session = createPlanSession();
+    const run_plan = planTool(tools, { startEarly: ["search", "read"], session });
+    const first = await turn(run_plan, "c1", [`{"steps":[${step(1, "search", "x")}`, "]}"], async (index) => {
+      // search starts on the piece that closed step 1, before the input is whole.
+      if (index === 0) (await started("search")).finish({ a: "found" });
+    });
+    expect(first).toEqual({ status: "ok", nextStepId: 2, described: { "1": { value: { a: "found" } } } });
+    expect(session.get(1)?.value).toEqual({ a: "found" });
+    // Turn 2 reads step 1 of turn 1: it waits for the whole plan (its input comes from the session), then runs.
+    const second = await turn(run_plan, "c2", [`{"steps":[${step(2, "read", "$1.a")}`, "]}"], async (index) => {
+      if (index === 0) expect(calls.get("read")).toHaveLength(0);
+      if (index === 1) void started("read").then((call) => call.finish({ a: "page" }));
+    });
+    expect(second).toEqual({ status: "ok", nextStepId: 3, described: { "2": { value: { a: "page" } } } });
+    expect(calls.get("read")!.map((call) => call.args)).toEqual([{ q: "found" }]);
+    expect(calls.get("search")).toHaveLength(1);
   });
 });
 

@@ -67,6 +67,23 @@ describe.each(["stdio", "http"] as const)("over %s", (kind) => {
     expect(Object.getPrototypeOf(catalog)).toBe(null);
   });
 
+  test.each([
+    { options: {}, readOnly: [undefined, undefined, undefined] },
+    { options: { trustReadOnlyHint: false }, readOnly: [undefined, undefined, undefined] },
+    { options: { trustReadOnlyHint: true }, readOnly: [true, undefined, false] },
+  ])("annotations.readOnlyHint reaches the catalog's readOnly only when asked ($options)", async ({ options, readOnly }) => {
+    const { client } = await connect(spec());
+    const catalog = await catalogFromMcp(client, options);
+    // geocode declares readOnlyHint: true, weather nothing, shout readOnlyHint: false.
+    expect(["geocode", "weather", "shout"].map((name) => catalog[name]!.readOnly)).toEqual(readOnly);
+    for (const name of ["geocode", "weather", "shout"]) expect(Object.hasOwn(catalog[name]!, "readOnly")).toBe(readOnly[["geocode", "weather", "shout"].indexOf(name)] !== undefined);
+  });
+
+  test("trustReadOnlyHint that is not a boolean is an invalid-options setup error", async () => {
+    const { client } = await connect(spec());
+    await expect(catalogFromMcp(client, { trustReadOnlyHint: "yes" as unknown as boolean })).rejects.toMatchObject({ name: "McpSetupError", code: "invalid-options" });
+  });
+
   test("a plan linted against the server's schemas: unknown-key found through its outputSchema", async () => {
     const { client } = await connect(spec());
     const plan = {
@@ -174,6 +191,20 @@ describe("a server that exits mid-call", () => {
 });
 
 describe("several servers", () => {
+  test("trustReadOnlyHint reaches every server's listing; without it no readOnly is set", async () => {
+    for (const [options, expected] of [
+      [{}, [undefined, undefined]],
+      [{ trustReadOnlyHint: true }, [true, true]],
+    ] as const) {
+      const servers = await connectMcpServers([stdio("--prefix", "a_"), { url: httpUrl }], options);
+      try {
+        expect([servers.catalog["a_geocode"]!.readOnly, servers.catalog["geocode"]!.readOnly]).toEqual(expected);
+      } finally {
+        await servers.close();
+      }
+    }
+  });
+
   test("their tools combine; a name offered by two servers is an error naming both", async () => {
     const servers = await connectMcpServers([stdio("--prefix", "a_"), { url: httpUrl }], { labels: ["node a.mjs", "http-server"] });
     try {

@@ -95,6 +95,39 @@ describe("a plan session", () => {
     expect(seen).toEqual([{ step: 2, args: { total: 2 } }]);
   });
 
+  test("a resume in a session whose earlier result changed since the approval: plan-mismatch, nothing run", async () => {
+    const session = createPlanSession();
+    const seen: unknown[] = [];
+    await runPlan({ steps: [{ id: 1, tool: "search", args: { q: "x" } }] }, tools(seen), { catalog, session });
+    const plan = { steps: [{ id: 2, tool: "echo", args: { total: "$1.total" } }] };
+    const first = await runPlan(plan, tools(seen), { catalog, session, approvalTools: ["echo"] });
+    expect(first.pending?.get(2)?.args).toEqual({ total: 2 });
+    // The next request restores a session in which step 1's result is another: what was approved is no longer what would run.
+    const saved = session.save();
+    const changed = createPlanSession({ restore: { ...saved, results: saved.results.map((result) => (result.id === 1 ? { ...result, value: { hits: [], total: 7 } } : result)) } });
+    await expect(resumePlan(plan, first, tools(seen), { catalog, session: changed, approve: [2] })).rejects.toMatchObject({ code: "plan-mismatch", message: expect.stringContaining("step 2 was approved with the arguments") as string });
+    expect(seen).toEqual([]);
+  });
+
+  test.each([
+    ["dropped from the session", { maxResults: 1 }, "it was dropped from the session"],
+    ["a session without it (another conversation's)", undefined, "refers to step 1, which is not in the plan"],
+  ])("a resume in a session that lacks the earlier result (%s): says which step it lacks, nothing run", async (_name, limits, says) => {
+    const session = createPlanSession(limits ?? {});
+    const seen: unknown[] = [];
+    await runPlan({ steps: [{ id: 1, tool: "search", args: { q: "x" } }] }, tools(seen), { catalog, session });
+    const plan = { steps: [{ id: 5, tool: "echo", args: { total: "$1.total" } }] };
+    const first = await runPlan(plan, tools(seen), { catalog, session, approvalTools: ["echo"] });
+    expect(first.status).toBe("suspended");
+    // maxResults 1: a later plan's result pushes step 1 out; otherwise the resume comes with a fresh session.
+    if (limits !== undefined) await runPlan({ steps: [{ id: 9, tool: "search", args: { q: "y" } }] }, tools(seen), { catalog, session });
+    const resumedIn = limits === undefined ? createPlanSession() : session;
+    const second = await resumePlan(plan, first, tools(seen), { catalog, session: resumedIn, approve: [5] });
+    expect(second.status).toBe("invalid");
+    expect(second.diagnostics).toEqual([expect.objectContaining({ code: "unknown-step", pointer: "/steps/0/args/total", message: expect.stringContaining(says) as string })]);
+    expect(seen).toEqual([]);
+  });
+
   test("property: plans run one after another in a session give each step the arguments of the one plan made of them all", async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 1, maxLength: 5 }), fc.array(fc.nat(), { minLength: 12, maxLength: 12 }), async (sizes, picks) => {

@@ -8,6 +8,7 @@ import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-ho
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { RefError, runPlan, type ToolFunctions } from "../../src/index.js";
+import { createPlanSession } from "../../src/run/session.js";
 import { activeTraceCarrier, contentJson, MAX_CONTENT_LENGTH, withRemoteParent } from "../../src/run/tracing.js";
 
 const exporter = new InMemorySpanExporter();
@@ -180,6 +181,39 @@ describe("a run's spans", () => {
     expect(report.status).toBe("invalid");
     expect(spans().map((span) => span.name)).toEqual(["invoke_workflow"]);
     expect(only("invoke_workflow").attributes).toMatchObject({ "error.type": "invalid" });
+  });
+});
+
+describe("a session's runs", () => {
+  const tools: ToolFunctions = { search: () => ({ hits: [1, 2, 3] }), count: ({ of }) => (of as unknown[]).length, shout: () => "!" };
+
+  test("a reference to an earlier plan's step is a link from the reading step's span to that step's span (no value on it)", async () => {
+    const session = createPlanSession();
+    await runPlan({ steps: [{ id: 1, tool: "search", args: {} }, { id: 2, tool: "shout", args: {} }] }, tools, { tracer, session });
+    const searched = only("execute_tool search");
+    exporter.reset();
+    const report = await runPlan({ steps: [{ id: 3, tool: "count", args: { of: "$1.hits" } }, { id: 4, tool: "shout", args: {} }] }, tools, { tracer, session });
+    expect(report.results.get(3)).toBe(3);
+    const counted = only("execute_tool count");
+    expect(counted.links.map((link) => [link.context.traceId, link.context.spanId])).toEqual([[searched.spanContext().traceId, searched.spanContext().spanId]]);
+    expect(counted.links[0]!.attributes ?? {}).toEqual({});
+    // A step that reads no earlier result has no link; the session keeps where spans are, never in its values.
+    expect(only("execute_tool shout").links).toEqual([]);
+    expect(session.get(1)?.value).toEqual({ hits: [1, 2, 3] });
+  });
+
+  test("the span references survive save() and restore (a turn in a new request links to the earlier turn's span)", async () => {
+    const first = createPlanSession();
+    await runPlan({ steps: [{ id: 1, tool: "search", args: {} }] }, tools, { tracer, session: first });
+    const searched = only("execute_tool search");
+    exporter.reset();
+    const saved = JSON.parse(JSON.stringify(first.save())) as unknown;
+    const next = createPlanSession({ restore: saved });
+    await runPlan({ steps: [{ id: 2, tool: "count", args: { of: "$1.hits" } }] }, tools, { tracer, session: next });
+    expect(only("execute_tool count").links.map((link) => link.context.spanId)).toEqual([searched.spanContext().spanId]);
+    // A span reference that is not one is dropped on restore (it only ever makes a link).
+    const forged = createPlanSession({ restore: { version: 1, nextStepId: 2, plans: 1, forgotten: [], results: [{ id: 1, tool: "search", value: { hits: [] }, at: 0, plan: 1, span: { traceId: "x", spanId: "y", traceFlags: 1 } }] } });
+    expect(forged.spans().size).toBe(0);
   });
 });
 
