@@ -3,10 +3,11 @@
  * attempt (worker-step.ts), and stores the outcome and enqueues the dependents it makes ready in one
  * transaction (`settleStep`); a step it was running when it stopped is released to other workers.
  */
-import type { StepError } from "../run/step-error.js";
-import { retryPolicyOf, tryTimeoutMs, type WorkerSettings } from "../run/settings.js";
-import { checksInputs } from "../run/validate-input.js";
-import type { StepEventType } from "../run/schedule.js";
+import type { StepError } from "../step/step-error.js";
+import { retryPolicyOf, tryTimeoutMs } from "../step/settings.js";
+import { type WorkerSettings } from "./worker-settings.js";
+import { checksInputs } from "../step/validate-input.js";
+import type { StepEventType } from "../step/schedule.js";
 import { RefError } from "../shared/errors.js";
 import { ownData } from "../shared/own-data.js";
 import { isConnectionError, type Connection } from "./db.js";
@@ -21,9 +22,9 @@ import { toolFlag, toolOfTask } from "./queue.js";
 import { WorkerToolLimits } from "./tool-limits.js";
 import { rebuildStepError } from "./stored-error.js";
 import { retryLater, settleStep, type SettleOutcome, type SettleResult } from "./transitions.js";
-import { retryDelayMs } from "../run/retry.js";
-import { storedStepTrace, TracedTries } from "../run/tracing.js";
-import { approvalRuleOf } from "../run/gated.js";
+import { retryDelayMs } from "../step/retry.js";
+import { storedStepTrace, TracedTries } from "./step-trace.js";
+import { approvalRuleOf } from "../step/gated.js";
 import { approvalArgs, runClaimedStep, type ClaimedStep, type WorkerToolFunction } from "./worker-step.js";
 import { awaitApproval } from "./sql/await-approval.js";
 import { suspendedStatus, type Take } from "./sql/settle-done.js";

@@ -5,8 +5,8 @@
  * `../run/schedule.ts`, the same ones `runPlan` follows; the SQL of each operation is in `sql/`,
  * with parameters only.
  */
-import type { StepFailure } from "../run/attempt.js";
-import { dependentsToSkip, endedStatus, isSettled, onStop, scheduleGraph, stopDetail, type ScheduleGraph, type StepState, type StopReason } from "../run/schedule.js";
+import type { StepFailure } from "../step/attempt.js";
+import { dependentsToSkip, endedStatus, isSettled, onStop, scheduleGraph, stopDetail, type ScheduleGraph, type StepState, type StopReason } from "../step/schedule.js";
 import type { KnownRun } from "./known-runs.js";
 import { table, type Connection } from "./db.js";
 import type { PgPool, PgQueryable } from "./peers.js";

@@ -1,17 +1,17 @@
 /**
- * One step as a worker runs it, on the attempt both executors share (src/run/attempt.ts): the step's
+ * One step as a worker runs it, on the attempt both executors share (src/step/attempt.ts): the step's
  * record (`WorkerStep`) and the worker's side of the attempt (`WORKER_ATTEMPT`), which resolves the
  * arguments against the results the claim read, gives the tool its context, checks the result (it must
  * be storable as JSON, and match its output schema when the run asks) and hands the outcome over as
  * what is stored (`SettleOutcome`).
  */
 import { resolveRefs } from "../resolve/resolve-refs.js";
-import { attempt, checkOutput, endAttempt, idempotencyKey, keepsResult, outputSchemaOf, STEP_FAILURES, type AttemptOwner, type AttemptStep, type StepFailure, type ToolContext } from "../run/attempt.js";
-import type { StepTrace } from "../run/tracing.js";
-import { inputFailure } from "../run/validate-input.js";
+import { attempt, checkOutput, endAttempt, idempotencyKey, keepsResult, outputSchemaOf, STEP_FAILURES, type AttemptOwner, type AttemptStep, type StepFailure, type ToolContext } from "../step/attempt.js";
+import type { StepTrace } from "./step-trace.js";
+import { inputFailure } from "../step/validate-input.js";
 import type { KnownRunInfo } from "./known-runs.js";
 import { storedError } from "./stored-error.js";
-import { toStorableJSON } from "../run/storable.js";
+import { toStorableJSON } from "../step/storable.js";
 import type { SettleOutcome } from "./transitions.js";
 
 /** What a tool run by a PostgreSQL worker receives besides its arguments. */

@@ -1,19 +1,20 @@
 /**
- * `runPlan`'s side of each try of a step, the owner that `attempt` reports to (src/run/attempt.ts):
+ * `runPlan`'s side of each try of a step, the owner that `attempt` reports to (src/step/attempt.ts):
  * the step's arguments, resolved once into its snapshot; the context its tool gets; the input and
  * output checks; and, when a try fails and its tool's retry policy says so, the wait before the next
  * try (a timer on the record, holding no concurrency slot). What an outcome does to the run is the
  * scheduler's (run-plan.ts).
  */
-import { clearAttemptTimer, type AttemptOwner, type StepFailure, type ToolContext } from "./attempt.js";
-import type { RunLanguage } from "./prepare.js";
-import { retryDelayMs } from "./retry.js";
+import { clearAttemptTimer, type AttemptOwner, type StepFailure, type ToolContext } from "../step/attempt.js";
+import type { RunLanguage } from "../step/prepare.js";
+import { retryDelayMs } from "../step/retry.js";
 import type { RunLedger } from "./run-report.js";
 import type { RunTools } from "./run-tools.js";
-import { retryPolicyOf, type RunSettings } from "./settings.js";
+import { retryPolicyOf } from "../step/settings.js";
+import { type RunSettings } from "./run-options.js";
 import { StepContext, type StepRecord } from "./step-record.js";
-import type { RunTrace } from "./tracing.js";
-import { checksInputs, inputFailure } from "./validate-input.js";
+import type { RunTrace } from "../step/tracing.js";
+import { checksInputs, inputFailure } from "../step/validate-input.js";
 
 /** What the tries need of the scheduler they belong to. */
 export interface TriesScheduler {

@@ -7,10 +7,10 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startWorker, submitPlan, waitForRun, type Worker, type WorkerEvent } from "../../src/postgres/index.js";
-import { requireApproval } from "../../src/run/gated.js";
+import { requireApproval } from "../../src/step/gated.js";
 import { reportToJSON, type RunReportJSON } from "../../src/run/report-json.js";
 import { runPlan, type RunEvent, type RunOptions, type RunReport, type ToolContext, type ToolFunctions } from "../../src/run/run-plan.js";
-import { STEP_EVENT_TYPES } from "../../src/run/schedule.js";
+import { STEP_EVENT_TYPES } from "../../src/step/schedule.js";
 import { RefError } from "../../src/shared/errors.js";
 import { UNSTORABLE_RESULTS } from "../helpers/unstorable.js";
 import { comparable } from "./compare.js";

@@ -8,7 +8,7 @@ import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-ho
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { RefError, runPlan, type ToolFunctions } from "../../src/index.js";
-import { activeTraceCarrier, contentJson, MAX_CONTENT_LENGTH, withRemoteParent } from "../../src/run/tracing.js";
+import { activeTraceCarrier, contentJson, MAX_CONTENT_LENGTH, withRemoteParent } from "../../src/step/tracing.js";
 
 const exporter = new InMemorySpanExporter();
 /** Span starts and ends in the order they happened (the spans' times are too coarse to order them). */

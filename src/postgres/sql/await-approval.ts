@@ -4,7 +4,7 @@
  * and marks it `awaiting-approval` (its tool not called: the claim's try is given back), then
  * suspends the run when no step is left to run.
  */
-import { AWAITING_STATES } from "../../run/schedule.js";
+import { AWAITING_STATES } from "../../step/schedule.js";
 import { literal, table, type Connection } from "../db.js";
 import type { PgPool } from "../peers.js";
 import { finishedChannel, progressChannel } from "../queue.js";

@@ -1,6 +1,6 @@
 /** A run's counters and end: its count of steps not settled, and its final status once every step is. */
 import type { Diagnostic } from "../../shared/diagnostic.js";
-import type { RunStatus } from "../../run/schedule.js";
+import type { RunStatus } from "../../step/schedule.js";
 import { table, type Connection } from "../db.js";
 import type { PgQueryable } from "../peers.js";
 

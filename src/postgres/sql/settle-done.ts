@@ -3,7 +3,7 @@
  * result if this attempt still holds the step, makes ready and enqueues each dependent that may now
  * start (or claims one of them for the settling worker), and ends the run when every step is settled.
  */
-import { READY_FROM_STATES, runStatus, type RunStatus } from "../../run/schedule.js";
+import { READY_FROM_STATES, runStatus, type RunStatus } from "../../step/schedule.js";
 import { literal, table, type Connection } from "../db.js";
 import type { PgPool } from "../peers.js";
 import { addStepJob, finishedChannel, progressChannel } from "../queue.js";

@@ -8,7 +8,7 @@ import { literal, table, type Connection } from "../db.js";
 import type { PgQueryable } from "../peers.js";
 import { progressChannel } from "../queue.js";
 import type { StoredStepError } from "../stored-error.js";
-import type { StepState } from "../../run/schedule.js";
+import type { StepState } from "../../step/schedule.js";
 import { ruleState, type StoredState } from "../stored-states.js";
 
 function settleFailedName(connection: Connection): string {
