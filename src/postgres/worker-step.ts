@@ -3,7 +3,7 @@
  * record (`WorkerStep`) and the worker's side of the attempt (`WORKER_ATTEMPT`), which resolves the
  * arguments against the results the claim read, gives the tool its context, checks the result (it must
  * be storable as JSON, and match its output schema when the run asks) and hands the outcome over as
- * what is stored (`SettleOutcome`).
+ * what is stored (`TryOutcome`, a `SettleOutcome`).
  */
 import { resolveRefs } from "../resolve/resolve-refs.js";
 import { attempt, checkOutput, endAttempt, idempotencyKey, keepsResult, outputSchemaOf, STEP_FAILURES, type AttemptOwner, type AttemptStep, type StepFailure, type ToolContext } from "../step/attempt.js";
@@ -13,6 +13,12 @@ import type { KnownRunInfo } from "./known-runs.js";
 import { storedError } from "./stored-error.js";
 import { toStorableJSON } from "../step/storable.js";
 import type { SettleOutcome } from "./transitions.js";
+
+/** How a worker's try ended: what is stored, and on a failure the attempt's own (what `afterTry` and a retry policy read). */
+export type TryOutcome = Extract<SettleOutcome, { ok: true }> | FailedTry;
+
+/** A try that failed: its stored error and, when the failure keeps it, its result; `failure` is never stored. */
+export type FailedTry = Extract<SettleOutcome, { ok: false }> & { readonly failure: StepFailure };
 
 /** What a tool run by a PostgreSQL worker receives besides its arguments. */
 export interface WorkerToolContext extends ToolContext {
@@ -63,7 +69,7 @@ class WorkerStep implements AttemptStep<WorkerStep> {
     readonly signal: AbortSignal,
     readonly abort: (reason: unknown) => void,
     readonly validateInputs: boolean,
-    readonly settle: (outcome: SettleOutcome) => void,
+    readonly settle: (outcome: TryOutcome) => void,
     /** The try's span, when the run was submitted inside a trace. */
     readonly trace: StepTrace | undefined,
   ) {}
@@ -108,7 +114,7 @@ const WORKER_ATTEMPT: AttemptOwner<WorkerStep> = {
   },
 };
 
-function outcomeOf(step: WorkerStep, failure: StepFailure | undefined): SettleOutcome {
+function outcomeOf(step: WorkerStep, failure: StepFailure | undefined): TryOutcome {
   if (failure === undefined) return { ok: true, result: step.text };
   return { ok: false, error: storedError(failure), ...(keepsResult(failure) ? { result: step.text } : {}), failure };
 }
@@ -143,13 +149,13 @@ export function approvalArgs(claimed: ClaimedStep, gated = false): string | unde
  * @example
  * const outcome = await runClaimedStep(claimed, tools.get(claimed.tool), tools.keys(), 60_000, new AbortController(), false)
  */
-export function runClaimedStep(claimed: ClaimedStep, fn: WorkerToolFunction | undefined, toolNames: Iterable<string>, timeoutMs: number | undefined, controller: AbortController, validateInputs: boolean, trace?: StepTrace): Promise<SettleOutcome> {
+export function runClaimedStep(claimed: ClaimedStep, fn: WorkerToolFunction | undefined, toolNames: Iterable<string>, timeoutMs: number | undefined, controller: AbortController, validateInputs: boolean, trace?: StepTrace): Promise<TryOutcome> {
   if (fn === undefined) {
     const failure = STEP_FAILURES.unknownTool(claimed.tool, " on this worker", toolNames);
     trace?.ended(failure);
     return Promise.resolve({ ok: false, error: storedError(failure), failure });
   }
-  return new Promise<SettleOutcome>((settle) => {
+  return new Promise<TryOutcome>((settle) => {
     const step = new WorkerStep(claimed, controller.signal, (reason) => controller.abort(reason), validateInputs, settle, trace);
     if (controller.signal.aborted) return WORKER_ATTEMPT.ended(step, undefined, ABORTED, false);
     controller.signal.addEventListener("abort", step.onAbort, { once: true });

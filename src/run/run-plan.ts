@@ -14,7 +14,7 @@ import type { LocatedStep } from "../plan/plan.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { asRefError, RefError, withoutStack } from "../shared/errors.js";
 import { ApprovalGate, checkApproved, checkResume, heldByApproval, type GatedRun, type ResumeState } from "./approval.js";
-import { attempt, clearAttemptTimer, keepsResult, STEP_FAILURES, type StepFailure, type ToolFunction } from "../step/attempt.js";
+import { attempt, clearAttemptTimer, STEP_FAILURES, type StepFailure, type ToolFunction } from "../step/attempt.js";
 import { listen } from "./callbacks.js";
 import { RunLanguage, type PreparedStep } from "../step/prepare.js";
 import { RunLedger } from "./run-report.js";
@@ -365,12 +365,22 @@ class Run implements GatedRun {
   #settle(record: StepRecord, value: unknown, failure: StepFailure | undefined): void {
     if (!this.#tries.isRunning(record)) return; // the run already gave up on it (abort, fail-fast, timeout)
     const endMs = this.#end(record, value, failure);
-    if (failure !== undefined && this.#tries.retryLater(record, failure, endMs)) return;
-    record.args = undefined;
-    if (keepsResult(failure)) this.ledger.setResult(record.id, value);
-    if (failure !== undefined) return this.fail(record, failure, endMs);
-    this.ledger.markDone(record, endMs);
-    this.#unblock(record);
+    const after = this.#tries.afterTry(record, failure, endMs);
+    switch (after.next) {
+      case "retry":
+        return;
+      case "failed":
+        record.args = undefined;
+        if (after.keepsResult) this.ledger.setResult(record.id, value);
+        return this.fail(record, after.failure, endMs);
+      case "done":
+        record.args = undefined;
+        this.ledger.setResult(record.id, value);
+        this.ledger.markDone(record, endMs);
+        return this.#unblock(record);
+      default:
+        return after satisfies never;
+    }
   }
 
   readyAgain(record: StepRecord): void {
