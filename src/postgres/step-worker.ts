@@ -1,7 +1,9 @@
 /**
  * The worker's job handler: for each job it claims the step (a new attempt), runs it on the shared
- * attempt (worker-step.ts), and stores the outcome and enqueues the dependents it makes ready in one
- * transaction (`settleStep`); a step it was running when it stopped is released to other workers.
+ * attempt (worker-step.ts), and acts on what the shared rule `afterTry` (src/step/after-try.ts) says
+ * of the outcome: done (stored, and the dependents it makes ready enqueued in one transaction,
+ * `settleStep`), retried later (`retryLater`) or failed; a step it was running when it stopped is
+ * released to other workers.
  */
 import type { StepError } from "../step/step-error.js";
 import { retryPolicyOf, tryTimeoutMs } from "../step/settings.js";

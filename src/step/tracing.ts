@@ -90,6 +90,9 @@ export const MAX_CONTENT_LENGTH = 4096;
  * Text a plan, a tool or the database chooses (a tool name, a failure's message), as a span's name,
  * attribute, status or event takes it: cut (`cutText`) at `MAX_CONTENT_LENGTH`, as content is, so that
  * a planner cannot fill a span with a 200,000-character tool name.
+ *
+ * @example
+ * traceText("x".repeat(5000)).length // 4096, ending in "…"
  */
 export function traceText(text: string): string {
   return cutText(text, MAX_CONTENT_LENGTH, "…");
@@ -226,7 +229,12 @@ export class RunTrace {
   }
 }
 
-/** The attributes a step's try span starts with (the same in runPlan and on a worker). */
+/**
+ * The attributes a step's try span starts with (the same in runPlan and on a worker).
+ *
+ * @example
+ * stepAttributes("run-1", { id: 3, tool: "geocode", attempt: 2 })["gen_ai.tool.call.id"] // "run-1:3"
+ */
 export function stepAttributes(runId: string, step: { readonly id: number; readonly tool: string; readonly attempt?: number }): Record<string, TraceAttribute> {
   return {
     "gen_ai.operation.name": "execute_tool",
@@ -238,7 +246,12 @@ export function stepAttributes(runId: string, step: { readonly id: number; reado
   };
 }
 
-/** How a step's try ended, on its span: error status and `error.type` on failure, the result with `recordContent`. */
+/**
+ * How a step's try ended, on its span: error status and `error.type` on failure, the result with `recordContent`.
+ *
+ * @example
+ * describeTry(span, undefined, { code: "timeout", detail: "timed out after 50 ms" }, false) // error status, error.type "timeout"
+ */
 export function describeTry(span: TraceSpan, value: unknown, failure: TracedFailure | undefined, recordContent: boolean): void {
   guarded(() => {
     if (failure !== undefined) {
@@ -250,7 +263,12 @@ export function describeTry(span: TraceSpan, value: unknown, failure: TracedFail
   });
 }
 
-/** A call into the tracer's spans: what a broken tracer throws never reaches the run. */
+/**
+ * A call into the tracer's spans: what a broken tracer throws never reaches the run.
+ *
+ * @example
+ * guarded(() => span.end())
+ */
 export function guarded(call: () => unknown): void {
   try {
     call();
