@@ -26,7 +26,7 @@ import { rebuildStepError } from "./stored-error.js";
 import { retryLater, settleStep, type SettleResult } from "./transitions.js";
 import { afterTry, type AfterTry } from "../step/after-try.js";
 import { storedStepTrace, TracedTries, type StepTrace } from "./step-trace.js";
-import { approvalRuleOf } from "../step/gated.js";
+import { asksApproval } from "../step/gated.js";
 import { approvalArgs, runClaimedStep, type ClaimedStep, type FailedTry, type TryOutcome, type WorkerToolFunction } from "./worker-step.js";
 import { awaitApproval } from "./sql/await-approval.js";
 import { suspendedStatus, type Take } from "./sql/settle-done.js";
@@ -200,7 +200,7 @@ export class StepWorker {
     let take = this.#takes.get(known);
     if (take === undefined) {
       const serial = known.options.serialTools;
-      take = { workerId: this.id, tools: this.toolNames.filter((tool) => known.approvalTools?.has(tool) !== true && approvalRuleOf(this.settings.tools.get(tool)) === undefined && serial?.includes(tool) !== true) };
+      take = { workerId: this.id, tools: this.toolNames.filter((tool) => !asksApproval(known.approvalTools, tool, this.settings.tools.get(tool)) && serial?.includes(tool) !== true) };
       this.#takes.set(known, take);
     }
     return take;
@@ -214,7 +214,7 @@ export class StepWorker {
     const { runId, stepId, tool, attempt, known } = claimed;
     const fn = this.settings.tools.get(tool);
     // A tool marked with requireApproval always waits here: its rule may be asynchronous, and a claim does not wait on a promise.
-    const waiting = fn === undefined ? undefined : approvalArgs(claimed, approvalRuleOf(fn) !== undefined);
+    const waiting = fn === undefined ? undefined : approvalArgs(claimed, fn);
     if (waiting !== undefined) return void (await this.#awaitApproval(runId, stepId, tool, attempt, waiting, known));
     const trace = claim === undefined ? undefined : storedStepTrace(known.options.trace, { runId, id: stepId, tool, attempt }, claim);
     const run: ClaimedTry = { claimed, helpers, taken, trace, t0: performance.now() };

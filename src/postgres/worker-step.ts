@@ -9,6 +9,7 @@ import { resolveRefs } from "../resolve/resolve-refs.js";
 import { attempt, checkOutput, endAttempt, idempotencyKey, keepsResult, outputSchemaOf, STEP_FAILURES, type AttemptOwner, type AttemptStep, type StepFailure, type ToolContext } from "../step/attempt.js";
 import type { StepTrace } from "./step-trace.js";
 import { inputFailure } from "../step/validate-input.js";
+import { asksApproval } from "../step/gated.js";
 import type { KnownRunInfo } from "./known-runs.js";
 import { storedError } from "./stored-error.js";
 import { toStorableJSON } from "../step/storable.js";
@@ -120,17 +121,18 @@ function outcomeOf(step: WorkerStep, failure: StepFailure | undefined): TryOutco
 }
 
 /**
- * Whether a claimed step waits for a person's approval instead of running (its tool is one the run
- * names in `approvalTools`, or `gated`: its function is marked with `requireApproval`; and it was not approved), and then its arguments resolved against the
+ * Whether a claimed step waits for a person's approval instead of running (`asksApproval`: its tool is
+ * one the run names in `approvalTools`, or `fn`, the worker's function of it, is marked with
+ * `requireApproval`; and it was not approved), and then its arguments resolved against the
  * results the claim read, as JSON: what is stored for the person to approve (runPlan's
  * `report.pending`). `undefined`: the step runs now, also when its arguments cannot be resolved (its
  * attempt then fails it, `unresolved-args`, without calling the tool).
  *
  * @example
- * const waiting = approvalArgs(claimed) // '{"to":"ops@example.com"}'
+ * const waiting = approvalArgs(claimed, tools.get(claimed.tool)) // '{"to":"ops@example.com"}'
  */
-export function approvalArgs(claimed: ClaimedStep, gated = false): string | undefined {
-  if (claimed.approved === true || (!gated && claimed.known.approvalTools?.has(claimed.tool) !== true)) return undefined;
+export function approvalArgs(claimed: ClaimedStep, fn?: unknown): string | undefined {
+  if (claimed.approved === true || !asksApproval(claimed.known.approvalTools, claimed.tool, fn)) return undefined;
   let args: Record<string, unknown>;
   try {
     args = resolveClaimed(claimed);

@@ -12,7 +12,7 @@ import { safeText } from "../shared/text.js";
 import { STEP_FAILURES, type StepFailure } from "../step/attempt.js";
 import type { RunLedger } from "./run-report.js";
 import type { RunOptions, RunSettings } from "./run-options.js";
-import { approvalRuleOf } from "../step/gated.js";
+import { approvalRuleOf, asksApproval } from "../step/gated.js";
 import { canonicalJson } from "../step/plan-hash.js";
 import type { StepRecord } from "./step-record.js";
 import { isAwaitingApproval } from "../step/schedule.js";
@@ -118,9 +118,8 @@ export class ApprovalGate {
     if (resume?.approved.has(record.id) === true) return false;
     return (
       this.settings.needsApproval !== undefined ||
-      this.settings.approvalTools?.has(record.tool) === true ||
       resume?.waiting.has(record.id) === true ||
-      approvalRuleOf(this.lookUp(record.tool)) !== undefined
+      asksApproval(this.settings.approvalTools, record.tool, this.lookUp(record.tool))
     );
   }
 
