@@ -2,7 +2,7 @@
  * The suite in projects, each with the pool and the number of workers that fits what its files do
  * (CONTRIBUTING.md, "Time budget", has each project's measured wall time):
  *
- * - `core`: the pure library in this process (grammar, resolve, plan, lint, shared, run, editor,
+ * - `core`: the pure library in this process (grammar, resolve, plan, lint, shared, step, run, editor,
  *   draw, formats, the CodeMirror extension without a browser, the source scans). CPU-bound: worker
  *   threads, as many as there are cores. `npm run test:core` runs it alone, the inner loop.
  * - `integrations`: the SDK adapters and the PostgreSQL code that needs no database, in this
@@ -30,7 +30,7 @@ import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 const CORE = [
-  ...["grammar", "resolve", "plan", "lint", "shared", "run", "editor", "draw", "formats", "codemirror", "syntaxes"].map((folder) => `test/${folder}/**/*.test.ts`),
+  ...["grammar", "resolve", "plan", "lint", "shared", "step", "run", "editor", "draw", "formats", "codemirror", "syntaxes"].map((folder) => `test/${folder}/**/*.test.ts`),
   // static checks of src/ (import directions, no eval, parameter lists), of the public API's types, of this file and of the documentation's links
   "test/project/api-types.test.ts",
   "test/project/docs-links.test.ts",

@@ -1,7 +1,7 @@
 /**
  * The tests Stryker runs for `npm run mutation` (mutants in src/grammar, src/resolve, src/lint and the
- * run path's schedule, attempt and settings): every test in the folders that mirror the mutated code and
- * what they build on (test/grammar, test/resolve, test/shared, test/lint, test/run), except
+ * step kernel's schedule, attempt and settings): every test in the folders that mirror the mutated code and
+ * what they build on (test/grammar, test/resolve, test/shared, test/lint, test/step, test/run), except
  * the soak test and those tagged `slow`, `other-layers`, `counts-cases` or `compiles-schemas` (tags defined in vitest.config.ts): each mutant reruns the tests that reach it, and those would make a run several times longer while smaller
  * cases reach the same code. A new test file in those folders is picked up; renaming a test changes
  * nothing. `npx vitest run --config vitest.mutation.config.ts` runs the same selection without mutants.
@@ -11,7 +11,7 @@ import base from "./vitest.config.js";
 
 export default defineConfig({
   test: {
-    include: ["test/grammar/**/*.test.ts", "test/resolve/**/*.test.ts", "test/shared/**/*.test.ts", "test/lint/**/*.test.ts", "test/run/**/*.test.ts"],
+    include: ["test/grammar/**/*.test.ts", "test/resolve/**/*.test.ts", "test/shared/**/*.test.ts", "test/lint/**/*.test.ts", "test/step/**/*.test.ts", "test/run/**/*.test.ts"],
     // The soak test runs thousands of plans to watch memory and timers: no mutant needs it to be seen.
     exclude: ["test/run/soak.test.ts"],
     tags: base.test?.tags,

@@ -10,7 +10,7 @@ import { context } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { BasicTracerProvider, SimpleSpanProcessor, type ReadableSpan, type SpanExporter } from "@opentelemetry/sdk-trace-base";
 import { runPlan, type ToolFunctions } from "../../src/index.js";
-import { otelApi } from "../../src/run/tracing.js";
+import { otelApi } from "../../src/step/tracing.js";
 import { formatTime, measure, pairedRatio, pairedTarget, row, type Workload } from "../harness.js";
 
 const STEPS = 10_000;

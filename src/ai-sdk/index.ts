@@ -10,8 +10,8 @@ import { planCallDescription, readPlanCallOptions, resumePlanCall, runPlanCall, 
 import { EarlyCalls, EarlyPlanCall, earlyRule, readInputIdleMs, type StartEarly } from "../agents/early-start.js";
 import { planSchema } from "../formats/plan-schema.js";
 import type { JsonSchema, ToolCatalog, ToolSpec } from "../plan/plan.js";
-import { requireApproval } from "../run/gated.js";
-import { idempotencyKey } from "../run/attempt.js";
+import { requireApproval } from "../step/gated.js";
+import { idempotencyKey } from "../step/attempt.js";
 import type { ToolContext, ToolFunction, ToolFunctions } from "../run/run-plan.js";
 import { describeThrown, RefError } from "../shared/errors.js";
 import { defineOwn, isPlainArray, isPlainObject, ownData } from "../shared/own-data.js";

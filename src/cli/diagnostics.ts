@@ -8,7 +8,7 @@ import pc from "picocolors";
 import { locatePositions } from "../lint/text-positions.js";
 import { readPlan } from "../plan/plan.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
-import type { StepErrorCode } from "../run/step-error.js";
+import type { StepErrorCode } from "../step/step-error.js";
 
 /**
  * What the command line prints in the linter's form: a diagnostic, or a step's error placed in the
@@ -17,7 +17,7 @@ import type { StepErrorCode } from "../run/step-error.js";
 export type PrintedDiagnostic = Omit<Diagnostic, "code"> & { readonly code: Diagnostic["code"] | StepErrorCode };
 import { LineIndex } from "../shared/positions.js";
 import { listSome } from "../shared/text.js";
-import { unknownToolMessage } from "../run/attempt.js";
+import { unknownToolMessage } from "../step/attempt.js";
 import { wantsColor, type CommandIo } from "./io.js";
 import { sourceExcerpt } from "./source-excerpt.js";
 import { printable } from "../shared/text.js";

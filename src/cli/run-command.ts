@@ -17,7 +17,7 @@ import { LineIndex } from "../shared/positions.js";
 import { locateDiagnostics, printDiagnostics, unknownTools, type PrintedDiagnostic } from "./diagnostics.js";
 import { FlagError, parseFlags, positiveInteger, wholeNumber } from "./flags.js";
 import { ATTEMPTS_FLAG_NAME, ATTEMPTS_FLAGS, attemptsFlag, RETRY_ALIAS_HELP } from "./attempts-flag.js";
-import type { RetryPolicy } from "../run/retry.js";
+import type { RetryPolicy } from "../step/retry.js";
 import { CliError } from "./input.js";
 import { interruptedExitCode, readCatalog, readJsonInput, type CommandIo } from "./io.js";
 import { loadTools } from "./load-tools.js";

@@ -6,7 +6,7 @@
  * the model. The plan call itself (lint, run, the answer, the description) is `runPlanCall` of
  * `src/agents/`, shared with the AI SDK and OpenAI Agents plan tools.
  */
-import { withRemoteParent } from "../run/tracing.js";
+import { withRemoteParent } from "../step/tracing.js";
 import { planCallDescription, readPlanCallOptions, runPlanCall, tooManySteps, type PlanCallOptions, type PlanCallResult } from "../agents/plan-call.js";
 import { planSchema, type PlanSchema } from "../formats/plan-schema.js";
 import { didYouMean } from "../lint/did-you-mean.js";

@@ -4,7 +4,7 @@
  */
 import { isPlainArray, isPlainObject, MISSING, ownData, readOwnData } from "../shared/own-data.js";
 import type { ToolContext, ToolFunction, ToolFunctions } from "../run/run-plan.js";
-import { activeTraceCarrier } from "../run/tracing.js";
+import { activeTraceCarrier } from "../step/tracing.js";
 import { describeThrown } from "../shared/errors.js";
 import { cutText, printable, safeText } from "../shared/text.js";
 import { listMcpTools, REQUEST_TIMEOUT, requestOptions, SDK_TIMEOUT_MS } from "./catalog.js";

@@ -7,7 +7,7 @@
 import { planCallDescription, readPlanCallOptions, resumePlanCall, runPlanCall, SuspendedCalls, type PlanCallDecision, type PlanCallOptions, type PlanCallResult } from "../agents/plan-call.js";
 import { planSchema } from "../formats/plan-schema.js";
 import type { JsonSchema, ToolCatalog, ToolSpec } from "../plan/plan.js";
-import { requireApproval } from "../run/gated.js";
+import { requireApproval } from "../step/gated.js";
 import type { ToolFunction } from "../run/run-plan.js";
 import { describeThrown, RefError } from "../shared/errors.js";
 import { defineOwn, isPlainArray, isPlainObject, ownData } from "../shared/own-data.js";

@@ -5,8 +5,8 @@
  * locked, as the AI SDK's tool-approval responses and Step Functions' `SendTaskSuccess` /
  * `SendTaskFailure` decide a waiting call.
  */
-import { STEP_FAILURES } from "../run/attempt.js";
-import { runStatus } from "../run/schedule.js";
+import { STEP_FAILURES } from "../step/attempt.js";
+import { runStatus } from "../step/schedule.js";
 import { ownData } from "../shared/own-data.js";
 import { databaseError, inTransaction, poolFor, readConnection, type Connection, type ConnectionOptions } from "./db.js";
 import { PostgresError } from "./errors.js";

@@ -4,7 +4,7 @@
  * released, so their steps run elsewhere), queues again the steps left with no job, and reconnects its
  * listener for stopped runs if the database dropped it.
  */
-import { DEFAULT_RECOVERY_MS } from "../run/settings.js";
+import { DEFAULT_RECOVERY_MS } from "./worker-settings.js";
 import { connectClient, type Connection } from "./db.js";
 import type { PgClient, PgPool } from "./peers.js";
 import { stoppedChannel } from "./queue.js";

@@ -10,7 +10,7 @@ export { DEFAULT_RECOVERY_MS, startWorker, type Worker, type WorkerEvent, type W
 export { redriveRun, type Redrive } from "./redrive.js";
 export { approveStep, denyStep } from "./approval.js";
 export { cancelRun, getRun, waitForRun, type RunSnapshot, type StepSnapshot, type WaitOptions } from "./runs.js";
-export type { StepState } from "../run/schedule.js";
+export type { StepState } from "../step/schedule.js";
 export { DEFAULT_SCHEMA, type ConnectionOptions } from "./db.js";
 export { WORKER_LIMITS } from "./worker-settings.js";
 export { POSTGRES_INSTALL, PostgresError, type PostgresErrorCode } from "./errors.js";

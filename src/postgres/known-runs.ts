@@ -5,9 +5,9 @@
  */
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { normalizeOptions, type NormalizedOptions } from "../shared/options.js";
-import { scheduleGraph, type ScheduleGraph } from "../run/schedule.js";
+import { scheduleGraph, type ScheduleGraph } from "../step/schedule.js";
 import type { StoredRunOptions } from "./submit.js";
-import { readRetryOptions, type RetryOptionValues } from "../run/settings.js";
+import { readRetryOptions, type RetryOptionValues } from "../step/settings.js";
 
 /** No policy: a failed try fails its step. */
 const NO_RETRY: RetryOptionValues = { retry: undefined, retryByTool: undefined };

@@ -2,7 +2,7 @@
  * `migrate`: creates or upgrades plan-refs' tables and graphile-worker's schema. Idempotent, and safe
  * from several processes at once (they take turns on an advisory lock).
  */
-import { SETTLED_STATES } from "../run/schedule.js";
+import { SETTLED_STATES } from "../step/schedule.js";
 import { connectClient, databaseError, literal, readConnection, table, type Connection, type ConnectionOptions } from "./db.js";
 import { loadGraphileWorker } from "./graphile.js";
 import { graphileSchemaProblem, graphileVersionProblem, installedGraphileWorkerVersion, refuseGraphileWorker } from "./graphile-version.js";

@@ -2,16 +2,16 @@
  * Reading runs back: `getRun` (the snapshot now), `waitForRun` (the final report, woken by
  * LISTEN/NOTIFY, never a tight polling loop) and `cancelRun`.
  */
-import type { PendingStep, RunReport, StepTiming } from "../run/run-plan.js";
+import type { PendingStep, RunReport, StepTiming } from "../step/report.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
-import type { StepError } from "../run/step-error.js";
+import type { StepError } from "../step/step-error.js";
 import { ownData } from "../shared/own-data.js";
 import { normalizeOptions } from "../shared/options.js";
-import { resolveOutput } from "../run/plan-output.js";
+import { resolveOutput } from "../step/plan-output.js";
 import { connectClient, databaseError, inTransaction, isConnectionError, poolFor, readConnection, type Connection, type ConnectionOptions } from "./db.js";
 import { PostgresError } from "./errors.js";
 import { storedRetry } from "./known-runs.js";
-import { retryPolicyOf, type RetryOptionValues } from "../run/settings.js";
+import { retryPolicyOf, type RetryOptionValues } from "../step/settings.js";
 import type { StoredRunOptions } from "./submit.js";
 import type { PgClient, PgQueryable } from "./peers.js";
 import { finishedChannel, progressChannel } from "./queue.js";

@@ -1,12 +1,15 @@
 /**
  * The worker's job handler: for each job it claims the step (a new attempt), runs it on the shared
- * attempt (worker-step.ts), and stores the outcome and enqueues the dependents it makes ready in one
- * transaction (`settleStep`); a step it was running when it stopped is released to other workers.
+ * attempt (worker-step.ts), and acts on what the shared rule `afterTry` (src/step/after-try.ts) says
+ * of the outcome: done (stored, and the dependents it makes ready enqueued in one transaction,
+ * `settleStep`), retried later (`retryLater`) or failed; a step it was running when it stopped is
+ * released to other workers.
  */
-import type { StepError } from "../run/step-error.js";
-import { retryPolicyOf, tryTimeoutMs, type WorkerSettings } from "../run/settings.js";
-import { checksInputs } from "../run/validate-input.js";
-import type { StepEventType } from "../run/schedule.js";
+import type { StepError } from "../step/step-error.js";
+import { retryPolicyOf, tryTimeoutMs } from "../step/settings.js";
+import { type WorkerSettings } from "./worker-settings.js";
+import { checksInputs } from "../step/validate-input.js";
+import type { StepEventType } from "../step/schedule.js";
 import { RefError } from "../shared/errors.js";
 import { ownData } from "../shared/own-data.js";
 import { isConnectionError, type Connection } from "./db.js";
@@ -22,11 +25,11 @@ import { releaseTakenStep } from "./sql/release-taken-step.js";
 import { toolFlag, toolOfTask } from "./queue.js";
 import { WorkerToolLimits } from "./tool-limits.js";
 import { rebuildStepError } from "./stored-error.js";
-import { retryLater, settleStep, type SettleOutcome, type SettleResult } from "./transitions.js";
-import { retryDelayMs } from "../run/retry.js";
-import { storedStepTrace, TracedTries } from "../run/tracing.js";
-import { approvalRuleOf } from "../run/gated.js";
-import { approvalArgs, runClaimedStep, type ClaimedStep, type WorkerToolFunction } from "./worker-step.js";
+import { retryLater, settleStep, type SettleResult } from "./transitions.js";
+import { afterTry, type AfterTry } from "../step/after-try.js";
+import { storedStepTrace, TracedTries, type StepTrace } from "./step-trace.js";
+import { asksApproval } from "../step/gated.js";
+import { approvalArgs, runClaimedStep, type ClaimedStep, type FailedTry, type TryOutcome, type WorkerToolFunction } from "./worker-step.js";
 import { awaitApproval } from "./sql/await-approval.js";
 import { suspendedStatus, type Take } from "./sql/settle-done.js";
 
@@ -47,6 +50,17 @@ export type WorkerEvent =
 // Every event's name is one of the executors' shared list (a new name goes there first).
 const WORKER_EVENT_NAMES: Exclude<WorkerEvent["type"], StepEventType> extends never ? true : never = true;
 void WORKER_EVENT_NAMES;
+
+/** One try of a claimed step as the worker runs it: the step, its job, its span, when it started. */
+interface ClaimedTry {
+  readonly claimed: ClaimedStep;
+  readonly helpers: import("graphile-worker").JobHelpers;
+  /** A settle took the step for this worker: it has no job of its own. */
+  readonly taken: boolean;
+  readonly trace: StepTrace | undefined;
+  /** When the try started (`performance.now()`), for the events' `durationMs`. */
+  readonly t0: number;
+}
 
 /** A step this worker is running. */
 interface Active {
@@ -188,7 +202,7 @@ export class StepWorker {
     let take = this.#takes.get(known);
     if (take === undefined) {
       const serial = known.options.serialTools;
-      take = { workerId: this.id, tools: this.toolNames.filter((tool) => known.approvalTools?.has(tool) !== true && approvalRuleOf(this.settings.tools.get(tool)) === undefined && serial?.includes(tool) !== true) };
+      take = { workerId: this.id, tools: this.toolNames.filter((tool) => !asksApproval(known.approvalTools, tool, this.settings.tools.get(tool)) && serial?.includes(tool) !== true) };
       this.#takes.set(known, take);
     }
     return take;
@@ -196,83 +210,131 @@ export class StepWorker {
 
   /**
    * One try of a claimed step (`taken`: a settle took it, it has no job of its own), its outcome
-   * stored; the dependent the settle took next, if any.
+   * stored as `afterTry` says (one method per answer); the dependent the settle took next, if any.
    */
   async #runClaimed(claimed: ClaimedStep, helpers: import("graphile-worker").JobHelpers, taken: boolean, claim: TracedTries | undefined): Promise<ClaimedStep | undefined> {
     const { runId, stepId, tool, attempt, known } = claimed;
-    const { tools } = this.settings;
-    const fn = tools.get(tool);
+    const fn = this.settings.tools.get(tool);
     // A tool marked with requireApproval always waits here: its rule may be asynchronous, and a claim does not wait on a promise.
-    const waiting = fn === undefined ? undefined : approvalArgs(claimed, approvalRuleOf(fn) !== undefined);
+    const waiting = fn === undefined ? undefined : approvalArgs(claimed, fn);
     if (waiting !== undefined) return void (await this.#awaitApproval(runId, stepId, tool, attempt, waiting, known));
     const trace = claim === undefined ? undefined : storedStepTrace(known.options.trace, { runId, id: stepId, tool, attempt }, claim);
-    const t0 = performance.now();
+    const run: ClaimedTry = { claimed, helpers, taken, trace, t0: performance.now() };
+    const outcome = await this.#call(run);
+    if (helpers.abortSignal.aborted && !outcome.ok) return this.#release(run);
+    const failed = outcome.ok ? undefined : outcome;
+    // A failed try its run's policy retries waits in the database (its job's run_at), not here.
+    const after = afterTry(failed?.failure, failed === undefined ? undefined : retryPolicyOf(known.retry, tool), attempt);
+    switch (after.next) {
+      case "done":
+        return this.#done(run, outcome);
+      // Only a failed try is retried or fails (`afterTry`): `failed` is set.
+      case "retry":
+        return this.#retry(run, failed!, after);
+      case "failed":
+        return this.#failed(run, failed!);
+      default:
+        return after satisfies never;
+    }
+  }
+
+  /** The try itself: the step's tool called on the shared attempt, aborted when the run stops or this worker is stopping. */
+  async #call(run: ClaimedTry): Promise<TryOutcome> {
+    const { claimed, helpers } = run;
+    const { runId, stepId, tool, attempt, known } = claimed;
+    const { tools } = this.settings;
     this.#emit({ type: "step-start", runId, stepId, tool, attempt });
     const controller = new AbortController();
     const active: Active = { runId, stepId, controller };
     this.#active.add(active);
     const onShutdown = (): void => controller.abort(new RefError("aborted", "the worker is stopping"));
     helpers.abortSignal.addEventListener("abort", onShutdown);
-    let outcome: SettleOutcome;
     try {
-      outcome = await runClaimedStep(claimed, {
+      return await runClaimedStep(claimed, {
         fn: tools.get(tool),
         toolNames: tools.keys(),
         timeoutMs: tryTimeoutMs(known.options.timeoutMs, this.settings.timeoutMs),
         controller,
         validateInputs: checksInputs(known.options.validateInputs, this.settings.validateInputs),
-        trace,
+        trace: run.trace,
       });
     } finally {
       helpers.abortSignal.removeEventListener("abort", onShutdown);
       this.#active.delete(active);
       this.limits?.leave(helpers.job.id); // the call ended: the next step of its tool may start while this one is stored
     }
-    if (helpers.abortSignal.aborted && !outcome.ok) {
-      // Stopped before the step finished: the step is ready again and its job free at once, the try not
-      // counted (a release is no failure); another worker runs it. A taken step gets a job; the job
-      // this worker holds then is a done step's, and ends.
-      const release = taken
-        ? releaseTakenStep(this.pool, this.connection, { runId, stepId, attempt })
-        : releaseStep(this.pool, this.connection, { runId, stepId, attempt, jobId: helpers.job.id, workerId: this.id });
-      await release.catch(() => undefined);
-      trace?.settled(undefined, "moot");
-      this.#emit({ type: "step-released", runId, stepId, tool, attempt });
-      if (taken) return undefined;
-      throw new Error(`plan-refs: step ${stepId} of run ${runId} released: the worker stopped`);
-    }
-    // A failed try its run's policy retries waits in the database (its job's run_at), not here.
-    const policy = outcome.ok ? undefined : retryPolicyOf(known.retry, tool);
-    const delayMs = policy === undefined || outcome.ok || outcome.failure === undefined ? undefined : retryDelayMs(policy, attempt, outcome.failure);
-    const settle = trace === undefined ? undefined : new TracedTries();
-    const take = outcome.ok ? this.#take(known, helpers) : undefined;
-    const { settled: stored, next } = await this.#retrying(
-      async (): Promise<SettleResult> =>
-        delayMs === undefined || outcome.ok
-          ? settleStep(this.pool, this.connection, { runId, stepId, attempt, outcome, failFast: known.options.failFast, known, take })
-          : { settled: await retryLater(this.pool, this.connection, { runId, stepId, attempt, error: outcome.error, delayMs }) },
-      settle,
-    ).catch((thrown: unknown) => {
-      trace?.settled(settle, { thrown });
+  }
+
+  /**
+   * Stopped before the step finished: the step is ready again and its job free at once, the try not
+   * counted (a release is no failure); another worker runs it. A taken step gets a job; the job this
+   * worker holds then is a done step's, and ends.
+   */
+  async #release(run: ClaimedTry): Promise<undefined> {
+    const { runId, stepId, tool, attempt } = run.claimed;
+    const release = run.taken
+      ? releaseTakenStep(this.pool, this.connection, { runId, stepId, attempt })
+      : releaseStep(this.pool, this.connection, { runId, stepId, attempt, jobId: run.helpers.job.id, workerId: this.id });
+    await release.catch(() => undefined);
+    run.trace?.settled(undefined, "moot");
+    this.#emit({ type: "step-released", runId, stepId, tool, attempt });
+    if (run.taken) return undefined;
+    throw new Error(`plan-refs: step ${stepId} of run ${runId} released: the worker stopped`);
+  }
+
+  /** `afterTry` said done: the result stored, the dependents it makes ready queued (one may be taken to run next, here). */
+  async #done(run: ClaimedTry, outcome: TryOutcome): Promise<ClaimedStep | undefined> {
+    const { runId, stepId, tool, attempt, known } = run.claimed;
+    const take = this.#take(known, run.helpers);
+    const stored = await this.#store(run, () => settleStep(this.pool, this.connection, { runId, stepId, attempt, outcome, failFast: known.options.failFast, known, take }));
+    if (stored === undefined) return undefined;
+    this.#emit({ type: "step-done", runId, stepId, tool, attempt, durationMs: performance.now() - run.t0 });
+    return stored.next === undefined ? undefined : claimedStep(runId, stored.next.stepId, stored.next, known);
+  }
+
+  /** `afterTry` said retry: the step waits in the database for its next try (its job's run_at), by whichever worker takes it then. */
+  async #retry(run: ClaimedTry, outcome: FailedTry, after: Extract<AfterTry, { next: "retry" }>): Promise<undefined> {
+    const { runId, stepId, tool, attempt } = run.claimed;
+    const stored = await this.#store(run, async () => ({ settled: await retryLater(this.pool, this.connection, { runId, stepId, attempt, error: outcome.error, delayMs: after.delayMs }) }));
+    if (stored !== undefined) this.#emit({ type: "step-retry", runId, stepId, tool, attempt, attempts: after.attempts, delayMs: after.delayMs, error: rebuildStepError(stepId, tool, outcome.error) });
+    return undefined;
+  }
+
+  /** `afterTry` said failed: the failure stored (and the result, when it keeps one), what waits on the step skipped. */
+  async #failed(run: ClaimedTry, outcome: FailedTry): Promise<undefined> {
+    const { runId, stepId, tool, attempt, known } = run.claimed;
+    const stored = await this.#store(run, () => settleStep(this.pool, this.connection, { runId, stepId, attempt, outcome, failFast: known.options.failFast, known }));
+    if (stored !== undefined) this.#emit({ type: "step-failed", runId, stepId, tool, attempt, durationMs: performance.now() - run.t0, error: rebuildStepError(stepId, tool, outcome.error) });
+    return undefined;
+  }
+
+  /**
+   * A try's end stored by `write` (tried again while the database is away; the settle's span when
+   * traced): what was stored, or `undefined` when nothing was (`moot`: the step or its run was settled
+   * otherwise; `lost`: see `#lost`).
+   */
+  async #store(run: ClaimedTry, write: () => Promise<SettleResult>): Promise<SettleResult | undefined> {
+    const settle = run.trace === undefined ? undefined : new TracedTries();
+    const result = await this.#retrying(write, settle).catch((thrown: unknown) => {
+      run.trace?.settled(settle, { thrown });
       throw thrown;
     });
-    trace?.settled(settle, stored);
-    if (stored === "lost") {
-      this.#emit({ type: "step-lost", runId, stepId, tool, attempt });
-      // A taken step's job is not this one: the job this worker holds is a done step's, and ends.
-      if (taken) return undefined;
-      // The job is the other attempt's now: throwing leaves it alone (graphile-worker fails a job only
-      // while this worker holds it), completing would delete it under the other attempt. When this same
-      // worker holds it for that attempt, the attempt ends the job itself.
-      if ([...this.#active].some((other) => other.runId === runId && other.stepId === stepId)) return undefined;
-      throw new Error(`plan-refs: step ${stepId} of run ${runId}: attempt ${attempt} lost the step to a later attempt`);
-    }
-    if (stored !== "stored") return undefined;
-    const durationMs = performance.now() - t0;
-    if (outcome.ok) this.#emit({ type: "step-done", runId, stepId, tool, attempt, durationMs });
-    else if (delayMs !== undefined) this.#emit({ type: "step-retry", runId, stepId, tool, attempt, attempts: policy!.attempts, delayMs, error: rebuildStepError(stepId, tool, outcome.error) });
-    else this.#emit({ type: "step-failed", runId, stepId, tool, attempt, durationMs, error: rebuildStepError(stepId, tool, outcome.error) });
-    return next === undefined ? undefined : claimedStep(runId, next.stepId, next, known);
+    run.trace?.settled(settle, result.settled);
+    if (result.settled === "lost") return this.#lost(run);
+    return result.settled === "stored" ? result : undefined;
+  }
+
+  /** This attempt ended after another worker had taken the step (this one was taken for dead): its outcome was not stored. */
+  #lost(run: ClaimedTry): undefined {
+    const { runId, stepId, tool, attempt } = run.claimed;
+    this.#emit({ type: "step-lost", runId, stepId, tool, attempt });
+    // A taken step's job is not this one: the job this worker holds is a done step's, and ends.
+    if (run.taken) return undefined;
+    // The job is the other attempt's now: throwing leaves it alone (graphile-worker fails a job only
+    // while this worker holds it), completing would delete it under the other attempt. When this same
+    // worker holds it for that attempt, the attempt ends the job itself.
+    if ([...this.#active].some((other) => other.runId === runId && other.stepId === stepId)) return undefined;
+    throw new Error(`plan-refs: step ${stepId} of run ${runId}: attempt ${attempt} lost the step to a later attempt`);
   }
 
   /** The claimed step waits for approval with its resolved arguments (`args`, JSON), its tool not called; its job is done. */

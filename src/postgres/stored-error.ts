@@ -6,8 +6,8 @@
 import { RefError } from "../shared/errors.js";
 import { isInstance } from "../shared/errors.js";
 import { MISSING, readOwnData } from "../shared/own-data.js";
-import type { StepFailure } from "../run/attempt.js";
-import { STEP_ERROR_CODES, StepError, type StepErrorCode } from "../run/step-error.js";
+import type { StepFailure } from "../step/attempt.js";
+import { STEP_ERROR_CODES, StepError, type StepErrorCode } from "../step/step-error.js";
 
 /** A step's error as stored. */
 export interface StoredStepError {

@@ -1,10 +1,10 @@
 /**
- * The states a step has in the database: those of ../run/schedule.ts, and `retrying`, a step whose
+ * The states a step has in the database: those of ../step/schedule.ts, and `retrying`, a step whose
  * failed try waits for its next one (its job waits in graphile-worker with `run_at`, so a worker that
  * dies meanwhile loses nothing). For the rules of schedule.ts a retrying step is in flight, like a
  * running one: it is not settled, and a stop ends it (with the error of its last try, as in runPlan).
  */
-import { ACTIVE_STATES, AWAITING_STATES, STEP_STATES, type StepState } from "../run/schedule.js";
+import { ACTIVE_STATES, AWAITING_STATES, STEP_STATES, type StepState } from "../step/schedule.js";
 import { literal } from "./db.js";
 
 /** A step whose failed try waits to be tried again. */

@@ -3,13 +3,12 @@
  * enqueues the steps that depend on nothing, all in one statement (one round trip).
  */
 import { readPlan, type LocatedStep, type ToolCatalog } from "../plan/plan.js";
-import type { RunOptions } from "../run/run-plan.js";
-import { readOption, readRetryOptions, readRunId, readRunOptions, readSerialTools, type NO_TIME_LIMIT, type RetryOptionValues, type RunOptionValues } from "../run/settings.js";
-import type { ResolvedRetryPolicy } from "../run/retry.js";
-import { runStatus } from "../run/schedule.js";
-import { preparePlan } from "../run/prepare.js";
-import { activeTraceCarrier, type TraceCarrier } from "../run/tracing.js";
-import { planText, sha256Hex, stepText } from "../run/plan-hash.js";
+import { readOption, readRetryOptions, readRunId, readRunOptions, readSerialTools, type NO_TIME_LIMIT, type RetryOptionValues, type RunOptionValues, type RunRuleOptions } from "../step/settings.js";
+import type { ResolvedRetryPolicy } from "../step/retry.js";
+import { runStatus } from "../step/schedule.js";
+import { preparePlan } from "../step/prepare.js";
+import { activeTraceCarrier, type TraceCarrier } from "../step/tracing.js";
+import { planText, sha256Hex, stepText } from "../step/plan-hash.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { asRefError, describeThrown, RefError } from "../shared/errors.js";
 import { layeredOptions, type NormalizedOptions, type OptionName } from "../shared/options.js";
@@ -19,7 +18,7 @@ import { databaseError, poolFor, readConnection, type Connection, type Connectio
 import { storeRun, type NewStep } from "./sql/store-run.js";
 
 /** What a stored run keeps of `RunOptions`: the options that mean something to a run in the database. */
-export type SubmitRunOptions = Pick<RunOptions, "failFast" | "timeoutMs" | "catalog" | "validateOutputs" | "validateInputs" | "retry" | "retryByTool" | "approvalTools" | OptionName> & {
+export type SubmitRunOptions = Pick<RunRuleOptions, "failFast" | "timeoutMs" | "catalog" | "validateOutputs" | "validateInputs" | "retry" | "retryByTool" | "approvalTools" | OptionName> & {
   /**
    * Tools that run one call at a time across all workers (a rate-limited API): their steps wait in the
    * tool's queue (graphile-worker's named job queues), shared by every run that names the tool.

@@ -2,11 +2,11 @@
  * Changes to a run's steps in the database, each in one transaction with the run's row locked: a step
  * done (`settle_done`, see sql/settle-done.ts), a step failed (`settle_failed`, then the steps its
  * failure skips), a run stopped, a run settled. What to change is decided by the rules of
- * `../run/schedule.ts`, the same ones `runPlan` follows; the SQL of each operation is in `sql/`,
+ * `../step/schedule.ts`, the same ones `runPlan` follows; the SQL of each operation is in `sql/`,
  * with parameters only.
  */
-import type { StepFailure } from "../run/attempt.js";
-import { dependentsToSkip, endedStatus, isSettled, onStop, scheduleGraph, stopDetail, type ScheduleGraph, type StepState, type StopReason } from "../run/schedule.js";
+import type { StepFailure } from "../step/attempt.js";
+import { dependentsToSkip, endedStatus, isSettled, onStop, scheduleGraph, stopDetail, type ScheduleGraph, type StepState, type StopReason } from "../step/schedule.js";
 import type { KnownRun } from "./known-runs.js";
 import { inTransaction, type Connection } from "./db.js";
 import type { PgPool, PgQueryable } from "./peers.js";

@@ -1,18 +1,25 @@
 /**
- * One step as a worker runs it, on the attempt both executors share (src/run/attempt.ts): the step's
+ * One step as a worker runs it, on the attempt both executors share (src/step/attempt.ts): the step's
  * record (`WorkerStep`) and the worker's side of the attempt (`WORKER_ATTEMPT`), which resolves the
  * arguments against the results the claim read, gives the tool its context, checks the result (it must
  * be storable as JSON, and match its output schema when the run asks) and hands the outcome over as
- * what is stored (`SettleOutcome`).
+ * what is stored (`TryOutcome`, a `SettleOutcome`).
  */
 import { resolveRefs } from "../resolve/resolve-refs.js";
-import { attempt, checkOutput, endAttempt, idempotencyKey, keepsResult, outputSchemaOf, STEP_FAILURES, type AttemptOwner, type AttemptStep, type StepFailure, type ToolContext } from "../run/attempt.js";
-import type { StepTrace } from "../run/tracing.js";
-import { inputFailure } from "../run/validate-input.js";
+import { attempt, checkOutput, endAttempt, idempotencyKey, keepsResult, outputSchemaOf, STEP_FAILURES, type AttemptOwner, type AttemptStep, type StepFailure, type ToolContext } from "../step/attempt.js";
+import type { StepTrace } from "./step-trace.js";
+import { inputFailure } from "../step/validate-input.js";
+import { asksApproval } from "../step/gated.js";
 import type { KnownRunInfo } from "./known-runs.js";
 import { storedError } from "./stored-error.js";
-import { toStorableJSON } from "../run/storable.js";
+import { toStorableJSON } from "../step/storable.js";
 import type { SettleOutcome } from "./transitions.js";
+
+/** How a worker's try ended: what is stored, and on a failure the attempt's own (what `afterTry` and a retry policy read). */
+export type TryOutcome = Extract<SettleOutcome, { ok: true }> | FailedTry;
+
+/** A try that failed: its stored error and, when the failure keeps it, its result; `failure` is never stored. */
+export type FailedTry = Extract<SettleOutcome, { ok: false }> & { readonly failure: StepFailure };
 
 /** What a tool run by a PostgreSQL worker receives besides its arguments. */
 export interface WorkerToolContext extends ToolContext {
@@ -63,7 +70,7 @@ class WorkerStep implements AttemptStep<WorkerStep> {
     readonly signal: AbortSignal,
     readonly abort: (reason: unknown) => void,
     readonly validateInputs: boolean,
-    readonly settle: (outcome: SettleOutcome) => void,
+    readonly settle: (outcome: TryOutcome) => void,
     /** The try's span, when the run was submitted inside a trace. */
     readonly trace: StepTrace | undefined,
   ) {}
@@ -108,23 +115,24 @@ const WORKER_ATTEMPT: AttemptOwner<WorkerStep> = {
   },
 };
 
-function outcomeOf(step: WorkerStep, failure: StepFailure | undefined): SettleOutcome {
+function outcomeOf(step: WorkerStep, failure: StepFailure | undefined): TryOutcome {
   if (failure === undefined) return { ok: true, result: step.text };
   return { ok: false, error: storedError(failure), ...(keepsResult(failure) ? { result: step.text } : {}), failure };
 }
 
 /**
- * Whether a claimed step waits for a person's approval instead of running (its tool is one the run
- * names in `approvalTools`, or `gated`: its function is marked with `requireApproval`; and it was not approved), and then its arguments resolved against the
+ * Whether a claimed step waits for a person's approval instead of running (`asksApproval`: its tool is
+ * one the run names in `approvalTools`, or `fn`, the worker's function of it, is marked with
+ * `requireApproval`; and it was not approved), and then its arguments resolved against the
  * results the claim read, as JSON: what is stored for the person to approve (runPlan's
  * `report.pending`). `undefined`: the step runs now, also when its arguments cannot be resolved (its
  * attempt then fails it, `unresolved-args`, without calling the tool).
  *
  * @example
- * const waiting = approvalArgs(claimed) // '{"to":"ops@example.com"}'
+ * const waiting = approvalArgs(claimed, tools.get(claimed.tool)) // '{"to":"ops@example.com"}'
  */
-export function approvalArgs(claimed: ClaimedStep, gated = false): string | undefined {
-  if (claimed.approved === true || (!gated && claimed.known.approvalTools?.has(claimed.tool) !== true)) return undefined;
+export function approvalArgs(claimed: ClaimedStep, fn?: unknown): string | undefined {
+  if (claimed.approved === true || !asksApproval(claimed.known.approvalTools, claimed.tool, fn)) return undefined;
   let args: Record<string, unknown>;
   try {
     args = resolveClaimed(claimed);
@@ -156,13 +164,13 @@ export interface ClaimedTry {
  * @example
  * const outcome = await runClaimedStep(claimed, { fn: tools.get(claimed.tool), toolNames: tools.keys(), timeoutMs: 60_000, controller: new AbortController(), validateInputs: false })
  */
-export function runClaimedStep(claimed: ClaimedStep, { fn, toolNames, timeoutMs, controller, validateInputs, trace }: ClaimedTry): Promise<SettleOutcome> {
+export function runClaimedStep(claimed: ClaimedStep, { fn, toolNames, timeoutMs, controller, validateInputs, trace }: ClaimedTry): Promise<TryOutcome> {
   if (fn === undefined) {
     const failure = STEP_FAILURES.unknownTool(claimed.tool, " on this worker", toolNames);
     trace?.ended(failure);
     return Promise.resolve({ ok: false, error: storedError(failure), failure });
   }
-  return new Promise<SettleOutcome>((settle) => {
+  return new Promise<TryOutcome>((settle) => {
     const step = new WorkerStep(claimed, controller.signal, (reason) => controller.abort(reason), validateInputs, settle, trace);
     if (controller.signal.aborted) return WORKER_ATTEMPT.ended(step, undefined, ABORTED, false);
     controller.signal.addEventListener("abort", step.onAbort, { once: true });

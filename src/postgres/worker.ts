@@ -10,7 +10,7 @@
  * counts). A result is stored once: only the attempt that holds the step may write it.
  */
 import { EventEmitter } from "node:events";
-import { readWorkerSettings, type WorkerSettings } from "../run/settings.js";
+import { readWorkerSettings, type WorkerSettings } from "./worker-settings.js";
 import { databaseError, POOL_SIZE, poolFor, readConnection, table, type Connection, type ConnectionOptions } from "./db.js";
 import { PostgresError } from "./errors.js";
 import type { PgPool } from "./peers.js";
@@ -29,7 +29,7 @@ import type { WorkerToolFunction } from "./worker-step.js";
 
 export type { WorkerEvent } from "./step-worker.js";
 export type { WorkerToolContext, WorkerToolFunction } from "./worker-step.js";
-export { DEFAULT_RECOVERY_MS } from "../run/settings.js";
+export { DEFAULT_RECOVERY_MS } from "./worker-settings.js";
 
 /** Options of `startWorker`. */
 export interface WorkerOptions extends ConnectionOptions {

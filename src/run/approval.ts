@@ -9,13 +9,13 @@ import { resolveRefs } from "../resolve/resolve-refs.js";
 import { describeThrown, RefError } from "../shared/errors.js";
 import type { NormalizedOptions } from "../shared/options.js";
 import { safeText } from "../shared/text.js";
-import { STEP_FAILURES, type StepFailure } from "./attempt.js";
+import { STEP_FAILURES, type StepFailure } from "../step/attempt.js";
 import type { RunLedger } from "./run-report.js";
-import type { RunOptions, RunSettings } from "./settings.js";
-import { approvalRuleOf } from "./gated.js";
-import { canonicalJson } from "./plan-hash.js";
+import type { RunOptions, RunSettings } from "./run-options.js";
+import { approvalRuleOf, asksApproval } from "../step/gated.js";
+import { canonicalJson } from "../step/plan-hash.js";
 import type { StepRecord } from "./step-record.js";
-import { isAwaitingApproval } from "./schedule.js";
+import { isAwaitingApproval } from "../step/schedule.js";
 import { reachTries, type TriesScheduler } from "./step-tries.js";
 
 /** What a resume brings to a run (src/run/resume.ts), checked against the plan before any step is added. */
@@ -118,9 +118,8 @@ export class ApprovalGate {
     if (resume?.approved.has(record.id) === true) return false;
     return (
       this.settings.needsApproval !== undefined ||
-      this.settings.approvalTools?.has(record.tool) === true ||
       resume?.waiting.has(record.id) === true ||
-      approvalRuleOf(record.fn ?? this.lookUp(record.tool)) !== undefined // the function the step was given when it was added, else looked up
+      asksApproval(this.settings.approvalTools, record.tool, record.fn ?? this.lookUp(record.tool)) // the function the step was given when it was added, else looked up
     );
   }
 

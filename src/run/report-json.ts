@@ -7,10 +7,10 @@
 import { isPlainArray, isPlainObject, ownData, ownDataEntries, ownElements } from "../shared/own-data.js";
 import { describeThrown, RefError } from "../shared/errors.js";
 import { cutText, safeText } from "../shared/text.js";
-import type { PendingStep, RunReport, StepTiming } from "./run-report.js";
-import { STEP_FAILURES } from "./attempt.js";
-import { toStorableJSON } from "./storable.js";
-import { OUTPUT_STEP_ID, STEP_ERROR_CODES, StepError, type StepErrorCode } from "./step-error.js";
+import type { PendingStep, RunReport, StepTiming } from "../step/report.js";
+import { STEP_FAILURES } from "../step/attempt.js";
+import { toStorableJSON } from "../step/storable.js";
+import { OUTPUT_STEP_ID, STEP_ERROR_CODES, StepError, type StepErrorCode } from "../step/step-error.js";
 
 /** A step's error as JSON: `code` and `message`, and where it happened when that is known. */
 export interface StepErrorJSON {

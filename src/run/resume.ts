@@ -9,8 +9,9 @@ import { isPlainArray, isPlainObject, ownData, ownDataEntries, ownElements } fro
 import { reportFromJSON, STEP_ID_KEY, type RunReportJSON } from "./report-json.js";
 import type { ResumeState } from "./approval.js";
 import { runResumable } from "./run-plan.js";
-import type { PendingStep, RunReport } from "./run-report.js";
-import { readOption, type RunOptions, type ToolFunctions } from "./settings.js";
+import type { PendingStep, RunReport } from "../step/report.js";
+import { readOption } from "../step/settings.js";
+import { type RunOptions, type ToolFunctions } from "./run-options.js";
 
 /** `resumePlan`'s options: `runPlan`'s, and what a person decided about the steps that wait. */
 export interface ResumeOptions extends RunOptions {

@@ -14,24 +14,27 @@ import type { LocatedStep } from "../plan/plan.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { asRefError, RefError, withoutStack } from "../shared/errors.js";
 import { ApprovalGate, checkApproved, checkResume, heldByApproval, type GatedRun, type ResumeState } from "./approval.js";
-import { attempt, clearAttemptTimer, keepsResult, STEP_FAILURES, type StepFailure, type ToolFunction } from "./attempt.js";
+import { attempt, clearAttemptTimer, STEP_FAILURES, type StepFailure, type ToolFunction } from "../step/attempt.js";
 import { listen } from "./callbacks.js";
-import { RunLanguage, type PreparedStep } from "./prepare.js";
-import { RunLedger, type RunReport } from "./run-report.js";
+import { RunLanguage, type PreparedStep } from "../step/prepare.js";
+import { RunLedger } from "./run-report.js";
+import type { RunReport } from "../step/report.js";
 import { RunTools } from "./run-tools.js";
-import { onStop, runStatus, skipDependents, stopDetail, type StopReason } from "./schedule.js";
-import { readRunSettings, tryTimeoutMs, type RunOptions, type RunSettings, type ToolFunctions } from "./settings.js";
+import { onStop, runStatus, skipDependents, stopDetail, type StopReason } from "../step/schedule.js";
+import { tryTimeoutMs } from "../step/settings.js";
+import { readRunSettings, type RunOptions, type RunSettings, type ToolFunctions } from "./run-options.js";
 import { abortStep, StepIndex, StepRecord, takeDependents } from "./step-record.js";
 import { StepTries } from "./step-tries.js";
 import { isStream, StreamIntake } from "./streamed-intake.js";
 import { ToolLimits } from "./tool-limits.js";
-import { startRunTrace, type RunTrace } from "./tracing.js";
+import { startRunTrace, type RunTrace } from "../step/tracing.js";
 import { readWholePlan, type WholePlan } from "./whole-plan.js";
 
-export type { ToolContext, ToolFunction } from "./attempt.js";
-export type { PendingStep, RunReport, StepTiming } from "./run-report.js";
-export { MAX_TIMEOUT_MS, type ApprovalRequest, type RunEvent, type RunOptions, type ToolFunctions } from "./settings.js";
-export { MAX_CONTENT_LENGTH, type Tracer } from "./tracing.js";
+export type { ToolContext, ToolFunction } from "../step/attempt.js";
+export type { PendingStep, RunReport, StepTiming } from "../step/report.js";
+export { MAX_TIMEOUT_MS } from "../step/settings.js";
+export { type ApprovalRequest, type RunEvent, type RunOptions, type ToolFunctions } from "./run-options.js";
+export { MAX_CONTENT_LENGTH, type Tracer } from "../step/tracing.js";
 
 /**
  * Run a plan: an object with `steps` (or an array of steps), or an `AsyncIterable` of steps as a
@@ -391,12 +394,22 @@ class Run implements GatedRun {
   #settle(record: StepRecord, value: unknown, failure: StepFailure | undefined): void {
     if (!this.#tries.isRunning(record)) return; // the run already gave up on it (abort, fail-fast, timeout)
     const endMs = this.#end(record, value, failure);
-    if (failure !== undefined && this.#tries.retryLater(record, failure, endMs)) return;
-    record.args = undefined;
-    if (keepsResult(failure)) this.ledger.setResult(record.id, value);
-    if (failure !== undefined) return this.fail(record, failure, endMs);
-    this.ledger.markDone(record, endMs);
-    this.#unblock(record);
+    const after = this.#tries.afterTry(record, failure, endMs);
+    switch (after.next) {
+      case "retry":
+        return;
+      case "failed":
+        record.args = undefined;
+        if (after.keepsResult) this.ledger.setResult(record.id, value);
+        return this.fail(record, after.failure, endMs);
+      case "done":
+        record.args = undefined;
+        this.ledger.setResult(record.id, value);
+        this.ledger.markDone(record, endMs);
+        return this.#unblock(record);
+      default:
+        return after satisfies never;
+    }
   }
 
   readyAgain(record: StepRecord): void {

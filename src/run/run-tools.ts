@@ -6,9 +6,9 @@
 import type { JsonSchema, LocatedStep, ToolCatalog } from "../plan/plan.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { ownData } from "../shared/own-data.js";
-import { checkOutput, describeError, outputSchemaOf, STEP_FAILURES, toolNames, unknownToolMessage, type StepFailure, type ToolFunction } from "./attempt.js";
-import { prepareOutputSchema } from "./output-validator.js";
-import type { ToolFunctions } from "./settings.js";
+import { checkOutput, describeError, outputSchemaOf, STEP_FAILURES, toolNames, unknownToolMessage, type StepFailure, type ToolFunction } from "../step/attempt.js";
+import { prepareOutputSchema } from "../step/output-validator.js";
+import type { ToolFunctions } from "./run-options.js";
 
 export class RunTools {
   readonly #functions = new Map<string, ToolFunction | undefined>();

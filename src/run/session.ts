@@ -11,7 +11,7 @@ import type { EarlierSteps } from "../lint/lint-options.js";
 import { RefError } from "../shared/errors.js";
 import { isPlainArray, isPlainObject, ownData, ownElements } from "../shared/own-data.js";
 import { quoted } from "../shared/text.js";
-import { readSpanRef, type SpanRef } from "./tracing.js";
+import { readSpanRef, type SpanRef } from "../step/tracing.js";
 
 /** The most results a session keeps by default. */
 export const DEFAULT_SESSION_MAX_RESULTS = 1_000;

@@ -2,9 +2,9 @@
  * What `runPlan` keeps of each step while a run goes: its record (snapshot, place in the graph, state,
  * timer and lazily made signal), the context its tool receives, and the run's index of records by id.
  */
-import { clearAttemptTimer, idempotencyKey, type AttemptOwner, type AttemptStep, type StepFailure, type ToolContext, type ToolFunction } from "./attempt.js";
-import type { StepState } from "./schedule.js";
-import type { TraceSpan, TracedStep } from "./tracing.js";
+import { clearAttemptTimer, idempotencyKey, type AttemptOwner, type AttemptStep, type StepFailure, type ToolContext, type ToolFunction } from "../step/attempt.js";
+import type { StepState } from "../step/schedule.js";
+import type { TraceSpan, TracedStep } from "../step/tracing.js";
 
 /** One step of a run: its snapshot, its place in the graph, and its state. */
 export class StepRecord implements AttemptStep<StepRecord>, TracedStep {

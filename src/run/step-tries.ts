@@ -1,19 +1,20 @@
 /**
- * `runPlan`'s side of each try of a step, the owner that `attempt` reports to (src/run/attempt.ts):
+ * `runPlan`'s side of each try of a step, the owner that `attempt` reports to (src/step/attempt.ts):
  * the step's arguments, resolved once into its snapshot; the context its tool gets; the input and
  * output checks; and, when a try fails and its tool's retry policy says so, the wait before the next
- * try (a timer on the record, holding no concurrency slot). What an outcome does to the run is the
- * scheduler's (run-plan.ts).
+ * try (a timer on the record, holding no concurrency slot), as `afterTry` decides. What an outcome
+ * does to the run is the scheduler's (run-plan.ts).
  */
-import { clearAttemptTimer, type AttemptOwner, type StepFailure, type ToolContext } from "./attempt.js";
-import type { RunLanguage } from "./prepare.js";
-import { retryDelayMs } from "./retry.js";
+import { clearAttemptTimer, type AttemptOwner, type StepFailure, type ToolContext } from "../step/attempt.js";
+import type { RunLanguage } from "../step/prepare.js";
+import { afterTry, type AfterTry } from "../step/after-try.js";
 import type { RunLedger } from "./run-report.js";
 import type { RunTools } from "./run-tools.js";
-import { retryPolicyOf, type RunSettings } from "./settings.js";
+import { retryPolicyOf } from "../step/settings.js";
+import { type RunSettings } from "./run-options.js";
 import { StepContext, type StepRecord } from "./step-record.js";
-import type { RunTrace } from "./tracing.js";
-import { checksInputs, inputFailure } from "./validate-input.js";
+import type { RunTrace } from "../step/tracing.js";
+import { checksInputs, inputFailure } from "../step/validate-input.js";
 
 /** What the tries need of the scheduler they belong to. */
 export interface TriesScheduler {
@@ -107,18 +108,20 @@ export class StepTries<S extends TriesScheduler = TriesScheduler> implements Att
   }
 
 
-  /** Whether a failed try is tried again: if so the step waits, told as a `step-retry` event. */
-  retryLater(record: StepRecord, failure: StepFailure, endMs: number): boolean {
-    const policy = retryPolicyOf(this.settings, record.tool);
-    if (policy === undefined || this.scheduler.stopped) return false;
-    const delayMs = retryDelayMs(policy, record.attempt, failure);
-    if (delayMs === undefined) return false;
-    record.retryFailure = failure;
-    record.retryEndMs = endMs;
-    this.waiting++;
-    record.timer = setTimeout(retryNow, delayMs, record);
-    this.ledger.markRetrying(record, failure, policy.attempts, delayMs, endMs);
-    return true;
+  /**
+   * What becomes of the step after a try (`afterTry`, the rule the workers apply too; a stopped run
+   * tries nothing again): when it is tried again, it waits here, told as a `step-retry` event.
+   */
+  afterTry(record: StepRecord, failure: StepFailure | undefined, endMs: number): AfterTry {
+    const after = afterTry(failure, failure === undefined || this.scheduler.stopped ? undefined : retryPolicyOf(this.settings, record.tool), record.attempt);
+    if (after.next === "retry") {
+      record.retryFailure = after.failure;
+      record.retryEndMs = endMs;
+      this.waiting++;
+      record.timer = setTimeout(retryNow, after.delayMs, record);
+      this.ledger.markRetrying(record, after.failure, after.attempts, after.delayMs, endMs);
+    }
+    return after;
   }
 
   /** A step's wait is over. */

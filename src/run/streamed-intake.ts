@@ -6,10 +6,10 @@
  */
 import { readPlan, type LocatedStep } from "../plan/plan.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
-import { describeError } from "./attempt.js";
+import { describeError } from "../step/attempt.js";
 import { handled } from "./callbacks.js";
-import { PlanText } from "./plan-hash.js";
-import type { PreparedStep, RunLanguage } from "./prepare.js";
+import { PlanText } from "../step/plan-hash.js";
+import type { PreparedStep, RunLanguage } from "../step/prepare.js";
 
 /** What the intake needs of the run it feeds. */
 export interface StreamedRun {

@@ -6,10 +6,10 @@
  */
 import { readPlan, type LocatedStep } from "../plan/plan.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
-import { PlanText } from "./plan-hash.js";
-import { preparePlan, type PreparedPlan, type RunLanguage } from "./prepare.js";
+import { PlanText } from "../step/plan-hash.js";
+import { preparePlan, type PreparedPlan, type RunLanguage } from "../step/prepare.js";
 import type { RunTools } from "./run-tools.js";
-import type { RunSettings } from "./settings.js";
+import type { RunSettings } from "./run-options.js";
 import type { EarlierSteps } from "../lint/lint-options.js";
 
 /** A whole plan, read and checked. */

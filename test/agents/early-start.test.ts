@@ -6,7 +6,7 @@ import { describe, expect, test } from "vitest";
 import { EarlyPlanCall, earlyRule, readInputIdleMs } from "../../src/agents/early-start.js";
 import { readPlanCallOptions, type PlanCallOptions } from "../../src/agents/plan-call.js";
 import { readTools, type ToolCatalog } from "../../src/plan/plan.js";
-import { requireApproval } from "../../src/run/gated.js";
+import { requireApproval } from "../../src/step/gated.js";
 import type { ToolFunction } from "../../src/run/run-plan.js";
 
 /** Tools that record each call and answer `{ a: "<tool>:<q>" }` at once. */

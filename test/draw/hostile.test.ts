@@ -8,7 +8,7 @@ import { describe, expect, test } from "vitest";
 import { dotText, escapeXml, fitText, layoutPlan, mermaidText, planToDot, planToMermaid, planToSvg, PLAN_GEOMETRY, runToMermaid, runToSvg, textWidth } from "../../src/draw/index.js";
 import { MAX_TOOLTIP } from "../../src/draw/text.js";
 import type { RunReport } from "../../src/run/index.js";
-import { StepError } from "../../src/run/step-error.js";
+import { StepError } from "../../src/step/step-error.js";
 import { checkDot, checkMermaidFlowchart, expectInert } from "./checks.js";
 import { allElements, byClass } from "./xml.js";
 

@@ -9,7 +9,7 @@ import { describe, expect, test } from "vitest";
 import { layoutPlan, layoutRun, planToDot, planToMermaid, planToSvg, runToSvg, PLAN_GEOMETRY, RUN_GEOMETRY } from "../../src/draw/index.js";
 import { textWidth } from "../../src/draw/text.js";
 import type { RunReport, StepTiming } from "../../src/run/index.js";
-import { StepError } from "../../src/run/step-error.js";
+import { StepError } from "../../src/step/step-error.js";
 import { checkDot, checkMermaidFlowchart, expectInert, expectReadable } from "./checks.js";
 import { byClass } from "./xml.js";
 import { planArbitrary, toolNameArbitrary } from "./plan-arbitrary.js";

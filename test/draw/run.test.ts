@@ -7,7 +7,7 @@ import { describe, expect, test } from "vitest";
 import { layoutRun, planToSvg, runToMermaid, runToSvg, RUN_GEOMETRY } from "../../src/draw/index.js";
 import { runPlan, type RunReport, type StepTiming, type ToolFunctions } from "../../src/run/index.js";
 import { RefError } from "../../src/shared/errors.js";
-import { StepError } from "../../src/run/step-error.js";
+import { StepError } from "../../src/step/step-error.js";
 import { checkMermaidFlowchart, expectInert } from "./checks.js";
 import { drawFixtures, generatedPlan, readJson, runWithFailures } from "./fixtures.js";
 import { byClass, parseXml } from "./xml.js";

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { cancelRun, getRun, migrate, PostgresError, startWorker, submitPlan, waitForRun, type Worker } from "../../src/postgres/index.js";
-import { StepError } from "../../src/run/step-error.js";
+import { StepError } from "../../src/step/step-error.js";
 import type { ToolFunctions } from "../../src/run/run-plan.js";
 // @ts-expect-error: a plain ES module without types
 import { tools as fixtureTools } from "../fixtures/pg-tools.mjs";

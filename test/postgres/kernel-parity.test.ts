@@ -2,15 +2,16 @@
  * The rules both executors share, each through both: `runPlan` in this process and `submitPlan` with a
  * worker on a real PostgreSQL. A row per rule that once had two homes: a run's `timeoutMs: Infinity`
  * (no limit, also on a worker with a default of its own), what a result may be in every JSON form
- * (`toStorableJSON`), the approval state and event, the retry policy lookup, the result kept when it
- * fails its output schema, the input check, the idempotency key, the run-id rule, and the event names.
+ * (`toStorableJSON`), the approval state and event, the retry policy lookup, what becomes of a step
+ * after a try (`afterTry`), the result kept when it fails its output schema, the input check, the idempotency key, the run-id rule, and the event names.
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startWorker, submitPlan, waitForRun, type Worker, type WorkerEvent } from "../../src/postgres/index.js";
-import { requireApproval } from "../../src/run/gated.js";
+import { requireApproval } from "../../src/step/gated.js";
 import { reportToJSON, type RunReportJSON } from "../../src/run/report-json.js";
 import { runPlan, type RunEvent, type RunOptions, type RunReport, type ToolContext, type ToolFunctions } from "../../src/run/run-plan.js";
-import { STEP_EVENT_TYPES } from "../../src/run/schedule.js";
+import { STEP_EVENT_TYPES } from "../../src/step/schedule.js";
+import { NonRetryableError } from "../../src/step/retry.js";
 import { RefError } from "../../src/shared/errors.js";
 import { UNSTORABLE_RESULTS } from "../helpers/unstorable.js";
 import { comparable } from "./compare.js";
@@ -40,6 +41,9 @@ const tools: ToolFunctions = {
   },
   broken: () => {
     throw new Error("always");
+  },
+  refuses: () => {
+    throw new NonRetryableError("not again");
   },
   answer: () => 42,
   add: (args) => (args.a as number) + (args.b as number),
@@ -182,6 +186,19 @@ describe("the smaller rules, each through both", () => {
       events.filter((event) => event.type === "step-retry").map((event) => [event.stepId, event.attempts]).sort();
     expect(retries(remoteEvents)).toEqual(retries(localEvents));
     expect(retries(localEvents)).toEqual([[1, 3], [2, 2]]);
+  });
+
+  test("after a try (afterTry), under a retry policy: a tool's NonRetryableError and an output that fails its schema fail at once in both, the output kept", async () => {
+    const catalog = { answer: { output: { type: "string" } }, flaky: {}, refuses: {} };
+    const plan = { steps: [{ id: 1, tool: "refuses", args: {} }, { id: 2, tool: "answer", args: {} }, { id: 3, tool: "flaky", args: {} }] };
+    const { local, remote, localEvents, remoteEvents } = await both(plan, { catalog, validateOutputs: true, retry: { attempts: 3, initialDelayMs: 0, jitter: "none" } });
+    expect(comparable(remote)).toEqual(comparable(local));
+    expect([...(remote.attempts ?? [])].sort()).toEqual([...(local.attempts ?? [])].sort());
+    expect(local.attempts).toEqual(new Map([[1, 1], [2, 1], [3, 2]]));
+    expect([local.errors.get(1)?.code, local.errors.get(2)?.code, local.results.get(2), local.results.get(3)]).toEqual(["tool-error", "invalid-output", 42, { tries: 2 }]);
+    const retried = (events: readonly { readonly type: string; readonly stepId?: number }[]): unknown => events.filter((event) => event.type === "step-retry").map((event) => event.stepId);
+    expect(retried(remoteEvents)).toEqual(retried(localEvents));
+    expect(retried(localEvents)).toEqual([3]);
   });
 
   test("a result that fails its output schema is kept in both", async () => {

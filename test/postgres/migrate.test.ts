@@ -4,7 +4,7 @@
  */
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { READY_FROM_STATES } from "../../src/run/schedule.js";
+import { READY_FROM_STATES } from "../../src/step/schedule.js";
 import { migrate, startWorker, submitPlan, waitForRun } from "../../src/postgres/index.js";
 import { startWithClient, stopWithClient, type FileDatabase } from "./server.js";
 

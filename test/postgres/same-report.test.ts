@@ -8,7 +8,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { approveStep, denyStep, PostgresError, startWorker, submitPlan, waitForRun, type Worker, type WorkerToolContext } from "../../src/postgres/index.js";
-import type { RetryPolicy } from "../../src/run/retry.js";
+import type { RetryPolicy } from "../../src/step/retry.js";
 import { resumePlan } from "../../src/run/resume.js";
 import { runPlan, type RunOptions, type RunReport, type ToolContext, type ToolFunctions } from "../../src/run/run-plan.js";
 // @ts-expect-error: a plain ES module without types

@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, test } from "vitest";
-import { STEP_STATES } from "../../src/run/schedule.js";
+import { STEP_STATES } from "../../src/step/schedule.js";
 import type { Connection } from "../../src/postgres/db.js";
 import { migrationStatements } from "../../src/postgres/migrate.js";
 import { RETRYING, STATE_SQL, STORED_STATES, statesSql } from "../../src/postgres/stored-states.js";

@@ -9,7 +9,7 @@ import { describe, expect, test } from "vitest";
 import { startWorker, submitPlan, waitForRun } from "../../src/postgres/index.js";
 import { readConnection } from "../../src/postgres/db.js";
 import { settleStep } from "../../src/postgres/transitions.js";
-import { scheduleGraph } from "../../src/run/schedule.js";
+import { scheduleGraph } from "../../src/step/schedule.js";
 import { databaseAndClient } from "./server.js";
 
 const shared = databaseAndClient();

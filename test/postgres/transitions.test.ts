@@ -11,7 +11,7 @@ import { poolFor, readConnection } from "../../src/postgres/db.js";
 import { settleStep } from "../../src/postgres/transitions.js";
 import { claimStep } from "../../src/postgres/sql/claim.js";
 import { KnownRuns } from "../../src/postgres/known-runs.js";
-import { scheduleGraph } from "../../src/run/schedule.js";
+import { scheduleGraph } from "../../src/step/schedule.js";
 import { startWithClient, stopWithClient, type FileDatabase } from "./server.js";
 
 let db: FileDatabase;

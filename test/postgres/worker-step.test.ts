@@ -7,7 +7,7 @@ import { describe, expect, test } from "vitest";
 import { KnownRuns } from "../../src/postgres/known-runs.js";
 import { rebuildStepError, storedError } from "../../src/postgres/stored-error.js";
 import { runClaimedStep, type ClaimedStep, type WorkerToolContext, type WorkerToolFunction } from "../../src/postgres/worker-step.js";
-import { STEP_FAILURES } from "../../src/run/attempt.js";
+import { STEP_FAILURES } from "../../src/step/attempt.js";
 import { runPlan } from "../../src/run/run-plan.js";
 
 const language = { syntax: "path", templates: true, deep: false };

@@ -4,7 +4,10 @@
  * folders form no cycle; nor do the files (type-only imports included: a small types file breaks such
  * a cycle). The table is the one place the layering is written down:
  *
- *   shared → grammar → (resolve, plan: siblings) → lint → (run, editor) → codemirror
+ *   shared → grammar → (resolve, plan: siblings) → lint → (step, editor) → run → codemirror
+ *   step is the kernel both executors share (the attempt, the schedule rules, settings, retry,
+ *   approval, storable JSON, the tracing of a try); run (runPlan, in this process) and postgres
+ *   (the workers) each import it and never each other
  *   integrations draw, formats, postgres on top of the core; nothing in the core imports them; formats
  *   (planner formats, plan schemas) needs only the linter's layers below it, not run or editor
  *   agents (a whole plan as one tool call) on top of formats and run; the agent frameworks ai-sdk and
@@ -24,18 +27,19 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   resolve: ["grammar", "shared"],
   plan: ["grammar", "shared"],
   lint: ["plan", "resolve", "grammar", "shared"],
-  run: ["lint", "plan", "resolve", "grammar", "shared"],
+  step: ["lint", "plan", "resolve", "grammar", "shared"],
+  run: ["step", "lint", "plan", "resolve", "grammar", "shared"],
   editor: ["lint", "plan", "resolve", "grammar", "shared"],
   codemirror: ["editor", "lint", "plan", "resolve", "grammar", "shared"],
-  draw: ["run", "editor", "lint", "plan", "resolve", "grammar", "shared"],
+  draw: ["run", "step", "editor", "lint", "plan", "resolve", "grammar", "shared"],
   formats: ["lint", "plan", "resolve", "grammar", "shared"],
-  mcp: ["agents", "formats", "run", "editor", "lint", "plan", "resolve", "grammar", "shared"],
-  postgres: ["run", "editor", "lint", "plan", "resolve", "grammar", "shared"],
-  agents: ["formats", "run", "editor", "lint", "plan", "resolve", "grammar", "shared"],
-  "ai-sdk": ["agents", "formats", "run", "editor", "lint", "plan", "resolve", "grammar", "shared"],
-  "openai-agents": ["agents", "formats", "run", "editor", "lint", "plan", "resolve", "grammar", "shared"],
-  cli: ["draw", "formats", "mcp", "postgres", "run", "editor", "lint", "plan", "resolve", "grammar", "shared"],
-  ROOT: ["agents", "cli", "codemirror", "draw", "formats", "mcp", "postgres", "run", "editor", "lint", "plan", "resolve", "grammar", "shared"],
+  mcp: ["agents", "formats", "run", "step", "editor", "lint", "plan", "resolve", "grammar", "shared"],
+  postgres: ["step", "editor", "lint", "plan", "resolve", "grammar", "shared"],
+  agents: ["formats", "run", "step", "editor", "lint", "plan", "resolve", "grammar", "shared"],
+  "ai-sdk": ["agents", "formats", "run", "step", "editor", "lint", "plan", "resolve", "grammar", "shared"],
+  "openai-agents": ["agents", "formats", "run", "step", "editor", "lint", "plan", "resolve", "grammar", "shared"],
+  cli: ["draw", "formats", "mcp", "postgres", "run", "step", "editor", "lint", "plan", "resolve", "grammar", "shared"],
+  ROOT: ["agents", "cli", "codemirror", "draw", "formats", "mcp", "postgres", "run", "step", "editor", "lint", "plan", "resolve", "grammar", "shared"],
 };
 
 /**
@@ -83,6 +87,11 @@ describe("import directions between src/ folders", () => {
       .filter((edge) => edge.fromFolder !== edge.toFolder && !(ALLOWED[edge.fromFolder] ?? []).includes(edge.toFolder))
       .map((edge) => `${edge.from} -> ${edge.to}`);
     expect([...new Set(violations)].sort()).toEqual([...KNOWN_VIOLATIONS].sort());
+  });
+
+  test("src/postgres imports nothing of src/run, and src/step nothing of either executor", () => {
+    const crossing = edges.filter((edge) => (edge.fromFolder === "postgres" && edge.toFolder === "run") || (edge.fromFolder === "step" && (edge.toFolder === "run" || edge.toFolder === "postgres")));
+    expect(crossing.map((edge) => `${edge.from} -> ${edge.to}`)).toEqual([]);
   });
 
   test("src/plan depends only on src/grammar and src/shared", () => {

@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
 import { runPlan, type RunEvent, type RunOptions, type ToolFunction } from "../../src/run/run-plan.js";
 import { RefError } from "../../src/shared/errors.js";
-import { StepError } from "../../src/run/step-error.js";
+import { StepError } from "../../src/step/step-error.js";
 
 const unhandled: unknown[] = [];
 const onUnhandled = (reason: unknown): void => void unhandled.push(reason);

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { runPlan, type RunEvent, type ToolFunction } from "../../src/run/run-plan.js";
-import { StepError } from "../../src/run/step-error.js";
+import { StepError } from "../../src/step/step-error.js";
 
 /** A promise with its resolve and reject exposed, so a test decides when a tool finishes. */
 function deferred<T = unknown>() {

@@ -6,7 +6,7 @@
 import { describe, expect, test } from "vitest";
 import { runPlan } from "../../src/run/run-plan.js";
 import { KeyError, RefError } from "../../src/shared/errors.js";
-import { StepError } from "../../src/run/step-error.js";
+import { StepError } from "../../src/step/step-error.js";
 
 describe("a plan changed while it runs", () => {
   test("a later step runs with the arguments it had when the plan was read (and linted)", async () => {

@@ -9,7 +9,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type Re
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { RefError, runPlan, type ToolFunctions } from "../../src/index.js";
 import { createPlanSession } from "../../src/run/session.js";
-import { activeTraceCarrier, contentJson, MAX_CONTENT_LENGTH, withRemoteParent } from "../../src/run/tracing.js";
+import { activeTraceCarrier, contentJson, MAX_CONTENT_LENGTH, withRemoteParent } from "../../src/step/tracing.js";
 
 const exporter = new InMemorySpanExporter();
 /** Span starts and ends in the order they happened (the spans' times are too coarse to order them). */

@@ -1,5 +1,5 @@
 /**
- * A worker's step span and its database operations (src/run/tracing.ts `storedStepTrace`), recorded
+ * A worker's step span and its database operations (src/postgres/step-trace.ts `storedStepTrace`), recorded
  * by the real OpenTelemetry SDK (an in-memory exporter, the async-hooks context manager, registered
  * globally as a worker process registers it): the claim and settle spans are the step span's
  * children, a retried operation is one span with an event per failed try, and a settle that did not
@@ -10,9 +10,9 @@ import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-ho
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { afterAll, afterEach, beforeAll, expect, test } from "vitest";
 import { PostgresError } from "../../src/postgres/errors.js";
-import { STEP_FAILURES } from "../../src/run/attempt.js";
-import { storedStepTrace, TracedTries, type SettleResult } from "../../src/run/tracing.js";
-import { inputMismatch } from "../../src/run/validate-input.js";
+import { STEP_FAILURES } from "../../src/step/attempt.js";
+import { storedStepTrace, TracedTries, type SettleResult } from "../../src/postgres/step-trace.js";
+import { inputMismatch } from "../../src/step/validate-input.js";
 
 const exporter = new InMemorySpanExporter();
 const PARENT = { traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" };

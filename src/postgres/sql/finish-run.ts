@@ -1,5 +1,5 @@
 /** A run's end: its final status once every step is settled (or what is left waits for approval). */
-import type { RunStatus } from "../../run/schedule.js";
+import type { RunStatus } from "../../step/schedule.js";
 import { table, type Connection } from "../db.js";
 import type { PgQueryable } from "../peers.js";
 

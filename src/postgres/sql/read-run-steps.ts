@@ -1,4 +1,4 @@
-/** Every step of a run with its state and dependencies, in plan order (for the rules of ../run/schedule.ts). */
+/** Every step of a run with its state and dependencies, in plan order (for the rules of ../step/schedule.ts). */
 import { table, type Connection } from "../db.js";
 import type { PgQueryable } from "../peers.js";
 import { ruleState, type StoredState } from "../stored-states.js";

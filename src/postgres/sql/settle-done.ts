@@ -4,7 +4,7 @@
  * and enqueues each dependent that may now start (or claims one of them for the settling worker), and
  * ends the run when every step is settled.
  */
-import { READY_FROM_STATES, runStatus, type RunStatus } from "../../run/schedule.js";
+import { READY_FROM_STATES, runStatus, type RunStatus } from "../../step/schedule.js";
 import type { Connection } from "../db.js";
 import type { PgPool } from "../peers.js";
 import type { KnownRun } from "../known-runs.js";
@@ -40,7 +40,7 @@ export type TakenRow = Readonly<Record<string, unknown>> & { readonly stepId: nu
 /**
  * A step done, in one round trip (one prepared call of `settle_done`, one transaction): store
  * its result if this attempt still holds the step, make ready and enqueue each dependent the rules of
- * ../run/schedule.ts now let start (`isReady`), and end the run when every step is settled
+ * ../step/schedule.ts now let start (`isReady`), and end the run when every step is settled
  * (`isSettled`, `runStatus`). `stored: false` when the result was not stored; with `take`, `next` is
  * the dependent the worker claimed instead of queueing it.
  *

@@ -2,7 +2,7 @@
  * The PL/pgSQL function `settle_failed` (made by `migrate`; called by settle-failed.ts, in the caller's
  * transaction): it locks the run, stores the error (and a result that failed its output check) if this
  * attempt still holds the step, announces progress to a watcher, and gives every step's state as it
- * was before, from which the caller decides, by the rules of ../run/schedule.ts, whom the failure skips.
+ * was before, from which the caller decides, by the rules of ../step/schedule.ts, whom the failure skips.
  */
 import { literal, table, type Connection } from "../db.js";
 import { progressChannel } from "../queue.js";

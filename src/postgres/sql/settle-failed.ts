@@ -2,12 +2,12 @@
  * A step failed, first part, in the caller's transaction: one prepared call of the PL/pgSQL function
  * `settle_failed` (settle-failed-function.ts), which stores the error if this attempt still holds the
  * step and gives every step's state as it was before, from which the caller decides, by the rules of
- * ../run/schedule.ts, whom the failure skips.
+ * ../step/schedule.ts, whom the failure skips.
  */
 import type { Connection } from "../db.js";
 import type { PgQueryable } from "../peers.js";
 import type { StoredStepError } from "../stored-error.js";
-import type { StepState } from "../../run/schedule.js";
+import type { StepState } from "../../step/schedule.js";
 import { ruleState, type StepAttempt, type StoredState } from "../stored-states.js";
 import { settleFailedName } from "./settle-failed-function.js";
 

@@ -1,12 +1,12 @@
 /**
  * `validateInputs`: a step's resolved arguments against its tool's input schema, before the call
- * (src/run/validate-input.ts): a mismatch fails the step with `invalid-input`, the tool is not
+ * (src/step/validate-input.ts): a mismatch fails the step with `invalid-input`, the tool is not
  * called and its dependents are skipped; without the option the tool is called as before.
  */
 import { describe, expect, test } from "vitest";
 import { runPlan, type ToolFunction } from "../../src/run/run-plan.js";
-import { StepError } from "../../src/run/step-error.js";
-import { checksInputs, inputFailure, inputMismatch } from "../../src/run/validate-input.js";
+import { StepError } from "../../src/step/step-error.js";
+import { checksInputs, inputFailure, inputMismatch } from "../../src/step/validate-input.js";
 
 const catalog = {
   parse: {},

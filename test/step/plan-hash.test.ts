@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { runPlan, type ToolFunctions } from "../../src/index.js";
-import { canonicalJson, planText, PlanText, sha256Hex, stepText } from "../../src/run/plan-hash.js";
+import { canonicalJson, planText, PlanText, sha256Hex, stepText } from "../../src/step/plan-hash.js";
 
 const tools: ToolFunctions = { echo: (args) => args };
 

@@ -8,18 +8,16 @@
  * options carry (the tools object, a catalog) is data, read by own data properties only
  * (`src/shared/own-data.ts`). A bad value is refused with code `invalid-options`, built by the entry
  * point's own error class (`RefError` for `runPlan` and `submitPlan`, `PostgresError` for the workers).
+ *
+ * What is here is what both executors read; `runPlan`'s own options (its process: concurrency, signal,
+ * listener, tracer, session) are in src/run/run-options.ts, a worker's in src/postgres/worker-settings.ts.
  */
 import type { ToolCatalog } from "../plan/plan.js";
 import type { ResolveOptions } from "../shared/options.js";
-import type { ToolFunction } from "./attempt.js";
-import type { StepError } from "./step-error.js";
-import type { StepEventType } from "./schedule.js";
 import { asRefError, RefError } from "../shared/errors.js";
 import { quoted, safeText } from "../shared/text.js";
 import { layeredOptions, OPTION_NAMES, type OptionName } from "../shared/options.js";
 import { isPlainArray, isPlainObject, MISSING, ownData, ownDataEntries, ownElements, readOwnData } from "../shared/own-data.js";
-import type { TraceSettings, Tracer } from "./tracing.js";
-import { PlanSession } from "./session.js";
 import { RETRY_DEFAULTS, RETRYABLE_CODES, resolveRetryPolicy, type ResolvedRetryPolicy, type RetryableCode, type RetryPolicy } from "./retry.js";
 
 /**
@@ -32,32 +30,12 @@ import { RETRY_DEFAULTS, RETRYABLE_CODES, resolveRetryPolicy, type ResolvedRetry
  */
 export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
-/** Tools by name. */
-export type ToolFunctions = Readonly<Record<string, ToolFunction>>;
-
-/** Progress of a run, as it happens. Times are milliseconds since the run started. */
-export type RunEvent =
-  | { readonly type: "step-start"; readonly stepId: number; readonly tool: string; readonly startMs: number }
-  | { readonly type: "step-done"; readonly stepId: number; readonly tool: string; readonly startMs: number; readonly endMs: number; readonly durationMs: number }
-  | { readonly type: "step-failed"; readonly stepId: number; readonly tool: string; readonly error: StepError; readonly startMs: number; readonly endMs: number; readonly durationMs: number }
-  | { readonly type: "step-skipped"; readonly stepId: number; readonly tool: string; readonly blockedBy: number; readonly atMs: number }
-  /** A try failed and the step is tried again after `delayMs`: `attempt` is the try that failed, `attempts` the policy's tries. */
-  | { readonly type: "step-retry"; readonly stepId: number; readonly tool: string; readonly attempt: number; readonly attempts: number; readonly delayMs: number; readonly error: StepError; readonly atMs: number }
-  /** The step's turn came and it waits for approval (its tool was not called): `args` are what a person approves. */
-  | { readonly type: "step-awaiting-approval"; readonly stepId: number; readonly tool: string; readonly args: Record<string, unknown>; readonly atMs: number };
-
-// Every event's name is one of the executors' shared list (a new name goes there first).
-const RUN_EVENT_NAMES: Exclude<RunEvent["type"], StepEventType> extends never ? true : never = true;
-void RUN_EVENT_NAMES;
-
 /**
- * Options of `runPlan`. Each is read once, when the run starts. The language options (`syntax`,
- * `templates`, `strict`, `deep` and the limits) layer over the plan's own `options` as everywhere
- * (`layerOptions`) and reach the linter, the argument snapshots and the resolver.
+ * The options of a run that both executors read with the same rules: `runPlan` applies them in the
+ * process and `submitPlan` stores them with the run for the workers. `RunOptions` (`runPlan`) adds
+ * what belongs to the process running the plan.
  */
-export interface RunOptions extends ResolveOptions {
-  /** Most tools running at once (default 8). */
-  readonly concurrency?: number;
+export interface RunRuleOptions extends ResolveOptions {
   /**
    * A step running longer than this fails with code `timeout` and its signal is aborted. Default and
    * `Infinity`: no limit. At most `MAX_TIMEOUT_MS` (2^31 − 1) when finite, else `invalid-options`.
@@ -65,57 +43,20 @@ export interface RunOptions extends ResolveOptions {
   readonly timeoutMs?: number;
   /** Stop at the first failure: no new step starts and running steps are aborted (default `false`). */
   readonly failFast?: boolean;
-  /** Abort the run: no new step starts, running tools see the abort, the report says `aborted`. */
-  readonly signal?: AbortSignal;
   /** The tool catalog (else the plan's inline `tools`): used by the linter and by `validateOutputs`. */
   readonly catalog?: ToolCatalog;
   /** Fail a step whose result does not match its tool's output schema (default `false`). */
   readonly validateOutputs?: boolean;
   /** Fail a step whose resolved arguments do not match its tool's input schema, without calling it (`invalid-input`; default `false`). */
   readonly validateInputs?: boolean;
-  /** Called for every step event. What it throws or rejects with is ignored. */
-  readonly onEvent?: (event: RunEvent) => void;
   /** How a failed step is tried again (default: it is not). `timeoutMs` applies to each try. */
   readonly retry?: RetryPolicy;
   /** A tool's own policy, replacing `retry` for that tool. */
   readonly retryByTool?: Readonly<Record<string, RetryPolicy>>;
   /** The run's id, in the report and in every idempotency key (`runId:stepId`); default a random UUID. */
   readonly runId?: string;
-  /**
-   * At most this many calls of a tool at once, on top of `concurrency` (a tool absent: only `concurrency`
-   * limits it). A step over its tool's limit waits, in plan order; steps of other tools do not wait for it.
-   */
-  readonly toolConcurrency?: Readonly<Record<string, number>>;
-  /**
-   * Whether a step must wait for a person's approval, asked when its turn comes with its arguments
-   * resolved. `true` (or a promise of it): its tool is not called, it waits in `report.pending`, and
-   * the run ends `suspended` once nothing else can run (`resumePlan` with `approve` runs it). A throw
-   * or rejection fails the step (`denied`): it is never called without an answer.
-   */
-  readonly needsApproval?: (step: ApprovalRequest) => boolean | Promise<boolean>;
   /** The tools whose every step waits for approval, as data (`--approve-tool NAME`); with `needsApproval`, either asks. */
   readonly approvalTools?: readonly string[];
-  /**
-   * The OpenTelemetry tracer of the run's spans (docs/tracing.md). Default: `trace.getTracer("plan-refs")`
-   * of `@opentelemetry/api` when it is installed (no SDK registered: nothing is traced); `false`: no spans.
-   */
-  readonly tracer?: Tracer | false;
-  /** Record each step's arguments and result on its span, as JSON cut at `MAX_CONTENT_LENGTH` characters (default `false`). */
-  readonly recordContent?: boolean;
-  /**
-   * The conversation's plan session (`createPlanSession`): the plan's steps may refer to the results
-   * of earlier plans run through it (they are checked as references to this plan's own steps), and
-   * its results are kept there for later plans. Whole plans only.
-   */
-  readonly session?: PlanSession;
-}
-
-/** What `needsApproval` is asked about: a step whose turn has come. */
-export interface ApprovalRequest {
-  readonly id: number;
-  readonly tool: string;
-  /** Its arguments, resolved: what the tool would be called with. */
-  readonly args: Record<string, unknown>;
 }
 
 /** Builds the error an entry point throws for an option it refuses (its code is always `invalid-options`). */
@@ -330,8 +271,13 @@ export function readRunId(value: unknown, name: string, refuse: RefuseOption = r
   return value;
 }
 
-/** A flag: on only when it is `true` (anything else is off, as before). */
-function readFlag(value: unknown): boolean {
+/**
+ * A flag: on only when it is `true` (anything else is off, as before).
+ *
+ * @example
+ * readFlag("yes") // false
+ */
+export function readFlag(value: unknown): boolean {
   return value === true;
 }
 
@@ -412,19 +358,6 @@ export function readRunOptions(options: object): RunOptionValues {
   return { timeoutMs, failFast, validateOutputs, validateInputs, catalog, language: readLanguage(options), approvalTools };
 }
 
-/** `runPlan`'s options, read once and checked. */
-export interface RunSettings extends RunOptionValues, RetryOptionValues {
-  readonly concurrency: number;
-  readonly signal: AbortSignal | undefined;
-  readonly onEvent: ((event: RunEvent) => unknown) | undefined;
-  readonly runId: string;
-  readonly needsApproval: ((step: ApprovalRequest) => unknown) | undefined;
-  readonly trace: TraceSettings;
-  /** Calls at once by tool name (`undefined`: only `concurrency` limits a tool). */
-  readonly toolConcurrency: ReadonlyMap<string, number> | undefined;
-  readonly session: PlanSession | undefined;
-}
-
 /** A run's retry policies, as `runPlan` and `submitPlan` read them. */
 export interface RetryOptionValues {
   /** The policy of every tool without its own (`undefined`: no retry). */
@@ -458,38 +391,6 @@ export function readRetryOptions(options: object): RetryOptionValues {
 /** The default `concurrency` of `runPlan` and of a worker. */
 export const DEFAULT_CONCURRENCY = 8;
 
-/**
- * `runPlan`'s options: the run's, and what belongs to the process (concurrency, signal, listener).
- *
- * @example
- * readRunSettings({ concurrency: 2 }).concurrency // 2
- */
-export function readRunSettings(options: object): RunSettings {
-  // The order the options were always read in (a getter sees the same sequence).
-  const concurrency = readOption(options, "concurrency");
-  const run = readRunOptions(options);
-  const signal = readOption(options, "signal");
-  const onEvent = readOption(options, "onEvent");
-  return {
-    ...run,
-    concurrency: readPositiveInteger(concurrency ?? undefined, "concurrency", DEFAULT_CONCURRENCY),
-    signal: readSignal(signal, "signal"),
-    onEvent: readCallback<(event: RunEvent) => unknown>(onEvent, "onEvent"),
-    ...readRetryOptions(options),
-    runId: readRunId(readOption(options, "runId"), "runId", refuseWithRefError),
-    needsApproval: readCallback<(step: ApprovalRequest) => unknown>(readOption(options, "needsApproval"), "needsApproval"),
-    trace: { tracer: readTracer(readOption(options, "tracer")), recordContent: readFlag(readOption(options, "recordContent")) },
-    toolConcurrency: readToolConcurrency(readOption(options, "toolConcurrency"), "toolConcurrency"),
-    session: readSession(readOption(options, "session")),
-  };
-}
-
-function readSession(value: unknown): PlanSession | undefined {
-  if (value === undefined) return undefined;
-  if (!(value instanceof PlanSession)) throw new RefError("invalid-options", "option session must be a plan session (createPlanSession())");
-  return value;
-}
-
 /** A list of tool names (own elements of a plain array, each a string); absent: `undefined`. */
 function readToolNames(value: unknown, name: string, refuse: RefuseOption): Set<string> | undefined {
   if (value === undefined) return undefined;
@@ -502,40 +403,10 @@ function readToolNames(value: unknown, name: string, refuse: RefuseOption): Set<
   return names;
 }
 
-/** A tracer (anything with `startSpan`), or `false` for none; absent: `undefined`. */
-function readTracer(value: unknown): Tracer | false | undefined {
-  if (value === undefined || value === false) return value;
-  if (typeof value !== "object" || value === null || typeof (value as { startSpan?: unknown }).startSpan !== "function") {
-    throw refuseWithRefError(OPTION_MESSAGES.object("tracer", "an OpenTelemetry tracer (an object with startSpan), or false"));
-  }
-  return value as Tracer;
-}
-
-/**
- * The default `recoveryMs`: a worker silent for 30 s is taken for dead.
- *
- * @example
- * await startWorker({ tools, recoveryMs: DEFAULT_RECOVERY_MS / 3 }) // steps of a dead worker resume after 10 s
- */
-export const DEFAULT_RECOVERY_MS = 30_000;
-
-/** The default `graceMs`: running steps may go on for 5 s when a worker stops. */
-export const DEFAULT_GRACE_MS = 5_000;
-
-/** How long after `graceMs` a stopping worker kills its runner if stopping has not finished. */
-export const FORCE_STOP_MARGIN_MS = 5_000;
-
 /** The range of an integer setting (both ends included). */
 export interface SettingBounds {
   readonly min: number;
   readonly max: number;
-}
-
-/** The bounds of a worker's own integer settings (what its connections and heartbeat allow). */
-export interface WorkerBounds {
-  readonly concurrency: SettingBounds;
-  readonly recoveryMs: SettingBounds;
-  readonly graceMs: SettingBounds;
 }
 
 /**
@@ -549,53 +420,4 @@ export function readBounded(value: unknown, name: string, bounds: SettingBounds,
   if (value === undefined) return fallback;
   if (typeof value !== "number" || !Number.isInteger(value) || value < bounds.min || value > bounds.max) throw refuse(OPTION_MESSAGES.between(label, bounds, value));
   return value;
-}
-
-/** A worker's options, read once and checked. */
-export interface WorkerSettings<F, E> {
-  /** The tools by name (own data properties that are functions). */
-  readonly tools: Map<string, F>;
-  readonly concurrency: number;
-  readonly recoveryMs: number;
-  /** `undefined`: no limit (absent, or `Infinity`). */
-  readonly timeoutMs: number | undefined;
-  readonly graceMs: number;
-  /** When a stopping worker kills its runner: `graceMs` and a margin, never past what a timer can wait. */
-  readonly forceStopMs: number;
-  readonly signal: AbortSignal | undefined;
-  readonly onEvent: ((event: E) => void) | undefined;
-  readonly validateInputs: boolean;
-  /** Calls at once by tool name in this worker (`undefined`: only `concurrency` limits a tool). */
-  readonly toolConcurrency: ReadonlyMap<string, number> | undefined;
-}
-
-/**
- * `startWorker`'s options, with the same readers (and so the same accepted values) as `runPlan`'s, and
- * the worker's own `bounds` on its concurrency, recovery window and grace period; `refuse` builds the
- * worker's error class.
- *
- * @example
- * readWorkerSettings({ tools: { echo: (args) => args }, recoveryMs: 10_000 }, (message) => new PostgresError("invalid-options", `startWorker: ${message}`), WORKER_LIMITS)
- */
-export function readWorkerSettings<F, E>(options: object, refuse: RefuseOption, bounds: WorkerBounds): WorkerSettings<F, E> {
-  const tools = readOption(options, "tools");
-  if (typeof tools !== "object" || tools === null) throw refuse(OPTION_MESSAGES.tools("tools"));
-  const map = new Map<string, F>();
-  for (const name of Object.keys(tools)) {
-    const fn = ownData(tools, name);
-    if (typeof fn === "function") map.set(name, fn as F);
-  }
-  const graceMs = readBounded(readOption(options, "graceMs"), "graceMs", bounds.graceMs, DEFAULT_GRACE_MS, refuse);
-  return {
-    tools: map,
-    concurrency: readBounded(readOption(options, "concurrency"), "concurrency", bounds.concurrency, DEFAULT_CONCURRENCY, refuse),
-    recoveryMs: readBounded(readOption(options, "recoveryMs"), "recoveryMs", bounds.recoveryMs, DEFAULT_RECOVERY_MS, refuse),
-    timeoutMs: readDuration(readOption(options, "timeoutMs"), "timeoutMs", true, undefined, refuse),
-    graceMs,
-    forceStopMs: Math.min(graceMs + FORCE_STOP_MARGIN_MS, MAX_TIMEOUT_MS),
-    signal: readSignal(readOption(options, "signal"), "signal", refuse),
-    onEvent: readCallback<(event: E) => void>(readOption(options, "onEvent"), "onEvent", refuse),
-    validateInputs: readFlag(readOption(options, "validateInputs")),
-    toolConcurrency: readToolConcurrency(readOption(options, "toolConcurrency"), "toolConcurrency", refuse, bounds.concurrency),
-  };
 }

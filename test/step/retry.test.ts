@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { NonRetryableError, RefError, reportToJSON, runPlan, type RunEvent, type RunOptions, type RunReport, type ToolContext, type ToolFunctions } from "../../src/index.js";
-import { backoffMs, resolveRetryPolicy, retryDelayMs } from "../../src/run/retry.js";
-import { MAX_TIMEOUT_MS, readRetryPolicy } from "../../src/run/settings.js";
+import { backoffMs, resolveRetryPolicy, retryDelayMs } from "../../src/step/retry.js";
+import { MAX_TIMEOUT_MS, readRetryPolicy } from "../../src/step/settings.js";
 
 beforeEach(() => {
   vi.useFakeTimers();

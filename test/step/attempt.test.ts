@@ -1,13 +1,13 @@
 /**
- * One attempt of one step (src/run/attempt.ts), driven by a small owner of its own: each kind of
+ * One attempt of one step (src/step/attempt.ts), driven by a small owner of its own: each kind of
  * outcome is classified once, reaches the owner once, and says whether it ended inside `attempt`
  * (a plain value) or later (a promise, a timer, an abort from outside). Then the same messages through
  * runPlan, and the unknown-tool message every executor and the command line share.
  */
 import { describe, expect, test } from "vitest";
-import { attempt, checkOutput, describeError, endAttempt, idempotencyKey, keepsResult, outputSchemaOf, STEP_FAILURES, toolNames, unknownToolMessage, type AttemptOwner, type AttemptStep, type StepFailure, type ToolContext, type ToolFunction } from "../../src/run/attempt.js";
+import { attempt, checkOutput, describeError, endAttempt, idempotencyKey, keepsResult, outputSchemaOf, STEP_FAILURES, toolNames, unknownToolMessage, type AttemptOwner, type AttemptStep, type StepFailure, type ToolContext, type ToolFunction } from "../../src/step/attempt.js";
 import { runPlan } from "../../src/run/run-plan.js";
-import { StepError } from "../../src/run/step-error.js";
+import { StepError } from "../../src/step/step-error.js";
 import { hasLoneSurrogate } from "../../src/shared/text.js";
 
 interface Ended {

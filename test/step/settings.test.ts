@@ -1,5 +1,5 @@
 /**
- * The executors' option readers (src/run/settings.ts): the same value is accepted or refused, with the
+ * The executors' option readers (src/step/settings.ts): the same value is accepted or refused, with the
  * same code, by `runPlan`, by `submitPlan` and by `startWorker` (which reads its options with
  * `readWorkerSettings`). submitPlan and startWorker check their options before they connect: an accepted
  * value gets as far as the database, here a port nobody listens on (`database-unreachable`).
@@ -10,7 +10,8 @@ import { submitPlan } from "../../src/postgres/submit.js";
 import { startWorker } from "../../src/postgres/worker.js";
 import { WORKER_LIMITS } from "../../src/postgres/worker-settings.js";
 import { runPlan, type RunOptions } from "../../src/run/run-plan.js";
-import { DEFAULT_GRACE_MS, DEFAULT_RECOVERY_MS, MAX_TIMEOUT_MS, readDuration, readSerialTools, readToolConcurrency, readWorkerSettings, type RefuseOption } from "../../src/run/settings.js";
+import { MAX_TIMEOUT_MS, readDuration, readSerialTools, readToolConcurrency, type RefuseOption } from "../../src/step/settings.js";
+import { DEFAULT_GRACE_MS, DEFAULT_RECOVERY_MS, readWorkerSettings } from "../../src/postgres/worker-settings.js";
 import { CodedError, RefError } from "../../src/shared/errors.js";
 
 /** What an entry point did with the options: took them, or refused them with this code. */

@@ -36,6 +36,19 @@ export function requireApproval<F extends ToolFunction>(fn: F, rule: boolean | T
 }
 
 /**
+ * Whether a step of `tool` asks for approval before it runs, whatever its arguments, the rule of both
+ * executors: its name is in the run's `approvalTools`, or its function `fn` is marked
+ * (`requireApproval`, whose rule then answers). `runPlan` also asks its `needsApproval`.
+ *
+ * @example
+ * asksApproval(new Set(["pay"]), "pay", pay) // true
+ * asksApproval(undefined, "search", search)  // false: named nowhere, unmarked
+ */
+export function asksApproval(approvalTools: ReadonlySet<string> | undefined, tool: string, fn: unknown): boolean {
+  return approvalTools?.has(tool) === true || approvalRuleOf(fn) !== undefined;
+}
+
+/**
  * The approval rule a tool function was marked with (`requireApproval`), or `undefined` for a tool
  * that runs without asking.
  *

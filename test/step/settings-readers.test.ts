@@ -1,12 +1,14 @@
 /**
- * The option readers of src/run/settings.ts, each on its own: every option of `runPlan`
+ * The option readers of src/step/settings.ts, each on its own: every option of `runPlan`
  * (`readRunSettings`) and of a worker (`readWorkerSettings`) given a value other than its default
  * comes back as that value, under its own name; each refusal names the option and what it must be;
  * a retry policy keeps every field it was given; each bound is inclusive.
  */
 import { describe, expect, test } from "vitest";
-import { RETRY_DEFAULTS } from "../../src/run/retry.js";
-import { MAX_RUN_ID_LENGTH, MAX_TIMEOUT_MS, NO_TIME_LIMIT, readBounded, readRetryOptions, readRunId, readRunTimeout, retryPolicyOf, RUN_ID_PATTERN, tryTimeoutMs, readDuration, readOption, readRetryPolicy, readRetryByTool, readRunSettings, readSignal, readToolConcurrency, readWorkerSettings, type RefuseOption } from "../../src/run/settings.js";
+import { RETRY_DEFAULTS } from "../../src/step/retry.js";
+import { MAX_RUN_ID_LENGTH, MAX_TIMEOUT_MS, NO_TIME_LIMIT, readBounded, readRetryOptions, readRunId, readRunTimeout, retryPolicyOf, RUN_ID_PATTERN, tryTimeoutMs, readDuration, readOption, readRetryPolicy, readRetryByTool, readSignal, readToolConcurrency, type RefuseOption } from "../../src/step/settings.js";
+import { readRunSettings } from "../../src/run/run-options.js";
+import { readWorkerSettings } from "../../src/postgres/worker-settings.js";
 import { CodedError, RefError } from "../../src/shared/errors.js";
 
 class WorkerRefusal extends CodedError<"invalid-options"> {}

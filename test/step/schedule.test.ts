@@ -1,14 +1,14 @@
 /**
- * The run rules both executors share (src/run/schedule.ts), against a naive model: pure, no
+ * The run rules both executors share (src/step/schedule.ts), against a naive model: pure, no
  * database needed.
  */
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { dependentsToSkip, runStatus, scheduleGraph, STEP_EVENT_TYPES, stopDetail, type StepState } from "../../src/run/schedule.js";
+import { dependentsToSkip, runStatus, scheduleGraph, STEP_EVENT_TYPES, stopDetail, type StepState } from "../../src/step/schedule.js";
 import { runPlan, type RunEvent } from "../../src/run/run-plan.js";
 import type { Diagnostic } from "../../src/shared/diagnostic.js";
 
-describe("the run rules (src/run/schedule.ts)", () => {
+describe("the run rules (src/step/schedule.ts)", () => {
   test("property: a failure skips exactly the waiting steps that reach it through dependencies, each once", () => {
     const graphArb = fc.integer({ min: 1, max: 15 }).chain((n) =>
       fc.tuple(

@@ -1,10 +1,10 @@
 /**
- * The SQL of the workers applies the rules of src/run/schedule.ts to states in the database through
+ * The SQL of the workers applies the rules of src/step/schedule.ts to states in the database through
  * the state lists schedule.ts exports beside its predicates: each list is exactly the states its
  * predicate holds for (settle_done's counters also take a dependency to let its dependent start once done alone).
  */
 import { expect, test } from "vitest";
-import { ACTIVE_STATES, AWAITING_STATES, endedStatus, isAwaitingApproval, isReady, isSettled, LETS_START_STATES, onStop, READY_FROM_STATES, SETTLED_STATES, STEP_STATES } from "../../src/run/schedule.js";
+import { ACTIVE_STATES, AWAITING_STATES, endedStatus, isAwaitingApproval, isReady, isSettled, LETS_START_STATES, onStop, READY_FROM_STATES, SETTLED_STATES, STEP_STATES } from "../../src/step/schedule.js";
 
 test.each([
   ["SETTLED_STATES", SETTLED_STATES, isSettled],

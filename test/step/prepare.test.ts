@@ -1,5 +1,5 @@
 /**
- * Preparing steps to run (src/run/prepare.ts): a step's snapshot, resolved in place with
+ * Preparing steps to run (src/step/prepare.ts): a step's snapshot, resolved in place with
  * `resolveSnapshot` when `prepareStep` says it may be, gives exactly what `resolveRefs` gives on the
  * caller's arguments (the same values, or the same error: class, code, argument pointer, message); and
  * the dependencies found from the linter's scan are the steps of every placeholder `resolveRefs` reads.
@@ -11,8 +11,8 @@ import { classifyString } from "../../src/grammar/classify.js";
 import { readPlan } from "../../src/plan/plan.js";
 import { callContext } from "../../src/resolve/evaluate.js";
 import { resolveRefs } from "../../src/resolve/resolve-refs.js";
-import { preparePlan, prepareStep, resolveSnapshot, THROUGH_RESOLVE_REFS } from "../../src/run/prepare.js";
-import { ArgsSnapshotter } from "../../src/run/snapshot.js";
+import { preparePlan, prepareStep, resolveSnapshot, THROUGH_RESOLVE_REFS } from "../../src/step/prepare.js";
+import { ArgsSnapshotter } from "../../src/step/snapshot.js";
 import { RefError } from "../../src/shared/errors.js";
 import { normalizeOptions, type NormalizedOptions, type ResolveOptions } from "../../src/shared/options.js";
 import { argsArbitrary, mapResultsArbitrary, optionsArbitrary } from "../helpers/arbitraries.js";
