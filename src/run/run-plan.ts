@@ -207,7 +207,7 @@ class Run implements GatedRun {
   #add(step: { readonly id: number; readonly tool: string; readonly args: Readonly<Record<string, unknown>> }, dependencies: readonly number[], placeholders: number, unreadable: RefError | undefined): void {
     const slot = this.#records.size;
     this.ledger.times.reserve(slot + 1);
-    const record = new StepRecord(step.id, slot, step.tool, step.args as Record<string, unknown>, placeholders, dependencies, this.#tries);
+    const record = new StepRecord(step.id, slot, step.tool, step.args, placeholders, dependencies, this.#tries);
     this.#records.set(step.id, record);
     this.ledger.waiting++;
     const waiting = this.#waitingOn.get(step.id);

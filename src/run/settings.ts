@@ -264,8 +264,8 @@ export function readRetryPolicy(value: unknown, name: string, refuse: RefuseOpti
     attempts,
     ...(initialDelayMs === undefined ? {} : { initialDelayMs }),
     ...(maxDelayMs === undefined ? {} : { maxDelayMs }),
-    ...(factor === undefined ? {} : { factor: factor as number }),
-    ...(jitter === undefined ? {} : { jitter: jitter as "full" | "none" }),
+    ...(factor === undefined ? {} : { factor: factor }),
+    ...(jitter === undefined ? {} : { jitter: jitter }),
     ...(retryOn === undefined ? {} : { retryOn: ownElements(retryOn).map(([code]) => code as RetryableCode) }),
   });
 }

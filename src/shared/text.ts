@@ -149,11 +149,13 @@ export function valueShape(value: unknown): string {
       return "a symbol";
     case "function":
       return "a function";
+    case "object":
+      break; // null and the containers, below
   }
   if (value === null) return "null";
   try {
     if (Array.isArray(value)) return value.length === 0 ? "an empty array" : `an array of ${counted(value.length, "item")}`;
-    const keys = Object.keys(value as object).length;
+    const keys = Object.keys(value).length;
     return keys === 0 ? "an empty object" : `an object with ${counted(keys, "key")}`;
   } catch {
     return "an object"; // a Proxy whose trap throws

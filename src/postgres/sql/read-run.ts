@@ -49,5 +49,5 @@ export async function readStepRows(client: PgQueryable, connection: Connection, 
      where s.run_id = $1 order by s.ended_at nulls last, s.ordinal`,
     [runId],
   );
-  return steps.rows as Record<string, unknown>[];
+  return steps.rows;
 }
