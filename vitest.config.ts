@@ -31,9 +31,10 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 const CORE = [
   ...["grammar", "resolve", "plan", "lint", "shared", "run", "editor", "draw", "formats", "codemirror", "syntaxes"].map((folder) => `test/${folder}/**/*.test.ts`),
-  // static checks of src/ (import directions, no eval), of the public API's types and of this file
+  // static checks of src/ (import directions, no eval, the linter's configuration), of the public API's types and of this file
   "test/project/api-types.test.ts",
   "test/project/import-directions.test.ts",
+  "test/project/lint-config.test.ts",
   "test/project/no-eval.test.ts",
   "test/project/suite-projects.test.ts",
 ];
