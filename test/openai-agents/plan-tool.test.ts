@@ -120,6 +120,6 @@ describe("planTool in the Agents SDK's runner", () => {
 
   test("options are checked when the tool is made", () => {
     expect(() => planTool(makeTools([]), { maxResultChars: -1 })).toThrow("option maxResultChars must be a positive integer");
-    expect(() => planTool([{ type: "hosted_tool", name: "web_search" } as never])).toThrow("tool 0 is not a function tool");
+    expect(() => planTool([{ type: "hosted_tool", name: "web_search" }])).toThrow("tool 0 is not a function tool");
   });
 });

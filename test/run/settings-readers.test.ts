@@ -7,7 +7,7 @@
 import { describe, expect, test } from "vitest";
 import { RETRY_DEFAULTS } from "../../src/run/retry.js";
 import { MAX_RUN_ID_LENGTH, MAX_TIMEOUT_MS, NO_TIME_LIMIT, readBounded, readRetryOptions, readRunId, readRunTimeout, retryPolicyOf, RUN_ID_PATTERN, tryTimeoutMs, readDuration, readOption, readRetryPolicy, readRetryByTool, readRunSettings, readSignal, readToolConcurrency, readWorkerSettings, type RefuseOption } from "../../src/run/settings.js";
-import { CodedError, RefError } from "../../src/shared/errors.js";
+import { CodedError, describeThrown, RefError } from "../../src/shared/errors.js";
 
 class WorkerRefusal extends CodedError<"invalid-options"> {}
 const refuse: RefuseOption = (message) => new WorkerRefusal("invalid-options", `startWorker: ${message}`);
@@ -26,7 +26,7 @@ function thrown(read: () => unknown): unknown {
 /** The message of what `read` throws (`undefined`: it returned). */
 function refusal(read: () => unknown): string | undefined {
   const error = thrown(read);
-  return error instanceof Error ? error.message : error === undefined ? undefined : String(error);
+  return error instanceof Error ? error.message : error === undefined ? undefined : describeThrown(error);
 }
 
 describe("readWorkerSettings", () => {
