@@ -31,11 +31,12 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 const CORE = [
   ...["grammar", "resolve", "plan", "lint", "shared", "step", "run", "editor", "draw", "formats", "codemirror", "syntaxes"].map((folder) => `test/${folder}/**/*.test.ts`),
-  // static checks of src/ (import directions, no eval, parameter lists), of the public API's types, of this file and of the documentation's links
+  // static checks of src/ (import directions, no eval, parameter lists, the linter's configuration), of the public API's types, of this file and of the documentation's links
   "test/project/api-types.test.ts",
   "test/project/docs-links.test.ts",
   "test/project/import-directions.test.ts",
   "test/project/max-params.test.ts",
+  "test/project/lint-config.test.ts",
   "test/project/no-eval.test.ts",
   "test/project/suite-projects.test.ts",
   "test/project/root-exports.test.ts",

@@ -49,7 +49,7 @@ export function regexResolveOwnData(args: Dict, results: Dict): Record<string, u
       continue;
     }
     const stepDescriptor = Object.getOwnPropertyDescriptor(results, Number(match[1]));
-    if (stepDescriptor === undefined || !("value" in stepDescriptor)) throw new Error(`${value}: no result for step ${match[1]}`);
+    if (stepDescriptor === undefined || !("value" in stepDescriptor)) throw new Error(`${match.input}: no result for step ${match[1]}`);
     const key = match[2];
     if (key === undefined) {
       out[name] = stepDescriptor.value;
@@ -57,7 +57,7 @@ export function regexResolveOwnData(args: Dict, results: Dict): Record<string, u
     }
     const result: unknown = stepDescriptor.value;
     const keyDescriptor = isObject(result) ? Object.getOwnPropertyDescriptor(result, key) : undefined;
-    if (keyDescriptor === undefined || !("value" in keyDescriptor)) throw new Error(`${value}: no key ${key}`);
+    if (keyDescriptor === undefined || !("value" in keyDescriptor)) throw new Error(`${match.input}: no key ${key}`);
     out[name] = keyDescriptor.value;
   }
   return out;

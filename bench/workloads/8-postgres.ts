@@ -74,7 +74,7 @@ function spawnWorkers(mode: string, url: string, count: number): Promise<Worker[
           let out = "";
           let reported: RssReport | undefined;
           const rss = () => reported;
-          child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+          child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
             out += chunk;
             if (out.includes("ready\n")) resolve({ child, rss });
             const line = /^rss (.*)\n/m.exec(out);
@@ -115,7 +115,7 @@ async function medianOf(url: string, sql: string): Promise<number> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    return Number((await client.query(sql)).rows[0].median);
+    return Number((await client.query<{ median: unknown }>(sql)).rows[0]?.median);
   } finally {
     await client.end();
   }
@@ -183,7 +183,7 @@ async function compare(url: string, plans: number, workers: number, batch: numbe
     const planRefsMs = performance.now() - start;
     await done.close();
     const planRefsRss = await stopAll(planRefsWorkers);
-    const failed = Number((await setup.query("select count(*) as n from plan_refs.runs where status <> 'ok'")).rows[0].n);
+    const failed = Number((await setup.query<{ n: string }>("select count(*) as n from plan_refs.runs where status <> 'ok'")).rows[0]?.n);
     if (failed > 0) throw new Error(`workload 8: ${failed} runs not ok`);
     return { bareMs, planRefsMs, bareHopMs: await medianOf(url, BARE_HOP), planRefsHopMs: await medianOf(url, PLAN_REFS_HOP), bareRss, planRefsRss };
   } finally {

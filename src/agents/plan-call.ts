@@ -312,7 +312,7 @@ export function answerOf(plan: unknown, report: RunReport, call: PlanCall, setti
     for (const [id, value] of Object.entries(json.results)) results[id] = cutResult(value, maxResultChars);
     answer.results = results;
   }
-  const errors = Object.entries(json.errors) as [string, StepErrorJSON][];
+  const errors = Object.entries<StepErrorJSON>(json.errors);
   if (errors.length > 0) answer.errors = Object.fromEntries(errors.map(([id, error]) => [id, { code: error.code, message: error.message }]));
   if (json.skipped.length > 0) answer.skipped = json.skipped;
   if (json.pending !== undefined) answer.pending = Object.fromEntries(Object.entries(json.pending).map(([id, step]) => [id, { tool: step.tool, args: cutResult(step.args, maxResultChars) }]));
@@ -334,7 +334,7 @@ export function describeResult(value: unknown, tool: string, inline: number): De
   if (Array.isArray(value)) return { tool, type: "array", length: value.length, ...(value.length === 0 ? {} : { items: shapeOf(value[0]) }) };
   if (isPlainObject(value)) {
     const names = Object.keys(value);
-    const keys = Object.fromEntries(names.slice(0, MAX_DESCRIBED_KEYS).map((name) => [name, shapeOf((value as Record<string, unknown>)[name])]));
+    const keys = Object.fromEntries(names.slice(0, MAX_DESCRIBED_KEYS).map((name) => [name, shapeOf((value)[name])]));
     return { tool, type: "object", keys, ...(names.length > MAX_DESCRIBED_KEYS ? { moreKeys: names.length - MAX_DESCRIBED_KEYS } : {}) };
   }
   return { value };
@@ -364,10 +364,10 @@ function boundAnswer(answer: PlanCallResult, max: number): PlanCallResult {
   const copy = structuredClone(answer) as { -readonly [K in keyof PlanCallResult]: PlanCallResult[K] };
   const slots: { get(): unknown; set(value: unknown): void }[] = [];
   const add = (holder: Record<string, unknown>, key: string): void => void slots.push({ get: () => holder[key], set: (value) => void (holder[key] = value) });
-  if (copy.results !== undefined) for (const id of Object.keys(copy.results)) add(copy.results as Record<string, unknown>, id);
-  if (Object.hasOwn(copy, "output")) add(copy as Record<string, unknown>, "output");
-  if (copy.pending !== undefined) for (const step of Object.values(copy.pending)) add(step as Record<string, unknown>, "args");
-  if (copy.errors !== undefined) for (const error of Object.values(copy.errors)) add(error as Record<string, unknown>, "message");
+  if (copy.results !== undefined) for (const id of Object.keys(copy.results)) add(copy.results, id);
+  if (Object.hasOwn(copy, "output")) add(copy, "output");
+  if (copy.pending !== undefined) for (const step of Object.values(copy.pending)) add(step, "args");
+  if (copy.errors !== undefined) for (const error of Object.values(copy.errors)) add(error, "message");
   // A few rounds: each cuts the values over an equal share of what the frame leaves; escapes in a cut text can overshoot once.
   for (let round = 0; round < 4; round++) {
     const total = JSON.stringify(copy).length;

@@ -33,7 +33,7 @@ export async function loadTools(path: string, io: Pick<CommandIo, "cwd" | "stdin
   if (hint !== undefined) throw new CliError(hint, "wrong-flag");
   const shown = printable(path);
   const absolute = userPath(io, path);
-  let isFile = false;
+  let isFile: boolean;
   try {
     isFile = statSync(absolute).isFile();
   } catch {

@@ -213,7 +213,7 @@ async function runWith(io: CommandIo, setup: RunSetup): Promise<number> {
     // Every tool in one catalog (a module's too, with an empty entry): the linter reports unknown tools.
     catalog = combineCatalogs(servers, module === undefined ? undefined : { names: module.names, label: `--tools ${printable(setup.modulePath!)}` }, catalog);
     // No --timeout: no limit for MCP calls either (not the SDK's default of 60 s).
-    tools = Object.assign(Object.create(null) as object, tools, servers.tools({ timeoutMs: timeoutMs ?? Infinity })) as ToolFunctions;
+    tools = Object.assign(Object.create(null) as object, tools, servers.tools({ timeoutMs: timeoutMs ?? Infinity }));
   }
 
   const lines = new LineIndex(planText);

@@ -118,6 +118,12 @@ export function ownOption(object: unknown, key: string): unknown {
   }
 }
 
+/** A diagnostic's message, "" when it has none that is text (the diagnostics may be the caller's). */
+function messageOf(diagnostic: unknown): string {
+  const message = ownOption(diagnostic, "message");
+  return typeof message === "string" ? message : "";
+}
+
 /** The draw options, checked: `RefError` `invalid-options` for a value that is not an object or a bad `maxRows`. */
 export function readDrawOptions(given: unknown): { catalog: ToolCatalog | undefined; options: ResolveOptions | undefined; diagnostics: readonly Diagnostic[] | undefined; maxRows: number; earlierSteps: EarlierSteps | undefined } {
   if (given !== undefined && (typeof given !== "object" || given === null)) throw new RefError("invalid-options", "the draw options must be an object");
@@ -213,7 +219,7 @@ export function planPicture(plan: unknown, given?: DrawPlanOptions): PlanPicture
   const planErrors: string[] = [];
   const outputErrors: string[] = [];
   for (const diagnostic of errors) {
-    const message = String(ownOption(diagnostic, "message") ?? "");
+    const message = messageOf(diagnostic);
     const step = ownOption(diagnostic, "step");
     const pointer = ownOption(diagnostic, "pointer");
     if (typeof step === "number" && ids.has(step)) pushTo(stepErrors, step, message);
@@ -229,7 +235,7 @@ export function planPicture(plan: unknown, given?: DrawPlanOptions): PlanPicture
       for (const diagnostic of pointerErrors.get(pointer) ?? []) {
         const span = ownOption(diagnostic, "span") as { start?: unknown; end?: unknown } | undefined;
         const overlaps = span === undefined || (typeof span.start === "number" && typeof span.end === "number" && span.start < node.span.end && node.span.start < span.end);
-        const message = String(ownOption(diagnostic, "message") ?? "");
+        const message = messageOf(diagnostic);
         if (overlaps && !found.includes(message)) found.push(message);
       }
     }

@@ -110,7 +110,7 @@ function facets(schema: unknown, context: Context): unknown[] {
     if (typeof ref === "string") branches.push((resolveLocalRef(context.root, ref) ?? true));
     for (const keyword of COMBINATORS) {
       const list = ownData(node, keyword);
-      if (Array.isArray(list)) branches.push(...list);
+      if (Array.isArray(list)) branches.push(...(list as unknown[]));
     }
     const structural = STRUCTURAL.some((keyword) => ownData(node, keyword) !== undefined);
     if (structural || branches.length === 0) out.push(node);
@@ -166,7 +166,7 @@ function tupleOf(facet: Record<string, unknown>): { items: unknown[]; rest: unkn
 export function typeNames(schema: unknown): string[] | undefined {
   const type = ownData(schema, "type");
   if (typeof type === "string") return [type];
-  if (Array.isArray(type) && type.every((name) => typeof name === "string")) return type as string[];
+  if (Array.isArray(type) && type.every((name) => typeof name === "string")) return type;
   return undefined;
 }
 

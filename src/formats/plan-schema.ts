@@ -375,7 +375,7 @@ class SchemaWriter {
       const map: Record<string, unknown> = {};
       const names = isPlainObject(properties) ? Object.keys(properties) : [];
       for (const name of names) {
-        const value = this.schema(origin, own(properties as object, name), depth + 1, this.#below(isArgs));
+        const value = this.schema(origin, own(properties, name), depth + 1, this.#below(isArgs));
         define(map, name, requiredSet.has(name) ? value : nullable(value));
       }
       out["properties"] = map;
@@ -483,7 +483,7 @@ function mergeAll(schema: Record<string, unknown>, allOf: unknown[]): Record<str
     const next = { ...merged, ...copyShallow(branch) };
     const properties = { ...(isPlainObject(merged["properties"]) ? copyShallow(merged["properties"]) : {}), ...(isPlainObject(branch["properties"]) ? copyShallow(branch["properties"]) : {}) };
     if (Object.keys(properties).length > 0) next["properties"] = properties;
-    const required = [...(Array.isArray(merged["required"]) ? merged["required"] : []), ...(Array.isArray(own(branch, "required")) ? (own(branch, "required") as unknown[]) : [])];
+    const required = [...(Array.isArray(merged["required"]) ? (merged["required"] as unknown[]) : []), ...(Array.isArray(own(branch, "required")) ? (own(branch, "required") as unknown[]) : [])];
     if (required.length > 0) next["required"] = [...new Set(required)];
     merged = next;
   }

@@ -61,7 +61,7 @@ function outputFromPairs(pairs: unknown): unknown {
     const pair = own(pairs, String(index));
     const name = isPlainObject(pair) ? own(pair, "name") : undefined;
     if (typeof name !== "string") return pairs;
-    define(out, name, own(pair as object, "value"));
+    define(out, name, own(pair, "value"));
   }
   return out;
 }

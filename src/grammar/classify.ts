@@ -3,7 +3,7 @@
  * or an error), decided from one parse per string and syntax mode, cached (parse-cache.ts), with the
  * options that do not change parsing (`strict`, the limits) applied on every use.
  */
-import { RefSyntaxError, withoutStack, type RefError } from "../shared/errors.js";
+import { RefSyntaxError, withoutStack } from "../shared/errors.js";
 import type { NormalizedOptions } from "../shared/options.js";
 import type { RefAst } from "./ast.js";
 import type { Classification, Outcome } from "./outcome.js";

@@ -68,7 +68,7 @@ export const DEFAULT_OP_SOURCE = String.raw` *\?\? *`;
 export const PATH_NAME_STOPS = ".[]{}$?";
 
 /** `PATH_NAME_STOPS` as members of a character class (`.\[\]{}$?`). */
-export const PATH_NAME_STOPS_CLASS = PATH_NAME_STOPS.replace(/[\\\]\[^-]/g, "\\$&");
+export const PATH_NAME_STOPS_CLASS = PATH_NAME_STOPS.replace(/[\\\][^-]/g, "\\$&");
 
 /** One character of a path name: anything but `PATH_NAME_STOPS` and whitespace (JavaScript's `\s`). */
 export const PATH_NAME_CHAR_SOURCE = String.raw`[^${PATH_NAME_STOPS_CLASS}\s]`;

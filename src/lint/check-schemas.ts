@@ -112,9 +112,9 @@ export class SchemaChecker {
     let byText: Map<string, string | null> | undefined;
     if (top) {
       let byArgument = this.#typeVerdicts.get(step.tool);
-      if (byArgument === undefined) this.#typeVerdicts.set(step.tool, (byArgument = new Map()));
+      if (byArgument === undefined) this.#typeVerdicts.set(step.tool, (byArgument = new Map<string, Map<string, string | null>>()));
       byText = byArgument.get(argPointer);
-      if (byText === undefined) byArgument.set(argPointer, (byText = new Map()));
+      if (byText === undefined) byArgument.set(argPointer, (byText = new Map<string, string | null>()));
     }
     let message = byText?.get(text);
     if (message === undefined) {

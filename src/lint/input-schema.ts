@@ -107,7 +107,7 @@ function ajvFor(dialect: Dialect): AjvInstance {
   let ajv = instances.get(dialect);
   if (ajv === undefined) {
     const options = { strict: false, allErrors: true, verbose: true, ownProperties: true, logger: false as const, code: { regExp: boundedRegExp } };
-    ajv = new VALIDATORS[dialect](options) as AjvInstance;
+    ajv = new VALIDATORS[dialect](options);
     formatsModule.default(ajv, { mode: "fast" });
     instances.set(dialect, ajv);
   }
@@ -161,7 +161,7 @@ function compileNow(schema: unknown): CompiledInput {
     // Ajv keeps every schema it compiled (and refuses a second one with the same `$id`): forget it;
     // the validator keeps what it needs.
     try {
-      if (typeof copy === "object") ajv.removeSchema(copy as Record<string, unknown>);
+      if (typeof copy === "object") ajv.removeSchema(copy);
     } catch {
       // Nothing was added.
     }
@@ -434,7 +434,7 @@ function fold(errors: readonly ErrorObject[]): ErrorObject[] {
 }
 
 function foldComposite(composite: ErrorObject, block: readonly ErrorObject[]): ErrorObject[] {
-  const passing = composite.params["passingSchemas"];
+  const passing: unknown = composite.params["passingSchemas"];
   if (composite.keyword === "oneOf" && Array.isArray(passing)) {
     return [{ ...composite, message: `matches ${passing.length} of the alternatives in oneOf, but must match exactly one` }];
   }
@@ -530,7 +530,7 @@ function toIssues(errors: readonly ErrorObject[], value: unknown): InputIssue[] 
     switch (error.keyword) {
       case "required": {
         const name = String(error.params["missingProperty"]);
-        const properties = isPlainObject(error.parentSchema) ? error.parentSchema["properties"] : undefined;
+        const properties: unknown = isPlainObject(error.parentSchema) ? error.parentSchema["properties"] : undefined;
         const schema = isPlainObject(properties) ? properties[name] : undefined;
         const list = missing.get(error.instancePath) ?? [];
         if (!list.some((item) => item.name === name)) list.push({ name, types: isPlainObject(schema) ? typesOf(schema) : null });
@@ -540,7 +540,7 @@ function toIssues(errors: readonly ErrorObject[], value: unknown): InputIssue[] 
       case "additionalProperties":
       case "unevaluatedProperties": {
         const name = String(error.params["additionalProperty"] ?? error.params["unevaluatedProperty"]);
-        const properties = isPlainObject(error.parentSchema) ? error.parentSchema["properties"] : undefined;
+        const properties: unknown = isPlainObject(error.parentSchema) ? error.parentSchema["properties"] : undefined;
         const path = `${error.instancePath}/${name.replaceAll("~", "~0").replaceAll("/", "~1")}`;
         if (issues.some((issue) => issue.kind === "unknown" && issue.path === path)) break;
         issues.push({ kind: "unknown", path, name, declared: isPlainObject(properties) ? Object.keys(properties) : [], closed: true });

@@ -138,5 +138,6 @@ function describeValue(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   if (typeof value === "string") return `a string`;
-  return typeof value === "object" ? "not a plain object" : `a ${typeof value} (${safeText(String(value), 40)})`;
+  if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint") return `a ${typeof value} (${safeText(String(value), 40)})`;
+  return typeof value === "object" ? "not a plain object" : `a ${typeof value}`;
 }

@@ -139,7 +139,7 @@ function readTool(tool: unknown, index: number, trustReadOnlyHint: boolean): Mcp
     const schema = readOwnData(tool, from);
     if (schema === undefined || schema === null || schema === MISSING) continue;
     if (typeof schema !== "boolean" && !isPlainObject(schema)) throw invalid(`tool ${quoted(name)}'s ${from} is not a JSON Schema (an object or a boolean)`);
-    spec[to] = schema as JsonSchema;
+    spec[to] = schema;
   }
   if (trustReadOnlyHint) {
     const annotations = readOwnData(tool, "annotations");

@@ -206,7 +206,7 @@ function readSettings(options: PlanServerOptions): Settings {
   if ("dialect" in rest || "onEvent" in rest) throw new McpSetupError("invalid-options", `the plan server takes no option ${"dialect" in rest ? "dialect" : "onEvent"} (MCP clients read JSON Schema; progress goes to the client)`);
   let call: ReturnType<typeof readPlanCallOptions>;
   try {
-    call = readPlanCallOptions(rest as PlanCallOptions);
+    call = readPlanCallOptions(rest);
   } catch (error) {
     throw new McpSetupError("invalid-options", reason(error), { cause: error });
   }
@@ -319,7 +319,7 @@ export class PlanService {
     for (const name of Object.keys(tools)) {
       const fn = ownData(tools, name);
       if (typeof fn !== "function") continue;
-      defineOwn(this.#local as Record<string, ToolFunction>, name, fn as ToolFunction);
+      defineOwn(this.#local, name, fn);
       this.#localNames.push(name);
     }
     const file = ownData(config, "catalog");

@@ -169,7 +169,7 @@ export async function servePlanHttp(service: PlanService, options: PlanHttpOptio
     }
     const origin = req.headers.origin;
     if (origin !== undefined) {
-      let allowed = false;
+      let allowed: boolean;
       try {
         const from = new URL(origin);
         allowed = from.protocol === "http:" && names.has(from.hostname.toLowerCase()) && Number(from.port || 80) === port;

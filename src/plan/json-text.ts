@@ -120,7 +120,7 @@ export function parseJsonText(text: string): JsonDocument {
     return { ok: false, lines, error: { message: TRAILING_COMMA, offset: comma, length: 1, line, column } };
   }
   const offset = first?.offset ?? (text.trim() === "" ? text.length : 0);
-  const name = first === undefined ? (text.trim() === "" ? "ValueExpected" : "InvalidSymbol") : jsonc.printParseErrorCode(first.code as Parameters<typeof jsonc.printParseErrorCode>[0]);
+  const name = first === undefined ? (text.trim() === "" ? "ValueExpected" : "InvalidSymbol") : jsonc.printParseErrorCode(first.code);
   const { line, column } = lines.position(offset);
   return { ok: false, lines, error: { message: messages[name] ?? name, offset, length: first?.length ?? 0, line, column } };
 }

@@ -299,7 +299,7 @@ function readToolsValue(value: unknown, problem: (pointer: string, message: stri
     if (description !== undefined && typeof description !== "string") problem(`${pointer}/description`, `"description" must be a string`);
     const readOnly = ownValue(spec, "readOnly");
     if (readOnly !== undefined && typeof readOnly !== "boolean") problem(`${pointer}/readOnly`, `"readOnly" must be true or false`);
-    Object.defineProperty(tools, name, { value: spec as ReadToolSpec, enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(tools, name, { value: spec, enumerable: true, writable: true, configurable: true });
   }
   return tools;
 }
@@ -335,7 +335,7 @@ function readToolList(list: readonly unknown[], problem: (pointer: string, messa
     const description = ownValue(entry, "description");
     if (description !== undefined && typeof description !== "string") problem(`${pointer}/description`, `"description" must be a string`);
     else if (description !== undefined) spec["description"] = description;
-    Object.defineProperty(tools, name, { value: spec as ReadToolSpec, enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(tools, name, { value: spec, enumerable: true, writable: true, configurable: true });
   }
   return tools;
 }
@@ -355,5 +355,5 @@ function readOptions(value: unknown, problem: (pointer: string, message: string,
     else if (item !== undefined && item !== null && isValidOption(name, item)) options[name] = item;
     else problem(`/options/${name}`, `"${name}" must be ${OPTION_REQUIREMENTS[name]}`);
   }
-  return options as PlanOptions;
+  return options;
 }

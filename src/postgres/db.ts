@@ -77,7 +77,7 @@ export function readConnection(options: unknown, what: string): Connection {
   if (schema !== undefined && (typeof schema !== "string" || !SCHEMA_NAME.test(schema))) {
     throw new PostgresError("invalid-options", `${what}: schema must be a lower-case SQL identifier (letters, digits, _), at most 63 characters`);
   }
-  return { connectionString, schema: (schema as string | undefined) ?? DEFAULT_SCHEMA, where: hostAndPort(connectionString) };
+  return { connectionString, schema: (schema) ?? DEFAULT_SCHEMA, where: hostAndPort(connectionString) };
 }
 
 /** `host:port` of a connection string, for messages (never the password). */

@@ -40,9 +40,11 @@ function readStored(stored: unknown): StoredStepError {
   const code = field("code");
   const ref = field("ref");
   const arg = field("arg");
+  const detail = field("detail") ?? "";
   return {
     code: typeof code === "string" && (STEP_ERROR_CODES as readonly string[]).includes(code) ? (code as StepErrorCode) : "tool-error",
-    detail: String(field("detail") ?? ""),
+    // Read from jsonb, so JSON text again: a number as its digits, an object as itself rather than "[object Object]".
+    detail: typeof detail === "string" ? detail : JSON.stringify(detail),
     ...(typeof ref === "string" ? { ref } : {}),
     ...(typeof arg === "string" ? { arg } : {}),
   };

@@ -2,7 +2,7 @@
  * `submitPlan`: reads and lints a plan exactly as `runPlan` does, stores it with a run row, and
  * enqueues the steps that depend on nothing, all in one statement (one round trip).
  */
-import { readPlan, type LocatedStep, type ToolCatalog } from "../plan/plan.js";
+import { readPlan, type LocatedStep } from "../plan/plan.js";
 import { readOption, readRetryOptions, readRunId, readRunOptions, readSerialTools, type NO_TIME_LIMIT, type RetryOptionValues, type RunOptionValues, type RunRuleOptions } from "../step/settings.js";
 import type { ResolvedRetryPolicy } from "../step/retry.js";
 import { runStatus } from "../step/schedule.js";

@@ -11,7 +11,7 @@
  */
 import { EventEmitter } from "node:events";
 import { readWorkerSettings, type WorkerSettings } from "./worker-settings.js";
-import { databaseError, POOL_SIZE, poolFor, readConnection, table, type Connection, type ConnectionOptions } from "./db.js";
+import { databaseError, POOL_SIZE, poolFor, readConnection, type Connection, type ConnectionOptions } from "./db.js";
 import { PostgresError } from "./errors.js";
 import type { PgPool } from "./peers.js";
 import { loadGraphileWorker } from "./graphile.js";

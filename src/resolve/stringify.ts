@@ -49,9 +49,11 @@ function compactJson(root: object, maxLength: number, maxDepth: number): string 
       case "function":
       case "symbol":
         return push("null");
+      case "object":
+        break; // null and the containers, below
     }
     if (value === null) return push("null");
-    const object = value as object;
+    const object = value;
     if (depth > maxDepth) throw depthLimitError("interpolated value", maxDepth);
     if (ancestors.has(object)) throw new RefError("cycle", "interpolated value contains a cycle");
     ancestors.add(object);

@@ -63,7 +63,7 @@ export function checkApproved(resume: ResumeState, steps: readonly LocatedStep[]
     if (!resume.approved.has(step.id) || !resume.shown.has(step.id)) continue;
     let now: string;
     try {
-      now = canonicalJson(resolveRefs(step.args as Record<string, unknown>, new Map([...results, ...resume.results]), language));
+      now = canonicalJson(resolveRefs(step.args, new Map([...results, ...resume.results]), language));
     } catch (error) {
       throw new RefError("plan-mismatch", `step ${step.id} was approved with the arguments it showed, but they cannot be resolved again (${safeText(describeThrown(error), 120)}); nothing was run`);
     }
@@ -189,7 +189,7 @@ export class ApprovalGate {
         return STEP_FAILURES.approvalFailed(error);
       }
       if (typeof then === "function") promised = true;
-      else if (Boolean(answer)) return true; // one rule holding it is enough: no need to wait for the other
+      else if (answer) return true; // one rule holding it is enough: no need to wait for the other
     }
     if (!promised) return false;
     return { promise: Promise.all(answers).then((values) => values.some(Boolean)) };

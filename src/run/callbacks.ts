@@ -14,7 +14,8 @@ const ignore = (): void => undefined;
  */
 export function handled(value: unknown): void {
   try {
-    if (value instanceof Promise) Promise.prototype.then.call(value, undefined, ignore);
+    // The promise `then` returns fulfils whatever `value` does (ignore swallows the reason): nothing to await.
+    if (value instanceof Promise) void Promise.prototype.then.call(value, undefined, ignore);
   } catch {
     // A Proxy whose getPrototypeOf trap throws: not a promise of ours to watch.
   }

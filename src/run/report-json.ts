@@ -197,7 +197,7 @@ function readReport(value: unknown): RunReport {
   return {
     runId,
     status: status as RunReport["status"],
-    ...(planHash === undefined ? {} : { planHash: planHash as string }),
+    ...(planHash === undefined ? {} : { planHash: planHash }),
     results,
     errors,
     skipped,

@@ -219,13 +219,13 @@ export class PlanSession {
     const results = ownData(saved, "results");
     const forgotten = ownData(saved, "forgotten");
     if (!isPlainArray(results) || !isPlainArray(forgotten)) refuse("results and forgotten must be arrays");
-    for (const [entry] of ownElements(forgotten as unknown[])) {
+    for (const [entry] of ownElements(forgotten)) {
       const id = ownData(entry, "id");
       const why = ownData(entry, "why");
       if (!isStepId(id) || typeof why !== "string") refuse("each forgotten entry must be { id, why }");
       this.#forgotten.set(id as number, why as string);
     }
-    for (const [entry] of ownElements(results as unknown[])) {
+    for (const [entry] of ownElements(results)) {
       const id = ownData(entry, "id");
       const tool = ownData(entry, "tool");
       const at = ownData(entry, "at");
@@ -242,8 +242,8 @@ export class PlanSession {
       // Read back from its text: the restored value is plain data, whatever the saved object held.
       // A span reference that does not read as one is dropped: it only ever makes a link.
       const span = readSpanRef(ownData(entry, "span"));
-      this.#kept.set(id as number, { tool: tool as string, value: JSON.parse(text!) as unknown, bytes: encoder.encode(text!).length, at: at as number, plan: plan as number, ...(span === undefined ? {} : { span }) });
-      this.#bytes += encoder.encode(text!).length;
+      this.#kept.set(id as number, { tool: tool as string, value: JSON.parse(text!) as unknown, bytes: encoder.encode(text).length, at: at as number, plan: plan as number, ...(span === undefined ? {} : { span }) });
+      this.#bytes += encoder.encode(text).length;
     }
     this.#nextStepId = next as number;
     this.#plans = plans as number;

@@ -55,7 +55,7 @@ export class StepRecord implements AttemptStep<StepRecord>, TracedStep {
   ) {
     this.id = step.id;
     this.tool = step.tool;
-    this.args = step.args as Record<string, unknown>;
+    this.args = step.args;
   }
 }
 

@@ -63,7 +63,7 @@ export class StreamIntake {
         });
         this.#interrupt = undefined;
         if (next === STOPPED || run.over) break;
-        const { done, value } = next as IteratorResult<unknown>;
+        const { done, value } = next as IteratorResult<unknown, unknown>;
         if (done === true) {
           exhausted = true;
           break;
@@ -116,6 +116,7 @@ function readStreamedStep(raw: unknown, index: number, run: StreamedRun): Locate
 /** Tell an iterator the run will not read it any further, without waiting for it (it may be stalled). Never throws. */
 function closeIterator(iterator: AsyncIterator<unknown>): void {
   try {
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- read once (a getter runs once), then called on the iterator
     const close = iterator.return;
     if (typeof close === "function") handled(close.call(iterator));
   } catch {

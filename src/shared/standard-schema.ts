@@ -64,7 +64,7 @@ export function standardJsonSchema(schema: StandardJsonSchema, side: SchemaSide)
     // A JSON round trip keeps data only: no getter, prototype or function of the library's result.
     json = JSON.parse(JSON.stringify(convert({ target: TARGET }))) as unknown;
   } catch (error) {
-    throw new Error(`its ${side} JSON Schema could not be made: ${safeText(describeThrown(error), 160)}`);
+    throw new Error(`its ${side} JSON Schema could not be made: ${safeText(describeThrown(error), 160)}`, { cause: error });
   }
   if (!isPlainObject(json)) throw new Error(`its ${side} JSON Schema is not an object`);
   converted.set(schema, { ...converted.get(schema), [side]: json });

@@ -4,7 +4,6 @@
  * ran is a missing step to it (a `??` default catches that, as in a step's arguments). What it cannot
  * resolve becomes `report.outputError`; no step fails because of it.
  */
-import type { Results } from "../resolve/access.js";
 import { resolveRefs } from "../resolve/resolve-refs.js";
 import { isInstance, KeyError, RefError } from "../shared/errors.js";
 import type { NormalizedOptions } from "../shared/options.js";
@@ -37,7 +36,7 @@ export function resolveOutput(
     succeeded = only;
   }
   try {
-    return { output: resolveRefs(output as Readonly<Record<string, unknown>>, succeeded as Results, options) };
+    return { output: resolveRefs(output as Readonly<Record<string, unknown>>, succeeded, options) };
   } catch (error) {
     return { outputError: new StepError("unresolved-output", OUTPUT_STEP_ID, "", outputDetail(error, errors, skipped), error) };
   }

@@ -17,7 +17,7 @@ import type { ResolveOptions } from "../shared/options.js";
 import { asRefError, RefError } from "../shared/errors.js";
 import { quoted, safeText } from "../shared/text.js";
 import { layeredOptions, OPTION_NAMES, type OptionName } from "../shared/options.js";
-import { isPlainArray, isPlainObject, MISSING, ownData, ownDataEntries, ownElements, readOwnData } from "../shared/own-data.js";
+import { isPlainArray, isPlainObject, MISSING, ownDataEntries, ownElements, readOwnData } from "../shared/own-data.js";
 import { RETRY_DEFAULTS, RETRYABLE_CODES, resolveRetryPolicy, type ResolvedRetryPolicy, type RetryableCode, type RetryPolicy } from "./retry.js";
 
 /**
@@ -205,8 +205,8 @@ export function readRetryPolicy(value: unknown, name: string, refuse: RefuseOpti
     attempts,
     ...(initialDelayMs === undefined ? {} : { initialDelayMs }),
     ...(maxDelayMs === undefined ? {} : { maxDelayMs }),
-    ...(factor === undefined ? {} : { factor: factor as number }),
-    ...(jitter === undefined ? {} : { jitter: jitter as "full" | "none" }),
+    ...(factor === undefined ? {} : { factor: factor }),
+    ...(jitter === undefined ? {} : { jitter: jitter }),
     ...(retryOn === undefined ? {} : { retryOn: ownElements(retryOn).map(([code]) => code as RetryableCode) }),
   });
 }

@@ -51,14 +51,14 @@ export class ArgsSnapshotter {
   readonly #stack: Container[] = [];
 
   take(args: Readonly<Record<string, unknown>>): Record<string, unknown> {
-    const root = shell(args as Container);
+    const root = shell(args);
     this.inPlace = Object.getPrototypeOf(root) !== null;
     this.ownDataOnly = true;
-    this.#args = args as Container;
+    this.#args = args;
     this.#root = root;
     const stack = this.#stack;
     try {
-      this.#fill(args as Container, root, true);
+      this.#fill(args, root, true);
       while (stack.length > 0) {
         const target = stack.pop()!;
         const source = stack.pop()!;
@@ -80,11 +80,11 @@ export class ArgsSnapshotter {
       if (!("value" in descriptor)) {
         if (top) this.inPlace = false; // resolveRefs refuses it, with its own error
         this.ownDataOnly = false;
-        Object.defineProperty(target, key, { get: descriptor.get, set: descriptor.set, enumerable: true, configurable: true });
+        Object.defineProperty(target, key, { ...descriptor, enumerable: true, configurable: true }); // its get and set
         continue;
       }
       let value: unknown = descriptor.value;
-      if (typeof value === "object" && value !== null && (isPlainObject(value) || isPlainArray(value))) value = this.#nested(value as Container);
+      if (typeof value === "object" && value !== null && (isPlainObject(value) || isPlainArray(value))) value = this.#nested(value);
       defineOwn(target, key, value);
     }
   }

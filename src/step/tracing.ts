@@ -17,7 +17,6 @@
  * and carry no trace; the run span is such a span, and then the run drops tracing, and each step
  * costs one branch (`record.span === undefined`).
  */
-import { describeThrown } from "../shared/errors.js";
 import { isPlainArray, isPlainObject, ownData, ownDataEntries } from "../shared/own-data.js";
 import { cutText } from "../shared/text.js";
 import { idempotencyKey } from "./attempt.js";

@@ -66,7 +66,7 @@ describe("which steps start early", () => {
     ["a needsApproval callback may hold any step", `[${step(1, "search", "x")}`, { needsApproval: () => false }],
     ["approvalTools names the tool", `[${step(1, "search", "x")}`, { approvalTools: ["search"] }],
   ] as const)("nothing starts early when %s", async (_, text, options) => {
-    const { early, calls } = make(["search"], options as PlanCallOptions);
+    const { early, calls } = make(["search"], options);
     expect(await started(early, calls, text)).toEqual([]);
   });
 

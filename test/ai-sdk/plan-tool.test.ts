@@ -127,7 +127,7 @@ describe("planTool's execute", () => {
   test("with dialect openai-strict the nulls of optional arguments are dropped before linting", async () => {
     const tools = { greet: tool({ inputSchema: z.object({ name: z.string(), title: z.string().optional() }), execute: (args) => args }) };
     const strict = planTool(tools, { dialect: "openai-strict" });
-    expect(JSON.stringify(await strict.inputSchema)).toContain(`"additionalProperties":false`);
+    expect(JSON.stringify(strict.inputSchema)).toContain(`"additionalProperties":false`);
     const answer = await execute(tools, { steps: [{ id: 1, tool: "greet", args: { name: "Ada", title: null } }] }, { dialect: "openai-strict" });
     expect(answer).toMatchObject({ status: "ok", results: { "1": { name: "Ada" } } });
   });

@@ -119,8 +119,8 @@ describe("planTool({ startEarly }) under streamText", () => {
     a1.finish({ a: "A" });
     const [second, third] = await Promise.all([started("search", 3), started("search", 4)]);
     expect([second.args.q, third.args.q].sort()).toEqual(["A", "B"]);
-    second.finish({ a: `${second.args.q}2` });
-    third.finish({ a: `${third.args.q}2` });
+    second.finish({ a: `${String(second.args.q)}2` });
+    third.finish({ a: `${String(third.args.q)}2` });
     await stream.finishCall("a", `{"steps":[${step(1, "search", "a1")},${step(2, "search", "$1.a")}]}`);
     await stream.finishCall("b", `[${step(1, "search", "b1")},${step(2, "search", "$1.a")}]`);
     await stream.end();

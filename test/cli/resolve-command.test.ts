@@ -50,7 +50,7 @@ describe("plan-refs resolve", () => {
     ["templates", ["--templates"], { t: "in ${1.city}" }, { t: "in Paris" }],
     ["deep", ["--deep"], { n: { list: ["$2"] } }, { n: { list: [[10, 20]] } }],
   ])("options: %s", async (_name, flags, args, expected) => {
-    const result = await resolve(["--args", file("args.json", JSON.stringify(args)), "--results", results, ...(flags as string[])]);
+    const result = await resolve(["--args", file("args.json", JSON.stringify(args)), "--results", results, ...(flags)]);
     expect(result.status).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual(expected);
   });
@@ -106,7 +106,7 @@ describe("plan-refs resolve", () => {
   });
 
   test.each([
-    ["invalid JSON: the file, line and column, then the line with a caret", ["--args", file("broken.json", '{\n  "q": "$1.city",\n  "r": }\n'), "--results", results], /broken\.json:3:8: invalid JSON: expected a value\n 3 \|   "r": }\n   \|        \^\n$/],
+    ["invalid JSON: the file, line and column, then the line with a caret", ["--args", file("broken.json", '{\n  "q": "$1.city",\n  "r": }\n'), "--results", results], /broken\.json:3:8: invalid JSON: expected a value\n 3 \| {3}"r": }\n {3}\| {8}\^\n$/],
     ["args that are not an object", ["--args", file("array.json", "[1]"), "--results", results], /RefError invalid-args: args must be an object/],
     ["a missing file", ["--args", join(tmp, "missing.json"), "--results", results], /missing\.json: no such file/],
     ["a directory", ["--args", tmp, "--results", results], /is a directory/],
@@ -114,9 +114,9 @@ describe("plan-refs resolve", () => {
     ["both from stdin", ["--args", "-", "--results", "-"], /only one of --args and --results/],
     ["a bad --syntax", ["--args", results, "--results", results, "--syntax", "dotted"], /--syntax must be "seed" or "path"/],
   ])("exit 2: %s", async (_name, args, message) => {
-    const result = await resolve(args as string[]);
+    const result = await resolve(args);
     expect(result.status).toBe(2);
-    expect(result.stderr).toMatch(message as RegExp);
+    expect(result.stderr).toMatch(message);
     // The message; for a flag's mistake, the usage line and the pointer to --help after it.
     expect(result.stderr.trim().split("\n").length).toBeLessThanOrEqual(3);
     expect(result.stderr).not.toMatch(/\n\s+at /);

@@ -104,9 +104,9 @@ describe("plan-refs run", () => {
     ["a missing plan", [join(tmp, "none.json"), "--tools", tools], /no such file/],
     ["an unknown flag", [twoSteps, "--tools", tools, "--fast"], /unknown flag --fast\n/],
   ])("exit 2, one clear line, no stack trace: %s", async (_name, args, message) => {
-    const result = await run(args as string[]);
+    const result = await run(args);
     expect(result.status).toBe(2);
-    expect(result.stderr).toMatch(message as RegExp);
+    expect(result.stderr).toMatch(message);
     expect(result.stderr).not.toMatch(/\n\s+at /);
     expect(result.stdout).toBe("");
   });

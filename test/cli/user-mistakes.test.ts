@@ -5,7 +5,6 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
 import { DEFAULT_LIMITS } from "../../src/shared/options.js";
 import { lintPlan, lintPlanText, readTools, RefError, resolveRefs, tryParseRef } from "../../src/index.js";
@@ -15,7 +14,6 @@ import { MAX_NESTING } from "../../src/plan/json-text.js";
 import { runCliInProcess } from "../helpers/cli.js";
 import { tempFolder } from "../helpers/temp.js";
 
-const root = fileURLToPath(new URL("../..", import.meta.url));
 const tmp = tempFolder("mistakes");
 
 function file(name: string, content: string): string {

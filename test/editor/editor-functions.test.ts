@@ -165,9 +165,9 @@ describe("what JSON rows cannot express", () => {
     const hostile = new Proxy({}, { ownKeys: () => { throw new Error("boom"); }, getOwnPropertyDescriptor: () => { throw new Error("boom"); } });
     const text = plan("$1.");
     const at = text.indexOf("$1.") + 3;
-    expect(completionsAt(text, at, { tools: hostile as ToolCatalog })).toEqual([]);
-    expect(hoverAt(text, at - 2, { tools: hostile as ToolCatalog })?.markdown).toContain("No tool catalog");
-    expect(documentTokens(text, { tools: hostile as ToolCatalog })).toHaveLength(3);
+    expect(completionsAt(text, at, { tools: hostile })).toEqual([]);
+    expect(hoverAt(text, at - 2, { tools: hostile })?.markdown).toContain("No tool catalog");
+    expect(documentTokens(text, { tools: hostile })).toHaveLength(3);
   });
 
   test("a cyclic schema in the caller's catalog is printed with the cycle cut", () => {

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { completionsAt } from "../../src/editor/completion.js";
 import { codeActions } from "../../src/editor/lsp/code-actions.js";
 import { completion } from "../../src/editor/lsp/completion.js";
-import { createServerContext, isPlan, type ServerContext } from "../../src/editor/lsp/context.js";
+import { createServerContext, isPlan } from "../../src/editor/lsp/context.js";
 import { definition, references } from "../../src/editor/lsp/definition.js";
 import { createValidation } from "../../src/editor/lsp/diagnostics.js";
 import { hover } from "../../src/editor/lsp/hover.js";

@@ -325,10 +325,6 @@ describe("malformed frames and remote URIs, over a real child process", () => {
       else lineWaiters.push({ count, resolve: () => resolve(lines()) });
     });
   const raw = (bytes: string): Promise<void> => new Promise((resolve, reject) => server.stdin!.write(bytes, (error) => (error ? reject(error) : resolve())));
-  const frame = (message: object): string => {
-    const body = JSON.stringify(message);
-    return `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
-  };
   const lostRequest = { jsonrpc: "2.0", id: 9_999, method: "shutdown" };
 
   beforeAll(async () => {

@@ -171,10 +171,10 @@ describe("no editor function fails, on any text, offset or options", () => {
       expect(definitionAt(text, offset)).toBeUndefined();
     }
     for (const value of [undefined, null, 42, {}, ["$1"]]) {
-      expect(tokenize(value as unknown as string)).toEqual([]);
-      expect(documentTokens(value as unknown as string)).toEqual([]);
-      expect(completionsAt(value as unknown as string, 0)).toEqual([]);
-      expect(renameStep(value as unknown as string, 1, 2)).toEqual([]);
+      expect(tokenize(value as string)).toEqual([]);
+      expect(documentTokens(value as string)).toEqual([]);
+      expect(completionsAt(value as string, 0)).toEqual([]);
+      expect(renameStep(value as string, 1, 2)).toEqual([]);
     }
     expect(internalErrors).toEqual([]);
   });

@@ -137,7 +137,7 @@ describe("fromLLMCompilerStream", () => {
   });
 
   test("a chunk that is not text is a diagnostic and is skipped", async () => {
-    const stream = fromLLMCompilerStream(["1. web_search(", 42, '"x")\n'] as unknown as string[], { catalog: research });
+    const stream = fromLLMCompilerStream(["1. web_search(", 42, '"x")\n'], { catalog: research });
     const steps: ConvertedStep[] = [];
     for await (const step of stream) steps.push(step);
     expect(steps).toEqual([{ id: 1, tool: "web_search", args: { query: "x" } }]);
@@ -374,7 +374,7 @@ describe("hostile options", () => {
     for (const options of [hostile, { catalog: hostile }, { catalog: { web_search: hostile } }]) {
       expect(() => fromLLMCompiler(text, options as never)).not.toThrow();
       expect(() => fromReWOO(text, options as never)).not.toThrow();
-      const stream = fromLLMCompilerStream([text], options as never);
+      const stream = fromLLMCompilerStream([text], options);
       const steps: unknown[] = [];
       for await (const step of stream) steps.push(step);
       expect(fromLLMCompiler(text, options as never).diagnostics.length + stream.diagnostics.length).toBeGreaterThan(0);

@@ -2,20 +2,9 @@
  * The grammar's rules (src/grammar/language.ts): their safe parse, and what they report read without the parse cache.
  */
 import { describe, expect, test } from "vitest";
-import type { ReferenceNode, TemplateNode } from "../../src/grammar/ast.js";
 import { pathLanguage, runRule, seedLanguage } from "../../src/grammar/language.js";
 import { RefError } from "../../src/shared/errors.js";
 import { thrownBy } from "../helpers/cases.js";
-
-const SPAN = { start: 0, end: 0 };
-
-function reference(id: string, syntax: "seed" | "path" = "path"): ReferenceNode {
-  return { type: "reference", span: SPAN, syntax, step: { type: "step", span: SPAN, digits: id, id }, path: [] };
-}
-
-function template(...parts: unknown[]): TemplateNode {
-  return { type: "template", span: SPAN, parts } as unknown as TemplateNode;
-}
 
 // Written against mutants that survived a mutation run: pins exact behaviour no other test pinned.
 describe("language.ts: the rules' safe parse", () => {

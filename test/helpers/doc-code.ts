@@ -234,7 +234,7 @@ export function typecheck(files: readonly string[], options: ts.CompilerOptions 
  * `typescript` would be that folder's TypeScript 7, which has no compiler API of this shape.
  */
 export function tsconfigPaths(tsconfig: string): ts.MapLike<string[]> {
-  const config = ts.readConfigFile(tsconfig, ts.sys.readFile);
+  const config = ts.readConfigFile(tsconfig, (path) => ts.sys.readFile(path));
   if (config.error !== undefined) throw new Error(ts.flattenDiagnosticMessageText(config.error.messageText, "\n"));
   const paths = (config.config as { compilerOptions?: { paths?: ts.MapLike<string[]> } }).compilerOptions?.paths ?? {};
   return Object.fromEntries(Object.entries(paths).map(([name, targets]) => [name, targets.map((target) => join(dirname(tsconfig), target))]));

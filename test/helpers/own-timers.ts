@@ -46,7 +46,7 @@ export function watchTimers(): TimerWatch {
     realClear(timer);
   };
   globalThis.setTimeout = set as unknown as typeof setTimeout;
-  globalThis.clearTimeout = clear as typeof clearTimeout;
+  globalThis.clearTimeout = clear;
   return {
     pending: () => pending.size,
     made: () => made,
@@ -81,7 +81,9 @@ export function watchListeners(signal: AbortSignal, type: string): ListenerWatch
   const live = new Set<unknown>();
   const once = new Set<unknown>();
   let added = 0;
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be called on the signal and put back
   const realAdd = signal.addEventListener;
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be called on the signal and put back
   const realRemove = signal.removeEventListener;
   const add: typeof realAdd = (event: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions) => {
     if (event === type && !live.has(listener)) {

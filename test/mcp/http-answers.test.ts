@@ -40,7 +40,7 @@ async function served(json: boolean): Promise<Awaited<ReturnType<typeof serveRaw
 async function runOn(server: { readonly url: string }, plan: typeof PLAN): Promise<Awaited<ReturnType<typeof runPlan>>> {
   const servers: McpServers = await connectMcpServers([{ url: server.url }], { labels: ["raw"] });
   cleanup.push(() => servers.close());
-  return runPlan(plan, await servers.tools({ timeoutMs: 600_000 }));
+  return runPlan(plan, servers.tools({ timeoutMs: 600_000 }));
 }
 
 describe.each([

@@ -4,7 +4,6 @@
  * and every failure: isError, a server that exits mid-call, a timeout, names colliding across servers.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -20,8 +19,8 @@ const stdio = (...args: string[]): McpServerSpec => ({ command: process.execPath
 async function httpServer(...args: string[]): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(process.execPath, [SERVER, "--http", ...args], { stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
-  child.stdout!.setEncoding("utf8");
-  for await (const chunk of child.stdout!) {
+  child.stdout.setEncoding("utf8");
+  for await (const chunk of child.stdout) {
     out += chunk as string;
     if (out.includes("\n")) break;
   }

@@ -55,9 +55,9 @@ afterAll(async () => {
 async function listening(args: readonly string[]): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
   const child = spawn(process.execPath, [MAIN, "mcp", "serve", "--http", "0", ...args], { stdio: ["ignore", "ignore", "pipe"] });
   let err = "";
-  child.stderr!.setEncoding("utf8");
+  child.stderr.setEncoding("utf8");
   const url = await new Promise<string>((resolve, reject) => {
-    child.stderr!.on("data", (chunk: string) => {
+    child.stderr.on("data", (chunk: string) => {
       err += chunk;
       const match = /listening on (\S+)\n/.exec(err);
       if (match !== null) resolve(match[1]!);
@@ -85,13 +85,13 @@ async function serve(kind: Kind, extra: readonly string[] = [], headers: Record<
     let err = "";
     transport.stderr!.on("data", (chunk: Buffer) => void (err += chunk.toString("utf8")));
     await client.connect(transport);
-    recordProgress(transport as never, progress);
+    recordProgress(transport, progress);
     served = { client, progress, log, url: "", stderr: () => err, pid: transport.pid!, close: () => client.close() };
   } else {
     const { child, url, stderr } = await listening([...args, ...extra]);
     const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
     await client.connect(transport);
-    recordProgress(transport as never, progress);
+    recordProgress(transport, progress);
     served = {
       client,
       progress,

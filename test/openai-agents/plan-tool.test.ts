@@ -120,7 +120,7 @@ describe("planTool in the Agents SDK's runner", () => {
 
   test("options are checked when the tool is made", () => {
     expect(() => planTool(makeTools([]), { maxResultChars: -1 })).toThrow("option maxResultChars must be a positive integer");
-    expect(() => planTool([{ type: "hosted_tool", name: "web_search" } as never])).toThrow("tool 0 is not a function tool");
+    expect(() => planTool([{ type: "hosted_tool", name: "web_search" }])).toThrow("tool 0 is not a function tool");
     // A function tool gets its arguments only once the model's response is whole: nothing can start early.
     // @ts-expect-error startEarly is not an option of the Agents SDK's plan tool
     expect(() => planTool(makeTools([]), { startEarly: ["geocode"] })).toThrow(expect.objectContaining({ code: "invalid-options", message: expect.stringContaining("option startEarly is not available with the Agents SDK") }));

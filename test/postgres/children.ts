@@ -66,7 +66,7 @@ export function spawnWorker(url: string, recoveryMs = 3_000, concurrency = 8, gr
   let errors = "";
   let onReady: () => void = () => undefined;
   const ready = new Promise<void>((resolve) => (onReady = resolve));
-  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
     buffer += chunk;
     let newline: number;
     while ((newline = buffer.indexOf("\n")) >= 0) {
@@ -96,7 +96,7 @@ export function spawnWorker(url: string, recoveryMs = 3_000, concurrency = 8, gr
       }
     }
   });
-  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (errors += chunk));
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (errors += chunk));
   const exited = new Promise<number | NodeJS.Signals | null>((resolve) => child.on("exit", (code, signal) => resolve(code ?? signal)));
   return {
     child,

@@ -62,7 +62,7 @@ function cliWorker(): { worker: ReturnType<typeof spawn>; ready: Promise<void>; 
   const worker = spawn(process.execPath, ["dist/cli/main.js", "worker", "--tools", TOOLS, "--database", db.url, "--recovery-ms", "3000", "--tool-concurrency", "echo=2"], { cwd: root });
   let log = "";
   const ready = new Promise<void>((resolve) =>
-    worker.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
+    worker.stderr.setEncoding("utf8").on("data", (chunk: string) => {
       log += chunk;
       if (log.includes("taking steps")) resolve();
     }),

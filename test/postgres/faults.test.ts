@@ -274,7 +274,7 @@ describe("faults", { timeout: 90_000 }, () => {
         await stopHeard;
         return final;
       },
-      { slow } as ToolFunctions,
+      { slow },
     );
     expect(report.status).toBe("aborted");
     expect(report.errors.get(1)?.code).toBe("aborted");

@@ -195,7 +195,8 @@ describe("the same report through PostgreSQL as through runPlan", { timeout: 90_
             steps: random.steps.map((step, i) => {
               const { badRef, fails, refuseAt } = specs[i]!;
               const args = Object.fromEntries(Object.entries(step.args).map(([key, value], k) => [key, badRef && k === 1 ? `${String(value)}.nope` : value]));
-              return { id: step.id, tool: toolName(step.tool), args: { ...args, fails, ...(refuseAt === undefined ? {} : { refuseAt }) } as Record<string, unknown> };
+              const wide: Record<string, unknown> = { ...args, fails, ...(refuseAt === undefined ? {} : { refuseAt }) };
+              return { id: step.id, tool: toolName(step.tool), args: wide };
             }),
           };
           const localCalls: string[] = [];

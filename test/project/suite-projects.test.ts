@@ -45,7 +45,7 @@ const projects: Project[] = (config.test?.projects ?? []).map((entry) => {
   const include = options.include ?? [];
   const exclude = options.exclude ?? [];
   return {
-    name: String(options.name),
+    name: typeof options.name === "object" ? options.name.label : String(options.name),
     pool: typeof options.pool === "string" ? options.pool : undefined,
     execArgv: options.execArgv ?? [],
     files: files.filter((file) => include.some((pattern) => matches(pattern, file)) && !exclude.some((pattern) => matches(pattern, file))),

@@ -294,7 +294,7 @@ describe("evaluate.ts: the steps a missing-step message lists", () => {
     ["an object shows 8 steps, then how many more there are", Object.fromEntries(Array.from({ length: 20 }, (_, i) => [i, i])), "steps with results: 0, 1, 2, 3, 4, 5, 6, 7, … (12 more)"],
     ["an empty array has no step", [], "no step has a result yet"],
   ])("%s", (_name, results, why) => {
-    const error = keyErrorOf(() => evaluate(parseRef("$50"), results as Results));
+    const error = keyErrorOf(() => evaluate(parseRef("$50"), results));
     expect(error.message).toBe(`$50: no result for step 50 (${why})`);
   });
 

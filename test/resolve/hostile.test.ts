@@ -305,7 +305,7 @@ describe("every entry point, every hostile value: a value or a RefError, never a
   test("something thrown that cannot even be described (a Proxy thrown by a trap) is still a RefError", () => {
     const thrownProxy = throwingProxy();
     const results = new Proxy({}, { getPrototypeOf: () => { throw thrownProxy; } });
-    const error = thrownBy(() => resolveRefs({ q: "$1" }, results as Results)) as RefError;
+    const error = thrownBy(() => resolveRefs({ q: "$1" }, results)) as RefError;
     expect(error).toBeInstanceOf(RefError);
     expect(error.code).toBe("access");
     expect(error.cause).toBe(thrownProxy);
@@ -396,7 +396,7 @@ function pathInto(value: unknown, choices: readonly number[], detours: readonly 
       at = at[path[path.length - 1]!.kind === "index" ? (path[path.length - 1] as { index: number }).index : 0];
       return;
     }
-    let keys: string[] = [];
+    let keys: string[];
     try {
       keys = at instanceof Map ? [...at.keys()].filter((key): key is string => typeof key === "string") : typeof at === "object" && at !== null ? Object.keys(at) : [];
     } catch {
@@ -635,7 +635,7 @@ describe("a chain of defaults lists a result's keys at most once (listing a 1,00
   /** A plain object whose key listings are counted (lookups read descriptors, which are not). */
   function countingResult(): { result: object; listings: { count: number } } {
     const listings = { count: 0 };
-    const result = new Proxy({ a: 1, b: 2 } as Record<string, unknown>, {
+    const result = new Proxy({ a: 1, b: 2 }, {
       ownKeys(target) {
         listings.count++;
         return Reflect.ownKeys(target);

@@ -152,7 +152,7 @@ describe("invalid args and results are RefErrors, never TypeErrors", () => {
       },
     );
     expectError(thrownBy(() => resolveRefs({ q: "$1.a" }, { 1: hostile })), { code: "access" });
-    expectError(thrownBy(() => resolveRefs({ q: "$1" }, hostile as Results)), { code: "access" });
+    expectError(thrownBy(() => resolveRefs({ q: "$1" }, hostile)), { code: "access" });
   });
 
   test("a revoked Proxy as results becomes a RefError", () => {

@@ -5,7 +5,6 @@
 import { describe, expect, test } from "vitest";
 import { formatRef } from "../../src/grammar/format.js";
 import { parseRef, parseTemplate } from "../../src/grammar/parse.js";
-import type { Results } from "../../src/resolve/access.js";
 import { evaluate } from "../../src/resolve/evaluate.js";
 import { resolveRefs } from "../../src/resolve/resolve-refs.js";
 import { RefError } from "../../src/shared/errors.js";
@@ -99,7 +98,7 @@ describe("interpolated values JSON cannot express", () => {
         },
       },
     );
-    expectError(thrownBy(() => resolveRefs({ q: "v=${1}" }, { 1: hostile } as Results, TEMPLATES)), { code: "access" });
+    expectError(thrownBy(() => resolveRefs({ q: "v=${1}" }, { 1: hostile }, TEMPLATES)), { code: "access" });
   });
 
   test("the raw single interpolation returns the very value, whatever it is", () => {

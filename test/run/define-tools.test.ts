@@ -62,10 +62,10 @@ describe("defineTools types", () => {
     expectTypeOf(tools).toEqualTypeOf<DefinedTools<"geocode" | "weather" | "echo" | "constant">>();
     expectTypeOf(tools).toExtend<ToolFunctions>();
     expectTypeOf(tools.geocode).toEqualTypeOf<ToolFunction>();
-    () => {
+    void (() => {
       // @ts-expect-error: without defineTools, a tool that declares its arguments is not a ToolFunction (the README's old TS2322)
       void runPlan({ steps: [] }, { geocode: async ({ city }: { city: string }) => city });
-    };
+    });
     const report = await runPlan({ steps: [{ id: 1, tool: "geocode", args: { city: "Lisbon" } }, { id: 2, tool: "weather", args: { lat: "$1.lat", lon: "$1.lon" } }] }, tools);
     expect(report.results.get(2)).toBe("38.72,-9.14");
   });
@@ -77,14 +77,14 @@ describe("defineTools types", () => {
     const tools = defineTools({ geocode: ({ city }: Place) => city, echo: (args) => args });
     expectTypeOf(tools).toExtend<ToolFunctions>();
     // Never called: each only has to fail to compile without the @ts-expect-error.
-    () => {
+    void (() => {
       // @ts-expect-error: a tool's arguments are an object
       defineTools({ length: (text: string) => text.length });
       // @ts-expect-error: next to an interface, untyped arguments are `object`, which has no key "city"
       defineTools({ geocode: ({ city }: Place) => city, other: ({ city }) => city });
       // @ts-expect-error: not a function
       defineTools({ geocode: "geocode" });
-    };
+    });
     expect(Object.keys(tools)).toEqual(["geocode", "echo"]);
   });
 
@@ -107,7 +107,7 @@ describe("defineTools types", () => {
     });
     expectTypeOf(tools).toEqualTypeOf<DefinedTools<"geocode" | "weather" | "ping">>();
     expectTypeOf(tools).toExtend<ToolFunctions>();
-    () => {
+    void (() => {
       // @ts-expect-error: "ping" has no function
       defineTools(catalog, { geocode: () => 1, weather: () => 2 });
       // @ts-expect-error: "geocod" is not in the catalog
@@ -116,7 +116,7 @@ describe("defineTools types", () => {
       defineTools(catalog, { geocode: (args: { city: number }) => args.city, weather: () => 2, ping: () => 3 });
       // @ts-expect-error: the schema has no key "town"
       defineTools(catalog, { geocode: ({ town }) => town, weather: () => 2, ping: () => 3 });
-    };
+    });
     const report = await runPlan({ steps: [{ id: 1, tool: "geocode", args: { city: "Lisbon" } }, { id: 2, tool: "weather", args: { lat: "$1.lat", lon: "$1.lon", units: "metric" } }] }, tools, { catalog });
     expect(report.status).toBe("ok");
     expect(report.results.get(2)).toBe("metric");

@@ -48,7 +48,7 @@ function onceReadable(options: Record<string, unknown>): RunOptions {
       },
     });
   }
-  return out as RunOptions;
+  return out;
 }
 
 describe("caller objects that throw in the middle of a run", () => {
@@ -115,6 +115,7 @@ describe("caller objects that throw in the middle of a run", () => {
 
   test("an onEvent that throws or returns a rejected promise is ignored", async () => {
     for (const onEvent of [() => { throw new Error("listener"); }, async () => { throw new Error("async listener"); }, () => Promise.reject(hostileProxy())]) {
+      // eslint-disable-next-line @typescript-eslint/no-misused-promises -- listeners that return a rejected promise, on purpose
       const report = await runPlan(plan, tools, { onEvent });
       expect(report.status).toBe("ok");
     }
@@ -125,7 +126,7 @@ describe("caller objects that throw in the middle of a run", () => {
   test("a promise whose constructor getter throws, a thenable whose then throws: tool-error", async () => {
     const badPromise = () => {
       const promise = Promise.resolve(1);
-      Object.defineProperty(promise, "constructor", { get: () => { throw new Error("constructor"); } });
+      void Object.defineProperty(promise, "constructor", { get: () => { throw new Error("constructor"); } }); // the same promise, returned
       return promise;
     };
     const badThen = () => ({ get then() { throw new Error("then"); } });

@@ -87,7 +87,7 @@ describe("every entry point layers options by the one rule", () => {
 describe("sameOptionValues", () => {
   test.each(OPTION_NAMES)("tells two options objects apart when only %s differs", (name) => {
     const base = { ...normalizeOptions(undefined) } as Record<string, unknown>;
-    const other = { ...base, [name]: typeof base[name] === "number" ? (base[name] as number) + 1 : typeof base[name] === "boolean" ? !base[name] : "path-or-seed" };
+    const other = { ...base, [name]: typeof base[name] === "number" ? (base[name]) + 1 : typeof base[name] === "boolean" ? !base[name] : "path-or-seed" };
     expect(sameOptionValues(base, base)).toBe(true);
     expect(sameOptionValues({ ...base }, base)).toBe(true);
     expect(sameOptionValues(other, base)).toBe(false);
@@ -108,8 +108,8 @@ describe("one table of options", () => {
     expect(Object.keys(defaults)).toEqual([...OPTION_NAMES]);
     for (const name of OPTION_NAMES) {
       expect(OPTION_REQUIREMENTS[name]).toMatch(/\S/);
-      expect(() => normalizeOptions({ [name]: {} } as never)).toThrow(new RefError("invalid-options", `option ${name} must be ${OPTION_REQUIREMENTS[name]}`));
-      expect(normalizeOptions({ [name]: defaults[name] } as never)).toEqual(defaults);
+      expect(() => normalizeOptions({ [name]: {} })).toThrow(new RefError("invalid-options", `option ${name} must be ${OPTION_REQUIREMENTS[name]}`));
+      expect(normalizeOptions({ [name]: defaults[name] })).toEqual(defaults);
     }
   });
 

@@ -85,7 +85,7 @@ describe("each outcome of an attempt, classified once", () => {
     ["a tool that never settles, past its timeout", () => new Promise(() => {}), { timeoutMs: 1 }, { code: "timeout", detail: "timed out after 1 ms", later: true }],
     ["an abort from outside", () => new Promise(() => {}), { abortAfterStart: true }, { code: "aborted", detail: "aborted with the run", later: true }],
   ])("%s", async (_name, fn, options, expected) => {
-    const step = await run(fn as ToolFunction, options);
+    const step = await run(fn, options);
     expect(step.ends).toHaveLength(1);
     const [end] = step.ends;
     expect({ value: end!.value, code: end!.failure?.code, detail: end!.failure?.detail, later: end!.later }).toMatchObject(expected);

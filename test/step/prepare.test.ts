@@ -24,7 +24,7 @@ function runnerResolves(args: Record<string, unknown>, results: Map<number, unkn
   const step = { id: 99, tool: "t", args, index: 0, pointer: "/steps/0" };
   const prepared = prepareStep(step, options, new ArgsSnapshotter());
   if (prepared.dependencies instanceof RefError) throw prepared.dependencies;
-  const copy = step.args as Record<string, unknown>;
+  const copy = step.args;
   const context = callContext(options);
   const inPlace = prepared.placeholders !== THROUGH_RESOLVE_REFS;
   return {
@@ -75,7 +75,7 @@ describe("a snapshot resolved in place gives what resolveRefs gives", () => {
     const args = argsOf(row);
     const results = asMap(resultsOf(row));
     if (typeof args !== "object" || args === null || Array.isArray(args) || results === undefined) return; // the runner's steps always have an args object and a Map of results
-    if (outcome(() => normalizeOptions(row.options) as never).ok === false) return; // bad options: the runner refuses them before reading the plan
+    if (outcome(() => normalizeOptions(row.options)).ok === false) return; // bad options: the runner refuses them before reading the plan
     compare(args as Record<string, unknown>, results, row.options);
   });
 

@@ -218,7 +218,7 @@ describe("property: retries against a model", () => {
           };
         });
         const plan = { steps: steps.map((spec, i) => ({ id: i, tool: `t${i}`, args: spec.dependsOn === undefined || i === 0 ? {} : { x: `$${spec.dependsOn % i}` } })) };
-        const report = await run(plan, tools as ToolFunctions, { retry });
+        const report = await run(plan, tools, { retry });
 
         // The model: a step runs when its dependency succeeded; it is tried until it succeeds, gives up, or runs out of tries.
         const state: ("done" | "failed" | "skipped")[] = [];

@@ -9,7 +9,7 @@ import { RETRY_DEFAULTS } from "../../src/step/retry.js";
 import { MAX_RUN_ID_LENGTH, MAX_TIMEOUT_MS, NO_TIME_LIMIT, readBounded, readRetryOptions, readRunId, readRunTimeout, retryPolicyOf, RUN_ID_PATTERN, tryTimeoutMs, readDuration, readOption, readRetryPolicy, readRetryByTool, readSignal, readToolConcurrency, type RefuseOption } from "../../src/step/settings.js";
 import { readRunSettings } from "../../src/run/run-options.js";
 import { readWorkerSettings } from "../../src/postgres/worker-settings.js";
-import { CodedError, RefError } from "../../src/shared/errors.js";
+import { CodedError, describeThrown, RefError } from "../../src/shared/errors.js";
 
 class WorkerRefusal extends CodedError<"invalid-options"> {}
 const refuse: RefuseOption = (message) => new WorkerRefusal("invalid-options", `startWorker: ${message}`);
@@ -28,7 +28,7 @@ function thrown(read: () => unknown): unknown {
 /** The message of what `read` throws (`undefined`: it returned). */
 function refusal(read: () => unknown): string | undefined {
   const error = thrown(read);
-  return error instanceof Error ? error.message : error === undefined ? undefined : String(error);
+  return error instanceof Error ? error.message : error === undefined ? undefined : describeThrown(error);
 }
 
 describe("readWorkerSettings", () => {

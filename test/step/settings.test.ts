@@ -9,13 +9,13 @@ import { beforeAll, describe, expect, test } from "vitest";
 import { submitPlan } from "../../src/postgres/submit.js";
 import { startWorker } from "../../src/postgres/worker.js";
 import { WORKER_LIMITS } from "../../src/postgres/worker-settings.js";
-import { runPlan, type RunOptions } from "../../src/run/run-plan.js";
+import { runPlan } from "../../src/run/run-plan.js";
 import { MAX_TIMEOUT_MS, readDuration, readSerialTools, readToolConcurrency, type RefuseOption } from "../../src/step/settings.js";
 import { DEFAULT_GRACE_MS, DEFAULT_RECOVERY_MS, readWorkerSettings } from "../../src/postgres/worker-settings.js";
 import { CodedError, RefError } from "../../src/shared/errors.js";
 
 /** What an entry point did with the options: took them, or refused them with this code. */
-type Verdict = "accepted" | string;
+type Verdict = string; // "accepted", or the code of the refusal
 
 class WorkerRefusal extends CodedError<"invalid-options"> {}
 const refuse: RefuseOption = (message) => new WorkerRefusal("invalid-options", `startWorker: ${message}`);
@@ -38,7 +38,7 @@ function codeOf(error: unknown): string {
 async function throughRunPlan(options: object): Promise<Verdict> {
   let calls = 0;
   try {
-    await runPlan(plan, { t: () => calls++ }, options as RunOptions);
+    await runPlan(plan, { t: () => calls++ }, options);
     return "accepted";
   } catch (error) {
     expect(calls).toBe(0);
@@ -48,7 +48,7 @@ async function throughRunPlan(options: object): Promise<Verdict> {
 
 async function throughSubmitPlan(options: object): Promise<Verdict> {
   try {
-    await submitPlan(plan, { connectionString: nobodyListens, options: options as never });
+    await submitPlan(plan, { connectionString: nobodyListens, options });
     return "accepted (stored?)";
   } catch (error) {
     const code = codeOf(error);

@@ -69,7 +69,7 @@ describe.each(["stdio", "http"] as const)("connectMcpServers over %s", (kind) =>
 
   test("each tools/call carries its step span's traceparent in _meta", async () => {
     exporter.reset();
-    const report = await runPlan(plan, await servers.tools(), { tracer });
+    const report = await runPlan(plan, servers.tools(), { tracer });
     expect([...report.errors.values()].map((error) => error.message)).toEqual([]);
     const steps = exporter.getFinishedSpans().filter((span) => span.name === "execute_tool record_meta");
     expect(steps).toHaveLength(2);

@@ -41,7 +41,7 @@ function startTracedWorker(file: string): Promise<ChildProcess> {
   const child = spawn(process.execPath, [FIXTURE, db.url, file], { stdio: ["ignore", "pipe", "inherit"] });
   workers.push(child);
   return new Promise((resolve, reject) => {
-    child.stdout!.setEncoding("utf8").on("data", (chunk: string) => chunk.includes("ready") && resolve(child));
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => chunk.includes("ready") && resolve(child));
     child.once("exit", (code) => reject(new Error(`the traced worker exited (${code}) before it was ready`)));
   });
 }
@@ -107,7 +107,7 @@ test("a plan submitted inside a span: every worker's step spans are in the submi
     expect(span.name).toBe("execute_tool echo");
     expect(span.traceId).toBe(traceId);
     expect(span.parentSpanId).toBe(spanId);
-    expect(span.attributes["gen_ai.tool.call.id"]).toBe(`${runId}:${span.attributes["plan_refs.step.id"]}`);
+    expect(span.attributes["gen_ai.tool.call.id"]).toBe(`${runId}:${String(span.attributes["plan_refs.step.id"])}`);
   }
   for (const { claim, settle } of operationsOf(spans).values()) {
     expect(claim.attributes["plan_refs.run.id"]).toBe(runId);

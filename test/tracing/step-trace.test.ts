@@ -81,10 +81,10 @@ test("an outage longer than the events kept: every try counted, the first 32 kep
   expect(settle.events).toHaveLength(32);
 });
 
-test.each([
-  ["lost to a later attempt", "lost" as SettleResult, "step-lost"],
-  ["given up as the worker stopped", { thrown: new PostgresError("database-unreachable", "cannot reach PostgreSQL") } as SettleResult, "database-unreachable"],
-  ["failed with another error", { thrown: new TypeError("bad") } as SettleResult, "TypeError"],
+test.each<[string, SettleResult, string]>([
+  ["lost to a later attempt", "lost", "step-lost"],
+  ["given up as the worker stopped", { thrown: new PostgresError("database-unreachable", "cannot reach PostgreSQL") }, "database-unreachable"],
+  ["failed with another error", { thrown: new TypeError("bad") }, "TypeError"],
 ])("a settle %s has error status and error.type; the step span still ends", (_name, result, type) => {
   tracedTry(result, 1);
   const settle = named("plan_refs.settle");

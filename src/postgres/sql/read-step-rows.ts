@@ -26,5 +26,5 @@ export function readStepRowsSql(connection: Connection): string {
  */
 export async function readStepRows(client: PgQueryable, connection: Connection, runId: string): Promise<Record<string, unknown>[]> {
   const steps = await client.query(readStepRowsSql(connection), [runId]);
-  return steps.rows as Record<string, unknown>[];
+  return steps.rows;
 }
