@@ -30,9 +30,10 @@ import { cutText, printable, quoted } from "../shared/text.js";
 import { runOnDatabase } from "./db-command.js";
 import { commandHint, flagWords } from "./hint.js";
 import { runToMermaid, runToSvg } from "../draw/index.js";
+import { TRACE_FILE_FLAG, TRACE_FILE_HELP, withCliTracing } from "./tracing.js";
 
 export const runUsage =
-  'usage: plan-refs run <plan.json|-> (--tools <tools.mjs> | --mcp "COMMAND" | --mcp-url URL | --database URL [--detach])… [--mcp-timeout MS] [--catalog tools.json | --no-catalog] [--results out.json] [--timeline FILE.svg|FILE.mmd] [--concurrency N] [--timeout MS] [--attempts N [--retry-delay MS] [--retry-max-delay MS]] [--fail-fast] [--validate-outputs] [--validate-inputs] [--serial-tool NAME]… [--approve-tool NAME]… [--resume previous.json [--approve STEP]… [--deny STEP=REASON]…]';
+  'usage: plan-refs run <plan.json|-> (--tools <tools.mjs> | --mcp "COMMAND" | --mcp-url URL | --database URL [--detach])… [--mcp-timeout MS] [--catalog tools.json | --no-catalog] [--results out.json] [--timeline FILE.svg|FILE.mmd] [--concurrency N] [--timeout MS] [--attempts N [--retry-delay MS] [--retry-max-delay MS]] [--fail-fast] [--validate-outputs] [--validate-inputs] [--trace-file FILE] [--serial-tool NAME]… [--approve-tool NAME]… [--resume previous.json [--approve STEP]… [--deny STEP=REASON]…]';
 
 export const runHelp = `${runUsage}
 
@@ -91,6 +92,7 @@ ${RETRY_ALIAS_HELP}
                         steps; progress and the report are shown as for a run here (needs the
                         optional packages pg and graphile-worker; plan-refs db migrate first)
   --detach              with --database: print the run id and exit 0 (plan-refs status RUN_ID later)
+${TRACE_FILE_HELP}
   -h, --help            show this help
 
 exit codes:
@@ -142,6 +144,7 @@ export async function runCommand(argv: string[], io: CommandIo): Promise<number>
     approve: { type: "string", multiple: true },
     deny: { type: "string", multiple: true },
     ...MCP_OPTIONS,
+    ...TRACE_FILE_FLAG,
   });
   const [planPath, ...extra] = positionals;
   if (planPath === undefined || extra.length > 0) throw new CliError(`expected exactly one plan file\n${runUsage}`, "usage");
@@ -173,10 +176,13 @@ export async function runCommand(argv: string[], io: CommandIo): Promise<number>
   const timeline = values.timeline === undefined ? undefined : timelineTarget(values.timeline, io.cwd, guarded, values.detach === true, target);
   // Read before anything runs, and before --results (which may be the same file) is replaced.
   const previous = values.resume === undefined ? undefined : readPrevious(values.resume, io);
-  const module = values.tools === undefined ? undefined : await loadTools(values.tools, io);
-  return withMcpServers(values, io, (servers) =>
-    runWith(io, { planName, planValue, planText, catalog, target, timeline, guarded, concurrency, timeoutMs, retry, approval, previous, failFast: values["fail-fast"] === true, validateOutputs: values["validate-outputs"] === true, validateInputs: values["validate-inputs"] === true, module, modulePath: values.tools, servers, database: values.database, detach: values.detach === true, serialTools: values["serial-tool"] }),
-  );
+  const traceGuarded = [...guarded, ...(target === undefined ? [] : [{ path: target.given, role: "the --results file" }]), ...(timeline === undefined ? [] : [{ path: timeline.target.given, role: "the --timeline file" }])];
+  return withCliTracing(io, values["trace-file"], traceGuarded, async () => {
+    const module = values.tools === undefined ? undefined : await loadTools(values.tools, io);
+    return withMcpServers(values, io, (servers) =>
+      runWith(io, { planName, planValue, planText, catalog, target, timeline, guarded, concurrency, timeoutMs, retry, approval, previous, failFast: values["fail-fast"] === true, validateOutputs: values["validate-outputs"] === true, validateInputs: values["validate-inputs"] === true, module, modulePath: values.tools, servers, database: values.database, detach: values.detach === true, serialTools: values["serial-tool"] }),
+    );
+  });
 }
 
 interface RunSetup {
