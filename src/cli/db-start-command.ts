@@ -8,7 +8,7 @@ import { FlagError, parseFlags, positiveInteger } from "./flags.js";
 import { CliError } from "./input.js";
 import type { CommandIo } from "./io.js";
 import { asCliError, loadPostgres } from "./on-postgres.js";
-import { commandHint } from "./hint.js";
+import { commandHint, flagWords } from "./hint.js";
 import { printable } from "../shared/text.js";
 import { DEV_DATABASE_PORT } from "../postgres/dev-port.js";
 import { resolve } from "node:path";
@@ -98,7 +98,7 @@ export async function dbStartCommand(argv: string[], io: CommandIo): Promise<num
         `in another shell, paste the export line above, then ${commandHint(["worker", "--tools", "tools.mjs"])}. Ctrl-C stops it\n`,
     );
     const signalled = await untilSignalOrExit(io.signal, db.exited);
-    if (!signalled) throw new CliError(`the development database's server ended on its own; its data is in ${printable(db.data)} (plan-refs db start starts it again)`, "server-failed", 1);
+    if (!signalled) throw new CliError(`the development database's server ended on its own; its data is in ${printable(db.data)} (${commandHint(["db", "start", ...flagWords(values, ["data", "port"])])} starts it again)`, "server-failed", 1);
   } finally {
     await db.stop().catch(() => undefined);
   }

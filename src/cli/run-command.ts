@@ -176,13 +176,14 @@ export async function runCommand(argv: string[], io: CommandIo): Promise<number>
   const timeline = values.timeline === undefined ? undefined : timelineTarget(values.timeline, io.cwd, guarded, values.detach === true, target);
   // Read before anything runs, and before --results (which may be the same file) is replaced.
   const previous = values.resume === undefined ? undefined : readPrevious(values.resume, io);
-  const traceGuarded = [...guarded, ...(target === undefined ? [] : [{ path: target.given, role: "the --results file" }]), ...(timeline === undefined ? [] : [{ path: timeline.target.given, role: "the --timeline file" }])];
+  const outputs = [...(target === undefined ? [] : [{ target, role: "the --results file" }]), ...(timeline === undefined ? [] : [{ target: timeline.target, role: "the --timeline file" }])];
+  const traceGuarded = values.resume === undefined ? guarded : [...guarded, { path: values.resume, role: "the --resume report" }];
   return withCliTracing(io, values["trace-file"], traceGuarded, async () => {
     const module = values.tools === undefined ? undefined : await loadTools(values.tools, io);
     return withMcpServers(values, io, (servers) =>
       runWith(io, { planName, planValue, planText, catalog, target, timeline, guarded, concurrency, timeoutMs, retry, approval, previous, failFast: values["fail-fast"] === true, validateOutputs: values["validate-outputs"] === true, validateInputs: values["validate-inputs"] === true, module, modulePath: values.tools, servers, database: values.database, detach: values.detach === true, serialTools: values["serial-tool"] }),
     );
-  });
+  }, outputs);
 }
 
 interface RunSetup {

@@ -13,7 +13,7 @@ import { ownData } from "../shared/own-data.js";
 import { cutText, printable } from "../shared/text.js";
 import { CliError } from "./input.js";
 import type { CommandIo } from "./io.js";
-import { checkResultsTarget, type GuardedFile } from "./results-file.js";
+import { checkResultsTarget, type GuardedFile, type ResultsTarget } from "./results-file.js";
 
 /** What the command line loads to export spans, and what it asks to install when they are missing. */
 export const TRACING_PACKAGES = ["@opentelemetry/api", "@opentelemetry/sdk-trace-base", "@opentelemetry/context-async-hooks", "@opentelemetry/exporter-trace-otlp-http"] as const;
@@ -191,14 +191,17 @@ export const TRACE_FILE_HELP = `  --trace-file FILE     write each finished span
 /**
  * Run a command's work with its spans exported as its environment (`OTEL_*`) and `--trace-file` ask,
  * the exporters shut down (the last spans sent, the file closed) when it ends. The file is checked as
- * every file the command line writes (`guarded`: the command's inputs, which it may not replace) and
- * opened before anything runs.
+ * every file the command line writes (`guarded`: the command's inputs, which it may not replace;
+ * `outputs`: the files it writes, which it may not be) and opened, emptied, before anything runs.
  *
  * @example
  * return withCliTracing(io, values["trace-file"], [{ path: "plan.json", role: "the plan" }], () => runIt())
  */
-export async function withCliTracing<T>(io: CommandIo, traceFile: string | undefined, guarded: readonly GuardedFile[], body: () => Promise<T>): Promise<T> {
+export async function withCliTracing<T>(io: CommandIo, traceFile: string | undefined, guarded: readonly GuardedFile[], body: () => Promise<T>, outputs: readonly { readonly target: ResultsTarget; readonly role: string }[] = []): Promise<T> {
   const target = traceFile === undefined ? undefined : checkResultsTarget(traceFile, io.cwd, guarded, "--trace-file");
+  // Files the command writes later may not exist yet: the same path is refused by name.
+  const clash = target === undefined ? undefined : outputs.find((output) => output.target.path === target.path);
+  if (target !== undefined && clash !== undefined) throw new CliError(`--trace-file ${printable(target.given)}: is ${clash.role}; write the spans to another file; nothing was run`, "results-target");
   const file: TraceFile | undefined =
     target === undefined
       ? undefined

@@ -10,6 +10,7 @@ import { CliError } from "./input.js";
 import type { CommandIo } from "./io.js";
 import { loadTools } from "./load-tools.js";
 import { retryingText } from "./progress.js";
+import { commandHint, flagWords } from "./hint.js";
 import { TRACE_FILE_FLAG, TRACE_FILE_HELP, withCliTracing } from "./tracing.js";
 
 export const workerUsage = "usage: plan-refs worker --tools <tools.mjs> [--database URL] [--concurrency N] [--recovery-ms N] [--grace-ms N] [--tool-concurrency TOOL=N]... [--validate-inputs] [--trace-file FILE]";
@@ -83,6 +84,8 @@ interface WorkerFlags {
 async function serve(io: CommandIo, toolsPath: string, values: { readonly database?: string | undefined; readonly "validate-inputs"?: boolean | undefined }, { concurrency, recoveryMs, graceMs, toolConcurrency }: WorkerFlags): Promise<number> {
   const { tools } = await loadTools(toolsPath, io);
   const postgres = await loadPostgres();
+  // The hints this worker prints name its database, as it was given.
+  const where = flagWords(values, ["database"]);
   let worker: Awaited<ReturnType<typeof postgres.startWorker>>;
   try {
     worker = await postgres.startWorker({
@@ -93,7 +96,7 @@ async function serve(io: CommandIo, toolsPath: string, values: { readonly databa
       ...(graceMs === undefined ? {} : { graceMs }),
       ...(toolConcurrency === undefined ? {} : { toolConcurrency }),
       validateInputs: values["validate-inputs"] === true,
-      onEvent: (event) => io.stderr(`${describe(event)}\n`),
+      onEvent: (event) => io.stderr(`${describe(event, where)}\n`),
     });
   } catch (error) {
     throw await asCliError(error);
@@ -117,10 +120,10 @@ async function serve(io: CommandIo, toolsPath: string, values: { readonly databa
   return 1;
 }
 
-function describe(event: import("../postgres/index.js").WorkerEvent): string {
+function describe(event: import("../postgres/index.js").WorkerEvent, where: readonly string[]): string {
   if (event.type === "workers-recovered") return `workers ${event.workerIds.map((id) => printable(cutText(id, 60))).join(", ")} went silent: their steps are released`;
   const head = `run ${printable(cutText(event.runId, 60))} step ${event.stepId} (${printable(cutText(event.tool, 60))})`;
-  if (event.type === "step-awaiting-approval") return `${head} waits for approval, its tool not called (plan-refs approve ${printable(cutText(event.runId, 200))} ${event.stepId})`;
+  if (event.type === "step-awaiting-approval") return `${head} waits for approval, its tool not called (${commandHint(["approve", event.runId, String(event.stepId), ...where])})`;
   const attempt = event.attempt > 1 ? ` (attempt ${event.attempt})` : "";
   switch (event.type) {
     case "step-start":
