@@ -172,3 +172,23 @@ test.each([
   expect(stderr).toMatch(message);
   expect(JSON.parse(readFileSync(join(folder, "plan.json"), "utf8"))).toHaveProperty("steps");
 });
+
+test("plan-refs mcp serve --trace-file: run_plan's spans in the file, one JSON line each; nothing of them on stderr", async () => {
+  const file = join(folder, "mcp-spans.jsonl");
+  const stdio = new StdioClientTransport({ command: process.execPath, args: [join(root, "dist/cli/main.js"), "mcp", "serve", "--tools", join(folder, "tools.mjs"), "--trace-file", file], env: withoutOtel() as Record<string, string>, stderr: "pipe" });
+  let stderr = "";
+  stdio.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  const client = new Client({ name: "trace-file-caller", version: "1.0.0" });
+  try {
+    await client.connect(stdio);
+    const answer = (await client.callTool({ name: "run_plan", arguments: { steps: [{ id: 1, tool: "geocode", args: { city: "Paris" } }] } })) as { structuredContent?: { status?: string } };
+    expect(answer.structuredContent?.status).toBe("ok");
+    const spans = (): { name: string; spanId: string; parentSpanId?: string }[] => readFileSync(file, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line));
+    await until(() => spans().some((span) => span.name === "invoke_workflow"));
+    const workflow = spans().find((span) => span.name === "invoke_workflow")!;
+    expect(spans().find((span) => span.name === "execute_tool geocode")).toMatchObject({ parentSpanId: workflow.spanId });
+    expect(stderr).not.toContain("{");
+  } finally {
+    await client.close();
+  }
+});
