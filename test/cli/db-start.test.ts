@@ -6,6 +6,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
@@ -44,6 +45,14 @@ function startDb(args: readonly string[]): Promise<Started> {
     });
     void exit.then(({ code }) => reject(new Error(`db start ended (${code}) before it printed its URL: ${stderr}`)));
   });
+}
+
+/** Run the CLI to its end without blocking this process (a server of the test's own must keep answering). */
+function spawnAsync(args: readonly string[]): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  return new Promise((settle) => child.on("close", (code) => settle({ code, stderr })));
 }
 
 async function query<T>(url: string, text: string): Promise<T[]> {
@@ -94,6 +103,29 @@ describe("plan-refs db start", () => {
     expect((await again.exit).code).toBe(0);
     expect(JSON.parse(readFileSync(join(data, DEV_DATABASE_SETTINGS), "utf8"))).toMatchObject({ port });
   }, 180_000);
+
+  test("a port another program listens on: exit 2, saying so and what to do (the server that never ran is not waited for)", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    try {
+      const port = (taken.address() as AddressInfo).port;
+      const result = await spawnAsync([main, "db", "start", "--data", join(tmp, "taken"), "--port", String(port)]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(new RegExp(`^plan-refs: the development database did not start on 127\\.0\\.0\\.1:${port}: .*; another program listens on port ${port}: start with --port N \\(kept with the data\\)\\n$`));
+    } finally {
+      taken.close();
+    }
+  }, 120_000);
+
+  test("a server that ends on its own (killed from outside): exit 1, saying so and how to start it again", async () => {
+    const data = join(tmp, "killed");
+    const started = await startDb(["--data", data, "--port", String(await freePort())]);
+    const pid = Number(readFileSync(join(data, "pgdata", "postmaster.pid"), "utf8").split("\n", 1)[0]);
+    process.kill(pid, "SIGKILL");
+    const ended = await started.exit;
+    expect(ended.code).toBe(1);
+    expect(ended.stderr).toContain(`plan-refs: the development database's server ended on its own; its data is in ${data} (plan-refs db start --data ${data}`);
+  }, 120_000);
 
   test("a --data folder the server's user cannot reach is refused, saying why, and nothing is made", () => {
     // As root the server runs as postgres, who cannot enter a mode-700 folder; as another user, a folder it cannot write.
