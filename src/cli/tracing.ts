@@ -5,8 +5,8 @@
  * the library registers nothing) and exports over OTLP/HTTP, configured by the standard `OTEL_*`
  * variables that the exporter reads itself (`OTEL_TRACES_EXPORTER=console` writes each span as one JSON
  * line on stderr instead: stdout keeps the command's own output, a report a script may read).
- * `--trace-file FILE` (on `run`, `worker` and `mcp serve`) writes the same JSON lines to a file of their
- * own instead, and nothing else, with or without the variables.
+ * `--trace-file FILE` (on `run`, `worker` and `mcp serve`) writes the same JSON lines to a file, and
+ * nothing else there, with or without the variables (besides the exporters they ask for).
  * The SDK packages are not plan-refs' dependencies: when they are missing, one line says what to
  * install and the command runs untraced (with `--trace-file`, a usage error before anything runs). With
  * none of the variables set and no file, nothing is loaded or printed.
