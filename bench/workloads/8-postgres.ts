@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { migrate, submitPlan } from "../../src/postgres/index.js";
+import { startEmbeddedPostgres } from "../../src/postgres/embedded.js";
 import { ratioTarget, type Row, type Target, type Workload } from "../harness.js";
 import { planOf, predecessors } from "../pg-shapes.js";
 
@@ -30,8 +31,6 @@ function fanIn(n: number): unknown {
 }
 const WORKERS = 2;
 const workerScript = fileURLToPath(new URL("../pg-worker.js", import.meta.url));
-/** The example's embedded PostgreSQL (a .mjs file tsc does not copy: loaded from the repository, three folders up from bench-dist/bench/workloads/). */
-const embedded = new URL("../../../examples/postgres/embedded.mjs", import.meta.url).href;
 
 /**
  * The load phase, opt-in: `PLAN_REFS_BENCH8_LOAD=N` (or `npm run bench -- 8 --load N`) also runs N × 1,000
@@ -192,7 +191,6 @@ async function compare(url: string, plans: number, workers: number, batch: numbe
 }
 
 async function withDatabase<T>(use: (url: string) => Promise<T>): Promise<T> {
-  const { startEmbeddedPostgres } = (await import(embedded)) as typeof import("../../examples/postgres/embedded.mjs");
   const db = await startEmbeddedPostgres();
   try {
     await migrate({ connectionString: db.url });

@@ -11,13 +11,12 @@ import { lspCommand, lspHelp, lspUsage } from "./lsp-command.js";
 import { resolveCommand, resolveHelp, resolveUsage } from "./resolve-command.js";
 import { runCommand, runHelp, runUsage } from "./run-command.js";
 import { schemaCommand, schemaHelp, schemaUsage } from "./schema-command.js";
-import { dbCommand, dbHelp, dbUsage } from "./db-command.js";
+import { dbCommand, dbHelpFor, dbUsage } from "./db-command.js";
 import { statusCommand, statusHelp, statusUsage } from "./status-command.js";
 import { redriveCommand, redriveHelp, redriveUsage } from "./redrive-command.js";
 import { approveCommand, approveHelp, approveUsage } from "./approve-command.js";
 import { workerCommand, workerHelp, workerUsage } from "./worker-command.js";
 import { graphCommand, graphHelp, graphUsage } from "./graph-command.js";
-import { startCliTracing } from "./tracing.js";
 import { mcpCommand, mcpHelp, mcpUsage } from "./mcp-serve-command.js";
 import { cutText, printable } from "../shared/text.js";
 import { redactConnectionString } from "../shared/redact.js";
@@ -26,13 +25,14 @@ import { packageVersion } from "../shared/version.js";
 
 type Command = (argv: string[], io: CommandIo) => number | Promise<number>;
 
-const commands: Record<string, { run: Command; usage: string; help: string }> = {
+/** A command: how it runs, its usage line, and its help (a function of its arguments for a command with subcommands). */
+const commands: Record<string, { run: Command; usage: string; help: string | ((argv: readonly string[]) => string) }> = {
   resolve: { run: resolveCommand, usage: resolveUsage, help: resolveHelp },
   lint: { run: lintCommand, usage: lintUsage, help: lintHelp },
   run: { run: runCommand, usage: runUsage, help: runHelp },
   lsp: { run: lspCommand, usage: lspUsage, help: lspHelp },
   schema: { run: schemaCommand, usage: schemaUsage, help: schemaHelp },
-  db: { run: dbCommand, usage: dbUsage, help: dbHelp },
+  db: { run: dbCommand, usage: dbUsage, help: dbHelpFor },
   worker: { run: workerCommand, usage: workerUsage, help: workerHelp },
   status: { run: statusCommand, usage: statusUsage, help: statusHelp },
   redrive: { run: redriveCommand, usage: redriveUsage, help: redriveHelp },
@@ -89,11 +89,10 @@ export async function runCli(argv: string[], given: CliIo): Promise<number> {
     return 2;
   }
   if (asksForHelp(rest)) {
-    io.stdout(command.help);
+    io.stdout(typeof command.help === "string" ? command.help : command.help(rest));
     return 0;
   }
-  // The commands that run plans export their spans when the OTEL_* variables ask (src/cli/tracing.ts).
-  const tracing = name === "run" || name === "worker" || name === "mcp" ? await startCliTracing(io.env, io.stderr) : undefined;
+  // The commands that run plans (run, worker, mcp serve) set up their own span export (withCliTracing).
   try {
     return await command.run(rest, io);
   } catch (error) {
@@ -108,8 +107,6 @@ export async function runCli(argv: string[], given: CliIo): Promise<number> {
       return error.exitCode;
     }
     throw error;
-  } finally {
-    await tracing?.shutdown();
   }
 }
 

@@ -3,15 +3,20 @@
  * the PostgreSQL side of `plan-refs run --database URL`: submit, follow, report.
  */
 import type { RunEvent, RunReport } from "../run/run-plan.js";
-import { printable } from "../shared/text.js";
-import { parseFlags } from "./flags.js";
+import { printable, quoted } from "../shared/text.js";
+import { didYouMean } from "../lint/did-you-mean.js";
+import { FlagError, parseFlags } from "./flags.js";
+import { dbStartCommand, dbStartHelp, dbStartUsage } from "./db-start-command.js";
+import { asCliError, loadPostgres } from "./on-postgres.js";
+
+export { asCliError, loadPostgres };
 import { connectionProblem } from "../postgres/db.js";
 import { CliError } from "./input.js";
 import { interruptedExitCode, type CommandIo } from "./io.js";
 
-export const dbUsage = "usage: plan-refs db migrate [--database URL]";
+export const dbMigrateUsage = "usage: plan-refs db migrate [--database URL]";
 
-export const dbHelp = `${dbUsage}
+export const dbMigrateHelp = `${dbMigrateUsage}
 
 Create or upgrade plan-refs' tables (schema plan_refs) and graphile-worker's schema in PostgreSQL, for
 plan-refs run --database and plan-refs worker. Running it again changes nothing; several at once are safe.
@@ -29,10 +34,31 @@ example:
   plan-refs db migrate --database postgres://localhost/agents
 `;
 
-/** The postgres subpath, loaded only by the commands that use it. */
-export async function loadPostgres(): Promise<typeof import("../postgres/index.js")> {
-  return import("../postgres/index.js");
-}
+/** The subcommands of `plan-refs db`, each with its usage and help (`plan-refs db <sub> --help`). */
+export const DB_SUBCOMMANDS = {
+  migrate: { usage: dbMigrateUsage, help: dbMigrateHelp },
+  start: { usage: dbStartUsage, help: dbStartHelp },
+} as const;
+
+export const dbUsage = "usage: plan-refs db (migrate [--database URL] | start [--data DIR] [--port N])";
+
+export const dbHelp = `${dbUsage}
+
+PostgreSQL for plan-refs run --database and plan-refs worker:
+
+  plan-refs db migrate   create or upgrade plan-refs' tables in a PostgreSQL you have
+  plan-refs db start     start a development PostgreSQL on this machine, migrated, until Ctrl-C
+
+options:
+  -h, --help     show this help (plan-refs db <subcommand> --help: the subcommand's options and defaults)
+
+exit codes:
+  the subcommand's: 0 when it did its work (db start: when a signal stopped it), 2 for usage errors
+
+example:
+  plan-refs db start
+  plan-refs db migrate --database postgres://localhost/agents
+`;
 
 /** The one run id a command takes (not empty); else a usage error with the command's usage line. */
 export function oneRunId(positionals: readonly string[], usage: string): string {
@@ -51,13 +77,6 @@ export async function onDatabase<T>(call: (postgres: Awaited<ReturnType<typeof l
   }
 }
 
-/** A PostgresError as the command line's one-line error (exit 2); anything else goes on. */
-export async function asCliError(error: unknown): Promise<unknown> {
-  const { PostgresError } = await loadPostgres();
-  if (error instanceof PostgresError) return new CliError(error.message, error.code);
-  return error;
-}
-
 /** `--database`, or `DATABASE_URL` (the library's default), as the options of the postgres functions; a value that is no PostgreSQL URL is a usage error naming what is wrong. */
 export function databaseOptions(database: string | undefined): { connectionString?: string } {
   if (database === undefined) return {};
@@ -66,9 +85,35 @@ export function databaseOptions(database: string | undefined): { connectionStrin
   return { connectionString: database };
 }
 
+/**
+ * The help of `plan-refs db …` asked with `--help`: the subcommand's when one is named, else the
+ * overview.
+ *
+ * @example
+ * dbHelpFor(["start", "--help"]) // dbStartHelp
+ */
+export function dbHelpFor(argv: readonly string[]): string {
+  const sub = argv[0];
+  return sub !== undefined && Object.hasOwn(DB_SUBCOMMANDS, sub) ? DB_SUBCOMMANDS[sub as keyof typeof DB_SUBCOMMANDS].help : dbHelp;
+}
+
+/**
+ * Run `plan-refs db migrate …` or `plan-refs db start …`; an unknown subcommand is a usage error with
+ * a did-you-mean.
+ *
+ * @example
+ * await dbCommand(["migrate", "--database", "postgres://localhost/agents"], io) // 0
+ */
 export async function dbCommand(argv: string[], io: CommandIo): Promise<number> {
-  const { values, positionals } = parseFlags(argv, { database: { type: "string" } });
-  if (positionals.length !== 1 || positionals[0] !== "migrate") throw new CliError(`expected the subcommand migrate\n${dbUsage}`, "usage");
+  const [sub, ...rest] = argv;
+  if (sub === "start") return dbStartCommand(rest, io);
+  if (sub !== "migrate") {
+    const names = Object.keys(DB_SUBCOMMANDS);
+    const suggestion = sub === undefined || sub.startsWith("-") ? undefined : didYouMean(sub, names);
+    const said = sub === undefined || sub.startsWith("-") ? "missing the subcommand" : `unknown subcommand ${quoted(sub, 40)}`;
+    throw new FlagError(`${said}${suggestion === undefined ? "" : `; did you mean ${suggestion}?`} (plan-refs db has ${names.join(" and ")})`);
+  }
+  const { values } = parseFlags(rest, { database: { type: "string" } }, { positionals: false });
   const postgres = await loadPostgres();
   try {
     await postgres.migrate(databaseOptions(values.database));

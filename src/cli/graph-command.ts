@@ -10,7 +10,7 @@ import type { ToolCatalog } from "../plan/plan.js";
 import { printable } from "../shared/text.js";
 import { parseFlags } from "./flags.js";
 import { CliError } from "./input.js";
-import { readCatalog, readJsonInput, type CommandIo } from "./io.js";
+import { catalogBeside, readCatalog, readJsonInput, type CommandIo } from "./io.js";
 import { checkResultsTarget, writeResults, type GuardedFile } from "./results-file.js";
 import { commandHint, flagWords } from "./hint.js";
 
@@ -80,7 +80,7 @@ export function graphCommand(argv: string[], io: CommandIo): number {
   // Checked before reading anything: a bad target is the first thing said.
   const target = values.out === undefined ? undefined : checkResultsTarget(values.out, io.cwd, guarded, "--out", "nothing was written");
 
-  const { value: plan } = readJsonInput(path, io);
+  const { value: plan, text: planText } = readJsonInput(path, io);
   const catalog: ToolCatalog | undefined = values.catalog === undefined ? undefined : readCatalog(values.catalog, io);
   const diagnostics = lintPlan(plan, catalog === undefined ? {} : { tools: catalog });
   const drawOptions = { diagnostics, ...(catalog === undefined ? {} : { catalog }) };
@@ -95,7 +95,9 @@ export function graphCommand(argv: string[], io: CommandIo): number {
   const errors = diagnostics.filter((diagnostic) => diagnostic.severity === "error").length;
   if (errors > 0) {
     const name = path === "-" ? "<stdin>" : printable(path);
-    io.stderr(`plan-refs: ${name} has ${errors} lint error${errors === 1 ? "" : "s"}, drawn in red (${commandHint(["lint", path, ...flagWords(values, ["catalog"])])} for details)\n`);
+    // lint reads the catalog beside the plan when it is given none: the hint says to lint as this was drawn.
+    const sameCatalog = values.catalog === undefined && catalogBeside(path, planText, io) !== undefined ? ["--no-catalog"] : flagWords(values, ["catalog"]);
+    io.stderr(`plan-refs: ${name} has ${errors} lint error${errors === 1 ? "" : "s"}, drawn in red (${commandHint(["lint", path, ...sameCatalog])} for details)\n`);
     return 1;
   }
   return 0;

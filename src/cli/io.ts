@@ -1,13 +1,16 @@
 /**
  * The command line's view of the outside world, passed in so commands can be tested in-process.
  */
+import { statSync } from "node:fs";
 import { resolve } from "node:path";
+import { catalogPathBeside } from "../editor/lsp/catalog.js";
 import { locatePositions } from "../lint/text-positions.js";
 import { parseJsonText } from "../plan/json-text.js";
 import { readTools, type ToolCatalog } from "../plan/plan.js";
 import { LineIndex } from "../shared/positions.js";
-import { CliError, readStdin, readTextInput, type CliStdin } from "./input.js";
+import { CliError, readStdin, readTextInput, userPath, type CliStdin } from "./input.js";
 import { wrongFlagHint } from "./file-kinds.js";
+import { FlagError } from "./flags.js";
 import { jsonSyntaxError } from "./source-excerpt.js";
 import { printable } from "../shared/text.js";
 
@@ -106,4 +109,70 @@ export function readCatalog(path: string, io: Pick<CommandIo, "cwd" | "stdin">):
     throw new CliError(`${name}:${line}:${column}: invalid tool catalog: ${first?.message ?? "expected an object of tools"}${more}`, "invalid-tools");
   }
   return catalog;
+}
+
+/** The flags that choose a command's catalog: `--catalog FILE`, or `--no-catalog` for none. */
+export const CATALOG_FLAGS = { catalog: { type: "string" }, "no-catalog": { type: "boolean" } } as const;
+
+/** The help lines of `--no-catalog` (after the command's `--catalog` line). */
+export const NO_CATALOG_HELP = `  --no-catalog          do not read the tools.json beside the plan (without --catalog it is read,
+                        as the language server does, unless the plan has its own "tools")`;
+
+/** The catalog a command reads, and the path it was read from (`undefined`: none, or stdin). */
+export interface CommandCatalog {
+  readonly catalog: ToolCatalog | undefined;
+  readonly path: string | undefined;
+}
+
+/**
+ * The catalog of a command that reads a plan: `--catalog`'s; else, as the language server does, the
+ * `tools.json` beside the plan file when there is one and the plan has no `tools` of its own (said on
+ * stderr, with `--no-catalog` to leave it out); else none. A catalog beside the plan that cannot be
+ * read or is of the wrong shape is a file error naming it.
+ *
+ * @example
+ * commandCatalog({}, "trip/plan.json", planText, io) // { catalog: …, path: "trip/tools.json" } when trip/tools.json exists
+ */
+export function commandCatalog(
+  given: { readonly catalog?: string | undefined; readonly "no-catalog"?: boolean | undefined; readonly mcp?: readonly string[] | undefined; readonly "mcp-url"?: readonly string[] | undefined },
+  planPath: string,
+  planText: string,
+  io: Pick<CommandIo, "cwd" | "stdin" | "stderr">,
+): CommandCatalog {
+  if (given.catalog !== undefined && given["no-catalog"] === true) throw new FlagError("--catalog and --no-catalog: give one of them");
+  if (given.catalog !== undefined) return { catalog: readCatalog(given.catalog, io), path: given.catalog === "-" ? undefined : given.catalog };
+  // MCP servers named on the command line are its catalog: a file beside the plan is not added to them.
+  const fromServers = (given.mcp?.length ?? 0) + (given["mcp-url"]?.length ?? 0) > 0;
+  const path = given["no-catalog"] === true || fromServers ? undefined : catalogBeside(planPath, planText, io);
+  if (path === undefined) return { catalog: undefined, path: undefined };
+  let catalog: ToolCatalog;
+  try {
+    catalog = readCatalog(path, io);
+  } catch (error) {
+    if (error instanceof CliError) throw new CliError(`${error.message} (the catalog beside the plan; --no-catalog leaves it out)`, error.code, error.exitCode, error.excerpt);
+    throw error;
+  }
+  io.stderr(`plan-refs: catalog ${printable(path)} (beside the plan; --catalog FILE for another, --no-catalog for none)\n`);
+  return { catalog, path };
+}
+
+/**
+ * The path of the catalog file beside the plan file `planPath` (as given, so relative to `io.cwd`), or
+ * `undefined` when there is none, the plan is stdin, or the plan has `tools` of its own.
+ *
+ * @example
+ * catalogBeside("trip/plan.json", '{"steps":[]}', { cwd: "/work" }) // "trip/tools.json" when /work/trip/tools.json is a file
+ */
+export function catalogBeside(planPath: string, planText: string, io: Pick<CommandIo, "cwd">): string | undefined {
+  if (planPath === "-") return undefined;
+  const path = catalogPathBeside(planPath, planText);
+  return path !== undefined && isFile(userPath(io, path)) ? path : undefined;
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }

@@ -11,14 +11,14 @@ import { formatDiagnostics, locateDiagnostics, unknownTools } from "./diagnostic
 import { jsonSyntaxError } from "./source-excerpt.js";
 import { parseFlags } from "./flags.js";
 import { CliError, readTextInput } from "./input.js";
-import { readCatalog, wantsColor, type CommandIo } from "./io.js";
+import { CATALOG_FLAGS, commandCatalog, NO_CATALOG_HELP, wantsColor, type CommandIo } from "./io.js";
 import { wrongFlagHint } from "./file-kinds.js";
 import { loadTools } from "./load-tools.js";
 import { MCP_HELP, MCP_OPTIONS, withMcpServers } from "./mcp-flags.js";
 import { combineCatalogs } from "../mcp/index.js";
 import { printable } from "../shared/text.js";
 
-export const lintUsage = 'usage: plan-refs lint <plan.json|-> [--catalog <tools.json>] [--tools <tools.mjs>] [--mcp "COMMAND"]… [--mcp-url URL]… [--mcp-timeout MS] [--format pretty|json] [--strict]';
+export const lintUsage = 'usage: plan-refs lint <plan.json|-> [--catalog <tools.json> | --no-catalog] [--tools <tools.mjs>] [--mcp "COMMAND"]… [--mcp-url URL]… [--mcp-timeout MS] [--format pretty|json] [--strict]';
 
 export const lintHelp = `${lintUsage}
 
@@ -28,7 +28,9 @@ carets under the exact characters, then a count; or the diagnostics as a JSON ar
 
 options:
   --catalog FILE.json   the tool catalog: unknown tools, keys missing from output schemas, type
-                        mismatches against input schemas (default: the plan's inline "tools", if any)
+                        mismatches against input schemas (default: the plan's inline "tools", if
+                        any, else the tools.json beside the plan, if there is one)
+${NO_CATALOG_HELP}
   --tools MODULE        the JavaScript module that implements the tools: a step whose tool it does
                         not export is an error (the module is imported: its top-level code runs)
 ${MCP_HELP}
@@ -56,7 +58,7 @@ example:
  */
 export async function lintCommand(argv: string[], io: CommandIo): Promise<number> {
   const { values, positionals } = parseFlags(argv, {
-    catalog: { type: "string" },
+    ...CATALOG_FLAGS,
     tools: { type: "string" },
     format: { type: "string", choices: ["pretty", "json"] },
     strict: { type: "boolean" },
@@ -71,7 +73,7 @@ export async function lintCommand(argv: string[], io: CommandIo): Promise<number
 
   const name = path === "-" ? "<stdin>" : printable(path);
   const text = readTextInput(path, io);
-  const catalog = values.catalog === undefined ? undefined : readCatalog(values.catalog, io);
+  const { catalog } = commandCatalog(values, path, text, io);
   const module = values.tools === undefined ? undefined : await loadTools(values.tools, io);
   return withMcpServers(values, io, async (servers) => {
     // With servers, the catalog holds every tool (a module's too): the linter reports unknown tools.

@@ -25,9 +25,10 @@ const argv = process.argv.slice(2);
 const controller = new AbortController();
 let interrupted: Interrupted | undefined;
 // `run` (and `worker`, which then stops gracefully) turns SIGINT, SIGTERM and SIGHUP into an abort: running tools see it, the results so far are
-// written, and the process exits with 128 + the signal's number. A second signal exits at once. The
+// written, and the process exits with 128 + the signal's number. A second signal exits at once.
+// `db start` stops its server on the abort and exits 0: ending it is how it is used. The
 // other commands keep Node's default (the signal ends them), so `lsp` still stops when it is told to.
-if (argv[0] === "run" || argv[0] === "worker") {
+if (argv[0] === "run" || argv[0] === "worker" || (argv[0] === "db" && argv[1] === "start")) {
   for (const name of Object.keys(SIGNAL_EXIT_CODES) as (keyof typeof SIGNAL_EXIT_CODES)[]) {
     process.on(name, () => {
       if (interrupted !== undefined) process.exit(interrupted.exitCode);

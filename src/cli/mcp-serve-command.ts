@@ -16,10 +16,11 @@ import { DEFAULT_MAX_PLANS, DEFAULT_MAX_STEPS, PlanService, type PlanServerOptio
 import { isLoopback, servePlanHttp } from "../mcp/serve-http.js";
 import { loadSdk } from "../mcp/sdk.js";
 import { printable, quoted } from "../shared/text.js";
+import { TRACE_FILE_FLAG, TRACE_FILE_HELP, withCliTracing } from "./tracing.js";
 import type { ToolCatalog } from "../plan/plan.js";
 
 export const mcpUsage =
-  'usage: plan-refs mcp serve (--mcp "COMMAND" | --mcp-url URL | --tools MODULE [--catalog FILE])… [--mcp-timeout MS] [--http PORT [--host HOST] [--token-file FILE]] [--expose-tools] [--sessions] [--concurrency N] [--timeout MS] [--attempts N] [--max-steps N]';
+  'usage: plan-refs mcp serve (--mcp "COMMAND" | --mcp-url URL | --tools MODULE [--catalog FILE])… [--mcp-timeout MS] [--http PORT [--host HOST] [--token-file FILE]] [--expose-tools] [--sessions] [--concurrency N] [--timeout MS] [--attempts N] [--max-steps N] [--trace-file FILE]';
 
 export const mcpHelp = `${mcpUsage}
 
@@ -51,6 +52,7 @@ ${MCP_HELP}
 ${RETRY_ALIAS_HELP}
   --max-steps N         refuse a plan of more than N steps (default ${DEFAULT_MAX_STEPS}); at most ${DEFAULT_MAX_PLANS} plans
                         run at once, further calls wait their turn
+${TRACE_FILE_HELP}
   -h, --help            show this help
 
 exit codes:
@@ -106,6 +108,7 @@ export async function mcpCommand(argv: string[], io: CommandIo): Promise<number>
       ...ATTEMPTS_FLAGS,
       "max-steps": { type: "string" },
       ...MCP_OPTIONS,
+      ...TRACE_FILE_FLAG,
     },
     { positionals: false },
   );
@@ -133,6 +136,8 @@ export async function mcpCommand(argv: string[], io: CommandIo): Promise<number>
     onWarning: (message) => io.stderr(`plan-refs mcp serve: ${printable(message)}\n`),
   };
   const catalog: ToolCatalog | undefined = values.catalog === undefined ? undefined : readCatalog(values.catalog, io);
+  const guarded = [...(values.tools === undefined ? [] : [{ path: values.tools, role: "the tools module" }]), ...(values.catalog === undefined ? [] : [{ path: values.catalog, role: "the tool catalog" }]), ...(values["token-file"] === undefined ? [] : [{ path: values["token-file"], role: "the token file" }])];
+  return withCliTracing(io, values["trace-file"], guarded, async () => {
   const module = values.tools === undefined ? undefined : await loadTools(values.tools, io);
   return withMcpServers(values, io, async (servers) => {
     let service: PlanService;
@@ -168,6 +173,7 @@ export async function mcpCommand(argv: string[], io: CommandIo): Promise<number>
     } finally {
       await service.close();
     }
+  });
   });
 }
 

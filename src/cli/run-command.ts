@@ -19,7 +19,7 @@ import { FlagError, parseFlags, positiveInteger, wholeNumber } from "./flags.js"
 import { ATTEMPTS_FLAG_NAME, ATTEMPTS_FLAGS, attemptsFlag, RETRY_ALIAS_HELP } from "./attempts-flag.js";
 import type { RetryPolicy } from "../step/retry.js";
 import { CliError } from "./input.js";
-import { interruptedExitCode, readCatalog, readJsonInput, type CommandIo } from "./io.js";
+import { CATALOG_FLAGS, commandCatalog, interruptedExitCode, NO_CATALOG_HELP, readJsonInput, type CommandIo } from "./io.js";
 import { loadTools } from "./load-tools.js";
 import { MCP_HELP, MCP_OPTIONS, withMcpServers } from "./mcp-flags.js";
 import { combineCatalogs, type McpServers } from "../mcp/index.js";
@@ -31,9 +31,10 @@ import { runOnDatabase } from "./db-command.js";
 import { commandHint } from "./hint.js";
 import { databaseHint, type DatabaseHint } from "./database-hint.js";
 import { runToMermaid, runToSvg } from "../draw/index.js";
+import { TRACE_FILE_FLAG, TRACE_FILE_HELP, withCliTracing } from "./tracing.js";
 
 export const runUsage =
-  'usage: plan-refs run <plan.json|-> (--tools <tools.mjs> | --mcp "COMMAND" | --mcp-url URL | --database URL [--detach])… [--mcp-timeout MS] [--catalog tools.json] [--results out.json] [--timeline FILE.svg|FILE.mmd] [--concurrency N] [--timeout MS] [--attempts N [--retry-delay MS] [--retry-max-delay MS]] [--fail-fast] [--validate-outputs] [--validate-inputs] [--serial-tool NAME]… [--approve-tool NAME]… [--resume previous.json [--approve STEP]… [--deny STEP=REASON]…]';
+  'usage: plan-refs run <plan.json|-> (--tools <tools.mjs> | --mcp "COMMAND" | --mcp-url URL | --database URL [--detach])… [--mcp-timeout MS] [--catalog tools.json | --no-catalog] [--results out.json] [--timeline FILE.svg|FILE.mmd] [--concurrency N] [--timeout MS] [--attempts N [--retry-delay MS] [--retry-max-delay MS]] [--fail-fast] [--validate-outputs] [--validate-inputs] [--trace-file FILE] [--serial-tool NAME]… [--approve-tool NAME]… [--resume previous.json [--approve STEP]… [--deny STEP=REASON]…]';
 
 export const runHelp = `${runUsage}
 
@@ -50,6 +51,9 @@ ${MCP_HELP}
                         their schemas first (a --catalog entry replaces a server's). The servers are
                         stopped when the run ends, also on an error or a signal
   --catalog FILE.json   the tool catalog (JSON): lint against its schemas, and --validate-outputs
+                        (default: the tools.json beside the plan, if there is one and the plan
+                        has no "tools" of its own)
+${NO_CATALOG_HELP}
   --results FILE        write the report to FILE instead of stdout (a regular file or a new one;
                         a symbolic link is written through; written whole or not at all)
   --timeline FILE       after the run, also when a step failed or a signal interrupted it, write
@@ -89,6 +93,7 @@ ${RETRY_ALIAS_HELP}
                         steps; progress and the report are shown as for a run here (needs the
                         optional packages pg and graphile-worker; plan-refs db migrate first)
   --detach              with --database: print the run id and exit 0 (plan-refs status RUN_ID later)
+${TRACE_FILE_HELP}
   -h, --help            show this help
 
 exit codes:
@@ -121,7 +126,7 @@ function retryPolicy(attempts: number | undefined, delay: string | undefined, ma
 export async function runCommand(argv: string[], io: CommandIo): Promise<number> {
   const { values, positionals } = parseFlags(argv, {
     tools: { type: "string" },
-    catalog: { type: "string" },
+    ...CATALOG_FLAGS,
     results: { type: "string" },
     timeline: { type: "string" },
     concurrency: { type: "string" },
@@ -140,6 +145,7 @@ export async function runCommand(argv: string[], io: CommandIo): Promise<number>
     approve: { type: "string", multiple: true },
     deny: { type: "string", multiple: true },
     ...MCP_OPTIONS,
+    ...TRACE_FILE_FLAG,
   });
   const [planPath, ...extra] = positionals;
   if (planPath === undefined || extra.length > 0) throw new CliError(`expected exactly one plan file\n${runUsage}`, "usage");
@@ -160,21 +166,25 @@ export async function runCommand(argv: string[], io: CommandIo): Promise<number>
 
   const planName = planPath === "-" ? "<stdin>" : printable(planPath);
   const { value: planValue, text: planText } = readJsonInput(planPath, io);
-  const catalog: ToolCatalog | undefined = values.catalog === undefined ? undefined : readCatalog(values.catalog, io);
+  const { catalog, path: catalogPath } = commandCatalog(values, planPath, planText, io);
   // Checked before anything runs: a bad target is found now, not after every tool has run.
   const guarded: GuardedFile[] = [
     ...(planPath === "-" ? [] : [{ path: planPath, role: "the plan" }]),
     ...(values.tools === undefined ? [] : [{ path: values.tools, role: "the tools module" }]),
-    ...(values.catalog === undefined || values.catalog === "-" ? [] : [{ path: values.catalog, role: "the tool catalog" }]),
+    ...(catalogPath === undefined ? [] : [{ path: catalogPath, role: "the tool catalog" }]),
   ];
   const target: ResultsTarget | undefined = values.results === undefined ? undefined : checkResultsTarget(values.results, io.cwd, guarded);
   const timeline = values.timeline === undefined ? undefined : timelineTarget(values.timeline, io.cwd, guarded, values.detach === true, target);
   // Read before anything runs, and before --results (which may be the same file) is replaced.
   const previous = values.resume === undefined ? undefined : readPrevious(values.resume, io);
-  const module = values.tools === undefined ? undefined : await loadTools(values.tools, io);
-  return withMcpServers(values, io, (servers) =>
-    runWith(io, { planName, planValue, planText, catalog, target, timeline, guarded, concurrency, timeoutMs, retry, approval, previous, failFast: values["fail-fast"] === true, validateOutputs: values["validate-outputs"] === true, validateInputs: values["validate-inputs"] === true, module, modulePath: values.tools, servers, database: values.database, detach: values.detach === true, serialTools: values["serial-tool"] }),
-  );
+  const outputs = [...(target === undefined ? [] : [{ target, role: "the --results file" }]), ...(timeline === undefined ? [] : [{ target: timeline.target, role: "the --timeline file" }])];
+  const traceGuarded = values.resume === undefined ? guarded : [...guarded, { path: values.resume, role: "the --resume report" }];
+  return withCliTracing(io, values["trace-file"], traceGuarded, async () => {
+    const module = values.tools === undefined ? undefined : await loadTools(values.tools, io);
+    return withMcpServers(values, io, (servers) =>
+      runWith(io, { planName, planValue, planText, catalog, target, timeline, guarded, concurrency, timeoutMs, retry, approval, previous, failFast: values["fail-fast"] === true, validateOutputs: values["validate-outputs"] === true, validateInputs: values["validate-inputs"] === true, module, modulePath: values.tools, servers, database: values.database, detach: values.detach === true, serialTools: values["serial-tool"] }),
+    );
+  }, outputs);
 }
 
 interface RunSetup {

@@ -11,8 +11,10 @@ import { CliError } from "./input.js";
 import type { CommandIo } from "./io.js";
 import { loadTools } from "./load-tools.js";
 import { retryingText } from "./progress.js";
+import { commandHint, flagWords } from "./hint.js";
+import { TRACE_FILE_FLAG, TRACE_FILE_HELP, withCliTracing } from "./tracing.js";
 
-export const workerUsage = "usage: plan-refs worker --tools <tools.mjs> [--database URL] [--concurrency N] [--recovery-ms N] [--grace-ms N] [--tool-concurrency TOOL=N]... [--validate-inputs]";
+export const workerUsage = "usage: plan-refs worker --tools <tools.mjs> [--database URL] [--concurrency N] [--recovery-ms N] [--grace-ms N] [--tool-concurrency TOOL=N]... [--validate-inputs] [--trace-file FILE]";
 
 export const workerHelp = `${workerUsage}
 
@@ -37,6 +39,7 @@ options:
   --validate-inputs   fail a step whose resolved arguments do not match its input schema in the
                       run's stored catalog, without calling the tool (as runs submitted with
                       --validate-inputs ask anyway)
+${TRACE_FILE_HELP.replaceAll("\n                        ", "\n                      ").replace("  --trace-file FILE     ", "  --trace-file FILE   ")}
   -h, --help          show this help
 
 exit codes:
@@ -60,15 +63,30 @@ function boundedFlag(text: string | undefined, flag: string, setting: WorkerLimi
 }
 
 export async function workerCommand(argv: string[], io: CommandIo): Promise<number> {
-  const { values, positionals } = parseFlags(argv, { tools: { type: "string" }, database: { type: "string" }, concurrency: { type: "string" }, "recovery-ms": { type: "string" }, "grace-ms": { type: "string" }, "tool-concurrency": { type: "string", multiple: true }, "validate-inputs": { type: "boolean" } });
+  const { values, positionals } = parseFlags(argv, { tools: { type: "string" }, database: { type: "string" }, concurrency: { type: "string" }, "recovery-ms": { type: "string" }, "grace-ms": { type: "string" }, "tool-concurrency": { type: "string", multiple: true }, "validate-inputs": { type: "boolean" }, ...TRACE_FILE_FLAG });
   if (positionals.length > 0) throw new CliError(`unexpected argument "${printable(cutText(redactConnectionString(positionals[0]!), 40))}"\n${workerUsage}`, "usage");
   if (values.tools === undefined) throw new CliError(`missing --tools <module>\n${workerUsage}`, "usage");
   const concurrency = boundedFlag(values.concurrency, "--concurrency", "concurrency");
   const recoveryMs = boundedFlag(values["recovery-ms"], "--recovery-ms", "recoveryMs");
   const graceMs = boundedFlag(values["grace-ms"], "--grace-ms", "graceMs");
   const toolConcurrency = namedNumbers(values["tool-concurrency"], "--tool-concurrency", (text, label) => boundedFlag(text, label, "concurrency"));
-  const { tools } = await loadTools(values.tools, io);
+  return withCliTracing(io, values["trace-file"], [{ path: values.tools, role: "the tools module" }], () => serve(io, values.tools!, values, { concurrency, recoveryMs, graceMs, toolConcurrency }));
+}
+
+/** The worker's settings read from its flags. */
+interface WorkerFlags {
+  readonly concurrency: number | undefined;
+  readonly recoveryMs: number | undefined;
+  readonly graceMs: number | undefined;
+  readonly toolConcurrency: Record<string, number> | undefined;
+}
+
+/** Load the tools, start the worker, and take steps until a signal or a failure ends it. */
+async function serve(io: CommandIo, toolsPath: string, values: { readonly database?: string | undefined; readonly "validate-inputs"?: boolean | undefined }, { concurrency, recoveryMs, graceMs, toolConcurrency }: WorkerFlags): Promise<number> {
+  const { tools } = await loadTools(toolsPath, io);
   const postgres = await loadPostgres();
+  // The hints this worker prints name its database, as it was given.
+  const where = flagWords(values, ["database"]);
   let worker: Awaited<ReturnType<typeof postgres.startWorker>>;
   try {
     worker = await postgres.startWorker({
@@ -79,7 +97,7 @@ export async function workerCommand(argv: string[], io: CommandIo): Promise<numb
       ...(graceMs === undefined ? {} : { graceMs }),
       ...(toolConcurrency === undefined ? {} : { toolConcurrency }),
       validateInputs: values["validate-inputs"] === true,
-      onEvent: (event) => io.stderr(`${describe(event)}\n`),
+      onEvent: (event) => io.stderr(`${describe(event, where)}\n`),
     });
   } catch (error) {
     throw await asCliError(error);
@@ -103,10 +121,10 @@ export async function workerCommand(argv: string[], io: CommandIo): Promise<numb
   return 1;
 }
 
-function describe(event: import("../postgres/index.js").WorkerEvent): string {
+function describe(event: import("../postgres/index.js").WorkerEvent, where: readonly string[]): string {
   if (event.type === "workers-recovered") return `workers ${event.workerIds.map((id) => printable(cutText(id, 60))).join(", ")} went silent: their steps are released`;
   const head = `run ${printable(cutText(event.runId, 60))} step ${event.stepId} (${printable(cutText(event.tool, 60))})`;
-  if (event.type === "step-awaiting-approval") return `${head} waits for approval, its tool not called (plan-refs approve ${printable(cutText(event.runId, 200))} ${event.stepId})`;
+  if (event.type === "step-awaiting-approval") return `${head} waits for approval, its tool not called (${commandHint(["approve", event.runId, String(event.stepId), ...where])})`;
   const attempt = event.attempt > 1 ? ` (attempt ${event.attempt})` : "";
   switch (event.type) {
     case "step-start":

@@ -42,7 +42,13 @@ export type PostgresErrorCode =
   /** The database answered with an error. */
   | "database-error"
   /** The installed graphile-worker, or the database's graphile-worker schema, is outside the versions plan-refs is tested with (the message names the version found, the range supported and what to install). */
-  | "unsupported-graphile-worker";
+  | "unsupported-graphile-worker"
+  /** A development database's folder (`plan-refs db start --data`) that cannot hold it: the server's user cannot enter it, it is not a folder, or it holds other files. */
+  | "data-unreachable"
+  /** A development database whose server already runs on that folder. */
+  | "already-running"
+  /** A development database's server that could not be made or did not start (the message has its own words, and a port in use is said so). */
+  | "server-failed";
 
 /**
  * A `plan-refs/postgres` call failed: the message is one line, safe to print (a password of a

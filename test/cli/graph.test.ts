@@ -132,6 +132,15 @@ describe("plan-refs graph", () => {
     expect(lint.stdout.match(/ error /g)?.length ?? 0).toBe(count);
   });
 
+  test("drawn without a catalog beside one, the hint lints without it too (lint would read it): --no-catalog, and the same count", async () => {
+    const result = await cli(["graph", "examples/lint/mistakes.plan.json"]);
+    const hint = /\(plan-refs (.+) for details\)/.exec(result.stderr)?.[1];
+    expect(hint).toBe("lint examples/lint/mistakes.plan.json --no-catalog");
+    const lint = await cli(splitCommand(hint!));
+    const count = Number(/has (\d+) lint error/.exec(result.stderr)?.[1]);
+    expect(lint.stdout.match(/ error /g)?.length ?? 0).toBe(count);
+  });
+
   test("a hint quotes a plan path with spaces for the shell", async () => {
     const spaced = join(tmp, "my plan.json");
     writeFileSync(spaced, readFileSync("examples/lint/mistakes.plan.json"));

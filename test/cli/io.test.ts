@@ -61,7 +61,7 @@ describe("relative paths are io.cwd's", () => {
   });
 
   test("a throw at import names its place relative to io.cwd", async () => {
-    const run = await runCliInProcess(["run", "plan.json", "--tools", "throws.mjs"], { cwd });
+    const run = await runCliInProcess(["run", "plan.json", "--tools", "throws.mjs", "--no-catalog"], { cwd });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/^plan-refs: throws\.mjs[:\s]/);
   });

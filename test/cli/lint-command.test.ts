@@ -3,7 +3,7 @@
  * working folder and the terminal given through `CliIo`): one row per exit code, pretty and JSON
  * output, colour on a terminal unless NO_COLOR is set.
  */
-import { readFileSync, truncateSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
@@ -185,5 +185,54 @@ describe("JSON output", () => {
     const text = readFileSync(join(root, "examples/lint/mistakes.plan.json"), "utf8");
     expect(diagnostics.map((d) => text.slice(d.offset!.start, d.offset!.end))).toEqual(['"args"', '"qurey"', ".longtitude", '"$1.city"'.slice(1, -1), "01", "$4", "30", '"celsius"', "6", "8", '"send_mail"', ".name", " "]);
     expect(diagnostics[2]).toMatchObject({ severity: "error", pointer: "/steps/1/args/lon", step: 2, range: { start: { line: 10, column: 49 }, end: { line: 10, column: 60 } } });
+  });
+});
+
+describe("the tools.json beside the plan (the language server's rule: catalogPathBeside)", () => {
+  const folder = join(tmp, "beside");
+  mkdirSync(folder);
+  const misspelt = join(folder, "plan.json");
+  writeFileSync(misspelt, JSON.stringify({ steps: [{ id: 1, tool: "geocdoe", args: { city: "Lyon" } }] }, null, 2));
+  writeFileSync(join(folder, "tools.json"), JSON.stringify({ geocode: { input: { type: "object" } } }));
+
+  test("without --catalog, lint reads it, reports the misspelt tool, and says which catalog it used on stderr", async () => {
+    const { status, stdout, stderr } = await lint([misspelt]);
+    expect(status).toBe(1);
+    expect(stdout).toContain("unknown-tool");
+    expect(stdout).toContain('did you mean "geocode"');
+    expect(stderr).toBe(`plan-refs: catalog ${join(folder, "tools.json")} (beside the plan; --catalog FILE for another, --no-catalog for none)\n`);
+  });
+
+  test("relative to the working folder, as the plan was given", async () => {
+    const { code, stderr } = await runCliInProcess(["lint", "plan.json"], { cwd: folder });
+    expect(code).toBe(1);
+    expect(stderr).toBe("plan-refs: catalog tools.json (beside the plan; --catalog FILE for another, --no-catalog for none)\n");
+  });
+
+  test.each([
+    ["--no-catalog", [misspelt, "--no-catalog"]],
+    ["a plan with its own tools", [file("own-tools.json", JSON.stringify({ tools: { geocdoe: {} }, steps: [{ id: 1, tool: "geocdoe" }] }))]],
+    ["a plan on stdin", ["-"]],
+  ])("not read: %s", async (_name, args) => {
+    const { status, stdout, stderr } = await lint(args, JSON.stringify({ steps: [{ id: 1, tool: "geocdoe" }] }));
+    expect({ status, stderr }).toEqual({ status: 0, stderr: "" });
+    expect(stdout).not.toContain("unknown-tool");
+  });
+
+  test("--catalog wins over it, and not both --catalog and --no-catalog", async () => {
+    expect((await lint([misspelt, "--catalog", "examples/lint/tools.json"])).stderr).toBe("");
+    const both = await lint([misspelt, "--catalog", "examples/lint/tools.json", "--no-catalog"]);
+    expect(both.status).toBe(2);
+    expect(both.stderr).toContain("plan-refs lint: --catalog and --no-catalog: give one of them\n");
+  });
+
+  test("one of the wrong shape is a file error that names it and how to leave it out", async () => {
+    const bad = join(tmp, "bad-beside");
+    mkdirSync(bad);
+    writeFileSync(join(bad, "plan.json"), JSON.stringify({ steps: [{ id: 1, tool: "a" }] }));
+    writeFileSync(join(bad, "tools.json"), "[1]");
+    const { status, stderr } = await lint([join(bad, "plan.json")]);
+    expect(status).toBe(2);
+    expect(stderr).toMatch(/tools\.json:1:1: invalid tool catalog: .* \(the catalog beside the plan; --no-catalog leaves it out\)/);
   });
 });

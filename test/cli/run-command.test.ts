@@ -3,7 +3,7 @@
  * plans and tools modules written to a temporary folder. Ctrl-C is an abort whose reason is the
  * signal's, as src/cli/main.ts makes it (test/cli/signals.test.ts sends real signals to a process).
  */
-import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
@@ -164,5 +164,33 @@ describe("--validate-inputs", () => {
     expect(checked.stderr).not.toContain("called with");
     const unchecked = await run([plan, "--tools", tools, "--catalog", catalog]);
     expect(unchecked.stderr).toContain("called with three, 2");
+  });
+});
+
+describe("the tools.json beside the plan", () => {
+  const folder = join(tmp, "beside");
+  mkdirSync(folder);
+  const plan = join(folder, "plan.json");
+  writeFileSync(plan, JSON.stringify({ steps: [{ id: 1, tool: "echo", args: { x: 1 } }] }));
+  // Its output schema wants a key echo does not return: --validate-outputs fails the step only when the catalog is read.
+  writeFileSync(join(folder, "tools.json"), JSON.stringify({ echo: { output: { type: "object", required: ["y"] } } }));
+
+  test("is the catalog without --catalog: said on stderr, and --validate-outputs checks against it", async () => {
+    const result = await run([plan, "--tools", tools, "--validate-outputs"]);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain(`plan-refs: catalog ${join(folder, "tools.json")} (beside the plan; --catalog FILE for another, --no-catalog for none)\n`);
+    expect(JSON.parse(result.stdout).errors["1"].code).toBe("invalid-output");
+  });
+
+  test("--no-catalog leaves it out", async () => {
+    const result = await run([plan, "--tools", tools, "--validate-outputs", "--no-catalog"]);
+    expect(result.status).toBe(0);
+    expect(result.stderr).not.toContain("catalog");
+  });
+
+  test("is guarded as the catalog: --results may not replace it", async () => {
+    const result = await run([plan, "--tools", tools, "--results", join(folder, "tools.json")]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain("is the tool catalog");
   });
 });

@@ -112,7 +112,8 @@ describe("help and version", () => {
 
 describe("--catalog FILE.json and --tools MODULE mean the same in every command", () => {
   const plan = file("plan.json", JSON.stringify({ steps: [{ id: 1, tool: "geocode", args: {} }] }, null, 2));
-  const catalog = file("tools.json", JSON.stringify({ geocode: { input: { type: "object" } } }));
+  // Not named tools.json: beside the plans of this folder, that would be read as their catalog.
+  const catalog = file("my-tools.json", JSON.stringify({ geocode: { input: { type: "object" } } }));
   const module = file("tools.mjs", "export const geocode = () => ({ lat: 1 });\n");
 
   test.each([

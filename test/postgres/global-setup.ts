@@ -8,7 +8,7 @@
  */
 import pg from "pg";
 import type { TestProject } from "vitest/node";
-import { startEmbeddedPostgres } from "../../examples/postgres/embedded.mjs";
+import { startEmbeddedPostgres } from "../../src/postgres/embedded.js";
 import { migrate } from "../../src/postgres/index.js";
 import { MIGRATED_TEMPLATE, SHARED_SERVER, withDatabase } from "./shared-server.js";
 

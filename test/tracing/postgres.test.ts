@@ -3,7 +3,7 @@
  * worker processes (test/fixtures/pg-traced-worker.mjs, each with an SDK exporting to a file of its
  * own), and every step's span is in the submitter's trace, a child of the span that submitted it; the
  * worker's claim and settle are child spans of the step's span. Needs `npm run build` first (the
- * workers run dist/).
+ * workers run dist/). The last test runs the command line's worker (`plan-refs worker --trace-file`).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
@@ -20,6 +20,7 @@ import { until } from "../helpers/processes.js";
 import { tempFolder } from "../helpers/temp.js";
 
 const FIXTURE = fileURLToPath(new URL("../fixtures/pg-traced-worker.mjs", import.meta.url));
+const root = fileURLToPath(new URL("../..", import.meta.url));
 const folder = tempFolder("pg-trace");
 const tracer = new BasicTracerProvider().getTracer("submitter");
 let db: TestDatabase;
@@ -164,4 +165,40 @@ test("a plan submitted outside any span is run untraced", { timeout: 120_000 }, 
   child.kill("SIGTERM");
   await once(child, "exit");
   expect(spansIn(file)).toEqual([]);
+});
+
+test("plan-refs worker --trace-file: the CLI worker's spans, one JSON line each, in the submitter's trace with their claim and settle", { timeout: 120_000 }, async () => {
+  const tools = join(folder, "cli-tools.mjs");
+  writeFileSync(tools, "export const echo = (args) => args;\n");
+  const file = join(folder, "cli-worker.jsonl");
+  const child = spawn(process.execPath, [join(root, "dist/cli/main.js"), "worker", "--tools", tools, "--database", db.url, "--trace-file", file], { stdio: ["ignore", "ignore", "pipe"] });
+  workers.push(child);
+  let log = "";
+  await new Promise<void>((resolve, reject) => {
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      log += chunk;
+      if (log.includes("taking steps")) resolve();
+    });
+    child.once("exit", (code) => reject(new Error(`the worker exited (${code}) before it took steps: ${log}`)));
+  });
+  const plan = { steps: [{ id: 1, tool: "echo", args: { n: 1 } }, { id: 2, tool: "echo", args: { prev: "$1.n" } }] };
+  const submitter = tracer.startSpan("submit the plan");
+  const runId = await context.with(trace.setSpan(context.active(), submitter), () => submitPlan(plan, { connectionString: db.url }));
+  submitter.end();
+  expect((await waitForRun(runId, { connectionString: db.url, timeoutMs: 100_000 })).status).toBe("ok");
+  child.kill("SIGTERM");
+  const [code] = (await once(child, "exit")) as [number | null];
+  expect(code).toBe(0);
+  expect(log).not.toContain("{");
+  const lines = readFileSync(file, "utf8").trimEnd().split("\n");
+  const spans = lines.map((line) => JSON.parse(line) as { name: string; traceId: string; spanId: string; parentSpanId?: string; kind: string; attributes: Record<string, unknown> });
+  const { traceId, spanId } = submitter.spanContext();
+  const steps = spans.filter((span) => span.name === "execute_tool echo");
+  expect(steps.map((span) => span.attributes["plan_refs.step.id"]).sort()).toEqual([1, 2]);
+  expect(spans).toHaveLength(3 * steps.length);
+  for (const step of steps) {
+    expect(step).toMatchObject({ traceId, parentSpanId: spanId });
+    const children = spans.filter((span) => span.parentSpanId === step.spanId);
+    expect(children.map((span) => [span.name, span.kind]).sort()).toEqual([["plan_refs.claim", "CLIENT"], ["plan_refs.settle", "CLIENT"]]);
+  }
 });

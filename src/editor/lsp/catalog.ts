@@ -14,6 +14,22 @@ import { analyzePlan, property } from "../plan-document.js";
 import type { OpenDocuments, ServerConnection } from "./connection.js";
 import { localPath } from "./uri.js";
 
+/** The name of the catalog file read beside a plan (by the language server and the command line). */
+export const CATALOG_BESIDE_PLAN = "tools.json";
+
+/**
+ * Where the catalog beside the plan file `planPath` is looked for, or `undefined` when the plan (its
+ * text `planText`) has its own `tools`: those are its catalog, and a file beside it is not read.
+ *
+ * @example
+ * catalogPathBeside("/work/trip/plan.json", '{"steps":[]}') // "/work/trip/tools.json"
+ * catalogPathBeside("/work/trip/plan.json", '{"tools":{},"steps":[]}') // undefined
+ */
+export function catalogPathBeside(planPath: string, planText: string): string | undefined {
+  if (property(analyzePlan(planText).root, "tools") !== undefined) return undefined;
+  return join(dirname(planPath), CATALOG_BESIDE_PLAN);
+}
+
 /** What reading a catalog needs from the server. */
 export interface CatalogHost {
   readonly connection: ServerConnection;
@@ -35,8 +51,7 @@ export function catalogOptions(host: CatalogHost): (document: TextDocument) => E
   const toolsNextTo = catalogNextTo(host);
   const optionsByCatalog = new WeakMap<ToolCatalog, EditorOptions>();
   return (document) => {
-    if (property(analyzePlan(document.getText()).root, "tools") !== undefined) return undefined;
-    const catalog = toolsNextTo(document.uri);
+    const catalog = toolsNextTo(document.uri, document.getText());
     if (catalog === undefined) return undefined;
     let cached = optionsByCatalog.get(catalog);
     if (cached === undefined) optionsByCatalog.set(catalog, (cached = { tools: catalog }));
@@ -50,12 +65,12 @@ export function catalogOptions(host: CatalogHost): (document: TextDocument) => E
  * its inline `tools` if any). A catalog that cannot be read or is not valid JSON is `undefined` and
  * said in the client's log.
  */
-function catalogNextTo(host: CatalogHost): (uri: string) => ToolCatalog | undefined {
+function catalogNextTo(host: CatalogHost): (uri: string, text: string) => ToolCatalog | undefined {
   const catalogs = new Map<string, { stamp: string; catalog: ToolCatalog | undefined }>();
-  return (uri) => {
+  return (uri, text) => {
     const file = localPath(uri);
-    if (file === undefined) return undefined;
-    const path = join(dirname(file), "tools.json");
+    const path = file === undefined ? undefined : catalogPathBeside(file, text);
+    if (path === undefined) return undefined;
     const open = host.documents.get(pathToFileURL(path).href);
     const stamp = open !== undefined ? `open:${open.version}` : fileStamp(path);
     if (stamp === undefined) return undefined;
