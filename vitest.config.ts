@@ -30,7 +30,9 @@ import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 const CORE = [
-  ...["grammar", "resolve", "plan", "lint", "shared", "step", "run", "editor", "draw", "formats", "codemirror", "syntaxes"].map((folder) => `test/${folder}/**/*.test.ts`),
+  ...["grammar", "resolve", "plan", "lint", "shared", "step", "run", "editor", "draw", "formats", "codemirror", "syntaxes"].map(
+    (folder) => `test/${folder}/**/*.test.ts`,
+  ),
   // static checks of src/ (import directions, no eval, parameter lists, the linter's configuration), of the public API's types, of this file and of the documentation's links
   "test/project/api-types.test.ts",
   "test/project/docs-links.test.ts",
@@ -47,13 +49,28 @@ const SOAK = ["test/run/soak.test.ts"];
 const LSP_OVER_STDIO = ["test/editor/lsp-server.test.ts"];
 /** The CLI in this process, with `process.chdir` for its example, which a worker thread may not call. */
 const CHANGES_FOLDER = ["test/formats/schema-command.test.ts"];
-const POSTGRES_WITHOUT_DATABASE = ["test/postgres/sql-files.test.ts", "test/postgres/sql-states.test.ts", "test/postgres/tool-limits.test.ts", "test/postgres/worker-settings.test.ts", "test/postgres/worker-step.test.ts"];
+const POSTGRES_WITHOUT_DATABASE = [
+  "test/postgres/sql-files.test.ts",
+  "test/postgres/sql-states.test.ts",
+  "test/postgres/tool-limits.test.ts",
+  "test/postgres/worker-settings.test.ts",
+  "test/postgres/worker-step.test.ts",
+];
 
 /** Files in the core folders that belong to another project. */
 const NOT_CORE = [...SOAK, ...LSP_OVER_STDIO, ...BROWSER, ...CHANGES_FOLDER];
 
 /** The command line run in this process (`runCli`), forks since a command may change folder. */
-const CLI_IN_PROCESS = ["database-secrets", "flags", "lint-command", "report-json", "resolve-command", "run-command", "run-resume", "user-mistakes"].map((name) => `test/cli/${name}.test.ts`);
+const CLI_IN_PROCESS = [
+  "database-secrets",
+  "flags",
+  "lint-command",
+  "report-json",
+  "resolve-command",
+  "run-command",
+  "run-resume",
+  "user-mistakes",
+].map((name) => `test/cli/${name}.test.ts`);
 
 const INTEGRATIONS = [
   ...CLI_IN_PROCESS,
@@ -113,7 +130,11 @@ const GROUPS = {
 } as const;
 
 /** A project: the root options every project shares (tags, timeouts), its name, files, pool and group. */
-function project(name: string, group: keyof typeof GROUPS, test: NonNullable<TestProjectInlineConfiguration["test"]>): TestProjectInlineConfiguration {
+function project(
+  name: string,
+  group: keyof typeof GROUPS,
+  test: NonNullable<TestProjectInlineConfiguration["test"]>,
+): TestProjectInlineConfiguration {
   const { groupOrder, maxWorkers } = GROUPS[group];
   return { extends: true, test: { name, maxWorkers, sequence: { groupOrder }, ...test } };
 }
@@ -133,13 +154,19 @@ const START_ORDER = ["processes", "postgres", "browser", "no-proto", "core", "in
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
-    const durations = new Map(sorted.map((file) => [file, this.ctx.cache.getFileTestResults(`${file.project.name}:${relative(this.ctx.config.root, file.moduleId)}`)?.duration]));
+    const durations = new Map(
+      sorted.map((file) => [
+        file,
+        this.ctx.cache.getFileTestResults(`${file.project.name}:${relative(this.ctx.config.root, file.moduleId)}`)?.duration,
+      ]),
+    );
     const known = [...durations.values()].every((duration) => duration !== undefined);
     const rank = (file: TestSpecification): number => {
       const index = START_ORDER.indexOf(file.project.name);
       return index === -1 ? START_ORDER.length : index;
     };
-    const later = (a: TestSpecification, b: TestSpecification): number => (known ? (durations.get(b) ?? 0) - (durations.get(a) ?? 0) : rank(a) - rank(b));
+    const later = (a: TestSpecification, b: TestSpecification): number =>
+      known ? (durations.get(b) ?? 0) - (durations.get(a) ?? 0) : rank(a) - rank(b);
     return sorted.sort((a, b) => a.project.config.sequence.groupOrder - b.project.config.sequence.groupOrder || later(a, b));
   }
 }
@@ -151,8 +178,15 @@ export default defineConfig({
     tags: [
       { name: "slow", description: "inputs of megabytes or tens of thousands of nodes; smaller cases reach the same code" },
       { name: "other-layers", description: "reaches src/grammar and src/resolve only through other layers or the built dist/" },
-      { name: "counts-cases", description: "a property that also checks how many of its generated cases reached what it tests (mutation runs cut properties short)" },
-      { name: "compiles-schemas", description: "a property whose every case compiles a new schema with Ajv: longer than the mutation runs give a property" },
+      {
+        name: "counts-cases",
+        description:
+          "a property that also checks how many of its generated cases reached what it tests (mutation runs cut properties short)",
+      },
+      {
+        name: "compiles-schemas",
+        description: "a property whose every case compiles a new schema with Ajv: longer than the mutation runs give a property",
+      },
     ],
     testTimeout: 30_000,
     // Imports in beforeAll hooks (poisoning, the TextMate engine) can take seconds on a loaded machine.

@@ -11,7 +11,14 @@ import base from "./vitest.config.js";
 
 export default defineConfig({
   test: {
-    include: ["test/grammar/**/*.test.ts", "test/resolve/**/*.test.ts", "test/shared/**/*.test.ts", "test/lint/**/*.test.ts", "test/step/**/*.test.ts", "test/run/**/*.test.ts"],
+    include: [
+      "test/grammar/**/*.test.ts",
+      "test/resolve/**/*.test.ts",
+      "test/shared/**/*.test.ts",
+      "test/lint/**/*.test.ts",
+      "test/step/**/*.test.ts",
+      "test/run/**/*.test.ts",
+    ],
     // The soak test runs thousands of plans to watch memory and timers: no mutant needs it to be seen.
     exclude: ["test/run/soak.test.ts"],
     tags: base.test?.tags,

@@ -158,7 +158,11 @@ export interface PairedRatio {
  * (`process.cpuUsage`, user and system), not the clock: what other processes on a shared machine take
  * of the cores is not counted against either task. The tasks are awaited.
  */
-export async function pairedRatio(numerator: () => unknown, denominator: () => unknown, options: { readonly pairs: number; readonly calls: number; readonly warmup: number }): Promise<PairedRatio> {
+export async function pairedRatio(
+  numerator: () => unknown,
+  denominator: () => unknown,
+  options: { readonly pairs: number; readonly calls: number; readonly warmup: number },
+): Promise<PairedRatio> {
   const timed = async (task: () => unknown): Promise<number> => {
     const start = process.cpuUsage();
     for (let i = 0; i < options.calls; i++) consume(await task());
@@ -190,7 +194,14 @@ export async function pairedRatio(numerator: () => unknown, denominator: () => u
 
 /** A target on a ratio measured in pairs (`pairedRatio`). */
 export function pairedTarget(description: string, ratio: PairedRatio, kind: "max" | "min", limit: number): Target {
-  return { description, measured: ratio.median, limit, kind, unit: "×", met: kind === "max" ? ratio.median <= limit : ratio.median >= limit };
+  return {
+    description,
+    measured: ratio.median,
+    limit,
+    kind,
+    unit: "×",
+    met: kind === "max" ? ratio.median <= limit : ratio.median >= limit,
+  };
 }
 
 export function median(values: readonly number[]): number {
@@ -207,7 +218,14 @@ export function row(rows: readonly Row[], name: string): Row {
 }
 
 /** A target on a ratio of two rows' medians: `numerator / denominator`. */
-export function ratioTarget(rows: readonly Row[], description: string, numerator: string, denominator: string, kind: "max" | "min", limit: number): Target {
+export function ratioTarget(
+  rows: readonly Row[],
+  description: string,
+  numerator: string,
+  denominator: string,
+  kind: "max" | "min",
+  limit: number,
+): Target {
   const measured = row(rows, numerator).medianNs / row(rows, denominator).medianNs;
   return { description, measured, limit, kind, unit: "×", met: kind === "max" ? measured <= limit : measured >= limit };
 }
@@ -246,6 +264,12 @@ export function workloadTable(report: WorkloadReport): string {
 export function targetsTable(targets: readonly (Target & { workload: string })[]): string {
   return markdownTable(
     ["workload", "target", "measured", "limit", "met"],
-    targets.map((t) => [t.workload, t.description, `${t.measured.toFixed(2)}${t.unit}`, `${t.kind === "max" ? "≤" : "≥"} ${t.limit}${t.unit}`, t.met ? "yes" : "NO"]),
+    targets.map((t) => [
+      t.workload,
+      t.description,
+      `${t.measured.toFixed(2)}${t.unit}`,
+      `${t.kind === "max" ? "≤" : "≥"} ${t.limit}${t.unit}`,
+      t.met ? "yes" : "NO",
+    ]),
   );
 }

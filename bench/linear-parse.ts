@@ -34,7 +34,13 @@ export interface ScalingRow {
   readonly ratio: number;
 }
 
-const raised: ResolveOptions = { maxRefLength: 1 << 26, maxSegments: 1 << 26, maxInterpolations: 1 << 26, maxPlaceholders: 1 << 26, maxOutputLength: 1 << 28 };
+const raised: ResolveOptions = {
+  maxRefLength: 1 << 26,
+  maxSegments: 1 << 26,
+  maxInterpolations: 1 << 26,
+  maxPlaceholders: 1 << 26,
+  maxOutputLength: 1 << 28,
+};
 const MB = 1 << 20;
 
 /** tryParseRef must either parse or fail: both are outcomes; only a raw error would be a bug. */
@@ -42,25 +48,75 @@ const parse = (options: ResolveOptions) => (text: string) => tryParseRef(text, o
 
 const cases: readonly ScalingCase[] = [
   // The four inputs of the issue, parsed in full (limits raised).
-  { name: "1 MB without $ (resolveRefs, passes through)", n: MB, make: (n) => "x".repeat(n), run: (text) => resolveRefs({ q: text }, {}, raised) },
+  {
+    name: "1 MB without $ (resolveRefs, passes through)",
+    n: MB,
+    make: (n) => "x".repeat(n),
+    run: (text) => resolveRefs({ q: text }, {}, raised),
+  },
   { name: "digits after $ (parse, limits raised)", n: MB, make: (n) => `$${"7".repeat(n)}`, run: parse(raised) },
   // The issue's size is 100,000 (the tests parse exactly that); timed from 200,000 up (see "[0]" below).
-  { name: '"$1" + ".a" x n + "!" (path, limits raised)', n: 200_000, make: (n) => `$1${".a".repeat(n)}!`, run: parse({ ...raised, syntax: "path" }) },
-  { name: '"${1} " x n (templates, limits raised)', n: 200_000, make: (n) => "${1} ".repeat(n), run: parse({ ...raised, templates: true }) },
+  {
+    name: '"$1" + ".a" x n + "!" (path, limits raised)',
+    n: 200_000,
+    make: (n) => `$1${".a".repeat(n)}!`,
+    run: parse({ ...raised, syntax: "path" }),
+  },
+  {
+    name: '"${1} " x n (templates, limits raised)',
+    n: 200_000,
+    make: (n) => "${1} ".repeat(n),
+    run: parse({ ...raised, templates: true }),
+  },
   // The same with the default limits: a pass-through or a limit error, at once.
   { name: "digits after $ (default limits: limit error)", n: MB, make: (n) => `$${"7".repeat(n)}`, run: parse({}) },
-  { name: '"$1" + ".a" x n + "!" (default limits: limit error)', n: 100_000, make: (n) => `$1${".a".repeat(n)}!`, run: parse({ syntax: "path" }) },
+  {
+    name: '"$1" + ".a" x n + "!" (default limits: limit error)',
+    n: 100_000,
+    make: (n) => `$1${".a".repeat(n)}!`,
+    run: parse({ syntax: "path" }),
+  },
   { name: '"${1} " x n (default limits: limit error)', n: 200_000, make: (n) => "${1} ".repeat(n), run: parse({ templates: true }) },
-  { name: '"$5 off " + text (default limits: passes through)', n: MB, make: (n) => `$5 off ${"x".repeat(n)}`, run: (text) => resolveRefs({ q: text }, {}) },
+  {
+    name: '"$5 off " + text (default limits: passes through)',
+    n: MB,
+    make: (n) => `$5 off ${"x".repeat(n)}`,
+    run: (text) => resolveRefs({ q: text }, {}),
+  },
   // More shapes that would expose backtracking or per-item rescans.
-  { name: '"$1??" x n + "$1" (path, limits raised)', n: 100_000, make: (n) => `${"$1??".repeat(n)}$1`, run: parse({ ...raised, syntax: "path" }) },
+  {
+    name: '"$1??" x n + "$1" (path, limits raised)',
+    n: 100_000,
+    make: (n) => `${"$1??".repeat(n)}$1`,
+    run: parse({ ...raised, syntax: "path" }),
+  },
   // Parsed nodes by the hundred thousand: somewhere between 100,000 and 200,000 of them V8's collector
   // moves the growing tree into old space once (a one-time step, not a trend); from 200,000 on, time doubles with n.
   { name: '"[0]" x n (path, limits raised)', n: 200_000, make: (n) => `$1${"[0]".repeat(n)}`, run: parse({ ...raised, syntax: "path" }) },
-  { name: 'near miss: ".a" x n + " !" (path, strict)', n: 100_000, make: (n) => `$1${".a".repeat(n)} !`, run: parse({ ...raised, syntax: "path", strict: true }) },
-  { name: 'unclosed "${1" + ".a" x n (templates)', n: 100_000, make: (n) => `\${1${".a".repeat(n)}`, run: parse({ ...raised, syntax: "path", templates: true }) },
-  { name: '"x$ " x n (template text with lone $)', n: 200_000, make: (n) => `${"x$ ".repeat(n)}\${1}`, run: (text) => parseTemplate(text, raised) },
-  { name: "isPlaceholder on 1 MB of text", n: MB, make: (n) => `$1 ${"x".repeat(n)}`, run: (text) => isPlaceholder(text, { syntax: "path" }) },
+  {
+    name: 'near miss: ".a" x n + " !" (path, strict)',
+    n: 100_000,
+    make: (n) => `$1${".a".repeat(n)} !`,
+    run: parse({ ...raised, syntax: "path", strict: true }),
+  },
+  {
+    name: 'unclosed "${1" + ".a" x n (templates)',
+    n: 100_000,
+    make: (n) => `\${1${".a".repeat(n)}`,
+    run: parse({ ...raised, syntax: "path", templates: true }),
+  },
+  {
+    name: '"x$ " x n (template text with lone $)',
+    n: 200_000,
+    make: (n) => `${"x$ ".repeat(n)}\${1}`,
+    run: (text) => parseTemplate(text, raised),
+  },
+  {
+    name: "isPlaceholder on 1 MB of text",
+    n: MB,
+    make: (n) => `$1 ${"x".repeat(n)}`,
+    run: (text) => isPlaceholder(text, { syntax: "path" }),
+  },
 ];
 
 function timeMs(run: () => unknown, repeats: number): number {
@@ -111,15 +167,29 @@ export const linearParseWorkload: Workload = {
     const rows = linearParseScaling();
     const targets: Target[] = rows
       .filter((item) => item.msAt2N >= NOISE_MS)
-      .map((item) => ({ description: `${item.name}: time(2n) / time(n)`, measured: Number(item.ratio.toFixed(2)), limit: MAX_LINEAR_RATIO, kind: "max", unit: "×", met: item.ratio <= MAX_LINEAR_RATIO }));
+      .map((item) => ({
+        description: `${item.name}: time(2n) / time(n)`,
+        measured: Number(item.ratio.toFixed(2)),
+        limit: MAX_LINEAR_RATIO,
+        kind: "max",
+        unit: "×",
+        met: item.ratio <= MAX_LINEAR_RATIO,
+      }));
     return {
       id: this.id,
       title: this.title,
       unit: "ns",
-      rows: rows.map((item) => ({ name: item.name, medianNs: item.msAt2N * 1e6, roundsNs: [item.msAtN * 1e6, item.msAt2N * 1e6], note: `n = ${item.n}: ${item.msAtN.toFixed(2)} ms; 2n: ${item.msAt2N.toFixed(2)} ms; ratio ${item.ratio.toFixed(2)}` })),
+      rows: rows.map((item) => ({
+        name: item.name,
+        medianNs: item.msAt2N * 1e6,
+        roundsNs: [item.msAtN * 1e6, item.msAt2N * 1e6],
+        note: `n = ${item.n}: ${item.msAtN.toFixed(2)} ms; 2n: ${item.msAt2N.toFixed(2)} ms; ratio ${item.ratio.toFixed(2)}`,
+      })),
       baselines: [],
       targets,
-      notes: [`Each time is the median of 5 runs. Cases under ${NOISE_MS} ms at 2n are listed without a target: their ratio is timer noise.`],
+      notes: [
+        `Each time is the median of 5 runs. Cases under ${NOISE_MS} ms at 2n are listed without a target: their ratio is timer noise.`,
+      ],
     };
   },
 };

@@ -28,7 +28,11 @@ type Resolve = (args: Record<string, unknown>, results: Record<string, unknown>)
 /** `repeat`: how many arguments of one call hold the same string (2 makes every string hot enough to be cached). */
 const contenders: Record<string, { name: string; resolve: Resolve; repeat: number }> = {
   resolveRefs: { name: "plan-refs resolveRefs", resolve: (args, results) => resolveRefs(args, results), repeat: 1 },
-  resolveRefsTwice: { name: "plan-refs resolveRefs, each string twice (cache full)", resolve: (args, results) => resolveRefs(args, results), repeat: 2 },
+  resolveRefsTwice: {
+    name: "plan-refs resolveRefs, each string twice (cache full)",
+    resolve: (args, results) => resolveRefs(args, results),
+    repeat: 2,
+  },
   regex: { name: "regex resolver", resolve: regexResolve, repeat: 1 },
 };
 

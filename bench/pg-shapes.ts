@@ -25,6 +25,10 @@ export function successors(plan: number, step: number): number[] {
 /** The same shape as a plan-refs plan: each step's arguments reference the steps it waits on. */
 export function planOf(plan: number): unknown {
   return {
-    steps: [...predecessors(plan)].map(([id, before]) => ({ id, tool: "hop", args: before.length === 0 ? { plan } : Object.fromEntries(before.map((b) => [`from${b}`, `$${b}.n`])) })),
+    steps: [...predecessors(plan)].map(([id, before]) => ({
+      id,
+      tool: "hop",
+      args: before.length === 0 ? { plan } : Object.fromEntries(before.map((b) => [`from${b}`, `$${b}.n`])),
+    })),
   };
 }

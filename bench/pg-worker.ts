@@ -53,7 +53,11 @@ function report(): string {
 
 let stop: () => Promise<void>;
 if (mode === "plan-refs") {
-  const worker = await startWorker({ connectionString: url!, concurrency, tools: { hop: (args) => (ranStep(), { n: Object.keys(args).length }) } });
+  const worker = await startWorker({
+    connectionString: url!,
+    concurrency,
+    tools: { hop: (args) => (ranStep(), { n: Object.keys(args).length }) },
+  });
   stop = () => worker.stop();
 } else {
   const pool = new pg.Pool({ connectionString: url!, max: concurrency + 2 });

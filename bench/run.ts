@@ -33,7 +33,11 @@ function workloadFiles(only: readonly string[]): URL[] {
 /** Run one workload in a fresh node process (see run-one.ts) and return its report. */
 function runIsolated(file: URL): WorkloadReport {
   const runOne = fileURLToPath(new URL("./run-one.js", import.meta.url));
-  const child = spawnSync(process.execPath, ["--expose-gc", runOne, file.href], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 16 << 20 });
+  const child = spawnSync(process.execPath, ["--expose-gc", runOne, file.href], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+    maxBuffer: 16 << 20,
+  });
   if (child.status !== 0) throw new Error(`workload ${fileURLToPath(file)} failed (exit ${child.status ?? child.signal})`);
   return JSON.parse(child.stdout) as WorkloadReport;
 }
@@ -61,7 +65,9 @@ async function main(): Promise<void> {
   const only = argv.filter((arg) => arg !== "--update");
   const files = workloadFiles(only);
   const about = machine();
-  console.log(`plan-refs benchmarks — Node ${about.node}, ${about.cpu} (${about.cores} cores), ${about.os}, load average ${about.loadAverageAtStart.join(" ")}\n`);
+  console.log(
+    `plan-refs benchmarks — Node ${about.node}, ${about.cpu} (${about.cores} cores), ${about.os}, load average ${about.loadAverageAtStart.join(" ")}\n`,
+  );
   const reports: WorkloadReport[] = [];
   const began = performance.now();
   for (const file of files) {

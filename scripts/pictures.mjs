@@ -72,7 +72,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     }
   }
   if (stale.length > 0) {
-    console.error(`${stale.join(", ")} ${stale.length === 1 ? "differs" : "differ"} from what the code draws now: run npm run pictures and commit the result`);
+    console.error(
+      `${stale.join(", ")} ${stale.length === 1 ? "differs" : "differ"} from what the code draws now: run npm run pictures and commit the result`,
+    );
     process.exitCode = 1;
   }
 }

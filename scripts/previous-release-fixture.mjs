@@ -28,7 +28,10 @@ const target = join(repo, "test/fixtures/vendor/previous-release/dist");
 /** Run a command, throwing its stderr when it fails. */
 function run(command, args, cwd) {
   const result = spawnSync(command, args, { cwd, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-  if (result.status !== 0) throw new Error(`${command} ${args.join(" ")} failed (${result.error?.message ?? `exit ${result.status}`}): ${result.stderr}${result.stdout}`);
+  if (result.status !== 0)
+    throw new Error(
+      `${command} ${args.join(" ")} failed (${result.error?.message ?? `exit ${result.status}`}): ${result.stderr}${result.stdout}`,
+    );
   return result.stdout;
 }
 
@@ -68,7 +71,9 @@ try {
     writeFileSync(to, readFileSync(join(dist, file), "utf8").replace(/\n\/\/# sourceMappingURL=\S+\s*$/, "\n"));
   }
   if (!existsSync(join(target, ENTRY))) throw new Error(`${ENTRY} was not built`);
-  process.stdout.write(`previous-release fixture: ${files.length} files from ${PREVIOUS_RELEASE.slice(0, 7)} in ${relative(repo, target)}\n`);
+  process.stdout.write(
+    `previous-release fixture: ${files.length} files from ${PREVIOUS_RELEASE.slice(0, 7)} in ${relative(repo, target)}\n`,
+  );
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }

@@ -30,7 +30,10 @@ export function installRuntimes(log = () => {}) {
   if (existsSync(stampFile) && readFileSync(stampFile, "utf8") === wanted) return;
   log("test-matrix: installing test/runtimes (npm ci)\n");
   const npm = process.platform === "win32" ? "npm.cmd" : "npm";
-  const result = spawnSync(npm, ["ci", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: fixture, stdio: ["ignore", "inherit", "inherit"] });
+  const result = spawnSync(npm, ["ci", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], {
+    cwd: fixture,
+    stdio: ["ignore", "inherit", "inherit"],
+  });
   if (result.status !== 0) throw new Error(`npm ci in test/runtimes failed (${result.error?.message ?? `exit ${result.status}`})`);
   writeFileSync(stampFile, wanted);
 }

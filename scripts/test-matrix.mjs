@@ -41,8 +41,30 @@ const SDKS = [
 const SUITES = {
   "in-process": {
     on: "every",
-    files: ["test/grammar", "test/resolve", "test/plan", "test/lint", "test/shared", "test/run", "test/agents", "test/ai-sdk", "test/openai-agents", "test/mcp", "test/tracing", "test/runtimes", "test/cli/lint-command.test.ts"],
-    exclude: ["test/mcp/cli.test.ts", "test/mcp/serve-command.test.ts", "test/mcp/http-answers.test.ts", "test/tracing/cli.test.ts", "test/tracing/without-api.test.ts", "test/tracing/postgres.test.ts", "test/run/soak.test.ts"],
+    files: [
+      "test/grammar",
+      "test/resolve",
+      "test/plan",
+      "test/lint",
+      "test/shared",
+      "test/run",
+      "test/agents",
+      "test/ai-sdk",
+      "test/openai-agents",
+      "test/mcp",
+      "test/tracing",
+      "test/runtimes",
+      "test/cli/lint-command.test.ts",
+    ],
+    exclude: [
+      "test/mcp/cli.test.ts",
+      "test/mcp/serve-command.test.ts",
+      "test/mcp/http-answers.test.ts",
+      "test/tracing/cli.test.ts",
+      "test/tracing/without-api.test.ts",
+      "test/tracing/postgres.test.ts",
+      "test/run/soak.test.ts",
+    ],
   },
   postgres: { on: "newest", files: ["test/postgres", "test/tracing/postgres.test.ts"], exclude: [] },
   typecheck: { on: "once", files: [], exclude: [] },
@@ -57,12 +79,14 @@ function readArguments(argv) {
   const chosen = { node: undefined, suite: undefined };
   for (let index = 0; index < argv.length; index++) {
     const flag = argv[index];
-    if (flag !== "--node" && flag !== "--suite") fail(`unknown argument ${JSON.stringify(flag)} (usage: test-matrix.mjs [--node 22,26] [--suite ${Object.keys(SUITES).join(",")}])`);
+    if (flag !== "--node" && flag !== "--suite")
+      fail(`unknown argument ${JSON.stringify(flag)} (usage: test-matrix.mjs [--node 22,26] [--suite ${Object.keys(SUITES).join(",")}])`);
     const value = argv[++index];
     if (value === undefined || value === "") fail(`${flag} needs a comma-separated list`);
     chosen[flag.slice(2)] = value.split(",");
   }
-  for (const suite of chosen.suite ?? []) if (!(suite in SUITES)) fail(`no suite ${JSON.stringify(suite)}: the suites are ${Object.keys(SUITES).join(", ")}`);
+  for (const suite of chosen.suite ?? [])
+    if (!(suite in SUITES)) fail(`no suite ${JSON.stringify(suite)}: the suites are ${Object.keys(SUITES).join(", ")}`);
   return chosen;
 }
 
@@ -72,7 +96,11 @@ function pinned() {
   const packages = lock.packages ?? {};
   const runtimes = Object.entries(packages)
     .filter(([path]) => /^node_modules\/node-\d+$/.test(path))
-    .map(([path, entry]) => ({ major: Number(path.slice("node_modules/node-".length)), version: `v${entry.version}`, binary: join(fixture, path, "bin/node") }))
+    .map(([path, entry]) => ({
+      major: Number(path.slice("node_modules/node-".length)),
+      version: `v${entry.version}`,
+      binary: join(fixture, path, "bin/node"),
+    }))
     .sort((a, b) => a.major - b.major);
   const sdks = SDKS.map((sdk) => ({ ...sdk, version: packages[`node_modules/${sdk.name}`]?.version }));
   for (const sdk of sdks) if (sdk.version === undefined) fail(`test/runtimes/package-lock.json pins no ${sdk.name}`);
@@ -101,7 +129,9 @@ function run(command, args, env) {
     child.stdout.on("data", (chunk) => output.push(chunk));
     child.stderr.on("data", (chunk) => output.push(chunk));
     child.on("error", (error) => output.push(Buffer.from(`${error.message}\n`)));
-    child.on("close", (code, signal) => resolve({ code: code ?? 1, signal, seconds: (performance.now() - started) / 1000, output: Buffer.concat(output).toString("utf8") }));
+    child.on("close", (code, signal) =>
+      resolve({ code: code ?? 1, signal, seconds: (performance.now() - started) / 1000, output: Buffer.concat(output).toString("utf8") }),
+    );
   });
 }
 
@@ -109,14 +139,40 @@ function run(command, args, env) {
 function counts(reportPath) {
   if (!existsSync(reportPath)) return undefined;
   const report = JSON.parse(readFileSync(reportPath, "utf8"));
-  return { files: report.testResults.length, passed: report.numPassedTests, failed: report.numFailedTests, skipped: report.numPendingTests + report.numTodoTests };
+  return {
+    files: report.testResults.length,
+    passed: report.numPassedTests,
+    failed: report.numFailedTests,
+    skipped: report.numPendingTests + report.numTodoTests,
+  };
 }
 
 function table(rows) {
   const header = ["Node", "suite", "ai", "@openai/agents", "files", "passed", "failed", "skipped", "time", "result"];
-  const lines = [header, ...rows.map((row) => [row.node, row.suite, row.ai, row.agents, String(row.files ?? "-"), String(row.passed ?? "-"), String(row.failed ?? "-"), String(row.skipped ?? "-"), `${row.seconds.toFixed(0)} s`, row.ok ? "pass" : "FAIL"])];
+  const lines = [
+    header,
+    ...rows.map((row) => [
+      row.node,
+      row.suite,
+      row.ai,
+      row.agents,
+      String(row.files ?? "-"),
+      String(row.passed ?? "-"),
+      String(row.failed ?? "-"),
+      String(row.skipped ?? "-"),
+      `${row.seconds.toFixed(0)} s`,
+      row.ok ? "pass" : "FAIL",
+    ]),
+  ];
   const widths = header.map((_, column) => Math.max(...lines.map((line) => line[column].length)));
-  return lines.map((line) => line.map((cell, column) => cell.padEnd(widths[column])).join("  ").trimEnd()).join("\n");
+  return lines
+    .map((line) =>
+      line
+        .map((cell, column) => cell.padEnd(widths[column]))
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n");
 }
 
 const chosen = readArguments(process.argv.slice(2));
@@ -128,10 +184,16 @@ try {
 }
 const { runtimes, sdks } = pinned();
 const wantedRuntimes = chosen.node === undefined ? runtimes : runtimes.filter((runtime) => chosen.node.includes(String(runtime.major)));
-if (chosen.node !== undefined) for (const major of chosen.node) if (!runtimes.some((runtime) => String(runtime.major) === major)) fail(`no Node ${major} in test/runtimes (it has ${runtimes.map((runtime) => runtime.major).join(", ")})`);
+if (chosen.node !== undefined)
+  for (const major of chosen.node)
+    if (!runtimes.some((runtime) => String(runtime.major) === major))
+      fail(`no Node ${major} in test/runtimes (it has ${runtimes.map((runtime) => runtime.major).join(", ")})`);
 for (const runtime of wantedRuntimes) {
   const version = spawnSync(runtime.binary, ["--version"], { encoding: "utf8" });
-  if (version.stdout?.trim() !== runtime.version) fail(`${runtime.binary} should be Node ${runtime.version} but answers ${JSON.stringify(version.stdout?.trim() ?? version.error?.message)}`);
+  if (version.stdout?.trim() !== runtime.version)
+    fail(
+      `${runtime.binary} should be Node ${runtime.version} but answers ${JSON.stringify(version.stdout?.trim() ?? version.error?.message)}`,
+    );
 }
 
 const scratch = mkdtempSync(join(tmpdir(), "plan-refs-matrix-"));
@@ -143,24 +205,58 @@ try {
   for (const [suite, { on, files, exclude }] of suites) {
     if (on === "once") {
       // The declarations do not depend on the Node that reads them: the machine's runs tsc.
-      const result = await run(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(fixture, "tsconfig.json")], process.env);
+      const result = await run(
+        process.execPath,
+        [join(root, "node_modules/typescript/bin/tsc"), "-p", join(fixture, "tsconfig.json")],
+        process.env,
+      );
       const ok = result.code === 0;
       rows.push({ node: process.version, suite, ai: version("ai"), agents: version("@openai/agents"), seconds: result.seconds, ok });
-      if (!ok) process.stdout.write(`\n--- FAIL: ${suite} (tsc against ai ${version("ai")} and @openai/agents ${version("@openai/agents")}) ---\n${result.output}\n`);
+      if (!ok)
+        process.stdout.write(
+          `\n--- FAIL: ${suite} (tsc against ai ${version("ai")} and @openai/agents ${version("@openai/agents")}) ---\n${result.output}\n`,
+        );
       continue;
     }
     const targets = on === "newest" ? wantedRuntimes.slice(-1) : wantedRuntimes;
     for (const runtime of targets) {
       const reportPath = join(scratch, `${suite}-${runtime.major}.json`);
-      const args = [join(root, "node_modules/vitest/vitest.mjs"), "run", "--config", join(fixture, "vitest.config.ts"), ...files, ...exclude.flatMap((file) => ["--exclude", file]), "--reporter=dot", "--reporter=json", `--outputFile.json=${reportPath}`];
+      const args = [
+        join(root, "node_modules/vitest/vitest.mjs"),
+        "run",
+        "--config",
+        join(fixture, "vitest.config.ts"),
+        ...files,
+        ...exclude.flatMap((file) => ["--exclude", file]),
+        "--reporter=dot",
+        "--reporter=json",
+        `--outputFile.json=${reportPath}`,
+      ];
       // NODE_OPTIONS of the caller (npm test:no-proto's) would be read by a Node it was not written for.
-      const env = { ...process.env, ...sdkEnv, NODE_OPTIONS: "", PLAN_REFS_EXPECT_NODE: runtime.version, PATH: pathWith(runtime.binary, scratch) };
+      const env = {
+        ...process.env,
+        ...sdkEnv,
+        NODE_OPTIONS: "",
+        PLAN_REFS_EXPECT_NODE: runtime.version,
+        PATH: pathWith(runtime.binary, scratch),
+      };
       process.stdout.write(`test-matrix: ${suite} on Node ${runtime.version}…\n`);
       const result = await run(runtime.binary, args, env);
       const counted = counts(reportPath);
       const ok = result.code === 0 && counted !== undefined && counted.failed === 0 && counted.passed > 0;
-      rows.push({ node: runtime.version, suite, ai: version("ai"), agents: version("@openai/agents"), seconds: result.seconds, ok, ...counted });
-      if (!ok) process.stdout.write(`\n--- FAIL: ${suite} on Node ${runtime.version} (ai ${version("ai")}, @openai/agents ${version("@openai/agents")}) ---\n${result.output}\n--- end of ${suite} on Node ${runtime.version} ---\n`);
+      rows.push({
+        node: runtime.version,
+        suite,
+        ai: version("ai"),
+        agents: version("@openai/agents"),
+        seconds: result.seconds,
+        ok,
+        ...counted,
+      });
+      if (!ok)
+        process.stdout.write(
+          `\n--- FAIL: ${suite} on Node ${runtime.version} (ai ${version("ai")}, @openai/agents ${version("@openai/agents")}) ---\n${result.output}\n--- end of ${suite} on Node ${runtime.version} ---\n`,
+        );
     }
   }
 } finally {
@@ -172,6 +268,7 @@ const failedRows = rows.filter((row) => !row.ok);
 // A run that failed without counting its tests (the typecheck, a crash) counts as one failed.
 const uncounted = failedRows.filter((row) => row.failed === undefined || row.failed === 0).length;
 process.stdout.write(`\n${table(rows)}\n\n`);
-if (failedRows.length > 0) process.stdout.write(`test-matrix: failed: ${failedRows.map((row) => `${row.suite} on Node ${row.node}`).join(", ")}\n`);
+if (failedRows.length > 0)
+  process.stdout.write(`test-matrix: failed: ${failedRows.map((row) => `${row.suite} on Node ${row.node}`).join(", ")}\n`);
 process.stdout.write(`matrix: ${total("passed")} passed, ${total("failed") + uncounted} failed, ${total("skipped")} skipped\n`);
 process.exitCode = failedRows.length > 0 ? 1 : 0;

@@ -46,7 +46,8 @@ export function actionsResolve(args: Dict, results: Dict): Record<string, unknow
   const out: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(args)) {
     const match = typeof value === "string" ? SEED.exec(value) : null;
-    out[name] = match === null ? value : evaluate(`steps[${quote(match[1]!)}]${match[2] === undefined ? "" : `[${quote(match[2])}]`}`, context);
+    out[name] =
+      match === null ? value : evaluate(`steps[${quote(match[1]!)}]${match[2] === undefined ? "" : `[${quote(match[2])}]`}`, context);
   }
   return out;
 }

@@ -40,7 +40,13 @@ const workload: Workload = {
     const compiled = compileArgs(args);
     // Every contender must give the same answer before it is timed.
     const expected = JSON.stringify(resolveRefs(args, results));
-    for (const [name, output] of Object.entries({ compiled: compiled(results), regex: regexResolve(args, results), regexOwn: regexResolveOwnData(args, results), lodash: lodashResolve(args, results), actions: actionsResolve(args, results) })) {
+    for (const [name, output] of Object.entries({
+      compiled: compiled(results),
+      regex: regexResolve(args, results),
+      regexOwn: regexResolveOwnData(args, results),
+      lodash: lodashResolve(args, results),
+      actions: actionsResolve(args, results),
+    })) {
       if (JSON.stringify(output) !== expected) throw new Error(`workload 1: ${name} disagrees: ${JSON.stringify(output)}`);
     }
     const rows = await measure(

@@ -26,7 +26,9 @@ const plan = {
   steps: Array.from({ length: 2 * LEVELS }, (_, i) => {
     const level = Math.floor(i / 2) + 1;
     const id = i + 1;
-    return level === 1 ? { id, tool: "add", args: { a: id, b: 1 } } : { id, tool: "add", args: { a: `$${2 * level - 3}.value`, b: `$${2 * level - 2}.value` } };
+    return level === 1
+      ? { id, tool: "add", args: { a: id, b: 1 } }
+      : { id, tool: "add", args: { a: `$${2 * level - 3}.value`, b: `$${2 * level - 2}.value` } };
   }),
 };
 
@@ -36,7 +38,8 @@ type Answer = { structuredContent?: { status?: string; value?: number; results?:
 async function withPlan(client: Client): Promise<number[]> {
   const answer = (await client.callTool({ name: "run_plan", arguments: plan })) as Answer;
   const results = answer.structuredContent?.results;
-  if (answer.structuredContent?.status !== "ok" || results === undefined) throw new Error(`workload 10: the plan did not run: ${JSON.stringify(answer)}`);
+  if (answer.structuredContent?.status !== "ok" || results === undefined)
+    throw new Error(`workload 10: the plan did not run: ${JSON.stringify(answer)}`);
   return [2 * LEVELS - 1, 2 * LEVELS].map((id) => results[String(id)]!.value);
 }
 
@@ -63,11 +66,18 @@ const workload: Workload = {
   title: `plan-refs mcp serve: one run_plan call against 10 sequential tools/call, 10 steps in 5 levels, ${TOOL_MS} ms a tool call`,
   async run() {
     if (!existsSync(main)) throw new Error("workload 10 runs the built executable: npm run build first");
-    const transport = new StdioClientTransport({ command: process.execPath, args: [main, "mcp", "serve", "--expose-tools", "--mcp", `node ${upstream} --role slow --delay ${TOOL_MS}`], stderr: "ignore" });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [main, "mcp", "serve", "--expose-tools", "--mcp", `node ${upstream} --role slow --delay ${TOOL_MS}`],
+      stderr: "ignore",
+    });
     const client = new Client({ name: "bench", version: "1" });
     await client.connect(transport);
     try {
-      const tasks: Record<string, () => Promise<number[]>> = { [names.plan]: () => withPlan(client), [names.calls]: () => withCalls(client) };
+      const tasks: Record<string, () => Promise<number[]>> = {
+        [names.plan]: () => withPlan(client),
+        [names.calls]: () => withCalls(client),
+      };
       const times = new Map<string, number[]>(Object.keys(tasks).map((name) => [name, []]));
       const answers = new Set<string>();
       for (const run of Object.values(tasks)) await run(); // warm-up
@@ -80,7 +90,12 @@ const workload: Workload = {
         }
       }
       if (answers.size !== 1) throw new Error(`workload 10: the two ways answered differently: ${[...answers].join(" | ")}`);
-      const rows: Row[] = Object.keys(tasks).map((name) => ({ name, medianNs: median(times.get(name)!), roundsNs: times.get(name)!, note: name === names.plan ? "1 client round trip" : `${2 * LEVELS} client round trips` }));
+      const rows: Row[] = Object.keys(tasks).map((name) => ({
+        name,
+        medianNs: median(times.get(name)!),
+        roundsNs: times.get(name)!,
+        note: name === names.plan ? "1 client round trip" : `${2 * LEVELS} client round trips`,
+      }));
       const measured = rows[0]!.medianNs / rows[1]!.medianNs;
       return {
         id: this.id,
@@ -88,7 +103,16 @@ const workload: Workload = {
         unit: "ns",
         rows,
         baselines: [names.calls],
-        targets: [{ description: "run_plan wall time ÷ 10 sequential tools/call wall time (10 steps, 5 levels)", measured, limit: 0.75, kind: "max", unit: "×", met: measured <= 0.75 }],
+        targets: [
+          {
+            description: "run_plan wall time ÷ 10 sequential tools/call wall time (10 steps, 5 levels)",
+            measured,
+            limit: 0.75,
+            kind: "max",
+            unit: "×",
+            met: measured <= 0.75,
+          },
+        ],
         notes: [
           `Both through one plan-refs mcp serve process over stdio and one upstream process; the answers of the two ways are checked equal (${[...answers][0]}). Median of ${ROUNDS} rounds, the order alternating.`,
           `The floor of each: the plan ${LEVELS} levels × ${TOOL_MS} ms = ${LEVELS * TOOL_MS} ms (the two calls of a level at once), the calls ${2 * LEVELS} × ${TOOL_MS} ms = ${2 * LEVELS * TOOL_MS} ms; what is above it is the round trips, the linter and the runner.`,

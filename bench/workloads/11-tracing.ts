@@ -18,7 +18,11 @@ const STEPS = 10_000;
 const PAIRS = 41;
 const place = { city: "Paris", country: "FR" };
 const tools: ToolFunctions = { geocode: () => place, weather: () => "sunny" };
-const plan = { steps: Array.from({ length: STEPS }, (_, i) => (i === 0 ? { id: 0, tool: "geocode", args: { query: "Paris" } } : { id: i, tool: "weather", args: { city: "$0.city", days: i % 7 } })) };
+const plan = {
+  steps: Array.from({ length: STEPS }, (_, i) =>
+    i === 0 ? { id: 0, tool: "geocode", args: { query: "Paris" } } : { id: i, tool: "weather", args: { city: "$0.city", days: i % 7 } },
+  ),
+};
 
 /** Spans handed to the exporter (counted only to check that the runs are traced). */
 let exported = 0;
@@ -42,7 +46,8 @@ const workload: Workload = {
   title: "tracing with an SDK registered: 10,000 no-op steps",
   async run() {
     // First with nothing registered: no SDK, no context manager (what an application that has the API through another package sees).
-    if (otelApi() === null) throw new Error("workload 11: @opentelemetry/api is not found (npm ci installs it): the no-SDK ratio would measure nothing");
+    if (otelApi() === null)
+      throw new Error("workload 11: @opentelemetry/api is not found (npm ci installs it): the no-SDK ratio would measure nothing");
     const noSdk = await pairedRatio(
       () => runPlan(plan, tools),
       () => runPlan(plan, tools, { tracer: false }),
@@ -51,7 +56,8 @@ const workload: Workload = {
     context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
     const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(dropAll)] }).getTracer("bench");
     const check = await runPlan(plan, tools, { tracer });
-    if (check.status !== "ok" || check.results.size !== STEPS || exported !== STEPS + 1) throw new Error(`workload 11: runPlan ${check.status}, ${exported} spans`);
+    if (check.status !== "ok" || check.results.size !== STEPS || exported !== STEPS + 1)
+      throw new Error(`workload 11: runPlan ${check.status}, ${exported} spans`);
     const rows = await measure(
       {
         [names.untraced]: () => runPlan(plan, tools, { tracer: false }),
@@ -67,7 +73,14 @@ const workload: Workload = {
       unit: "ns",
       rows,
       baselines: [names.untraced],
-      targets: [pairedTarget("runPlan (@opentelemetry/api installed, no SDK registered) ÷ runPlan with tracing skipped (10,000 no-op steps; median of interleaved pairs)", noSdk, "max", 1.02)],
+      targets: [
+        pairedTarget(
+          "runPlan (@opentelemetry/api installed, no SDK registered) ÷ runPlan with tracing skipped (10,000 no-op steps; median of interleaved pairs)",
+          noSdk,
+          "max",
+          1.02,
+        ),
+      ],
       notes: [
         `No SDK registered: the median of ${noSdk.pairs} pairs' ratios is ${noSdk.median.toFixed(3)}× (the middle half of the pairs between ${noSdk.low.toFixed(3)}× and ${noSdk.high.toFixed(3)}×). Each pair is a forced collection, an untimed run of each, then 2 runs of one right beside 2 of the other, which one first alternating, timed in this process's CPU time (a shared machine's load is not counted); a ratio of medians of separately timed rows (as workload 5 measured it) moved between 0.93× and 1.16× from run to run, as machine load drifted between the rows. Untraced, runPlan asks the API for its tracer, starts the run span (the API's non-recording span), sees it carries no trace and drops tracing: each step costs one branch.`,
         `Overhead per step with the SDK: ${perStep(names.traced)} (spans only), ${perStep(names.content)} (with recordContent). A step's span is started with six attributes, made the active context while the tool runs (context.with under AsyncLocalStorage) and ended; the SDK's own work (ids, the span object, the processor) is most of it.`,

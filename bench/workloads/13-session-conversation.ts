@@ -23,10 +23,20 @@ const BY_VALUE_MAX_RESULT_CHARS = 200_000;
 const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
 
 const hit = z.object({ id: z.number(), title: z.string(), price: z.number(), snippet: z.string() });
-const HIT_LIST = Array.from({ length: HITS }, (_, i) => ({ id: i, title: `Pump ${i}`, price: 50 + ((i * 37) % 500), snippet: `A quiet circulation pump, model ${i}, for heating systems of up to ${i % 9} floors.` }));
+const HIT_LIST = Array.from({ length: HITS }, (_, i) => ({
+  id: i,
+  title: `Pump ${i}`,
+  price: 50 + ((i * 37) % 500),
+  snippet: `A quiet circulation pump, model ${i}, for heating systems of up to ${i % 9} floors.`,
+}));
 
 const tools = {
-  search: tool({ description: "Searches the catalogue", inputSchema: z.object({ q: z.string() }), outputSchema: z.object({ hits: z.array(hit) }), execute: () => ({ hits: HIT_LIST }) }),
+  search: tool({
+    description: "Searches the catalogue",
+    inputSchema: z.object({ q: z.string() }),
+    outputSchema: z.object({ hits: z.array(hit) }),
+    execute: () => ({ hits: HIT_LIST }),
+  }),
   filter: tool({
     description: "Keeps the hits at most maxPrice",
     inputSchema: z.object({ hits: z.array(hit), maxPrice: z.number() }),
@@ -95,7 +105,8 @@ async function converse(planner: Planner, makePlanTool: () => ReturnType<typeof 
         const last = lastPlanAnswer(options.prompt);
         // A turn starts with the user's question last; after its plan's answer, the model answers in text.
         const planning = options.prompt.at(-1)?.role === "user";
-        if (!planning && last?.status !== "ok") throw new Error(`workload 13: turn ${turn + 1}'s plan ${last?.status}: ${JSON.stringify(last).slice(0, 500)}`);
+        if (!planning && last?.status !== "ok")
+          throw new Error(`workload 13: turn ${turn + 1}'s plan ${last?.status}: ${JSON.stringify(last).slice(0, 500)}`);
         const content: LanguageModelV3Content[] = planning
           ? [{ type: "tool-call", toolCallId: `turn-${turn}`, toolName: "run_plan", input: JSON.stringify(planner(turn, last)) }]
           : [{ type: "text", text: turn === QUESTIONS.length - 1 ? JSON.stringify(summary(last!)) : `step done (turn ${turn + 1})` }];
@@ -111,7 +122,10 @@ async function converse(planner: Planner, makePlanTool: () => ReturnType<typeof 
   return { sent, received, trips, text };
 }
 
-const names = { value: "by value: results back to the model, retyped into the next plan", reference: "by reference: a plan session, $1.hits" } as const;
+const names = {
+  value: "by value: results back to the model, retyped into the next plan",
+  reference: "by reference: a plan session, $1.hits",
+} as const;
 
 const tasks: Record<string, () => Promise<Conversation>> = {
   [names.value]: () => converse(byValue, () => planTool(tools, { maxResultChars: BY_VALUE_MAX_RESULT_CHARS })),
@@ -124,7 +138,8 @@ const tasks: Record<string, () => Promise<Conversation>> = {
 
 const workload: Workload = {
   id: "13",
-  title: "Results by reference across a conversation: 3 turns (search → filter → summarise), a 50 KB intermediate result, the AI SDK's test model",
+  title:
+    "Results by reference across a conversation: 3 turns (search → filter → summarise), a 50 KB intermediate result, the AI SDK's test model",
   async run() {
     const times = new Map<string, number[]>(Object.keys(tasks).map((name) => [name, []]));
     const seen = new Map<string, Conversation>();
@@ -141,11 +156,17 @@ const workload: Workload = {
     const value = seen.get(names.value)!;
     const reference = seen.get(names.reference)!;
     if (value.text !== reference.text) throw new Error(`workload 13: the two ways answered differently: ${value.text} | ${reference.text}`);
-    if (value.trips !== reference.trips) throw new Error(`workload 13: ${value.trips} model round trips by value, ${reference.trips} by reference`);
+    if (value.trips !== reference.trips)
+      throw new Error(`workload 13: ${value.trips} model round trips by value, ${reference.trips} by reference`);
     const resultChars = JSON.stringify({ hits: HIT_LIST }).length;
     const rows: Row[] = Object.keys(tasks).map((name) => {
       const c = seen.get(name)!;
-      return { name, medianNs: median(times.get(name)!), roundsNs: times.get(name)!, note: `${c.sent.toLocaleString("en")} characters sent to the model, ${c.received.toLocaleString("en")} received, ${c.trips} model round trips` };
+      return {
+        name,
+        medianNs: median(times.get(name)!),
+        roundsNs: times.get(name)!,
+        note: `${c.sent.toLocaleString("en")} characters sent to the model, ${c.received.toLocaleString("en")} received, ${c.trips} model round trips`,
+      };
     });
     const measured = (value.sent + value.received) / (reference.sent + reference.received);
     return {
@@ -154,7 +175,16 @@ const workload: Workload = {
       unit: "ns",
       rows,
       baselines: [names.value],
-      targets: [{ description: "characters to and from the model, by value ÷ by reference (3 turns, 50 KB result)", measured, limit: 10, kind: "min", unit: "×", met: measured >= 10 }],
+      targets: [
+        {
+          description: "characters to and from the model, by value ÷ by reference (3 turns, 50 KB result)",
+          measured,
+          limit: 10,
+          kind: "min",
+          unit: "×",
+          met: measured >= 10,
+        },
+      ],
       notes: [
         `The search result is ${resultChars.toLocaleString("en")} characters of JSON (${HITS} hits); the filter keeps those at most 300. Each turn is one generateText over the whole history (as a chat sends it), 2 model round trips a turn; the answers of the two ways are checked equal (${value.text}) and so are the round trips (${value.trips}).`,
         `The characters counted are every model call's prompt and tool list as JSON (sent) and its tool-call inputs and text (received). Median wall time of ${ROUNDS} rounds, the order alternating; the test model answers at once, so the time is the SDK's, the linter's, the runner's and JSON's, no model time — a real model would also spend its output time retyping the hits by value (${value.received.toLocaleString("en")} characters out against ${reference.received.toLocaleString("en")}).`,

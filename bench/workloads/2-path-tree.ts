@@ -57,7 +57,12 @@ const workload: Workload = {
     if (nodes !== 1000) throw new Error(`workload 2: the tree has ${nodes} nodes, not 1,000`);
     const compiled = compileArgs(tree, options);
     const expected = JSON.stringify(resolveRefs(tree, treeResults, options));
-    for (const [name, output] of Object.entries({ compiled: compiled(treeResults), regex: regexResolveDeep(tree, treeResults), lodash: lodashResolveDeep(tree, treeResults), actions: actionsResolveDeep(tree, treeResults) })) {
+    for (const [name, output] of Object.entries({
+      compiled: compiled(treeResults),
+      regex: regexResolveDeep(tree, treeResults),
+      lodash: lodashResolveDeep(tree, treeResults),
+      actions: actionsResolveDeep(tree, treeResults),
+    })) {
       if (JSON.stringify(output) !== expected) throw new Error(`workload 2: ${name} disagrees`);
     }
     const rows = await measure(

@@ -12,13 +12,21 @@ const SIZES = [1_000, 10_000, 100_000] as const;
 function chainStep(i: number): unknown {
   if (i === 0) return { id: 0, tool: "geocode", args: { query: "Paris", limit: 1, lang: "en" } };
   const p = i - 1;
-  return { id: i, tool: "weather", args: { city: `$${p}.city`, country: `$${p}.country`, lat: `$${p}.lat`, units: "metric", days: 3, note: "$5 off" } };
+  return {
+    id: i,
+    tool: "weather",
+    args: { city: `$${p}.city`, country: `$${p}.country`, lat: `$${p}.lat`, units: "metric", days: 3, note: "$5 off" },
+  };
 }
 
 /** Step `i` of a fan-out: every step after 0 reads step 0's result. */
 function fanStep(i: number): unknown {
   if (i === 0) return { id: 0, tool: "geocode", args: { query: "Paris", limit: 1, lang: "en" } };
-  return { id: i, tool: "weather", args: { city: "$0.city", country: "$0.country", lat: "$0.lat", units: "metric", days: i % 7, note: "$5 off" } };
+  return {
+    id: i,
+    tool: "weather",
+    args: { city: "$0.city", country: "$0.country", lat: "$0.lat", units: "metric", days: i % 7, note: "$5 off" },
+  };
 }
 
 /** A plan through JSON, as a plan arrives (flat strings, no shared objects). */
@@ -30,13 +38,29 @@ function plan(size: number, step: (i: number) => unknown): { value: unknown; tex
 /** Input and output schemas for both tools: every argument of the fan-out plan is checked, its literals by Ajv. */
 const CATALOG = {
   geocode: {
-    input: { type: "object", properties: { query: { type: "string", minLength: 1 }, limit: { type: "integer", minimum: 1 }, lang: { enum: ["en", "fr"] } }, required: ["query"], additionalProperties: false },
-    output: { type: "object", properties: { city: { type: "string" }, country: { type: "string" }, lat: { type: "number" } }, additionalProperties: false },
+    input: {
+      type: "object",
+      properties: { query: { type: "string", minLength: 1 }, limit: { type: "integer", minimum: 1 }, lang: { enum: ["en", "fr"] } },
+      required: ["query"],
+      additionalProperties: false,
+    },
+    output: {
+      type: "object",
+      properties: { city: { type: "string" }, country: { type: "string" }, lat: { type: "number" } },
+      additionalProperties: false,
+    },
   },
   weather: {
     input: {
       type: "object",
-      properties: { city: { type: "string" }, country: { type: "string" }, lat: { type: "number" }, units: { enum: ["metric", "imperial"] }, days: { type: "integer", minimum: 0, maximum: 6 }, note: { type: "string", maxLength: 40 } },
+      properties: {
+        city: { type: "string" },
+        country: { type: "string" },
+        lat: { type: "number" },
+        units: { enum: ["metric", "imperial"] },
+        days: { type: "integer", minimum: 0, maximum: 6 },
+        note: { type: "string", maxLength: 40 },
+      },
       required: ["city", "units"],
       additionalProperties: false,
     },
@@ -56,7 +80,10 @@ const workload: Workload = {
     for (const [shape, step] of Object.entries(shapes)) for (const size of SIZES) plans.set(label(shape, size), plan(size, step));
     // A clean plan lints clean: the timings are of the checks, not of building diagnostics.
     const withSchemas = plans.get(label("fan-out", 10_000))!.value;
-    for (const [name, { value }, options] of [...[...plans].map(([name, plan]) => [name, plan, undefined] as const), [SCHEMA_ROW, { value: withSchemas }, { tools: CATALOG }] as const]) {
+    for (const [name, { value }, options] of [
+      ...[...plans].map(([name, plan]) => [name, plan, undefined] as const),
+      [SCHEMA_ROW, { value: withSchemas }, { tools: CATALOG }] as const,
+    ]) {
       const found = lintPlan(value, options);
       if (found.length > 0) throw new Error(`workload 4: ${name} has diagnostics: ${JSON.stringify(found[0])}`);
     }
@@ -65,8 +92,12 @@ const workload: Workload = {
     // and the ratio would measure the cache rather than the linter). Fan-out rows keep the default cache.
     const chainNames = new Set(SIZES.map((size) => label("chain", size)));
     const chain100k = plans.get(label("chain", 100_000))!.text;
-    const groups = { chain: { small: {}, large: {} }, "fan-out": { small: {}, large: {} } } as Record<string, { small: Record<string, () => unknown>; large: Record<string, () => unknown> }>;
-    for (const [name, { value }] of plans) groups[chainNames.has(name) ? "chain" : "fan-out"]![name.includes("100,000") ? "large" : "small"][name] = () => lintPlan(value);
+    const groups = { chain: { small: {}, large: {} }, "fan-out": { small: {}, large: {} } } as Record<
+      string,
+      { small: Record<string, () => unknown>; large: Record<string, () => unknown> }
+    >;
+    for (const [name, { value }] of plans)
+      groups[chainNames.has(name) ? "chain" : "fan-out"]![name.includes("100,000") ? "large" : "small"][name] = () => lintPlan(value);
     groups.chain!.large[textLabel("chain", 100_000)] = () => lintPlanText(chain100k);
     groups["fan-out"]!.small[SCHEMA_ROW] = () => lintPlan(withSchemas, { tools: CATALOG });
     const measureGroup = async (group: { small: Record<string, () => unknown>; large: Record<string, () => unknown> }) => [
@@ -84,16 +115,24 @@ const workload: Workload = {
     }
     const fanRows = await measureGroup(groups["fan-out"]!);
     const all = [...chainRows, ...fanRows];
-    const order = [...Object.keys(shapes).flatMap((shape) => SIZES.map((size) => label(shape, size))), SCHEMA_ROW, textLabel("chain", 100_000)];
+    const order = [
+      ...Object.keys(shapes).flatMap((shape) => SIZES.map((size) => label(shape, size))),
+      SCHEMA_ROW,
+      textLabel("chain", 100_000),
+    ];
     const rows: Row[] = order.map((name) => {
       const found = all.find((r) => r.name === name)!;
-      return name.startsWith("lintPlanText") ? { ...found, note: `${(chain100k.length / 2 ** 20).toFixed(1)} MB of text, no target` } : found;
+      return name.startsWith("lintPlanText")
+        ? { ...found, note: `${(chain100k.length / 2 ** 20).toFixed(1)} MB of text, no target` }
+        : found;
     });
     const targets: Target[] = Object.keys(shapes).flatMap((shape) => [
       ratioTarget(rows, `${shape}: t(10,000 steps) ÷ t(1,000 steps)`, label(shape, 10_000), label(shape, 1_000), "max", 12),
       ratioTarget(rows, `${shape}: t(100,000 steps) ÷ t(10,000 steps)`, label(shape, 100_000), label(shape, 10_000), "max", 12),
     ]);
-    targets.push(ratioTarget(rows, "fan-out, 10,000 steps: t(with input schemas) ÷ t(no catalog)", SCHEMA_ROW, label("fan-out", 10_000), "max", 2));
+    targets.push(
+      ratioTarget(rows, "fan-out, 10,000 steps: t(with input schemas) ÷ t(no catalog)", SCHEMA_ROW, label("fan-out", 10_000), "max", 2),
+    );
     return {
       id: this.id,
       title: this.title,

@@ -57,14 +57,19 @@ const workload: Workload = {
   id: "5",
   title: "runPlan overhead: 10,000 steps with no-op tools",
   async run() {
-    const plan = JSON.parse(JSON.stringify({ steps: Array.from({ length: STEPS }, (_, i) => step(i)) })) as { steps: ReturnType<typeof step>[] };
+    const plan = JSON.parse(JSON.stringify({ steps: Array.from({ length: STEPS }, (_, i) => step(i)) })) as {
+      steps: ReturnType<typeof step>[];
+    };
     // Results as runPlan keeps them: a Map by step id.
     const results = new Map<number, unknown>([[0, place]]);
     const report = await runPlan(plan, tools);
-    if (otelApi() === null) throw new Error("workload 5: @opentelemetry/api is not found (npm ci installs it): the tracing row would measure nothing");
-    if (report.status !== "ok" || report.results.size !== STEPS) throw new Error(`workload 5: runPlan ${report.status}, ${report.results.size} results`);
+    if (otelApi() === null)
+      throw new Error("workload 5: @opentelemetry/api is not found (npm ci installs it): the tracing row would measure nothing");
+    if (report.status !== "ok" || report.results.size !== STEPS)
+      throw new Error(`workload 5: runPlan ${report.status}, ${report.results.size} results`);
     const signal = new AbortController().signal;
-    const resolveAndCall = () => Promise.all(plan.steps.map((s, i) => tools[s.tool]!(s.id === 0 ? s.args : resolveRefs(s.args, results), { stepId: i, signal })));
+    const resolveAndCall = () =>
+      Promise.all(plan.steps.map((s, i) => tools[s.tool]!(s.id === 0 ? s.args : resolveRefs(s.args, results), { stepId: i, signal })));
     const rows = await measure(
       {
         [names.run]: () => runPlan(plan, tools),
@@ -89,8 +94,22 @@ const workload: Workload = {
       rows,
       baselines: [names.parts],
       targets: [
-        ratioTarget(rows, "runPlan time ÷ (lintPlan + resolveRefs + Promise.all) time (10,000 no-op steps)", names.run, names.parts, "max", 1.5),
-        ratioTarget(rows, "runPlan with a retry policy that never fires ÷ without one (10,000 no-op steps)", names.neverFires, names.run, "max", 1.05),
+        ratioTarget(
+          rows,
+          "runPlan time ÷ (lintPlan + resolveRefs + Promise.all) time (10,000 no-op steps)",
+          names.run,
+          names.parts,
+          "max",
+          1.5,
+        ),
+        ratioTarget(
+          rows,
+          "runPlan with a retry policy that never fires ÷ without one (10,000 no-op steps)",
+          names.neverFires,
+          names.run,
+          "max",
+          1.05,
+        ),
       ],
       notes: [
         "One operation runs the whole plan: step 0 (no references), then 9,999 steps that each read `$0.city` and `$0.country` (plus two plain arguments). The tools return a constant object at once.",

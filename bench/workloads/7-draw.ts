@@ -31,7 +31,8 @@ const workload: Workload = {
     const large = generatedPlan(10_000, 1);
     const runPlanValue = generatedPlan(1000, 3);
     const report = await runWithFailures(runPlanValue, new Set([900, 950]), 3);
-    if (report.errors.size === 0 || report.results.size < 800) throw new Error(`workload 7: the run has ${report.errors.size} errors and ${report.results.size} results`);
+    if (report.errors.size === 0 || report.results.size < 800)
+      throw new Error(`workload 7: the run has ${report.errors.size} errors and ${report.results.size} results`);
     const svg = planToSvg(plan);
     const timeline = runToSvg(report, { plan: runPlanValue });
     const rows = await measure(
@@ -46,7 +47,9 @@ const workload: Workload = {
       { batch: 1, time: 200, rounds: 5 },
     );
     // About a second a call: three timed calls per round and one warm-up, as workload 4's largest rows.
-    rows.push(...(await measure({ [names.large]: () => planToSvg(large) }, { batch: 1, time: 1, rounds: 5, iterations: 3, warmupIterations: 1 })));
+    rows.push(
+      ...(await measure({ [names.large]: () => planToSvg(large) }, { batch: 1, time: 1, rounds: 5, iterations: 3, warmupIterations: 1 })),
+    );
     return {
       id: this.id,
       title: this.title,

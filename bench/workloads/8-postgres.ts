@@ -21,7 +21,12 @@ function shapeName(shape: "fan-out" | "fan-in", n: number): string {
 
 /** One step, then `n` steps that each reference it. */
 function fanOut(n: number): unknown {
-  return { steps: [{ id: 1, tool: "hop", args: { plan: 0 } }, ...Array.from({ length: n }, (_, i) => ({ id: i + 2, tool: "hop", args: { from: "$1.n" } }))] };
+  return {
+    steps: [
+      { id: 1, tool: "hop", args: { plan: 0 } },
+      ...Array.from({ length: n }, (_, i) => ({ id: i + 2, tool: "hop", args: { from: "$1.n" } })),
+    ],
+  };
 }
 
 /** `n` steps, then one step that references them all. */
@@ -38,10 +43,13 @@ const workerScript = fileURLToPath(new URL("../pg-worker.js", import.meta.url));
  * that plan count (to try the phase at a small scale).
  */
 function loadPlans(): number | undefined {
-  const [name, text, factor] = process.env["PLAN_REFS_BENCH8_PLANS"] ? ["PLAN_REFS_BENCH8_PLANS", process.env["PLAN_REFS_BENCH8_PLANS"], 1] : ["PLAN_REFS_BENCH8_LOAD", process.env["PLAN_REFS_BENCH8_LOAD"] ?? "", 1_000];
+  const [name, text, factor] = process.env["PLAN_REFS_BENCH8_PLANS"]
+    ? ["PLAN_REFS_BENCH8_PLANS", process.env["PLAN_REFS_BENCH8_PLANS"], 1]
+    : ["PLAN_REFS_BENCH8_LOAD", process.env["PLAN_REFS_BENCH8_LOAD"] ?? "", 1_000];
   if (text === "") return undefined;
   const value = Number(text);
-  if (!Number.isSafeInteger(value) || value < 1 || value > 1_000) throw new Error(`workload 8: ${name} must be a whole number from 1 to 1000, not ${JSON.stringify(text)}`);
+  if (!Number.isSafeInteger(value) || value < 1 || value > 1_000)
+    throw new Error(`workload 8: ${name} must be a whole number from 1 to 1000, not ${JSON.stringify(text)}`);
   return value * factor;
 }
 const LOAD_WORKERS = 4;
@@ -87,7 +95,12 @@ function spawnWorkers(mode: string, url: string, count: number): Promise<Worker[
 
 /** Stops the workers and returns what each reported about its memory (its output read to the end: "close", not "exit"). */
 async function stopAll(workers: Worker[]): Promise<RssReport[]> {
-  await Promise.all(workers.map(({ child }) => new Promise<void>((resolve) => (child.removeAllListeners("exit"), child.on("close", () => resolve()), child.kill("SIGTERM")))));
+  await Promise.all(
+    workers.map(
+      ({ child }) =>
+        new Promise<void>((resolve) => (child.removeAllListeners("exit"), child.on("close", () => resolve()), child.kill("SIGTERM"))),
+    ),
+  );
   return workers.map((worker) => {
     const report = worker.rss();
     if (report === undefined) throw new Error("workload 8: a worker stopped without reporting its memory");
@@ -148,7 +161,13 @@ interface Comparison {
  * one statement adding the first job of `batch` plans, for plan-refs `batch` concurrent submitPlan calls,
  * each batch once the one before is stored. `beforePlans` runs on the plan-refs workers before the clock starts.
  */
-async function compare(url: string, plans: number, workers: number, batch: number, beforePlans: () => Promise<void> = async () => undefined): Promise<Comparison> {
+async function compare(
+  url: string,
+  plans: number,
+  workers: number,
+  batch: number,
+  beforePlans: () => Promise<void> = async () => undefined,
+): Promise<Comparison> {
   const setup = new pg.Client({ connectionString: url });
   await setup.connect();
   try {
@@ -162,9 +181,16 @@ async function compare(url: string, plans: number, workers: number, batch: numbe
     const bareStart = performance.now();
     const rows: [number, number, number][] = [];
     for (let plan = 0; plan < plans; plan++) for (const [step, before] of predecessors(plan)) rows.push([plan, step, before.length]);
-    await setup.query("insert into bare.pending select * from unnest($1::int[], $2::int[], $3::int[])", [rows.map((r) => r[0]), rows.map((r) => r[1]), rows.map((r) => r[2])]);
+    await setup.query("insert into bare.pending select * from unnest($1::int[], $2::int[], $3::int[])", [
+      rows.map((r) => r[0]),
+      rows.map((r) => r[1]),
+      rows.map((r) => r[2]),
+    ]);
     for (let first = 0; first < plans; first += batch) {
-      await setup.query("select graphile_worker.add_job('bare_step', json_build_object('plan', p, 'step', 1)) from generate_series($1::int, $2::int - 1) p", [first, Math.min(first + batch, plans)]);
+      await setup.query(
+        "select graphile_worker.add_job('bare_step', json_build_object('plan', p, 'step', 1)) from generate_series($1::int, $2::int - 1) p",
+        [first, Math.min(first + batch, plans)],
+      );
     }
     await bareDone.done;
     const bareMs = performance.now() - bareStart;
@@ -176,7 +202,9 @@ async function compare(url: string, plans: number, workers: number, batch: numbe
     const done = await finished(url, "plan_refs_finished", plans);
     const start = performance.now();
     for (let first = 0; first < plans; first += batch) {
-      await Promise.all(Array.from({ length: Math.min(batch, plans - first) }, (_, i) => submitPlan(planOf(first + i), { connectionString: url })));
+      await Promise.all(
+        Array.from({ length: Math.min(batch, plans - first) }, (_, i) => submitPlan(planOf(first + i), { connectionString: url })),
+      );
     }
     await done.done;
     const planRefsMs = performance.now() - start;
@@ -184,7 +212,14 @@ async function compare(url: string, plans: number, workers: number, batch: numbe
     const planRefsRss = await stopAll(planRefsWorkers);
     const failed = Number((await setup.query<{ n: string }>("select count(*) as n from plan_refs.runs where status <> 'ok'")).rows[0]?.n);
     if (failed > 0) throw new Error(`workload 8: ${failed} runs not ok`);
-    return { bareMs, planRefsMs, bareHopMs: await medianOf(url, BARE_HOP), planRefsHopMs: await medianOf(url, PLAN_REFS_HOP), bareRss, planRefsRss };
+    return {
+      bareMs,
+      planRefsMs,
+      bareHopMs: await medianOf(url, BARE_HOP),
+      planRefsHopMs: await medianOf(url, PLAN_REFS_HOP),
+      bareRss,
+      planRefsRss,
+    };
   } finally {
     await setup.end();
   }
@@ -233,7 +268,17 @@ function loadReport(plans: number, result: Comparison): { rows: Row[]; targets: 
   return {
     rows,
     baseline: names.bare,
-    targets: [ratioTarget(rows, `load: plan-refs on PostgreSQL ÷ graphile-worker alone (${count} plans × 10 steps, ${LOAD_WORKERS} worker processes)`, names.planRefs, names.bare, "max", LOAD_LIMIT), ...rssTargets],
+    targets: [
+      ratioTarget(
+        rows,
+        `load: plan-refs on PostgreSQL ÷ graphile-worker alone (${count} plans × 10 steps, ${LOAD_WORKERS} worker processes)`,
+        names.planRefs,
+        names.bare,
+        "max",
+        LOAD_LIMIT,
+      ),
+      ...rssTargets,
+    ],
     notes: [
       `Load phase (PLAN_REFS_BENCH8_LOAD): ${count} plans × 10 steps on a fresh embedded PostgreSQL through ${LOAD_WORKERS} worker processes of concurrency 8, the bare engine first, then plan-refs, each timed from its first submit to its last run finishing. The plans go in ${LOAD_BATCH} at a time for both: plan-refs as ${LOAD_BATCH} concurrent submitPlan calls (not ${count} at once, which would queue them all on the submit pool), the bare engine as one statement adding the first jobs of ${LOAD_BATCH} plans (its pending counters for every plan go in one statement first, inside the timing); each batch starts once the one before is stored, while the workers already run the earlier ones.`,
       rssLine("plan-refs", result.planRefsRss),
@@ -253,7 +298,10 @@ const workload: Workload = {
     const shapes: [string, number][] = [];
     const result = await withDatabase((url) =>
       compare(url, PLANS, WORKERS, PLANS, async () => {
-        for (const [shape, make] of [["fan-out", fanOut], ["fan-in", fanIn]] as const) {
+        for (const [shape, make] of [
+          ["fan-out", fanOut],
+          ["fan-in", fanIn],
+        ] as const) {
           for (const n of SHAPE_SIZES) {
             const one = await finished(url, "plan_refs_finished", 1);
             const shapeStart = performance.now();
@@ -266,9 +314,13 @@ const workload: Workload = {
       }),
     );
     const plans = loadPlans();
-    const load = plans === undefined ? undefined : loadReport(plans, await withDatabase((url) => compare(url, plans, LOAD_WORKERS, LOAD_BATCH)));
+    const load =
+      plans === undefined ? undefined : loadReport(plans, await withDatabase((url) => compare(url, plans, LOAD_WORKERS, LOAD_BATCH)));
 
-    const names = { planRefs: "plan-refs: submitPlan × 1,000 + 2 workers, until every run is ok", bare: "graphile-worker alone: the same 10,000 jobs and hops" };
+    const names = {
+      planRefs: "plan-refs: submitPlan × 1,000 + 2 workers, until every run is ok",
+      bare: "graphile-worker alone: the same 10,000 jobs and hops",
+    };
     const rowsOut: Row[] = [
       { ...ms(result.planRefsMs), name: names.planRefs },
       { ...ms(result.bareMs), name: names.bare },
@@ -284,9 +336,25 @@ const workload: Workload = {
       rows: rowsOut,
       baselines: [names.bare, ...(load === undefined ? [] : [load.baseline])],
       targets: [
-        ratioTarget(rowsOut, "plan-refs on PostgreSQL ÷ graphile-worker alone (1,000 plans × 10 steps, 2 worker processes)", names.planRefs, names.bare, "max", 1.5),
+        ratioTarget(
+          rowsOut,
+          "plan-refs on PostgreSQL ÷ graphile-worker alone (1,000 plans × 10 steps, 2 worker processes)",
+          names.planRefs,
+          names.bare,
+          "max",
+          1.5,
+        ),
         // Linear within 1.5× per 10× steps: 10,000 steps at most 15 times 1,000.
-        ...(["fan-out", "fan-in"] as const).map((shape) => ratioTarget(rowsOut, `${shape}: 10,000 steps ÷ 1,000 steps (linear: at most 15×)`, shapeName(shape, 10_000), shapeName(shape, 1_000), "max", 15)),
+        ...(["fan-out", "fan-in"] as const).map((shape) =>
+          ratioTarget(
+            rowsOut,
+            `${shape}: 10,000 steps ÷ 1,000 steps (linear: at most 15×)`,
+            shapeName(shape, 10_000),
+            shapeName(shape, 1_000),
+            "max",
+            15,
+          ),
+        ),
         ...(load?.targets ?? []),
       ],
       notes: [
@@ -294,7 +362,9 @@ const workload: Workload = {
         "The bare engine's task stores its result and, in the same statement, decrements its successors' counters and adds those that reach 0 (graphile_worker.add_job): what an application does by hand. plan-refs also stores the run and its steps, lints each plan, resolves each step's arguments from its dependencies' stored results, and keeps attempts and timings: one prepared call (plan_refs.settle_done) stores a step's result, enqueues the dependents now ready and ends the run, and claims one dependent it made ready for the worker that settled, which runs it next with no job; a step taken from the queue is claimed by one prepared statement that marks it running and reads its dependencies' results. So a chain runs on one worker with no trip through the queue per step, where the bare engine queues every step. Progress is announced only for runs someone follows (none here).",
         "Fan-out: one step and N steps that each reference it; fan-in: N steps and one step that references them all; one plan at a time on the same 2 workers, from submitPlan until the run is ok. Settling a step costs its dependents: each step counts its dependencies not yet done, each run its steps not yet settled.",
         "A hop is the time from a step's last dependency ending (its result stored) to the step starting on a worker (LISTEN/NOTIFY wakes the workers), over the 10-step plans' steps.",
-        ...(load?.notes ?? ["The load phase (10,000 plans × 10 steps through 4 worker processes, target ≤ 1.3× graphile-worker alone, per-worker peak RSS) is opt-in: PLAN_REFS_BENCH8_LOAD=10 or `npm run bench -- 8 --load 10`."]),
+        ...(load?.notes ?? [
+          "The load phase (10,000 plans × 10 steps through 4 worker processes, target ≤ 1.3× graphile-worker alone, per-worker peak RSS) is opt-in: PLAN_REFS_BENCH8_LOAD=10 or `npm run bench -- 8 --load 10`.",
+        ]),
       ],
     };
   },

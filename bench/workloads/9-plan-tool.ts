@@ -39,21 +39,31 @@ const plan = {
   steps: Array.from({ length: 2 * LEVELS }, (_, i) => {
     const level = Math.floor(i / 2) + 1;
     const id = i + 1;
-    return level === 1 ? { id, tool: "add", args: { a: id, b: 1 } } : { id, tool: "add", args: { a: `$${2 * level - 3}.value`, b: `$${2 * level - 2}.value` } };
+    return level === 1
+      ? { id, tool: "add", args: { a: id, b: 1 } }
+      : { id, tool: "add", args: { a: `$${2 * level - 3}.value`, b: `$${2 * level - 2}.value` } };
   }),
 };
 
 /** What the final answer says: the two values of the last level. */
 const answer = (values: readonly number[]): string => `the last level gives ${values.join(" and ")}`;
 
-function model(decide: (options: LanguageModelV3CallOptions) => LanguageModelV3Content[]): { model: MockLanguageModelV3; steps: () => number } {
+function model(decide: (options: LanguageModelV3CallOptions) => LanguageModelV3Content[]): {
+  model: MockLanguageModelV3;
+  steps: () => number;
+} {
   let steps = 0;
   const mock = new MockLanguageModelV3({
     doGenerate: async (options) => {
       steps++;
       await sleep(MODEL_MS);
       const content = decide(options);
-      return { content, finishReason: { unified: content[0]!.type === "tool-call" ? "tool-calls" : "stop", raw: undefined }, usage, warnings: [] };
+      return {
+        content,
+        finishReason: { unified: content[0]!.type === "tool-call" ? "tool-calls" : "stop", raw: undefined },
+        usage,
+        warnings: [],
+      };
     },
   });
   return { model: mock, steps: () => steps };
@@ -62,7 +72,9 @@ function model(decide: (options: LanguageModelV3CallOptions) => LanguageModelV3C
 /** The tool results of the last model step, in the order they came. */
 function lastResults(prompt: LanguageModelV3CallOptions["prompt"]): unknown[] {
   const message = prompt.filter((entry) => entry.role === "tool").at(-1);
-  return (message?.content ?? []).flatMap((part) => (part.type === "tool-result" && part.output.type === "json" ? [part.output.value] : []));
+  return (message?.content ?? []).flatMap((part) =>
+    part.type === "tool-result" && part.output.type === "json" ? [part.output.value] : [],
+  );
 }
 
 /** (a) One plan-tool call: step 1 sends the whole plan, step 2 answers from its results. */
@@ -71,9 +83,16 @@ async function withPlanTool(): Promise<{ text: string; steps: number }> {
     const [result] = lastResults(prompt) as PlanCallResult[];
     if (result === undefined) return [{ type: "tool-call", toolCallId: "plan", toolName: "run_plan", input: JSON.stringify(plan) }];
     if (result.status !== "ok") throw new Error(`workload 9: the plan ${result.status}: ${JSON.stringify(result)}`);
-    return [{ type: "text", text: answer([2 * LEVELS - 1, 2 * LEVELS].map((id) => (result.results![String(id)] as { value: number }).value)) }];
+    return [
+      { type: "text", text: answer([2 * LEVELS - 1, 2 * LEVELS].map((id) => (result.results![String(id)] as { value: number }).value)) },
+    ];
   });
-  const result = await generateText({ model: mock, tools: { run_plan: planTool(tools) }, stopWhen: stepCountIs(4), prompt: "run the levels" });
+  const result = await generateText({
+    model: mock,
+    tools: { run_plan: planTool(tools) },
+    stopWhen: stepCountIs(4),
+    prompt: "run the levels",
+  });
   return { text: result.text, steps: steps() };
 }
 
@@ -100,7 +119,10 @@ const workload: Workload = {
   id: "9",
   title: "A plan as one tool call against the AI SDK's own loop: 10 steps in 5 levels, 100 ms a model step, 20 ms a tool call",
   async run() {
-    const tasks: Record<string, () => Promise<{ text: string; steps: number }>> = { [names.plan]: withPlanTool, [names.loop]: withModelLoop };
+    const tasks: Record<string, () => Promise<{ text: string; steps: number }>> = {
+      [names.plan]: withPlanTool,
+      [names.loop]: withModelLoop,
+    };
     const times = new Map<string, number[]>(Object.keys(tasks).map((name) => [name, []]));
     const trips = new Map<string, number>();
     const texts = new Set<string>();
@@ -116,7 +138,12 @@ const workload: Workload = {
       }
     }
     if (texts.size !== 1) throw new Error(`workload 9: the two ways answered differently: ${[...texts].join(" | ")}`);
-    const rows: Row[] = Object.keys(tasks).map((name) => ({ name, medianNs: median(times.get(name)!), roundsNs: times.get(name)!, note: `${trips.get(name)} model round trips` }));
+    const rows: Row[] = Object.keys(tasks).map((name) => ({
+      name,
+      medianNs: median(times.get(name)!),
+      roundsNs: times.get(name)!,
+      note: `${trips.get(name)} model round trips`,
+    }));
     const measured = rows[0]!.medianNs / rows[1]!.medianNs;
     return {
       id: this.id,
@@ -124,7 +151,16 @@ const workload: Workload = {
       unit: "ns",
       rows,
       baselines: [names.loop],
-      targets: [{ description: "planTool wall time ÷ the SDK's loop wall time (10 steps, 5 levels)", measured, limit: 0.6, kind: "max", unit: "×", met: measured <= 0.6 }],
+      targets: [
+        {
+          description: "planTool wall time ÷ the SDK's loop wall time (10 steps, 5 levels)",
+          measured,
+          limit: 0.6,
+          kind: "max",
+          unit: "×",
+          met: measured <= 0.6,
+        },
+      ],
       notes: [
         `Each operation is one generateText call over the same work; the answers of the two ways are checked equal (${[...texts][0]}). Median of ${ROUNDS} rounds, the order alternating.`,
         `The floor of each: the plan tool ${2 * MODEL_MS} ms of model time (the plan, then the answer) + ${LEVELS} × ${TOOL_MS} ms of tools, levels one after the other = ${2 * MODEL_MS + LEVELS * TOOL_MS} ms; the loop ${LEVELS + 1} model steps × ${MODEL_MS} ms + ${LEVELS} × ${TOOL_MS} ms = ${(LEVELS + 1) * MODEL_MS + LEVELS * TOOL_MS} ms. What is above the floor is the SDK's, the linter's and the runner's own time.`,

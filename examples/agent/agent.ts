@@ -26,14 +26,24 @@ const catalog = {
   weather: {
     description: "Today's weather at a place.",
     input: { type: "object", properties: { lat: { type: "number" }, lon: { type: "number" } }, required: ["lat", "lon"] },
-    output: { type: "object", properties: { sky: { type: "string" }, highC: { type: "number" } }, required: ["sky", "highC"], additionalProperties: false },
+    output: {
+      type: "object",
+      properties: { sky: { type: "string" }, highC: { type: "number" } },
+      required: ["sky", "highC"],
+      additionalProperties: false,
+    },
   },
   sights: {
     description: "The best-rated sights of a city.",
     input: { type: "object", properties: { city: { type: "string" }, limit: { type: "integer" } }, required: ["city"] },
     output: {
       type: "object",
-      properties: { sights: { type: "array", items: { type: "object", properties: { name: { type: "string" } }, required: ["name"], additionalProperties: false } } },
+      properties: {
+        sights: {
+          type: "array",
+          items: { type: "object", properties: { name: { type: "string" } }, required: ["name"], additionalProperties: false },
+        },
+      },
       required: ["sights"],
       additionalProperties: false,
     },

@@ -41,7 +41,12 @@ const plan = (lonKey) => ({
 });
 
 const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
-const call = (id, args) => ({ content: [{ type: "tool-call", toolCallId: id, toolName: "run_plan", input: JSON.stringify(args) }], finishReason: { unified: "tool-calls", raw: undefined }, usage, warnings: [] });
+const call = (id, args) => ({
+  content: [{ type: "tool-call", toolCallId: id, toolName: "run_plan", input: JSON.stringify(args) }],
+  finishReason: { unified: "tool-calls", raw: undefined },
+  usage,
+  warnings: [],
+});
 
 const MockLanguageModel = aiTest.MockLanguageModelV4 ?? aiTest.MockLanguageModelV3;
 const model = new MockLanguageModel({
@@ -51,7 +56,12 @@ const model = new MockLanguageModel({
     if (answer === undefined) return call("call-1", plan("lonn"));
     if (answer.status === "invalid") return call("call-2", plan("lon"));
     const { 2: weather, 3: air } = answer.results;
-    return { content: [{ type: "text", text: `Lisbon today: ${weather.tempC} °C and ${weather.sky}, air quality index ${air.aqi}.` }], finishReason: { unified: "stop", raw: undefined }, usage, warnings: [] };
+    return {
+      content: [{ type: "text", text: `Lisbon today: ${weather.tempC} °C and ${weather.sky}, air quality index ${air.aqi}.` }],
+      finishReason: { unified: "stop", raw: undefined },
+      usage,
+      warnings: [],
+    };
   },
 });
 

@@ -16,7 +16,13 @@ const BOOKS = [
 
 const book = {
   type: "object",
-  properties: { isbn: { type: "string" }, title: { type: "string" }, author: { type: "string" }, year: { type: "integer" }, price: { type: "number" } },
+  properties: {
+    isbn: { type: "string" },
+    title: { type: "string" },
+    author: { type: "string" },
+    year: { type: "integer" },
+    price: { type: "number" },
+  },
   required: ["isbn", "title", "author", "year", "price"],
   additionalProperties: false,
 };
@@ -26,7 +32,12 @@ const TOOLS = [
     name: "search_books",
     description: "Books whose author or title contains the query.",
     inputSchema: { type: "object", properties: { query: { type: "string" } }, required: ["query"] },
-    outputSchema: { type: "object", properties: { books: { type: "array", items: book } }, required: ["books"], additionalProperties: false },
+    outputSchema: {
+      type: "object",
+      properties: { books: { type: "array", items: book } },
+      required: ["books"],
+      additionalProperties: false,
+    },
     call: ({ query }) => {
       const q = String(query).toLowerCase();
       return { books: BOOKS.filter((b) => b.author.toLowerCase().includes(q) || b.title.toLowerCase().includes(q)) };
@@ -36,7 +47,12 @@ const TOOLS = [
     name: "quote_price",
     description: "The price of some copies of a book, in euros.",
     inputSchema: { type: "object", properties: { isbn: { type: "string" }, copies: { type: "integer" } }, required: ["isbn", "copies"] },
-    outputSchema: { type: "object", properties: { isbn: { type: "string" }, total: { type: "number" } }, required: ["isbn", "total"], additionalProperties: false },
+    outputSchema: {
+      type: "object",
+      properties: { isbn: { type: "string" }, total: { type: "number" } },
+      required: ["isbn", "total"],
+      additionalProperties: false,
+    },
     call: ({ isbn, copies }) => {
       const found = BOOKS.find((b) => b.isbn === isbn);
       if (found === undefined) throw new Error(`no book with ISBN ${isbn}`);
@@ -47,14 +63,23 @@ const TOOLS = [
     // No outputSchema: answers with text (plan-refs uses it as the step's result).
     name: "gift_note",
     description: "A short note to go with a gift.",
-    inputSchema: { type: "object", properties: { title: { type: "string" }, author: { type: "string" }, total: { type: "number" } }, required: ["title", "author"] },
+    inputSchema: {
+      type: "object",
+      properties: { title: { type: "string" }, author: { type: "string" }, total: { type: "number" } },
+      required: ["title", "author"],
+    },
     text: ({ title, author, total }) => `Enjoy "${title}" by ${author}${total === undefined ? "" : ` (${total} € well spent)`}.`,
   },
 ];
 
 const server = new Server({ name: "bookshop", version: "1.0.0" }, { capabilities: { tools: {} } });
 server.setRequestHandler(ListToolsRequestSchema, () => ({
-  tools: TOOLS.map(({ name, description, inputSchema, outputSchema }) => ({ name, description, inputSchema, ...(outputSchema ? { outputSchema } : {}) })),
+  tools: TOOLS.map(({ name, description, inputSchema, outputSchema }) => ({
+    name,
+    description,
+    inputSchema,
+    ...(outputSchema ? { outputSchema } : {}),
+  })),
 }));
 server.setRequestHandler(CallToolRequestSchema, ({ params }) => {
   const tool = TOOLS.find((t) => t.name === params.name);

@@ -15,7 +15,9 @@ export function renderGraph(container: HTMLElement, plan: unknown, catalog: Tool
   const parsed = new DOMParser().parseFromString(text, "image/svg+xml");
   const svg = parsed.documentElement;
   if (svg.nodeName !== "svg") {
-    container.replaceChildren(Object.assign(document.createElement("p"), { className: "input-error", textContent: "the graph could not be drawn" }));
+    container.replaceChildren(
+      Object.assign(document.createElement("p"), { className: "input-error", textContent: "the graph could not be drawn" }),
+    );
     return;
   }
   container.replaceChildren(document.importNode(svg, true));

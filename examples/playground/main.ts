@@ -65,7 +65,8 @@ function render(): void {
   const model = buildModel(planValue, results);
   renderGraph(graphBox, planValue, tools, model.failed);
   renderResolved(resolvedBox, model.steps);
-  for (const note of model.notes) resolvedBox.prepend(Object.assign(document.createElement("p"), { className: "input-error", textContent: note }));
+  for (const note of model.notes)
+    resolvedBox.prepend(Object.assign(document.createElement("p"), { className: "input-error", textContent: note }));
 }
 
 function showInputError(id: string, message: string | undefined): void {
@@ -97,7 +98,10 @@ function renderProblems(view: EditorView): void {
   const errors = diagnostics.filter((d) => d.severity === "error").length;
   const others = diagnostics.length - errors;
   const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? "" : "s"}`;
-  status.textContent = diagnostics.length === 0 ? "no problems" : [errors > 0 ? plural(errors, "error") : "", others > 0 ? plural(others, "warning") : ""].filter(Boolean).join(", ");
+  status.textContent =
+    diagnostics.length === 0
+      ? "no problems"
+      : [errors > 0 ? plural(errors, "error") : "", others > 0 ? plural(others, "warning") : ""].filter(Boolean).join(", ");
   status.className = `status ${errors > 0 ? "bad" : diagnostics.length > 0 ? "warn" : "good"}`;
 }
 
@@ -117,7 +121,12 @@ function onPlanChange(text: string): void {
   }, 120);
 }
 
-const planView = jsonEditor(byId("plan-editor"), planText, onPlanChange, [planRefs({ tools }), lintGutter(), EditorView.lineWrapping, EditorView.editorAttributes.of({ class: "plan-view" })]);
+const planView = jsonEditor(byId("plan-editor"), planText, onPlanChange, [
+  planRefs({ tools }),
+  lintGutter(),
+  EditorView.lineWrapping,
+  EditorView.editorAttributes.of({ class: "plan-view" }),
+]);
 
 const toolsView = jsonEditor(
   byId("tools-editor"),
@@ -156,7 +165,11 @@ const resultsView = jsonEditor(
 );
 
 byId("reset").addEventListener("click", () => {
-  for (const [view, text] of [[planView, planText], [toolsView, toolsText], [resultsView, resultsText]] as const) {
+  for (const [view, text] of [
+    [planView, planText],
+    [toolsView, toolsText],
+    [resultsView, resultsText],
+  ] as const) {
     view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
   }
 });

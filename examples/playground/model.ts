@@ -54,7 +54,13 @@ export function buildModel(planValue: unknown, results: Results): PlaygroundMode
       if (outcome === undefined || outcome.ok || !(outcome.error instanceof KeyError) || outcome.error.step === null) continue;
       const from = outcome.error.step;
       if (!ref.references.some((node) => Number(node.step.id) === from)) continue;
-      failed.push({ code: "unknown-key", severity: "error", step: step.id, pointer: `${step.pointer}/args${ref.pointer}`, message: `$${step.id} references $${from}, which fails against the sample results: ${outcome.error.message}` });
+      failed.push({
+        code: "unknown-key",
+        severity: "error",
+        step: step.id,
+        pointer: `${step.pointer}/args${ref.pointer}`,
+        message: `$${step.id} references $${from}, which fails against the sample results: ${outcome.error.message}`,
+      });
     }
   }
   return { steps, notes, failed };

@@ -19,7 +19,10 @@ const workers = [];
 try {
   await migrate({ connectionString: db.url });
   for (let i = 1; i <= 2; i++) {
-    const worker = spawn(process.execPath, ["dist/cli/main.js", "worker", "--tools", "examples/trip/tools.mjs", "--database", db.url], { cwd: root, stdio: ["ignore", "inherit", "pipe"] });
+    const worker = spawn(process.execPath, ["dist/cli/main.js", "worker", "--tools", "examples/trip/tools.mjs", "--database", db.url], {
+      cwd: root,
+      stdio: ["ignore", "inherit", "pipe"],
+    });
     workers.push(worker);
     // Each worker's lines, prefixed with its number.
     worker.stderr.setEncoding("utf8").on("data", (chunk) => process.stderr.write(chunk.replace(/^(?=.)/gm, `[worker ${i}] `)));
@@ -30,6 +33,10 @@ try {
   process.stdout.write(`${JSON.stringify({ runId, ...reportToJSON(report) }, null, 2)}\n`);
   process.exitCode = report.status === "ok" ? 0 : 1;
 } finally {
-  await Promise.all(workers.map((worker) => new Promise((resolve) => (worker.exitCode !== null ? resolve() : (worker.on("exit", resolve), worker.kill("SIGTERM"))))));
+  await Promise.all(
+    workers.map(
+      (worker) => new Promise((resolve) => (worker.exitCode !== null ? resolve() : (worker.on("exit", resolve), worker.kill("SIGTERM")))),
+    ),
+  );
   await db.remove();
 }

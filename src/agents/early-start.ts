@@ -30,7 +30,16 @@ import { startRunTrace, type RunTrace } from "../step/tracing.js";
 import { RefError } from "../shared/errors.js";
 import { layeredOptions } from "../shared/options.js";
 import { isPlainArray, ownData } from "../shared/own-data.js";
-import { answerOf, checkPlanCall, cutResult, languageOptionsOf, runOptionsOf, type PlanCall, type PlanCallResult, type ReadPlanCallOptions } from "./plan-call.js";
+import {
+  answerOf,
+  checkPlanCall,
+  cutResult,
+  languageOptionsOf,
+  runOptionsOf,
+  type PlanCall,
+  type PlanCallResult,
+  type ReadPlanCallOptions,
+} from "./plan-call.js";
 
 /** Which tools' steps may start before the whole plan is known: tool names, or a predicate of the tool's name. */
 export type StartEarly = readonly string[] | ((toolName: string) => boolean);
@@ -191,7 +200,8 @@ export class EarlyPlanCall {
       this.#closed = true;
     }
     for (const step of steps) this.#consider(step.value);
-    if (this.#spoiled) this.#controller.abort(new RefError("aborted", "the plan's options or tools came after its first steps: the plan runs whole"));
+    if (this.#spoiled)
+      this.#controller.abort(new RefError("aborted", "the plan's options or tools came after its first steps: the plan runs whole"));
     // Text that cannot be a plan: the framework will not call execute with it, so the early steps stop now.
     if (this.#reader.problem !== undefined) this.abort(`the plan's text cannot be read: ${this.#reader.problem.message}`);
   }
@@ -240,7 +250,11 @@ export class EarlyPlanCall {
     // problems count (the steps before it were linted when they came, against what they reference).
     const mini = { steps: [...before, step].map(({ id, tool, args }) => ({ id, tool, args })) };
     const own = `/steps/${before.length}`;
-    const problems = lintPlan(mini, this.#lintOptions).filter((diagnostic) => diagnostic.severity === "error" && (diagnostic.pointer === own || diagnostic.pointer.startsWith(`${own}/`) || diagnostic.pointer === ""));
+    const problems = lintPlan(mini, this.#lintOptions).filter(
+      (diagnostic) =>
+        diagnostic.severity === "error" &&
+        (diagnostic.pointer === own || diagnostic.pointer.startsWith(`${own}/`) || diagnostic.pointer === ""),
+    );
     if (problems.length > 0) return;
     if ((this.call.check?.(mini) ?? []).length > 0) return;
     this.#early.set(step.id, step);
@@ -303,9 +317,13 @@ export class EarlyPlanCall {
       const session = ownData(this.settings, "session") as PlanSession | undefined;
       const lintOptions = session === undefined ? this.#lintOptions : { ...this.#lintOptions, earlierSteps: session.earlier() };
       const errors = lintPlan(checked.plan, lintOptions).filter((diagnostic) => diagnostic.severity === "error");
-      if (errors.length > 0) invalid = { status: "invalid", diagnostics: errors.map(({ code, message, pointer }) => ({ code, message, pointer })) };
+      if (errors.length > 0)
+        invalid = { status: "invalid", diagnostics: errors.map(({ code, message, pointer }) => ({ code, message, pointer })) };
     }
-    if (invalid !== undefined || this.#spoiled) this.#controller.abort(new RefError("aborted", invalid === undefined ? "the plan runs whole" : "the plan is invalid: nothing more runs"));
+    if (invalid !== undefined || this.#spoiled)
+      this.#controller.abort(
+        new RefError("aborted", invalid === undefined ? "the plan runs whole" : "the plan is invalid: nothing more runs"),
+      );
     const outcome = await this.#run;
     if (outcome !== undefined && "error" in outcome) throw outcome.error;
     const early = outcome?.report;
@@ -319,7 +337,10 @@ export class EarlyPlanCall {
     // The whole run takes the call's run span over: its steps go under it, and its end is the span's.
     const trace = this.#trace;
     this.#trace = undefined;
-    const report = reused === undefined || reused.results.size + reused.failed.size === 0 ? await runResumable(plan, call.tools, options, undefined, undefined, trace) : await runResumable(plan, call.tools, options, await reuseState(plan, reused), undefined, trace);
+    const report =
+      reused === undefined || reused.results.size + reused.failed.size === 0
+        ? await runResumable(plan, call.tools, options, undefined, undefined, trace)
+        : await runResumable(plan, call.tools, options, await reuseState(plan, reused), undefined, trace);
     return answerOf(plan, report, call, this.settings);
   }
 
@@ -336,7 +357,11 @@ export class EarlyPlanCall {
       const error = early.errors.get(step.id);
       if (error !== undefined) {
         const prefix = `step ${step.id} (${step.tool}): `;
-        failed.set(step.id, { code: error.code, detail: error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message, ...(error.cause === undefined ? {} : { cause: error.cause }) });
+        failed.set(step.id, {
+          code: error.code,
+          detail: error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message,
+          ...(error.cause === undefined ? {} : { cause: error.cause }),
+        });
       } else if (early.results.has(step.id)) results.set(step.id, early.results.get(step.id));
     }
     return { results, failed };
@@ -380,7 +405,10 @@ function earlyResultsOf(report: RunReport, maxResultChars: number): Pick<PlanCal
  * const answer = await (calls.take("call_1")?.join(plan) ?? runPlanCall(plan, callFor("call_1"), options));
  */
 export class EarlyCalls {
-  readonly #calls = new Map<string, { readonly early: EarlyPlanCall; timer: ReturnType<typeof setTimeout> | undefined; readonly unlisten: () => void }>();
+  readonly #calls = new Map<
+    string,
+    { readonly early: EarlyPlanCall; timer: ReturnType<typeof setTimeout> | undefined; readonly unlisten: () => void }
+  >();
 
   constructor(
     readonly idleMs: number,
@@ -394,7 +422,11 @@ export class EarlyCalls {
     const early = this.make(callId);
     const onAbort = (): void => this.drop(callId, "the request was aborted");
     signal?.addEventListener("abort", onAbort, { once: true });
-    const entry = { early, timer: undefined as ReturnType<typeof setTimeout> | undefined, unlisten: () => signal?.removeEventListener("abort", onAbort) };
+    const entry = {
+      early,
+      timer: undefined as ReturnType<typeof setTimeout> | undefined,
+      unlisten: () => signal?.removeEventListener("abort", onAbort),
+    };
     this.#calls.set(callId, entry);
     this.#arm(callId, entry);
   }

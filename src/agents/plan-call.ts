@@ -111,7 +111,16 @@ export interface PlanCallResult {
 }
 
 /** A result as the model is told of it in a session: the value, or its description. */
-export type DescribedResult = { readonly value: unknown } | { readonly tool: string; readonly type: string; readonly length?: number; readonly keys?: Readonly<Record<string, string>>; readonly moreKeys?: number; readonly items?: string };
+export type DescribedResult =
+  | { readonly value: unknown }
+  | {
+      readonly tool: string;
+      readonly type: string;
+      readonly length?: number;
+      readonly keys?: Readonly<Record<string, string>>;
+      readonly moreKeys?: number;
+      readonly items?: string;
+    };
 
 /** What a person decided about a suspended plan call's waiting steps. */
 export interface PlanCallDecision {
@@ -135,7 +144,12 @@ export interface PlanCall {
 }
 
 /** The checked options of a plan call. */
-export type ReadPlanCallOptions = PlanCallOptions & { readonly maxResultChars: number; readonly maxAnswerChars: number; readonly maxSteps: number; readonly inlineResultChars: number };
+export type ReadPlanCallOptions = PlanCallOptions & {
+  readonly maxResultChars: number;
+  readonly maxAnswerChars: number;
+  readonly maxSteps: number;
+  readonly inlineResultChars: number;
+};
 
 /**
  * The options of a plan tool, checked when the tool is made (a mistake is a `RefError` then, never a
@@ -149,7 +163,8 @@ export function readPlanCallOptions(options: PlanCallOptions): ReadPlanCallOptio
   if (!isPlainObject(options)) throw new RefError("invalid-options", "the plan tool's options must be a plain object");
   const count = (name: "maxResultChars" | "maxAnswerChars" | "maxSteps" | "inlineResultChars", fallback: number, what: string): number => {
     const value = ownData(options, name) ?? fallback;
-    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) throw new RefError("invalid-options", `option ${name} must be a positive integer (${what})`);
+    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1)
+      throw new RefError("invalid-options", `option ${name} must be a positive integer (${what})`);
     return value;
   };
   const maxResultChars = count("maxResultChars", DEFAULT_MAX_RESULT_CHARS, "characters of a result's JSON text");
@@ -157,8 +172,15 @@ export function readPlanCallOptions(options: PlanCallOptions): ReadPlanCallOptio
   const maxSteps = count("maxSteps", DEFAULT_MAX_STEPS, "steps of one plan");
   const inlineResultChars = count("inlineResultChars", DEFAULT_INLINE_RESULT_CHARS, "characters of a result's JSON text");
   const dialect = ownData(options, "dialect");
-  if (dialect !== undefined && dialect !== "json-schema" && dialect !== "openai-strict") throw new RefError("invalid-options", `option dialect must be "json-schema" or "openai-strict"`);
-  return { ...Object.fromEntries(Object.keys(options).map((key) => [key, ownData(options, key)])), maxResultChars, maxAnswerChars, maxSteps, inlineResultChars };
+  if (dialect !== undefined && dialect !== "json-schema" && dialect !== "openai-strict")
+    throw new RefError("invalid-options", `option dialect must be "json-schema" or "openai-strict"`);
+  return {
+    ...Object.fromEntries(Object.keys(options).map((key) => [key, ownData(options, key)])),
+    maxResultChars,
+    maxAnswerChars,
+    maxSteps,
+    inlineResultChars,
+  };
 }
 
 /**
@@ -172,12 +194,19 @@ export function tooManySteps(plan: unknown, max: number): PlanCallDiagnostic | u
   const bare = isPlainArray(plan);
   const steps = bare ? plan : ownData(plan, "steps");
   if (!isPlainArray(steps) || steps.length <= max) return undefined;
-  return { code: "too-many-steps", message: `the plan has ${steps.length} steps; a plan of at most ${max} is run`, pointer: bare ? "" : "/steps" };
+  return {
+    code: "too-many-steps",
+    message: `the plan has ${steps.length} steps; a plan of at most ${max} is run`,
+    pointer: bare ? "" : "/steps",
+  };
 }
 
 /** The suspended runs of one plan tool, by run id, each with what its resume needs (bounded: the oldest is forgotten first). */
 export class SuspendedCalls {
-  readonly #runs = new Map<string, { readonly plan: unknown; readonly report: RunReport; readonly call: PlanCall; readonly options: PlanCallOptions }>();
+  readonly #runs = new Map<
+    string,
+    { readonly plan: unknown; readonly report: RunReport; readonly call: PlanCall; readonly options: PlanCallOptions }
+  >();
 
   keep(runId: string, plan: unknown, report: RunReport, call: PlanCall, options: PlanCallOptions): void {
     this.#runs.delete(runId);
@@ -186,7 +215,9 @@ export class SuspendedCalls {
   }
 
   /** The run, taken out: two resumes of one run cannot both run it. */
-  take(runId: string): { readonly plan: unknown; readonly report: RunReport; readonly call: PlanCall; readonly options: PlanCallOptions } | undefined {
+  take(
+    runId: string,
+  ): { readonly plan: unknown; readonly report: RunReport; readonly call: PlanCall; readonly options: PlanCallOptions } | undefined {
     const run = this.#runs.get(runId);
     this.#runs.delete(runId);
     return run;
@@ -226,14 +257,22 @@ export async function runPlanCall(input: unknown, call: PlanCall, options: PlanC
  * nulls, and the integration's own `check` (with the lint, so the model gets every problem at once).
  * Either the plan to run or the `invalid` answer.
  */
-export function checkPlanCall(input: unknown, call: PlanCall, settings: ReadPlanCallOptions): { readonly plan: unknown; readonly invalid?: undefined } | { readonly plan?: undefined; readonly invalid: PlanCallResult } {
+export function checkPlanCall(
+  input: unknown,
+  call: PlanCall,
+  settings: ReadPlanCallOptions,
+): { readonly plan: unknown; readonly invalid?: undefined } | { readonly plan?: undefined; readonly invalid: PlanCallResult } {
   const tooMany = tooManySteps(input, settings.maxSteps);
   if (tooMany !== undefined) return { invalid: { status: "invalid", diagnostics: [tooMany] } };
   const plan = settings.dialect === "openai-strict" ? fromStrictOutput(input, call.catalog) : input;
   const early = call.check?.(plan) ?? [];
   if (early.length > 0) {
-    const lint = lintPlan(plan, { ...languageOptionsOf(settings), tools: call.catalog }).filter((diagnostic) => diagnostic.severity === "error");
-    return { invalid: { status: "invalid", diagnostics: [...early, ...lint.map(({ code, message, pointer }) => ({ code, message, pointer }))] } };
+    const lint = lintPlan(plan, { ...languageOptionsOf(settings), tools: call.catalog }).filter(
+      (diagnostic) => diagnostic.severity === "error",
+    );
+    return {
+      invalid: { status: "invalid", diagnostics: [...early, ...lint.map(({ code, message, pointer }) => ({ code, message, pointer }))] },
+    };
   }
   return { plan };
 }
@@ -241,7 +280,12 @@ export function checkPlanCall(input: unknown, call: PlanCall, settings: ReadPlan
 /** `runPlan`'s options for a plan call: the caller's, with the call's catalog, run id and signal. */
 export function runOptionsOf(call: PlanCall, settings: ReadPlanCallOptions, signal: AbortSignal | undefined = call.signal): RunOptions {
   const { maxResultChars: _r, maxAnswerChars: _a, maxSteps: _s, inlineResultChars: _i, dialect: _d, ...runOptions } = settings;
-  return { ...runOptions, catalog: call.catalog, ...(call.runId === undefined ? {} : { runId: call.runId }), ...(signal === undefined ? {} : { signal }) };
+  return {
+    ...runOptions,
+    catalog: call.catalog,
+    ...(call.runId === undefined ? {} : { runId: call.runId }),
+    ...(signal === undefined ? {} : { signal }),
+  };
 }
 
 /** The language options (syntax, templates, deep, limits) among a plan call's settings, for the linter. */
@@ -262,9 +306,18 @@ export function languageOptionsOf(settings: ReadPlanCallOptions): Record<string,
  * const first = await runPlanCall(plan, { tools, catalog, suspended }, {}); // first.status "suspended", first.pending["2"]
  * const second = await resumePlanCall(suspended, first.runId!, { approve: [2] });
  */
-export async function resumePlanCall(suspended: SuspendedCalls, runId: string, decision: PlanCallDecision, signal?: AbortSignal): Promise<PlanCallResult> {
+export async function resumePlanCall(
+  suspended: SuspendedCalls,
+  runId: string,
+  decision: PlanCallDecision,
+  signal?: AbortSignal,
+): Promise<PlanCallResult> {
   const run = typeof runId === "string" ? suspended.take(runId) : undefined;
-  if (run === undefined) throw new RefError("unknown-run", `no suspended plan call has the run id ${quoted(String(runId), 80)} (resumed already, never suspended, or one of more than ${MAX_SUSPENDED_RUNS} kept)`);
+  if (run === undefined)
+    throw new RefError(
+      "unknown-run",
+      `no suspended plan call has the run id ${quoted(String(runId), 80)} (resumed already, never suspended, or one of more than ${MAX_SUSPENDED_RUNS} kept)`,
+    );
   if (!isPlainObject(decision)) {
     suspended.keep(runId, run.plan, run.report, run.call, run.options);
     throw new RefError("invalid-options", "the decision must be { approve?: [step ids], deny?: { id: reason } }");
@@ -292,7 +345,12 @@ export function answerOf(plan: unknown, report: RunReport, call: PlanCall, setti
   const { maxResultChars, maxAnswerChars, inlineResultChars } = settings;
   const session = settings.session;
   if (report.status === "invalid") {
-    return { status: "invalid", diagnostics: report.diagnostics.filter((diagnostic) => diagnostic.severity === "error").map(({ code, message, pointer }) => ({ code, message, pointer })) };
+    return {
+      status: "invalid",
+      diagnostics: report.diagnostics
+        .filter((diagnostic) => diagnostic.severity === "error")
+        .map(({ code, message, pointer }) => ({ code, message, pointer })),
+    };
   }
   if (report.status === "suspended") call.suspended?.keep(report.runId, plan, report, call, settings);
   const json = reportToJSON(report);
@@ -306,16 +364,22 @@ export function answerOf(plan: unknown, report: RunReport, call: PlanCall, setti
     answer.nextStepId = session.nextStepId;
     const tools = new Map<number, string>();
     for (const [id, kept] of session.earlier().kept) tools.set(id, kept.tool);
-    answer.described = Object.fromEntries(Object.entries(json.results).map(([id, value]) => [id, describeResult(value, tools.get(Number(id)) ?? "", inlineResultChars)]));
+    answer.described = Object.fromEntries(
+      Object.entries(json.results).map(([id, value]) => [id, describeResult(value, tools.get(Number(id)) ?? "", inlineResultChars)]),
+    );
   } else if (!Object.hasOwn(json, "output") && json.outputError === undefined) {
     const results: Record<string, unknown> = {};
     for (const [id, value] of Object.entries(json.results)) results[id] = cutResult(value, maxResultChars);
     answer.results = results;
   }
   const errors = Object.entries<StepErrorJSON>(json.errors);
-  if (errors.length > 0) answer.errors = Object.fromEntries(errors.map(([id, error]) => [id, { code: error.code, message: error.message }]));
+  if (errors.length > 0)
+    answer.errors = Object.fromEntries(errors.map(([id, error]) => [id, { code: error.code, message: error.message }]));
   if (json.skipped.length > 0) answer.skipped = json.skipped;
-  if (json.pending !== undefined) answer.pending = Object.fromEntries(Object.entries(json.pending).map(([id, step]) => [id, { tool: step.tool, args: cutResult(step.args, maxResultChars) }]));
+  if (json.pending !== undefined)
+    answer.pending = Object.fromEntries(
+      Object.entries(json.pending).map(([id, step]) => [id, { tool: step.tool, args: cutResult(step.args, maxResultChars) }]),
+    );
   return boundAnswer(answer, maxAnswerChars);
 }
 
@@ -331,10 +395,11 @@ export function describeResult(value: unknown, tool: string, inline: number): De
   const text = JSON.stringify(value) ?? "null";
   if (text.length <= inline) return { value };
   if (typeof value === "string") return { tool, type: "string", length: value.length };
-  if (Array.isArray(value)) return { tool, type: "array", length: value.length, ...(value.length === 0 ? {} : { items: shapeOf(value[0]) }) };
+  if (Array.isArray(value))
+    return { tool, type: "array", length: value.length, ...(value.length === 0 ? {} : { items: shapeOf(value[0]) }) };
   if (isPlainObject(value)) {
     const names = Object.keys(value);
-    const keys = Object.fromEntries(names.slice(0, MAX_DESCRIBED_KEYS).map((name) => [name, shapeOf((value)[name])]));
+    const keys = Object.fromEntries(names.slice(0, MAX_DESCRIBED_KEYS).map((name) => [name, shapeOf(value[name])]));
     return { tool, type: "object", keys, ...(names.length > MAX_DESCRIBED_KEYS ? { moreKeys: names.length - MAX_DESCRIBED_KEYS } : {}) };
   }
   return { value };
@@ -346,7 +411,9 @@ function shapeOf(value: unknown): string {
   if (Array.isArray(value)) return `array of ${value.length}`;
   if (isPlainObject(value)) {
     const names = Object.keys(value);
-    return names.length === 0 ? "object" : `object with keys ${names.slice(0, 8).join(", ")}${names.length > 8 ? `, and ${names.length - 8} more` : ""}`;
+    return names.length === 0
+      ? "object"
+      : `object with keys ${names.slice(0, 8).join(", ")}${names.length > 8 ? `, and ${names.length - 8} more` : ""}`;
   }
   return typeof value;
 }
@@ -363,7 +430,8 @@ function boundAnswer(answer: PlanCallResult, max: number): PlanCallResult {
   if (JSON.stringify(answer).length <= max) return answer;
   const copy = structuredClone(answer) as { -readonly [K in keyof PlanCallResult]: PlanCallResult[K] };
   const slots: { get(): unknown; set(value: unknown): void }[] = [];
-  const add = (holder: Record<string, unknown>, key: string): void => void slots.push({ get: () => holder[key], set: (value) => void (holder[key] = value) });
+  const add = (holder: Record<string, unknown>, key: string): void =>
+    void slots.push({ get: () => holder[key], set: (value) => void (holder[key] = value) });
   if (copy.results !== undefined) for (const id of Object.keys(copy.results)) add(copy.results, id);
   if (Object.hasOwn(copy, "output")) add(copy, "output");
   if (copy.pending !== undefined) for (const step of Object.values(copy.pending)) add(step, "args");
@@ -425,10 +493,14 @@ const MAX_DESCRIBED_TOOLS = 30;
  * planCallDescription({ geocode: { input: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } } })
  * // "Run several tool calls as one plan: …"
  */
-export function planCallDescription(catalog: ToolCatalog, options: Pick<PlanCallOptions, "syntax" | "templates" | "deep"> & { readonly session?: PlanCallOptions["session"] | true } = {}): string {
+export function planCallDescription(
+  catalog: ToolCatalog,
+  options: Pick<PlanCallOptions, "syntax" | "templates" | "deep"> & { readonly session?: PlanCallOptions["session"] | true } = {},
+): string {
   const problems: string[] = [];
   const tools = readTools(catalog, (pointer, message) => void problems.push(`${pointer || "/"}: ${message}`), "");
-  if (tools === undefined || problems.length > 0) throw new RefError("invalid-options", `the plan tool's catalog cannot be used: ${problems[0] ?? "no tools"}`);
+  if (tools === undefined || problems.length > 0)
+    throw new RefError("invalid-options", `the plan tool's catalog cannot be used: ${problems[0] ?? "no tools"}`);
   const { syntax, templates, deep } = layeredOptions(undefined, options);
   const names = Object.keys(tools);
   const lines = [
@@ -452,9 +524,14 @@ export function planCallDescription(catalog: ToolCatalog, options: Pick<PlanCall
 
 function referenceLines(syntax: Syntax, templates: boolean, deep: boolean): string {
   const parts = [`An argument that is exactly "$2" is step 2's whole result; "$2.key" is one key of it.`];
-  if (syntax === "path") parts.push(`"$2.a.b" walks keys, "$2.items[0]" indexes a list, "$2.city ?? \\"Paris\\"" gives a default when a key is missing.`);
+  if (syntax === "path")
+    parts.push(`"$2.a.b" walks keys, "$2.items[0]" indexes a list, "$2.city ?? \\"Paris\\"" gives a default when a key is missing.`);
   if (templates) parts.push(`"Weather in \${2.city}" puts a value into text.`);
-  parts.push(deep ? "References work inside nested objects and lists too." : "Only a whole top-level argument is a reference (not one nested inside an object or a list).");
+  parts.push(
+    deep
+      ? "References work inside nested objects and lists too."
+      : "Only a whole top-level argument is a reference (not one nested inside an object or a list).",
+  );
   return parts.join(" ");
 }
 
@@ -487,7 +564,9 @@ function argumentNames(input: JsonSchema | undefined): string[] {
   const properties = ownData(input, "properties");
   if (!isPlainObject(properties)) return [];
   const required = ownData(input, "required");
-  const names = isPlainArray(required) ? required.filter((name): name is string => typeof name === "string" && Object.hasOwn(properties, name)) : [];
+  const names = isPlainArray(required)
+    ? required.filter((name): name is string => typeof name === "string" && Object.hasOwn(properties, name))
+    : [];
   return (names.length > 0 ? names : Object.keys(properties).slice(0, 1)).slice(0, 3);
 }
 
@@ -496,7 +575,10 @@ function argumentNames(input: JsonSchema | undefined): string[] {
  * with an output schema that has properties feeds a key of it to another tool. Kept only if it lints
  * clean, so the model is never shown a wrong plan.
  */
-function examplePlan(tools: Readonly<Record<string, { readonly input?: JsonSchema; readonly output?: JsonSchema }>>, syntax: Syntax): unknown {
+function examplePlan(
+  tools: Readonly<Record<string, { readonly input?: JsonSchema; readonly output?: JsonSchema }>>,
+  syntax: Syntax,
+): unknown {
   const names = Object.keys(tools);
   if (names.length === 0) return undefined;
   const argsOf = (tool: string): Record<string, unknown> => {
@@ -505,7 +587,10 @@ function examplePlan(tools: Readonly<Record<string, { readonly input?: JsonSchem
     return Object.fromEntries(argumentNames(input).map((name) => [name, exampleValue(ownData(properties, name), name)]));
   };
   const source = names.find((name) => isPlainObject(ownData(tools[name]!.output, "properties"))) ?? names[0]!;
-  const target = names.find((name) => name !== source && argumentNames(tools[name]!.input).length > 0) ?? names.find((name) => name !== source) ?? source;
+  const target =
+    names.find((name) => name !== source && argumentNames(tools[name]!.input).length > 0) ??
+    names.find((name) => name !== source) ??
+    source;
   const first = { id: 1, tool: source, args: argsOf(source) };
   const second = { id: 2, tool: target, args: argsOf(target) };
   // Every argument the first tool's output has a key for (by name, else by type) is referenced, as a

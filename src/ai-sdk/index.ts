@@ -6,7 +6,18 @@
  * intermediate results never pass through the model's context.
  */
 import { asSchema, jsonSchema, type Tool, type ToolSet } from "ai";
-import { planCallDescription, readPlanCallOptions, resumePlanCall, runPlanCall, SuspendedCalls, type PlanCall, type PlanCallDecision, type PlanCallDiagnostic, type PlanCallOptions, type PlanCallResult } from "../agents/plan-call.js";
+import {
+  planCallDescription,
+  readPlanCallOptions,
+  resumePlanCall,
+  runPlanCall,
+  SuspendedCalls,
+  type PlanCall,
+  type PlanCallDecision,
+  type PlanCallDiagnostic,
+  type PlanCallOptions,
+  type PlanCallResult,
+} from "../agents/plan-call.js";
 import { EarlyCalls, EarlyPlanCall, earlyRule, readInputIdleMs, type StartEarly } from "../agents/early-start.js";
 import { planSchema } from "../formats/plan-schema.js";
 import type { JsonSchema, ToolCatalog, ToolSpec } from "../plan/plan.js";
@@ -19,7 +30,16 @@ import { pointerToken } from "../shared/pointer.js";
 import { quoted, safeText } from "../shared/text.js";
 
 export { DEFAULT_INPUT_IDLE_MS, type StartEarly } from "../agents/early-start.js";
-export { DEFAULT_MAX_ANSWER_CHARS, DEFAULT_MAX_RESULT_CHARS, DEFAULT_MAX_STEPS, type PlanCallDecision, type PlanCallDiagnostic, type PlanCallOptions, type PlanCallResult, type PlanCallStatus } from "../agents/plan-call.js";
+export {
+  DEFAULT_MAX_ANSWER_CHARS,
+  DEFAULT_MAX_RESULT_CHARS,
+  DEFAULT_MAX_STEPS,
+  type PlanCallDecision,
+  type PlanCallDiagnostic,
+  type PlanCallOptions,
+  type PlanCallResult,
+  type PlanCallStatus,
+} from "../agents/plan-call.js";
 
 /**
  * The options of a tool's `execute` that plan-refs reads and passes on. Taken from `Tool` because ai 7
@@ -37,18 +57,22 @@ interface ReadTool {
 }
 
 function readToolSet(tools: ToolSet, what: string): ReadTool[] {
-  if (typeof tools !== "object" || tools === null || Array.isArray(tools)) throw new RefError("invalid-options", `${what}: the tools must be an AI SDK tool set (an object mapping names to tools)`);
+  if (typeof tools !== "object" || tools === null || Array.isArray(tools))
+    throw new RefError("invalid-options", `${what}: the tools must be an AI SDK tool set (an object mapping names to tools)`);
   return Object.keys(tools).map((name) => {
     const tool = ownData(tools, name);
-    if (typeof tool !== "object" || tool === null) throw new RefError("invalid-options", `${what}: tool ${quoted(name, 40)} is not an AI SDK tool`);
+    if (typeof tool !== "object" || tool === null)
+      throw new RefError("invalid-options", `${what}: tool ${quoted(name, 40)} is not an AI SDK tool`);
     const execute = ownData(tool, "execute");
     const needsApproval = ownData(tool, "needsApproval");
-    if (needsApproval !== undefined && typeof needsApproval !== "boolean" && typeof needsApproval !== "function") throw new RefError("invalid-options", `${what}: the needsApproval of tool ${quoted(name, 40)} must be a boolean or a function`);
+    if (needsApproval !== undefined && typeof needsApproval !== "boolean" && typeof needsApproval !== "function")
+      throw new RefError("invalid-options", `${what}: the needsApproval of tool ${quoted(name, 40)} must be a boolean or a function`);
     return {
       name,
       tool: tool as Tool,
       execute: typeof execute === "function" ? (execute as ReadTool["execute"]) : undefined,
-      needsApproval: needsApproval === true ? true : typeof needsApproval === "function" ? (needsApproval as ReadTool["needsApproval"]) : undefined,
+      needsApproval:
+        needsApproval === true ? true : typeof needsApproval === "function" ? (needsApproval as ReadTool["needsApproval"]) : undefined,
     };
   });
 }
@@ -59,10 +83,16 @@ function jsonSchemaOf(schema: unknown, where: string): JsonSchema {
   try {
     json = asSchema(schema as Parameters<typeof asSchema>[0]).jsonSchema;
   } catch (error) {
-    throw new RefError("invalid-options", `catalogFromAiSdk: ${where} could not be converted to JSON Schema: ${safeText(describeThrown(error), 160)}`);
+    throw new RefError(
+      "invalid-options",
+      `catalogFromAiSdk: ${where} could not be converted to JSON Schema: ${safeText(describeThrown(error), 160)}`,
+    );
   }
   if (typeof (json as { then?: unknown } | undefined)?.then === "function") {
-    throw new RefError("invalid-options", `catalogFromAiSdk: ${where} gives its JSON Schema asynchronously; give the tool a schema whose JSON Schema is known at once (Zod, a Standard JSON Schema, or jsonSchema({...}))`);
+    throw new RefError(
+      "invalid-options",
+      `catalogFromAiSdk: ${where} gives its JSON Schema asynchronously; give the tool a schema whose JSON Schema is known at once (Zod, a Standard JSON Schema, or jsonSchema({...}))`,
+    );
   }
   try {
     const copy = JSON.parse(JSON.stringify(json)) as unknown;
@@ -124,18 +154,36 @@ export function toolsFromAiSdk(tools: ToolSet, options: AiSdkToolsOptions = {}):
   for (const { name, execute, needsApproval: gate } of read) {
     if (execute === undefined) continue;
     const fn = ((args, context) => callTool(execute, args, context, runId)) satisfies ToolFunction;
-    defineOwn(functions, name, gate === undefined ? fn : requireApproval(fn, gate === true ? true : (args, step) => gate(args, { toolCallId: idempotencyKey(runId, step.id), messages: [] })));
+    defineOwn(
+      functions,
+      name,
+      gate === undefined
+        ? fn
+        : requireApproval(
+            fn,
+            gate === true ? true : (args, step) => gate(args, { toolCallId: idempotencyKey(runId, step.id), messages: [] }),
+          ),
+    );
   }
   return functions;
 }
 
-async function callTool(execute: NonNullable<ReadTool["execute"]>, args: Record<string, unknown>, context: ToolContext, runId: string): Promise<unknown> {
+async function callTool(
+  execute: NonNullable<ReadTool["execute"]>,
+  args: Record<string, unknown>,
+  context: ToolContext,
+  runId: string,
+): Promise<unknown> {
   const result = await execute(args, { toolCallId: idempotencyKey(runId, context.stepId), messages: [], abortSignal: context.signal });
   return isAsyncIterable(result) ? lastValue(result, context.signal) : result;
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
-  return typeof value === "object" && value !== null && typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === "function";
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === "function"
+  );
 }
 
 /** The last value of a streamed result; an aborted step stops reading it (and ends the stream). */
@@ -196,8 +244,10 @@ export type AiSdkPlanTool = Tool<unknown, PlanCallResult> & {
  * const result = await generateText({ model, tools: { ...tools, run_plan: planTool(tools) }, stopWhen: stepCountIs(4), prompt });
  */
 export function planTool(tools: ToolSet, options: AiSdkPlanToolOptions = {}): AiSdkPlanTool {
-  const { description, startEarly, inputIdleMs, ...callOptions } = readPlanCallOptions(options) as ReturnType<typeof readPlanCallOptions> & AiSdkPlanToolOptions;
-  if (description !== undefined && typeof description !== "string") throw new RefError("invalid-options", "planTool: option description must be a string");
+  const { description, startEarly, inputIdleMs, ...callOptions } = readPlanCallOptions(options) as ReturnType<typeof readPlanCallOptions> &
+    AiSdkPlanToolOptions;
+  if (description !== undefined && typeof description !== "string")
+    throw new RefError("invalid-options", "planTool: option description must be a string");
   const read = readToolSet(tools, "planTool");
   const catalog = catalogFromAiSdk(tools);
   const language = { ...pick(callOptions, "syntax"), ...pick(callOptions, "templates"), ...pick(callOptions, "deep") };
@@ -215,7 +265,10 @@ export function planTool(tools: ToolSet, options: AiSdkPlanToolOptions = {}): Ai
   const mayStart = earlyRule(catalog, startEarly);
   const idleMs = readInputIdleMs(inputIdleMs);
   // Only under streamText do the input callbacks run; generateText calls execute with the whole plan.
-  const early = mayStart === undefined ? undefined : new EarlyCalls(idleMs, (toolCallId) => new EarlyPlanCall(callOf(toolCallId, undefined), callOptions, mayStart));
+  const early =
+    mayStart === undefined
+      ? undefined
+      : new EarlyCalls(idleMs, (toolCallId) => new EarlyPlanCall(callOf(toolCallId, undefined), callOptions, mayStart));
   return {
     description: description ?? planCallDescription(catalog, { ...language, ...pick(callOptions, "session") }),
     // No validate: the plan reaches execute as the model wrote it, and the linter says what is wrong with it.
@@ -224,13 +277,15 @@ export function planTool(tools: ToolSet, options: AiSdkPlanToolOptions = {}): Ai
       ? {}
       : {
           onInputStart: ({ toolCallId, abortSignal }: ExecuteOptions) => early.start(toolCallId, abortSignal),
-          onInputDelta: ({ toolCallId, inputTextDelta }: { inputTextDelta: string } & ExecuteOptions) => early.feed(toolCallId, inputTextDelta),
+          onInputDelta: ({ toolCallId, inputTextDelta }: { inputTextDelta: string } & ExecuteOptions) =>
+            early.feed(toolCallId, inputTextDelta),
         }),
     execute: (plan: unknown, { abortSignal, toolCallId }: ExecuteOptions) => {
       const streamed = early?.take(toolCallId);
       return streamed === undefined ? runPlanCall(plan, callOf(toolCallId, abortSignal), callOptions) : streamed.join(plan, abortSignal);
     },
-    resume: (runId, decision, resumeOptions) => resumePlanCall(suspended, runId, decision, ownData(resumeOptions, "signal") as AbortSignal | undefined),
+    resume: (runId, decision, resumeOptions) =>
+      resumePlanCall(suspended, runId, decision, ownData(resumeOptions, "signal") as AbortSignal | undefined),
   };
 }
 
@@ -249,7 +304,11 @@ function noExecute(plan: unknown, withoutExecute: ReadonlySet<string>): PlanCall
   steps.forEach((step, index) => {
     const name = ownData(step, "tool");
     if (typeof name === "string" && withoutExecute.has(name)) {
-      found.push({ code: "no-execute", message: `tool ${quoted(name, 40)} has no execute function: it cannot be a step of a plan`, pointer: `${base}/${pointerToken(String(index))}/tool` });
+      found.push({
+        code: "no-execute",
+        message: `tool ${quoted(name, 40)} has no execute function: it cannot be a step of a plan`,
+        pointer: `${base}/${pointerToken(String(index))}/tool`,
+      });
     }
   });
   return found;

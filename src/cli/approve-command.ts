@@ -40,12 +40,16 @@ example:
 export async function approveCommand(argv: string[], io: CommandIo): Promise<number> {
   const { values, positionals } = parseFlags(argv, { database: { type: "string" }, deny: { type: "string" } });
   const [runId, step, ...extra] = positionals;
-  if (runId === undefined || runId === "" || step === undefined || extra.length > 0) throw new CliError(`expected a run id and a step id\n${approveUsage}`, "usage");
-  if (!STEP_ID_KEY.test(step) || !Number.isSafeInteger(Number(step))) throw new FlagError(`the step must be a step id (a whole number), not ${quoted(step, 20)}`);
+  if (runId === undefined || runId === "" || step === undefined || extra.length > 0)
+    throw new CliError(`expected a run id and a step id\n${approveUsage}`, "usage");
+  if (!STEP_ID_KEY.test(step) || !Number.isSafeInteger(Number(step)))
+    throw new FlagError(`the step must be a step id (a whole number), not ${quoted(step, 20)}`);
   const stepId = Number(step);
   const reason = values.deny;
   const connection = databaseOptions(values.database);
-  await onDatabase((postgres) => (reason === undefined ? postgres.approveStep(runId, stepId, connection) : postgres.denyStep(runId, stepId, reason, connection)));
+  await onDatabase((postgres) =>
+    reason === undefined ? postgres.approveStep(runId, stepId, connection) : postgres.denyStep(runId, stepId, reason, connection),
+  );
   const id = printable(runId);
   const database = databaseHint(values.database, io.env);
   io.stdout(

@@ -21,7 +21,8 @@ export const RETRY_ALIAS_HELP = "  --retry N             the same as --attempts 
  * attemptsFlag({})                // undefined
  */
 export function attemptsFlag(values: { readonly attempts?: string | undefined; readonly retry?: string | undefined }): number | undefined {
-  if (values.attempts !== undefined && values.retry !== undefined) throw new FlagError("--retry is another name for --attempts: give one of them");
+  if (values.attempts !== undefined && values.retry !== undefined)
+    throw new FlagError("--retry is another name for --attempts: give one of them");
   return values.retry !== undefined ? positiveInteger(values.retry, "--retry") : positiveInteger(values.attempts, "--attempts");
 }
 

@@ -85,7 +85,9 @@ export async function runCli(argv: string[], given: CliIo): Promise<number> {
   const command = Object.hasOwn(commands, name) ? commands[name] : undefined;
   if (command === undefined) {
     const suggestion = didYouMean(name, Object.keys(commands));
-    io.stderr(`plan-refs: unknown command "${printable(cutText(redactConnectionString(name), 40))}"${suggestion === undefined ? "" : `; did you mean ${suggestion}?`}\n${help}`);
+    io.stderr(
+      `plan-refs: unknown command "${printable(cutText(redactConnectionString(name), 40))}"${suggestion === undefined ? "" : `; did you mean ${suggestion}?`}\n${help}`,
+    );
     return 2;
   }
   if (asksForHelp(rest)) {
@@ -99,7 +101,9 @@ export async function runCli(argv: string[], given: CliIo): Promise<number> {
     // A word of the command line a message repeats may be a connection string (a run id that was one,
     // a --database URL given as an argument): its password is not printed.
     if (error instanceof FlagError) {
-      io.stderr(`plan-refs ${name}: ${printable(redactConnectionString(error.message))}\n${command.usage}\n(plan-refs ${name} --help for more)\n`);
+      io.stderr(
+        `plan-refs ${name}: ${printable(redactConnectionString(error.message))}\n${command.usage}\n(plan-refs ${name} --help for more)\n`,
+      );
       return error.exitCode;
     }
     if (error instanceof CliError) {

@@ -63,7 +63,8 @@ example:
 /** The one run id a command takes (not empty); else a usage error with the command's usage line. */
 export function oneRunId(positionals: readonly string[], usage: string): string {
   const [runId, ...extra] = positionals;
-  if (runId === undefined || runId === "" || extra.length > 0) throw new CliError(`expected exactly one run id (not empty)\n${usage}`, "usage");
+  if (runId === undefined || runId === "" || extra.length > 0)
+    throw new CliError(`expected exactly one run id (not empty)\n${usage}`, "usage");
   return runId;
 }
 
@@ -111,7 +112,9 @@ export async function dbCommand(argv: string[], io: CommandIo): Promise<number> 
     const names = Object.keys(DB_SUBCOMMANDS);
     const suggestion = sub === undefined || sub.startsWith("-") ? undefined : didYouMean(sub, names);
     const said = sub === undefined || sub.startsWith("-") ? "missing the subcommand" : `unknown subcommand ${quoted(sub, 40)}`;
-    throw new FlagError(`${said}${suggestion === undefined ? "" : `; did you mean ${suggestion}?`} (plan-refs db has ${names.join(" and ")})`);
+    throw new FlagError(
+      `${said}${suggestion === undefined ? "" : `; did you mean ${suggestion}?`} (plan-refs db has ${names.join(" and ")})`,
+    );
   }
   const { values } = parseFlags(rest, { database: { type: "string" } }, { positionals: false });
   const postgres = await loadPostgres();
@@ -140,7 +143,8 @@ export interface RemoteRun {
 export async function runOnDatabase(io: CommandIo, remote: RemoteRun): Promise<RunReport | undefined> {
   const postgres = await loadPostgres();
   const connection = databaseOptions(remote.database);
-  const interrupted = (): CliError => new CliError("interrupted before the plan was submitted: nothing was submitted", "interrupted", interruptedExitCode(io.signal));
+  const interrupted = (): CliError =>
+    new CliError("interrupted before the plan was submitted: nothing was submitted", "interrupted", interruptedExitCode(io.signal));
   // A function: the signal changes while we wait.
   const aborted = (): boolean => io.signal?.aborted === true;
   try {
@@ -153,7 +157,9 @@ export async function runOnDatabase(io: CommandIo, remote: RemoteRun): Promise<R
       io.stdout(`${runId}\n`);
       return undefined;
     }
-    io.stderr(`plan-refs: run ${printable(runId)} ${signalled ? "submitted as the signal came: cancelled" : "submitted; waiting for workers"}\n`);
+    io.stderr(
+      `plan-refs: run ${printable(runId)} ${signalled ? "submitted as the signal came: cancelled" : "submitted; waiting for workers"}\n`,
+    );
     const follow = eventsFrom(remote.onEvent, remote.options.retry?.attempts ?? 1);
     const onAbort = (): void => void postgres.cancelRun(runId, connection).catch(() => undefined);
     io.signal?.addEventListener("abort", onAbort, { once: true });
@@ -185,7 +191,14 @@ function eventsFrom(onEvent: (event: RunEvent) => void, attempts: number): (snap
     for (const [id, step] of snapshot.steps) {
       const pending = snapshot.pending?.get(id);
       if (pending !== undefined) {
-        if (!waiting.has(id)) emit(step.startMs ?? 0, { type: "step-awaiting-approval", stepId: id, tool: step.tool, args: pending.args, atMs: step.startMs ?? 0 });
+        if (!waiting.has(id))
+          emit(step.startMs ?? 0, {
+            type: "step-awaiting-approval",
+            stepId: id,
+            tool: step.tool,
+            args: pending.args,
+            atMs: step.startMs ?? 0,
+          });
         waiting.add(id);
         continue;
       }
@@ -208,10 +221,20 @@ function eventsFrom(onEvent: (event: RunEvent) => void, attempts: number): (snap
       } else if (step.state === "retrying" && step.lastError !== undefined && retried.get(id) !== step.attempt) {
         retried.set(id, step.attempt);
         const delayMs = Math.max(0, (step.retryAtMs ?? endMs) - endMs);
-        emit(endMs, { type: "step-retry", stepId: id, tool: step.tool, attempt: step.attempt, attempts: step.attempts ?? attempts, delayMs, error: step.lastError, atMs: endMs });
+        emit(endMs, {
+          type: "step-retry",
+          stepId: id,
+          tool: step.tool,
+          attempt: step.attempt,
+          attempts: step.attempts ?? attempts,
+          delayMs,
+          error: step.lastError,
+          atMs: endMs,
+        });
       } else if (step.state === "skipped") {
         settled.add(id);
-        if (step.blockedBy !== undefined) emit(endMs, { type: "step-skipped", stepId: id, tool: step.tool, blockedBy: step.blockedBy, atMs: endMs });
+        if (step.blockedBy !== undefined)
+          emit(endMs, { type: "step-skipped", stepId: id, tool: step.tool, blockedBy: step.blockedBy, atMs: endMs });
       }
     }
     events.sort((a, b) => a[0] - b[0]);

@@ -13,7 +13,6 @@ import { printable } from "../shared/text.js";
 import { DEV_DATABASE_PORT } from "../postgres/dev-port.js";
 import { resolve } from "node:path";
 
-
 export const dbStartUsage = "usage: plan-refs db start [--data DIR] [--port N]";
 
 export const dbStartHelp = `${dbStartUsage}
@@ -73,7 +72,11 @@ async function importOwningSignals(specifier: string): Promise<unknown> {
  * @example
  * await dbStartCommand(["--data", "/tmp/db"], io) // prints the URL; 0 after SIGINT
  */
-export async function dbStartCommand(argv: string[], io: CommandIo, load: (specifier: string) => Promise<unknown> = importOwningSignals): Promise<number> {
+export async function dbStartCommand(
+  argv: string[],
+  io: CommandIo,
+  load: (specifier: string) => Promise<unknown> = importOwningSignals,
+): Promise<number> {
   const { values } = parseFlags(argv, { data: { type: "string" }, port: { type: "string" } }, { positionals: false });
   const port = positiveInteger(values.port, "--port");
   if (port !== undefined && port > 65535) throw new FlagError(`--port must be at most 65535, not ${port}`);
@@ -99,7 +102,12 @@ export async function dbStartCommand(argv: string[], io: CommandIo, load: (speci
         `in another shell, paste the export line above, then ${commandHint(["worker", "--tools", "tools.mjs"])}. Ctrl-C stops it\n`,
     );
     const signalled = await untilSignalOrExit(io.signal, db.exited);
-    if (!signalled) throw new CliError(`the development database's server ended on its own; its data is in ${printable(db.data)} (${commandHint(["db", "start", ...flagWords(values, ["data", "port"])])} starts it again)`, "server-failed", 1);
+    if (!signalled)
+      throw new CliError(
+        `the development database's server ended on its own; its data is in ${printable(db.data)} (${commandHint(["db", "start", ...flagWords(values, ["data", "port"])])} starts it again)`,
+        "server-failed",
+        1,
+      );
   } finally {
     await db.stop().catch(() => undefined);
   }
@@ -109,7 +117,7 @@ export async function dbStartCommand(argv: string[], io: CommandIo, load: (speci
 
 /** A relative `--data` against the command's working folder. */
 function userFolder(given: string, cwd: string): string {
-  if (given === "") throw new FlagError("--data must name a folder, not \"\"");
+  if (given === "") throw new FlagError('--data must name a folder, not ""');
   return resolve(cwd, given);
 }
 

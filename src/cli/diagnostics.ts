@@ -63,7 +63,9 @@ export function locateDiagnostics<D extends PrintedDiagnostic>(text: string, dia
   if (diagnostics.length === 0) return [];
   const lines = new LineIndex(text);
   const offsets = locatePositions(text, diagnostics);
-  return diagnostics.map((diagnostic, i) => (diagnostic.range !== undefined ? diagnostic : { ...diagnostic, offset: offsets[i]!, range: lines.range(offsets[i]!) }));
+  return diagnostics.map((diagnostic, i) =>
+    diagnostic.range !== undefined ? diagnostic : { ...diagnostic, offset: offsets[i]!, range: lines.range(offsets[i]!) },
+  );
 }
 
 /** Print diagnostics on stderr, in colour on a terminal (unless NO_COLOR is set). */
@@ -80,7 +82,11 @@ export function printDiagnostics(io: CommandIo, diagnostics: readonly PrintedDia
  */
 export function formatDiagnostics(diagnostics: readonly PrintedDiagnostic[], name: string, lines: LineIndex, color: boolean): string {
   const c = pc.createColors(color);
-  const paint = { error: (s: string) => c.bold(c.red(s)), warning: (s: string) => c.bold(c.yellow(s)), info: (s: string) => c.bold(c.cyan(s)) };
+  const paint = {
+    error: (s: string) => c.bold(c.red(s)),
+    warning: (s: string) => c.bold(c.yellow(s)),
+    info: (s: string) => c.bold(c.cyan(s)),
+  };
   const caretPaint = { error: c.red, warning: c.yellow, info: c.cyan };
   let out = "";
   for (const diagnostic of diagnostics) {

@@ -14,7 +14,8 @@ import { quoted, safeText } from "../shared/text.js";
 import { CliError } from "./input.js";
 
 /** A flag: `boolean` takes no value; `string` takes one (`multiple`: repeatable; `choices`: the values allowed). */
-export type FlagSpec = { readonly type: "boolean" } | { readonly type: "string"; readonly multiple?: boolean; readonly choices?: readonly string[] };
+export type FlagSpec =
+  { readonly type: "boolean" } | { readonly type: "string"; readonly multiple?: boolean; readonly choices?: readonly string[] };
 
 /** The value a flag's spec gives: a boolean, a string (one of `choices`), or the list of a repeatable flag. */
 type FlagValue<S extends FlagSpec> = S extends { type: "boolean" }
@@ -53,7 +54,11 @@ const COMMON_FLAGS = ["help"];
  * parseFlags(["plan.json", "--timeout", "-5"], { timeout: { type: "string" } }).values.timeout // "-5"
  * parseFlags(["--catalgo", "x"], { catalog: { type: "string" } }) // throws FlagError: unknown flag --catalgo; did you mean --catalog?
  */
-export function parseFlags<const Specs extends Record<string, FlagSpec>>(argv: readonly string[], specs: Specs, { positionals: allowPositionals = true }: { positionals?: boolean } = {}): ParsedFlags<Specs> {
+export function parseFlags<const Specs extends Record<string, FlagSpec>>(
+  argv: readonly string[],
+  specs: Specs,
+  { positionals: allowPositionals = true }: { positionals?: boolean } = {},
+): ParsedFlags<Specs> {
   const values = Object.create(null) as Record<string, string | boolean | string[]>;
   const positionals: string[] = [];
   const spec = (name: string): FlagSpec | undefined => (Object.hasOwn(specs, name) ? specs[name] : undefined);
@@ -82,7 +87,8 @@ export function parseFlags<const Specs extends Record<string, FlagSpec>>(argv: r
     if (inline !== undefined) value = inline;
     else if (i + 1 < argv.length) value = argv[++i]!;
     else throw new FlagError(`${flag} needs a value`);
-    if (found.choices !== undefined && !found.choices.includes(value)) throw new FlagError(`${flag} must be ${alternatives(found.choices)}, not ${quoted(value, 20)}`);
+    if (found.choices !== undefined && !found.choices.includes(value))
+      throw new FlagError(`${flag} must be ${alternatives(found.choices)}, not ${quoted(value, 20)}`);
     if (found.multiple === true) {
       const list = values[name];
       values[name] = Array.isArray(list) ? [...list, value] : [value];
@@ -91,7 +97,8 @@ export function parseFlags<const Specs extends Record<string, FlagSpec>>(argv: r
       values[name] = value;
     }
   }
-  if (!allowPositionals && positionals.length > 0) throw new FlagError(`unexpected argument ${quoted(positionals[0]!, 40)}: this command takes flags only`);
+  if (!allowPositionals && positionals.length > 0)
+    throw new FlagError(`unexpected argument ${quoted(positionals[0]!, 40)}: this command takes flags only`);
   return { values: values as ParsedFlags<Specs>["values"], positionals };
 }
 
@@ -124,7 +131,8 @@ function alternatives(choices: readonly string[]): string {
 export function positiveInteger(text: string | undefined, flag: string): number | undefined {
   if (text === undefined) return undefined;
   const value = Number(text);
-  if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(value) || value < 1) throw new FlagError(`${flag} must be a positive integer, not ${quoted(text, 20)}`);
+  if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(value) || value < 1)
+    throw new FlagError(`${flag} must be a positive integer, not ${quoted(text, 20)}`);
   return value;
 }
 
@@ -137,7 +145,11 @@ export function positiveInteger(text: string | undefined, flag: string): number 
  * namedNumbers(["geocode=2"], "--tool-concurrency", positiveInteger) // { geocode: 2 }
  * namedNumbers(["geocode"], "--tool-concurrency", positiveInteger)   // throws FlagError: --tool-concurrency must be NAME=N, not "geocode"
  */
-export function namedNumbers(texts: readonly string[] | undefined, flag: string, read: (text: string, label: string) => number | undefined): Record<string, number> | undefined {
+export function namedNumbers(
+  texts: readonly string[] | undefined,
+  flag: string,
+  read: (text: string, label: string) => number | undefined,
+): Record<string, number> | undefined {
   if (texts === undefined) return undefined;
   const numbers: Record<string, number> = {};
   for (const text of texts) {
@@ -159,6 +171,7 @@ export function namedNumbers(texts: readonly string[] | undefined, flag: string,
 export function wholeNumber(text: string | undefined, flag: string): number | undefined {
   if (text === undefined) return undefined;
   const value = Number(text);
-  if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(value)) throw new FlagError(`${flag} must be a whole number of milliseconds, not ${quoted(text, 20)}`);
+  if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(value))
+    throw new FlagError(`${flag} must be a whole number of milliseconds, not ${quoted(text, 20)}`);
   return value;
 }

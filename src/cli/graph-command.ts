@@ -69,7 +69,8 @@ export function graphCommand(argv: string[], io: CommandIo): number {
     out: { type: "string" },
     catalog: { type: "string" },
   });
-  if (positionals.length !== 1) throw new CliError(`${positionals.length === 0 ? "missing the plan file" : "graph takes one plan file"}\n${graphUsage}`, "usage");
+  if (positionals.length !== 1)
+    throw new CliError(`${positionals.length === 0 ? "missing the plan file" : "graph takes one plan file"}\n${graphUsage}`, "usage");
   const format = values.format ?? formatOf(values.out);
   const path = positionals[0]!;
   if (path === "-" && values.catalog === "-") throw new CliError("only one of the plan and --catalog can be read from stdin", "usage");
@@ -84,20 +85,29 @@ export function graphCommand(argv: string[], io: CommandIo): number {
   const catalog: ToolCatalog | undefined = values.catalog === undefined ? undefined : readCatalog(values.catalog, io);
   const diagnostics = lintPlan(plan, catalog === undefined ? {} : { tools: catalog });
   const drawOptions = { diagnostics, ...(catalog === undefined ? {} : { catalog }) };
-  const picture = format === "mermaid" ? planToMermaid(plan, drawOptions) : format === "dot" ? planToDot(plan, drawOptions) : planToSvg(plan, drawOptions);
+  const picture =
+    format === "mermaid"
+      ? planToMermaid(plan, drawOptions)
+      : format === "dot"
+        ? planToDot(plan, drawOptions)
+        : planToSvg(plan, drawOptions);
   const text = picture.endsWith("\n") ? picture : `${picture}\n`;
 
   if (target === undefined) io.stdout(text);
   else {
     const failure = writeResults(target, text, guarded);
-    if (failure !== undefined) throw new CliError(`--out ${target.given}: cannot write the picture (${failure}); nothing was written`, "write-failed");
+    if (failure !== undefined)
+      throw new CliError(`--out ${target.given}: cannot write the picture (${failure}); nothing was written`, "write-failed");
   }
   const errors = diagnostics.filter((diagnostic) => diagnostic.severity === "error").length;
   if (errors > 0) {
     const name = path === "-" ? "<stdin>" : printable(path);
     // lint reads the catalog beside the plan when it is given none: the hint says to lint as this was drawn.
-    const sameCatalog = values.catalog === undefined && catalogBeside(path, planText, io) !== undefined ? ["--no-catalog"] : flagWords(values, ["catalog"]);
-    io.stderr(`plan-refs: ${name} has ${errors} lint error${errors === 1 ? "" : "s"}, drawn in red (${commandHint(["lint", path, ...sameCatalog])} for details)\n`);
+    const sameCatalog =
+      values.catalog === undefined && catalogBeside(path, planText, io) !== undefined ? ["--no-catalog"] : flagWords(values, ["catalog"]);
+    io.stderr(
+      `plan-refs: ${name} has ${errors} lint error${errors === 1 ? "" : "s"}, drawn in red (${commandHint(["lint", path, ...sameCatalog])} for details)\n`,
+    );
     return 1;
   }
   return 0;

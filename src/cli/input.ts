@@ -168,7 +168,10 @@ export function decodeUtf8(bytes: Uint8Array, name: string): string {
   if (bad >= 0) {
     const before = new TextDecoder("utf-8").decode(bytes.subarray(0, bad));
     const { line, column } = new LineIndex(before).position(before.length);
-    throw new CliError(`${name}:${line}:${column}: invalid UTF-8 (byte 0x${bytes[bad]!.toString(16).padStart(2, "0")} at byte offset ${bad})`, "invalid-utf8");
+    throw new CliError(
+      `${name}:${line}:${column}: invalid UTF-8 (byte 0x${bytes[bad]!.toString(16).padStart(2, "0")} at byte offset ${bad})`,
+      "invalid-utf8",
+    );
   }
   return new TextDecoder("utf-8").decode(bytes);
 }

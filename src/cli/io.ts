@@ -106,7 +106,10 @@ export function readCatalog(path: string, io: Pick<CommandIo, "cwd" | "stdin">):
     const [at] = locatePositions(text, [{ pointer: first?.pointer ?? "" }]);
     const { line, column } = new LineIndex(text).position(at?.start ?? 0);
     const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : "";
-    throw new CliError(`${name}:${line}:${column}: invalid tool catalog: ${first?.message ?? "expected an object of tools"}${more}`, "invalid-tools");
+    throw new CliError(
+      `${name}:${line}:${column}: invalid tool catalog: ${first?.message ?? "expected an object of tools"}${more}`,
+      "invalid-tools",
+    );
   }
   return catalog;
 }
@@ -134,13 +137,19 @@ export interface CommandCatalog {
  * commandCatalog({}, "trip/plan.json", planText, io) // { catalog: …, path: "trip/tools.json" } when trip/tools.json exists
  */
 export function commandCatalog(
-  given: { readonly catalog?: string | undefined; readonly "no-catalog"?: boolean | undefined; readonly mcp?: readonly string[] | undefined; readonly "mcp-url"?: readonly string[] | undefined },
+  given: {
+    readonly catalog?: string | undefined;
+    readonly "no-catalog"?: boolean | undefined;
+    readonly mcp?: readonly string[] | undefined;
+    readonly "mcp-url"?: readonly string[] | undefined;
+  },
   planPath: string,
   planText: string,
   io: Pick<CommandIo, "cwd" | "stdin" | "stderr">,
 ): CommandCatalog {
   if (given.catalog !== undefined && given["no-catalog"] === true) throw new FlagError("--catalog and --no-catalog: give one of them");
-  if (given.catalog !== undefined) return { catalog: readCatalog(given.catalog, io), path: given.catalog === "-" ? undefined : given.catalog };
+  if (given.catalog !== undefined)
+    return { catalog: readCatalog(given.catalog, io), path: given.catalog === "-" ? undefined : given.catalog };
   // MCP servers named on the command line are its catalog: a file beside the plan is not added to them.
   const fromServers = (given.mcp?.length ?? 0) + (given["mcp-url"]?.length ?? 0) > 0;
   const path = given["no-catalog"] === true || fromServers ? undefined : catalogBeside(planPath, planText, io);
@@ -149,7 +158,13 @@ export function commandCatalog(
   try {
     catalog = readCatalog(path, io);
   } catch (error) {
-    if (error instanceof CliError) throw new CliError(`${error.message} (the catalog beside the plan; --no-catalog leaves it out)`, error.code, error.exitCode, error.excerpt);
+    if (error instanceof CliError)
+      throw new CliError(
+        `${error.message} (the catalog beside the plan; --no-catalog leaves it out)`,
+        error.code,
+        error.exitCode,
+        error.excerpt,
+      );
     throw error;
   }
   io.stderr(`plan-refs: catalog ${printable(path)} (beside the plan; --catalog FILE for another, --no-catalog for none)\n`);

@@ -18,7 +18,8 @@ import { MCP_HELP, MCP_OPTIONS, withMcpServers } from "./mcp-flags.js";
 import { combineCatalogs } from "../mcp/index.js";
 import { printable } from "../shared/text.js";
 
-export const lintUsage = 'usage: plan-refs lint <plan.json|-> [--catalog <tools.json> | --no-catalog] [--tools <tools.mjs>] [--mcp "COMMAND"]… [--mcp-url URL]… [--mcp-timeout MS] [--format pretty|json] [--strict]';
+export const lintUsage =
+  'usage: plan-refs lint <plan.json|-> [--catalog <tools.json> | --no-catalog] [--tools <tools.mjs>] [--mcp "COMMAND"]… [--mcp-url URL]… [--mcp-timeout MS] [--format pretty|json] [--strict]';
 
 export const lintHelp = `${lintUsage}
 
@@ -64,7 +65,8 @@ export async function lintCommand(argv: string[], io: CommandIo): Promise<number
     strict: { type: "boolean" },
     ...MCP_OPTIONS,
   });
-  if (positionals.length !== 1) throw new CliError(`${positionals.length === 0 ? "missing the plan file" : "lint takes one plan file"}\n${lintUsage}`, "usage");
+  if (positionals.length !== 1)
+    throw new CliError(`${positionals.length === 0 ? "missing the plan file" : "lint takes one plan file"}\n${lintUsage}`, "usage");
   const format = values.format ?? "pretty";
   const path = positionals[0]!;
   if (path === "-" && values.catalog === "-") throw new CliError("only one of the plan and --catalog can be read from stdin", "usage");
@@ -77,7 +79,14 @@ export async function lintCommand(argv: string[], io: CommandIo): Promise<number
   const module = values.tools === undefined ? undefined : await loadTools(values.tools, io);
   return withMcpServers(values, io, async (servers) => {
     // With servers, the catalog holds every tool (a module's too): the linter reports unknown tools.
-    const tools = servers === undefined ? catalog : combineCatalogs(servers, module === undefined ? undefined : { names: module.names, label: `--tools ${printable(values.tools!)}` }, catalog);
+    const tools =
+      servers === undefined
+        ? catalog
+        : combineCatalogs(
+            servers,
+            module === undefined ? undefined : { names: module.names, label: `--tools ${printable(values.tools!)}` },
+            catalog,
+          );
     let diagnostics = lintPlanText(text, tools === undefined ? {} : { tools });
     // Not JSON: there is no plan to lint, so it is a file error like the others; with --format json,
     // stdout still holds JSON (what lintPlanText found), for a program that reads it.
@@ -88,7 +97,8 @@ export async function lintCommand(argv: string[], io: CommandIo): Promise<number
       const length = syntax.range !== undefined && syntax.range.end.line === start.line ? syntax.range.end.column - start.column : 1;
       throw jsonSyntaxError(name, text, { ...start, length }, syntax.message);
     }
-    if (module !== undefined && servers === undefined) diagnostics = mergeByOffset(diagnostics, locateDiagnostics(text, unknownTools(planValue(text), module.names, values.tools!)));
+    if (module !== undefined && servers === undefined)
+      diagnostics = mergeByOffset(diagnostics, locateDiagnostics(text, unknownTools(planValue(text), module.names, values.tools!)));
     if (format === "json") {
       io.stdout(`${JSON.stringify(diagnostics, null, 2)}\n`);
     } else {
@@ -113,6 +123,8 @@ function planValue(text: string): unknown {
 
 /** Two lists of located diagnostics as one, in file order (stable: the first list first on ties). */
 function mergeByOffset(a: readonly Diagnostic[], b: readonly Diagnostic[]): Diagnostic[] {
-  return [...a, ...b].map((d, i) => [d, i] as const).sort(([x, i], [y, j]) => (x.offset?.start ?? 0) - (y.offset?.start ?? 0) || i - j).map(([d]) => d);
+  return [...a, ...b]
+    .map((d, i) => [d, i] as const)
+    .sort(([x, i], [y, j]) => (x.offset?.start ?? 0) - (y.offset?.start ?? 0) || i - j)
+    .map(([d]) => d);
 }
-

@@ -28,7 +28,10 @@ import { cutText, printable } from "../shared/text.js";
  * @example
  * const tools = await loadTools("./tools.mjs", io) // { geocode: [Function], … }
  */
-export async function loadTools(path: string, io: Pick<CommandIo, "cwd" | "stdin" | "signal">): Promise<{ tools: ToolFunctions; names: string[] }> {
+export async function loadTools(
+  path: string,
+  io: Pick<CommandIo, "cwd" | "stdin" | "signal">,
+): Promise<{ tools: ToolFunctions; names: string[] }> {
   const hint = wrongFlagHint("--tools", path);
   if (hint !== undefined) throw new CliError(hint, "wrong-flag");
   const shown = printable(path);
@@ -45,7 +48,10 @@ export async function loadTools(path: string, io: Pick<CommandIo, "cwd" | "stdin
   // 13) with no message, while the import is still pending. (The 'exit' event then reports code 0 on
   // Node 20, 13 on later versions; a module that calls process.exit itself gives its own code.)
   const onExit = (code: number): void => {
-    if (code === 13 || code === 0) process.stderr.write(`plan-refs: ${shown}: the tools module never finished loading (a top-level await that never settles); nothing was run\n`);
+    if (code === 13 || code === 0)
+      process.stderr.write(
+        `plan-refs: ${shown}: the tools module never finished loading (a top-level await that never settles); nothing was run\n`,
+      );
   };
   process.on("exit", onExit);
   let module: Record<string, unknown>;
@@ -90,7 +96,11 @@ export async function loadTools(path: string, io: Pick<CommandIo, "cwd" | "stdin
     throw new CliError(`${shown}: its default export could not be read: ${printable(cutText(describeThrown(error), 200))}`, "tools-module");
   }
   try {
-    const named = Object.fromEntries(Object.keys(module).filter((name) => name !== "default").map((name) => [name, module[name]]));
+    const named = Object.fromEntries(
+      Object.keys(module)
+        .filter((name) => name !== "default")
+        .map((name) => [name, module[name]]),
+    );
     take(named, "its exports");
   } catch (error) {
     if (error instanceof CliError) throw error;
@@ -103,7 +113,8 @@ export async function loadTools(path: string, io: Pick<CommandIo, "cwd" | "stdin
 function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (signal === undefined) return promise;
   return new Promise<T>((resolvePromise, reject) => {
-    const onAbort = (): void => reject(new CliError("interrupted while the tools module was loading; nothing was run", "interrupted", interruptedExitCode(signal)));
+    const onAbort = (): void =>
+      reject(new CliError("interrupted while the tools module was loading; nothing was run", "interrupted", interruptedExitCode(signal)));
     if (signal.aborted) return onAbort();
     signal.addEventListener("abort", onAbort, { once: true });
     promise.then(
@@ -130,7 +141,8 @@ function loadFailure(error: unknown, absolute: string): string {
   const message = printable(cutText(describeThrown(error).split("\n")[0]!, 300));
   // The loader's own syntax error has no frame in a file; a SyntaxError thrown by code (JSON.parse) has.
   const stack = readOwnData(error, "stack");
-  if (error instanceof SyntaxError && (typeof stack !== "string" || fileFrames(stack).length === 0)) return `cannot load the tools module: a syntax error: ${message}`;
+  if (error instanceof SyntaxError && (typeof stack !== "string" || fileFrames(stack).length === 0))
+    return `cannot load the tools module: a syntax error: ${message}`;
   return `cannot load the tools module: it threw ${errorKind(error)}: ${message}`;
 }
 
@@ -198,12 +210,18 @@ function fileFrames(stack: string): Place[] {
  */
 function syntaxErrorPlace(absolute: string): Place | "imported" | undefined {
   const typeFlags = process.execArgv.filter((flag) => /^--(no-)?experimental-(strip|transform)-types$/.test(flag));
-  const checked = spawnSync(process.execPath, [...typeFlags, "--check", absolute], { encoding: "utf8", stdio: ["ignore", "ignore", "pipe"], timeout: CHECK_TIMEOUT_MS, maxBuffer: MAX_CHECK_OUTPUT });
+  const checked = spawnSync(process.execPath, [...typeFlags, "--check", absolute], {
+    encoding: "utf8",
+    stdio: ["ignore", "ignore", "pipe"],
+    timeout: CHECK_TIMEOUT_MS,
+    maxBuffer: MAX_CHECK_OUTPUT,
+  });
   if (checked.status === 0) return "imported";
   if (checked.status !== 1 || typeof checked.stderr !== "string") return undefined;
   const [head, , carets] = checked.stderr.split("\n", 3);
   const prefix = `${absolute}:`;
-  if (head === undefined || carets === undefined || !head.startsWith(prefix) || !/^[0-9]+$/.test(head.slice(prefix.length))) return undefined;
+  if (head === undefined || carets === undefined || !head.startsWith(prefix) || !/^[0-9]+$/.test(head.slice(prefix.length)))
+    return undefined;
   const caret = carets.indexOf("^");
   return caret < 0 ? undefined : { file: absolute, line: Number(head.slice(prefix.length)), column: caret + 1 };
 }

@@ -40,11 +40,15 @@ export async function lspCommand(argv: string[], io: CommandIo): Promise<number>
   const { values } = parseFlags(argv, { stdio: { type: "boolean" } }, { positionals: false });
   // Started by hand in a terminal, not by an editor: say what it is instead of waiting silently for
   // protocol messages no one will type. (Without the flag on a pipe, it serves, as editors expect.)
-  if (values.stdio !== true && process.stdin.isTTY === true) throw new FlagError("the language server is started by an editor, with --stdio; its messages come on stdin, not from a terminal");
+  if (values.stdio !== true && process.stdin.isTTY === true)
+    throw new FlagError("the language server is started by an editor, with --stdio; its messages come on stdin, not from a terminal");
   const { createConnection } = await import("vscode-languageserver/node");
   const { guardFraming, startLanguageServer } = await import("../editor/lsp-server.js");
   // Malformed message headers are reported on stderr, one line each, and skipped: the server goes on.
-  const connection = createConnection(guardFraming(process.stdin, (line) => process.stderr.write(`${line}\n`)), process.stdout);
+  const connection = createConnection(
+    guardFraming(process.stdin, (line) => process.stderr.write(`${line}\n`)),
+    process.stdout,
+  );
   // A bug in a handler must not take the editor's server down: log it and go on.
   process.on("uncaughtException", (error) => connection.console.error(`plan-refs: unexpected error: ${error.stack ?? error.message}`));
   startLanguageServer(connection, { readTextFile: (path) => readTextInput(path, io, MAX_CATALOG_BYTES) });

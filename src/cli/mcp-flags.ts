@@ -38,14 +38,25 @@ export const MCP_HELP = `  --mcp "COMMAND"       start an MCP server (its stdin 
  * throws or the command is interrupted (`io.signal`). A server started by `--mcp` runs in `io.cwd`
  * with `io.env`. Setup failures are one-line `CliError`s (exit 2).
  */
-export async function withMcpServers<T>(flags: McpFlagValues, io: Pick<CommandIo, "signal" | "cwd" | "env">, use: (servers: McpServers | undefined) => Promise<T>): Promise<T> {
+export async function withMcpServers<T>(
+  flags: McpFlagValues,
+  io: Pick<CommandIo, "signal" | "cwd" | "env">,
+  use: (servers: McpServers | undefined) => Promise<T>,
+): Promise<T> {
   const { signal, cwd, env } = io;
-  const specs = [...(flags.mcp ?? []).map((commandLine) => ({ commandLine, cwd, env })), ...(flags["mcp-url"] ?? []).map((url) => ({ url }))];
+  const specs = [
+    ...(flags.mcp ?? []).map((commandLine) => ({ commandLine, cwd, env })),
+    ...(flags["mcp-url"] ?? []).map((url) => ({ url })),
+  ];
   const timeoutMs = milliseconds(flags["mcp-timeout"], "--mcp-timeout");
   if (specs.length === 0) return use(undefined);
   // Aborted by the command's signal, or by a signal that nothing else handles (see stopOnSignal).
   const controller = new AbortController();
-  const connecting = connectMcpServers(specs, { clientInfo: { name: "plan-refs", version: packageVersion() }, ...(timeoutMs === undefined ? {} : { timeoutMs }), signal: signal === undefined ? controller.signal : AbortSignal.any([signal, controller.signal]) });
+  const connecting = connectMcpServers(specs, {
+    clientInfo: { name: "plan-refs", version: packageVersion() },
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    signal: signal === undefined ? controller.signal : AbortSignal.any([signal, controller.signal]),
+  });
   const release = stopOnSignal(controller, connecting);
   try {
     let servers: McpServers;
@@ -70,7 +81,8 @@ export async function withMcpServers<T>(flags: McpFlagValues, io: Pick<CommandIo
 function milliseconds(text: string | undefined, flag: string): number | undefined {
   if (text === undefined) return undefined;
   const value = Number(text);
-  if (!/^[1-9][0-9]*$/.test(text) || value > MAX_TIMEOUT_MS) throw new CliError(`${flag} must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, not ${quoted(text, 20)}`, "usage");
+  if (!/^[1-9][0-9]*$/.test(text) || value > MAX_TIMEOUT_MS)
+    throw new CliError(`${flag} must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, not ${quoted(text, 20)}`, "usage");
   return value;
 }
 
@@ -104,6 +116,7 @@ function stopOnSignal(controller: AbortController, connecting: Promise<McpServer
 /** An `McpSetupError` as the command line's error; anything else as it is. */
 export function asCliError(error: unknown, signal: AbortSignal | undefined): unknown {
   if (!(error instanceof McpSetupError)) return error;
-  if (signal?.aborted === true) return new CliError("interrupted while connecting to the MCP servers; nothing was run", "interrupted", interruptedExitCode(signal));
+  if (signal?.aborted === true)
+    return new CliError("interrupted while connecting to the MCP servers; nothing was run", "interrupted", interruptedExitCode(signal));
   return new CliError(error.message, error.code === "missing-sdk" ? "missing-sdk" : `mcp-${error.code}`);
 }

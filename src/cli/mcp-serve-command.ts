@@ -74,13 +74,18 @@ const MIN_TOKEN_LENGTH = 16;
 /** `--http PORT`: a whole number from 0 to 65535. */
 function port(text: string): number {
   const value = Number(text);
-  if (!/^[0-9]{1,5}$/.test(text) || value > 65_535) throw new FlagError(`--http must be a port number from 0 to 65535 (0: any free port), not ${quoted(text, 20)}`);
+  if (!/^[0-9]{1,5}$/.test(text) || value > 65_535)
+    throw new FlagError(`--http must be a port number from 0 to 65535 (0: any free port), not ${quoted(text, 20)}`);
   return value;
 }
 
 function readToken(path: string, io: CommandIo): string {
   const token = readTextInput(path, io, MAX_TOKEN_BYTES).trim();
-  if (token.length < MIN_TOKEN_LENGTH || /\s/.test(token)) throw new CliError(`--token-file ${printable(path)}: the token must be one word of at least ${MIN_TOKEN_LENGTH} characters`, "token-file");
+  if (token.length < MIN_TOKEN_LENGTH || /\s/.test(token))
+    throw new CliError(
+      `--token-file ${printable(path)}: the token must be one word of at least ${MIN_TOKEN_LENGTH} characters`,
+      "token-file",
+    );
   return token;
 }
 
@@ -92,7 +97,12 @@ function readToken(path: string, io: CommandIo): string {
  */
 export async function mcpCommand(argv: string[], io: CommandIo): Promise<number> {
   const [sub, ...rest] = argv;
-  if (sub !== "serve") throw new FlagError(sub === undefined ? "missing the subcommand: plan-refs mcp serve" : `unknown subcommand ${quoted(sub, 40)}; plan-refs mcp has one: serve`);
+  if (sub !== "serve")
+    throw new FlagError(
+      sub === undefined
+        ? "missing the subcommand: plan-refs mcp serve"
+        : `unknown subcommand ${quoted(sub, 40)}; plan-refs mcp has one: serve`,
+    );
   const { values } = parseFlags(
     rest,
     {
@@ -112,13 +122,19 @@ export async function mcpCommand(argv: string[], io: CommandIo): Promise<number>
     },
     { positionals: false },
   );
-  if (values.tools === undefined && values.mcp === undefined && values["mcp-url"] === undefined) throw new CliError(`missing the tools to serve: --mcp "COMMAND", --mcp-url URL or --tools MODULE\n${mcpUsage}`, "usage");
-  if (values.catalog !== undefined && values.catalog === "-") throw new CliError("--catalog cannot be read from stdin: stdin carries MCP", "usage");
-  for (const flag of ["host", "token-file"] as const) if (values[flag] !== undefined && values.http === undefined) throw new FlagError(`--${flag} needs --http PORT`);
+  if (values.tools === undefined && values.mcp === undefined && values["mcp-url"] === undefined)
+    throw new CliError(`missing the tools to serve: --mcp "COMMAND", --mcp-url URL or --tools MODULE\n${mcpUsage}`, "usage");
+  if (values.catalog !== undefined && values.catalog === "-")
+    throw new CliError("--catalog cannot be read from stdin: stdin carries MCP", "usage");
+  for (const flag of ["host", "token-file"] as const)
+    if (values[flag] !== undefined && values.http === undefined) throw new FlagError(`--${flag} needs --http PORT`);
   const http = values.http === undefined ? undefined : port(values.http);
   const host = values.host ?? "127.0.0.1";
   if (http !== undefined && !isLoopback(host) && values["token-file"] === undefined) {
-    throw new CliError(`--host ${printable(host)} is not a loopback address: serving on it needs --token-file FILE (the bearer token clients must send); nothing was served`, "token-required");
+    throw new CliError(
+      `--host ${printable(host)} is not a loopback address: serving on it needs --token-file FILE (the bearer token clients must send); nothing was served`,
+      "token-required",
+    );
   }
   const token = values["token-file"] === undefined ? undefined : readToken(values["token-file"], io);
   const retry = attemptsFlag(values);
@@ -136,44 +152,53 @@ export async function mcpCommand(argv: string[], io: CommandIo): Promise<number>
     onWarning: (message) => io.stderr(`plan-refs mcp serve: ${printable(message)}\n`),
   };
   const catalog: ToolCatalog | undefined = values.catalog === undefined ? undefined : readCatalog(values.catalog, io);
-  const guarded = [...(values.tools === undefined ? [] : [{ path: values.tools, role: "the tools module" }]), ...(values.catalog === undefined ? [] : [{ path: values.catalog, role: "the tool catalog" }]), ...(values["token-file"] === undefined ? [] : [{ path: values["token-file"], role: "the token file" }])];
+  const guarded = [
+    ...(values.tools === undefined ? [] : [{ path: values.tools, role: "the tools module" }]),
+    ...(values.catalog === undefined ? [] : [{ path: values.catalog, role: "the tool catalog" }]),
+    ...(values["token-file"] === undefined ? [] : [{ path: values["token-file"], role: "the token file" }]),
+  ];
   return withCliTracing(io, values["trace-file"], guarded, async () => {
-  const module = values.tools === undefined ? undefined : await loadTools(values.tools, io);
-  return withMcpServers(values, io, async (servers) => {
-    let service: PlanService;
-    try {
-      service = await PlanService.create({ clients: servers?.connections ?? [], ...(module === undefined ? {} : { tools: module.tools }), ...(catalog === undefined ? {} : { catalog }), options });
-    } catch (error) {
-      throw asCliError(error, io.signal);
-    }
-    try {
-      if (http !== undefined) {
-        let listening: Awaited<ReturnType<typeof servePlanHttp>>;
-        try {
-          listening = await servePlanHttp(service, { port: http, host, ...(token === undefined ? {} : { token }) });
-        } catch (error) {
-          throw asCliError(error, io.signal);
-        }
-        io.stderr(`plan-refs mcp serve: listening on ${listening.url}\n`);
-        await ended(io.signal);
-        await listening.close();
-        return 0;
+    const module = values.tools === undefined ? undefined : await loadTools(values.tools, io);
+    return withMcpServers(values, io, async (servers) => {
+      let service: PlanService;
+      try {
+        service = await PlanService.create({
+          clients: servers?.connections ?? [],
+          ...(module === undefined ? {} : { tools: module.tools }),
+          ...(catalog === undefined ? {} : { catalog }),
+          options,
+        });
+      } catch (error) {
+        throw asCliError(error, io.signal);
       }
-      const { StdioServerTransport } = await loadSdk("server/stdio.js");
-      const transport = new StdioServerTransport();
-      const closed = new Promise<void>((resolve) => {
-        process.stdin.once("end", resolve);
-        process.stdin.once("close", resolve);
-        process.stdin.once("error", () => resolve());
-      });
-      await service.server().connect(transport);
-      await Promise.race([closed, ended(io.signal)]);
-      await transport.close().catch(() => undefined);
-      return 0;
-    } finally {
-      await service.close();
-    }
-  });
+      try {
+        if (http !== undefined) {
+          let listening: Awaited<ReturnType<typeof servePlanHttp>>;
+          try {
+            listening = await servePlanHttp(service, { port: http, host, ...(token === undefined ? {} : { token }) });
+          } catch (error) {
+            throw asCliError(error, io.signal);
+          }
+          io.stderr(`plan-refs mcp serve: listening on ${listening.url}\n`);
+          await ended(io.signal);
+          await listening.close();
+          return 0;
+        }
+        const { StdioServerTransport } = await loadSdk("server/stdio.js");
+        const transport = new StdioServerTransport();
+        const closed = new Promise<void>((resolve) => {
+          process.stdin.once("end", resolve);
+          process.stdin.once("close", resolve);
+          process.stdin.once("error", () => resolve());
+        });
+        await service.server().connect(transport);
+        await Promise.race([closed, ended(io.signal)]);
+        await transport.close().catch(() => undefined);
+        return 0;
+      } finally {
+        await service.close();
+      }
+    });
   });
 }
 

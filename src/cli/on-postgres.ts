@@ -15,4 +15,3 @@ export async function asCliError(error: unknown): Promise<unknown> {
   if (error instanceof PostgresError) return new CliError(error.message, error.code);
   return error;
 }
-

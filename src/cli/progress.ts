@@ -103,11 +103,15 @@ export function liveProgress(write: (text: string) => void, total: number, optio
     const shown = [...running].slice(0, height - 1 - (running.size > height - 1 ? 1 : 0));
     for (const [id, step] of shown) {
       const state = step.retrying === undefined ? pc.cyan("running ") : pc.yellow("waiting ");
-      lines.push(`  ${state} step ${String(id).padEnd(4)} ${cut(step.tool).padEnd(16)} ${pc.dim(step.retrying ?? `started at ${ms(step.startMs)}`)}`);
+      lines.push(
+        `  ${state} step ${String(id).padEnd(4)} ${cut(step.tool).padEnd(16)} ${pc.dim(step.retrying ?? `started at ${ms(step.startMs)}`)}`,
+      );
     }
     if (shown.length < running.size) lines.push(pc.dim(`  … and ${running.size - shown.length} more running`));
     const waiting = Math.max(0, total - running.size - counts.done - counts.failed - counts.skipped);
-    lines.push(`  ${pc.cyan(`${running.size} running`)}, ${pc.dim(`${waiting} waiting`)}, ${pc.green(`${counts.done} done`)}, ${pc.red(`${counts.failed} failed`)}, ${pc.yellow(`${counts.skipped} skipped`)}`);
+    lines.push(
+      `  ${pc.cyan(`${running.size} running`)}, ${pc.dim(`${waiting} waiting`)}, ${pc.green(`${counts.done} done`)}, ${pc.red(`${counts.failed} failed`)}, ${pc.yellow(`${counts.skipped} skipped`)}`,
+    );
     // Up to the first line of the last view, clear to the end of the screen, then the failures (which
     // stay) and the new view.
     const head = drawn > 0 ? `\u001b[${drawn}A\r\u001b[J` : "";
@@ -145,7 +149,11 @@ export function liveProgress(write: (text: string) => void, total: number, optio
           failures.push(`  ${pc.yellow("waiting ")} step ${event.stepId} (${tool(event.tool)}): ${describe(event)}`);
           break;
         case "step-retry":
-          running.set(event.stepId, { tool: tool(event.tool), startMs: event.atMs, retrying: retryingText(event.delayMs, event.attempt + 1, event.attempts) });
+          running.set(event.stepId, {
+            tool: tool(event.tool),
+            startMs: event.atMs,
+            retrying: retryingText(event.delayMs, event.attempt + 1, event.attempts),
+          });
           break;
       }
       schedule();

@@ -39,6 +39,8 @@ export async function redriveCommand(argv: string[], io: CommandIo): Promise<num
   const id = printable(runId);
   const steps = `${redrive.steps} step${redrive.steps === 1 ? "" : "s"}`;
   const database = databaseHint(values.database, io.env);
-  io.stdout(`run ${id}: ${steps} to run again (${redrive.queued} queued now, ${redrive.steps - redrive.queued} waiting for them); ${commandHint(["status", runId, ...database.words])} to follow it${database.note}\n`);
+  io.stdout(
+    `run ${id}: ${steps} to run again (${redrive.queued} queued now, ${redrive.steps - redrive.queued} waiting for them); ${commandHint(["status", runId, ...database.words])} to follow it${database.note}\n`,
+  );
   return 0;
 }

@@ -25,7 +25,8 @@ import { readJsonInput, type CommandIo } from "./io.js";
 import { printable } from "../shared/text.js";
 import { reportResults } from "../run/report-json.js";
 
-export const resolveUsage = "usage: plan-refs resolve --args <file|-> --results <file|-> [--syntax seed|path] [--templates] [--deep] [--strict]";
+export const resolveUsage =
+  "usage: plan-refs resolve --args <file|-> --results <file|-> [--syntax seed|path] [--templates] [--deep] [--strict]";
 
 export const resolveHelp = `${resolveUsage}
 
@@ -64,7 +65,8 @@ export function resolveCommand(argv: string[], io: CommandIo): number {
     },
     { positionals: false },
   );
-  if (values.args === undefined || values.results === undefined) throw new CliError(`missing --args or --results\n${resolveUsage}`, "usage");
+  if (values.args === undefined || values.results === undefined)
+    throw new CliError(`missing --args or --results\n${resolveUsage}`, "usage");
   if (values.args === "-" && values.results === "-") throw new CliError("only one of --args and --results can be read from stdin", "usage");
   const args = readJsonInput(values.args, io);
   const given = readJsonInput(values.results, io).value;
@@ -168,12 +170,25 @@ class EveryError extends ArgsWalk<undefined> {
 }
 
 /** "; did you mean "city"?" for a missing key close to one the result has there, else "". Never throws. */
-function suggestKey(error: KeyError, results: unknown, options: { syntax?: "seed" | "path" | undefined; templates?: boolean | undefined }): string {
-  if (error.code !== "missing-key" || typeof error.key !== "string" || error.ref === undefined || error.segment === undefined || error.span === undefined) return "";
+function suggestKey(
+  error: KeyError,
+  results: unknown,
+  options: { syntax?: "seed" | "path" | undefined; templates?: boolean | undefined },
+): string {
+  if (
+    error.code !== "missing-key" ||
+    typeof error.key !== "string" ||
+    error.ref === undefined ||
+    error.segment === undefined ||
+    error.span === undefined
+  )
+    return "";
   try {
     const ast = parseRef(error.ref, { syntax: options.syntax, templates: options.templates });
     const span = error.span;
-    const reference = referencesIn(ast).find((node) => node.path.some((segment) => segment.span.start === span.start && segment.span.end === span.end));
+    const reference = referencesIn(ast).find((node) =>
+      node.path.some((segment) => segment.span.start === span.start && segment.span.end === span.end),
+    );
     if (reference === undefined) return "";
     let value = readStep(results as Results, reference.step.id);
     for (const segment of reference.path.slice(0, error.segment)) {

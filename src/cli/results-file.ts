@@ -6,7 +6,22 @@
  * The file is written to a temporary file beside the real target and renamed over it, so it is never
  * left half written, and the temporary file is removed whatever happens.
  */
-import { accessSync, chmodSync, closeSync, constants, fsyncSync, lstatSync, openSync, readlinkSync, realpathSync, renameSync, statSync, unlinkSync, writeSync, type Stats } from "node:fs";
+import {
+  accessSync,
+  chmodSync,
+  closeSync,
+  constants,
+  fsyncSync,
+  lstatSync,
+  openSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+  type Stats,
+} from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
 import { CliError, userPath } from "./input.js";
@@ -43,7 +58,13 @@ export interface GuardedFile {
  * checkResultsTarget("out.json", "/abs", [{ path: "plan.json", role: "the plan" }]) // { given: "out.json", cwd: "/abs", path: "/abs/out.json", mode: undefined, flag: "--results", … }
  * checkResultsTarget("graph.svg", "/abs", [], "--out", "nothing was written")
  */
-export function checkResultsTarget(given: string, cwd: string, guarded: readonly GuardedFile[], flag = "--results", outcome = "nothing was run"): ResultsTarget {
+export function checkResultsTarget(
+  given: string,
+  cwd: string,
+  guarded: readonly GuardedFile[],
+  flag = "--results",
+  outcome = "nothing was run",
+): ResultsTarget {
   const refuse = (why: string): never => {
     throw new CliError(`${flag} ${given}: ${why}; ${outcome}`, "results-target");
   };
@@ -65,7 +86,8 @@ export function checkResultsTarget(given: string, cwd: string, guarded: readonly
     if (stats.isDirectory()) return refuse("is a directory; give a file name");
     if (!stats.isFile()) return refuse("is not a regular file (devices, FIFOs and sockets are refused)");
     for (const file of guarded) {
-      if (sameFile(stats, userPath({ cwd }, file.path))) return refuse(`is ${file.role}; write ${flag === "--results" ? "the results" : "it"} to another file`);
+      if (sameFile(stats, userPath({ cwd }, file.path)))
+        return refuse(`is ${file.role}; write ${flag === "--results" ? "the results" : "it"} to another file`);
     }
     try {
       accessSync(path, constants.W_OK);
@@ -143,7 +165,7 @@ export function writeResults(target: ResultsTarget, text: string, guarded: reado
     // O_EXCL: never through a file or link someone put there first.
     fd = openSync(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o666);
     const bytes = Buffer.from(text, "utf8");
-    for (let written = 0; written < bytes.length; ) written += writeSync(fd, bytes, written, bytes.length - written);
+    for (let written = 0; written < bytes.length;) written += writeSync(fd, bytes, written, bytes.length - written);
     fsyncSync(fd);
     closeSync(fd);
     fd = undefined;

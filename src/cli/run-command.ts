@@ -115,7 +115,8 @@ example:
 /** The policy of --attempts (or --retry), --retry-delay and --retry-max-delay (`undefined` without --attempts). */
 function retryPolicy(attempts: number | undefined, delay: string | undefined, maxDelay: string | undefined): RetryPolicy | undefined {
   if (attempts === undefined) {
-    if (delay !== undefined || maxDelay !== undefined) throw new FlagError(`--${delay !== undefined ? "retry-delay" : "retry-max-delay"} needs ${ATTEMPTS_FLAG_NAME} N`);
+    if (delay !== undefined || maxDelay !== undefined)
+      throw new FlagError(`--${delay !== undefined ? "retry-delay" : "retry-max-delay"} needs ${ATTEMPTS_FLAG_NAME} N`);
     return undefined;
   }
   const initialDelayMs = wholeNumber(delay, "--retry-delay");
@@ -151,12 +152,18 @@ export async function runCommand(argv: string[], io: CommandIo): Promise<number>
   if (planPath === undefined || extra.length > 0) throw new CliError(`expected exactly one plan file\n${runUsage}`, "usage");
   const mcp = values.mcp !== undefined || values["mcp-url"] !== undefined;
   if (values.detach === true && values.database === undefined) throw new CliError(`--detach needs --database URL\n${runUsage}`, "usage");
-  if (values.tools === undefined && !mcp && values.database === undefined) throw new CliError(`missing --tools <module> (or --mcp, --mcp-url, --database)\n${runUsage}`, "usage");
+  if (values.tools === undefined && !mcp && values.database === undefined)
+    throw new CliError(`missing --tools <module> (or --mcp, --mcp-url, --database)\n${runUsage}`, "usage");
   if (values.database !== undefined && values.concurrency !== undefined) {
-    throw new CliError(`--concurrency is each worker's own setting with --database: start the workers with plan-refs worker --concurrency N; nothing was submitted\n${runUsage}`, "usage");
+    throw new CliError(
+      `--concurrency is each worker's own setting with --database: start the workers with plan-refs worker --concurrency N; nothing was submitted\n${runUsage}`,
+      "usage",
+    );
   }
   if (values["serial-tool"] !== undefined && values.database === undefined) {
-    throw new FlagError("--serial-tool needs --database URL (it holds a tool to one call at a time across the workers; here, --concurrency 1 runs one step at a time)");
+    throw new FlagError(
+      "--serial-tool needs --database URL (it holds a tool to one call at a time across the workers; here, --concurrency 1 runs one step at a time)",
+    );
   }
   const concurrency = positiveInteger(values.concurrency, "--concurrency");
   const timeoutMs = positiveInteger(values.timeout, "--timeout");
@@ -174,17 +181,49 @@ export async function runCommand(argv: string[], io: CommandIo): Promise<number>
     ...(catalogPath === undefined ? [] : [{ path: catalogPath, role: "the tool catalog" }]),
   ];
   const target: ResultsTarget | undefined = values.results === undefined ? undefined : checkResultsTarget(values.results, io.cwd, guarded);
-  const timeline = values.timeline === undefined ? undefined : timelineTarget(values.timeline, io.cwd, guarded, values.detach === true, target);
+  const timeline =
+    values.timeline === undefined ? undefined : timelineTarget(values.timeline, io.cwd, guarded, values.detach === true, target);
   // Read before anything runs, and before --results (which may be the same file) is replaced.
   const previous = values.resume === undefined ? undefined : readPrevious(values.resume, io);
-  const outputs = [...(target === undefined ? [] : [{ target, role: "the --results file" }]), ...(timeline === undefined ? [] : [{ target: timeline.target, role: "the --timeline file" }])];
+  const outputs = [
+    ...(target === undefined ? [] : [{ target, role: "the --results file" }]),
+    ...(timeline === undefined ? [] : [{ target: timeline.target, role: "the --timeline file" }]),
+  ];
   const traceGuarded = values.resume === undefined ? guarded : [...guarded, { path: values.resume, role: "the --resume report" }];
-  return withCliTracing(io, values["trace-file"], traceGuarded, async () => {
-    const module = values.tools === undefined ? undefined : await loadTools(values.tools, io);
-    return withMcpServers(values, io, (servers) =>
-      runWith(io, { planName, planValue, planText, catalog, target, timeline, guarded, concurrency, timeoutMs, retry, approval, previous, failFast: values["fail-fast"] === true, validateOutputs: values["validate-outputs"] === true, validateInputs: values["validate-inputs"] === true, module, modulePath: values.tools, servers, database: values.database, detach: values.detach === true, serialTools: values["serial-tool"] }),
-    );
-  }, outputs);
+  return withCliTracing(
+    io,
+    values["trace-file"],
+    traceGuarded,
+    async () => {
+      const module = values.tools === undefined ? undefined : await loadTools(values.tools, io);
+      return withMcpServers(values, io, (servers) =>
+        runWith(io, {
+          planName,
+          planValue,
+          planText,
+          catalog,
+          target,
+          timeline,
+          guarded,
+          concurrency,
+          timeoutMs,
+          retry,
+          approval,
+          previous,
+          failFast: values["fail-fast"] === true,
+          validateOutputs: values["validate-outputs"] === true,
+          validateInputs: values["validate-inputs"] === true,
+          module,
+          modulePath: values.tools,
+          servers,
+          database: values.database,
+          detach: values.detach === true,
+          serialTools: values["serial-tool"],
+        }),
+      );
+    },
+    outputs,
+  );
 }
 
 interface RunSetup {
@@ -221,7 +260,11 @@ async function runWith(io: CommandIo, setup: RunSetup): Promise<number> {
   let catalog = setup.catalog;
   if (servers !== undefined) {
     // Every tool in one catalog (a module's too, with an empty entry): the linter reports unknown tools.
-    catalog = combineCatalogs(servers, module === undefined ? undefined : { names: module.names, label: `--tools ${printable(setup.modulePath!)}` }, catalog);
+    catalog = combineCatalogs(
+      servers,
+      module === undefined ? undefined : { names: module.names, label: `--tools ${printable(setup.modulePath!)}` },
+      catalog,
+    );
     // No --timeout: no limit for MCP calls either (not the SDK's default of 60 s).
     tools = Object.assign(Object.create(null) as object, tools, servers.tools({ timeoutMs: timeoutMs ?? Infinity }));
   }
@@ -232,7 +275,9 @@ async function runWith(io: CommandIo, setup: RunSetup): Promise<number> {
   const errors = [...diagnostics.filter((diagnostic) => diagnostic.severity === "error"), ...locateDiagnostics(planText, unknown)];
   if (errors.length > 0) return nothingRun(io, errors, planName, lines);
 
-  const progress = io.stderrIsTTY ? liveProgress(io.stderr, stepCount(planValue), { rows: process.stderr.rows, columns: process.stderr.columns }) : lineProgress(io.stderr);
+  const progress = io.stderrIsTTY
+    ? liveProgress(io.stderr, stepCount(planValue), { rows: process.stderr.rows, columns: process.stderr.columns })
+    : lineProgress(io.stderr);
   // A tool whose promise never settles holds no handle of its own: keep the process alive until the
   // run ends or a signal aborts it, rather than letting Node exit with nothing written.
   const keepAlive = setInterval(() => undefined, 1 << 30);
@@ -243,7 +288,13 @@ async function runWith(io: CommandIo, setup: RunSetup): Promise<number> {
         planValue,
         database: setup.database,
         detach: setup.detach,
-        options: { failFast: setup.failFast, validateOutputs: setup.validateOutputs, validateInputs: setup.validateInputs, ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(catalog === undefined ? {} : { catalog }), ...(setup.retry === undefined ? {} : { retry: setup.retry }),
+        options: {
+          failFast: setup.failFast,
+          validateOutputs: setup.validateOutputs,
+          validateInputs: setup.validateInputs,
+          ...(timeoutMs === undefined ? {} : { timeoutMs }),
+          ...(catalog === undefined ? {} : { catalog }),
+          ...(setup.retry === undefined ? {} : { retry: setup.retry }),
           ...(setup.serialTools === undefined ? {} : { serialTools: setup.serialTools }),
           ...(setup.approval.tools.length === 0 ? {} : { approvalTools: setup.approval.tools }),
         },
@@ -265,7 +316,10 @@ async function runWith(io: CommandIo, setup: RunSetup): Promise<number> {
         ...(io.signal === undefined ? {} : { signal: io.signal }),
       };
       const previous = setup.previous;
-      report = previous === undefined ? await runPlan(planValue, tools, options) : await resumeRun(planValue, previous, tools, { ...options, approve: setup.approval.approve, deny: setup.approval.deny });
+      report =
+        previous === undefined
+          ? await runPlan(planValue, tools, options)
+          : await resumeRun(planValue, previous, tools, { ...options, approve: setup.approval.approve, deny: setup.approval.deny });
     }
   } finally {
     clearInterval(keepAlive);
@@ -274,17 +328,27 @@ async function runWith(io: CommandIo, setup: RunSetup): Promise<number> {
 
   if (report.status === "invalid") {
     // Only problems the text lint could not see reach here.
-    return nothingRun(io, locateDiagnostics(planText, report.diagnostics.filter((diagnostic) => diagnostic.severity === "error")), planName, lines);
+    return nothingRun(
+      io,
+      locateDiagnostics(
+        planText,
+        report.diagnostics.filter((diagnostic) => diagnostic.severity === "error"),
+      ),
+      planName,
+      lines,
+    );
   }
   const json = reportToJSON(report);
   for (const [id, value] of report.results) {
     if (value === undefined) io.stderr(`plan-refs: step ${id}'s tool returned undefined, which JSON cannot hold; it is written as null\n`);
   }
   for (const [id, error] of Object.entries(json.errors)) {
-    if (error.code === "unserializable") io.stderr(`plan-refs: step ${id}: ${printable(error.message.replace(/^step \d+: /, ""))}; reported as error "unserializable"\n`);
+    if (error.code === "unserializable")
+      io.stderr(`plan-refs: step ${id}: ${printable(error.message.replace(/^step \d+: /, ""))}; reported as error "unserializable"\n`);
   }
   // The run's status is the steps': an output that could not be resolved is told, not an exit code.
-  if (json.outputError !== undefined) io.stderr(`plan-refs: ${printable(json.outputError.message)}; the report has "outputError" instead of "output"\n`);
+  if (json.outputError !== undefined)
+    io.stderr(`plan-refs: ${printable(json.outputError.message)}; the report has "outputError" instead of "output"\n`);
   const placed = placedErrors(report, planValue);
   if (placed.length > 0) printDiagnostics(io, locateDiagnostics(planText, placed), planName, lines);
   const output = `${JSON.stringify(json, null, 2)}\n`;
@@ -295,7 +359,9 @@ async function runWith(io: CommandIo, setup: RunSetup): Promise<number> {
     const failure = writeResults(target, output, guarded);
     if (failure !== undefined) {
       io.stdout(output);
-      io.stderr(`plan-refs: --results ${printable(target.given)}: cannot write the results (${printable(failure)}); they are printed on stdout instead\n`);
+      io.stderr(
+        `plan-refs: --results ${printable(target.given)}: cannot write the results (${printable(failure)}); they are printed on stdout instead\n`,
+      );
       if (code === 0) code = 1;
     }
   }
@@ -309,7 +375,10 @@ async function runWith(io: CommandIo, setup: RunSetup): Promise<number> {
     }
   }
   io.stderr(summary(report, json));
-  if (json.status === "suspended") io.stderr(setup.database === undefined ? waitingLine(report, target?.given) : waitingOnDatabase(report, databaseHint(setup.database, io.env)));
+  if (json.status === "suspended")
+    io.stderr(
+      setup.database === undefined ? waitingLine(report, target?.given) : waitingOnDatabase(report, databaseHint(setup.database, io.env)),
+    );
   return code;
 }
 
@@ -335,22 +404,34 @@ interface ApprovalFlags {
   readonly deny: Record<number, string>;
 }
 
-function approvalFlags(tools: string[] | undefined, resume: string | undefined, approve: string[] | undefined, deny: string[] | undefined, database: boolean): ApprovalFlags {
+function approvalFlags(
+  tools: string[] | undefined,
+  resume: string | undefined,
+  approve: string[] | undefined,
+  deny: string[] | undefined,
+  database: boolean,
+): ApprovalFlags {
   if (database && resume !== undefined) {
-    throw new CliError(`--resume is for a run here: a run on PostgreSQL goes on with plan-refs redrive RUN_ID or plan-refs approve RUN_ID STEP; nothing was submitted\n${runUsage}`, "usage");
+    throw new CliError(
+      `--resume is for a run here: a run on PostgreSQL goes on with plan-refs redrive RUN_ID or plan-refs approve RUN_ID STEP; nothing was submitted\n${runUsage}`,
+      "usage",
+    );
   }
-  if (resume === undefined && (approve !== undefined || deny !== undefined)) throw new FlagError(`--${approve !== undefined ? "approve" : "deny"} needs --resume FILE (the report of the run whose steps wait)`);
+  if (resume === undefined && (approve !== undefined || deny !== undefined))
+    throw new FlagError(`--${approve !== undefined ? "approve" : "deny"} needs --resume FILE (the report of the run whose steps wait)`);
   const reasons: Record<number, string> = {};
   for (const given of deny ?? []) {
     const at = given.indexOf("=");
-    if (at < 1 || at === given.length - 1 || !STEP_ID_KEY.test(given.slice(0, at))) throw new FlagError(`--deny must be STEP=REASON (--deny 4="too expensive"), not ${quoted(given, 60)}`);
+    if (at < 1 || at === given.length - 1 || !STEP_ID_KEY.test(given.slice(0, at)))
+      throw new FlagError(`--deny must be STEP=REASON (--deny 4="too expensive"), not ${quoted(given, 60)}`);
     reasons[Number(given.slice(0, at))] = given.slice(at + 1);
   }
   return { tools: tools ?? [], approve: (approve ?? []).map((id) => stepIdFlag(id, "--approve")), deny: reasons };
 }
 
 function stepIdFlag(text: string, flag: string): number {
-  if (!STEP_ID_KEY.test(text) || !Number.isSafeInteger(Number(text))) throw new FlagError(`${flag} must be a step id (a whole number), not ${quoted(text, 20)}`);
+  if (!STEP_ID_KEY.test(text) || !Number.isSafeInteger(Number(text)))
+    throw new FlagError(`${flag} must be a step id (a whole number), not ${quoted(text, 20)}`);
   return Number(text);
 }
 
@@ -365,11 +446,22 @@ function readPrevious(given: string, io: CommandIo): { report: RunReport; given:
 }
 
 /** `resumePlan`, with what it refuses before anything runs (another plan, an invalid run, a step not in the plan) as a CLI error. */
-async function resumeRun(plan: unknown, previous: { report: RunReport; given: string }, tools: ToolFunctions, options: Parameters<typeof resumePlan>[3]): Promise<RunReport> {
+async function resumeRun(
+  plan: unknown,
+  previous: { report: RunReport; given: string },
+  tools: ToolFunctions,
+  options: Parameters<typeof resumePlan>[3],
+): Promise<RunReport> {
   try {
     return await resumePlan(plan, previous.report, tools, options);
   } catch (error) {
-    if (error instanceof RefError && (error.code === "plan-mismatch" || error.code === "not-awaiting-approval" || error.code === "invalid-report" || error.code === "invalid-options")) {
+    if (
+      error instanceof RefError &&
+      (error.code === "plan-mismatch" ||
+        error.code === "not-awaiting-approval" ||
+        error.code === "invalid-report" ||
+        error.code === "invalid-options")
+    ) {
       throw new CliError(`--resume ${previous.given}: ${error.message.replace(/; nothing was run$/, "")}; nothing was run`, error.code);
     }
     throw error;
@@ -377,13 +469,21 @@ async function resumeRun(plan: unknown, previous: { report: RunReport; given: st
 }
 
 /** `--timeline FILE`: `.svg` or `.mmd`, a safe target as for --results (and not the --results file). */
-function timelineTarget(given: string, cwd: string, guarded: readonly GuardedFile[], detach: boolean, results: ResultsTarget | undefined): { target: ResultsTarget; format: "svg" | "mermaid" } {
+function timelineTarget(
+  given: string,
+  cwd: string,
+  guarded: readonly GuardedFile[],
+  detach: boolean,
+  results: ResultsTarget | undefined,
+): { target: ResultsTarget; format: "svg" | "mermaid" } {
   if (detach) throw new CliError(`--timeline needs the run to end here, not --detach\n${runUsage}`, "usage");
   const name = given.toLowerCase();
   const format = name.endsWith(".svg") ? "svg" : name.endsWith(".mmd") ? "mermaid" : undefined;
-  if (format === undefined) throw new CliError(`--timeline ${given}: the name must end in .svg (SVG) or .mmd (Mermaid); nothing was run`, "usage");
+  if (format === undefined)
+    throw new CliError(`--timeline ${given}: the name must end in .svg (SVG) or .mmd (Mermaid); nothing was run`, "usage");
   const target = checkResultsTarget(given, cwd, guarded, "--timeline");
-  if (results !== undefined && results.path === target.path) throw new CliError(`--timeline ${given}: is the --results file; write the timeline to another file; nothing was run`, "results-target");
+  if (results !== undefined && results.path === target.path)
+    throw new CliError(`--timeline ${given}: is the --results file; write the timeline to another file; nothing was run`, "results-target");
   return { target, format };
 }
 
@@ -412,7 +512,9 @@ function placedErrors(report: RunReport, plan: unknown): PrintedDiagnostic[] {
       step: id,
       pointer: `${at}/args${arg}`,
       message: error.message,
-      ...(typeof span === "object" && span !== null && typeof span.start === "number" && typeof span.end === "number" ? { span: { start: span.start, end: span.end } } : {}),
+      ...(typeof span === "object" && span !== null && typeof span.start === "number" && typeof span.end === "number"
+        ? { span: { start: span.start, end: span.end } }
+        : {}),
     });
   }
   return out;

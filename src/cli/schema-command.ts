@@ -11,7 +11,8 @@ import { CliError } from "./input.js";
 import { readCatalog, type CommandIo } from "./io.js";
 import { printable } from "../shared/text.js";
 
-export const schemaUsage = "usage: plan-refs schema --catalog <tools.json|-> [--dialect json-schema|openai-strict] [--syntax seed|path] [--templates] [--deep]";
+export const schemaUsage =
+  "usage: plan-refs schema --catalog <tools.json|-> [--dialect json-schema|openai-strict] [--syntax seed|path] [--templates] [--deep]";
 
 export const schemaHelp = `${schemaUsage}
 

@@ -19,7 +19,12 @@ const plain = (text: string): string => text;
  * @example
  * jsonSyntaxError("plan.json", "[1,]", { line: 1, column: 3, length: 1 }, "trailing comma") // its excerpt: " 1 | [1,]\n   |   ^\n"
  */
-export function jsonSyntaxError(name: string, text: string, at: { readonly line: number; readonly column: number; readonly length: number }, message: string): CliError {
+export function jsonSyntaxError(
+  name: string,
+  text: string,
+  at: { readonly line: number; readonly column: number; readonly length: number },
+  message: string,
+): CliError {
   const line = new LineIndex(text).lineText(at.line);
   const from = Math.min(at.column - 1, line.length);
   const to = Math.min(Math.max(from + 1, from + at.length), Math.max(line.length, from + 1));
@@ -33,7 +38,13 @@ export function jsonSyntaxError(name: string, text: string, at: { readonly line:
  * @example
  * sourceExcerpt("export const = ;", 2, 13, 14) // " 2 | export const = ;\n   |              ^\n"
  */
-export function sourceExcerpt(source: string, lineNumber: number, from: number, to: number, paint: { dim: (text: string) => string; caret: (text: string) => string } = { dim: plain, caret: plain }): string {
+export function sourceExcerpt(
+  source: string,
+  lineNumber: number,
+  from: number,
+  to: number,
+  paint: { dim: (text: string) => string; caret: (text: string) => string } = { dim: plain, caret: plain },
+): string {
   const shown = excerpt(source, from, to);
   const gutter = String(lineNumber);
   const pad = " ".repeat(gutter.length);
@@ -56,4 +67,3 @@ function excerpt(source: string, from: number, to: number): { text: string; care
   const marked = widen(source.slice(from, Math.min(to, finish)));
   return { text: lead + widen(source.slice(begin, finish)) + tail, caretStart: before.length, caretWidth: Math.max(1, marked.length) };
 }
-

@@ -57,11 +57,16 @@ export async function statusCommand(argv: string[], io: CommandIo): Promise<numb
       if (error !== undefined) io.stdout(`  step ${id}: ${printable(cutText(error.message, 300))}\n`);
       if (step.state === "retrying") {
         // As the live view of plan-refs run says it, counted from the database's now.
-        io.stdout(`  step ${id} ${retryingText(step.retryInMs ?? 0, step.attempt + 1, step.attempts ?? step.attempt + 1)}: ${printable(cutText(step.lastError?.message ?? "", 300))}\n`);
+        io.stdout(
+          `  step ${id} ${retryingText(step.retryInMs ?? 0, step.attempt + 1, step.attempts ?? step.attempt + 1)}: ${printable(cutText(step.lastError?.message ?? "", 300))}\n`,
+        );
       }
       const pending = snapshot.pending?.get(id);
       // What a person approves: every resolved argument, escaped (a terminal sees no control character).
-      if (pending !== undefined) io.stdout(`  step ${id} waits for approval: ${quoted(pending.tool, 60)} with ${printable(JSON.stringify(pending.args))} (${commandHint(["approve", snapshot.runId, String(id), ...database.words])} [--deny REASON]${database.note})\n`);
+      if (pending !== undefined)
+        io.stdout(
+          `  step ${id} waits for approval: ${quoted(pending.tool, 60)} with ${printable(JSON.stringify(pending.args))} (${commandHint(["approve", snapshot.runId, String(id), ...database.words])} [--deny REASON]${database.note})\n`,
+        );
       if (step.noWorkerHasTool === true) io.stdout(`  step ${id} waits: no running worker has its tool ${quoted(step.tool, 60)}\n`);
     }
   }

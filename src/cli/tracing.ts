@@ -19,7 +19,12 @@ import type { CommandIo } from "./io.js";
 import { checkResultsTarget, type GuardedFile, type ResultsTarget } from "./results-file.js";
 
 /** What the command line loads to export spans, and what it asks to install when they are missing. */
-export const TRACING_PACKAGES = ["@opentelemetry/api", "@opentelemetry/sdk-trace-base", "@opentelemetry/context-async-hooks", "@opentelemetry/exporter-trace-otlp-http"] as const;
+export const TRACING_PACKAGES = [
+  "@opentelemetry/api",
+  "@opentelemetry/sdk-trace-base",
+  "@opentelemetry/context-async-hooks",
+  "@opentelemetry/exporter-trace-otlp-http",
+] as const;
 
 /** The exporters `OTEL_TRACES_EXPORTER` may name here (a comma-separated list, as the specification has it). */
 const EXPORTERS = ["otlp", "console", "none"] as const;
@@ -33,7 +38,10 @@ export interface CliTracing {
 }
 
 interface SdkModules {
-  readonly api: { context: { setGlobalContextManager(manager: unknown): unknown; disable(): void }; trace: { setGlobalTracerProvider(provider: unknown): unknown; disable(): void } };
+  readonly api: {
+    context: { setGlobalContextManager(manager: unknown): unknown; disable(): void };
+    trace: { setGlobalTracerProvider(provider: unknown): unknown; disable(): void };
+  };
   readonly base: {
     BasicTracerProvider: new (config: { spanProcessors: unknown[] }) => { shutdown(): Promise<void> };
     BatchSpanProcessor: new (exporter: unknown) => unknown;
@@ -57,27 +65,44 @@ export interface TraceFile {
  * @example
  * const tracing = await startCliTracing(process.env, (line) => process.stderr.write(line)); // … await tracing?.shutdown()
  */
-export async function startCliTracing(env: Readonly<Record<string, string | undefined>>, warn: (line: string) => void, traceFile?: TraceFile): Promise<CliTracing | undefined> {
+export async function startCliTracing(
+  env: Readonly<Record<string, string | undefined>>,
+  warn: (line: string) => void,
+  traceFile?: TraceFile,
+): Promise<CliTracing | undefined> {
   const endpoint = nonEmpty(env.OTEL_EXPORTER_OTLP_ENDPOINT) ?? nonEmpty(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
   const named = nonEmpty(env.OTEL_TRACES_EXPORTER);
-  let exporters = endpoint === undefined && named === undefined ? [] : (named ?? "otlp").split(",").map((name) => name.trim().toLowerCase());
+  let exporters =
+    endpoint === undefined && named === undefined ? [] : (named ?? "otlp").split(",").map((name) => name.trim().toLowerCase());
   const unknown = exporters.find((name) => !(EXPORTERS as readonly string[]).includes(name));
   if (unknown !== undefined) {
-    warn(`plan-refs: OTEL_TRACES_EXPORTER ${JSON.stringify(cutText(unknown, 40))} is not one plan-refs can export to (${EXPORTERS.join(", ")}); no spans are exported${traceFile === undefined ? "" : " but to --trace-file"}\n`);
+    warn(
+      `plan-refs: OTEL_TRACES_EXPORTER ${JSON.stringify(cutText(unknown, 40))} is not one plan-refs can export to (${EXPORTERS.join(", ")}); no spans are exported${traceFile === undefined ? "" : " but to --trace-file"}\n`,
+    );
     exporters = [];
   }
   if (exporters.includes("none")) exporters = [];
   if (exporters.length === 0 && traceFile === undefined) return undefined;
   const modules = await loadSdk();
   if (modules === undefined) {
-    if (traceFile !== undefined) throw new CliError(`--trace-file ${printable(traceFile.given)}: writing spans needs the OpenTelemetry SDK, which is not installed: npm install ${TRACING_PACKAGES.join(" ")}; nothing was run`, "missing-sdk");
+    if (traceFile !== undefined)
+      throw new CliError(
+        `--trace-file ${printable(traceFile.given)}: writing spans needs the OpenTelemetry SDK, which is not installed: npm install ${TRACING_PACKAGES.join(" ")}; nothing was run`,
+        "missing-sdk",
+      );
     const variable = named !== undefined ? "OTEL_TRACES_EXPORTER" : "OTEL_EXPORTER_OTLP_ENDPOINT";
-    warn(`plan-refs: ${variable} is set, but the OpenTelemetry SDK is not installed; to export spans: npm install ${TRACING_PACKAGES.join(" ")}\n`);
+    warn(
+      `plan-refs: ${variable} is set, but the OpenTelemetry SDK is not installed; to export spans: npm install ${TRACING_PACKAGES.join(" ")}\n`,
+    );
     return undefined;
   }
   const file = traceFile === undefined ? undefined : fileExporter(traceFile, warn);
   const { api, base, hooks, otlp } = modules;
-  const processors = exporters.map((name) => (name === "console" ? new base.SimpleSpanProcessor(lineExporter((line) => warn(printable(line.slice(0, -1)) + "\n"))) : new base.BatchSpanProcessor(new otlp.OTLPTraceExporter())));
+  const processors = exporters.map((name) =>
+    name === "console"
+      ? new base.SimpleSpanProcessor(lineExporter((line) => warn(printable(line.slice(0, -1)) + "\n")))
+      : new base.BatchSpanProcessor(new otlp.OTLPTraceExporter()),
+  );
   // Each span is written as it ends: what ran before a crash or a second signal is in the file.
   if (file !== undefined) processors.push(new base.SimpleSpanProcessor(file));
   const provider = new base.BasicTracerProvider({ spanProcessors: processors });
@@ -142,7 +167,10 @@ function spanRecord(span: FinishedSpan): Record<string, unknown> {
     startTimeUnixNano: unixNano(span.startTime),
     endTimeUnixNano: unixNano(span.endTime),
     durationMs: span.duration[0] * 1e3 + span.duration[1] / 1e6,
-    status: { code: STATUS_CODES[span.status.code] ?? String(span.status.code), ...(span.status.message === undefined ? {} : { message: span.status.message }) },
+    status: {
+      code: STATUS_CODES[span.status.code] ?? String(span.status.code),
+      ...(span.status.message === undefined ? {} : { message: span.status.message }),
+    },
     attributes: span.attributes,
     events: span.events.map((event) => ({ name: event.name, timeUnixNano: unixNano(event.time), attributes: event.attributes ?? {} })),
     links: span.links.map((link) => ({ traceId: link.context.traceId, spanId: link.context.spanId, attributes: link.attributes ?? {} })),
@@ -150,7 +178,10 @@ function spanRecord(span: FinishedSpan): Record<string, unknown> {
 }
 
 /** An exporter that writes each span as one line of JSON with `write` (which may escape it for a terminal). */
-function lineExporter(write: (line: string) => void, onShutdown: () => void = () => undefined): { export(spans: FinishedSpan[], done: (result: { code: number }) => void): void; shutdown(): Promise<void> } {
+function lineExporter(
+  write: (line: string) => void,
+  onShutdown: () => void = () => undefined,
+): { export(spans: FinishedSpan[], done: (result: { code: number }) => void): void; shutdown(): Promise<void> } {
   return {
     export(spans, done) {
       for (const span of spans) write(`${JSON.stringify(spanRecord(span))}\n`);
@@ -170,7 +201,9 @@ function fileExporter(traceFile: TraceFile, warn: (line: string) => void): Retur
       writeSync(fd, line);
     } catch (error) {
       failed = true;
-      warn(`plan-refs: --trace-file ${printable(traceFile.given)}: cannot write (${printable(systemCode(error))}); the spans after this one are not written\n`);
+      warn(
+        `plan-refs: --trace-file ${printable(traceFile.given)}: cannot write (${printable(systemCode(error))}); the spans after this one are not written\n`,
+      );
     }
   };
   let closed = false;
@@ -200,11 +233,21 @@ export const TRACE_FILE_HELP = `  --trace-file FILE     write each finished span
  * @example
  * return withCliTracing(io, values["trace-file"], [{ path: "plan.json", role: "the plan" }], () => runIt())
  */
-export async function withCliTracing<T>(io: CommandIo, traceFile: string | undefined, guarded: readonly GuardedFile[], body: () => Promise<T>, outputs: readonly { readonly target: ResultsTarget; readonly role: string }[] = []): Promise<T> {
+export async function withCliTracing<T>(
+  io: CommandIo,
+  traceFile: string | undefined,
+  guarded: readonly GuardedFile[],
+  body: () => Promise<T>,
+  outputs: readonly { readonly target: ResultsTarget; readonly role: string }[] = [],
+): Promise<T> {
   const target = traceFile === undefined ? undefined : checkResultsTarget(traceFile, io.cwd, guarded, "--trace-file");
   // Files the command writes later may not exist yet: the same path is refused by name.
   const clash = target === undefined ? undefined : outputs.find((output) => output.target.path === target.path);
-  if (target !== undefined && clash !== undefined) throw new CliError(`--trace-file ${printable(target.given)}: is ${clash.role}; write the spans to another file; nothing was run`, "results-target");
+  if (target !== undefined && clash !== undefined)
+    throw new CliError(
+      `--trace-file ${printable(target.given)}: is ${clash.role}; write the spans to another file; nothing was run`,
+      "results-target",
+    );
   const file: TraceFile | undefined =
     target === undefined
       ? undefined
@@ -214,7 +257,10 @@ export async function withCliTracing<T>(io: CommandIo, traceFile: string | undef
             try {
               return openSync(target.path, "w");
             } catch (error) {
-              throw new CliError(`--trace-file ${printable(target.given)}: cannot open it for writing (${printable(systemCode(error))}); nothing was run`, "write-failed");
+              throw new CliError(
+                `--trace-file ${printable(target.given)}: cannot open it for writing (${printable(systemCode(error))}); nothing was run`,
+                "write-failed",
+              );
             }
           },
         };

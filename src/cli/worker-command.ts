@@ -14,7 +14,8 @@ import { retryingText } from "./progress.js";
 import { commandHint, flagWords } from "./hint.js";
 import { TRACE_FILE_FLAG, TRACE_FILE_HELP, withCliTracing } from "./tracing.js";
 
-export const workerUsage = "usage: plan-refs worker --tools <tools.mjs> [--database URL] [--concurrency N] [--recovery-ms N] [--grace-ms N] [--tool-concurrency TOOL=N]... [--validate-inputs] [--trace-file FILE]";
+export const workerUsage =
+  "usage: plan-refs worker --tools <tools.mjs> [--database URL] [--concurrency N] [--recovery-ms N] [--grace-ms N] [--tool-concurrency TOOL=N]... [--validate-inputs] [--trace-file FILE]";
 
 export const workerHelp = `${workerUsage}
 
@@ -63,14 +64,28 @@ function boundedFlag(text: string | undefined, flag: string, setting: WorkerLimi
 }
 
 export async function workerCommand(argv: string[], io: CommandIo): Promise<number> {
-  const { values, positionals } = parseFlags(argv, { tools: { type: "string" }, database: { type: "string" }, concurrency: { type: "string" }, "recovery-ms": { type: "string" }, "grace-ms": { type: "string" }, "tool-concurrency": { type: "string", multiple: true }, "validate-inputs": { type: "boolean" }, ...TRACE_FILE_FLAG });
-  if (positionals.length > 0) throw new CliError(`unexpected argument "${printable(cutText(redactConnectionString(positionals[0]!), 40))}"\n${workerUsage}`, "usage");
+  const { values, positionals } = parseFlags(argv, {
+    tools: { type: "string" },
+    database: { type: "string" },
+    concurrency: { type: "string" },
+    "recovery-ms": { type: "string" },
+    "grace-ms": { type: "string" },
+    "tool-concurrency": { type: "string", multiple: true },
+    "validate-inputs": { type: "boolean" },
+    ...TRACE_FILE_FLAG,
+  });
+  if (positionals.length > 0)
+    throw new CliError(`unexpected argument "${printable(cutText(redactConnectionString(positionals[0]!), 40))}"\n${workerUsage}`, "usage");
   if (values.tools === undefined) throw new CliError(`missing --tools <module>\n${workerUsage}`, "usage");
   const concurrency = boundedFlag(values.concurrency, "--concurrency", "concurrency");
   const recoveryMs = boundedFlag(values["recovery-ms"], "--recovery-ms", "recoveryMs");
   const graceMs = boundedFlag(values["grace-ms"], "--grace-ms", "graceMs");
-  const toolConcurrency = namedNumbers(values["tool-concurrency"], "--tool-concurrency", (text, label) => boundedFlag(text, label, "concurrency"));
-  return withCliTracing(io, values["trace-file"], [{ path: values.tools, role: "the tools module" }], () => serve(io, values.tools!, values, { concurrency, recoveryMs, graceMs, toolConcurrency }));
+  const toolConcurrency = namedNumbers(values["tool-concurrency"], "--tool-concurrency", (text, label) =>
+    boundedFlag(text, label, "concurrency"),
+  );
+  return withCliTracing(io, values["trace-file"], [{ path: values.tools, role: "the tools module" }], () =>
+    serve(io, values.tools!, values, { concurrency, recoveryMs, graceMs, toolConcurrency }),
+  );
 }
 
 /** The worker's settings read from its flags. */
@@ -82,7 +97,12 @@ interface WorkerFlags {
 }
 
 /** Load the tools, start the worker, and take steps until a signal or a failure ends it. */
-async function serve(io: CommandIo, toolsPath: string, values: { readonly database?: string | undefined; readonly "validate-inputs"?: boolean | undefined }, { concurrency, recoveryMs, graceMs, toolConcurrency }: WorkerFlags): Promise<number> {
+async function serve(
+  io: CommandIo,
+  toolsPath: string,
+  values: { readonly database?: string | undefined; readonly "validate-inputs"?: boolean | undefined },
+  { concurrency, recoveryMs, graceMs, toolConcurrency }: WorkerFlags,
+): Promise<number> {
   const { tools } = await loadTools(toolsPath, io);
   const postgres = await loadPostgres();
   // The hints this worker prints name its database, as it was given.
@@ -108,7 +128,13 @@ async function serve(io: CommandIo, toolsPath: string, values: { readonly databa
     if (io.signal.aborted) resolve();
     else io.signal.addEventListener("abort", () => resolve(), { once: true });
   });
-  const outcome = await Promise.race([stopped.then(() => "signal" as const), worker.promise.then(() => "ended" as const, (error: unknown) => error)]);
+  const outcome = await Promise.race([
+    stopped.then(() => "signal" as const),
+    worker.promise.then(
+      () => "ended" as const,
+      (error: unknown) => error,
+    ),
+  ]);
   if (outcome === "signal") {
     io.stderr("plan-refs: stopping: running steps finish, the rest go to other workers\n");
     await worker.stop();
@@ -117,14 +143,18 @@ async function serve(io: CommandIo, toolsPath: string, values: { readonly databa
   }
   await worker.stop();
   if (outcome === "ended") return 0;
-  io.stderr(`plan-refs: the worker failed: ${printable(cutText(redactConnectionString(String((outcome as Error)?.message ?? outcome)), 300))}\n`);
+  io.stderr(
+    `plan-refs: the worker failed: ${printable(cutText(redactConnectionString(String((outcome as Error)?.message ?? outcome)), 300))}\n`,
+  );
   return 1;
 }
 
 function describe(event: import("../postgres/index.js").WorkerEvent, where: readonly string[]): string {
-  if (event.type === "workers-recovered") return `workers ${event.workerIds.map((id) => printable(cutText(id, 60))).join(", ")} went silent: their steps are released`;
+  if (event.type === "workers-recovered")
+    return `workers ${event.workerIds.map((id) => printable(cutText(id, 60))).join(", ")} went silent: their steps are released`;
   const head = `run ${printable(cutText(event.runId, 60))} step ${event.stepId} (${printable(cutText(event.tool, 60))})`;
-  if (event.type === "step-awaiting-approval") return `${head} waits for approval, its tool not called (${commandHint(["approve", event.runId, String(event.stepId), ...where])})`;
+  if (event.type === "step-awaiting-approval")
+    return `${head} waits for approval, its tool not called (${commandHint(["approve", event.runId, String(event.stepId), ...where])})`;
   const attempt = event.attempt > 1 ? ` (attempt ${event.attempt})` : "";
   switch (event.type) {
     case "step-start":

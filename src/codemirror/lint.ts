@@ -49,9 +49,11 @@ function toAction(fix: QuickFix, text: string): Action {
     name: fix.title,
     apply: (view: EditorView) => {
       const now = view.state.doc.toString();
-      const same = (other: QuickFix): boolean => other.title === fix.title && other.diagnostic.code === fix.diagnostic.code && other.diagnostic.message === fix.diagnostic.message;
+      const same = (other: QuickFix): boolean =>
+        other.title === fix.title && other.diagnostic.code === fix.diagnostic.code && other.diagnostic.message === fix.diagnostic.message;
       const current = now === text ? fix : fixesOf(now, lintPlanText(now, currentOptions(view.state))).find(same);
-      if (current !== undefined) view.dispatch({ changes: current.edits.map((edit) => ({ from: edit.span.start, to: edit.span.end, insert: edit.newText })) });
+      if (current !== undefined)
+        view.dispatch({ changes: current.edits.map((edit) => ({ from: edit.span.start, to: edit.span.end, insert: edit.newText })) });
     },
   };
 }

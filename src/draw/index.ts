@@ -15,7 +15,37 @@
  * characters (no label ever covers another, a box or a foreign arrow), the full text in a `<title>` tooltip.
  */
 export { planToSvg, planToMermaid, planToDot, layoutToSvg, mermaidText, dotText, COLORS } from "./plan-svg.js";
-export { layoutPlan, PLAN_GEOMETRY, type PlanLayout, type LayoutBox, type LayoutEdge, type LayoutColumn, type PlacedLabel } from "./plan-layout.js";
-export { OUTPUT_NODE, planPicture, WHOLE_RESULT, type DrawPlanOptions, type EdgeState, type PlanPicture, type PictureStep, type PictureEdge } from "./plan-model.js";
-export { runToSvg, runToMermaid, layoutRun, runLayoutToSvg, formatMs, RUN_GEOMETRY, OUTCOME_COLORS, type DrawRunOptions, type RunLayout, type StepOutcome, type TimelineEdge, type TimelineRow } from "./run-timeline.js";
+export {
+  layoutPlan,
+  PLAN_GEOMETRY,
+  type PlanLayout,
+  type LayoutBox,
+  type LayoutEdge,
+  type LayoutColumn,
+  type PlacedLabel,
+} from "./plan-layout.js";
+export {
+  OUTPUT_NODE,
+  planPicture,
+  WHOLE_RESULT,
+  type DrawPlanOptions,
+  type EdgeState,
+  type PlanPicture,
+  type PictureStep,
+  type PictureEdge,
+} from "./plan-model.js";
+export {
+  runToSvg,
+  runToMermaid,
+  layoutRun,
+  runLayoutToSvg,
+  formatMs,
+  RUN_GEOMETRY,
+  OUTCOME_COLORS,
+  type DrawRunOptions,
+  type RunLayout,
+  type StepOutcome,
+  type TimelineEdge,
+  type TimelineRow,
+} from "./run-timeline.js";
 export { textWidth, fitText, escapeXml, FONT_FAMILY, LONGEST_LABEL } from "./text.js";

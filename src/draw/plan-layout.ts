@@ -17,7 +17,16 @@
  * (sorting aside), with at most `PLAN_GEOMETRY.maxTracks` tracks in a zone or channel.
  */
 import { fitText, LONGEST_LABEL, textWidth, tooltip } from "./text.js";
-import { OUTPUT_NODE, planPicture, pushTo, readDrawOptions, type DrawPlanOptions, type EdgeState, type PictureStep, type PlanPicture } from "./plan-model.js";
+import {
+  OUTPUT_NODE,
+  planPicture,
+  pushTo,
+  readDrawOptions,
+  type DrawPlanOptions,
+  type EdgeState,
+  type PictureStep,
+  type PlanPicture,
+} from "./plan-model.js";
 
 /** The font size of arrow labels (in PLAN_GEOMETRY). */
 const EDGE_FONT = 10;
@@ -143,9 +152,23 @@ function place(text: string, maxWidth: number, fontSize: number, x: number, y: n
   return placeFitted(fitText(text, maxWidth, fontSize), fontSize, x, y, anchor);
 }
 
-function placeFitted(fitted: ReturnType<typeof fitText>, fontSize: number, x: number, y: number, anchor: PlacedLabel["anchor"]): PlacedLabel {
+function placeFitted(
+  fitted: ReturnType<typeof fitText>,
+  fontSize: number,
+  x: number,
+  y: number,
+  anchor: PlacedLabel["anchor"],
+): PlacedLabel {
   const left = anchor === "start" ? x : anchor === "end" ? x - fitted.width : x - fitted.width / 2;
-  return { text: fitted.text, cut: fitted.cut, fontSize, x, y, anchor, box: { x: left, y: y - fontSize * TEXT_ASCENT, width: fitted.width, height: fontSize * (TEXT_ASCENT + TEXT_DESCENT) } };
+  return {
+    text: fitted.text,
+    cut: fitted.cut,
+    fontSize,
+    x,
+    y,
+    anchor,
+    box: { x: left, y: y - fontSize * TEXT_ASCENT, width: fitted.width, height: fontSize * (TEXT_ASCENT + TEXT_DESCENT) },
+  };
 }
 
 const plural = (n: number, word: string): string => `${n.toLocaleString("en")} ${word}${n === 1 ? "" : "s"}`;
@@ -182,7 +205,8 @@ export function layoutPlan(plan: unknown, options?: DrawPlanOptions): PlanLayout
   // Grid columns: each group cut into columns of at most maxRows boxes.
   const gridColumns: { group: Group; keys: readonly number[]; part: number }[] = [];
   for (const group of groups) {
-    for (let start = 0, part = 0; start < group.keys.length; start += maxRows, part++) gridColumns.push({ group, keys: group.keys.slice(start, start + maxRows), part });
+    for (let start = 0, part = 0; start < group.keys.length; start += maxRows, part++)
+      gridColumns.push({ group, keys: group.keys.slice(start, start + maxRows), part });
   }
   const columnCount = gridColumns.length;
   const rows = Math.max(1, ...gridColumns.map((column) => column.keys.length));
@@ -221,7 +245,22 @@ export function layoutPlan(plan: unknown, options?: DrawPlanOptions): PlanLayout
     // So a routed arrow always leaves its source downwards, and two arrows of one cycle never share a channel.
     const channel = curve ? 0 : target.row > source.row ? target.row : source.row + 1;
     const text = fitText(edge.keys.join(", "), G.edgeLabelWidth, G.edgeFont);
-    routes.push({ edge, source, target, curve, channel, text, inSlot: 0, outSlot: 0, track: 0, outTrack: 0, inTrack: 0, y1: 0, y2: 0, yChannel: 0 });
+    routes.push({
+      edge,
+      source,
+      target,
+      curve,
+      channel,
+      text,
+      inSlot: 0,
+      outSlot: 0,
+      track: 0,
+      outTrack: 0,
+      inTrack: 0,
+      y1: 0,
+      y2: 0,
+      yChannel: 0,
+    });
   }
 
   // Slots on the boxes' sides, ordered by where each arrow comes from (or goes to), in half rows:
@@ -234,8 +273,14 @@ export function layoutPlan(plan: unknown, options?: DrawPlanOptions): PlanLayout
   }
   const approach = (route: Route): number => (route.curve ? 2 * route.source.row + 1 : 2 * route.channel);
   const departure = (route: Route): number => (route.curve ? 2 * route.target.row + 1 : 2 * route.channel);
-  for (const list of incoming.values()) list.sort((a, b) => approach(a) - approach(b) || a.source.column - b.source.column || a.edge.from - b.edge.from).forEach((route, i) => (route.inSlot = i));
-  for (const list of outgoing.values()) list.sort((a, b) => departure(a) - departure(b) || a.target.column - b.target.column || a.edge.to - b.edge.to).forEach((route, i) => (route.outSlot = i));
+  for (const list of incoming.values())
+    list
+      .sort((a, b) => approach(a) - approach(b) || a.source.column - b.source.column || a.edge.from - b.edge.from)
+      .forEach((route, i) => (route.inSlot = i));
+  for (const list of outgoing.values())
+    list
+      .sort((a, b) => departure(a) - departure(b) || a.target.column - b.target.column || a.edge.to - b.edge.to)
+      .forEach((route, i) => (route.outSlot = i));
 
   // Rows: as tall as the most arrows coming into one of their boxes need (one label pitch each).
   const rowHeight = new Array<number>(rows).fill(G.boxHeight);
@@ -268,7 +313,10 @@ export function layoutPlan(plan: unknown, options?: DrawPlanOptions): PlanLayout
   }
   const channelHeight = (k: number): number => Math.max(G.rowGap, 12 + (channelTracks[k]! - 1) * G.channelPitch);
 
-  const noteText = picture.errorCount > 0 ? `${plural(picture.errorCount, "lint error")}${picture.planErrors.length > 0 ? ` (${picture.planErrors.length} about the whole plan)` : ""}` : undefined;
+  const noteText =
+    picture.errorCount > 0
+      ? `${plural(picture.errorCount, "lint error")}${picture.planErrors.length > 0 ? ` (${picture.planErrors.length} about the whole plan)` : ""}`
+      : undefined;
   const top = G.padding + G.header + (noteText === undefined ? 0 : 18);
   const rowTop = new Array<number>(rows + 1);
   rowTop[0] = top;
@@ -312,8 +360,12 @@ export function layoutPlan(plan: unknown, options?: DrawPlanOptions): PlanLayout
   for (let g = 0; g <= columnCount; g++) {
     const outs = Math.min(G.maxTracks, outTracks[g]!.length);
     const ins = Math.min(G.maxTracks, inTracks[g]!.length);
-    outTracks[g]!.sort((a, b) => Math.abs(a.yChannel - a.y1) - Math.abs(b.yChannel - b.y1)).forEach((route, i) => (route.outTrack = i % G.maxTracks));
-    inTracks[g]!.sort((a, b) => Math.abs(b.yChannel - b.y2) - Math.abs(a.yChannel - a.y2)).forEach((route, i) => (route.inTrack = i % G.maxTracks));
+    outTracks[g]!.sort((a, b) => Math.abs(a.yChannel - a.y1) - Math.abs(b.yChannel - b.y1)).forEach(
+      (route, i) => (route.outTrack = i % G.maxTracks),
+    );
+    inTracks[g]!.sort((a, b) => Math.abs(b.yChannel - b.y2) - Math.abs(a.yChannel - a.y2)).forEach(
+      (route, i) => (route.inTrack = i % G.maxTracks),
+    );
     const used = outs + ins > 0 || curves[g]! || entering.has(g);
     const route = used ? Math.max(G.minRoute, 10 + (outs + ins) * G.trackPitch + 8) : 0;
     labelZone[g] = entering.has(g) ? labelWidth[g]! + 4 + 12 : 0;
@@ -334,7 +386,18 @@ export function layoutPlan(plan: unknown, options?: DrawPlanOptions): PlanLayout
 
   const columns: LayoutColumn[] = gridColumns.map((column, c) => {
     const title = column.part === 0 ? column.group.title : `${column.group.title} (${column.part + 1})`;
-    return { kind: column.group.kind, x: columnX(c), title: place(title, G.boxWidth, G.titleFont, columnX(c) + G.boxWidth / 2, G.padding + (noteText === undefined ? 0 : 18) + 12, "middle") };
+    return {
+      kind: column.group.kind,
+      x: columnX(c),
+      title: place(
+        title,
+        G.boxWidth,
+        G.titleFont,
+        columnX(c) + G.boxWidth / 2,
+        G.padding + (noteText === undefined ? 0 : 18) + 12,
+        "middle",
+      ),
+    };
   });
 
   const boxes: LayoutBox[] = [];
@@ -416,9 +479,20 @@ export function layoutPlan(plan: unknown, options?: DrawPlanOptions): PlanLayout
     const label = placeFitted(route.text, G.edgeFont, x2 - G.arrowHead - 2, y2 - 4, "end");
     let first = `${edge.to === OUTPUT_NODE ? "The output" : `$${edge.to}`} reads ${keys} of $${edge.from}`;
     if (edge.state === "missing") first += `; step ${edge.from} is not in the plan`;
-    if (edge.state === "cycle") first += edge.from === edge.to ? "; a step cannot use its own result" : `; $${edge.from} and $${edge.to} are in a cycle`;
+    if (edge.state === "cycle")
+      first += edge.from === edge.to ? "; a step cannot use its own result" : `; $${edge.from} and $${edge.to} are in a cycle`;
     const lines = [first, ...edge.errors.slice(0, 8)];
-    return { from: edge.from, to: edge.to, state: edge.state, keys: edge.keys, path, points, curve: route.curve, label, tooltip: lines.map((line) => tooltip(line)).join("\n") };
+    return {
+      from: edge.from,
+      to: edge.to,
+      state: edge.state,
+      keys: edge.keys,
+      path,
+      points,
+      curve: route.curve,
+      label,
+      tooltip: lines.map((line) => tooltip(line)).join("\n"),
+    };
   });
 
   const stepCount = picture.steps.length - picture.missing.length - picture.earlier.length - (picture.output ? 1 : 0);
@@ -428,7 +502,10 @@ export function layoutPlan(plan: unknown, options?: DrawPlanOptions): PlanLayout
   if (picture.earlier.length > 0) summary += `, ${plural(picture.earlier.length, "step")} of earlier plans as inputs`;
   if (picture.output) summary += ", and the plan's output";
   if (picture.errorCount > 0) summary += `, ${plural(picture.errorCount, "lint error")}`;
-  const note = noteText === undefined ? undefined : place(noteText, Math.max(G.boxWidth, width - 2 * G.padding), G.titleFont + 1, G.padding, G.padding + 12, "start");
+  const note =
+    noteText === undefined
+      ? undefined
+      : place(noteText, Math.max(G.boxWidth, width - 2 * G.padding), G.titleFont + 1, G.padding, G.padding + 12, "start");
   const noteTooltip = [...picture.planErrors.slice(0, 8)].map((line) => tooltip(line)).join("\n");
   return { width: r(width), height: r(height), picture, columns, boxes, edges, note, noteTooltip, summary };
 }

@@ -98,7 +98,17 @@ export const WHOLE_RESULT = "(whole result)";
 
 function pathText(node: ReferenceNode): string {
   if (node.path.length === 0) return WHOLE_RESULT;
-  return node.path.map((segment, i) => (segment.type === "key" ? (i === 0 ? segment.name : `.${segment.name}`) : segment.type === "index" ? `[${segment.index}]` : `[${JSON.stringify(segment.name)}]`)).join("");
+  return node.path
+    .map((segment, i) =>
+      segment.type === "key"
+        ? i === 0
+          ? segment.name
+          : `.${segment.name}`
+        : segment.type === "index"
+          ? `[${segment.index}]`
+          : `[${JSON.stringify(segment.name)}]`,
+    )
+    .join("");
 }
 
 /** Append `value` to the list under `key` (made on first use). */
@@ -125,14 +135,27 @@ function messageOf(diagnostic: unknown): string {
 }
 
 /** The draw options, checked: `RefError` `invalid-options` for a value that is not an object or a bad `maxRows`. */
-export function readDrawOptions(given: unknown): { catalog: ToolCatalog | undefined; options: ResolveOptions | undefined; diagnostics: readonly Diagnostic[] | undefined; maxRows: number; earlierSteps: EarlierSteps | undefined } {
-  if (given !== undefined && (typeof given !== "object" || given === null)) throw new RefError("invalid-options", "the draw options must be an object");
+export function readDrawOptions(given: unknown): {
+  catalog: ToolCatalog | undefined;
+  options: ResolveOptions | undefined;
+  diagnostics: readonly Diagnostic[] | undefined;
+  maxRows: number;
+  earlierSteps: EarlierSteps | undefined;
+} {
+  if (given !== undefined && (typeof given !== "object" || given === null))
+    throw new RefError("invalid-options", "the draw options must be an object");
   const maxRows = ownOption(given, "maxRows") ?? 12;
-  if (typeof maxRows !== "number" || !Number.isSafeInteger(maxRows) || maxRows < 1) throw new RefError("invalid-options", "maxRows must be a positive integer");
+  if (typeof maxRows !== "number" || !Number.isSafeInteger(maxRows) || maxRows < 1)
+    throw new RefError("invalid-options", "maxRows must be a positive integer");
   const diagnostics = ownOption(given, "diagnostics");
-  if (diagnostics !== undefined && !Array.isArray(diagnostics)) throw new RefError("invalid-options", "diagnostics must be an array (lintPlan's)");
+  if (diagnostics !== undefined && !Array.isArray(diagnostics))
+    throw new RefError("invalid-options", "diagnostics must be an array (lintPlan's)");
   const earlierSteps = ownOption(given, "earlierSteps");
-  if (earlierSteps !== undefined && !(ownOption(earlierSteps, "kept") instanceof Map)) throw new RefError("invalid-options", "earlierSteps must be a session's earlier steps (session.earlier(): { kept, forgotten, nextStepId })");
+  if (earlierSteps !== undefined && !(ownOption(earlierSteps, "kept") instanceof Map))
+    throw new RefError(
+      "invalid-options",
+      "earlierSteps must be a session's earlier steps (session.earlier(): { kept, forgotten, nextStepId })",
+    );
   return {
     earlierSteps: earlierSteps as EarlierSteps | undefined,
     catalog: ownOption(given, "catalog") as ToolCatalog | undefined,
@@ -165,7 +188,8 @@ export function planPicture(plan: unknown, given?: DrawPlanOptions): PlanPicture
     const language = settings.options;
     const entries: [string, unknown][] = [];
     try {
-      if (typeof language === "object" && language !== null) for (const key of Object.keys(language)) entries.push([key, ownOption(language, key)]);
+      if (typeof language === "object" && language !== null)
+        for (const key of Object.keys(language)) entries.push([key, ownOption(language, key)]);
     } catch {
       // An unreadable options object (a revoked Proxy): lint with the plan's own options.
     }
@@ -189,7 +213,8 @@ export function planPicture(plan: unknown, given?: DrawPlanOptions): PlanPicture
         const from = Number(node.step.id);
         if (!Number.isSafeInteger(from)) continue;
         if (ids.has(from)) targets?.add(from);
-        else if (kept?.has(from) === true) earlier.add(from); // an input of the plan: it waits for nothing
+        else if (kept?.has(from) === true)
+          earlier.add(from); // an input of the plan: it waits for nothing
         else missing.add(from);
         const key = `${from}>${to}`;
         let edge = edges.get(key);
@@ -223,7 +248,12 @@ export function planPicture(plan: unknown, given?: DrawPlanOptions): PlanPicture
     const step = ownOption(diagnostic, "step");
     const pointer = ownOption(diagnostic, "pointer");
     if (typeof step === "number" && ids.has(step)) pushTo(stepErrors, step, message);
-    else if (output !== undefined && typeof pointer === "string" && (pointer === OUTPUT_POINTER || pointer.startsWith(`${OUTPUT_POINTER}/`))) outputErrors.push(message);
+    else if (
+      output !== undefined &&
+      typeof pointer === "string" &&
+      (pointer === OUTPUT_POINTER || pointer.startsWith(`${OUTPUT_POINTER}/`))
+    )
+      outputErrors.push(message);
     else planErrors.push(message);
     if (typeof pointer === "string") pushTo(pointerErrors, pointer, diagnostic);
   }
@@ -234,7 +264,9 @@ export function planPicture(plan: unknown, given?: DrawPlanOptions): PlanPicture
     for (const { pointer, node } of edge.nodes) {
       for (const diagnostic of pointerErrors.get(pointer) ?? []) {
         const span = ownOption(diagnostic, "span") as { start?: unknown; end?: unknown } | undefined;
-        const overlaps = span === undefined || (typeof span.start === "number" && typeof span.end === "number" && span.start < node.span.end && node.span.start < span.end);
+        const overlaps =
+          span === undefined ||
+          (typeof span.start === "number" && typeof span.end === "number" && span.start < node.span.end && node.span.start < span.end);
         const message = messageOf(diagnostic);
         if (overlaps && !found.includes(message)) found.push(message);
       }
@@ -261,5 +293,15 @@ export function planPicture(plan: unknown, given?: DrawPlanOptions): PlanPicture
   if (output !== undefined) {
     steps.push({ id: OUTPUT_NODE, tool: "output", kind: "output", level: null, errors: outputErrors });
   }
-  return { steps, levels: graph.levels, stuck, missing: missingIds, earlier: earlierIds, edges: pictureEdges, output: output !== undefined, planErrors, errorCount: errors.length };
+  return {
+    steps,
+    levels: graph.levels,
+    stuck,
+    missing: missingIds,
+    earlier: earlierIds,
+    edges: pictureEdges,
+    output: output !== undefined,
+    planErrors,
+    errorCount: errors.length,
+  };
 }

@@ -49,8 +49,12 @@ export function textElement(label: PlacedLabel, attributes: string): string {
  */
 export function arrowDefs(prefix: string, colors: Readonly<Record<string, string>>, size?: number): string {
   // Without a size, heads scale with the line's width; with one, they are `size` pixels whatever the width.
-  const dimensions = size === undefined ? `markerWidth="7" markerHeight="7"` : `markerUnits="userSpaceOnUse" markerWidth="${size}" markerHeight="${size}"`;
-  const markers = Object.entries(colors).map(([name, color]) => `<marker id="${prefix}-${name}" viewBox="0 0 10 10" refX="9" refY="5" ${dimensions} orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="${color}"/></marker>`);
+  const dimensions =
+    size === undefined ? `markerWidth="7" markerHeight="7"` : `markerUnits="userSpaceOnUse" markerWidth="${size}" markerHeight="${size}"`;
+  const markers = Object.entries(colors).map(
+    ([name, color]) =>
+      `<marker id="${prefix}-${name}" viewBox="0 0 10 10" refX="9" refY="5" ${dimensions} orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="${color}"/></marker>`,
+  );
   return `<defs>${markers.join("")}</defs>`;
 }
 
@@ -70,13 +74,28 @@ export function layoutToSvg(layout: PlanLayout): string {
   );
   out.push(`<title>${escapeXml(layout.summary)}</title>`);
   // Heads of a fixed size: the labels beside them are placed clear of exactly this much.
-  out.push(arrowDefs("plan-refs-arrow", layout.picture.earlier.length === 0 ? { ok: COLORS.edge, bad: COLORS.bad } : { ok: COLORS.edge, bad: COLORS.bad, earlier: COLORS.earlier }, PLAN_GEOMETRY.arrowHead));
+  out.push(
+    arrowDefs(
+      "plan-refs-arrow",
+      layout.picture.earlier.length === 0
+        ? { ok: COLORS.edge, bad: COLORS.bad }
+        : { ok: COLORS.edge, bad: COLORS.bad, earlier: COLORS.earlier },
+      PLAN_GEOMETRY.arrowHead,
+    ),
+  );
   out.push(`<rect class="plan-refs-background" width="100%" height="100%" fill="${COLORS.background}"/>`);
   if (layout.note !== undefined) {
-    out.push(`<g class="plan-refs-note">${layout.noteTooltip === "" ? "" : `<title>${escapeXml(layout.noteTooltip)}</title>`}${textElement(layout.note, `fill="${COLORS.bad}"`)}</g>`);
+    out.push(
+      `<g class="plan-refs-note">${layout.noteTooltip === "" ? "" : `<title>${escapeXml(layout.noteTooltip)}</title>`}${textElement(layout.note, `fill="${COLORS.bad}"`)}</g>`,
+    );
   }
   for (const column of layout.columns) {
-    out.push(textElement(column.title, `class="plan-refs-level plan-refs-level-${column.kind}" fill="${column.kind === "level" ? COLORS.muted : column.kind === "earlier" ? COLORS.earlier : COLORS.bad}" letter-spacing="0.5"`));
+    out.push(
+      textElement(
+        column.title,
+        `class="plan-refs-level plan-refs-level-${column.kind}" fill="${column.kind === "level" ? COLORS.muted : column.kind === "earlier" ? COLORS.earlier : COLORS.bad}" letter-spacing="0.5"`,
+      ),
+    );
   }
   const earlier = new Set(layout.picture.earlier);
   out.push(`<g class="plan-refs-edges" fill="none">`);
@@ -88,7 +107,12 @@ export function layoutToSvg(layout: PlanLayout): string {
     out.push(
       `<g class="plan-refs-edge plan-refs-edge-${edge.state}${input ? " plan-refs-edge-earlier" : ""}" data-from="${edge.from}" data-to="${edge.to}"><title>${escapeXml(edge.tooltip)}</title>` +
         `<path d="${edge.path}" stroke="${bad ? COLORS.bad : input ? COLORS.earlier : COLORS.edge}" stroke-width="${bad ? 2 : 1.6}"${dash} stroke-linejoin="round" marker-end="url(#plan-refs-arrow-${head})"/>` +
-        (edge.label === undefined ? "" : textElement(edge.label, `fill="${bad ? COLORS.bad : COLORS.muted}" stroke="${COLORS.background}" stroke-width="3" paint-order="stroke"`)) +
+        (edge.label === undefined
+          ? ""
+          : textElement(
+              edge.label,
+              `fill="${bad ? COLORS.bad : COLORS.muted}" stroke="${COLORS.background}" stroke-width="3" paint-order="stroke"`,
+            )) +
         `</g>`,
     );
   }
@@ -96,18 +120,33 @@ export function layoutToSvg(layout: PlanLayout): string {
   for (const box of layout.boxes) {
     const missing = box.kind === "missing";
     const input = box.kind === "earlier";
-    const cls = missing ? "plan-refs-missing" : input ? "plan-refs-earlier" : box.kind === "output" ? `plan-refs-output${box.bad ? " plan-refs-error" : ""}` : `plan-refs-step${box.kind === "stuck" ? " plan-refs-stuck" : ""}${box.bad ? " plan-refs-error" : ""}`;
+    const cls = missing
+      ? "plan-refs-missing"
+      : input
+        ? "plan-refs-earlier"
+        : box.kind === "output"
+          ? `plan-refs-output${box.bad ? " plan-refs-error" : ""}`
+          : `plan-refs-step${box.kind === "stuck" ? " plan-refs-stuck" : ""}${box.bad ? " plan-refs-error" : ""}`;
     const fill = box.bad ? COLORS.badBackground : input ? COLORS.earlierBackground : COLORS.box;
     const line = box.bad ? COLORS.bad : input ? COLORS.earlier : COLORS.boxLine;
     out.push(
       `<g class="${cls}"${box.kind === "output" ? "" : ` data-step="${box.id}"`}><title>${escapeXml(box.tooltip)}</title>` +
         `<rect x="${num(box.x)}" y="${num(box.y)}" width="${box.width}" height="${box.height}" rx="8" ry="8" fill="${fill}" stroke="${line}" stroke-width="1.5"${missing || input ? ` stroke-dasharray="5 4"` : ""}/>` +
-        textElement(box.idLabel, `class="plan-refs-id" font-weight="700" fill="${box.bad ? COLORS.bad : input ? COLORS.earlier : COLORS.id}"`) +
-        textElement(box.toolLabel, `class="plan-refs-tool" fill="${box.bad ? COLORS.bad : COLORS.text}"${missing ? ` font-style="italic"` : ""}`) +
+        textElement(
+          box.idLabel,
+          `class="plan-refs-id" font-weight="700" fill="${box.bad ? COLORS.bad : input ? COLORS.earlier : COLORS.id}"`,
+        ) +
+        textElement(
+          box.toolLabel,
+          `class="plan-refs-tool" fill="${box.bad ? COLORS.bad : COLORS.text}"${missing ? ` font-style="italic"` : ""}`,
+        ) +
         `</g>`,
     );
   }
-  if (layout.boxes.length === 0) out.push(`<text x="${num(layout.width / 2)}" y="${num(layout.height / 2)}" text-anchor="middle" font-size="12" fill="${COLORS.muted}">no steps</text>`);
+  if (layout.boxes.length === 0)
+    out.push(
+      `<text x="${num(layout.width / 2)}" y="${num(layout.height / 2)}" text-anchor="middle" font-size="12" fill="${COLORS.muted}">no steps</text>`,
+    );
   out.push(`</svg>`);
   return out.join("\n");
 }
@@ -157,10 +196,12 @@ export function dotText(text: string): string {
   return text.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\r?\n/g, "\\n");
 }
 
-const nodeId = (kind: string, id: number): string => (id === OUTPUT_NODE ? "output" : `${kind === "missing" ? "m" : kind === "earlier" ? "e" : "s"}${id}`);
+const nodeId = (kind: string, id: number): string =>
+  id === OUTPUT_NODE ? "output" : `${kind === "missing" ? "m" : kind === "earlier" ? "e" : "s"}${id}`;
 
 /** The kind of node an arrow leaves: a missing step, a step of an earlier plan, or one of the plan's. */
-const sourceKind = (picture: PlanPicture, edge: PlanPicture["edges"][number]): "missing" | "earlier" | "step" => (edge.state === "missing" ? "missing" : picture.earlier.includes(edge.from) ? "earlier" : "step");
+const sourceKind = (picture: PlanPicture, edge: PlanPicture["edges"][number]): "missing" | "earlier" | "step" =>
+  edge.state === "missing" ? "missing" : picture.earlier.includes(edge.from) ? "earlier" : "step";
 
 /**
  * The dependency graph of a plan as a Mermaid flowchart (left to right, one subgraph per level):
@@ -175,15 +216,37 @@ export function planToMermaid(plan: unknown, options?: DrawPlanOptions): string 
   const lines = ["flowchart LR"];
   const byId = new Map(picture.steps.filter((step) => step.kind !== "missing" && step.kind !== "earlier").map((step) => [step.id, step]));
   const tools = new Map(picture.steps.filter((step) => step.kind === "earlier").map((step) => [step.id, step.tool]));
-  const node = (kind: string, id: number, second: string): string => `${nodeId(kind, id)}["${mermaidText(`$${id}`)}<br/>${mermaidText(shortLabel(second))}"]`;
+  const node = (kind: string, id: number, second: string): string =>
+    `${nodeId(kind, id)}["${mermaidText(`$${id}`)}<br/>${mermaidText(shortLabel(second))}"]`;
   const group = (name: string, title: string, members: readonly string[]): void => {
     lines.push(`  subgraph ${name} ["${mermaidText(title)}"]`, "    direction TB", ...members.map((member) => `    ${member}`), "  end");
   };
-  if (picture.earlier.length > 0) group("earlier", "earlier plans", picture.earlier.map((id) => node("earlier", id, tools.get(id) ?? "")));
-  if (picture.missing.length > 0) group("missing", "missing", picture.missing.map((id) => node("missing", id, "no such step")));
-  picture.levels.forEach((ids, i) => group(`level${i + 1}`, `level ${i + 1}`, ids.map((id) => node("step", id, byId.get(id)?.tool ?? ""))));
+  if (picture.earlier.length > 0)
+    group(
+      "earlier",
+      "earlier plans",
+      picture.earlier.map((id) => node("earlier", id, tools.get(id) ?? "")),
+    );
+  if (picture.missing.length > 0)
+    group(
+      "missing",
+      "missing",
+      picture.missing.map((id) => node("missing", id, "no such step")),
+    );
+  picture.levels.forEach((ids, i) =>
+    group(
+      `level${i + 1}`,
+      `level ${i + 1}`,
+      ids.map((id) => node("step", id, byId.get(id)?.tool ?? "")),
+    ),
+  );
   if (picture.output) group("outputs", "output", [`${nodeId("output", OUTPUT_NODE)}["output"]`]);
-  if (picture.stuck.length > 0) group("stuck", "never runs", picture.stuck.map((id) => node("stuck", id, byId.get(id)?.tool ?? "")));
+  if (picture.stuck.length > 0)
+    group(
+      "stuck",
+      "never runs",
+      picture.stuck.map((id) => node("stuck", id, byId.get(id)?.tool ?? "")),
+    );
   const bad: number[] = [];
   picture.edges.forEach((edge, i) => {
     const from = sourceKind(picture, edge);
@@ -193,7 +256,9 @@ export function planToMermaid(plan: unknown, options?: DrawPlanOptions): string 
   });
   lines.push(`  classDef bad fill:${COLORS.badBackground},stroke:${COLORS.bad},color:${COLORS.bad}`);
   lines.push(`  classDef missing fill:${COLORS.badBackground},stroke:${COLORS.bad},color:${COLORS.bad},stroke-dasharray:5 4`);
-  const badSteps = picture.steps.filter((step) => step.kind === "stuck" || (step.kind === "step" && step.errors.length > 0)).map((step) => nodeId(step.kind, step.id));
+  const badSteps = picture.steps
+    .filter((step) => step.kind === "stuck" || (step.kind === "step" && step.errors.length > 0))
+    .map((step) => nodeId(step.kind, step.id));
   if (badSteps.length > 0) lines.push(`  class ${badSteps.join(",")} bad`);
   if (picture.missing.length > 0) lines.push(`  class ${picture.missing.map((id) => nodeId("missing", id)).join(",")} missing`);
   if (picture.earlier.length > 0) {
@@ -222,32 +287,76 @@ const EDGE_STYLE: Readonly<Record<EdgeState, string>> = {
 export function planToDot(plan: unknown, options?: DrawPlanOptions): string {
   const picture = planPicture(plan, options);
   const layout = { tooltip: (text: string) => dotText(fitText(text, 2000, 1 / 0.62).text) };
-  const lines = ["digraph plan {", "  rankdir=LR;", `  node [shape=box, style="rounded,filled", fillcolor="${COLORS.box}", color="${COLORS.boxLine}", fontname="monospace"];`, `  edge [fontname="monospace", fontsize=10];`];
+  const lines = [
+    "digraph plan {",
+    "  rankdir=LR;",
+    `  node [shape=box, style="rounded,filled", fillcolor="${COLORS.box}", color="${COLORS.boxLine}", fontname="monospace"];`,
+    `  edge [fontname="monospace", fontsize=10];`,
+  ];
   const byId = new Map(picture.steps.filter((step) => step.kind !== "missing").map((step) => [step.id, step]));
   const node = (kind: "step" | "stuck" | "missing" | "earlier", id: number): string => {
     const step = byId.get(id);
     if (kind === "earlier") {
-      const tip = layout.tooltip(`Step ${id}: ${step?.tool ?? ""}, of an earlier plan of the session (its result is an input of this plan)`);
+      const tip = layout.tooltip(
+        `Step ${id}: ${step?.tool ?? ""}, of an earlier plan of the session (its result is an input of this plan)`,
+      );
       return `"${nodeId(kind, id)}" [label="${dotText(`$${id}\n${shortLabel(step?.tool ?? "")}`)}", tooltip="${tip}", color="${COLORS.earlier}", fillcolor="${COLORS.earlierBackground}", fontcolor="${COLORS.earlier}", style="rounded,dashed,filled"];`;
     }
     const second = kind === "missing" ? "no such step" : (step?.tool ?? "");
     const bad = kind !== "step" || (step?.errors.length ?? 0) > 0;
-    const tip = kind === "missing" ? `Step ${id} is referenced but is not in the plan` : [`Step ${id}: ${second}`, ...(step?.errors ?? [])].map((line) => layout.tooltip(line)).join("\\n");
-    const style = bad ? `, color="${COLORS.bad}", fillcolor="${COLORS.badBackground}", fontcolor="${COLORS.bad}"${kind === "missing" ? `, style="rounded,dashed,filled"` : ""}` : "";
+    const tip =
+      kind === "missing"
+        ? `Step ${id} is referenced but is not in the plan`
+        : [`Step ${id}: ${second}`, ...(step?.errors ?? [])].map((line) => layout.tooltip(line)).join("\\n");
+    const style = bad
+      ? `, color="${COLORS.bad}", fillcolor="${COLORS.badBackground}", fontcolor="${COLORS.bad}"${kind === "missing" ? `, style="rounded,dashed,filled"` : ""}`
+      : "";
     return `"${nodeId(kind, id)}" [label="${dotText(`$${id}\n${shortLabel(second)}`)}", tooltip="${tip}"${style}];`;
   };
   const cluster = (name: string, title: string, members: readonly string[]): void => {
-    lines.push(`  subgraph "cluster_${name}" {`, `    label="${dotText(title)}";`, `    style="dashed"; color="#d1d5db"; fontname="monospace"; fontsize=11;`, ...members.map((member) => `    ${member}`), "  }");
+    lines.push(
+      `  subgraph "cluster_${name}" {`,
+      `    label="${dotText(title)}";`,
+      `    style="dashed"; color="#d1d5db"; fontname="monospace"; fontsize=11;`,
+      ...members.map((member) => `    ${member}`),
+      "  }",
+    );
   };
-  if (picture.earlier.length > 0) cluster("earlier", "earlier plans", picture.earlier.map((id) => node("earlier", id)));
-  if (picture.missing.length > 0) cluster("missing", "missing", picture.missing.map((id) => node("missing", id)));
-  picture.levels.forEach((ids, i) => cluster(`level_${i + 1}`, `level ${i + 1}`, ids.map((id) => node("step", id))));
-  if (picture.output) cluster("output", "output", [`"${nodeId("output", OUTPUT_NODE)}" [label="output", tooltip="The plan's output, resolved when every step has run"];`]);
-  if (picture.stuck.length > 0) cluster("stuck", "never runs", picture.stuck.map((id) => node("stuck", id)));
+  if (picture.earlier.length > 0)
+    cluster(
+      "earlier",
+      "earlier plans",
+      picture.earlier.map((id) => node("earlier", id)),
+    );
+  if (picture.missing.length > 0)
+    cluster(
+      "missing",
+      "missing",
+      picture.missing.map((id) => node("missing", id)),
+    );
+  picture.levels.forEach((ids, i) =>
+    cluster(
+      `level_${i + 1}`,
+      `level ${i + 1}`,
+      ids.map((id) => node("step", id)),
+    ),
+  );
+  if (picture.output)
+    cluster("output", "output", [
+      `"${nodeId("output", OUTPUT_NODE)}" [label="output", tooltip="The plan's output, resolved when every step has run"];`,
+    ]);
+  if (picture.stuck.length > 0)
+    cluster(
+      "stuck",
+      "never runs",
+      picture.stuck.map((id) => node("stuck", id)),
+    );
   for (const edge of picture.edges) {
     const kind = sourceKind(picture, edge);
     const style = kind === "earlier" && edge.state === "ok" ? `color="${COLORS.earlier}", style="dashed"` : EDGE_STYLE[edge.state];
-    lines.push(`  "${nodeId(kind, edge.from)}" -> "${nodeId("step", edge.to)}" [label="${dotText(shortLabel(edge.keys.join(", ")))}", tooltip="${layout.tooltip(`${edge.to === OUTPUT_NODE ? "The output" : `$${edge.to}`} reads ${edge.keys.join(", ")} of $${edge.from}`)}", ${style}];`);
+    lines.push(
+      `  "${nodeId(kind, edge.from)}" -> "${nodeId("step", edge.to)}" [label="${dotText(shortLabel(edge.keys.join(", ")))}", tooltip="${layout.tooltip(`${edge.to === OUTPUT_NODE ? "The output" : `$${edge.to}`} reads ${edge.keys.join(", ")} of $${edge.from}`)}", ${style}];`,
+    );
   }
   lines.push("}");
   return `${lines.join("\n")}\n`;

@@ -107,20 +107,29 @@ const R = RUN_GEOMETRY;
  * @example
  * OUTCOME_COLORS.failed.fill // "#dc2626"
  */
-export const OUTCOME_COLORS: Readonly<Record<StepOutcome, { readonly fill: string; readonly stroke: string; readonly text: string }>> = Object.freeze({
-  ok: { fill: "#22c55e", stroke: "#15803d", text: "#ffffff" },
-  failed: { fill: "#dc2626", stroke: "#991b1b", text: "#ffffff" },
-  aborted: { fill: "#f59e0b", stroke: "#b45309", text: "#111827" },
-  skipped: { fill: "#f3f4f6", stroke: "#9ca3af", text: "#374151" },
-  waiting: { fill: "#ede9fe", stroke: "#7c3aed", text: "#4c1d95" },
-  "not-run": { fill: "#ffffff", stroke: "#d1d5db", text: "#374151" },
-});
+export const OUTCOME_COLORS: Readonly<Record<StepOutcome, { readonly fill: string; readonly stroke: string; readonly text: string }>> =
+  Object.freeze({
+    ok: { fill: "#22c55e", stroke: "#15803d", text: "#ffffff" },
+    failed: { fill: "#dc2626", stroke: "#991b1b", text: "#ffffff" },
+    aborted: { fill: "#f59e0b", stroke: "#b45309", text: "#111827" },
+    skipped: { fill: "#f3f4f6", stroke: "#9ca3af", text: "#374151" },
+    waiting: { fill: "#ede9fe", stroke: "#7c3aed", text: "#4c1d95" },
+    "not-run": { fill: "#ffffff", stroke: "#d1d5db", text: "#374151" },
+  });
 const CRITICAL = "#111827";
 
 function place(text: string, maxWidth: number, fontSize: number, x: number, y: number, anchor: PlacedLabel["anchor"]): PlacedLabel {
   const fitted = fitText(text, maxWidth, fontSize);
   const left = anchor === "start" ? x : anchor === "end" ? x - fitted.width : x - fitted.width / 2;
-  return { text: fitted.text, cut: fitted.cut, fontSize, x, y, anchor, box: { x: left, y: y - fontSize * 0.8, width: fitted.width, height: fontSize } };
+  return {
+    text: fitted.text,
+    cut: fitted.cut,
+    fontSize,
+    x,
+    y,
+    anchor,
+    box: { x: left, y: y - fontSize * 0.8, width: fitted.width, height: fontSize },
+  };
 }
 
 /** A 1-2-5 step giving about `count` ticks over `total`. */
@@ -173,7 +182,8 @@ function readReport(report: unknown): ReadReport {
   for (const [id, timing] of mapOf(ownOption(timingsValue, "steps"))) {
     const start = finite(ownOption(timing, "startMs"));
     const end = finite(ownOption(timing, "endMs"));
-    if (typeof id === "number" && start !== undefined && end !== undefined) timings.set(id, { startMs: Math.max(0, start), endMs: Math.max(start, end) });
+    if (typeof id === "number" && start !== undefined && end !== undefined)
+      timings.set(id, { startMs: Math.max(0, start), endMs: Math.max(start, end) });
   }
   const errors = new Map<number, { code: string; message: string; tool: string | undefined }>();
   for (const [id, error] of mapOf(ownOption(report, "errors"))) {
@@ -181,7 +191,11 @@ function readReport(report: unknown): ReadReport {
     const code = ownOption(error, "code");
     const message = ownOption(error, "message");
     const tool = ownOption(error, "tool");
-    errors.set(id, { code: typeof code === "string" ? code : "tool-error", message: typeof message === "string" ? message : "", tool: typeof tool === "string" ? tool : undefined });
+    errors.set(id, {
+      code: typeof code === "string" ? code : "tool-error",
+      message: typeof message === "string" ? message : "",
+      tool: typeof tool === "string" ? tool : undefined,
+    });
   }
   const results = new Set([...mapOf(ownOption(report, "results")).keys()].filter((id): id is number => typeof id === "number"));
   const skippedValue = ownOption(report, "skipped");
@@ -198,13 +212,24 @@ function readReport(report: unknown): ReadReport {
     for (const each of list.slice(0, MAX_TRIES_DRAWN)) {
       const start = finite(ownOption(each, "startMs"));
       const end = finite(ownOption(each, "endMs"));
-      if (start === undefined || end === undefined || start < (read.at(-1)?.endMs ?? timing.startMs) || end < start || end > timing.endMs) continue;
+      if (start === undefined || end === undefined || start < (read.at(-1)?.endMs ?? timing.startMs) || end < start || end > timing.endMs)
+        continue;
       read.push({ startMs: start, endMs: end });
     }
     if (read.length > 1) tries.set(id as number, read);
   }
   const status = ownOption(report, "status");
-  return { status: typeof status === "string" ? status : "unknown", totalMs: finite(ownOption(timingsValue, "totalMs")) ?? 0, timings, results, errors, skipped, pending, reused, tries };
+  return {
+    status: typeof status === "string" ? status : "unknown",
+    totalMs: finite(ownOption(timingsValue, "totalMs")) ?? 0,
+    timings,
+    results,
+    errors,
+    skipped,
+    pending,
+    reused,
+    tries,
+  };
 }
 
 const plural = (n: number, word: string): string => `${n.toLocaleString("en")} ${word}${n === 1 ? "" : "s"}`;
@@ -244,7 +269,14 @@ export function layoutRun(report: RunReport, options?: DrawRunOptions): RunLayou
   const dependencies = new Map<number, number[]>();
   for (const edge of picture?.edges ?? []) if (edge.state !== "missing" && edge.from !== edge.to) pushTo(dependencies, edge.to, edge.from);
 
-  const ids = new Set<number>([...toolOf.keys(), ...read.timings.keys(), ...read.results, ...read.errors.keys(), ...read.skipped, ...read.pending]);
+  const ids = new Set<number>([
+    ...toolOf.keys(),
+    ...read.timings.keys(),
+    ...read.results,
+    ...read.errors.keys(),
+    ...read.skipped,
+    ...read.pending,
+  ]);
   const outcomeOf = (id: number): StepOutcome => {
     const error = read.errors.get(id);
     if (error !== undefined) return error.code === "aborted" ? "aborted" : "failed";
@@ -260,7 +292,8 @@ export function layoutRun(report: RunReport, options?: DrawRunOptions): RunLayou
     const timing = read.timings.get(id);
     if (timing !== undefined) return timing.startMs;
     let latest = 0;
-    for (const dependency of dependencies.get(id) ?? []) latest = Math.max(latest, read.timings.get(dependency)?.endMs ?? atOf.get(dependency) ?? 0);
+    for (const dependency of dependencies.get(id) ?? [])
+      latest = Math.max(latest, read.timings.get(dependency)?.endMs ?? atOf.get(dependency) ?? 0);
     return latest;
   };
   for (const level of picture?.levels ?? []) for (const id of level) atOf.set(id, at(id));
@@ -280,9 +313,10 @@ export function layoutRun(report: RunReport, options?: DrawRunOptions): RunLayou
   // A waiting step "ends" with the run without having run: the path is of the steps that ran.
   const criticalPath: number[] = [];
   let last: number | undefined;
-  for (const [id, timing] of read.timings) if (!read.pending.has(id) && (last === undefined || timing.endMs > read.timings.get(last)!.endMs)) last = id;
+  for (const [id, timing] of read.timings)
+    if (!read.pending.has(id) && (last === undefined || timing.endMs > read.timings.get(last)!.endMs)) last = id;
   const onPath = new Set<number>();
-  for (let current = last; current !== undefined && !onPath.has(current); ) {
+  for (let current = last; current !== undefined && !onPath.has(current);) {
     onPath.add(current);
     criticalPath.push(current);
     let next: number | undefined;
@@ -311,18 +345,32 @@ export function layoutRun(report: RunReport, options?: DrawRunOptions): RunLayou
     if (timing !== undefined) {
       const text = formatMs(timing.endMs - timing.startMs);
       const inside = place(text, width - 6, R.barFont, barX + 3, baseline - 1, "start");
-      const after = place(text, chartLeft + R.chartWidth + R.padding - (barX + width + 4), R.barFont, barX + width + 4, baseline - 1, "start");
+      const after = place(
+        text,
+        chartLeft + R.chartWidth + R.padding - (barX + width + 4),
+        R.barFont,
+        barX + width + 4,
+        baseline - 1,
+        "start",
+      );
       duration = !inside.cut && inside.text !== "…" ? inside : !after.cut ? after : undefined;
     }
     const lines = [`Step ${id}${tool === "" ? "" : ` (${tool})`}: ${outcome === "waiting" ? "waiting for approval" : outcome}`];
-    if (outcome === "waiting" && timing !== undefined) lines.push(`its turn came at ${formatMs(timing.startMs)}; it waited ${formatMs(timing.endMs - timing.startMs)} (its tool was not called)`);
-    else if (timing !== undefined) lines.push(`from ${formatMs(timing.startMs)} to ${formatMs(timing.endMs)} (${formatMs(timing.endMs - timing.startMs)})`);
+    if (outcome === "waiting" && timing !== undefined)
+      lines.push(
+        `its turn came at ${formatMs(timing.startMs)}; it waited ${formatMs(timing.endMs - timing.startMs)} (its tool was not called)`,
+      );
+    else if (timing !== undefined)
+      lines.push(`from ${formatMs(timing.startMs)} to ${formatMs(timing.endMs)} (${formatMs(timing.endMs - timing.startMs)})`);
     else if (read.reused.has(id)) lines.push("its result was taken from the previous run (not called again)");
-    else lines.push(outcome === "not-run" ? "never ran" : "never ran: a step it depends on failed or was skipped, or the run stopped first");
+    else
+      lines.push(outcome === "not-run" ? "never ran" : "never ran: a step it depends on failed or was skipped, or the run stopped first");
     const tries = read.tries.get(id);
     tries?.forEach((each, i) => {
       const waited = i + 1 < tries.length ? `; then waited ${formatMs(tries[i + 1]!.startMs - each.endMs)}` : "";
-      lines.push(`try ${i + 1}: from ${formatMs(each.startMs)} to ${formatMs(each.endMs)} (${formatMs(each.endMs - each.startMs)})${i + 1 < tries.length ? ", failed" : ""}${waited}`);
+      lines.push(
+        `try ${i + 1}: from ${formatMs(each.startMs)} to ${formatMs(each.endMs)} (${formatMs(each.endMs - each.startMs)})${i + 1 < tries.length ? ", failed" : ""}${waited}`,
+      );
     });
     const error = read.errors.get(id);
     if (error !== undefined) lines.push(`${error.code}: ${error.message}`);
@@ -339,7 +387,9 @@ export function layoutRun(report: RunReport, options?: DrawRunOptions): RunLayou
       duration,
       critical: onPath.has(id),
       tooltip: lines.map((line) => tooltip(line)).join("\n"),
-      ...(tries === undefined ? {} : { tries: tries.map((each) => ({ ...each, x: x(each.startMs), width: Math.max(1, x(each.endMs) - x(each.startMs)) })) }),
+      ...(tries === undefined
+        ? {}
+        : { tries: tries.map((each) => ({ ...each, x: x(each.startMs), width: Math.max(1, x(each.endMs) - x(each.startMs)) })) }),
     };
   });
 
@@ -354,17 +404,25 @@ export function layoutRun(report: RunReport, options?: DrawRunOptions): RunLayou
       const x2 = row.bar.x - 1;
       // Down (or up) from the producer's end, then along the consumer's row to its start.
       const path = `M ${num(x1)} ${num(y1 + (y2 > y1 ? source.bar.height / 2 : -source.bar.height / 2))} V ${num(y2)} H ${num(Math.max(x2, x1 + 0.01))}`;
-      edges.push({ from, to: row.id, path, critical: onPath.has(from) && onPath.has(row.id) && pathIndex.get(row.id) === pathIndex.get(from)! + 1 });
+      edges.push({
+        from,
+        to: row.id,
+        path,
+        critical: onPath.has(from) && onPath.has(row.id) && pathIndex.get(row.id) === pathIndex.get(from)! + 1,
+      });
     }
   }
 
   const step = tickStep(span, 8);
   const ticks: RunLayout["ticks"][number][] = [];
-  for (let k = 0, ms = 0; ms <= span + step * 1e-9 && k <= 20; k++, ms = k * step) ticks.push({ ms, x: x(ms), label: place(formatMs(Number(ms.toPrecision(12))), 80, R.axisFont, x(ms), top - 12, "middle") });
+  for (let k = 0, ms = 0; ms <= span + step * 1e-9 && k <= 20; k++, ms = k * step)
+    ticks.push({ ms, x: x(ms), label: place(formatMs(Number(ms.toPrecision(12))), 80, R.axisFont, x(ms), top - 12, "middle") });
 
   const counts = new Map<StepOutcome, number>();
   for (const row of rows) counts.set(row.outcome, (counts.get(row.outcome) ?? 0) + 1);
-  const parts = (["ok", "failed", "aborted", "skipped", "waiting", "not-run"] as const).filter((outcome) => (counts.get(outcome) ?? 0) > 0).map((outcome) => `${counts.get(outcome)} ${outcome}`);
+  const parts = (["ok", "failed", "aborted", "skipped", "waiting", "not-run"] as const)
+    .filter((outcome) => (counts.get(outcome) ?? 0) > 0)
+    .map((outcome) => `${counts.get(outcome)} ${outcome}`);
   let summary = `Run ${read.status}: ${plural(rows.length, "step")}${parts.length > 0 ? ` (${parts.join(", ")})` : ""} in ${formatMs(read.totalMs)}`;
   if (criticalPath.length > 0) summary += `; critical path ${criticalPath.map((id) => `$${id}`).join(" → ")}`;
   const width = chartLeft + R.chartWidth + R.padding + 48;
@@ -396,7 +454,9 @@ export function layoutRun(report: RunReport, options?: DrawRunOptions): RunLayou
  */
 export function runLayoutToSvg(layout: RunLayout): string {
   const out: string[] = [];
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" class="plan-refs-timeline" width="${num(layout.width)}" height="${num(layout.height)}" viewBox="0 0 ${num(layout.width)} ${num(layout.height)}" role="img" font-family="${escapeXml(FONT_FAMILY)}">`);
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" class="plan-refs-timeline" width="${num(layout.width)}" height="${num(layout.height)}" viewBox="0 0 ${num(layout.width)} ${num(layout.height)}" role="img" font-family="${escapeXml(FONT_FAMILY)}">`,
+  );
   out.push(`<title>${escapeXml(layout.summary)}</title>`);
   out.push(arrowDefs("plan-refs-timeline-arrow", { dependency: "#9ca3af", critical: CRITICAL }, 6));
   out.push(`<rect class="plan-refs-background" width="100%" height="100%" fill="#ffffff"/>`);
@@ -404,11 +464,16 @@ export function runLayoutToSvg(layout: RunLayout): string {
   // Stripes, so that a label can be followed to its bar across a wide chart.
   out.push(`<g class="plan-refs-stripes" fill="#f9fafb">`);
   layout.rows.forEach((_, i) => {
-    if (i % 2 === 1) out.push(`<rect x="${R.padding}" y="${num(layout.top + i * R.rowHeight)}" width="${num(layout.width - 2 * R.padding)}" height="${R.rowHeight}"/>`);
+    if (i % 2 === 1)
+      out.push(
+        `<rect x="${R.padding}" y="${num(layout.top + i * R.rowHeight)}" width="${num(layout.width - 2 * R.padding)}" height="${R.rowHeight}"/>`,
+      );
   });
   out.push(`</g>`);
   out.push(`<g class="plan-refs-axis" stroke="#e5e7eb">`);
-  out.push(`<line x1="${num(layout.chartLeft)}" y1="${num(layout.top - 4)}" x2="${num(layout.chartLeft + R.chartWidth)}" y2="${num(layout.top - 4)}" stroke="#6b7683"/>`);
+  out.push(
+    `<line x1="${num(layout.chartLeft)}" y1="${num(layout.top - 4)}" x2="${num(layout.chartLeft + R.chartWidth)}" y2="${num(layout.top - 4)}" stroke="#6b7683"/>`,
+  );
   for (const tick of layout.ticks) {
     out.push(`<line x1="${num(tick.x)}" y1="${num(layout.top - 8)}" x2="${num(tick.x)}" y2="${num(layout.bottom)}"/>`);
     out.push(textElement(tick.label, `fill="#6b7683" stroke="none"`));
@@ -417,7 +482,9 @@ export function runLayoutToSvg(layout: RunLayout): string {
   for (const row of layout.rows) out.push(textElement(row.label, `class="plan-refs-row-label" data-step="${row.id}" fill="#374151"`));
   out.push(`<g class="plan-refs-dependencies" fill="none">`);
   for (const edge of layout.edges) {
-    out.push(`<path class="plan-refs-dependency${edge.critical ? " plan-refs-critical" : ""}" data-from="${edge.from}" data-to="${edge.to}" d="${edge.path}" stroke="${edge.critical ? CRITICAL : "#9ca3af"}" stroke-width="${edge.critical ? 1.8 : 1}" marker-end="url(#plan-refs-timeline-arrow-${edge.critical ? "critical" : "dependency"})"/>`);
+    out.push(
+      `<path class="plan-refs-dependency${edge.critical ? " plan-refs-critical" : ""}" data-from="${edge.from}" data-to="${edge.to}" d="${edge.path}" stroke="${edge.critical ? CRITICAL : "#9ca3af"}" stroke-width="${edge.critical ? 1.8 : 1}" marker-end="url(#plan-refs-timeline-arrow-${edge.critical ? "critical" : "dependency"})"/>`,
+    );
   }
   out.push(`</g>`);
   for (const row of layout.rows) {
@@ -429,7 +496,9 @@ export function runLayoutToSvg(layout: RunLayout): string {
         (row.tries === undefined
           ? `<rect x="${num(row.bar.x)}" y="${num(row.bar.y)}" width="${num(row.bar.width)}" height="${row.bar.height}" rx="2" fill="${colors.fill}" ${stroke}${dashed}/>`
           : triesSvg(row, colors, stroke)) +
-        (row.duration === undefined ? "" : textElement(row.duration, `fill="${row.duration.x < row.bar.x + row.bar.width ? colors.text : "#374151"}"`)) +
+        (row.duration === undefined
+          ? ""
+          : textElement(row.duration, `fill="${row.duration.x < row.bar.x + row.bar.width ? colors.text : "#374151"}"`)) +
         `</g>`,
     );
   }
@@ -442,12 +511,16 @@ export function runLayoutToSvg(layout: RunLayout): string {
     ["aborted", OUTCOME_COLORS.aborted.fill, OUTCOME_COLORS.aborted.stroke],
     ["skipped", OUTCOME_COLORS.skipped.fill, OUTCOME_COLORS.skipped.stroke],
     // Only in a picture that has one: every other picture stays as it was.
-    ...(layout.rows.some((row) => row.outcome === "waiting") ? [["waiting", OUTCOME_COLORS.waiting.fill, OUTCOME_COLORS.waiting.stroke] as [string, string, string]] : []),
+    ...(layout.rows.some((row) => row.outcome === "waiting")
+      ? [["waiting", OUTCOME_COLORS.waiting.fill, OUTCOME_COLORS.waiting.stroke] as [string, string, string]]
+      : []),
     ["critical path", "#ffffff", CRITICAL],
   ];
   out.push(`<g class="plan-refs-legend" font-size="11" fill="#374151">`);
   for (const [name, fill, stroke] of entries) {
-    out.push(`<rect x="${lx}" y="${legendY - 10}" width="14" height="10" rx="2" fill="${fill}" stroke="${stroke}" stroke-width="${name === "critical path" ? 2 : 1}"/><text x="${lx + 19}" y="${legendY}">${name}</text>`);
+    out.push(
+      `<rect x="${lx}" y="${legendY - 10}" width="14" height="10" rx="2" fill="${fill}" stroke="${stroke}" stroke-width="${name === "critical path" ? 2 : 1}"/><text x="${lx + 19}" y="${legendY}">${name}</text>`,
+    );
     lx += 19 + name.length * 7 + 18;
   }
   out.push(`</g>`);
@@ -481,7 +554,12 @@ export function runToSvg(report: RunReport, options?: DrawRunOptions): string {
  */
 export function runToMermaid(report: RunReport, options?: DrawRunOptions): string {
   const layout = layoutRun(report, options);
-  const lines = ["gantt", `  title ${mermaidText(fitText(layout.summary, 120, 1 / 0.62).text)}`, "  dateFormat x", `  axisFormat ${layout.totalMs >= 60_000 ? "%M:%S" : "%S.%L s"}`];
+  const lines = [
+    "gantt",
+    `  title ${mermaidText(fitText(layout.summary, 120, 1 / 0.62).text)}`,
+    "  dateFormat x",
+    `  axisFormat ${layout.totalMs >= 60_000 ? "%M:%S" : "%S.%L s"}`,
+  ];
   if (layout.criticalPath.length > 0) lines.push(`  %% critical path: ${layout.criticalPath.map((id) => `s${id}`).join(" ")}`);
   const waiting = layout.rows.filter((row) => row.outcome === "waiting");
   if (waiting.length > 0) lines.push(`  %% waiting for approval: ${waiting.map((row) => `s${row.id}`).join(" ")}`);

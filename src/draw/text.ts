@@ -84,7 +84,11 @@ export function textWidth(text: string, fontSize: number): number {
  * @example
  * fitText("summarise-the-whole-trip", 80, 12) // { text: "summarise…", cut: true, width: 78.96 }
  */
-export function fitText(text: string, maxWidth: number, fontSize: number): { readonly text: string; readonly cut: boolean; readonly width: number } {
+export function fitText(
+  text: string,
+  maxWidth: number,
+  fontSize: number,
+): { readonly text: string; readonly cut: boolean; readonly width: number } {
   // Only the start of a very long label can be shown: escape and measure just that much.
   const limit = Math.ceil(maxWidth / (fontSize * NARROW)) * 4 + 16;
   const long = text.length > limit;
@@ -116,7 +120,6 @@ export function tooltip(text: string): string {
   return text.length > MAX_TOOLTIP ? `${visible(cutText(text, MAX_TOOLTIP))}…` : visible(text);
 }
 
-
 /**
  * Text for XML character data or a quoted attribute value: `& < > " '` as entities (and, should
  * any be left, U+FFFE and U+FFFF as `visible` writes them). The input must already be `visible`
@@ -127,7 +130,9 @@ export function tooltip(text: string): string {
  */
 export function escapeXml(text: string): string {
   // One pass, and none at all for the usual label with nothing to escape (a 10,000-step picture has tens of thousands).
-  return XML_SPECIAL.test(text) ? text.replace(XML_SPECIALS, (character) => XML_ENTITIES[character] ?? `\\u${character.charCodeAt(0).toString(16)}`) : text;
+  return XML_SPECIAL.test(text)
+    ? text.replace(XML_SPECIALS, (character) => XML_ENTITIES[character] ?? `\\u${character.charCodeAt(0).toString(16)}`)
+    : text;
 }
 
 const XML_SPECIAL = /[&<>"'\ufffe\uffff]/;

@@ -164,7 +164,10 @@ function typeDetail(schemas: readonly unknown[]): { detail?: string; documentati
     const text = ownData(schema, "description");
     if (description === undefined && typeof text === "string") description = text;
   }
-  return { ...(types.size > 0 ? { detail: [...types].join(" | ") } : {}), ...(description === undefined ? {} : { documentation: description }) };
+  return {
+    ...(types.size > 0 ? { detail: [...types].join(" | ") } : {}),
+    ...(description === undefined ? {} : { documentation: description }),
+  };
 }
 
 function toolDescription(document: PlanDocument, tool: string): string | undefined {

@@ -52,7 +52,9 @@ function hover(planText: string, offset: number, options: EditorOptions | undefi
   if (step === undefined) {
     return { markdown: `${code(expression)}: step ${id} is not in the plan.`, span };
   }
-  const lines: string[] = [`**Step ${id}** · ${step.tool === undefined ? "no tool" : code(step.tool)}${step.id === cursor.site.step?.id ? " (this step itself)" : ""}`];
+  const lines: string[] = [
+    `**Step ${id}** · ${step.tool === undefined ? "no tool" : code(step.tool)}${step.id === cursor.site.step?.id ? " (this step itself)" : ""}`,
+  ];
   const spec = step.tool === undefined || document.catalog === undefined ? undefined : ownData(document.catalog, step.tool);
   const description = ownData(spec, "description");
   if (typeof description === "string" && description !== "") lines.push(description);
@@ -61,7 +63,9 @@ function hover(planText: string, offset: number, options: EditorOptions | undefi
   if (step.tool === undefined) {
     // Nothing more to say about a step without a tool.
   } else if (spec === undefined) {
-    lines.push(document.catalog === undefined ? "No tool catalog: the value's schema is unknown." : `${code(step.tool)} is not in the tool catalog.`);
+    lines.push(
+      document.catalog === undefined ? "No tool catalog: the value's schema is unknown." : `${code(step.tool)} is not in the tool catalog.`,
+    );
   } else if (output === undefined) {
     lines.push(`${code(step.tool)} has no output schema.`);
   } else if (path !== undefined) {
@@ -72,7 +76,9 @@ function hover(planText: string, offset: number, options: EditorOptions | undefi
 
 function describeValue(expression: string, output: unknown, lookup: { schemas: readonly unknown[]; open: boolean }): string {
   if (lookup.schemas.length === 0) {
-    return lookup.open ? `${code(expression)} can be any value: the output schema does not describe it.` : `${code(expression)} is not in the output schema.`;
+    return lookup.open
+      ? `${code(expression)} can be any value: the output schema does not describe it.`
+      : `${code(expression)} is not in the output schema.`;
   }
   const shown = lookup.schemas.map((schema) => dereference(output, schema));
   return `${code(expression)}:\n\n${fenced(safeJson(shown.length === 1 ? shown[0] : { anyOf: shown }))}`;

@@ -25,10 +25,24 @@ import type { Syntax } from "../shared/options.js";
 import type { Span } from "../shared/span.js";
 
 /** The kinds of token in a reference or template string. */
-export type TokenKind = "dollar" | "step" | "separator" | "key" | "index" | "quoted-key" | "text" | "escape" | "invalid" | "operator" | "literal" | "brace";
+export type TokenKind =
+  "dollar" | "step" | "separator" | "key" | "index" | "quoted-key" | "text" | "escape" | "invalid" | "operator" | "literal" | "brace";
 
 /** Every token kind, in a stable order (the LSP legend is built from it). */
-export const TOKEN_KINDS: readonly TokenKind[] = Object.freeze(["dollar", "step", "separator", "key", "index", "quoted-key", "text", "escape", "invalid", "operator", "literal", "brace"]);
+export const TOKEN_KINDS: readonly TokenKind[] = Object.freeze([
+  "dollar",
+  "step",
+  "separator",
+  "key",
+  "index",
+  "quoted-key",
+  "text",
+  "escape",
+  "invalid",
+  "operator",
+  "literal",
+  "brace",
+]);
 
 /** A token of a reference or template string: offsets inside the (decoded) string. */
 export interface Token {
@@ -169,7 +183,13 @@ export function lexString(text: string, syntax: Syntax, mode: StringMode): Lexed
         push("quoted-key", inner, contentEnd);
       }
       const closed = text.charCodeAt(contentEnd) === CLOSE_BRACKET;
-      segments.push({ kind: "bracket", open: at, content: { start: inner, end: contentEnd }, contentKind, close: closed ? contentEnd : undefined });
+      segments.push({
+        kind: "bracket",
+        open: at,
+        content: { start: inner, end: contentEnd },
+        contentKind,
+        close: closed ? contentEnd : undefined,
+      });
       if (!closed) return contentEnd;
       if (contentKind === "none") {
         // `[]`: nothing between the brackets is an error, but completion still replaces the `]`.

@@ -148,7 +148,9 @@ class FramingGuard extends Transform {
  * (escaped) and whether the block is one bad message to skip whole (its Content-Length is bad) or may
  * be junk glued to the front of a message (a line that is not a header, no Content-Length).
  */
-function checkHeaders(text: string): { readonly ok: true; readonly length: number } | { readonly ok: false; readonly why: string; readonly whole: boolean } {
+function checkHeaders(
+  text: string,
+): { readonly ok: true; readonly length: number } | { readonly ok: false; readonly why: string; readonly whole: boolean } {
   let length: number | undefined;
   for (const line of text.split("\r\n")) {
     const colon = line.indexOf(":");

@@ -86,7 +86,10 @@ export function analyzePlan(text: string, options?: EditorOptions): PlanDocument
 }
 
 function analyze(text: string, options: EditorOptions | undefined): PlanDocument {
-  const root = typeof text === "string" && text.length <= MAX_DOCUMENT_LENGTH && nestingPast(text) === undefined ? jsonc.parseTree(text, [], { allowTrailingComma: true }) : undefined;
+  const root =
+    typeof text === "string" && text.length <= MAX_DOCUMENT_LENGTH && nestingPast(text) === undefined
+      ? jsonc.parseTree(text, [], { allowTrailingComma: true })
+      : undefined;
   const planOptions = root?.type === "object" ? optionsValue(property(root, "options")) : undefined;
   const normalized = editorLanguage(planOptions, options);
   const stepsNode = root?.type === "array" ? root : root?.type === "object" ? property(root, "steps") : undefined;
@@ -120,7 +123,17 @@ function analyze(text: string, options: EditorOptions | undefined): PlanDocument
   }
 
   const outputNode = isPlan && root?.type === "object" ? property(root, "output") : undefined;
-  const document: PlanDocument = { text, root, isPlan, steps, byId, options: normalized, catalog, sites: [], ...(outputNode?.type === "object" ? { outputNode } : {}) };
+  const document: PlanDocument = {
+    text,
+    root,
+    isPlan,
+    steps,
+    byId,
+    options: normalized,
+    catalog,
+    sites: [],
+    ...(outputNode?.type === "object" ? { outputNode } : {}),
+  };
   return { ...document, sites: collectSites(document) };
 }
 
@@ -128,7 +141,9 @@ function analyze(text: string, options: EditorOptions | undefined): PlanDocument
 function collectSites(document: PlanDocument): StringSite[] {
   const sites: StringSite[] = [];
   const strict = { ...document.options, strict: true };
-  const owners: [JsonNode, EditorStep | undefined][] = document.steps.flatMap((step): [JsonNode, EditorStep][] => (step.argsNode === undefined ? [] : [[step.argsNode, step]]));
+  const owners: [JsonNode, EditorStep | undefined][] = document.steps.flatMap((step): [JsonNode, EditorStep][] =>
+    step.argsNode === undefined ? [] : [[step.argsNode, step]],
+  );
   // The output may stand before or after the steps: it goes where the document has it.
   if (document.outputNode !== undefined) {
     const at = owners.findIndex(([node]) => node.offset > document.outputNode!.offset);
@@ -146,8 +161,11 @@ function collectSites(document: PlanDocument): StringSite[] {
         }
         continue;
       }
-      if ((node.type !== "object" && node.type !== "array") || (depth >= 1 && !document.options.deep) || depth > document.options.maxDepth) continue;
-      const children = (node.children ?? []).map((child) => (child.type === "property" ? child.children?.[1] : child)).filter((child) => child !== undefined);
+      if ((node.type !== "object" && node.type !== "array") || (depth >= 1 && !document.options.deep) || depth > document.options.maxDepth)
+        continue;
+      const children = (node.children ?? [])
+        .map((child) => (child.type === "property" ? child.children?.[1] : child))
+        .filter((child) => child !== undefined);
       for (let i = children.length - 1; i >= 0; i--) stack.push({ node: children[i]!, depth: depth + 1 });
     }
   }

@@ -53,12 +53,17 @@ export function fixesOf(planText: string, diagnostics: readonly Diagnostic[]): Q
         const { start, end } = diagnostic.offset;
         const token = diagnostic.span === undefined && planText.charCodeAt(start) === 34;
         const newText = token ? JSON.stringify(fix.replace) : jsonEscape(fix.replace);
-        fixes.push({ title: `Change to ${token ? quoted(fix.replace, 60) : excerpt(fix.replace, 60)}`, diagnostic, edits: [{ span: { start, end }, newText }] });
+        fixes.push({
+          title: `Change to ${token ? quoted(fix.replace, 60) : excerpt(fix.replace, 60)}`,
+          diagnostic,
+          edits: [{ span: { start, end }, newText }],
+        });
         continue;
       }
       tree ??= jsonc.parseTree(planText, [], { disallowComments: true });
       const edit = tree === undefined ? undefined : insertProperties(tree, diagnostic.pointer, fix.add);
-      if (edit !== undefined) fixes.push({ title: `Add ${fix.add.map(({ name }) => quoted(name, 40)).join(", ")}`, diagnostic, edits: [edit] });
+      if (edit !== undefined)
+        fixes.push({ title: `Add ${fix.add.map(({ name }) => quoted(name, 40)).join(", ")}`, diagnostic, edits: [edit] });
     }
     return fixes;
   });
@@ -68,12 +73,20 @@ export function fixesOf(planText: string, diagnostics: readonly Diagnostic[]): Q
  * The edit that adds `properties` to the object at `pointer`; when that is a step without `args`,
  * an `args` object holding them.
  */
-function insertProperties(tree: JsoncNode, pointer: string, properties: readonly { readonly name: string; readonly value: unknown }[]): TextEdit | undefined {
+function insertProperties(
+  tree: JsoncNode,
+  pointer: string,
+  properties: readonly { readonly name: string; readonly value: unknown }[],
+): TextEdit | undefined {
   const path = pointerTokens(pointer).map((token) => (/^(0|[1-9][0-9]*)$/.test(token) ? Number(token) : token));
   const node = jsonc.findNodeAtLocation(tree, path);
   if (node === undefined || node.type !== "object") return undefined;
   const members = properties.map(({ name, value }) => `${JSON.stringify(name)}: ${JSON.stringify(value)}`).join(", ");
-  const isStep = path.length > 0 && typeof path[path.length - 1] === "number" && jsonc.findNodeAtLocation(node, ["args"]) === undefined && jsonc.findNodeAtLocation(node, ["tool"]) !== undefined;
+  const isStep =
+    path.length > 0 &&
+    typeof path[path.length - 1] === "number" &&
+    jsonc.findNodeAtLocation(node, ["args"]) === undefined &&
+    jsonc.findNodeAtLocation(node, ["tool"]) !== undefined;
   const content = isStep ? `"args": { ${members} }` : members;
   const last = node.children?.[node.children.length - 1];
   if (last === undefined) {

@@ -58,7 +58,8 @@ export function applyTextEdits(text: string, edits: readonly TextEdit[]): string
       try {
         const { start, end } = edit.span;
         const newText = String(edit.newText);
-        if (Number.isInteger(start) && Number.isInteger(end) && 0 <= start && start <= end && end <= source.length) usable.push({ start, end, newText });
+        if (Number.isInteger(start) && Number.isInteger(end) && 0 <= start && start <= end && end <= source.length)
+          usable.push({ start, end, newText });
       } catch {
         // An unreadable edit is left out.
       }

@@ -50,7 +50,11 @@ export function safeJson(value: unknown, maxLength = DEFAULT_JSON_LENGTH): strin
       else {
         ok = emit("{\n");
         keys.forEach((key, i) => {
-          ok = ok && emit(`${inner}${JSON.stringify(key)}: `) && write(own(item, key), inner, depth + 1) && emit(i < keys.length - 1 ? ",\n" : `\n${indent}}`);
+          ok =
+            ok &&
+            emit(`${inner}${JSON.stringify(key)}: `) &&
+            write(own(item, key), inner, depth + 1) &&
+            emit(i < keys.length - 1 ? ",\n" : `\n${indent}}`);
         });
       }
     }

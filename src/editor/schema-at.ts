@@ -29,7 +29,17 @@ export interface PathMembers {
 
 /** Schema nodes visited per lookup at most. */
 const BUDGET = 2_000;
-const STRUCTURAL = ["type", "properties", "additionalProperties", "patternProperties", "items", "prefixItems", "additionalItems", "const", "enum"];
+const STRUCTURAL = [
+  "type",
+  "properties",
+  "additionalProperties",
+  "patternProperties",
+  "items",
+  "prefixItems",
+  "additionalItems",
+  "const",
+  "enum",
+];
 const COMBINATORS = ["allOf", "anyOf", "oneOf"];
 
 interface Context {
@@ -107,7 +117,7 @@ function facets(schema: unknown, context: Context): unknown[] {
     }
     const branches: unknown[] = [];
     const ref = ownData(node, "$ref");
-    if (typeof ref === "string") branches.push((resolveLocalRef(context.root, ref) ?? true));
+    if (typeof ref === "string") branches.push(resolveLocalRef(context.root, ref) ?? true);
     for (const keyword of COMBINATORS) {
       const list = ownData(node, keyword);
       if (Array.isArray(list)) branches.push(...(list as unknown[]));
@@ -185,4 +195,3 @@ export function dereference(root: unknown, schema: unknown): unknown {
   }
   return node;
 }
-

@@ -6,7 +6,17 @@
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { describeThrown } from "../shared/errors.js";
 import { safeText } from "../shared/text.js";
-import { AT_TEXT_START, Conversion, needs, renderStep, type ConvertedStep, type ConvertOptions, type ConvertResult, type DraftStep, type SourceLine } from "./convert.js";
+import {
+  AT_TEXT_START,
+  Conversion,
+  needs,
+  renderStep,
+  type ConvertedStep,
+  type ConvertOptions,
+  type ConvertResult,
+  type DraftStep,
+  type SourceLine,
+} from "./convert.js";
 import { LineSplitter } from "./lines.js";
 
 /** A format's reading of one line: a step, or undefined (a thought, other text, a problem reported). */
@@ -43,7 +53,9 @@ export function convertLines(text: string, options: ConvertOptions | undefined, 
 function finishPlan(drafts: readonly { draft: DraftStep; line: SourceLine }[], conversion: Conversion): ConvertResult {
   const { templates, deep } = needs(drafts.map(({ draft }) => draft));
   const steps = drafts.map(({ draft, line }, index) =>
-    renderStep(draft, templates, (message, ref) => conversion.problemOn(line, "invalid-plan", message, { pointer: `/steps/${index}`, start: ref.start, end: ref.end })),
+    renderStep(draft, templates, (message, ref) =>
+      conversion.problemOn(line, "invalid-plan", message, { pointer: `/steps/${index}`, start: ref.start, end: ref.end }),
+    ),
   );
   const planOptions = { ...(templates ? { templates: true } : {}), ...(deep ? { deep: true } : {}) };
   // In source order (a stable sort: problems at one place keep the order they were found in).
@@ -90,7 +102,8 @@ class StepIterator implements AsyncIterator<ConvertedStep, undefined> {
     this.#lines = new LineSplitter(conversion);
     const iterable = chunks as { [Symbol.asyncIterator]?: unknown; [Symbol.iterator]?: unknown } | null;
     try {
-      if (iterable !== null && typeof iterable === "object" && typeof iterable[Symbol.asyncIterator] === "function") this.#source = (iterable as AsyncIterable<unknown>)[Symbol.asyncIterator]();
+      if (iterable !== null && typeof iterable === "object" && typeof iterable[Symbol.asyncIterator] === "function")
+        this.#source = (iterable as AsyncIterable<unknown>)[Symbol.asyncIterator]();
       else if (iterable !== null && typeof iterable === "object" && typeof iterable[Symbol.iterator] === "function") {
         this.#source = (iterable as Iterable<unknown>)[Symbol.iterator]();
         this.#sync = true;
@@ -121,7 +134,11 @@ class StepIterator implements AsyncIterator<ConvertedStep, undefined> {
       this.#chunkNumber++;
       if (typeof chunk !== "string") {
         const { offset, line, column } = this.#lines.position;
-        this.conversion.report("invalid-plan", `chunk ${this.#chunkNumber} is not text (${chunk === null ? "null" : typeof chunk}); it is left out`, { pointer: "", start: offset, end: offset, where: { line, column } });
+        this.conversion.report(
+          "invalid-plan",
+          `chunk ${this.#chunkNumber} is not text (${chunk === null ? "null" : typeof chunk}); it is left out`,
+          { pointer: "", start: offset, end: offset, where: { line, column } },
+        );
         continue;
       }
       this.#take(this.#lines.push(chunk));
@@ -170,12 +187,19 @@ class StepIterator implements AsyncIterator<ConvertedStep, undefined> {
       draft = this.read(source, this.conversion, this.#index);
     } catch (error) {
       // Not the text's doing (a catalog whose Proxy trap throws): one diagnostic, the line left out.
-      this.conversion.problemOn(source, "invalid-plan", `line ${source.line} could not be converted: ${safeText(describeThrown(error), 120)}`, { pointer: "", start: source.offset, end: source.offset });
+      this.conversion.problemOn(
+        source,
+        "invalid-plan",
+        `line ${source.line} could not be converted: ${safeText(describeThrown(error), 120)}`,
+        { pointer: "", start: source.offset, end: source.offset },
+      );
       return undefined;
     }
     if (draft === undefined) return undefined;
     const index = this.#index++;
-    return renderStep(draft, true, (message, ref) => this.conversion.problemOn(source, "invalid-plan", message, { pointer: `/steps/${index}`, start: ref.start, end: ref.end }));
+    return renderStep(draft, true, (message, ref) =>
+      this.conversion.problemOn(source, "invalid-plan", message, { pointer: `/steps/${index}`, start: ref.start, end: ref.end }),
+    );
   }
 
   /** No more chunks are read: the source is told at once (without waiting for it: it may be stalled). */

@@ -147,7 +147,11 @@ export class Conversion {
           thoughts = own(options, "thoughts");
         } catch (error) {
           // A Proxy trap that throws: the options count as absent.
-          this.report("invalid-options", `the converter's options could not be read: ${safeText(describeThrown(error), 80)}`, AT_TEXT_START);
+          this.report(
+            "invalid-options",
+            `the converter's options could not be read: ${safeText(describeThrown(error), 80)}`,
+            AT_TEXT_START,
+          );
         }
       }
     }
@@ -155,7 +159,14 @@ export class Conversion {
       this.report("invalid-options", `option thoughts must be "description" or "drop"`, AT_TEXT_START);
     }
     this.keepThoughts = thoughts !== "drop";
-    this.catalog = catalog === undefined ? undefined : readTools(catalog, (pointer, message) => this.report("invalid-options", `catalog ${pointer || "/"}: ${message}`, AT_TEXT_START), "");
+    this.catalog =
+      catalog === undefined
+        ? undefined
+        : readTools(
+            catalog,
+            (pointer, message) => this.report("invalid-options", `catalog ${pointer || "/"}: ${message}`, AT_TEXT_START),
+            "",
+          );
   }
 
   /** Add a diagnostic at `start`..`end` of the source, beginning at line and column `where`. */
@@ -163,7 +174,14 @@ export class Conversion {
     if (this.diagnostics.length > MAX_CONVERSION_DIAGNOSTICS) return;
     const range = { start: where, end: { line: where.line, column: where.column + (end - start) } };
     if (this.diagnostics.length === MAX_CONVERSION_DIAGNOSTICS) {
-      this.diagnostics.push({ code: "limit", severity: "error", message: `more than ${MAX_CONVERSION_DIAGNOSTICS} problems; the rest are left out`, pointer: "", offset: { start, end }, range });
+      this.diagnostics.push({
+        code: "limit",
+        severity: "error",
+        message: `more than ${MAX_CONVERSION_DIAGNOSTICS} problems; the rest are left out`,
+        pointer: "",
+        offset: { start, end },
+        range,
+      });
       return;
     }
     this.diagnostics.push({ code, severity, message, pointer, offset: { start, end }, range });
@@ -173,7 +191,13 @@ export class Conversion {
   problemOn(line: SourceLine, code: DiagnosticCode, message: string, { pointer, start, end, severity }: ProblemSpan): void {
     const clampedStart = Math.max(line.offset, Math.min(start, line.offset + line.text.length));
     const clampedEnd = Math.max(clampedStart, Math.min(end, line.offset + line.text.length));
-    this.report(code, message, { pointer, start: clampedStart, end: clampedEnd, where: { line: line.line, column: clampedStart - line.offset + 1 }, severity });
+    this.report(code, message, {
+      pointer,
+      start: clampedStart,
+      end: clampedEnd,
+      where: { line: line.line, column: clampedStart - line.offset + 1 },
+      severity,
+    });
   }
 
   /** Keep a thought line for the next step's description. */
@@ -192,7 +216,12 @@ export class Conversion {
   /** Whether one more step may be added (else a `limit` diagnostic, once). */
   roomForStep(line: SourceLine): boolean {
     if (this.#steps < MAX_PLAN_STEPS) return true;
-    if (!this.#stepsFull) this.problemOn(line, "limit", `more than ${MAX_PLAN_STEPS} steps; the rest of the plan is left out`, { pointer: "", start: line.offset, end: line.offset + line.text.length });
+    if (!this.#stepsFull)
+      this.problemOn(line, "limit", `more than ${MAX_PLAN_STEPS} steps; the rest of the plan is left out`, {
+        pointer: "",
+        start: line.offset,
+        end: line.offset + line.text.length,
+      });
     this.#stepsFull = true;
     this.ended = true;
     return false;
@@ -202,15 +231,30 @@ export class Conversion {
    * Add a call read from `line` (offsets within the line): the step with the thought before it as its
    * description, checked by `accept`.
    */
-  acceptCall(line: SourceLine, step: { id: number; tool: string; args: DraftStep["args"] }, idStart: number, idLength: number, toolStart: number): DraftStep | undefined {
+  acceptCall(
+    line: SourceLine,
+    step: { id: number; tool: string; args: DraftStep["args"] },
+    idStart: number,
+    idLength: number,
+    toolStart: number,
+  ): DraftStep | undefined {
     const at = line.offset;
-    return this.accept(line, { ...step, description: this.takeThought() }, { start: at + idStart, end: at + idStart + idLength }, { start: at + toolStart, end: at + toolStart + step.tool.length });
+    return this.accept(
+      line,
+      { ...step, description: this.takeThought() },
+      { start: at + idStart, end: at + idStart + idLength },
+      { start: at + toolStart, end: at + toolStart + step.tool.length },
+    );
   }
 
   /** A step line that could not be read (a `SourceProblem`): left out with a diagnostic, its thought dropped. Anything else is rethrown. */
   leaveOut(line: SourceLine, error: unknown): undefined {
     if (!(error instanceof SourceProblem)) throw error;
-    this.problemOn(line, error.code, `${error.message}; line ${line.line} is left out`, { pointer: "", start: error.start, end: error.end });
+    this.problemOn(line, error.code, `${error.message}; line ${line.line} is left out`, {
+      pointer: "",
+      start: error.start,
+      end: error.end,
+    });
     this.takeThought();
     return undefined;
   }
@@ -220,11 +264,20 @@ export class Conversion {
    * reference to a step defined on an earlier line. Returns the step (with the catalog's spelling of
    * the tool) or undefined when its id is taken or it refers to a step not defined before it.
    */
-  accept(line: SourceLine, draft: DraftStep, idSpan: { start: number; end: number }, toolSpan: { start: number; end: number }): DraftStep | undefined {
+  accept(
+    line: SourceLine,
+    draft: DraftStep,
+    idSpan: { start: number; end: number },
+    toolSpan: { start: number; end: number },
+  ): DraftStep | undefined {
     const index = this.#steps;
     const pointer = `/steps/${index}`;
     if (this.seen.has(draft.id)) {
-      this.problemOn(line, "duplicate-step-id", `step ${draft.id} is defined twice; this line is left out`, { pointer: "", start: idSpan.start, end: idSpan.end });
+      this.problemOn(line, "duplicate-step-id", `step ${draft.id} is defined twice; this line is left out`, {
+        pointer: "",
+        start: idSpan.start,
+        end: idSpan.end,
+      });
       return undefined;
     }
     let tool = draft.tool;
@@ -233,7 +286,12 @@ export class Conversion {
       if (found !== undefined) tool = found;
       else {
         const suggestion = didYouMean(tool, Object.keys(this.catalog));
-        this.problemOn(line, "unknown-tool", `unknown tool ${quoted(tool, 40)}${suggestion === undefined ? "" : `; did you mean ${quoted(suggestion, 40)}?`}`, { pointer: `${pointer}/tool`, start: toolSpan.start, end: toolSpan.end });
+        this.problemOn(
+          line,
+          "unknown-tool",
+          `unknown tool ${quoted(tool, 40)}${suggestion === undefined ? "" : `; did you mean ${quoted(suggestion, 40)}?`}`,
+          { pointer: `${pointer}/tool`, start: toolSpan.start, end: toolSpan.end },
+        );
       }
     }
     // A reference to a later step is refused, not waited for: LLMCompiler counts only earlier steps as
@@ -244,7 +302,11 @@ export class Conversion {
       for (const ref of refsOf(value)) {
         if (this.seen.has(ref.step)) continue;
         const why = ref.step === draft.id ? "its own result" : "a step not defined on an earlier line";
-        this.problemOn(line, "unknown-step", `step ${draft.id} refers to step ${ref.step}, ${why}; line ${line.line} is left out`, { pointer: argPointer(index, name), start: ref.start, end: ref.end });
+        this.problemOn(line, "unknown-step", `step ${draft.id} refers to step ${ref.step}, ${why}; line ${line.line} is left out`, {
+          pointer: argPointer(index, name),
+          start: ref.start,
+          end: ref.end,
+        });
         unknown = true;
       }
     }
@@ -350,14 +412,26 @@ function renderValue(value: Value, templates: boolean, report: (message: string,
         parts: value.parts.map((part) =>
           typeof part === "string"
             ? { type: "text", span, value: part }
-            : { type: "interpolation", span, form: "braced", expression: { type: "reference", span, syntax: "seed", step: { type: "step", span, digits: String(part.step), id: String(part.step) }, path: [] } },
+            : {
+                type: "interpolation",
+                span,
+                form: "braced",
+                expression: {
+                  type: "reference",
+                  span,
+                  syntax: "seed",
+                  step: { type: "step", span, digits: String(part.step), id: String(part.step) },
+                  path: [],
+                },
+              },
         ),
       };
       try {
         return formatRef(template);
       } catch (error) {
         const ref = value.parts.find((part): part is RefPart => typeof part !== "string");
-        if (ref !== undefined && hasRef) report(`this text cannot be written as a template: ${error instanceof Error ? error.message : "unknown"}`, ref);
+        if (ref !== undefined && hasRef)
+          report(`this text cannot be written as a template: ${error instanceof Error ? error.message : "unknown"}`, ref);
         return value.parts.map((part) => (typeof part === "string" ? part : `$${part.step}`)).join("");
       }
     }
@@ -421,10 +495,19 @@ export function stepNumber(digits: string): number | undefined {
 
 /** The `limit` diagnostic of a line longer than `MAX_PLAN_LINE_LENGTH` (at its first character). */
 export function reportLongLine(conversion: Conversion, source: SourceLine): void {
-  conversion.problemOn(source, "limit", `line ${source.line} is over the limit of ${MAX_PLAN_LINE_LENGTH} characters; it is left out`, { pointer: "", start: source.offset, end: source.offset + 1 });
+  conversion.problemOn(source, "limit", `line ${source.line} is over the limit of ${MAX_PLAN_LINE_LENGTH} characters; it is left out`, {
+    pointer: "",
+    start: source.offset,
+    end: source.offset + 1,
+  });
 }
 
 /** The `limit` diagnostic of text past `MAX_PLAN_TEXT_LENGTH`, at the offset where the limit cuts it. */
 export function reportLongText(conversion: Conversion, offset: number, line: number, column: number): void {
-  conversion.report("limit", `the text is over the limit of ${MAX_PLAN_TEXT_LENGTH} characters; the rest is left out`, { pointer: "", start: offset, end: offset, where: { line, column } });
+  conversion.report("limit", `the text is over the limit of ${MAX_PLAN_TEXT_LENGTH} characters; the rest is left out`, {
+    pointer: "",
+    start: offset,
+    end: offset,
+    where: { line, column },
+  });
 }

@@ -3,7 +3,19 @@
  * Schema of a plan over a catalog (for structured output); `fromLLMCompiler`, `fromLLMCompilerStream`
  * and `fromReWOO` turn other planners' text into plans, with a diagnostic for every line they cannot use.
  */
-export { planSchema, MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES, MAX_SCHEMA_TOOLS, STRICT_FORMATS, STRICT_KEYWORDS, STRICT_REWRITES, type PlanSchema, type PlanSchemaOptions, type SchemaDialect, type StepBranch } from "./plan-schema.js";
+export {
+  planSchema,
+  MAX_SCHEMA_DEPTH,
+  MAX_SCHEMA_NODES,
+  MAX_SCHEMA_TOOLS,
+  STRICT_FORMATS,
+  STRICT_KEYWORDS,
+  STRICT_REWRITES,
+  type PlanSchema,
+  type PlanSchemaOptions,
+  type SchemaDialect,
+  type StepBranch,
+} from "./plan-schema.js";
 export { referencePattern, type ReferencePatternOptions } from "./reference-pattern.js";
 export { fromStrictOutput } from "./strict-output.js";
 export { END_OF_PLAN, fromLLMCompiler, fromLLMCompilerStream } from "./llmcompiler.js";

@@ -12,10 +12,21 @@
  * description; any other text is dropped.
  */
 import { quoted, safeText } from "../shared/text.js";
-import { Conversion, MAX_ARGUMENT_DEPTH, nameArguments, SourceProblem, stepNumber, type ConvertOptions, type ConvertResult, type DraftStep, type RefPart, type SourceLine, type Value } from "./convert.js";
+import {
+  Conversion,
+  MAX_ARGUMENT_DEPTH,
+  nameArguments,
+  SourceProblem,
+  stepNumber,
+  type ConvertOptions,
+  type ConvertResult,
+  type DraftStep,
+  type RefPart,
+  type SourceLine,
+  type Value,
+} from "./convert.js";
 import { convertLines, streamSteps, type StepStream } from "./convert-text.js";
 import { characterByName, LONGEST_NAME, nameNear } from "./unicode-names/names.js";
-
 
 /** The marker LLMCompiler's planner writes after the last step. */
 export const END_OF_PLAN = "<END_OF_PLAN>";
@@ -28,14 +39,24 @@ const REFERENCE = /\$\{(\d+)\}|\$(\d+)/y;
 const REFERENCES = new RegExp(REFERENCE.source, "g");
 /** Python's number literals: hexadecimal, octal and binary integers, decimals, floats, `_` between digits. */
 const DIGITS = String.raw`\d(?:_?\d)*`;
-const NUMBER = new RegExp(String.raw`([-+]?)(?:0[xX](?:_?[0-9a-fA-F])+|0[oO](?:_?[0-7])+|0[bB](?:_?[01])+|(?:${DIGITS}(?:\.(?:${DIGITS})?)?|\.${DIGITS})(?:[eE][-+]?${DIGITS})?)(?![\w.])`, "y");
+const NUMBER = new RegExp(
+  String.raw`([-+]?)(?:0[xX](?:_?[0-9a-fA-F])+|0[oO](?:_?[0-7])+|0[bB](?:_?[01])+|(?:${DIGITS}(?:\.(?:${DIGITS})?)?|\.${DIGITS})(?:[eE][-+]?${DIGITS})?)(?![\w.])`,
+  "y",
+);
 /** A decimal integer with a leading zero (`010`), which Python refuses (only `0`, `00`… may start with 0). */
 const LEADING_ZERO = /^[-+]?0[0_]*[1-9]/;
 /** A string's prefix: raw (`r"\d"`: backslashes kept) or Unicode (`u"…"`, the same as none). */
 const STRING_PREFIX = /[rRuU](?=["'])/y;
 const KEYWORD = /([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)/y;
 const NAME = /[A-Za-z_][A-Za-z0-9_]*/y;
-const WORDS: Readonly<Record<string, null | boolean>> = Object.freeze({ True: true, False: false, None: null, true: true, false: false, null: null });
+const WORDS: Readonly<Record<string, null | boolean>> = Object.freeze({
+  True: true,
+  False: false,
+  None: null,
+  true: true,
+  false: false,
+  null: null,
+});
 
 /**
  * Convert an LLMCompiler task list into a plan. Positional arguments are named after the tool's input
@@ -87,9 +108,21 @@ function readLine(line: SourceLine, conversion: Conversion, index: number): Draf
   const callStart = numbered[0].length;
   try {
     const id = stepNumber(idDigits);
-    if (id === undefined) throw new SourceProblem("invalid-plan", `step number ${safeText(idDigits, 30)} is too large`, line.offset + idStart, line.offset + idStart + idDigits.length);
+    if (id === undefined)
+      throw new SourceProblem(
+        "invalid-plan",
+        `step number ${safeText(idDigits, 30)} is too large`,
+        line.offset + idStart,
+        line.offset + idStart + idDigits.length,
+      );
     const call = CALL.exec(text.slice(callStart));
-    if (call === null) throw new SourceProblem("invalid-plan", `expected a call, tool(arguments), after "${idDigits}."`, line.offset + callStart, line.offset + Math.max(callStart + 1, text.trimEnd().length));
+    if (call === null)
+      throw new SourceProblem(
+        "invalid-plan",
+        `expected a call, tool(arguments), after "${idDigits}."`,
+        line.offset + callStart,
+        line.offset + Math.max(callStart + 1, text.trimEnd().length),
+      );
     const tool = call[1]!;
     const argsStart = callStart + call[0].length;
     const parser = new ArgumentParser(text, line.offset, argsStart);
@@ -105,7 +138,12 @@ function readLine(line: SourceLine, conversion: Conversion, index: number): Draf
       const span = read.positional[0]!;
       const shown = quoted(text.slice(argsStart, end - 1), 40);
       // A warning: the step is kept, as LLMCompiler keeps it.
-      conversion.problemOn(line, "invalid-plan", `the arguments ${shown} are not Python literals (${(error as SourceProblem).message}); as LLMCompiler does, the text is passed as it is, as the first argument`, { pointer: `/steps/${index}`, start: span.start, end: span.end, severity: "warning" });
+      conversion.problemOn(
+        line,
+        "invalid-plan",
+        `the arguments ${shown} are not Python literals (${(error as SourceProblem).message}); as LLMCompiler does, the text is passed as it is, as the first argument`,
+        { pointer: `/steps/${index}`, start: span.start, end: span.end, severity: "warning" },
+      );
     }
     const { positional, keywords } = read;
     let rest = text.slice(end).trimStart();
@@ -115,12 +153,20 @@ function readLine(line: SourceLine, conversion: Conversion, index: number): Draf
     }
     if (rest !== "" && !rest.startsWith("#")) {
       const start = text.length - rest.length;
-      throw new SourceProblem("invalid-plan", `unexpected text after the call: ${quoted(rest, 30)} (a comment starts with #)`, line.offset + start, line.offset + text.trimEnd().length);
+      throw new SourceProblem(
+        "invalid-plan",
+        `unexpected text after the call: ${quoted(rest, 30)} (a comment starts with #)`,
+        line.offset + start,
+        line.offset + text.trimEnd().length,
+      );
     }
     if (!conversion.roomForStep(line)) return undefined;
     const problems: SourceProblem[] = [];
-    const args = nameArguments(conversion, tool, positional, keywords, (message, start, end) => problems.push(new SourceProblem("invalid-plan", message, start, end)));
-    for (const problem of problems) conversion.problemOn(line, problem.code, problem.message, { pointer: `/steps/${index}`, start: problem.start, end: problem.end });
+    const args = nameArguments(conversion, tool, positional, keywords, (message, start, end) =>
+      problems.push(new SourceProblem("invalid-plan", message, start, end)),
+    );
+    for (const problem of problems)
+      conversion.problemOn(line, problem.code, problem.message, { pointer: `/steps/${index}`, start: problem.start, end: problem.end });
     return conversion.acceptCall(line, { id, tool, args }, idStart, idDigits.length, callStart);
   } catch (error) {
     return conversion.leaveOut(line, error);
@@ -133,7 +179,12 @@ function readLine(line: SourceLine, conversion: Conversion, index: number): Draf
  * itself as the one argument (its references still replaced). Undefined when LLMCompiler would not
  * read the line either (no ")" that ends the call) or the problem is a limit.
  */
-function rawArguments(text: string, base: number, argsStart: number, error: unknown): { read: ReturnType<ArgumentParser["call"]>; end: number } | undefined {
+function rawArguments(
+  text: string,
+  base: number,
+  argsStart: number,
+  error: unknown,
+): { read: ReturnType<ArgumentParser["call"]>; end: number } | undefined {
   if (!(error instanceof SourceProblem) || error.code === "limit") return undefined;
   const close = text.lastIndexOf(")");
   if (close < argsStart) return undefined;
@@ -156,7 +207,19 @@ function rawArguments(text: string, base: number, argsStart: number, error: unkn
 }
 
 /** Python's one-character escapes (`\0` and the other octal digits are read as octal escapes). */
-const SIMPLE_ESCAPES: Readonly<Record<string, string>> = Object.freeze({ "\n": "", n: "\n", t: "\t", r: "\r", "\\": "\\", "'": "'", '"': '"', a: "\u0007", b: "\b", f: "\f", v: "\v" });
+const SIMPLE_ESCAPES: Readonly<Record<string, string>> = Object.freeze({
+  "\n": "",
+  n: "\n",
+  t: "\t",
+  r: "\r",
+  "\\": "\\",
+  "'": "'",
+  '"': '"',
+  a: "\u0007",
+  b: "\b",
+  f: "\f",
+  v: "\v",
+});
 const OCTAL_ESCAPE = /[0-7]{1,3}/y;
 
 /** A call's arguments in Python literal syntax, with `$1` / `${1}` references. Throws `SourceProblem`. */
@@ -181,7 +244,10 @@ class ArgumentParser {
   }
 
   /** After `(`: the arguments up to the matching `)`. */
-  call(): { positional: { value: Value; start: number; end: number }[]; keywords: { name: string; value: Value; start: number; end: number }[] } {
+  call(): {
+    positional: { value: Value; start: number; end: number }[];
+    keywords: { name: string; value: Value; start: number; end: number }[];
+  } {
     const positional: { value: Value; start: number; end: number }[] = [];
     const keywords: { name: string; value: Value; start: number; end: number }[] = [];
     for (;;) {
@@ -205,12 +271,19 @@ class ArgumentParser {
       this.space();
       const next = this.text[this.pos];
       if (next === ",") this.pos++;
-      else if (next !== ")") this.fail(next === undefined ? `the call is not closed: expected ")"` : `expected "," or ")", not ${quoted(next, 4)}`);
+      else if (next !== ")")
+        this.fail(next === undefined ? `the call is not closed: expected ")"` : `expected "," or ")", not ${quoted(next, 4)}`);
     }
   }
 
   value(depth: number): Value {
-    if (depth > MAX_ARGUMENT_DEPTH) throw new SourceProblem("limit", `an argument is nested deeper than ${MAX_ARGUMENT_DEPTH}`, this.base + this.pos, this.base + this.pos + 1);
+    if (depth > MAX_ARGUMENT_DEPTH)
+      throw new SourceProblem(
+        "limit",
+        `an argument is nested deeper than ${MAX_ARGUMENT_DEPTH}`,
+        this.base + this.pos,
+        this.base + this.pos + 1,
+      );
     this.space();
     const start = this.pos;
     const char = this.text[this.pos];
@@ -236,7 +309,12 @@ class ArgumentParser {
     if (number !== null) {
       this.pos = NUMBER.lastIndex;
       const written = number[0];
-      if (LEADING_ZERO.test(written) && !/[.eE]/.test(written) && !/^[-+]?0[xXoObB]/.test(written)) this.fail(`leading zeros in a decimal integer are not allowed (${safeText(written, 30)}; an octal number is written 0o…)`, start, this.pos);
+      if (LEADING_ZERO.test(written) && !/[.eE]/.test(written) && !/^[-+]?0[xXoObB]/.test(written))
+        this.fail(
+          `leading zeros in a decimal integer are not allowed (${safeText(written, 30)}; an octal number is written 0o…)`,
+          start,
+          this.pos,
+        );
       const sign = number[1] === "-" ? -1 : 1;
       // Number() reads 0x…, 0o…, 0b… and decimals, but neither a sign before a prefix nor underscores.
       const value = sign * Number(written.slice(number[1]!.length).replaceAll("_", ""));
@@ -337,12 +415,19 @@ class ArgumentParser {
    */
   namedCharacter(close: string): string {
     const start = this.pos;
-    if (this.text[start + 2] !== "{") this.fail(`malformed \\N character escape: a name in braces must follow \\N, as in \\N{BULLET}`, start, start + 2);
+    if (this.text[start + 2] !== "{")
+      this.fail(`malformed \\N character escape: a name in braces must follow \\N, as in \\N{BULLET}`, start, start + 2);
     const nameStart = start + 3;
     let end = nameStart;
     for (;;) {
-      if (end >= this.text.length || this.text.startsWith(close, end)) this.fail(`malformed \\N character escape: no "}" ends the name before the string ends`, start, Math.min(end, this.text.length));
-      if (end - nameStart > LONGEST_NAME) this.fail(`unknown Unicode character name ${quoted(this.text.slice(nameStart, end), 30)}: longer than any (${LONGEST_NAME} characters at most)`, start, end);
+      if (end >= this.text.length || this.text.startsWith(close, end))
+        this.fail(`malformed \\N character escape: no "}" ends the name before the string ends`, start, Math.min(end, this.text.length));
+      if (end - nameStart > LONGEST_NAME)
+        this.fail(
+          `unknown Unicode character name ${quoted(this.text.slice(nameStart, end), 30)}: longer than any (${LONGEST_NAME} characters at most)`,
+          start,
+          end,
+        );
       const char = this.text[end];
       if (char === "}") break;
       end += char === "\\" && this.text[end + 1] !== "}" ? 2 : 1;
@@ -352,7 +437,11 @@ class ArgumentParser {
     const code = characterByName(name);
     if (code === undefined) {
       const near = nameNear(name);
-      this.fail(`unknown Unicode character name ${quoted(name, LONGEST_NAME)}${near === undefined ? "" : `; did you mean ${quoted(near, LONGEST_NAME)}?`}`, start, end + 1);
+      this.fail(
+        `unknown Unicode character name ${quoted(name, LONGEST_NAME)}${near === undefined ? "" : `; did you mean ${quoted(near, LONGEST_NAME)}?`}`,
+        start,
+        end + 1,
+      );
     }
     this.pos = end + 1;
     return String.fromCodePoint(code);
@@ -372,7 +461,11 @@ class ArgumentParser {
       this.space();
       const next = this.text[this.pos];
       if (next === ",") this.pos++;
-      else if (next !== close) this.fail(next === undefined ? `the list is not closed: expected "${close}"` : `expected "," or "${close}"`, next === undefined ? start : this.pos);
+      else if (next !== close)
+        this.fail(
+          next === undefined ? `the list is not closed: expected "${close}"` : `expected "," or "${close}"`,
+          next === undefined ? start : this.pos,
+        );
     }
   }
 
@@ -399,8 +492,11 @@ class ArgumentParser {
       this.space();
       const next = this.text[this.pos];
       if (next === ",") this.pos++;
-      else if (next !== "}") this.fail(next === undefined ? `the dict is not closed: expected "}"` : `expected "," or "}"`, next === undefined ? start : this.pos);
+      else if (next !== "}")
+        this.fail(
+          next === undefined ? `the dict is not closed: expected "}"` : `expected "," or "}"`,
+          next === undefined ? start : this.pos,
+        );
     }
   }
 }
-

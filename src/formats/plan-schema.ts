@@ -34,13 +34,28 @@ export const MAX_SCHEMA_DEPTH = 64;
 /** The one check of `MAX_SCHEMA_DEPTH`: a `limit` error naming the tool whose input schema is too deep, when known. */
 function checkSchemaDepth(depth: number, tool?: string): void {
   if (depth <= MAX_SCHEMA_DEPTH) return;
-  throw new RefError("limit", tool === undefined ? `a value in a tool's schema is nested deeper than ${MAX_SCHEMA_DEPTH}` : `the input schema of tool ${quoted(tool, 40)} is nested deeper than ${MAX_SCHEMA_DEPTH}`);
+  throw new RefError(
+    "limit",
+    tool === undefined
+      ? `a value in a tool's schema is nested deeper than ${MAX_SCHEMA_DEPTH}`
+      : `the input schema of tool ${quoted(tool, 40)} is nested deeper than ${MAX_SCHEMA_DEPTH}`,
+  );
 }
 /** The most schema nodes `planSchema` writes for one catalog; more is a `limit` error. */
 export const MAX_SCHEMA_NODES = 100_000;
 
 /** The formats that OpenAI's strict mode accepts on strings; any other `format` is dropped. */
-export const STRICT_FORMATS: readonly string[] = Object.freeze(["date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"]);
+export const STRICT_FORMATS: readonly string[] = Object.freeze([
+  "date-time",
+  "time",
+  "date",
+  "duration",
+  "email",
+  "hostname",
+  "ipv4",
+  "ipv6",
+  "uuid",
+]);
 
 /** The keywords an `openai-strict` schema may contain (any other is dropped or rewritten). */
 export const STRICT_KEYWORDS: readonly string[] = Object.freeze([
@@ -73,7 +88,18 @@ type TypeName = (typeof TYPES)[number];
 const NUMBER_KEYWORDS = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"];
 const ANNOTATIONS = ["title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly", "$comment"];
 /** Keywords with one subschema. */
-const ONE_SCHEMA = ["additionalProperties", "propertyNames", "contains", "not", "if", "then", "else", "unevaluatedItems", "unevaluatedProperties", "additionalItems"];
+const ONE_SCHEMA = [
+  "additionalProperties",
+  "propertyNames",
+  "contains",
+  "not",
+  "if",
+  "then",
+  "else",
+  "unevaluatedItems",
+  "unevaluatedProperties",
+  "additionalItems",
+];
 /** Keywords with a list of subschemas. */
 const SCHEMA_LISTS = ["anyOf", "oneOf", "allOf", "prefixItems"];
 /** Keywords with a map of subschemas. */
@@ -112,7 +138,8 @@ export function planSchema(catalog: ToolCatalog, options: PlanSchemaOptions = {}
   }
 }
 
-const OUTPUT_DESCRIPTION = "Optional: what the plan gives back when every step has run, written like a step's args ($2 is step 2's result, $1.city its key city).";
+const OUTPUT_DESCRIPTION =
+  "Optional: what the plan gives back when every step has run, written like a step's args ($2 is step 2's result, $1.city its key city).";
 
 /** A plan's `output`: an object shaped like `args`. */
 const PLAIN_OUTPUT = Object.freeze({ type: "object", description: OUTPUT_DESCRIPTION });
@@ -126,7 +153,12 @@ const STRICT_OUTPUT = Object.freeze({
     {
       type: "array",
       description: `${OUTPUT_DESCRIPTION} Each entry is one key of the output and its value.`,
-      items: { type: "object", properties: { name: { type: "string" }, value: { type: "string" } }, required: ["name", "value"], additionalProperties: false },
+      items: {
+        type: "object",
+        properties: { name: { type: "string" }, value: { type: "string" } },
+        required: ["name", "value"],
+        additionalProperties: false,
+      },
     },
     { type: "null" },
   ],
@@ -136,7 +168,10 @@ const STRICT_OUTPUT = Object.freeze({
 export interface PlanSchema {
   readonly [keyword: string]: unknown;
   readonly type: "object";
-  readonly properties: { readonly steps: { readonly type: "array"; readonly items: { readonly anyOf: readonly StepBranch[] } }; readonly output: unknown };
+  readonly properties: {
+    readonly steps: { readonly type: "array"; readonly items: { readonly anyOf: readonly StepBranch[] } };
+    readonly output: unknown;
+  };
   readonly $defs: Readonly<Record<string, unknown>>;
 }
 
@@ -144,7 +179,11 @@ export interface PlanSchema {
 export interface StepBranch {
   readonly [keyword: string]: unknown;
   readonly type: "object";
-  readonly properties: { readonly id: unknown; readonly tool: { readonly type: "string"; readonly enum: readonly [string] }; readonly args: unknown };
+  readonly properties: {
+    readonly id: unknown;
+    readonly tool: { readonly type: "string"; readonly enum: readonly [string] };
+    readonly args: unknown;
+  };
 }
 
 interface Settings {
@@ -165,9 +204,14 @@ function readSchemaOptions(options: PlanSchemaOptions): Settings {
     }
   };
   const dialect = read("dialect") ?? "json-schema";
-  if (dialect !== "json-schema" && dialect !== "openai-strict") throw new RefError("invalid-options", `option dialect must be "json-schema" or "openai-strict"`);
+  if (dialect !== "json-schema" && dialect !== "openai-strict")
+    throw new RefError("invalid-options", `option dialect must be "json-schema" or "openai-strict"`);
   // The language options are checked by the one rule every entry point shares (src/shared/options.ts).
-  const { syntax, templates, deep } = layeredOptions(undefined, { syntax: read("syntax"), templates: read("templates"), deep: read("deep") });
+  const { syntax, templates, deep } = layeredOptions(undefined, {
+    syntax: read("syntax"),
+    templates: read("templates"),
+    deep: read("deep"),
+  });
   return { strict: dialect === "openai-strict", syntax, templates, deep };
 }
 
@@ -175,16 +219,24 @@ function readCatalogOrThrow(catalog: unknown): [string, JsonSchema | undefined, 
   const problems: string[] = [];
   const tools = readTools(catalog, (pointer, message) => void problems.push(`${pointer || "/"}: ${message}`), "");
   if (problems.length > 0 || tools === undefined) {
-    throw new RefError("invalid-options", `planSchema needs a tool catalog: ${problems[0] ?? "an object mapping tool names to { input, output }"}`);
+    throw new RefError(
+      "invalid-options",
+      `planSchema needs a tool catalog: ${problems[0] ?? "an object mapping tool names to { input, output }"}`,
+    );
   }
   const names = Object.keys(tools);
   if (names.length === 0) throw new RefError("invalid-options", "planSchema needs a catalog with at least one tool");
-  if (names.length > MAX_SCHEMA_TOOLS) throw new RefError("limit", `the catalog has ${names.length} tools, over the limit of ${MAX_SCHEMA_TOOLS}`);
+  if (names.length > MAX_SCHEMA_TOOLS)
+    throw new RefError("limit", `the catalog has ${names.length} tools, over the limit of ${MAX_SCHEMA_TOOLS}`);
   return names.map((name) => {
     const spec = readOwnData(tools, name) as object;
     const input = readOwnData(spec, "input");
     const description = readOwnData(spec, "description");
-    return [name, input === MISSING ? undefined : (input as JsonSchema | undefined), typeof description === "string" ? description : undefined];
+    return [
+      name,
+      input === MISSING ? undefined : (input as JsonSchema | undefined),
+      typeof description === "string" ? description : undefined,
+    ];
   });
 }
 
@@ -218,17 +270,30 @@ class SchemaWriter {
         args: this.args({ tool: name, root: input ?? true }),
       };
       // The tool's description tells the model what the tool is for.
-      return { type: "object", ...(description === undefined ? {} : { description }), properties, required: ["id", "tool", "args"], additionalProperties: false };
+      return {
+        type: "object",
+        ...(description === undefined ? {} : { description }),
+        properties,
+        required: ["id", "tool", "args"],
+        additionalProperties: false,
+      };
     });
     const reference = {
       type: "string",
       pattern: referencePattern(this.settings),
-      description: this.settings.syntax === "path" ? "A reference to an earlier step's result: $1, $1.city, $1.items[0]." : "A reference to an earlier step's result: $1 (the whole result) or $1.key.",
+      description:
+        this.settings.syntax === "path"
+          ? "A reference to an earlier step's result: $1, $1.city, $1.items[0]."
+          : "A reference to an earlier step's result: $1 (the whole result) or $1.key.",
     };
     const defs: Record<string, unknown> = {};
     define(defs, REFERENCE_DEF, reference);
     for (const key of Object.keys(this.#defs)) define(defs, key, this.#defs[key]);
-    const steps = { type: "array" as const, description: "The tool calls, in order. A step may use the results of the steps before it.", items: { anyOf: branches } };
+    const steps = {
+      type: "array" as const,
+      description: "The tool calls, in order. A step may use the results of the steps before it.",
+      items: { anyOf: branches },
+    };
     return {
       ...(strict ? {} : { $schema: "https://json-schema.org/draft/2020-12/schema" }),
       type: "object",
@@ -248,11 +313,18 @@ class SchemaWriter {
       if (target === undefined) break;
       schema = target;
     }
-    if (schema === true || schema === undefined || (isPlainObject(schema) && Object.keys(schema).every((key) => DROPPED.has(key) || ANNOTATIONS.includes(key)))) {
-      const free = this.settings.strict ? { type: "object", properties: {}, required: [], additionalProperties: false } : { type: "object" };
+    if (
+      schema === true ||
+      schema === undefined ||
+      (isPlainObject(schema) && Object.keys(schema).every((key) => DROPPED.has(key) || ANNOTATIONS.includes(key)))
+    ) {
+      const free = this.settings.strict
+        ? { type: "object", properties: {}, required: [], additionalProperties: false }
+        : { type: "object" };
       return free;
     }
-    if (schema === false) return this.settings.strict ? { type: "object", properties: {}, required: [], additionalProperties: false } : false;
+    if (schema === false)
+      return this.settings.strict ? { type: "object", properties: {}, required: [], additionalProperties: false } : false;
     const args = this.schema(origin, schema, 0, "args");
     // A plan's args is always an object: say so where the tool's schema does not (Ajv's strict mode wants it beside "properties").
     return isPlainObject(args) && !Object.hasOwn(args, "type") && !Object.hasOwn(args, "$ref") ? { type: "object", ...args } : args;
@@ -272,10 +344,12 @@ class SchemaWriter {
     if (!referable || body === true) return body;
     if (isPlainObject(body) && Object.keys(body).length === 0) return body;
     // Any string is already accepted: a reference adds nothing.
-    if (isPlainObject(body) && body["type"] === "string" && Object.keys(body).every((key) => key === "type" || key === "description")) return body;
+    if (isPlainObject(body) && body["type"] === "string" && Object.keys(body).every((key) => key === "type" || key === "description"))
+      return body;
     const reference = { $ref: `#/$defs/${REFERENCE_DEF}` };
     // One flat anyOf: a body that is only an anyOf gets the reference as one more branch.
-    if (isPlainObject(body) && Object.keys(body).length === 1 && Array.isArray(body["anyOf"])) return { anyOf: [...(body["anyOf"] as unknown[]), reference] };
+    if (isPlainObject(body) && Object.keys(body).length === 1 && Array.isArray(body["anyOf"]))
+      return { anyOf: [...(body["anyOf"] as unknown[]), reference] };
     return { anyOf: [body, reference] };
   }
 
@@ -299,13 +373,16 @@ class SchemaWriter {
       } else if (SCHEMA_MAPS.includes(key) && isPlainObject(value)) {
         const map: Record<string, unknown> = {};
         const values = key === "properties" || key === "patternProperties";
-        for (const name of Object.keys(value)) define(map, name, this.schema(origin, own(value, name), depth + 1, values ? this.#below(isArgs) : "nested"));
+        for (const name of Object.keys(value))
+          define(map, name, this.schema(origin, own(value, name), depth + 1, values ? this.#below(isArgs) : "nested"));
         out[key] = map;
       } else if (SCHEMA_LISTS.includes(key) && Array.isArray(value)) {
         // Branches of anyOf/oneOf/allOf describe this same value: they stay at this position's level.
         const itemPosition = key === "prefixItems" ? this.#below(false) : "nested";
         out[key] = Array.from({ length: value.length }, (_, index) =>
-          key === "prefixItems" ? this.schema(origin, own(value, String(index)), depth + 1, itemPosition) : this.plainBody(origin, own(value, String(index)), depth + 1, isArgs),
+          key === "prefixItems"
+            ? this.schema(origin, own(value, String(index)), depth + 1, itemPosition)
+            : this.plainBody(origin, own(value, String(index)), depth + 1, isArgs),
         );
       } else if (key === "items") {
         out[key] = Array.isArray(value)
@@ -328,7 +405,8 @@ class SchemaWriter {
     if (schema === true || schema === undefined) return anyScalar();
     if (schema === false || !isPlainObject(schema)) return { type: "null" };
     const description = own(schema, "description");
-    const described = (out: Record<string, unknown>): Record<string, unknown> => (typeof description === "string" && !("description" in out) ? { ...out, description } : out);
+    const described = (out: Record<string, unknown>): Record<string, unknown> =>
+      typeof description === "string" && !("description" in out) ? { ...out, description } : out;
     const ref = own(schema, "$ref");
     if (typeof ref === "string") {
       const name = this.defFor(origin, ref, depth);
@@ -346,7 +424,12 @@ class SchemaWriter {
       const base = withoutKeys(schema, ["anyOf", "oneOf"]);
       const anyOf = Array.from({ length: branches.length }, (_, index) => {
         const branch = own(branches, String(index));
-        return this.strictBody(origin, isPlainObject(branch) ? { ...base, ...copyShallow(branch) } : branch === false ? false : base, depth + 1, isArgs);
+        return this.strictBody(
+          origin,
+          isPlainObject(branch) ? { ...base, ...copyShallow(branch) } : branch === false ? false : base,
+          depth + 1,
+          isArgs,
+        );
       });
       return described({ anyOf });
     }
@@ -367,7 +450,8 @@ class SchemaWriter {
       if (inferred !== undefined) out["type"] = inferred;
       return out;
     }
-    if (type === undefined) return out["enum"] !== undefined ? out : { ...anyScalar(), ...(typeof description === "string" ? { description } : {}) };
+    if (type === undefined)
+      return out["enum"] !== undefined ? out : { ...anyScalar(), ...(typeof description === "string" ? { description } : {}) };
     if (type === "object") {
       const properties = own(schema, "properties");
       const required = own(schema, "required");
@@ -386,7 +470,9 @@ class SchemaWriter {
       const prefix = own(schema, "prefixItems");
       const tuple = Array.isArray(prefix) ? prefix : Array.isArray(items) ? items : undefined;
       if (tuple !== undefined && tuple.length > 0) {
-        const entries = Array.from({ length: tuple.length }, (_, index) => this.schema(origin, own(tuple, String(index)), depth + 1, "nested"));
+        const entries = Array.from({ length: tuple.length }, (_, index) =>
+          this.schema(origin, own(tuple, String(index)), depth + 1, "nested"),
+        );
         out["items"] = entries.length === 1 ? entries[0] : { anyOf: entries };
       } else {
         out["items"] = this.schema(origin, items === undefined || Array.isArray(items) ? true : items, depth + 1, "nested");
@@ -417,7 +503,11 @@ class SchemaWriter {
     this.#defNames.set(key, name);
     // Reserved before it is written, so a recursive schema refers to itself.
     define(this.#defs, name, true);
-    define(this.#defs, name, this.settings.strict ? this.strictBody(origin, target, depth + 1, false) : this.plainBody(origin, target, depth + 1, false));
+    define(
+      this.#defs,
+      name,
+      this.settings.strict ? this.strictBody(origin, target, depth + 1, false) : this.plainBody(origin, target, depth + 1, false),
+    );
     return name;
   }
 
@@ -426,7 +516,6 @@ class SchemaWriter {
     const value = resolveLocalRef(origin.root, ref);
     return typeof value === "boolean" || isPlainObject(value) ? value : undefined;
   }
-
 }
 
 /** A value of any JSON type but object and array: what strict mode can say of "anything". */
@@ -481,9 +570,15 @@ function mergeAll(schema: Record<string, unknown>, allOf: unknown[]): Record<str
     const branch = own(allOf, String(index));
     if (!isPlainObject(branch)) continue;
     const next = { ...merged, ...copyShallow(branch) };
-    const properties = { ...(isPlainObject(merged["properties"]) ? copyShallow(merged["properties"]) : {}), ...(isPlainObject(branch["properties"]) ? copyShallow(branch["properties"]) : {}) };
+    const properties = {
+      ...(isPlainObject(merged["properties"]) ? copyShallow(merged["properties"]) : {}),
+      ...(isPlainObject(branch["properties"]) ? copyShallow(branch["properties"]) : {}),
+    };
     if (Object.keys(properties).length > 0) next["properties"] = properties;
-    const required = [...(Array.isArray(merged["required"]) ? (merged["required"] as unknown[]) : []), ...(Array.isArray(own(branch, "required")) ? (own(branch, "required") as unknown[]) : [])];
+    const required = [
+      ...(Array.isArray(merged["required"]) ? (merged["required"] as unknown[]) : []),
+      ...(Array.isArray(own(branch, "required")) ? (own(branch, "required") as unknown[]) : []),
+    ];
     if (required.length > 0) next["required"] = [...new Set(required)];
     merged = next;
   }
@@ -504,6 +599,12 @@ export const STRICT_REWRITES: readonly (readonly [construct: string, becomes: st
   ["no type, enum or branches (true, {})", "any scalar: anyOf string, number, boolean, null"],
   ["an array without items, or a tuple", "items: any scalar, or anyOf of the tuple's entries"],
   ["a local $ref", "a $ref into the plan's $defs (both dialects); a remote $ref becomes any scalar"],
-  ["the plan's output (an object of any keys)", "a list of { name, value } pairs (each value a string: a reference, a template or text), or null for none; fromStrictOutput turns it back into the object"],
-  ["not, if/then/else, patternProperties, propertyNames, dependentSchemas, min/maxProperties, minLength, maxLength, uniqueItems, contains, default, examples, title, a format strict mode does not know", "dropped (the schema gets looser; lintPlan checks the plan against the catalog as written)"],
+  [
+    "the plan's output (an object of any keys)",
+    "a list of { name, value } pairs (each value a string: a reference, a template or text), or null for none; fromStrictOutput turns it back into the object",
+  ],
+  [
+    "not, if/then/else, patternProperties, propertyNames, dependentSchemas, min/maxProperties, minLength, maxLength, uniqueItems, contains, default, examples, title, a format strict mode does not know",
+    "dropped (the schema gets looser; lintPlan checks the plan against the catalog as written)",
+  ],
 ]);

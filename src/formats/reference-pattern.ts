@@ -4,7 +4,14 @@
  * grammar's token sources (src/grammar/tokens.ts), so it never drifts from the parser; a property test
  * checks it against `parseRef` on random strings.
  */
-import { DEFAULT_OP_SOURCE, DIGITS_SOURCE, JSON_NUMBER_SOURCE, JSON_STRING_SOURCE, LITERAL_WORDS, PATH_NAME_CHAR_SOURCE } from "../grammar/tokens.js";
+import {
+  DEFAULT_OP_SOURCE,
+  DIGITS_SOURCE,
+  JSON_NUMBER_SOURCE,
+  JSON_STRING_SOURCE,
+  LITERAL_WORDS,
+  PATH_NAME_CHAR_SOURCE,
+} from "../grammar/tokens.js";
 import type { Syntax } from "../shared/options.js";
 
 /** The language options a reference pattern depends on. */

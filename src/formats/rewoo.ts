@@ -10,7 +10,17 @@
  * next step's description; other lines are dropped.
  */
 import { safeText } from "../shared/text.js";
-import { Conversion, nameArguments, SourceProblem, stepNumber, type ConvertOptions, type ConvertResult, type DraftStep, type RefPart, type SourceLine } from "./convert.js";
+import {
+  Conversion,
+  nameArguments,
+  SourceProblem,
+  stepNumber,
+  type ConvertOptions,
+  type ConvertResult,
+  type DraftStep,
+  type RefPart,
+  type SourceLine,
+} from "./convert.js";
 import { convertLines } from "./convert-text.js";
 
 const STEP = /#E(\d+)\s*=\s*/;
@@ -44,14 +54,32 @@ function readLine(line: SourceLine, conversion: Conversion, index: number): Draf
   const callStart = step.index + step[0].length;
   try {
     const id = stepNumber(digits);
-    if (id === undefined) throw new SourceProblem("invalid-plan", `step number ${safeText(digits, 30)} is too large`, line.offset + idStart, line.offset + idStart + digits.length);
+    if (id === undefined)
+      throw new SourceProblem(
+        "invalid-plan",
+        `step number ${safeText(digits, 30)} is too large`,
+        line.offset + idStart,
+        line.offset + idStart + digits.length,
+      );
     const call = CALL.exec(text.slice(callStart));
     const end = text.trimEnd().length;
-    if (call === null) throw new SourceProblem("invalid-plan", `expected Tool[input] after "#E${digits} ="`, line.offset + callStart, line.offset + Math.max(callStart + 1, end));
+    if (call === null)
+      throw new SourceProblem(
+        "invalid-plan",
+        `expected Tool[input] after "#E${digits} ="`,
+        line.offset + callStart,
+        line.offset + Math.max(callStart + 1, end),
+      );
     const tool = call[1]!;
     const inputStart = callStart + call[0].length;
     const close = text.lastIndexOf("]");
-    if (close < inputStart) throw new SourceProblem("invalid-plan", `the input of ${safeText(tool, 40)}[…] is not closed: expected "]"`, line.offset + inputStart - 1, line.offset + end);
+    if (close < inputStart)
+      throw new SourceProblem(
+        "invalid-plan",
+        `the input of ${safeText(tool, 40)}[…] is not closed: expected "]"`,
+        line.offset + inputStart - 1,
+        line.offset + end,
+      );
     if (close !== end - 1) throw new SourceProblem("invalid-plan", `unexpected text after "]"`, line.offset + close + 1, line.offset + end);
     if (!conversion.roomForStep(line)) return undefined;
     const raw = text.slice(inputStart, close);
@@ -62,7 +90,8 @@ function readLine(line: SourceLine, conversion: Conversion, index: number): Draf
     for (const match of input.matchAll(EVIDENCE)) {
       const ref = stepNumber(match[1]!);
       const start = line.offset + inputStart + lead + match.index;
-      if (ref === undefined) throw new SourceProblem("invalid-plan", `step number ${safeText(match[1]!, 30)} is too large`, start, start + match[0].length);
+      if (ref === undefined)
+        throw new SourceProblem("invalid-plan", `step number ${safeText(match[1]!, 30)} is too large`, start, start + match[0].length);
       if (match.index > last) parts.push(input.slice(last, match.index));
       parts.push({ step: ref, start, end: start + match[0].length });
       last = match.index + match[0].length;
@@ -72,7 +101,9 @@ function readLine(line: SourceLine, conversion: Conversion, index: number): Draf
     const inputSpan = { start: line.offset + inputStart, end: line.offset + close };
     // An empty input to a tool that declares no input property is a call without arguments.
     const noInput = input === "" && conversion.inputNames(tool)?.length === 0;
-    const args = nameArguments(conversion, tool, noInput ? [] : [{ value, ...inputSpan }], [], (message, start, end2) => conversion.problemOn(line, "invalid-plan", message, { pointer: `/steps/${index}`, start, end: end2 }));
+    const args = nameArguments(conversion, tool, noInput ? [] : [{ value, ...inputSpan }], [], (message, start, end2) =>
+      conversion.problemOn(line, "invalid-plan", message, { pointer: `/steps/${index}`, start, end: end2 }),
+    );
     return conversion.acceptCall(line, { id, tool, args }, idStart, digits.length, callStart);
   } catch (error) {
     return conversion.leaveOut(line, error);

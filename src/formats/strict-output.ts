@@ -89,4 +89,3 @@ function withoutNulls(value: unknown, schema: unknown, root: JsonSchema, depth: 
   }
   return out;
 }
-

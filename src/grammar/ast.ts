@@ -101,15 +101,7 @@ export interface TemplateNode {
 export type RefAst = Expression | TemplateNode;
 
 /** Any AST node. */
-export type AstNode =
-  | StepNode
-  | Segment
-  | ReferenceNode
-  | LiteralNode
-  | DefaultNode
-  | TextPart
-  | InterpolationPart
-  | TemplateNode;
+export type AstNode = StepNode | Segment | ReferenceNode | LiteralNode | DefaultNode | TextPart | InterpolationPart | TemplateNode;
 
 /**
  * Call `visit` on `node` and every node below it, parents before children. An error thrown by `visit`
@@ -145,7 +137,8 @@ export function walkAst(node: AstNode, visit: (node: AstNode, parent: AstNode | 
  * readableNode(undefined) // throws RefError: expected an AST node, not undefined
  */
 export function readableNode<T>(node: T): T {
-  if (typeof node !== "object" || node === null) throw new RefError("syntax", `expected an AST node, not ${node === null ? "null" : typeof node}`);
+  if (typeof node !== "object" || node === null)
+    throw new RefError("syntax", `expected an AST node, not ${node === null ? "null" : typeof node}`);
   return node;
 }
 

@@ -44,7 +44,8 @@ export function classify(text: string, options: NormalizedOptions, strict: boole
   if (!startsWithDollar && !(options.templates && text.includes("${"))) return LITERAL;
   if (startsWithDollar && !options.templates && !isDigit(text.charCodeAt(1))) return LITERAL;
   // An over-long string is refused only if it could be a placeholder or template; other text (`$5 off …`) passes.
-  if (text.length > options.maxRefLength && mightBeRef(text, options)) return { kind: "error", error: lengthLimitError(text, options.maxRefLength, "placeholder") };
+  if (text.length > options.maxRefLength && mightBeRef(text, options))
+    return { kind: "error", error: lengthLimitError(text, options.maxRefLength, "placeholder") };
   const mode = (options.syntax === "path" ? 2 : 0) + (options.templates ? 1 : 0);
   let outcome: Outcome | undefined;
   if (!cacheable(text)) {
@@ -72,7 +73,10 @@ export function classify(text: string, options: NormalizedOptions, strict: boole
       return outcome.classification;
     case "not-placeholder":
       if (!strict) return LITERAL;
-      outcome.strictError ??= { kind: "error", error: withoutStack(() => new RefSyntaxError(outcome.text, outcome.offset, outcome.expected)) };
+      outcome.strictError ??= {
+        kind: "error",
+        error: withoutStack(() => new RefSyntaxError(outcome.text, outcome.offset, outcome.expected)),
+      };
       return outcome.strictError;
   }
 }
@@ -91,10 +95,20 @@ function parseOutcome(text: string, options: NormalizedOptions): Outcome {
     return LITERAL_OUTCOME;
   }
   const parsed = runRule(languageOf(options).template, text);
-  if (!parsed.ok) return { kind: "invalid", classification: { kind: "error", error: withoutStack(() => new RefSyntaxError(text, parsed.offset, parsed.expected)) } };
+  if (!parsed.ok)
+    return {
+      kind: "invalid",
+      classification: { kind: "error", error: withoutStack(() => new RefSyntaxError(text, parsed.offset, parsed.expected)) },
+    };
   return refOutcome(parsed.value, false);
 }
 
 function refOutcome(ast: RefAst, cheap: boolean): Outcome {
-  return { kind: "ref", segments: countSegments(ast), interpolations: countInterpolations(ast), classification: { kind: "ref", ast }, cheap };
+  return {
+    kind: "ref",
+    segments: countSegments(ast),
+    interpolations: countInterpolations(ast),
+    classification: { kind: "ref", ast },
+    cheap,
+  };
 }

@@ -87,14 +87,17 @@ function formatTemplate(template: TemplateNode): string {
       const lead = i === 0 && part.value.startsWith("$") ? "$$" : "";
       const rest = lead ? part.value.slice(1) : part.value;
       if (rest.endsWith("$") && template.parts[i + 1]?.type === "interpolation") {
-        throw new RefError("syntax", "a template text part that ends with \"$\" cannot be followed by an interpolation (\"$${\" would be read as an escape)");
+        throw new RefError(
+          "syntax",
+          'a template text part that ends with "$" cannot be followed by an interpolation ("$${" would be read as an escape)',
+        );
       }
       // split/join, not replaceAll: in a replacement string "$$" means one "$", which would undo the escape.
       out += lead + rest.split("${").join("$${");
     } else {
       const body = formatExpression(part.expression, false);
       if (part.expression.type === "reference" && part.expression.syntax === "seed" && body.includes("}")) {
-        throw new RefError("syntax", "a seed key inside ${…} cannot contain \"}\"");
+        throw new RefError("syntax", 'a seed key inside ${…} cannot contain "}"');
       }
       out += `\${${body}}`;
     }

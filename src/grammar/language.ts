@@ -42,7 +42,14 @@ import type {
   TemplateNode,
   TextPart,
 } from "./ast.js";
-import { DEFAULT_OP_SOURCE, DIGITS_SOURCE, JSON_NUMBER_SOURCE, JSON_STRING_SOURCE, LITERAL_WORDS, PATH_NAME_CHAR_SOURCE } from "./tokens.js";
+import {
+  DEFAULT_OP_SOURCE,
+  DIGITS_SOURCE,
+  JSON_NUMBER_SOURCE,
+  JSON_STRING_SOURCE,
+  LITERAL_WORDS,
+  PATH_NAME_CHAR_SOURCE,
+} from "./tokens.js";
 
 /**
  * What a rule's `parse` returns: the value, or where the furthest failure is (1-based line and column,
@@ -50,7 +57,11 @@ import { DEFAULT_OP_SOURCE, DIGITS_SOURCE, JSON_NUMBER_SOURCE, JSON_STRING_SOURC
  */
 export type RefRuleResult<T> =
   | { readonly status: true; readonly value: T }
-  | { readonly status: false; readonly index: { readonly offset: number; readonly line: number; readonly column: number }; readonly expected: readonly string[] };
+  | {
+      readonly status: false;
+      readonly index: { readonly offset: number; readonly line: number; readonly column: number };
+      readonly expected: readonly string[];
+    };
 
 /**
  * One rule of the language. At run time a rule is a Parsimmon parser (its combinators work from
@@ -164,8 +175,12 @@ function makeLanguage(syntax: "seed" | "path") {
         offset,
         P.string("["),
         P.alt<{ index: number } | { name: string }>(
-          P.regexp(DIGITS).desc("an index").map((digits) => ({ index: Number(digits) })),
-          P.regexp(JSON_STRING).desc("a quoted key").map((text) => ({ name: JSON.parse(text) as string })),
+          P.regexp(DIGITS)
+            .desc("an index")
+            .map((digits) => ({ index: Number(digits) })),
+          P.regexp(JSON_STRING)
+            .desc("a quoted key")
+            .map((text) => ({ name: JSON.parse(text) as string })),
         ),
         P.string("]"),
         offset,
@@ -195,7 +210,9 @@ function makeLanguage(syntax: "seed" | "path") {
     template: (r) =>
       P.seqMap(
         offset,
-        P.seqMap(offset, P.string("$$"), offset, (start, _, end): TextPart => ({ type: "text", span: { start, end }, value: "$" })).atMost(1),
+        P.seqMap(offset, P.string("$$"), offset, (start, _, end): TextPart => ({ type: "text", span: { start, end }, value: "$" })).atMost(
+          1,
+        ),
         r.templatePart.many(),
         offset,
         P.eof,
@@ -213,42 +230,52 @@ function makeLanguage(syntax: "seed" | "path") {
 
     // `${…}`: once `${` is read the interpolation must be complete (an unclosed one is an error).
     braced: (r) =>
-      P.seqMap(offset, P.string("${"), r.bracedBody, P.string("}").desc("}"), offset, (start, _open, expression, _close, end): InterpolationPart => ({
-        type: "interpolation",
-        span: { start, end },
-        form: "braced",
-        expression,
-      })),
+      P.seqMap(
+        offset,
+        P.string("${"),
+        r.bracedBody,
+        P.string("}").desc("}"),
+        offset,
+        (start, _open, expression, _close, end): InterpolationPart => ({
+          type: "interpolation",
+          span: { start, end },
+          form: "braced",
+          expression,
+        }),
+      ),
 
     // Inside braces the first reference has no `$`; a fallback reference has one (`${1.a ?? $2.a}`).
     bracedBody: (r) => {
-      const bare = P.seqMap(offset, r.step, pathOf(r, true), offset, (start, step, path, end) => referenceNode(syntax, start, end, step, path));
+      const bare = P.seqMap(offset, r.step, pathOf(r, true), offset, (start, step, path, end) =>
+        referenceNode(syntax, start, end, step, path),
+      );
       return syntax === "seed" ? bare : chain(bare, r);
     },
   });
 
-  function pathOf(r: { seedKey: P.Parser<KeySegment>; seedBracedKey: P.Parser<KeySegment>; segment: P.Parser<Segment> }, braced: boolean): P.Parser<Segment[]> {
+  function pathOf(
+    r: { seedKey: P.Parser<KeySegment>; seedBracedKey: P.Parser<KeySegment>; segment: P.Parser<Segment> },
+    braced: boolean,
+  ): P.Parser<Segment[]> {
     if (syntax === "path") return r.segment.many();
     return (braced ? r.seedBracedKey : r.seedKey).atMost(1);
   }
 }
 
 /** `first { ?? reference } [ ?? literal ]`, folded right: `a ?? b ?? "x"` is `a ?? (b ?? "x")`. */
-function chain(first: P.Parser<ReferenceNode>, r: { reference: P.Parser<ReferenceNode>; literal: P.Parser<LiteralNode>; defaultOp: P.Parser<string> }): P.Parser<Expression> {
-  return P.seqMap(
-    first,
-    r.defaultOp.then(r.reference).many(),
-    r.defaultOp.then(r.literal).atMost(1),
-    (head, rest, last): Expression => {
-      const items: (ReferenceNode | LiteralNode)[] = [head, ...rest, ...last];
-      let node: ReferenceNode | LiteralNode | DefaultNode = items[items.length - 1]!;
-      for (let i = items.length - 2; i >= 0; i--) {
-        const reference = items[i] as ReferenceNode;
-        node = { type: "default", span: { start: reference.span.start, end: node.span.end }, reference, fallback: node };
-      }
-      return node as Expression;
-    },
-  );
+function chain(
+  first: P.Parser<ReferenceNode>,
+  r: { reference: P.Parser<ReferenceNode>; literal: P.Parser<LiteralNode>; defaultOp: P.Parser<string> },
+): P.Parser<Expression> {
+  return P.seqMap(first, r.defaultOp.then(r.reference).many(), r.defaultOp.then(r.literal).atMost(1), (head, rest, last): Expression => {
+    const items: (ReferenceNode | LiteralNode)[] = [head, ...rest, ...last];
+    let node: ReferenceNode | LiteralNode | DefaultNode = items[items.length - 1]!;
+    for (let i = items.length - 2; i >= 0; i--) {
+      const reference = items[i] as ReferenceNode;
+      node = { type: "default", span: { start: reference.span.start, end: node.span.end }, reference, fallback: node };
+    }
+    return node as Expression;
+  });
 }
 
 function referenceNode(syntax: "seed" | "path", start: number, end: number, step: StepNode, path: Segment[]): ReferenceNode {
@@ -308,7 +335,9 @@ function withSafeParse(language: ParsimmonLanguage): RefLanguage {
       value: (text: string): RefRuleResult<unknown> => {
         if (typeof text !== "string") throw new RefError("syntax", "a reference must be a string");
         const result = reply(whole, text);
-        return result.status ? { status: true, value: result.value } : { status: false, index: lineColumn(text, result.furthest), expected: [...result.expected] };
+        return result.status
+          ? { status: true, value: result.value }
+          : { status: false, index: lineColumn(text, result.furthest), expected: [...result.expected] };
       },
     });
   }
@@ -322,7 +351,8 @@ export const seedLanguage: RefLanguage = withSafeParse(makeLanguage("seed"));
 export const pathLanguage: RefLanguage = withSafeParse(makeLanguage("path"));
 
 /** The outcome of running a rule on a whole string, without Parsimmon's types. */
-export type RuleResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly offset: number; readonly expected: readonly string[] };
+export type RuleResult<T> =
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly offset: number; readonly expected: readonly string[] };
 
 /**
  * Run a rule of the language on `text` (the `placeholder` and `template` rules end with end of input)

@@ -15,12 +15,16 @@ export function lengthLimitError(text: string, maxRefLength: number, what: "plac
 
 /** `RefError` code `limit`: a template with more than `maxInterpolations` interpolations. */
 export function interpolationLimitError(text: string, interpolations: number, maxInterpolations: number): RefError {
-  return new RefError("limit", `template has ${interpolations} interpolations, over maxInterpolations (${maxInterpolations})`, { ref: cutText(text, 40) });
+  return new RefError("limit", `template has ${interpolations} interpolations, over maxInterpolations (${maxInterpolations})`, {
+    ref: cutText(text, 40),
+  });
 }
 
 /** `RefError` code `limit`: a reference with more than `maxSegments` path segments and defaults. */
 export function segmentLimitError(text: string, segments: number, maxSegments: number): RefError {
-  return new RefError("limit", `reference has ${segments} path segments and defaults, over maxSegments (${maxSegments})`, { ref: cutText(text, 40) });
+  return new RefError("limit", `reference has ${segments} path segments and defaults, over maxSegments (${maxSegments})`, {
+    ref: cutText(text, 40),
+  });
 }
 
 const STEP_DIGITS = /[0-9]*/y;

@@ -10,9 +10,7 @@ import type { RefAst } from "./ast.js";
  * string that is not valid where validity is required (strict mode, templates, limits).
  */
 export type Classification =
-  | { readonly kind: "literal" }
-  | { readonly kind: "ref"; readonly ast: RefAst }
-  | { readonly kind: "error"; readonly error: RefError };
+  { readonly kind: "literal" } | { readonly kind: "ref"; readonly ast: RefAst } | { readonly kind: "error"; readonly error: RefError };
 
 /**
  * What parsing a string gave in one syntax mode, before the options that do not change parsing
@@ -25,8 +23,20 @@ export type Outcome =
    * Parsed; `segments` (of its longest reference) is checked against `maxSegments` and `interpolations`
    * against `maxInterpolations` on every use. `cheap`: the scanner parsed it.
    */
-  | { readonly kind: "ref"; readonly segments: number; readonly interpolations: number; readonly classification: Classification; readonly cheap: boolean }
+  | {
+      readonly kind: "ref";
+      readonly segments: number;
+      readonly interpolations: number;
+      readonly classification: Classification;
+      readonly cheap: boolean;
+    }
   /** Starts like a placeholder (`$` and a digit) but is not one: literal, or an error under `strict`. */
-  | { readonly kind: "not-placeholder"; readonly text: string; readonly offset: number; readonly expected: readonly string[]; strictError?: Classification }
+  | {
+      readonly kind: "not-placeholder";
+      readonly text: string;
+      readonly offset: number;
+      readonly expected: readonly string[];
+      strictError?: Classification;
+    }
   /** An invalid template: always an error. */
   | { readonly kind: "invalid"; readonly classification: Classification };

@@ -76,7 +76,8 @@ export function admit(text: string, mode: number, outcome: Outcome, cheap: boole
  * setParseCacheSize(50_000) // 10000, the default
  */
 export function setParseCacheSize(maxEntries: number): number {
-  if (!Number.isInteger(maxEntries) || maxEntries < 0) throw new RefError("invalid-options", "the parse cache size must be a non-negative integer");
+  if (!Number.isInteger(maxEntries) || maxEntries < 0)
+    throw new RefError("invalid-options", "the parse cache size must be a non-negative integer");
   const previous = cache.maxEntries;
   cache.resize(maxEntries);
   return previous;

@@ -91,13 +91,21 @@ export function parseTemplate(text: string, options?: SyntaxOptions): TemplateNo
   if (text.length > normalized.maxRefLength) {
     if (mightBeRef(text, normalized)) throw lengthLimitError(text, normalized.maxRefLength, "template");
     // No `${`, no leading `$$`, not a placeholder: the whole text is one text part (every `$` in it is literal).
-    return { type: "template", span: { start: 0, end: text.length }, parts: [{ type: "text", span: { start: 0, end: text.length }, value: text }] };
+    return {
+      type: "template",
+      span: { start: 0, end: text.length },
+      parts: [{ type: "text", span: { start: 0, end: text.length }, value: text }],
+    };
   }
   if (text.charCodeAt(0) === DOLLAR && isDigit(text.charCodeAt(1))) {
     const whole = parsePlaceholder(text, normalized);
     if (whole.ok) {
       const expression: Expression = withinLimits(whole.value, text, normalized);
-      return { type: "template", span: expression.span, parts: [{ type: "interpolation", span: expression.span, form: "bare", expression }] };
+      return {
+        type: "template",
+        span: expression.span,
+        parts: [{ type: "interpolation", span: expression.span, form: "bare", expression }],
+      };
     }
   }
   const parsed = runRule(languageOf(normalized).template, text);

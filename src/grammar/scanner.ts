@@ -11,7 +11,21 @@
  * commits to its first success, and the token patterns are the grammar's own (from tokens.ts).
  */
 import type { Expression, IndexSegment, KeySegment, LiteralNode, QuotedKeySegment, ReferenceNode, Segment, StepNode } from "./ast.js";
-import { CLOSE_BRACKET, DOLLAR, DOT, isDigit, JSON_NUMBER_SOURCE, JSON_STRING_SOURCE, LITERAL_WORDS, OPEN_BRACKET, PATH_NAME_STOPS, QUESTION, QUOTE, SPACE, ZERO } from "./tokens.js";
+import {
+  CLOSE_BRACKET,
+  DOLLAR,
+  DOT,
+  isDigit,
+  JSON_NUMBER_SOURCE,
+  JSON_STRING_SOURCE,
+  LITERAL_WORDS,
+  OPEN_BRACKET,
+  PATH_NAME_STOPS,
+  QUESTION,
+  QUOTE,
+  SPACE,
+  ZERO,
+} from "./tokens.js";
 
 // The grammar's token patterns (tokens.ts), sticky: they match at an offset as Parsimmon's anchored
 // `regexp` does. A path name is scanned by `nameEnd` instead, a loop that is several times faster.
@@ -118,14 +132,19 @@ function scanSegment(text: string, start: number): Segment | undefined {
   if (!stringToken.test(text)) return undefined;
   const stringEnd = stringToken.lastIndex;
   if (codeAt(text, stringEnd) !== CLOSE_BRACKET) return undefined;
-  const quoted: QuotedKeySegment = { type: "quoted-key", span: { start, end: stringEnd + 1 }, name: JSON.parse(text.slice(inner, stringEnd)) as string };
+  const quoted: QuotedKeySegment = {
+    type: "quoted-key",
+    span: { start, end: stringEnd + 1 },
+    name: JSON.parse(text.slice(inner, stringEnd)) as string,
+  };
   return quoted;
 }
 
 /** A JSON literal at `start`, tried in the grammar's order: string, number, true, false, null. */
 function scanLiteral(text: string, start: number): LiteralNode | undefined {
   stringToken.lastIndex = start;
-  if (stringToken.test(text)) return literalNode(start, stringToken.lastIndex, JSON.parse(text.slice(start, stringToken.lastIndex)) as string);
+  if (stringToken.test(text))
+    return literalNode(start, stringToken.lastIndex, JSON.parse(text.slice(start, stringToken.lastIndex)) as string);
   numberToken.lastIndex = start;
   if (numberToken.test(text)) return literalNode(start, numberToken.lastIndex, Number(text.slice(start, numberToken.lastIndex)));
   for (const [word, value] of LITERAL_WORDS) if (text.startsWith(word, start)) return literalNode(start, start + word.length, value);
@@ -151,7 +170,17 @@ for (const char of `${PATH_NAME_STOPS}\t\n\v\f\r `) NAME_STOP[char.charCodeAt(0)
 
 /** Whether a non-ASCII code unit is whitespace for `\s` (WhiteSpace and LineTerminator of ECMAScript). */
 function isWideSpace(code: number): boolean {
-  return code === 0xa0 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f || code === 0x3000 || code === 0xfeff;
+  return (
+    code === 0xa0 ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000 ||
+    code === 0xfeff
+  );
 }
 
 /** The end of the run of name characters starting at `start` (`start` itself when there is none). */

@@ -31,7 +31,12 @@ export interface ToolInput {
 export function toolInput(schema: unknown): ToolInput {
   const compiled = compileInputSchema(schema);
   let openNames: ReadonlySet<string> | undefined;
-  if (compiled.ok && isPlainObject(schema) && ownData(schema, "additionalProperties") !== false && ownData(schema, "unevaluatedProperties") !== false) {
+  if (
+    compiled.ok &&
+    isPlainObject(schema) &&
+    ownData(schema, "additionalProperties") !== false &&
+    ownData(schema, "unevaluatedProperties") !== false
+  ) {
     const additional = ownData(schema, "additionalProperties");
     const names = declaredKeys(schema);
     if (names.size > 0 && !isPlainObject(additional) && ownData(schema, "patternProperties") === undefined) openNames = names;
@@ -46,10 +51,24 @@ export function toolInput(schema: unknown): ToolInput {
 export function reportCatalog(step: LocatedStep, input: ToolInput, out: Draft[]): void {
   const where = { pointer: `${step.pointer}/tool`, step: step.id };
   if (!input.compiled.ok) {
-    out.push(draft("invalid-catalog", "warning", `the input schema of tool ${quoted(step.tool, 40)} cannot be compiled (${input.compiled.reason}); its arguments are not checked`, where));
+    out.push(
+      draft(
+        "invalid-catalog",
+        "warning",
+        `the input schema of tool ${quoted(step.tool, 40)} cannot be compiled (${input.compiled.reason}); its arguments are not checked`,
+        where,
+      ),
+    );
   } else if (input.compiled.untested.length > 0) {
     const notes = input.compiled.untested;
-    out.push(draft("invalid-catalog", "warning", `the input schema of tool ${quoted(step.tool, 40)}: ${notes.slice(0, 3).join("; ")}${notes.length > 3 ? ` (and ${notes.length - 3} more)` : ""}`, where));
+    out.push(
+      draft(
+        "invalid-catalog",
+        "warning",
+        `the input schema of tool ${quoted(step.tool, 40)}: ${notes.slice(0, 3).join("; ")}${notes.length > 3 ? ` (and ${notes.length - 3} more)` : ""}`,
+        where,
+      ),
+    );
   }
 }
 
@@ -81,7 +100,8 @@ export function checkArguments(step: LocatedStep, input: ToolInput, scan: ArgSca
   if (input.openNames !== undefined && isPlainObject(value)) {
     for (const name of Object.keys(value)) {
       const path = `/${name.replaceAll("~", "~0").replaceAll("/", "~1")}`;
-      if (!input.openNames.has(name) && !issues.some((issue) => issue.path === path)) issues.push({ kind: "unknown", path, name, declared: [...input.openNames], closed: false });
+      if (!input.openNames.has(name) && !issues.some((issue) => issue.path === path))
+        issues.push({ kind: "unknown", path, name, declared: [...input.openNames], closed: false });
     }
   }
   for (const issue of issues) out.push(diagnosticOf(step, issue));
@@ -98,25 +118,50 @@ function diagnosticOf(step: LocatedStep, issue: InputIssue): Draft {
       const add = issue.names.map(({ name, types }) => ({ name, value: placeholderOf(types) }));
       if (issue.path === "") {
         const where = argsAbsent(step) ? { pointer: step.pointer } : { pointer: argsPointer, at: "key" as const };
-        return draft("missing-argument", "error", `tool ${tool} needs argument${plural} ${list}`, { ...where, step: step.id, fix: { add } });
+        return draft("missing-argument", "error", `tool ${tool} needs argument${plural} ${list}`, {
+          ...where,
+          step: step.id,
+          fix: { add },
+        });
       }
-      return draft("missing-argument", "error", `${argumentName(issue.path)} of ${tool} needs propert${names.length === 1 ? "y" : "ies"} ${list}`, { pointer: argsPointer + issue.path, step: step.id, at: "key", fix: { add } });
+      return draft(
+        "missing-argument",
+        "error",
+        `${argumentName(issue.path)} of ${tool} needs propert${names.length === 1 ? "y" : "ies"} ${list}`,
+        { pointer: argsPointer + issue.path, step: step.id, at: "key", fix: { add } },
+      );
     }
     case "unknown": {
       const parent = issue.path.slice(0, issue.path.lastIndexOf("/"));
       const suggestion = didYouMean(issue.name, issue.declared);
-      const known = suggestion !== undefined ? `; did you mean ${quoted(suggestion, 40)}?` : issue.declared.length === 0 ? "" : ` (${parent === "" ? "arguments" : "properties"}: ${listSome(issue.declared)})`;
-      const subject = parent === "" ? `tool ${tool} has no argument ${quoted(issue.name, 40)}` : `${argumentName(parent)} of ${tool} has no property ${quoted(issue.name, 40)}`;
+      const known =
+        suggestion !== undefined
+          ? `; did you mean ${quoted(suggestion, 40)}?`
+          : issue.declared.length === 0
+            ? ""
+            : ` (${parent === "" ? "arguments" : "properties"}: ${listSome(issue.declared)})`;
+      const subject =
+        parent === ""
+          ? `tool ${tool} has no argument ${quoted(issue.name, 40)}`
+          : `${argumentName(parent)} of ${tool} has no property ${quoted(issue.name, 40)}`;
       const closed = issue.closed;
-      return draft("unknown-argument", closed ? "error" : "warning", `${subject}${known}${closed ? "" : "; its schema allows other arguments, so the tool may ignore it"}`, {
-        pointer: argsPointer + issue.path,
-        step: step.id,
-        at: "key",
-        fix: suggestion === undefined ? undefined : { replace: suggestion },
-      });
+      return draft(
+        "unknown-argument",
+        closed ? "error" : "warning",
+        `${subject}${known}${closed ? "" : "; its schema allows other arguments, so the tool may ignore it"}`,
+        {
+          pointer: argsPointer + issue.path,
+          step: step.id,
+          at: "key",
+          fix: suggestion === undefined ? undefined : { replace: suggestion },
+        },
+      );
     }
     case "invalid":
-      return draft("invalid-argument", "error", `${argumentName(issue.path)} of ${tool} ${issue.message}`, { pointer: argsPointer + issue.path, step: step.id });
+      return draft("invalid-argument", "error", `${argumentName(issue.path)} of ${tool} ${issue.message}`, {
+        pointer: argsPointer + issue.path,
+        step: step.id,
+      });
   }
 }
 
@@ -126,7 +171,15 @@ function argumentName(path: string): string {
   return tokens.length === 1 ? `argument ${quoted(tokens[0]!, 40)}` : `argument ${quoted(path, 60)}`;
 }
 
-const PLACEHOLDERS: readonly [JsonType, unknown][] = [["string", ""], ["integer", 0], ["number", 0], ["boolean", false], ["array", []], ["object", {}], ["null", null]];
+const PLACEHOLDERS: readonly [JsonType, unknown][] = [
+  ["string", ""],
+  ["integer", 0],
+  ["number", 0],
+  ["boolean", false],
+  ["array", []],
+  ["object", {}],
+  ["null", null],
+];
 
 /** A value of the right type for a missing property, for a quick fix to fill in (`null` when any type goes). */
 function placeholderOf(types: TypeSet): unknown {

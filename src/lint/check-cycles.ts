@@ -16,7 +16,13 @@ import { firstReference, type StepScan } from "./check-references.js";
  * const out: Draft[] = [];
  * checkCycles(read.steps, nodeOf, checkReferences(read.steps, nodeOf, out, { options }), options, out);
  */
-export function checkCycles(steps: readonly LocatedStep[], nodeOf: ReadonlyMap<number, number>, scan: StepScan, options: NormalizedOptions, out: Draft[]): void {
+export function checkCycles(
+  steps: readonly LocatedStep[],
+  nodeOf: ReadonlyMap<number, number>,
+  scan: StepScan,
+  options: NormalizedOptions,
+  out: Draft[],
+): void {
   const cycles = findCycles(scan.graph);
   const cycleOf = new Map<number, number>();
   cycles.forEach((cycle, index) => {
@@ -27,7 +33,14 @@ export function checkCycles(steps: readonly LocatedStep[], nodeOf: ReadonlyMap<n
     const edge = from === undefined ? undefined : firstReference(from, second, options);
     const around = [...cycle, first].map((id) => `step ${id}`).join(" → ");
     const message = `cycle: ${around}; each waits for the next, so none of these steps can ever run`;
-    out.push(draft("cycle", "error", message, edge === undefined ? { pointer: "", step: first } : { pointer: edge.pointer, step: first, span: edge.span }));
+    out.push(
+      draft(
+        "cycle",
+        "error",
+        message,
+        edge === undefined ? { pointer: "", step: first } : { pointer: edge.pointer, step: first, span: edge.span },
+      ),
+    );
   });
   for (const edge of scan.forward) {
     const inCycle = cycleOf.get(edge.from.id);

@@ -27,7 +27,14 @@ import { draft, type Draft } from "./draft.js";
  * @example
  * checkPathLike("$1.hits[0].url", node, target, undefined, { pointer: "/steps/1/args/u", step: 2 }, out)
  */
-export function checkPathLike(text: string, node: ReferenceNode, target: LocatedStep, schemas: SchemaChecker | undefined, where: { readonly pointer: string; readonly step?: number | undefined }, out: Draft[]): void {
+export function checkPathLike(
+  text: string,
+  node: ReferenceNode,
+  target: LocatedStep,
+  schemas: SchemaChecker | undefined,
+  where: { readonly pointer: string; readonly step?: number | undefined },
+  out: Draft[],
+): void {
   if (node.syntax !== "seed" || node.path.length !== 1) return;
   const segment = node.path[0]!;
   if (segment.type !== "key") return;

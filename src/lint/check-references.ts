@@ -121,15 +121,30 @@ export function checkReferences(
   let knownIds: string | undefined;
   let ids: string[] | undefined;
   const idTexts = (): string[] => (ids ??= steps.map((step) => String(step.id)));
-  const describeIds = (): string => (knownIds ??= steps.length === 0 ? "the plan has no steps" : `steps: ${listSome(steps.map((step) => String(step.id)))}`);
+  const describeIds = (): string =>
+    (knownIds ??= steps.length === 0 ? "the plan has no steps" : `steps: ${listSome(steps.map((step) => String(step.id)))}`);
 
   // One reference of step `position` (or of the plan's output: `step` undefined, after every step and
   // in no edge of the graph), written in the string `text` at `pointer`.
-  const checkSite = (position: number, step: LocatedStep | undefined, text: string, pointer: string, node: ReferenceNode, guarded: boolean): void => {
+  const checkSite = (
+    position: number,
+    step: LocatedStep | undefined,
+    text: string,
+    pointer: string,
+    node: ReferenceNode,
+    guarded: boolean,
+  ): void => {
     const where = (span: Span): { pointer: string; step: number | undefined; span: Span } => ({ pointer, step: step?.id, span });
     const stepSpan = (): Span => ({ start: node.span.start, end: node.step.span.end });
     if (node.step.digits !== node.step.id) {
-      out.push(draft("non-canonical-step", "warning", `step number ${quoted(node.step.digits, 30)} has leading zeros; write ${safeText(node.step.id, 30)} (it is the same step)`, { ...where(node.step.span), fix: { replace: node.step.id } }));
+      out.push(
+        draft(
+          "non-canonical-step",
+          "warning",
+          `step number ${quoted(node.step.digits, 30)} has leading zeros; write ${safeText(node.step.id, 30)} (it is the same step)`,
+          { ...where(node.step.span), fix: { replace: node.step.id } },
+        ),
+      );
     }
     const id = Number(node.step.id);
     const targetNode = Number.isSafeInteger(id) ? nodeOf.get(id) : undefined;
@@ -144,7 +159,14 @@ export function checkReferences(
       }
       const why = Number.isSafeInteger(id) ? earlier.forgotten.get(id) : undefined;
       if (why !== undefined) {
-        out.push(draft("unknown-step", guarded ? "warning" : "error", `${refLabel(text, node)} refers to step ${safeText(node.step.id, 30)} of an earlier plan, but ${safeText(why, 200)}${guarded ? "; the ?? default is always used" : ""}`, { pointer, step: step?.id, span: stepSpan() }));
+        out.push(
+          draft(
+            "unknown-step",
+            guarded ? "warning" : "error",
+            `${refLabel(text, node)} refers to step ${safeText(node.step.id, 30)} of an earlier plan, but ${safeText(why, 200)}${guarded ? "; the ?? default is always used" : ""}`,
+            { pointer, step: step?.id, span: stepSpan() },
+          ),
+        );
         return;
       }
     }
@@ -155,12 +177,26 @@ export function checkReferences(
       const hint = close === undefined ? "" : `; did you mean step ${close}?`;
       const span = stepSpan();
       const fix = close === undefined ? undefined : { replace: text.slice(span.start, node.step.span.start) + close };
-      out.push(draft("unknown-step", guarded ? "warning" : "error", `${refLabel(text, node)} refers to step ${safeText(node.step.id, 30)}, which is not in the plan (${describeIds()})${hint}${fallback}`, { ...where(span), fix }));
+      out.push(
+        draft(
+          "unknown-step",
+          guarded ? "warning" : "error",
+          `${refLabel(text, node)} refers to step ${safeText(node.step.id, 30)}, which is not in the plan (${describeIds()})${hint}${fallback}`,
+          { ...where(span), fix },
+        ),
+      );
       return;
     }
     if (step !== undefined) {
       if (target.id === step.id) {
-        out.push(draft("self-ref", "error", `${refLabel(text, node)} refers to step ${step.id} itself: a step cannot use its own result`, where(stepSpan())));
+        out.push(
+          draft(
+            "self-ref",
+            "error",
+            `${refLabel(text, node)} refers to step ${step.id} itself: a step cannot use its own result`,
+            where(stepSpan()),
+          ),
+        );
         return;
       }
       if (lastAdder[targetNode] !== position) {
@@ -176,22 +212,40 @@ export function checkReferences(
   // What every scanned value reports besides its references: strings that do not parse, placeholders
   // that stay text, limits.
   const reportScan = (scan: ArgScan, argsPointer: string, step: number | undefined): void => {
-    const [nestedWhat, countWhere, them] = step === undefined ? ["the output is", "the output", "it"] : ["the arguments are", "one step", "them"];
+    const [nestedWhat, countWhere, them] =
+      step === undefined ? ["the output is", "the output", "it"] : ["the arguments are", "one step", "them"];
     for (const bad of scan.malformed) reportMalformed(bad, argsPointer, step, options, out);
     for (const nested of scan.unresolvedNested) {
       out.push(
-        draft("nested-placeholder", "info", `${quoted(nested.text, 40)} is inside a nested object or array, so it is passed on as text: references there are resolved only with the option deep`, {
-          pointer: argsPointer + nested.pointer,
-          step,
-        }),
+        draft(
+          "nested-placeholder",
+          "info",
+          `${quoted(nested.text, 40)} is inside a nested object or array, so it is passed on as text: references there are resolved only with the option deep`,
+          {
+            pointer: argsPointer + nested.pointer,
+            step,
+          },
+        ),
       );
     }
     for (const like of scan.templateLike) reportTemplateLike(like.text, argsPointer + like.pointer, step, options, out);
     if (scan.tooDeep !== undefined) {
-      out.push(draft("limit", "error", `${nestedWhat} nested deeper than maxDepth (${options.maxDepth}); resolving ${them} fails here`, { pointer: argsPointer + scan.tooDeep, step }));
+      out.push(
+        draft("limit", "error", `${nestedWhat} nested deeper than maxDepth (${options.maxDepth}); resolving ${them} fails here`, {
+          pointer: argsPointer + scan.tooDeep,
+          step,
+        }),
+      );
     }
     if (scan.refs.length > options.maxPlaceholders) {
-      out.push(draft("limit", "error", `${scan.refs.length} placeholders in ${countWhere} is over maxPlaceholders (${options.maxPlaceholders}); resolving them fails`, { pointer: argsPointer, step }));
+      out.push(
+        draft(
+          "limit",
+          "error",
+          `${scan.refs.length} placeholders in ${countWhere} is over maxPlaceholders (${options.maxPlaceholders}); resolving them fails`,
+          { pointer: argsPointer, step },
+        ),
+      );
     }
   };
 
@@ -242,7 +296,8 @@ export function earlierStep(earlier: EarlierSteps | undefined, id: number): Loca
 export function firstReference(from: LocatedStep, to: number, options: NormalizedOptions): { pointer: string; span: Span } | undefined {
   for (const ref of scanArgs(from.args, options).refs) {
     for (const { node } of referenceSites(ref.ast)) {
-      if (Number(node.step.id) === to) return { pointer: `${from.pointer}/args${ref.pointer}`, span: { start: node.span.start, end: node.step.span.end } };
+      if (Number(node.step.id) === to)
+        return { pointer: `${from.pointer}/args${ref.pointer}`, span: { start: node.span.start, end: node.step.span.end } };
     }
   }
   return undefined;
@@ -264,7 +319,14 @@ function reportMalformed(bad: MalformedArg, argsPointer: string, step: number | 
   const span = bad.error instanceof RefSyntaxError ? errorSpan(bad.text, bad.error) : undefined;
   const detail = bad.error instanceof RefSyntaxError ? syntaxDetail(bad.text, bad.error) : bad.error.message;
   const consequence = resolverThrows ? "resolving it throws a RefSyntaxError" : "it is passed on as plain text, not resolved";
-  out.push(draft("malformed-ref", resolverThrows ? "error" : "warning", `${quoted(bad.text, 40)} looks like a reference but does not parse (${detail}); ${consequence}`, { pointer, step, span }));
+  out.push(
+    draft(
+      "malformed-ref",
+      resolverThrows ? "error" : "warning",
+      `${quoted(bad.text, 40)} looks like a reference but does not parse (${detail}); ${consequence}`,
+      { pointer, step, span },
+    ),
+  );
 }
 
 /** After `$` and the step digits comes a path-like character (after optional spaces): `$1.`, `$1 .city`, `$1[`. */
@@ -274,26 +336,42 @@ function looksLikeReference(text: string): boolean {
 
 /** `${1.city}` text while templates are off: it is passed on as it is, braces and all. */
 function reportTemplateLike(text: string, pointer: string, step: number | undefined, options: NormalizedOptions, out: Draft[]): void {
-  const parsed = tryParseRef(text, { syntax: options.syntax, templates: true, maxRefLength: options.maxRefLength, maxSegments: options.maxSegments, maxInterpolations: options.maxInterpolations });
+  const parsed = tryParseRef(text, {
+    syntax: options.syntax,
+    templates: true,
+    maxRefLength: options.maxRefLength,
+    maxSegments: options.maxSegments,
+    maxInterpolations: options.maxInterpolations,
+  });
   if (parsed.ok) {
     const first = parsed.value.type === "template" ? parsed.value.parts.find((part) => part.type === "interpolation") : undefined;
     out.push(
-      draft("templates-off", "warning", `${quoted(text, 40)} contains \${…} but templates are off, so it is passed on as text; set the option templates to interpolate it`, {
-        pointer,
-        step,
-        span: first?.span,
-      }),
+      draft(
+        "templates-off",
+        "warning",
+        `${quoted(text, 40)} contains \${…} but templates are off, so it is passed on as text; set the option templates to interpolate it`,
+        {
+          pointer,
+          step,
+          span: first?.span,
+        },
+      ),
     );
     return;
   }
   const error = parsed.error;
   if (!(error instanceof RefSyntaxError)) return;
   out.push(
-    draft("malformed-ref", "warning", `${quoted(text, 40)} looks like a template reference but does not parse (${syntaxDetail(text, error)}); it is passed on as plain text`, {
-      pointer,
-      step,
-      span: errorSpan(text, error),
-    }),
+    draft(
+      "malformed-ref",
+      "warning",
+      `${quoted(text, 40)} looks like a template reference but does not parse (${syntaxDetail(text, error)}); it is passed on as plain text`,
+      {
+        pointer,
+        step,
+        span: errorSpan(text, error),
+      },
+    ),
   );
 }
 

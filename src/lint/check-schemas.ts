@@ -14,7 +14,17 @@ import { isPathLikeKey, pathSyntaxHint } from "../shared/path-hint.js";
 import { checkArguments, reportCatalog, toolInput, type ToolInput } from "./check-arguments.js";
 import { didYouMean } from "./did-you-mean.js";
 import { draft, type Draft } from "./draft.js";
-import { declaredKeys, describeTypes, intersectTypes, typeOfValue, unionTypes, walkSchema, type PathStep, type TypeSet, type WalkOutcome } from "./schema-walk.js";
+import {
+  declaredKeys,
+  describeTypes,
+  intersectTypes,
+  typeOfValue,
+  unionTypes,
+  walkSchema,
+  type PathStep,
+  type TypeSet,
+  type WalkOutcome,
+} from "./schema-walk.js";
 
 /** Where a diagnostic goes: the argument's pointer and the step. */
 interface Where {
@@ -52,8 +62,19 @@ export class SchemaChecker {
     if (this.#spec(step.tool) !== undefined) return;
     this.#names ??= Object.keys(this.#catalog);
     const suggestion = didYouMean(step.tool, this.#names);
-    const hint = suggestion !== undefined ? `; did you mean ${quoted(suggestion)}?` : this.#names.length === 0 ? " (the catalog is empty)" : ` (tools: ${listSome(this.#names)})`;
-    out.push(draft("unknown-tool", "error", `tool ${quoted(step.tool)} is not in the tool catalog${hint}`, { pointer: `${step.pointer}/tool`, step: step.id, fix: suggestion === undefined ? undefined : { replace: suggestion } }));
+    const hint =
+      suggestion !== undefined
+        ? `; did you mean ${quoted(suggestion)}?`
+        : this.#names.length === 0
+          ? " (the catalog is empty)"
+          : ` (tools: ${listSome(this.#names)})`;
+    out.push(
+      draft("unknown-tool", "error", `tool ${quoted(step.tool)} is not in the tool catalog${hint}`, {
+        pointer: `${step.pointer}/tool`,
+        step: step.id,
+        fix: suggestion === undefined ? undefined : { replace: suggestion },
+      }),
+    );
   }
 
   /**
@@ -79,7 +100,12 @@ export class SchemaChecker {
     } else {
       const suggestion = didYouMean(segment.name, outcome.keys);
       fix = suggestion === undefined ? undefined : segmentFix(text, segment, suggestion);
-      const known = suggestion !== undefined ? `; did you mean ${quoted(suggestion)}?` : outcome.keys.length === 0 ? " (it allows no keys)" : ` (keys: ${listSome(outcome.keys)})`;
+      const known =
+        suggestion !== undefined
+          ? `; did you mean ${quoted(suggestion)}?`
+          : outcome.keys.length === 0
+            ? " (it allows no keys)"
+            : ` (keys: ${listSome(outcome.keys)})`;
       message = `${refLabel(text, node)}: ${owner}'s output schema has no key ${quoted(segment.name, 40)}${at}${known}${seedHint(node, segment.name, outcome.keys)}`;
     }
     out.push(draft(outcome.code, guarded ? "warning" : "error", message + fallback, { ...where, span: segment.span, fix }));
@@ -275,7 +301,13 @@ function argPath(args: unknown, pointer: string): PathStep[] | undefined {
 function pathText(path: readonly Segment[], upTo: number): string {
   return path
     .slice(0, upTo)
-    .map((segment) => (segment.type === "index" ? `[${segment.index}]` : segment.type === "quoted-key" ? `[${quoted(segment.name, 30)}]` : `.${safeText(segment.name, 30)}`))
+    .map((segment) =>
+      segment.type === "index"
+        ? `[${segment.index}]`
+        : segment.type === "quoted-key"
+          ? `[${quoted(segment.name, 30)}]`
+          : `.${safeText(segment.name, 30)}`,
+    )
     .join("");
 }
 

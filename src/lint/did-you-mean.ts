@@ -35,7 +35,13 @@ function closest(name: string, candidates: Iterable<string>): string | undefined
   let compared = 0;
   for (const candidate of candidates) {
     if (++compared > MAX_CANDIDATES) break;
-    if (typeof candidate !== "string" || candidate === name || candidate.length > MAX_NAME || Math.abs(candidate.length - name.length) > limit) continue;
+    if (
+      typeof candidate !== "string" ||
+      candidate === name ||
+      candidate.length > MAX_NAME ||
+      Math.abs(candidate.length - name.length) > limit
+    )
+      continue;
     const distance = candidate.toLowerCase() === lower ? 0 : editDistance(lower, candidate.toLowerCase(), limit);
     if (distance < bestDistance) {
       best = candidate;

@@ -30,7 +30,13 @@ export function draft(
   code: DiagnosticCode,
   severity: Severity,
   message: string,
-  where: { readonly pointer: string; readonly step?: number | undefined; readonly span?: Span | undefined; readonly at?: "key" | undefined; readonly fix?: DiagnosticFix | undefined },
+  where: {
+    readonly pointer: string;
+    readonly step?: number | undefined;
+    readonly span?: Span | undefined;
+    readonly at?: "key" | undefined;
+    readonly fix?: DiagnosticFix | undefined;
+  },
 ): Draft {
   return {
     code,

@@ -81,7 +81,12 @@ class BoundedPattern {
   readonly #key: string;
 
   constructor(pattern: string, flags: string) {
-    const unsafe = pattern.length > MAX_PATTERN_LENGTH ? `longer than ${MAX_PATTERN_LENGTH} characters` : nestedQuantifier(pattern) ? "a repeated group that itself repeats or alternates can take exponential time" : undefined;
+    const unsafe =
+      pattern.length > MAX_PATTERN_LENGTH
+        ? `longer than ${MAX_PATTERN_LENGTH} characters`
+        : nestedQuantifier(pattern)
+          ? "a repeated group that itself repeats or alternates can take exponential time"
+          : undefined;
     // An invalid pattern throws here, so the schema is reported as one that cannot be compiled.
     const regexp = new RegExp(pattern, flags);
     if (unsafe !== undefined) untestedNow.push(`pattern ${quoted(pattern, 40)} is not tested (${unsafe})`);
@@ -98,15 +103,28 @@ class BoundedPattern {
   }
 }
 
-const boundedRegExp = Object.assign((pattern: string, flags: string) => new BoundedPattern(pattern, flags), { code: "plan-refs bounded pattern" });
+const boundedRegExp = Object.assign((pattern: string, flags: string) => new BoundedPattern(pattern, flags), {
+  code: "plan-refs bounded pattern",
+});
 
 /** The validator class of each dialect. */
-const VALIDATORS: Readonly<Record<Dialect, typeof AjvModule.default>> = { "draft-07": AjvModule.default, "2019-09": Ajv2019Module.default, "2020-12": Ajv2020Module.default };
+const VALIDATORS: Readonly<Record<Dialect, typeof AjvModule.default>> = {
+  "draft-07": AjvModule.default,
+  "2019-09": Ajv2019Module.default,
+  "2020-12": Ajv2020Module.default,
+};
 
 function ajvFor(dialect: Dialect): AjvInstance {
   let ajv = instances.get(dialect);
   if (ajv === undefined) {
-    const options = { strict: false, allErrors: true, verbose: true, ownProperties: true, logger: false as const, code: { regExp: boundedRegExp } };
+    const options = {
+      strict: false,
+      allErrors: true,
+      verbose: true,
+      ownProperties: true,
+      logger: false as const,
+      code: { regExp: boundedRegExp },
+    };
     ajv = new VALIDATORS[dialect](options);
     formatsModule.default(ajv, { mode: "fast" });
     instances.set(dialect, ajv);
@@ -206,7 +224,8 @@ function copyOwn(value: object, each: (child: unknown) => unknown, ordinary = fa
     const descriptor = Object.getOwnPropertyDescriptor(value, key);
     if (descriptor === undefined || !("value" in descriptor)) continue;
     // A key `__proto__` stays an own key: a prototype-less object has no setter for it, an ordinary one is given it by definition.
-    if (ordinary && key === "__proto__") Object.defineProperty(out, key, { value: each(descriptor.value), writable: true, enumerable: true, configurable: true });
+    if (ordinary && key === "__proto__")
+      Object.defineProperty(out, key, { value: each(descriptor.value), writable: true, enumerable: true, configurable: true });
     else out[key] = each(descriptor.value);
   }
   return out;
@@ -255,7 +274,11 @@ export type Unsure = "value" | "text";
  * const input = compileInputSchema({ type: "object", properties: { n: { type: "integer" } } });
  * input.ok && inputIssues(input, { n: "three" }) // [{ kind: "invalid", path: "/n", message: 'must be an integer (got "three")', shapeMessage: "must be an integer (got a string of 5 characters)" }]
  */
-export function inputIssues(compiled: Extract<CompiledInput, { ok: true }>, value: unknown, unsure?: ReadonlyMap<string, Unsure> | (() => ReadonlyMap<string, Unsure>)): InputIssue[] {
+export function inputIssues(
+  compiled: Extract<CompiledInput, { ok: true }>,
+  value: unknown,
+  unsure?: ReadonlyMap<string, Unsure> | (() => ReadonlyMap<string, Unsure>),
+): InputIssue[] {
   let valid: boolean;
   try {
     valid = compiled.validate(value) === true;
@@ -270,7 +293,21 @@ export function inputIssues(compiled: Extract<CompiledInput, { ok: true }>, valu
 }
 
 /** Keywords whose verdict on a value depends on the values inside it. */
-const WHOLE_VALUE = new Set(["anyOf", "oneOf", "not", "if", "then", "else", "enum", "const", "contains", "uniqueItems", "dependentSchemas", "unevaluatedItems", "false schema"]);
+const WHOLE_VALUE = new Set([
+  "anyOf",
+  "oneOf",
+  "not",
+  "if",
+  "then",
+  "else",
+  "enum",
+  "const",
+  "contains",
+  "uniqueItems",
+  "dependentSchemas",
+  "unevaluatedItems",
+  "false schema",
+]);
 
 /**
  * A pattern with a group that repeats (`*`, `+`, `{n,}`, `{n,m}`) and itself holds a quantifier or an
@@ -391,7 +428,9 @@ function blockStart(errors: readonly ErrorObject[], index: number): number {
 /** The branch each error of a block belongs to (errors from a `$ref` take the branch with no error of its own before the next, else the one before). */
 function branchesOf(composite: ErrorObject, block: readonly ErrorObject[]): Map<number, ErrorObject[]> {
   const prefix = `${composite.schemaPath}/`;
-  const known = block.map((error) => (error.schemaPath.startsWith(prefix) ? Number(error.schemaPath.slice(prefix.length).split("/")[0]) : undefined));
+  const known = block.map((error) =>
+    error.schemaPath.startsWith(prefix) ? Number(error.schemaPath.slice(prefix.length).split("/")[0]) : undefined,
+  );
   const seen = new Set(known.filter((n): n is number => n !== undefined));
   const groups = new Map<number, ErrorObject[]>();
   let current = -1;
@@ -441,12 +480,27 @@ function foldComposite(composite: ErrorObject, block: readonly ErrorObject[]): E
   const groups = [...branchesOf(composite, block).values()];
   if (groups.length === 0) return [composite];
   // Every branch refuses the value itself by its type or its values: one line naming the alternatives.
-  const shallow = groups.every((group) => group.every((error) => error.instancePath === composite.instancePath && (error.keyword === "type" || error.keyword === "enum" || error.keyword === "const")));
+  const shallow = groups.every((group) =>
+    group.every(
+      (error) =>
+        error.instancePath === composite.instancePath &&
+        (error.keyword === "type" || error.keyword === "enum" || error.keyword === "const"),
+    ),
+  );
   if (shallow) return [{ ...composite, keyword: "alternatives", message: `must be ${alternatives(groups)}` }];
   // Else the branch that fits best: a branch whose type is not the value's fits worst, one whose
   // constant or enum differs (a discriminator such as `kind`) next, then the one with fewest errors.
   const cost = (group: readonly ErrorObject[]): number =>
-    group.reduce((sum, error) => sum + (error.keyword === "type" && error.instancePath === composite.instancePath ? 100 : error.keyword === "const" || error.keyword === "enum" ? 10 : 1), 0);
+    group.reduce(
+      (sum, error) =>
+        sum +
+        (error.keyword === "type" && error.instancePath === composite.instancePath
+          ? 100
+          : error.keyword === "const" || error.keyword === "enum"
+            ? 10
+            : 1),
+      0,
+    );
   let best = groups[0]!;
   for (const group of groups.slice(1)) if (cost(group) < cost(best)) best = group;
   return fold(best);
@@ -554,7 +608,12 @@ function toIssues(errors: readonly ErrorObject[], value: unknown): InputIssue[] 
         invalidAt.add(error.instancePath);
         const rule = describeError(error);
         const found = valueAt(value, error.instancePath);
-        issues.push({ kind: "invalid", path: error.instancePath, message: `${rule} (got ${valueText(found)})`, shapeMessage: `${rule} (got ${valueShape(found)})` });
+        issues.push({
+          kind: "invalid",
+          path: error.instancePath,
+          message: `${rule} (got ${valueText(found)})`,
+          shapeMessage: `${rule} (got ${valueShape(found)})`,
+        });
       }
     }
   }

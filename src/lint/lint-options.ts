@@ -49,7 +49,12 @@ export interface LintSettings {
  * @example
  * lintSettings({ syntax: "path" }, undefined, { syntax: undefined, deep: true }, []).options // syntax "path", deep true
  */
-export function lintSettings(planOptions: PlanOptions | undefined, planTools: ToolCatalog | undefined, options: LintOptions | undefined, out: Draft[]): LintSettings {
+export function lintSettings(
+  planOptions: PlanOptions | undefined,
+  planTools: ToolCatalog | undefined,
+  options: LintOptions | undefined,
+  out: Draft[],
+): LintSettings {
   const { options: normalized, problems } = layerOptions(planOptions, options);
   for (const problem of problems) out.push(draft("invalid-options", "error", problem.message, { pointer: "" }));
   let callerTools: unknown;
@@ -61,9 +66,13 @@ export function lintSettings(planOptions: PlanOptions | undefined, planTools: To
 
   let catalog = planTools;
   if (callerTools !== undefined) {
-    catalog = readTools(callerTools, (pointer, message) => {
-      out.push(draft("invalid-options", "error", `options.tools${pointer}: ${message}`, { pointer: "" }));
-    }, "");
+    catalog = readTools(
+      callerTools,
+      (pointer, message) => {
+        out.push(draft("invalid-options", "error", `options.tools${pointer}: ${message}`, { pointer: "" }));
+      },
+      "",
+    );
   }
   return { options: normalized, catalog };
 }

@@ -70,7 +70,13 @@ export function lintPlanText(text: string, options?: LintOptions): Diagnostic[] 
       if (!document.ok) {
         const { offset, length } = document.error;
         const span = { start: offset, end: Math.max(offset, Math.min(text.length, offset + Math.max(length, 1))) };
-        return [finish(draft("json-syntax", "error", `invalid JSON: ${document.error.message}`, { pointer: "" }), span, document.lines.range(span))];
+        return [
+          finish(
+            draft("json-syntax", "error", `invalid JSON: ${document.error.message}`, { pointer: "" }),
+            span,
+            document.lines.range(span),
+          ),
+        ];
       }
       value = document.value;
     }
@@ -103,7 +109,13 @@ function collect(read: ReadPlanResult, options: LintOptions | undefined, scanSte
   if (earlier !== undefined) reusedIds(read.steps, earlier, out);
   const stepById = (id: number): LocatedStep | undefined => read.steps[nodeOf.get(id) ?? -1] ?? earlierStep(earlier, id);
   const schemas = settings.catalog === undefined ? undefined : new SchemaChecker(settings.catalog, stepById);
-  const scan = checkReferences(read.steps, nodeOf, out, { options: settings.options, schemas, scanStep, output: read.plan.output, earlier });
+  const scan = checkReferences(read.steps, nodeOf, out, {
+    options: settings.options,
+    schemas,
+    scanStep,
+    output: read.plan.output,
+    earlier,
+  });
   checkCycles(read.steps, nodeOf, scan, settings.options, out);
   return out;
 }
@@ -119,8 +131,18 @@ function reusedIds(steps: readonly LocatedStep[], earlier: EarlierSteps, out: Dr
   for (const step of steps) {
     const kept = earlier.kept.get(step.id);
     if (kept === undefined && !earlier.forgotten.has(step.id)) continue;
-    const whose = kept === undefined ? `an earlier plan's step ${step.id}` : `step ${step.id} (${safeText(kept.tool, 40)}) of plan ${kept.plan} of this session`;
-    out.push(draft("duplicate-step-id", "error", `step id ${step.id} is already ${whose}: ids are never reused in a session; number this plan's steps from ${earlier.nextStepId}`, { pointer: `${step.pointer}/id`, step: step.id }));
+    const whose =
+      kept === undefined
+        ? `an earlier plan's step ${step.id}`
+        : `step ${step.id} (${safeText(kept.tool, 40)}) of plan ${kept.plan} of this session`;
+    out.push(
+      draft(
+        "duplicate-step-id",
+        "error",
+        `step id ${step.id} is already ${whose}: ids are never reused in a session; number this plan's steps from ${earlier.nextStepId}`,
+        { pointer: `${step.pointer}/id`, step: step.id },
+      ),
+    );
   }
 }
 

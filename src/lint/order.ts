@@ -39,7 +39,13 @@ export function sortByPointer<T extends Draft>(plan: unknown, drafts: readonly T
     return key;
   };
   const decorated = drafts.map((item, index) => ({ item, index, key: keyOf(item.pointer) }));
-  decorated.sort((a, b) => compareKeys(a.key, b.key) || (a.item.span?.start ?? -1) - (b.item.span?.start ?? -1) || (a.item.span?.end ?? -1) - (b.item.span?.end ?? -1) || a.index - b.index);
+  decorated.sort(
+    (a, b) =>
+      compareKeys(a.key, b.key) ||
+      (a.item.span?.start ?? -1) - (b.item.span?.start ?? -1) ||
+      (a.item.span?.end ?? -1) - (b.item.span?.end ?? -1) ||
+      a.index - b.index,
+  );
   return decorated.map((entry) => entry.item);
 }
 
@@ -49,10 +55,17 @@ export function sortByPointer<T extends Draft>(plan: unknown, drafts: readonly T
  * @example
  * sortByOffset([{ offset: { start: 9, end: 10 } }, { offset: { start: 2, end: 4 } }]) // start 2 first
  */
-export function sortByOffset<T extends { readonly offset?: { readonly start: number; readonly end: number } | undefined }>(items: readonly T[]): T[] {
+export function sortByOffset<T extends { readonly offset?: { readonly start: number; readonly end: number } | undefined }>(
+  items: readonly T[],
+): T[] {
   return items
     .map((item, index) => ({ item, index }))
-    .sort((a, b) => (a.item.offset?.start ?? 0) - (b.item.offset?.start ?? 0) || (a.item.offset?.end ?? 0) - (b.item.offset?.end ?? 0) || a.index - b.index)
+    .sort(
+      (a, b) =>
+        (a.item.offset?.start ?? 0) - (b.item.offset?.start ?? 0) ||
+        (a.item.offset?.end ?? 0) - (b.item.offset?.end ?? 0) ||
+        a.index - b.index,
+    )
     .map((entry) => entry.item);
 }
 

@@ -43,7 +43,19 @@ type Failure = Extract<WalkOutcome, { ok: false }>;
 const ANY: WalkOutcome = Object.freeze({ ok: true, types: null });
 const TYPE_NAMES = new Set<string>(["null", "boolean", "object", "array", "number", "integer", "string"]);
 /** Keywords next to `properties` that may allow more keys than `properties` lists. */
-const OPENING_KEYWORDS = ["$ref", "$dynamicRef", "allOf", "anyOf", "oneOf", "if", "then", "else", "dependentSchemas", "patternProperties", "unevaluatedProperties"];
+const OPENING_KEYWORDS = [
+  "$ref",
+  "$dynamicRef",
+  "allOf",
+  "anyOf",
+  "oneOf",
+  "if",
+  "then",
+  "else",
+  "dependentSchemas",
+  "patternProperties",
+  "unevaluatedProperties",
+];
 /** Schema nodes visited per walk at most: recursive or huge schemas end as "anything". */
 const BUDGET = 1_000;
 
@@ -138,7 +150,11 @@ function local(schema: Record<string, unknown>, path: readonly PathStep[], i: nu
   const rest = Array.isArray(items) ? own(schema, "additionalItems") : items;
   if (Array.isArray(tuple)) {
     if (step.index < tuple.length) return walk(own(tuple, String(step.index)), path, i + 1, context);
-    if (rest === false && own(schema, "unevaluatedItems") === undefined && OPENING_KEYWORDS.every((keyword) => own(schema, keyword) === undefined)) {
+    if (
+      rest === false &&
+      own(schema, "unevaluatedItems") === undefined &&
+      OPENING_KEYWORDS.every((keyword) => own(schema, keyword) === undefined)
+    ) {
       return { ok: false, at: i, code: "unknown-key", keys: [], maxItems: tuple.length, types: null };
     }
   }
@@ -280,4 +296,3 @@ export function describeTypes(types: TypeSet): string {
   const words = [...types].map((type) => TYPE_WORDS[type]);
   return words.length === 0 ? "nothing" : words.length === 1 ? words[0]! : `${words.slice(0, -1).join(", ")} or ${words[words.length - 1]}`;
 }
-

@@ -89,13 +89,15 @@ function visitPaths(text: string, root: PathNode): void {
     parent.index++;
     return parent.node?.children?.get(String(parent.index));
   };
-  const begin = (array: boolean) => (offset: number): boolean => {
-    const node = current();
-    if (node !== undefined) node.valueStart = offset;
-    frames.push({ node, array, index: -1, pending: undefined });
-    // Nothing requested inside: no callbacks for its contents (its end is still reported).
-    return node?.children !== undefined;
-  };
+  const begin =
+    (array: boolean) =>
+    (offset: number): boolean => {
+      const node = current();
+      if (node !== undefined) node.valueStart = offset;
+      frames.push({ node, array, index: -1, pending: undefined });
+      // Nothing requested inside: no callbacks for its contents (its end is still reported).
+      return node?.children !== undefined;
+    };
   const end = (offset: number, length: number): void => {
     const frame = frames.pop();
     if (frame?.node !== undefined) frame.node.valueEnd = offset + length;

@@ -68,9 +68,13 @@ export class AnswerCheck {
     }
     const id = isPlainObject(message) ? readOwnData(message, "id") : MISSING;
     if (isRequestId(id) && this.#waiting.has(id) && !Object.hasOwn(message as object, "method")) {
-      return { deliver: this.failure(id, `the MCP server's answer is not a valid JSON-RPC response: ${answerProblem(message as Message)}`) };
+      return {
+        deliver: this.failure(id, `the MCP server's answer is not a valid JSON-RPC response: ${answerProblem(message as Message)}`),
+      };
     }
-    return { problem: `the MCP server sent a message that is not valid JSON-RPC: ${safeText(JSON.stringify(message) ?? String(message), 120)}` };
+    return {
+      problem: `the MCP server sent a message that is not valid JSON-RPC: ${safeText(JSON.stringify(message) ?? String(message), 120)}`,
+    };
   }
 
   /**
@@ -103,7 +107,10 @@ export class AnswerCheck {
  */
 function answeredId(head: string, tail: string, waiting: ReadonlySet<RequestId>): RequestId | undefined {
   const ID = String.raw`"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.){0,200}")`;
-  const found = [new RegExp(String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?${ID}`).exec(head), new RegExp(String.raw`,\s*${ID}\s*\}\s*$`).exec(tail.replace(/\r$/, ""))];
+  const found = [
+    new RegExp(String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?${ID}`).exec(head),
+    new RegExp(String.raw`,\s*${ID}\s*\}\s*$`).exec(tail.replace(/\r$/, "")),
+  ];
   for (const match of found) {
     if (match === null) continue;
     let id: unknown;
@@ -138,6 +145,7 @@ function describeValue(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   if (typeof value === "string") return `a string`;
-  if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint") return `a ${typeof value} (${safeText(String(value), 40)})`;
+  if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint")
+    return `a ${typeof value} (${safeText(String(value), 40)})`;
   return typeof value === "object" ? "not a plain object" : `a ${typeof value}`;
 }

@@ -60,7 +60,8 @@ export async function catalogFromMcp(client: McpClient, options: CatalogFromMcpO
 export async function listMcpTools(client: McpClient, options: CatalogFromMcpOptions = {}): Promise<McpToolListing[]> {
   const request = requestOptions(options);
   const trust = readOwnData(options, "trustReadOnlyHint");
-  if (trust !== undefined && trust !== MISSING && typeof trust !== "boolean") throw new McpSetupError("invalid-options", "option trustReadOnlyHint must be true or false");
+  if (trust !== undefined && trust !== MISSING && typeof trust !== "boolean")
+    throw new McpSetupError("invalid-options", "option trustReadOnlyHint must be true or false");
   const out: McpToolListing[] = [];
   const seen = new Set<string>();
   const cursors = new Set<string>();
@@ -75,7 +76,10 @@ export async function listMcpTools(client: McpClient, options: CatalogFromMcpOpt
       if (error instanceof McpSetupError) throw error;
       const problem = schemaProblem(error);
       if (problem !== undefined) throw invalid(`the server's tools/list answer does not fit MCP's schema: ${problem}`);
-      if (ownData(error, "code") === REQUEST_TIMEOUT) throw new McpSetupError("connect-failed", `no answer to tools/list within ${request.timeout ?? SDK_TIMEOUT_MS} ms`, { cause: error });
+      if (ownData(error, "code") === REQUEST_TIMEOUT)
+        throw new McpSetupError("connect-failed", `no answer to tools/list within ${request.timeout ?? SDK_TIMEOUT_MS} ms`, {
+          cause: error,
+        });
       throw new McpSetupError("connect-failed", `tools/list failed: ${safeText(describeThrown(error), 300)}`, { cause: error });
     }
     const next = readPage(answer, trust === true, (listing) => {
@@ -138,7 +142,8 @@ function readTool(tool: unknown, index: number, trustReadOnlyHint: boolean): Mcp
   ] as const) {
     const schema = readOwnData(tool, from);
     if (schema === undefined || schema === null || schema === MISSING) continue;
-    if (typeof schema !== "boolean" && !isPlainObject(schema)) throw invalid(`tool ${quoted(name)}'s ${from} is not a JSON Schema (an object or a boolean)`);
+    if (typeof schema !== "boolean" && !isPlainObject(schema))
+      throw invalid(`tool ${quoted(name)}'s ${from} is not a JSON Schema (an object or a boolean)`);
     spec[to] = schema;
   }
   if (trustReadOnlyHint) {
@@ -154,7 +159,10 @@ function invalid(message: string): McpSetupError {
 }
 
 /** The SDK's request options for `timeoutMs` and `signal`, checked. */
-export function requestOptions(options: { readonly signal?: AbortSignal; readonly timeoutMs?: number }, what = "option"): McpRequestOptions {
+export function requestOptions(
+  options: { readonly signal?: AbortSignal; readonly timeoutMs?: number },
+  what = "option",
+): McpRequestOptions {
   if (typeof options !== "object" || options === null) throw new McpSetupError("invalid-options", `the options must be an object`);
   const timeoutMs = readOwnData(options, "timeoutMs");
   const signal = readOwnData(options, "signal");
@@ -170,7 +178,10 @@ export function requestOptions(options: { readonly signal?: AbortSignal; readonl
 function checkTimeout(value: unknown, what: string): number {
   if (value === Infinity) return MAX_TIMEOUT_MS;
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0 || value > MAX_TIMEOUT_MS) {
-    throw new McpSetupError("invalid-options", `${what} timeoutMs must be a positive number of milliseconds up to ${MAX_TIMEOUT_MS}, or Infinity`);
+    throw new McpSetupError(
+      "invalid-options",
+      `${what} timeoutMs must be a positive number of milliseconds up to ${MAX_TIMEOUT_MS}, or Infinity`,
+    );
   }
   return value;
 }

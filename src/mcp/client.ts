@@ -21,5 +21,9 @@ export interface McpRequestOptions {
  */
 export interface McpClient {
   listTools(params?: { cursor?: string }, options?: McpRequestOptions): Promise<unknown>;
-  callTool(params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }, resultSchema?: undefined, options?: McpRequestOptions): Promise<unknown>;
+  callTool(
+    params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> },
+    resultSchema?: undefined,
+    options?: McpRequestOptions,
+  ): Promise<unknown>;
 }

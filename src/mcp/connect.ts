@@ -92,7 +92,10 @@ export async function connectMcp(server: McpServerSpec, options: ConnectMcpOptio
     });
     transport = stdio;
   } else {
-    const [{ StreamableHTTPClientTransport }, { JSONRPCMessageSchema }] = await Promise.all([loadSdk("client/streamableHttp.js"), loadSdk("types.js")]);
+    const [{ StreamableHTTPClientTransport }, { JSONRPCMessageSchema }] = await Promise.all([
+      loadSdk("client/streamableHttp.js"),
+      loadSdk("types.js"),
+    ]);
     // Answers the SDK's schema would drop fail their request at once, as over stdio.
     const check = new AnswerCheck(JSONRPCMessageSchema);
     const http = new StreamableHTTPClientTransport(spec.url, { fetch: checkedFetch(check) });
@@ -112,8 +115,13 @@ export async function connectMcp(server: McpServerSpec, options: ConnectMcpOptio
     await client.connect(transport as Parameters<typeof client.connect>[0], request);
   } catch (error) {
     await close();
-    if (request.signal?.aborted === true) throw new McpSetupError("connect-failed", `MCP server ${shown}: interrupted while connecting`, { cause: error });
-    throw new McpSetupError("connect-failed", `MCP server ${shown}: ${connectFailure(error, spec.kind, request.timeout)}${failureLine(tail)}`, { cause: error });
+    if (request.signal?.aborted === true)
+      throw new McpSetupError("connect-failed", `MCP server ${shown}: interrupted while connecting`, { cause: error });
+    throw new McpSetupError(
+      "connect-failed",
+      `MCP server ${shown}: ${connectFailure(error, spec.kind, request.timeout)}${failureLine(tail)}`,
+      { cause: error },
+    );
   }
   if (spec.kind === "http") {
     // A POST's response stream that drops before the answer (the server died) is only reported to
@@ -127,10 +135,13 @@ export async function connectMcp(server: McpServerSpec, options: ConnectMcpOptio
   return { client: client as unknown as McpClient, label, stderrTail, close };
 }
 
-type Spec = { kind: "stdio"; command: string; args: string[]; cwd?: string; env: Record<string, string>; label: string } | { kind: "http"; url: URL; label: string };
+type Spec =
+  | { kind: "stdio"; command: string; args: string[]; cwd?: string; env: Record<string, string>; label: string }
+  | { kind: "http"; url: URL; label: string };
 
 function readSpec(server: McpServerSpec): Spec {
-  if (typeof server !== "object" || server === null) throw new McpSetupError("invalid-options", "connectMcp needs { command, args } or { url }");
+  if (typeof server !== "object" || server === null)
+    throw new McpSetupError("invalid-options", "connectMcp needs { command, args } or { url }");
   if ("url" in server) {
     let url: URL;
     try {
@@ -138,18 +149,35 @@ function readSpec(server: McpServerSpec): Spec {
     } catch {
       throw new McpSetupError("invalid-options", `${quoted(String(server.url), 80)} is not a URL`);
     }
-    if (url.protocol !== "http:" && url.protocol !== "https:") throw new McpSetupError("invalid-options", `MCP server URL ${quoted(url.href, 80)} must be http: or https:`);
+    if (url.protocol !== "http:" && url.protocol !== "https:")
+      throw new McpSetupError("invalid-options", `MCP server URL ${quoted(url.href, 80)} must be http: or https:`);
     return { kind: "http", url, label: url.href };
   }
   if ("commandLine" in server) {
     const [command, ...args] = splitCommand(server.commandLine);
     const { cwd, env } = server;
-    return { kind: "stdio", command: command!, args, ...(cwd === undefined ? {} : { cwd }), env: environment(env), label: server.commandLine };
+    return {
+      kind: "stdio",
+      command: command!,
+      args,
+      ...(cwd === undefined ? {} : { cwd }),
+      env: environment(env),
+      label: server.commandLine,
+    };
   }
   const { command, args = [], cwd, env } = server;
-  if (typeof command !== "string" || command === "") throw new McpSetupError("invalid-options", "connectMcp needs a command (a non-empty string)");
-  if (!Array.isArray(args) || !args.every((arg): arg is string => typeof arg === "string")) throw new McpSetupError("invalid-options", "connectMcp args must be an array of strings");
-  return { kind: "stdio", command, args: [...args], ...(cwd === undefined ? {} : { cwd }), env: environment(env), label: [command, ...args].join(" ") };
+  if (typeof command !== "string" || command === "")
+    throw new McpSetupError("invalid-options", "connectMcp needs a command (a non-empty string)");
+  if (!Array.isArray(args) || !args.every((arg): arg is string => typeof arg === "string"))
+    throw new McpSetupError("invalid-options", "connectMcp args must be an array of strings");
+  return {
+    kind: "stdio",
+    command,
+    args: [...args],
+    ...(cwd === undefined ? {} : { cwd }),
+    env: environment(env),
+    label: [command, ...args].join(" "),
+  };
 }
 
 /** The server's environment: the one given, else this process's (string values only). */
@@ -164,7 +192,10 @@ function connectFailure(error: unknown, kind: Spec["kind"], timeout: number | un
   const code = ownData(error, "code");
   if (code === "ENOENT") return "cannot start the server: no such program";
   if (code === "EACCES") return "cannot start the server: permission denied";
-  if (code === -32000) return kind === "stdio" ? "the server exited before completing the MCP handshake" : "the connection closed before the MCP handshake completed";
+  if (code === -32000)
+    return kind === "stdio"
+      ? "the server exited before completing the MCP handshake"
+      : "the connection closed before the MCP handshake completed";
   if (code === REQUEST_TIMEOUT) return `no answer to the MCP handshake within ${timeout ?? SDK_TIMEOUT_MS} ms`;
   const message = describeThrown(error);
   return kind === "http" ? `cannot connect: ${safeText(message, 200)}` : `the MCP handshake failed: ${safeText(message, 200)}`;

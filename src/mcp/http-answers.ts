@@ -38,7 +38,14 @@ export function checkedFetch(check: AnswerCheck, fetchFn: Fetch = fetch, limit =
     const type = (response.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
     const posted = (): RequestId[] => postedRequests(init?.body);
     if (type === "application/json") return replaced(response, await checkedJson(response.body, check, limit, posted));
-    if (type === "text/event-stream") return replaced(response, response.body.pipeThrough(new TextDecoderStream()).pipeThrough(checkedEvents(check, limit, posted)).pipeThrough(new TextEncoderStream()));
+    if (type === "text/event-stream")
+      return replaced(
+        response,
+        response.body
+          .pipeThrough(new TextDecoderStream())
+          .pipeThrough(checkedEvents(check, limit, posted))
+          .pipeThrough(new TextEncoderStream()),
+      );
     return response;
   };
 }
@@ -72,7 +79,12 @@ function replaced(response: Response, body: BodyInit): Response {
  * the SDK. A body over `limit` bytes is read no further: in its place, the error answer for the request
  * it answers (an empty batch when none waits).
  */
-async function checkedJson(body: ReadableStream<Uint8Array>, check: AnswerCheck, limit: number, posted: () => RequestId[]): Promise<string> {
+async function checkedJson(
+  body: ReadableStream<Uint8Array>,
+  check: AnswerCheck,
+  limit: number,
+  posted: () => RequestId[],
+): Promise<string> {
   const read = await readUpTo(body, limit);
   if (typeof read !== "string") {
     const checked = check.oversized(read.head, "", posted());
@@ -109,7 +121,12 @@ async function readUpTo(body: ReadableStream<Uint8Array>, limit: number): Promis
 
 /** The first `length` bytes of `parts`, as one array. */
 function joined(parts: readonly Uint8Array[], length: number): Uint8Array {
-  const out = new Uint8Array(Math.min(length, parts.reduce((sum, part) => sum + part.byteLength, 0)));
+  const out = new Uint8Array(
+    Math.min(
+      length,
+      parts.reduce((sum, part) => sum + part.byteLength, 0),
+    ),
+  );
   let at = 0;
   for (const part of parts) {
     if (at >= out.length) break;
@@ -165,7 +182,10 @@ function checkedEvents(check: AnswerCheck, limit: number, posted: () => RequestI
   };
   /** The oversized event's end: the error answer for its request, if one waits (read from its data's start). */
   const overEnd = (): string => {
-    const data = over!.head.split("\n").filter((line) => field(line).name === "data").map((line) => field(line).value);
+    const data = over!.head
+      .split("\n")
+      .filter((line) => field(line).name === "data")
+      .map((line) => field(line).value);
     const checked = check.oversized(cutText(data.join("\n"), KEPT_ENDS), over!.tail, posted());
     over = undefined;
     return "deliver" in checked ? `data: ${JSON.stringify(checked.deliver)}\n\n` : "";

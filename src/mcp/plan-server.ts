@@ -7,7 +7,14 @@
  * `src/agents/`, shared with the AI SDK and OpenAI Agents plan tools.
  */
 import { withRemoteParent } from "../step/tracing.js";
-import { planCallDescription, readPlanCallOptions, runPlanCall, tooManySteps, type PlanCallOptions, type PlanCallResult } from "../agents/plan-call.js";
+import {
+  planCallDescription,
+  readPlanCallOptions,
+  runPlanCall,
+  tooManySteps,
+  type PlanCallOptions,
+  type PlanCallResult,
+} from "../agents/plan-call.js";
 import { planSchema, type PlanSchema } from "../formats/plan-schema.js";
 import { didYouMean } from "../lint/did-you-mean.js";
 import { lintPlan } from "../lint/lint-plan.js";
@@ -129,25 +136,47 @@ interface RequestExtra {
   readonly signal: AbortSignal;
   /** The request's `_meta`: a progress token, and the caller's W3C trace context (`traceparent`, `tracestate`). */
   readonly _meta?: { readonly progressToken?: string | number; readonly [key: string]: unknown } | undefined;
-  sendNotification(notification: { method: "notifications/progress"; params: { progressToken: string | number; progress: number; total: number; message: string } }): Promise<void>;
+  sendNotification(notification: {
+    method: "notifications/progress";
+    params: { progressToken: string | number; progress: number; total: number; message: string };
+  }): Promise<void>;
 }
 
 const DIAGNOSTIC_SCHEMA = {
   type: "object",
-  properties: { code: { type: "string" }, message: { type: "string" }, pointer: { type: "string", description: "JSON Pointer into the plan sent" } },
+  properties: {
+    code: { type: "string" },
+    message: { type: "string" },
+    pointer: { type: "string", description: "JSON Pointer into the plan sent" },
+  },
   required: ["code", "message", "pointer"],
 };
 
 /** What `run_plan` answers (its `structuredContent`, mirrored as JSON text). */
 export const RUN_PLAN_OUTPUT_SCHEMA = Object.freeze({
   type: "object",
-  description: 'The run\'s report: "ok", "failed" (a step failed; see errors) or "aborted"; "suspended" (steps wait for a person\'s approval: see pending); or "invalid" (the plan was not run: fix what diagnostics say and send it again); or "error" (the server could not take the plan). With the plan\'s "output", the answer has "output" and no "results"; errors, skipped, pending and outputError appear only when not empty.',
+  description:
+    'The run\'s report: "ok", "failed" (a step failed; see errors) or "aborted"; "suspended" (steps wait for a person\'s approval: see pending); or "invalid" (the plan was not run: fix what diagnostics say and send it again); or "error" (the server could not take the plan). With the plan\'s "output", the answer has "output" and no "results"; errors, skipped, pending and outputError appear only when not empty.',
   properties: {
     status: { type: "string", enum: ["ok", "failed", "aborted", "invalid", "suspended", "error"] },
     runId: { type: "string", description: "The run's id, when it is suspended" },
-    results: { type: "object", description: "Each step's result by step id (a long one cut, ending with a marker saying so); absent when the plan has an output" },
-    pending: { type: "object", additionalProperties: { type: "object", properties: { tool: { type: "string" }, args: {} }, required: ["tool", "args"] }, description: "Steps waiting for approval, with the resolved arguments they would run with" },
-    errors: { type: "object", additionalProperties: { type: "object", properties: { code: { type: "string" }, message: { type: "string" } }, required: ["code", "message"] } },
+    results: {
+      type: "object",
+      description: "Each step's result by step id (a long one cut, ending with a marker saying so); absent when the plan has an output",
+    },
+    pending: {
+      type: "object",
+      additionalProperties: { type: "object", properties: { tool: { type: "string" }, args: {} }, required: ["tool", "args"] },
+      description: "Steps waiting for approval, with the resolved arguments they would run with",
+    },
+    errors: {
+      type: "object",
+      additionalProperties: {
+        type: "object",
+        properties: { code: { type: "string" }, message: { type: "string" } },
+        required: ["code", "message"],
+      },
+    },
     skipped: { type: "array", items: { type: "integer" }, description: "Steps not run because a step they need failed" },
     output: { description: "The plan's own output, resolved against the results, when the plan has one" },
     outputError: { type: "object", properties: { code: { type: "string" }, message: { type: "string" } }, required: ["code", "message"] },
@@ -163,7 +192,17 @@ export const LINT_PLAN_OUTPUT_SCHEMA = Object.freeze({
   properties: {
     errors: { type: "integer" },
     warnings: { type: "integer" },
-    diagnostics: { type: "array", items: { ...DIAGNOSTIC_SCHEMA, properties: { ...DIAGNOSTIC_SCHEMA.properties, severity: { type: "string", enum: ["error", "warning"] }, fix: { description: "What fixes it, when known" } } } },
+    diagnostics: {
+      type: "array",
+      items: {
+        ...DIAGNOSTIC_SCHEMA,
+        properties: {
+          ...DIAGNOSTIC_SCHEMA.properties,
+          severity: { type: "string", enum: ["error", "warning"] },
+          fix: { description: "What fixes it, when known" },
+        },
+      },
+    },
   },
   required: ["errors", "warnings", "diagnostics"],
 });
@@ -192,25 +231,38 @@ interface Settings {
 
 function readSettings(options: PlanServerOptions): Settings {
   if (!isPlainObject(options)) throw new McpSetupError("invalid-options", "the plan server's options must be a plain object");
-  const { maxPlans, exposeTools, sessions, serverInfo, onWarning, ...rest } = Object.fromEntries(Object.keys(options).map((key) => [key, ownData(options, key)])) as Record<string, unknown>;
+  const { maxPlans, exposeTools, sessions, serverInfo, onWarning, ...rest } = Object.fromEntries(
+    Object.keys(options).map((key) => [key, ownData(options, key)]),
+  ) as Record<string, unknown>;
   const count = (value: unknown, name: string, fallback: number): number => {
     if (value === undefined) return fallback;
-    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) throw new McpSetupError("invalid-options", `option ${name} must be a positive integer`);
+    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1)
+      throw new McpSetupError("invalid-options", `option ${name} must be a positive integer`);
     return value;
   };
-  if (exposeTools !== undefined && typeof exposeTools !== "boolean") throw new McpSetupError("invalid-options", "option exposeTools must be a boolean");
-  if (sessions !== undefined && typeof sessions !== "boolean") throw new McpSetupError("invalid-options", "option sessions must be a boolean");
-  if (onWarning !== undefined && typeof onWarning !== "function") throw new McpSetupError("invalid-options", "option onWarning must be a function");
+  if (exposeTools !== undefined && typeof exposeTools !== "boolean")
+    throw new McpSetupError("invalid-options", "option exposeTools must be a boolean");
+  if (sessions !== undefined && typeof sessions !== "boolean")
+    throw new McpSetupError("invalid-options", "option sessions must be a boolean");
+  if (onWarning !== undefined && typeof onWarning !== "function")
+    throw new McpSetupError("invalid-options", "option onWarning must be a function");
   const info = serverInfo ?? { name: "plan-refs", version: "0" };
-  if (!isPlainObject(info) || typeof ownData(info, "name") !== "string" || typeof ownData(info, "version") !== "string") throw new McpSetupError("invalid-options", "option serverInfo must be { name, version }, two strings");
-  if ("dialect" in rest || "onEvent" in rest) throw new McpSetupError("invalid-options", `the plan server takes no option ${"dialect" in rest ? "dialect" : "onEvent"} (MCP clients read JSON Schema; progress goes to the client)`);
+  if (!isPlainObject(info) || typeof ownData(info, "name") !== "string" || typeof ownData(info, "version") !== "string")
+    throw new McpSetupError("invalid-options", "option serverInfo must be { name, version }, two strings");
+  if ("dialect" in rest || "onEvent" in rest)
+    throw new McpSetupError(
+      "invalid-options",
+      `the plan server takes no option ${"dialect" in rest ? "dialect" : "onEvent"} (MCP clients read JSON Schema; progress goes to the client)`,
+    );
   let call: ReturnType<typeof readPlanCallOptions>;
   try {
     call = readPlanCallOptions(rest);
   } catch (error) {
     throw new McpSetupError("invalid-options", reason(error), { cause: error });
   }
-  const language = Object.fromEntries((["syntax", "templates", "deep"] as const).flatMap((key) => (call[key] === undefined ? [] : [[key, call[key]]])));
+  const language = Object.fromEntries(
+    (["syntax", "templates", "deep"] as const).flatMap((key) => (call[key] === undefined ? [] : [[key, call[key]]])),
+  );
   // No timeoutMs: no limit for the upstream calls either (not the SDK's default of 60 s).
   const timeoutMs = call.timeoutMs ?? Infinity;
   return {
@@ -238,7 +290,8 @@ function readUpstreams(clients: PlanServerConfig["clients"]): Upstream[] {
   if (!isPlainArray(clients)) throw new McpSetupError("invalid-options", "option clients must be an array of connected MCP clients");
   return clients.map((entry, i) => {
     const client = typeof ownData(entry, "client") === "object" ? (ownData(entry, "client") as McpClient) : (entry as McpClient);
-    if (typeof client?.listTools !== "function" || typeof client.callTool !== "function") throw new McpSetupError("invalid-options", `clients[${i}] is not a connected MCP client (the SDK's Client, or { client, label })`);
+    if (typeof client?.listTools !== "function" || typeof client.callTool !== "function")
+      throw new McpSetupError("invalid-options", `clients[${i}] is not a connected MCP client (the SDK's Client, or { client, label })`);
     const label = ownData(entry, "label");
     return { client, label: typeof label === "string" ? label : `clients[${i}]`, listing: [] };
   });
@@ -309,7 +362,8 @@ export class PlanService {
   readonly #refreshing = new Map<number, { again: boolean }>();
 
   private constructor(config: PlanServerConfig, sdk: Sdk) {
-    if (!isPlainObject(config)) throw new McpSetupError("invalid-options", "createPlanServer takes { clients?, tools?, catalog?, options? }");
+    if (!isPlainObject(config))
+      throw new McpSetupError("invalid-options", "createPlanServer takes { clients?, tools?, catalog?, options? }");
     this.#settings = readSettings(ownData(config, "options") ?? {});
     this.#upstreams = readUpstreams(ownData(config, "clients") as PlanServerConfig["clients"]);
     const tools = ownData(config, "tools") ?? {};
@@ -323,7 +377,8 @@ export class PlanService {
       this.#localNames.push(name);
     }
     const file = ownData(config, "catalog");
-    if (file !== undefined && !isPlainObject(file)) throw new McpSetupError("invalid-options", "option catalog must be a tool catalog (an object of tools)");
+    if (file !== undefined && !isPlainObject(file))
+      throw new McpSetupError("invalid-options", "option catalog must be a tool catalog (an object of tools)");
     this.#file = file as ToolCatalog | undefined;
     this.#sdk = sdk;
     this.#slots = new Slots(this.#settings.maxPlans);
@@ -356,27 +411,59 @@ export class PlanService {
       this.#upstreams.map((upstream) => upstream.label),
       this.#upstreams.map((upstream) => upstream.listing),
     );
-    const catalog = combineCatalogs(merged, this.#localNames.length === 0 ? undefined : { names: this.#localNames, label: "the plan server's own tools" }, this.#file);
-    const tools = Object.assign(Object.create(null) as object, this.#local, ...this.#upstreams.map((upstream, i) => toolFunctions(upstream.client, merged.names[i]!, this.#settings.timeout))) as ToolFunctions;
+    const catalog = combineCatalogs(
+      merged,
+      this.#localNames.length === 0 ? undefined : { names: this.#localNames, label: "the plan server's own tools" },
+      this.#file,
+    );
+    const tools = Object.assign(
+      Object.create(null) as object,
+      this.#local,
+      ...this.#upstreams.map((upstream, i) => toolFunctions(upstream.client, merged.names[i]!, this.#settings.timeout)),
+    ) as ToolFunctions;
     let schema: PlanSchema;
     let description: string;
     try {
       schema = planSchema(catalog, this.#settings.language);
-      description = planCallDescription(catalog, { ...this.#settings.language, ...(this.#settings.sessions ? { session: true as const } : {}) });
+      description = planCallDescription(catalog, {
+        ...this.#settings.language,
+        ...(this.#settings.sessions ? { session: true as const } : {}),
+      });
     } catch (error) {
       throw new McpSetupError("invalid-tools-list", `the tools cannot be offered as a plan: ${reason(error)}`, { cause: error });
     }
     const listed: ListedTool[] = [
-      { name: RUN_PLAN_TOOL, description, inputSchema: schema, outputSchema: RUN_PLAN_OUTPUT_SCHEMA, annotations: { title: "Run a plan of tool calls", readOnlyHint: false, openWorldHint: true } },
-      { name: LINT_PLAN_TOOL, description: LINT_DESCRIPTION, inputSchema: schema, outputSchema: LINT_PLAN_OUTPUT_SCHEMA, annotations: { title: "Check a plan", readOnlyHint: true, openWorldHint: false } },
+      {
+        name: RUN_PLAN_TOOL,
+        description,
+        inputSchema: schema,
+        outputSchema: RUN_PLAN_OUTPUT_SCHEMA,
+        annotations: { title: "Run a plan of tool calls", readOnlyHint: false, openWorldHint: true },
+      },
+      {
+        name: LINT_PLAN_TOOL,
+        description: LINT_DESCRIPTION,
+        inputSchema: schema,
+        outputSchema: LINT_PLAN_OUTPUT_SCHEMA,
+        annotations: { title: "Check a plan", readOnlyHint: true, openWorldHint: false },
+      },
     ];
     const exposed = new Map<string, McpClient>();
     if (this.#settings.exposeTools) {
       for (const upstream of this.#upstreams) {
         for (const { name, spec } of upstream.listing) {
-          if (name === RUN_PLAN_TOOL || name === LINT_PLAN_TOOL) throw new McpSetupError("tool-collision", `MCP server ${quoted(upstream.label, 80)} offers a tool named ${quoted(name)}, the plan server's own: it cannot be exposed as it is`);
+          if (name === RUN_PLAN_TOOL || name === LINT_PLAN_TOOL)
+            throw new McpSetupError(
+              "tool-collision",
+              `MCP server ${quoted(upstream.label, 80)} offers a tool named ${quoted(name)}, the plan server's own: it cannot be exposed as it is`,
+            );
           exposed.set(name, upstream.client);
-          listed.push({ name, ...(spec.description === undefined ? {} : { description: spec.description }), inputSchema: spec.input ?? { type: "object" }, ...(spec.output === undefined ? {} : { outputSchema: spec.output }) });
+          listed.push({
+            name,
+            ...(spec.description === undefined ? {} : { description: spec.description }),
+            inputSchema: spec.input ?? { type: "object" },
+            ...(spec.output === undefined ? {} : { outputSchema: spec.output }),
+          });
         }
       }
     }
@@ -409,7 +496,9 @@ export class PlanService {
           this.#served = this.#serve();
         } catch (error) {
           upstream.listing = before;
-          this.#warn(`the changed tools of MCP server ${quoted(upstream.label, 80)} cannot be served (the previous ones are kept): ${reason(error)}`);
+          this.#warn(
+            `the changed tools of MCP server ${quoted(upstream.label, 80)} cannot be served (the previous ones are kept): ${reason(error)}`,
+          );
           continue;
         }
         for (const server of this.#servers) server.sendToolListChanged().catch(() => undefined);
@@ -454,11 +543,19 @@ export class PlanService {
 
   #newServer(): SdkServer {
     const { Server, types } = this.#sdk;
-    const server = new Server({ name: this.#settings.serverInfo.name, version: this.#settings.serverInfo.version }, { capabilities: { tools: { listChanged: true } } });
+    const server = new Server(
+      { name: this.#settings.serverInfo.name, version: this.#settings.serverInfo.version },
+      { capabilities: { tools: { listChanged: true } } },
+    );
     server.setRequestHandler(types.ListToolsRequestSchema, () => ({ tools: this.#served.listed as never }));
     // One plan session per client connection, closed with it: plans of one conversation share their results, never two clients'.
-    const session = this.#settings.sessions ? createPlanSession({ maxBytes: Math.floor(MAX_SESSION_BYTES_TOTAL / MAX_HTTP_SESSIONS) }) : undefined;
-    server.setRequestHandler(types.CallToolRequestSchema, (request, extra) => this.#call(request.params.name, request.params.arguments, extra as unknown as RequestExtra, session) as never);
+    const session = this.#settings.sessions
+      ? createPlanSession({ maxBytes: Math.floor(MAX_SESSION_BYTES_TOTAL / MAX_HTTP_SESSIONS) })
+      : undefined;
+    server.setRequestHandler(
+      types.CallToolRequestSchema,
+      (request, extra) => this.#call(request.params.name, request.params.arguments, extra as unknown as RequestExtra, session) as never,
+    );
     // A client that disconnects or sends garbage: the SDK reports it here; the server goes on.
     server.onerror = () => undefined;
     server.onclose = () => void this.#servers.delete(server);
@@ -466,20 +563,35 @@ export class PlanService {
     return server;
   }
 
-  async #call(name: string, args: Record<string, unknown> | undefined, extra: RequestExtra, session: PlanSession | undefined): Promise<CallResult> {
+  async #call(
+    name: string,
+    args: Record<string, unknown> | undefined,
+    extra: RequestExtra,
+    session: PlanSession | undefined,
+  ): Promise<CallResult> {
     const served = this.#served;
     if (name === RUN_PLAN_TOOL) return this.#runPlan(served, args ?? {}, extra, session);
     if (name === LINT_PLAN_TOOL) return this.#lintPlan(served, args ?? {}, session);
     const client = served.exposed.get(name);
     if (client !== undefined) return this.#passOn(client, name, args, extra);
-    const suggestion = didYouMean(name, served.listed.map((tool) => tool.name));
-    throw new this.#sdk.types.McpError(this.#sdk.types.ErrorCode.InvalidParams, `unknown-tool: no tool ${quoted(name, 80)} on this server${suggestion === undefined ? "" : `; did you mean ${quoted(suggestion)}?`}`);
+    const suggestion = didYouMean(
+      name,
+      served.listed.map((tool) => tool.name),
+    );
+    throw new this.#sdk.types.McpError(
+      this.#sdk.types.ErrorCode.InvalidParams,
+      `unknown-tool: no tool ${quoted(name, 80)} on this server${suggestion === undefined ? "" : `; did you mean ${quoted(suggestion)}?`}`,
+    );
   }
 
   async #runPlan(served: Served, plan: unknown, extra: RequestExtra, session: PlanSession | undefined): Promise<CallResult> {
     const tooBig = tooManySteps(plan, this.#settings.maxSteps);
     if (tooBig !== undefined) return answer({ status: "invalid", diagnostics: [tooBig] }, true);
-    if (this.#closed) return answer({ status: "error", error: { code: "server-closing", message: "the plan server is shutting down; nothing was run" } }, true);
+    if (this.#closed)
+      return answer(
+        { status: "error", error: { code: "server-closing", message: "the plan server is shutting down; nothing was run" } },
+        true,
+      );
     let release: (() => void) | undefined;
     try {
       release = await this.#slots.take(extra.signal);
@@ -487,13 +599,28 @@ export class PlanService {
       // Cancelled while waiting its turn: the SDK sends no answer to a cancelled request.
       return answer({ status: "aborted", results: {} }, false);
     }
-    if (release === undefined) return answer({ status: "error", error: { code: "server-busy", message: `${MAX_WAITING_PLANS} plans are already waiting to run; send this one again later` } }, true);
+    if (release === undefined)
+      return answer(
+        {
+          status: "error",
+          error: { code: "server-busy", message: `${MAX_WAITING_PLANS} plans are already waiting to run; send this one again later` },
+        },
+        true,
+      );
     try {
       const { sent, ...onEvent } = progress(plan, extra);
       // A caller's trace context in `_meta`: the run's spans continue the caller's trace.
-      const result = await withRemoteParent(extra._meta, () => runPlanCall(plan, { tools: served.tools, catalog: served.catalog, signal: extra.signal }, { ...this.#settings.call, ...onEvent, ...(session === undefined ? {} : { session }) }));
+      const result = await withRemoteParent(extra._meta, () =>
+        runPlanCall(
+          plan,
+          { tools: served.tools, catalog: served.catalog, signal: extra.signal },
+          { ...this.#settings.call, ...onEvent, ...(session === undefined ? {} : { session }) },
+        ),
+      );
       await sent();
-      return result.status === "invalid" ? answer({ status: "invalid", diagnostics: oncePerPlace(result.diagnostics ?? []) }, true) : answer(result, false);
+      return result.status === "invalid"
+        ? answer({ status: "invalid", diagnostics: oncePerPlace(result.diagnostics ?? []) }, true)
+        : answer(result, false);
     } catch (error) {
       return answer({ status: "error", error: { code: "internal-error", message: `the plan could not be run: ${reason(error)}` } }, true);
     } finally {
@@ -503,7 +630,20 @@ export class PlanService {
 
   #lintPlan(served: Served, plan: unknown, session: PlanSession | undefined): CallResult {
     const tooBig = tooManySteps(plan, this.#settings.maxSteps);
-    const diagnostics = tooBig !== undefined ? [{ ...tooBig, severity: "error" as const }] : lintPlan(plan, { ...this.#settings.language, tools: served.catalog, ...(session === undefined ? {} : { earlierSteps: session.earlier() }) }).map(({ code, severity, message, pointer, fix }) => ({ code, severity, message, pointer, ...(fix === undefined ? {} : { fix }) }));
+    const diagnostics =
+      tooBig !== undefined
+        ? [{ ...tooBig, severity: "error" as const }]
+        : lintPlan(plan, {
+            ...this.#settings.language,
+            tools: served.catalog,
+            ...(session === undefined ? {} : { earlierSteps: session.earlier() }),
+          }).map(({ code, severity, message, pointer, fix }) => ({
+            code,
+            severity,
+            message,
+            pointer,
+            ...(fix === undefined ? {} : { fix }),
+          }));
     const errors = diagnostics.filter((diagnostic) => diagnostic.severity === "error").length;
     return answer({ errors, warnings: diagnostics.length - errors, diagnostics }, false);
   }
@@ -512,7 +652,10 @@ export class PlanService {
   async #passOn(client: McpClient, name: string, args: Record<string, unknown> | undefined, extra: RequestExtra): Promise<CallResult> {
     const timeout = this.#settings.timeout;
     try {
-      return (await client.callTool({ name, ...(args === undefined ? {} : { arguments: args }) }, undefined, { signal: extra.signal, ...(timeout === undefined ? {} : { timeout }) })) as CallResult;
+      return (await client.callTool({ name, ...(args === undefined ? {} : { arguments: args }) }, undefined, {
+        signal: extra.signal,
+        ...(timeout === undefined ? {} : { timeout }),
+      })) as CallResult;
     } catch (error) {
       const failure = callFailure(error, timeout);
       return { content: [{ type: "text", text: `${failure.code}: ${failure.message}` }], isError: true };
@@ -548,9 +691,23 @@ function progress(plan: unknown, extra: RequestExtra): { onEvent?: (event: RunEv
     onEvent(event) {
       if (event.type === "step-start" || event.type === "step-retry" || extra.signal.aborted) return;
       done++;
-      const how = event.type === "step-done" ? "done" : event.type === "step-failed" ? `failed (${event.error.code})` : event.type === "step-awaiting-approval" ? "waits for approval" : `skipped (step ${event.blockedBy} failed)`;
+      const how =
+        event.type === "step-done"
+          ? "done"
+          : event.type === "step-failed"
+            ? `failed (${event.error.code})`
+            : event.type === "step-awaiting-approval"
+              ? "waits for approval"
+              : `skipped (step ${event.blockedBy} failed)`;
       // A client gone mid-run: the notification has nowhere to go, which is no one's error.
-      sending.push(extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: done, total, message: `step ${event.stepId} (${safeText(event.tool, 80)}) ${how}` } }).catch(() => undefined));
+      sending.push(
+        extra
+          .sendNotification({
+            method: "notifications/progress",
+            params: { progressToken: token, progress: done, total, message: `step ${event.stepId} (${safeText(event.tool, 80)}) ${how}` },
+          })
+          .catch(() => undefined),
+      );
     },
     // Then one turn of the event loop: the SDK's client handles a notification a tick later than an
     // answer that comes in the same chunk, and drops progress for a request already answered.
@@ -574,7 +731,11 @@ function oncePerPlace<T extends { readonly code: string; readonly pointer: strin
 
 /** A `tools/call` answer: the JSON as structured content and as text. */
 function answer(value: PlanCallResult | Record<string, unknown>, isError: boolean): CallResult {
-  return { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value as Record<string, unknown>, ...(isError ? { isError: true } : {}) };
+  return {
+    content: [{ type: "text", text: JSON.stringify(value) }],
+    structuredContent: value as Record<string, unknown>,
+    ...(isError ? { isError: true } : {}),
+  };
 }
 
 /**

@@ -50,8 +50,14 @@ export async function loadSdk<K extends keyof SdkModules>(path: K): Promise<SdkM
   } catch (error) {
     const code = ownData(error, "code");
     if (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") {
-      throw new McpSetupError("missing-sdk", `plan-refs/mcp needs @modelcontextprotocol/sdk, which is not installed: ${INSTALL}`, { cause: error });
+      throw new McpSetupError("missing-sdk", `plan-refs/mcp needs @modelcontextprotocol/sdk, which is not installed: ${INSTALL}`, {
+        cause: error,
+      });
     }
-    throw new McpSetupError("missing-sdk", `@modelcontextprotocol/sdk could not be loaded (${safeText(describeThrown(error), 200)}); reinstall it: ${INSTALL}`, { cause: error });
+    throw new McpSetupError(
+      "missing-sdk",
+      `@modelcontextprotocol/sdk could not be loaded (${safeText(describeThrown(error), 200)}); reinstall it: ${INSTALL}`,
+      { cause: error },
+    );
   }
 }

@@ -74,7 +74,8 @@ async function readBody(req: IncomingMessage): Promise<{ body: unknown } | Refus
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_HTTP_BODY_BYTES) return { status: 413, code: "body-too-large", message: `a request body may have at most ${MAX_HTTP_BODY_BYTES} bytes` };
+    if (size > MAX_HTTP_BODY_BYTES)
+      return { status: 413, code: "body-too-large", message: `a request body may have at most ${MAX_HTTP_BODY_BYTES} bytes` };
     chunks.push(chunk);
   }
   try {
@@ -125,7 +126,10 @@ export async function servePlanHttp(service: PlanService, options: PlanHttpOptio
   const host = options.host ?? "127.0.0.1";
   const loopback = isLoopback(host);
   if (!loopback && options.token === undefined) {
-    throw new McpSetupError("token-required", `${quoted(host, 80)} is not a loopback address: serving on it needs a bearer token (--token-file FILE), or bind 127.0.0.1`);
+    throw new McpSetupError(
+      "token-required",
+      `${quoted(host, 80)} is not a loopback address: serving on it needs a bearer token (--token-file FILE), or bind 127.0.0.1`,
+    );
   }
   const expected = options.token === undefined ? undefined : digest(options.token);
   const { StreamableHTTPServerTransport } = await loadSdk("server/streamableHttp.js");
@@ -134,7 +138,8 @@ export async function servePlanHttp(service: PlanService, options: PlanHttpOptio
   type Session = { transport: Transport; server: ReturnType<PlanService["server"]>; open: number; lastSeen: number };
   const sessions = new Map<string, Session>();
   const idleMs = options.idleMs ?? DEFAULT_SESSION_IDLE_MS;
-  if (!Number.isSafeInteger(idleMs) || idleMs < 1) throw new McpSetupError("invalid-options", "option idleMs must be a positive integer of milliseconds");
+  if (!Number.isSafeInteger(idleMs) || idleMs < 1)
+    throw new McpSetupError("invalid-options", "option idleMs must be a positive integer of milliseconds");
   const end = (id: string, session: Session): void => {
     sessions.delete(id);
     void Promise.all([session.server.close().catch(() => undefined), session.transport.close().catch(() => undefined)]);
@@ -153,7 +158,8 @@ export async function servePlanHttp(service: PlanService, options: PlanHttpOptio
   const urlHost = isIP(host) === 6 ? `[${host}]` : host;
 
   /** The names a request may address the server by, and the origins a browser page may come from. */
-  const hostNames = (): Set<string> => (loopback ? new Set(["localhost", "127.0.0.1", "[::1]", urlHost.toLowerCase()]) : new Set([urlHost.toLowerCase()]));
+  const hostNames = (): Set<string> =>
+    loopback ? new Set(["localhost", "127.0.0.1", "[::1]", urlHost.toLowerCase()]) : new Set([urlHost.toLowerCase()]);
 
   function check(req: IncomingMessage): Refusal | undefined {
     const names = hostNames();
@@ -165,7 +171,12 @@ export async function servePlanHttp(service: PlanService, options: PlanHttpOptio
       } catch {
         name = undefined;
       }
-      if (name === undefined || !names.has(name)) return { status: 403, code: "forbidden-host", message: `this server answers on loopback only, not to Host ${quoted(hostHeader ?? "", 80)}` };
+      if (name === undefined || !names.has(name))
+        return {
+          status: 403,
+          code: "forbidden-host",
+          message: `this server answers on loopback only, not to Host ${quoted(hostHeader ?? "", 80)}`,
+        };
     }
     const origin = req.headers.origin;
     if (origin !== undefined) {
@@ -176,13 +187,24 @@ export async function servePlanHttp(service: PlanService, options: PlanHttpOptio
       } catch {
         allowed = false;
       }
-      if (!allowed) return { status: 403, code: "forbidden-origin", message: `requests from Origin ${quoted(origin, 80)} are refused (a page of another site may not reach this server)` };
+      if (!allowed)
+        return {
+          status: 403,
+          code: "forbidden-origin",
+          message: `requests from Origin ${quoted(origin, 80)} are refused (a page of another site may not reach this server)`,
+        };
     }
     if (expected !== undefined) {
       const header = req.headers.authorization ?? "";
       const match = /^Bearer ([^\s]+)$/i.exec(header);
       const given = digest(match?.[1] ?? "");
-      if (match === null || !timingSafeEqual(given, expected)) return { status: 401, code: "unauthorized", message: "this server needs the bearer token of its --token-file (Authorization: Bearer …)", headers: { "www-authenticate": 'Bearer realm="plan-refs"' } };
+      if (match === null || !timingSafeEqual(given, expected))
+        return {
+          status: 401,
+          code: "unauthorized",
+          message: "this server needs the bearer token of its --token-file (Authorization: Bearer …)",
+          headers: { "www-authenticate": 'Bearer realm="plan-refs"' },
+        };
     }
     return undefined;
   }
@@ -201,7 +223,12 @@ export async function servePlanHttp(service: PlanService, options: PlanHttpOptio
     const id = req.headers["mcp-session-id"];
     if (typeof id === "string") {
       const session = sessions.get(id);
-      if (session === undefined) return refuse(res, { status: 404, code: "unknown-session", message: "no such session (it ended, or the server restarted): initialize again" });
+      if (session === undefined)
+        return refuse(res, {
+          status: 404,
+          code: "unknown-session",
+          message: "no such session (it ended, or the server restarted): initialize again",
+        });
       session.open++;
       res.once("close", () => {
         session.open--;
@@ -211,8 +238,18 @@ export async function servePlanHttp(service: PlanService, options: PlanHttpOptio
       cancelIfDropped(session.transport, res, requestIds(body));
       return session.transport.handleRequest(req, res, body);
     }
-    if (req.method !== "POST") return refuse(res, { status: 400, code: "no-session", message: "a request without an Mcp-Session-Id header must be a POST of initialize" });
-    if (sessions.size + opening >= MAX_HTTP_SESSIONS) return refuse(res, { status: 503, code: "too-many-sessions", message: `${MAX_HTTP_SESSIONS} clients are connected already; try again when one has left` });
+    if (req.method !== "POST")
+      return refuse(res, {
+        status: 400,
+        code: "no-session",
+        message: "a request without an Mcp-Session-Id header must be a POST of initialize",
+      });
+    if (sessions.size + opening >= MAX_HTTP_SESSIONS)
+      return refuse(res, {
+        status: 503,
+        code: "too-many-sessions",
+        message: `${MAX_HTTP_SESSIONS} clients are connected already; try again when one has left`,
+      });
     opening++;
     const server = service.server();
     const transport: Transport = new StreamableHTTPServerTransport({
@@ -241,12 +278,19 @@ export async function servePlanHttp(service: PlanService, options: PlanHttpOptio
     if (ids.length === 0) return;
     res.once("close", () => {
       if (res.writableFinished) return;
-      for (const requestId of ids) transport.onmessage?.({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId, reason: "the client's connection closed" } });
+      for (const requestId of ids)
+        transport.onmessage?.({
+          jsonrpc: "2.0",
+          method: "notifications/cancelled",
+          params: { requestId, reason: "the client's connection closed" },
+        });
     });
   }
 
   const listener = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => refuse(res, { status: 500, code: "internal-error", message: safeText(describeThrown(error), 200) }));
+    handle(req, res).catch((error: unknown) =>
+      refuse(res, { status: 500, code: "internal-error", message: safeText(describeThrown(error), 200) }),
+    );
   });
   // A client that drops its connection mid-request: nothing to answer, and not this server's error.
   listener.on("clientError", (_error, socket) => socket.destroy());
@@ -254,7 +298,13 @@ export async function servePlanHttp(service: PlanService, options: PlanHttpOptio
     listener.once("error", (error) => {
       clearInterval(sweeper);
       const code = ownData(error, "code");
-      reject(new McpSetupError("listen-failed", `cannot listen on ${urlHost}:${options.port}: ${code === "EADDRINUSE" ? "the port is in use" : code === "EACCES" ? "permission denied" : code === "EADDRNOTAVAIL" ? "no such address on this machine" : safeText(describeThrown(error), 200)}`, { cause: error }));
+      reject(
+        new McpSetupError(
+          "listen-failed",
+          `cannot listen on ${urlHost}:${options.port}: ${code === "EADDRINUSE" ? "the port is in use" : code === "EACCES" ? "permission denied" : code === "EADDRNOTAVAIL" ? "no such address on this machine" : safeText(describeThrown(error), 200)}`,
+          { cause: error },
+        ),
+      );
     });
     listener.listen(options.port, host, () => resolve());
   });
@@ -270,7 +320,11 @@ export async function servePlanHttp(service: PlanService, options: PlanHttpOptio
         clearInterval(sweeper);
         const open = [...sessions.values()];
         sessions.clear();
-        await Promise.all(open.map(({ transport, server }) => Promise.all([server.close().catch(() => undefined), transport.close().catch(() => undefined)])));
+        await Promise.all(
+          open.map(({ transport, server }) =>
+            Promise.all([server.close().catch(() => undefined), transport.close().catch(() => undefined)]),
+          ),
+        );
         await new Promise<void>((resolve) => {
           listener.close(() => resolve());
           listener.closeAllConnections();

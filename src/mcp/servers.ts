@@ -34,13 +34,19 @@ export interface McpServers {
  * const servers = await connectMcpServers([{ command: "node", args: ["a.mjs"] }, { url: "http://127.0.0.1:3000/mcp" }])
  * try { await runPlan(plan, servers.tools(), { catalog: servers.catalog }) } finally { await servers.close() }
  */
-export async function connectMcpServers(servers: readonly McpServerSpec[], options: Omit<ConnectMcpOptions, "label"> & { readonly labels?: readonly string[]; readonly trustReadOnlyHint?: boolean } = {}): Promise<McpServers> {
+export async function connectMcpServers(
+  servers: readonly McpServerSpec[],
+  options: Omit<ConnectMcpOptions, "label"> & { readonly labels?: readonly string[]; readonly trustReadOnlyHint?: boolean } = {},
+): Promise<McpServers> {
   const request = requestOptions(options, "connectMcpServers option");
   const { labels, trustReadOnlyHint, ...connectOptions } = options;
   const listing: CatalogFromMcpOptions = trustReadOnlyHint === undefined ? request : { ...request, trustReadOnlyHint };
   // A command line that cannot be split is found before any server starts.
-  for (const server of servers) if (typeof server === "object" && server !== null && "commandLine" in server) splitCommand(server.commandLine);
-  const settled = await Promise.allSettled(servers.map((server, i) => connectMcp(server, { ...connectOptions, ...(labels?.[i] === undefined ? {} : { label: labels[i] }) })));
+  for (const server of servers)
+    if (typeof server === "object" && server !== null && "commandLine" in server) splitCommand(server.commandLine);
+  const settled = await Promise.allSettled(
+    servers.map((server, i) => connectMcp(server, { ...connectOptions, ...(labels?.[i] === undefined ? {} : { label: labels[i] }) })),
+  );
   const connections = settled.flatMap((outcome) => (outcome.status === "fulfilled" ? [outcome.value] : []));
   const close = async (): Promise<void> => {
     await Promise.all(connections.map((connection) => connection.close()));
@@ -59,7 +65,10 @@ export async function connectMcpServers(servers: readonly McpServerSpec[], optio
       owners,
       tools(toolOptions = {}) {
         const { timeout } = requestOptions(toolOptions, "tools option");
-        return Object.assign(Object.create(null) as object, ...connections.map((connection, i) => toolFunctions(connection.client, names[i]!, timeout))) as ToolFunctions;
+        return Object.assign(
+          Object.create(null) as object,
+          ...connections.map((connection, i) => toolFunctions(connection.client, names[i]!, timeout)),
+        ) as ToolFunctions;
       },
       close,
     };
@@ -79,7 +88,8 @@ export async function listServerTools(client: McpClient, label: string, options:
   try {
     return await listMcpTools(client, options);
   } catch (error) {
-    if (error instanceof McpSetupError) throw new McpSetupError(error.code, `MCP server ${quoted(label, 80)}: ${error.message}`, { cause: error });
+    if (error instanceof McpSetupError)
+      throw new McpSetupError(error.code, `MCP server ${quoted(label, 80)}: ${error.message}`, { cause: error });
     throw error;
   }
 }
@@ -92,7 +102,10 @@ export async function listServerTools(client: McpClient, label: string, options:
  * @example
  * mergeListings(["a.mjs", "b.mjs"], [await listMcpTools(a), await listMcpTools(b)]).owners.get("geocode") // "a.mjs"
  */
-export function mergeListings(labels: readonly string[], listings: readonly (readonly McpToolListing[])[]): { catalog: ToolCatalog; owners: Map<string, string>; names: string[][] } {
+export function mergeListings(
+  labels: readonly string[],
+  listings: readonly (readonly McpToolListing[])[],
+): { catalog: ToolCatalog; owners: Map<string, string>; names: string[][] } {
   const catalog = Object.create(null) as Record<string, ToolSpec>;
   const owners = new Map<string, string>();
   const names = listings.map(() => [] as string[]);
@@ -101,7 +114,10 @@ export function mergeListings(labels: readonly string[], listings: readonly (rea
     for (const { name, spec } of listing) {
       const owner = owners.get(name);
       if (owner !== undefined) {
-        throw new McpSetupError("tool-collision", `tool ${quoted(name)} is offered by two MCP servers, ${quoted(owner, 80)} and ${quoted(label, 80)}; tool names must be unique across servers`);
+        throw new McpSetupError(
+          "tool-collision",
+          `tool ${quoted(name)} is offered by two MCP servers, ${quoted(owner, 80)} and ${quoted(label, 80)}; tool names must be unique across servers`,
+        );
       }
       owners.set(name, label);
       names[i]!.push(name);
@@ -121,13 +137,22 @@ export function mergeListings(labels: readonly string[], listings: readonly (rea
  * @example
  * combineCatalogs(servers, { names: ["summarise"], label: "--tools ./tools.mjs" }, fileCatalog)
  */
-export function combineCatalogs(servers: Pick<McpServers, "catalog" | "owners">, local: { readonly names: readonly string[]; readonly label: string } | undefined, file: ToolCatalog | undefined): ToolCatalog {
+export function combineCatalogs(
+  servers: Pick<McpServers, "catalog" | "owners">,
+  local: { readonly names: readonly string[]; readonly label: string } | undefined,
+  file: ToolCatalog | undefined,
+): ToolCatalog {
   const out = Object.create(null) as Record<string, ToolSpec>;
-  const put = (name: string, spec: ToolSpec): void => void Object.defineProperty(out, name, { value: spec, enumerable: true, writable: true, configurable: true });
+  const put = (name: string, spec: ToolSpec): void =>
+    void Object.defineProperty(out, name, { value: spec, enumerable: true, writable: true, configurable: true });
   for (const name of Object.keys(servers.catalog)) put(name, servers.catalog[name]!);
   for (const name of local?.names ?? []) {
     const owner = servers.owners.get(name);
-    if (owner !== undefined) throw new McpSetupError("tool-collision", `tool ${quoted(name)} is offered by MCP server ${quoted(owner, 80)} and by ${local!.label}; tool names must be unique`);
+    if (owner !== undefined)
+      throw new McpSetupError(
+        "tool-collision",
+        `tool ${quoted(name)} is offered by MCP server ${quoted(owner, 80)} and by ${local!.label}; tool names must be unique`,
+      );
     put(name, {});
   }
   if (file !== undefined) for (const name of Object.keys(file)) put(name, file[name]!);

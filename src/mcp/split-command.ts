@@ -20,7 +20,8 @@ const BLANKS = new Set([" ", "\t", "\n", "\r"]);
  * splitCommand(`node "my server.mjs" --name 'a b'`) // ["node", "my server.mjs", "--name", "a b"]
  */
 export function splitCommand(command: string): string[] {
-  if (typeof command !== "string") throw new McpSetupError("invalid-command", `a server command must be a string, not ${command === null ? "null" : typeof command}`);
+  if (typeof command !== "string")
+    throw new McpSetupError("invalid-command", `a server command must be a string, not ${command === null ? "null" : typeof command}`);
   const words: string[] = [];
   let word = "";
   let inWord = false;

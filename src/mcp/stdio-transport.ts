@@ -207,7 +207,6 @@ export class GroupStdioTransport {
     if ("deliver" in checked) this.onmessage?.(checked.deliver);
     else this.onerror?.(new Error(checked.problem));
   }
-
 }
 
 function kill(child: ChildProcess, group: number, signal: NodeJS.Signals): void {

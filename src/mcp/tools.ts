@@ -64,13 +64,23 @@ export function toolFunctions(client: McpClient, names: readonly string[], timeo
   return tools;
 }
 
-async function callTool(client: McpClient, name: string, args: Record<string, unknown>, context: ToolContext, timeout: number | undefined): Promise<unknown> {
+async function callTool(
+  client: McpClient,
+  name: string,
+  args: Record<string, unknown>,
+  context: ToolContext,
+  timeout: number | undefined,
+): Promise<unknown> {
   const options: McpRequestOptions = timeout === undefined ? { signal: context.signal } : { signal: context.signal, timeout };
   // The step's span (the active context while its tool runs) continues in the server: W3C fields in `_meta`.
   const trace = activeTraceCarrier();
   let answer: unknown;
   try {
-    answer = await client.callTool(trace === undefined ? { name, arguments: args } : { name, arguments: args, _meta: trace }, undefined, options);
+    answer = await client.callTool(
+      trace === undefined ? { name, arguments: args } : { name, arguments: args, _meta: trace },
+      undefined,
+      options,
+    );
   } catch (error) {
     throw callFailure(error, timeout);
   }
@@ -86,20 +96,34 @@ export function callFailure(error: unknown, timeout: number | undefined): McpCal
     code = undefined;
   }
   if (code === CONNECTION_CLOSED) {
-    return new McpCallError("connection-closed", "the MCP server closed the connection before answering (it exited, or the connection dropped)", { cause: error });
+    return new McpCallError(
+      "connection-closed",
+      "the MCP server closed the connection before answering (it exited, or the connection dropped)",
+      { cause: error },
+    );
   }
   // The SDK's Client refuses a request once its connection has closed with this plain Error.
   if (error instanceof Error && error.message === "Not connected") {
-    return new McpCallError("connection-closed", "the connection to the MCP server is closed (the server exited, or the connection dropped)", { cause: error });
+    return new McpCallError(
+      "connection-closed",
+      "the connection to the MCP server is closed (the server exited, or the connection dropped)",
+      { cause: error },
+    );
   }
   const dropped = fetchFailure(error);
-  if (dropped !== undefined) return new McpCallError("connection-closed", `the HTTP connection to the MCP server failed during the call: ${dropped}`, { cause: error });
+  if (dropped !== undefined)
+    return new McpCallError("connection-closed", `the HTTP connection to the MCP server failed during the call: ${dropped}`, {
+      cause: error,
+    });
   // An answer the transport could not use (over the size limit, a result that is not an object).
   if (ownData(error, "data") === TRANSPORT_FAILURE) {
-    return new McpCallError("call-failed", printable(cutText(describeThrown(error).replace(/^MCP error -?\d+: /, ""), MAX_ERROR_TEXT)), { cause: error });
+    return new McpCallError("call-failed", printable(cutText(describeThrown(error).replace(/^MCP error -?\d+: /, ""), MAX_ERROR_TEXT)), {
+      cause: error,
+    });
   }
   const problem = schemaProblem(error);
-  if (problem !== undefined) return new McpCallError("call-failed", `the MCP server's tools/call answer does not fit MCP's schema: ${problem}`, { cause: error });
+  if (problem !== undefined)
+    return new McpCallError("call-failed", `the MCP server's tools/call answer does not fit MCP's schema: ${problem}`, { cause: error });
   if (code === REQUEST_TIMEOUT) {
     return new McpCallError("timeout", `the MCP server did not answer within ${timeout ?? SDK_TIMEOUT_MS} ms`, { cause: error });
   }
@@ -131,10 +155,15 @@ function toolValue(answer: unknown): unknown {
     text = textOf(content);
   } catch (error) {
     if (error instanceof McpCallError) throw error;
-    throw new McpCallError("call-failed", `the MCP server's answer could not be read: ${safeText(describeThrown(error), 200)}`, { cause: error });
+    throw new McpCallError("call-failed", `the MCP server's answer could not be read: ${safeText(describeThrown(error), 200)}`, {
+      cause: error,
+    });
   }
   if (isError === true) {
-    throw new McpCallError("server-error", `the MCP server reported an error: ${text === undefined || text === "" ? "(no message)" : safeText(text, MAX_ERROR_TEXT)}`);
+    throw new McpCallError(
+      "server-error",
+      `the MCP server reported an error: ${text === undefined || text === "" ? "(no message)" : safeText(text, MAX_ERROR_TEXT)}`,
+    );
   }
   if (structured !== undefined && structured !== MISSING) return structured;
   if (text === undefined) return content === MISSING ? undefined : content;

@@ -4,7 +4,16 @@
  * parameters are the plan schema over the agent's function tools; each step runs through that tool's
  * own `invoke`, so its parsing, guardrails-free execution and error handling are the SDK's.
  */
-import { planCallDescription, readPlanCallOptions, resumePlanCall, runPlanCall, SuspendedCalls, type PlanCallDecision, type PlanCallOptions, type PlanCallResult } from "../agents/plan-call.js";
+import {
+  planCallDescription,
+  readPlanCallOptions,
+  resumePlanCall,
+  runPlanCall,
+  SuspendedCalls,
+  type PlanCallDecision,
+  type PlanCallOptions,
+  type PlanCallResult,
+} from "../agents/plan-call.js";
 import { planSchema } from "../formats/plan-schema.js";
 import type { JsonSchema, ToolCatalog, ToolSpec } from "../plan/plan.js";
 import { requireApproval } from "../step/gated.js";
@@ -13,7 +22,16 @@ import { describeThrown, RefError } from "../shared/errors.js";
 import { defineOwn, isPlainArray, isPlainObject, ownData } from "../shared/own-data.js";
 import { quoted, safeText } from "../shared/text.js";
 
-export { DEFAULT_MAX_ANSWER_CHARS, DEFAULT_MAX_RESULT_CHARS, DEFAULT_MAX_STEPS, type PlanCallDecision, type PlanCallDiagnostic, type PlanCallOptions, type PlanCallResult, type PlanCallStatus } from "../agents/plan-call.js";
+export {
+  DEFAULT_MAX_ANSWER_CHARS,
+  DEFAULT_MAX_RESULT_CHARS,
+  DEFAULT_MAX_STEPS,
+  type PlanCallDecision,
+  type PlanCallDiagnostic,
+  type PlanCallOptions,
+  type PlanCallResult,
+  type PlanCallStatus,
+} from "../agents/plan-call.js";
 
 /**
  * A tool of an agent as plan-refs reads it. The SDK's `Tool` fits (its function tools have `invoke`,
@@ -90,7 +108,10 @@ function readAgentTools(tools: readonly AgentTool[]): ReadTool[] {
     const name = ownData(tool, "name");
     const invoke = ownData(tool, "invoke");
     if (type !== "function" || typeof name !== "string" || typeof invoke !== "function") {
-      throw new RefError("invalid-options", `planTool: tool ${index} is not a function tool (hosted tools and handoffs cannot be steps of a plan)`);
+      throw new RefError(
+        "invalid-options",
+        `planTool: tool ${index} is not a function tool (hosted tools and handoffs cannot be steps of a plan)`,
+      );
     }
     if (seen.has(name)) throw new RefError("invalid-options", `planTool: two tools are named ${quoted(name, 40)}`);
     seen.add(name);
@@ -103,7 +124,13 @@ function readAgentTools(tools: readonly AgentTool[]): ReadTool[] {
       ...(output === undefined ? {} : { output: jsonCopy(output, name, "outputSchema") }),
     };
     const needsApproval = ownData(tool, "needsApproval");
-    read.push({ name, spec, tool: tool as unknown as Invocable, needsApproval: typeof needsApproval === "function" ? (needsApproval as AgentApproval) : needsApproval === true ? () => true : undefined });
+    read.push({
+      name,
+      spec,
+      tool: tool as unknown as Invocable,
+      needsApproval:
+        typeof needsApproval === "function" ? (needsApproval as AgentApproval) : needsApproval === true ? () => true : undefined,
+    });
   });
   return read;
 }
@@ -165,12 +192,22 @@ function stepValue(value: unknown): unknown {
  */
 export function planTool(tools: readonly AgentTool[], options: AgentsPlanToolOptions = {}): PlanFunctionTool {
   const { description, name, ...callOptions } = readPlanCallOptions(options) as AgentsPlanToolOptions & { maxResultChars: number };
-  if (description !== undefined && typeof description !== "string") throw new RefError("invalid-options", "planTool: option description must be a string");
-  if (name !== undefined && (typeof name !== "string" || name === "")) throw new RefError("invalid-options", "planTool: option name must be a non-empty string");
-  if (ownData(callOptions, "startEarly") !== undefined) throw new RefError("invalid-options", "planTool: option startEarly is not available with the Agents SDK (it gives a tool its arguments only once the model's response is whole)");
+  if (description !== undefined && typeof description !== "string")
+    throw new RefError("invalid-options", "planTool: option description must be a string");
+  if (name !== undefined && (typeof name !== "string" || name === ""))
+    throw new RefError("invalid-options", "planTool: option name must be a non-empty string");
+  if (ownData(callOptions, "startEarly") !== undefined)
+    throw new RefError(
+      "invalid-options",
+      "planTool: option startEarly is not available with the Agents SDK (it gives a tool its arguments only once the model's response is whole)",
+    );
   const read = readAgentTools(tools);
   const catalog = catalogFromAgentTools(tools);
-  const language = Object.fromEntries((["syntax", "templates", "deep"] as const).flatMap((key) => (ownData(callOptions, key) === undefined ? [] : [[key, ownData(callOptions, key)]])));
+  const language = Object.fromEntries(
+    (["syntax", "templates", "deep"] as const).flatMap((key) =>
+      ownData(callOptions, key) === undefined ? [] : [[key, ownData(callOptions, key)]],
+    ),
+  );
   const parameters = planSchema(catalog, { ...language, dialect: "openai-strict" });
   const suspended = new SuspendedCalls();
   const invoke = async (runContext: unknown, input: string, details?: { readonly signal?: AbortSignal | undefined }): Promise<string> => {
@@ -178,26 +215,46 @@ export function planTool(tools: readonly AgentTool[], options: AgentsPlanToolOpt
     try {
       plan = JSON.parse(input) as unknown;
     } catch (error) {
-      return JSON.stringify({ status: "invalid", diagnostics: [{ code: "invalid-plan", message: `the plan is not JSON: ${safeText(describeThrown(error), 120)}`, pointer: "" }] } satisfies PlanCallResult);
+      return JSON.stringify({
+        status: "invalid",
+        diagnostics: [{ code: "invalid-plan", message: `the plan is not JSON: ${safeText(describeThrown(error), 120)}`, pointer: "" }],
+      } satisfies PlanCallResult);
     }
     const functions = Object.create(null) as Record<string, ToolFunction>;
     for (const { name: toolName, tool, needsApproval } of read) {
-      const fn = (async (args, context) => stepValue(await tool.invoke(runContext, JSON.stringify(args), { signal: context.signal }))) satisfies ToolFunction;
+      const fn = (async (args, context) =>
+        stepValue(await tool.invoke(runContext, JSON.stringify(args), { signal: context.signal }))) satisfies ToolFunction;
       // The tool's own approval policy, asked with the step's resolved arguments as the SDK asks it with a direct call's.
-      defineOwn(functions, toolName, needsApproval === undefined ? fn : requireApproval(fn, (args) => needsApproval.call(tool, runContext, args)));
+      defineOwn(
+        functions,
+        toolName,
+        needsApproval === undefined ? fn : requireApproval(fn, (args) => needsApproval.call(tool, runContext, args)),
+      );
     }
-    const answer = await runPlanCall(plan, { tools: functions, catalog, signal: details?.signal, suspended }, { ...callOptions, dialect: "openai-strict" });
+    const answer = await runPlanCall(
+      plan,
+      { tools: functions, catalog, signal: details?.signal, suspended },
+      { ...callOptions, dialect: "openai-strict" },
+    );
     return JSON.stringify(answer);
   };
   return {
     type: "function",
     name: name ?? PLAN_TOOL_NAME,
-    description: description ?? planCallDescription(catalog, { ...language, ...(ownData(callOptions, "session") === undefined ? {} : { session: ownData(callOptions, "session") as PlanCallOptions["session"] }) }),
+    description:
+      description ??
+      planCallDescription(catalog, {
+        ...language,
+        ...(ownData(callOptions, "session") === undefined
+          ? {}
+          : { session: ownData(callOptions, "session") as PlanCallOptions["session"] }),
+      }),
     parameters: parameters as unknown as PlanToolParameters,
     strict: true,
     invoke,
     needsApproval: async () => false,
     isEnabled: async () => true,
-    resume: (runId, decision, resumeOptions) => resumePlanCall(suspended, runId, decision, ownData(resumeOptions, "signal") as AbortSignal | undefined),
+    resume: (runId, decision, resumeOptions) =>
+      resumePlanCall(suspended, runId, decision, ownData(resumeOptions, "signal") as AbortSignal | undefined),
   };
 }

@@ -165,7 +165,8 @@ export class PlanTextReader {
     if (this.#ended) return [];
     const found = this.#problem === undefined ? this.#scan(true) : [];
     this.#ended = true;
-    if (this.#problem === undefined && this.#expect !== Expect.Done) this.#fail(this.#text.length, "the plan's text ends before the plan does");
+    if (this.#problem === undefined && this.#expect !== Expect.Done)
+      this.#fail(this.#text.length, "the plan's text ends before the plan does");
     return found;
   }
 
@@ -187,7 +188,12 @@ export class PlanTextReader {
       if (!last && end === text.length && !isPunctuation(kind)) break;
       this.#position = end;
       if (kind === T.Trivia || kind === T.LineBreakTrivia) continue;
-      if (kind === T.LineCommentTrivia || kind === T.BlockCommentTrivia || kind === T.Unknown || (scanner.getTokenError() as number) !== NO_SCAN_ERROR) {
+      if (
+        kind === T.LineCommentTrivia ||
+        kind === T.BlockCommentTrivia ||
+        kind === T.Unknown ||
+        (scanner.getTokenError() as number) !== NO_SCAN_ERROR
+      ) {
         this.#fail(start, "the plan's text is not JSON");
         break;
       }
@@ -278,7 +284,8 @@ export class PlanTextReader {
       this.#expect = Expect.Inside;
       return undefined;
     }
-    const scalar = kind === T.StringLiteral || kind === T.NumericLiteral || kind === T.TrueKeyword || kind === T.FalseKeyword || kind === T.NullKeyword;
+    const scalar =
+      kind === T.StringLiteral || kind === T.NumericLiteral || kind === T.TrueKeyword || kind === T.FalseKeyword || kind === T.NullKeyword;
     if (!scalar) return void this.#fail(start, "expected a value");
     this.#expect = after;
     return collect ? this.#element(end) : undefined;
@@ -299,5 +306,12 @@ export class PlanTextReader {
 }
 
 function isPunctuation(kind: number): boolean {
-  return kind === T.OpenBraceToken || kind === T.CloseBraceToken || kind === T.OpenBracketToken || kind === T.CloseBracketToken || kind === T.CommaToken || kind === T.ColonToken;
+  return (
+    kind === T.OpenBraceToken ||
+    kind === T.CloseBraceToken ||
+    kind === T.OpenBracketToken ||
+    kind === T.CloseBracketToken ||
+    kind === T.CommaToken ||
+    kind === T.ColonToken
+  );
 }

@@ -56,8 +56,7 @@ export interface JsonSyntaxError {
 
 /** A parsed JSON document: its value, or the first syntax error with its position. */
 export type JsonDocument =
-  | { readonly ok: true; readonly value: unknown }
-  | { readonly ok: false; readonly error: JsonSyntaxError; readonly lines: LineIndex };
+  { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: JsonSyntaxError; readonly lines: LineIndex };
 
 const messages: Record<string, string> = {
   InvalidSymbol: "invalid symbol",
@@ -86,7 +85,17 @@ const messages: Record<string, string> = {
  */
 export function parseJsonText(text: string): JsonDocument {
   if (typeof text !== "string") {
-    return { ok: false, lines: new LineIndex(""), error: { message: `a JSON document must be text, not ${text === null ? "null" : typeof text}`, offset: 0, length: 0, line: 1, column: 1 } };
+    return {
+      ok: false,
+      lines: new LineIndex(""),
+      error: {
+        message: `a JSON document must be text, not ${text === null ? "null" : typeof text}`,
+        offset: 0,
+        length: 0,
+        line: 1,
+        column: 1,
+      },
+    };
   }
   try {
     return { ok: true, value: JSON.parse(text) as unknown };

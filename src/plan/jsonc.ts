@@ -8,6 +8,6 @@ import * as jsoncModule from "jsonc-parser";
 type Jsonc = typeof jsoncModule;
 
 /** jsonc-parser's API, whichever build was loaded. */
-export const jsonc: Jsonc = ((jsoncModule as Jsonc & { default?: Jsonc }).default ?? jsoncModule);
+export const jsonc: Jsonc = (jsoncModule as Jsonc & { default?: Jsonc }).default ?? jsoncModule;
 
 export type JsoncNode = jsoncModule.Node;

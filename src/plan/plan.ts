@@ -122,7 +122,11 @@ export function readPlan(value: unknown): ReadPlanResult {
     return readPlanValue(value);
   } catch (error) {
     // A value JSON cannot give (a throwing Proxy or getter, a revoked Proxy): one problem, no steps.
-    const problem: PlanProblem = { code: "invalid-plan", message: `the plan could not be read: ${safeText(describeThrown(error), 120)}`, pointer: "" };
+    const problem: PlanProblem = {
+      code: "invalid-plan",
+      message: `the plan could not be read: ${safeText(describeThrown(error), 120)}`,
+      pointer: "",
+    };
     return { plan: { steps: [] }, steps: [], stepsPointer: "/steps", problems: [problem] };
   }
 }
@@ -143,7 +147,8 @@ function readPlanValue(value: unknown): ReadPlanResult {
     stepsPointer = "";
   } else if (isPlainObject(value)) {
     for (const key of Object.keys(value)) {
-      if (!PLAN_KEYS.has(key)) problem(`/${pointerToken(key)}`, `unknown plan property ${quoted(key, 40)} (expected ${PLAN_KEY_LIST})`, undefined, "key");
+      if (!PLAN_KEYS.has(key))
+        problem(`/${pointerToken(key)}`, `unknown plan property ${quoted(key, 40)} (expected ${PLAN_KEY_LIST})`, undefined, "key");
     }
     if (!Object.hasOwn(value, "steps")) problem("", `a plan needs a "steps" array`);
     for (const key of TEXT_KEYS) {
@@ -157,7 +162,11 @@ function readPlanValue(value: unknown): ReadPlanResult {
     if (Object.hasOwn(value, "output")) {
       const raw = ownValue(value, "output");
       if (isPlainObject(raw)) output = raw;
-      else problem(OUTPUT_POINTER, `"output" must be an object shaped like a step's "args" (its values may be references, such as { "answer": "$2" })`);
+      else
+        problem(
+          OUTPUT_POINTER,
+          `"output" must be an object shaped like a step's "args" (its values may be references, such as { "answer": "$2" })`,
+        );
     }
   } else {
     problem("", `a plan must be an object with a "steps" array, or an array of steps`);
@@ -176,18 +185,31 @@ function readPlanValue(value: unknown): ReadPlanResult {
     else if (!validId) problem(`${pointer}/id`, `a step id must be a non-negative integer, not ${describeId(id)}`);
     const stepId = validId ? id : undefined;
     for (const key of Object.keys(raw)) {
-      if (!STEP_KEYS.has(key)) problem(`${pointer}/${pointerToken(key)}`, `unknown step property ${quoted(key, 40)} (expected ${STEP_KEY_LIST})`, stepId, "key");
+      if (!STEP_KEYS.has(key))
+        problem(`${pointer}/${pointerToken(key)}`, `unknown step property ${quoted(key, 40)} (expected ${STEP_KEY_LIST})`, stepId, "key");
     }
-    if (Object.hasOwn(raw, "name") && typeof ownValue(raw, "name") !== "string") problem(`${pointer}/name`, `"name" must be a string`, stepId);
-    if (Object.hasOwn(raw, "description") && typeof ownValue(raw, "description") !== "string") problem(`${pointer}/description`, `"description" must be a string`, stepId);
+    if (Object.hasOwn(raw, "name") && typeof ownValue(raw, "name") !== "string")
+      problem(`${pointer}/name`, `"name" must be a string`, stepId);
+    if (Object.hasOwn(raw, "description") && typeof ownValue(raw, "description") !== "string")
+      problem(`${pointer}/description`, `"description" must be a string`, stepId);
     const tool = ownValue(raw, "tool");
-    if (typeof tool !== "string" || tool === "") problem(Object.hasOwn(raw, "tool") ? `${pointer}/tool` : pointer, `step ${stepId ?? index} needs a "tool" name (a non-empty string)`, stepId);
+    if (typeof tool !== "string" || tool === "")
+      problem(
+        Object.hasOwn(raw, "tool") ? `${pointer}/tool` : pointer,
+        `step ${stepId ?? index} needs a "tool" name (a non-empty string)`,
+        stepId,
+      );
     const args = Object.hasOwn(raw, "args") ? ownValue(raw, "args") : noArgs();
     if (!isPlainObject(args)) problem(`${pointer}/args`, `"args" must be an object`, stepId);
     if (stepId === undefined || typeof tool !== "string" || tool === "" || !isPlainObject(args)) return;
     const first = seen.get(stepId);
     if (first !== undefined) {
-      problems.push({ code: "duplicate-step-id", message: `step id ${stepId} is used twice (first at ${stepsPointer}/${first})`, pointer: `${pointer}/id`, step: stepId });
+      problems.push({
+        code: "duplicate-step-id",
+        message: `step id ${stepId} is used twice (first at ${stepsPointer}/${first})`,
+        pointer: `${pointer}/id`,
+        step: stepId,
+      });
       return;
     }
     seen.set(stepId, index);
@@ -241,9 +263,17 @@ function describeId(id: unknown): string {
  * // logs: /geocode/input "input" must be a JSON Schema (an object or a boolean)
  * readTools({ tools: [{ name: "geocode", inputSchema: { type: "object" } }] }, () => {}, "") // { geocode: { input: { type: "object" } } }
  */
-export function readTools(value: unknown, problem: (pointer: string, message: string) => void, base = "/tools", standardSchemas = true): ReadToolCatalog | undefined {
+export function readTools(
+  value: unknown,
+  problem: (pointer: string, message: string) => void,
+  base = "/tools",
+  standardSchemas = true,
+): ReadToolCatalog | undefined {
   if (typeof problem !== "function") {
-    throw new RefError("invalid-options", `readTools needs a callback for the problems it finds, (pointer, message) => void, not ${problem === null ? "null" : typeof problem}`);
+    throw new RefError(
+      "invalid-options",
+      `readTools needs a callback for the problems it finds, (pointer, message) => void, not ${problem === null ? "null" : typeof problem}`,
+    );
   }
   // Problems are collected and reported after reading, so the callback's own errors pass through unchanged.
   const found: [string, string][] = [];
@@ -258,7 +288,12 @@ export function readTools(value: unknown, problem: (pointer: string, message: st
   return tools;
 }
 
-function readToolsValue(value: unknown, problem: (pointer: string, message: string) => void, base: string, standardSchemas: boolean): ReadToolCatalog | undefined {
+function readToolsValue(
+  value: unknown,
+  problem: (pointer: string, message: string) => void,
+  base: string,
+  standardSchemas: boolean,
+): ReadToolCatalog | undefined {
   if (value === undefined) return undefined;
   if (!isPlainObject(value)) {
     problem(base, `"tools" must be an object mapping tool names to { description, input, output }`);
@@ -269,7 +304,10 @@ function readToolsValue(value: unknown, problem: (pointer: string, message: stri
   if (Array.isArray(listed) && keys.every((key) => LIST_KEYS.has(key))) return readToolList(listed, problem, `${base}/tools`);
   const tools: Record<string, ReadToolSpec> = Object.create(null) as Record<string, ReadToolSpec>;
   if (keys.length === 1 && isPlainObject(listed) && SPEC_KEYS.every((key) => !Object.hasOwn(listed, key))) {
-    problem(`${base}/tools`, `the catalog's only tool is named "tools" and has no description, input or output: write the map of tools itself ({ "geocode": { "input": … } }), or MCP's tools/list result ({ "tools": [ { "name", "inputSchema", … } ] })`);
+    problem(
+      `${base}/tools`,
+      `the catalog's only tool is named "tools" and has no description, input or output: write the map of tools itself ({ "geocode": { "input": … } }), or MCP's tools/list result ({ "tools": [ { "name", "inputSchema", … } ] })`,
+    );
   }
   for (const name of keys) {
     const given = ownValue(value, name);
@@ -287,13 +325,19 @@ function readToolsValue(value: unknown, problem: (pointer: string, message: stri
           // The spec is the caller's: a copy carries the converted schema.
           spec = { ...Object.fromEntries(ownDataEntries(spec)), [key]: standardJsonSchema(schema, key) };
         } catch (error) {
-          problem(`${pointer}/${key}`, `"${key}" is a schema object, but ${error instanceof Error ? error.message : "it could not be converted"}`);
+          problem(
+            `${pointer}/${key}`,
+            `"${key}" is a schema object, but ${error instanceof Error ? error.message : "it could not be converted"}`,
+          );
         }
         continue;
       }
       // A class instance may be a schema of a library that has no JSON Schema converter.
       const objectLike = standardSchemas && (typeof schema === "object" || typeof schema === "function");
-      problem(`${pointer}/${key}`, `"${key}" must be a JSON Schema (an object or a boolean)${objectLike ? " or a schema implementing Standard JSON Schema" : ""}`);
+      problem(
+        `${pointer}/${key}`,
+        `"${key}" must be a JSON Schema (an object or a boolean)${objectLike ? " or a schema implementing Standard JSON Schema" : ""}`,
+      );
     }
     const description = ownValue(spec, "description");
     if (description !== undefined && typeof description !== "string") problem(`${pointer}/description`, `"description" must be a string`);
@@ -326,10 +370,14 @@ function readToolList(list: readonly unknown[], problem: (pointer: string, messa
       continue;
     }
     const spec: Record<string, unknown> = {};
-    for (const [from, to] of [["inputSchema", "input"], ["outputSchema", "output"]] as const) {
+    for (const [from, to] of [
+      ["inputSchema", "input"],
+      ["outputSchema", "output"],
+    ] as const) {
       const schema = ownValue(entry, from);
       if (schema === undefined) continue;
-      if (typeof schema !== "boolean" && !isPlainObject(schema)) problem(`${pointer}/${from}`, `"${from}" must be a JSON Schema (an object or a boolean)`);
+      if (typeof schema !== "boolean" && !isPlainObject(schema))
+        problem(`${pointer}/${from}`, `"${from}" must be a JSON Schema (an object or a boolean)`);
       spec[to] = schema;
     }
     const description = ownValue(entry, "description");
@@ -340,7 +388,10 @@ function readToolList(list: readonly unknown[], problem: (pointer: string, messa
   return tools;
 }
 
-function readOptions(value: unknown, problem: (pointer: string, message: string, step?: number, at?: "key") => void): PlanOptions | undefined {
+function readOptions(
+  value: unknown,
+  problem: (pointer: string, message: string, step?: number, at?: "key") => void,
+): PlanOptions | undefined {
   if (value === undefined) return undefined;
   if (!isPlainObject(value)) {
     problem("/options", `"options" must be an object`);
@@ -350,7 +401,13 @@ function readOptions(value: unknown, problem: (pointer: string, message: string,
   for (const key of Object.keys(value)) {
     const item = ownValue(value, key);
     const name = PLAN_OPTION_NAMES.find((known) => known === key);
-    if (name === undefined) problem(`/options/${pointerToken(key)}`, `unknown plan option ${quoted(key, 40)} (expected ${PLAN_OPTION_NAMES.join(", ")})`, undefined, "key");
+    if (name === undefined)
+      problem(
+        `/options/${pointerToken(key)}`,
+        `unknown plan option ${quoted(key, 40)} (expected ${PLAN_OPTION_NAMES.join(", ")})`,
+        undefined,
+        "key",
+      );
     // A plan is data: null and undefined are not values of its options.
     else if (item !== undefined && item !== null && isValidOption(name, item)) options[name] = item;
     else problem(`/options/${name}`, `"${name}" must be ${OPTION_REQUIREMENTS[name]}`);

@@ -111,7 +111,8 @@ function scan(args: unknown, given: NormalizedOptions | ResolveOptions | undefin
   const visitString = (value: string, parent: string, key: string | undefined, depth: number): void => {
     const classified = classifyString(value, strict);
     if (classified.kind === "literal") {
-      if (!options.templates && (depth <= 1 || options.deep) && value.includes("${") && TEMPLATE_LIKE.test(value)) (templateLike ??= []).push({ pointer: join(parent, key), text: value });
+      if (!options.templates && (depth <= 1 || options.deep) && value.includes("${") && TEMPLATE_LIKE.test(value))
+        (templateLike ??= []).push({ pointer: join(parent, key), text: value });
       return;
     }
     if (depth > 1 && !options.deep) {
@@ -162,5 +163,11 @@ function scan(args: unknown, given: NormalizedOptions | ResolveOptions | undefin
     else if (typeof item === "object" && item !== null) enter(item, `${frame.pointer}/${token(key)}`, frame.depth + 1);
   }
 
-  return { refs: refs ?? NONE, malformed: malformed ?? NONE, unresolvedNested: unresolvedNested ?? NONE, templateLike: templateLike ?? NONE, tooDeep };
+  return {
+    refs: refs ?? NONE,
+    malformed: malformed ?? NONE,
+    unresolvedNested: unresolvedNested ?? NONE,
+    templateLike: templateLike ?? NONE,
+    tooDeep,
+  };
 }

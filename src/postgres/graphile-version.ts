@@ -77,7 +77,10 @@ export function graphileSchemaProblem(schema: number | undefined): string | unde
   if (schema === undefined || TESTED_GRAPHILE_WORKER.some((t) => t.schema === schema)) return undefined;
   const numbers = TESTED_GRAPHILE_WORKER.map((t) => t.schema);
   const newest = Math.max(...numbers);
-  const fix = schema > newest ? "a newer graphile-worker migrated it; use a plan-refs release that supports it" : `${GRAPHILE_WORKER_INSTALL}, then run migrate`;
+  const fix =
+    schema > newest
+      ? "a newer graphile-worker migrated it; use a plan-refs release that supports it"
+      : `${GRAPHILE_WORKER_INSTALL}, then run migrate`;
   return `the database's graphile-worker schema is at migration ${schema}; plan-refs supports migrations ${Math.min(...numbers)} to ${newest} (graphile-worker ${GRAPHILE_WORKER_RANGE}): ${fix}`;
 }
 

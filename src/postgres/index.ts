@@ -6,7 +6,15 @@
  */
 export { migrate } from "./migrate.js";
 export { submitPlan, type SubmitOptions, type SubmitRunOptions } from "./submit.js";
-export { DEFAULT_RECOVERY_MS, startWorker, type Worker, type WorkerEvent, type WorkerOptions, type WorkerToolContext, type WorkerToolFunction } from "./worker.js";
+export {
+  DEFAULT_RECOVERY_MS,
+  startWorker,
+  type Worker,
+  type WorkerEvent,
+  type WorkerOptions,
+  type WorkerToolContext,
+  type WorkerToolFunction,
+} from "./worker.js";
 export { redriveRun, type Redrive } from "./redrive.js";
 export { approveStep, denyStep } from "./approval.js";
 export { cancelRun, getRun, waitForRun, type RunSnapshot, type StepSnapshot, type WaitOptions } from "./runs.js";

@@ -69,9 +69,17 @@ export function notInstalled(name: string, error: unknown): PostgresError {
     // Name every peer that is missing, not only the one that was loaded first.
     const missing = PEERS.filter((peer) => peer === name || !installed(peer));
     const which = missing.length > 1 ? `${missing.join(" and ")} are` : `${missing[0] ?? name} is`;
-    return new PostgresError("missing-dependency", `plan-refs/postgres needs pg and graphile-worker, and ${which} not installed: ${POSTGRES_INSTALL}`, { cause: error });
+    return new PostgresError(
+      "missing-dependency",
+      `plan-refs/postgres needs pg and graphile-worker, and ${which} not installed: ${POSTGRES_INSTALL}`,
+      { cause: error },
+    );
   }
-  return new PostgresError("missing-dependency", `${name} could not be loaded (${safeText(describeThrown(error), 200)}); reinstall it: ${POSTGRES_INSTALL}`, { cause: error });
+  return new PostgresError(
+    "missing-dependency",
+    `${name} could not be loaded (${safeText(describeThrown(error), 200)}); reinstall it: ${POSTGRES_INSTALL}`,
+    { cause: error },
+  );
 }
 
 /** `pg`, loaded once. */

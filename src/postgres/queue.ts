@@ -52,7 +52,13 @@ export async function notifyProgress(client: PgQueryable, connection: Connection
  * `optionsSql` is the run's stored options, by default read from its row (a statement that inserts the
  * row passes them: its own insert is not visible to it).
  */
-export function addStepJob(connection: Connection, runIdSql: string, stepIdSql: string, toolSql: string, { runAtSql, optionsSql }: { readonly runAtSql?: string; readonly optionsSql?: string } = {}): string {
+export function addStepJob(
+  connection: Connection,
+  runIdSql: string,
+  stepIdSql: string,
+  toolSql: string,
+  { runAtSql, optionsSql }: { readonly runAtSql?: string; readonly optionsSql?: string } = {},
+): string {
   const when = runAtSql === undefined ? "job_key_mode := 'unsafe_dedupe'" : `run_at := ${runAtSql}, job_key_mode := 'replace'`;
   const task = `${literal(`${stepTask(connection)}/`)} || ${toolSql}`;
   const options = optionsSql ?? `(select q.options from ${table(connection, "runs")} q where q.id = ${runIdSql})`;

@@ -36,7 +36,8 @@ const REDRIVABLE = new Set(["failed", "aborted"]);
  */
 export async function redriveRun(runId: string, options: ConnectionOptions = {}): Promise<Redrive> {
   const connection = readConnection(options, "redriveRun");
-  if (typeof runId !== "string" || runId === "") throw new PostgresError("invalid-options", "redriveRun: the run id must be a non-empty string");
+  if (typeof runId !== "string" || runId === "")
+    throw new PostgresError("invalid-options", "redriveRun: the run id must be a non-empty string");
   const shown = JSON.stringify(cutText(runId, 200));
   const pool = await poolFor(connection);
   try {
@@ -61,7 +62,7 @@ function refusal(run: string, status: string): string {
         : status === "suspended"
           ? "is suspended: steps wait for approval; approve or deny them (approveStep, denyStep, plan-refs approve)"
           : status === "invalid"
-          ? "is invalid (lint errors): nothing ran; fix the plan and submit it again"
-          : `is ${JSON.stringify(status)}`;
+            ? "is invalid (lint errors): nothing ran; fix the plan and submit it again"
+            : `is ${JSON.stringify(status)}`;
   return `run ${run} ${why}; nothing was changed`;
 }

@@ -8,7 +8,16 @@ import type { StepError } from "../step/step-error.js";
 import { ownData } from "../shared/own-data.js";
 import { normalizeOptions } from "../shared/options.js";
 import { resolveOutput } from "../step/plan-output.js";
-import { connectClient, databaseError, inTransaction, isConnectionError, poolFor, readConnection, type Connection, type ConnectionOptions } from "./db.js";
+import {
+  connectClient,
+  databaseError,
+  inTransaction,
+  isConnectionError,
+  poolFor,
+  readConnection,
+  type Connection,
+  type ConnectionOptions,
+} from "./db.js";
 import { PostgresError } from "./errors.js";
 import { storedRetry } from "./known-runs.js";
 import { retryPolicyOf, type RetryOptionValues } from "../step/settings.js";
@@ -112,7 +121,12 @@ async function readSnapshot(client: PgQueryable, connection: Connection, runId: 
     if (row.state === AWAITING_APPROVAL) {
       pending.set(id, { tool: String(row.tool), args: (row.approval_args ?? {}) as Record<string, unknown> });
       // As runPlan times it: from its turn to now (or to the run's end), the time it waited.
-      if (row.start_ms !== null) timings.set(id, { startMs: Number(row.start_ms), endMs: Number(run.total_ms), durationMs: Number(run.total_ms) - Number(row.start_ms) });
+      if (row.start_ms !== null)
+        timings.set(id, {
+          startMs: Number(row.start_ms),
+          endMs: Number(run.total_ms),
+          durationMs: Number(run.total_ms) - Number(row.start_ms),
+        });
     }
     if (row.start_ms !== null && row.end_ms !== null && (row.state === "done" || row.state === "failed")) {
       const startMs = Number(row.start_ms);
@@ -123,7 +137,10 @@ async function readSnapshot(client: PgQueryable, connection: Connection, runId: 
   const status = run.status as RunSnapshot["status"];
   // The output is the run's when it has ended (as runPlan resolves it then), from the same rule.
   const ended = status !== "running" && status !== "invalid";
-  const output = ended && run.output !== null && typeof run.output === "object" ? resolveOutput(run.output as Record<string, unknown>, results, errors, skipped, normalizeOptions(run.language ?? undefined)) : {};
+  const output =
+    ended && run.output !== null && typeof run.output === "object"
+      ? resolveOutput(run.output as Record<string, unknown>, results, errors, skipped, normalizeOptions(run.language ?? undefined))
+      : {};
   return {
     runId,
     status,
@@ -141,7 +158,8 @@ async function readSnapshot(client: PgQueryable, connection: Connection, runId: 
 }
 
 function readRunId(runId: unknown, what: string): string {
-  if (typeof runId !== "string" || runId === "") throw new PostgresError("invalid-options", `${what}: the run id must be a non-empty string`);
+  if (typeof runId !== "string" || runId === "")
+    throw new PostgresError("invalid-options", `${what}: the run id must be a non-empty string`);
   return runId;
 }
 
@@ -177,10 +195,13 @@ export async function waitForRun(runId: string, options: WaitOptions = {}): Prom
   const id = readRunId(runId, "waitForRun");
   const signal = ownData(options, "signal");
   const timeoutMs = ownData(options, "timeoutMs");
-  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new PostgresError("invalid-options", "waitForRun: signal must be an AbortSignal");
-  if (timeoutMs !== undefined && (typeof timeoutMs !== "number" || !(timeoutMs > 0))) throw new PostgresError("invalid-options", "waitForRun: timeoutMs must be a positive number");
+  if (signal !== undefined && !(signal instanceof AbortSignal))
+    throw new PostgresError("invalid-options", "waitForRun: signal must be an AbortSignal");
+  if (timeoutMs !== undefined && (typeof timeoutMs !== "number" || !(timeoutMs > 0)))
+    throw new PostgresError("invalid-options", "waitForRun: timeoutMs must be a positive number");
   const onProgress = ownData(options, "onProgress");
-  if (onProgress !== undefined && typeof onProgress !== "function") throw new PostgresError("invalid-options", "waitForRun: onProgress must be a function");
+  if (onProgress !== undefined && typeof onProgress !== "function")
+    throw new PostgresError("invalid-options", "waitForRun: onProgress must be a function");
   const deadline = timeoutMs === undefined ? Infinity : performance.now() + timeoutMs;
   const pool = await poolFor(connection);
   let client: PgClient | undefined;
@@ -190,8 +211,16 @@ export async function waitForRun(runId: string, options: WaitOptions = {}): Prom
   let connectedOnce = false;
   try {
     for (;;) {
-      if (signal?.aborted === true) throw new PostgresError("wait-aborted", `stopped waiting for run ${JSON.stringify(cutText(id, 200))}: the signal was aborted (the run goes on)`);
-      if (performance.now() >= deadline) throw new PostgresError("wait-timeout", `run ${JSON.stringify(cutText(id, 200))} did not finish within ${String(timeoutMs)} ms (it goes on)`);
+      if (signal?.aborted === true)
+        throw new PostgresError(
+          "wait-aborted",
+          `stopped waiting for run ${JSON.stringify(cutText(id, 200))}: the signal was aborted (the run goes on)`,
+        );
+      if (performance.now() >= deadline)
+        throw new PostgresError(
+          "wait-timeout",
+          `run ${JSON.stringify(cutText(id, 200))} did not finish within ${String(timeoutMs)} ms (it goes on)`,
+        );
       let notified: Promise<void> = Promise.resolve();
       try {
         if (client === undefined) {
@@ -229,7 +258,7 @@ export async function waitForRun(runId: string, options: WaitOptions = {}): Prom
         }
       } catch (error) {
         const failed = error instanceof PostgresError ? error : databaseError(error, connection);
-        if (!connectedOnce || failed.code !== "database-unreachable" && !isConnectionError(error)) throw failed;
+        if (!connectedOnce || (failed.code !== "database-unreachable" && !isConnectionError(error))) throw failed;
         await client?.end().catch(() => undefined);
         client = undefined;
         notified = new Promise((resolve) => {

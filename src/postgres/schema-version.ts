@@ -68,7 +68,10 @@ export interface SchemaProblem {
 export function workerSchemaProblem(recorded: RecordedSchema | undefined, code: number = SCHEMA_VERSION): SchemaProblem | undefined {
   if (recorded === undefined || recorded.version < code) {
     const found = recorded === undefined ? "of no recorded version (an older plan-refs migrated it)" : `version ${recorded.version}`;
-    return { code: "not-migrated", message: `database schema ${found}; this worker needs version ${code}: run migrate() or plan-refs db migrate with this release first` };
+    return {
+      code: "not-migrated",
+      message: `database schema ${found}; this worker needs version ${code}: run migrate() or plan-refs db migrate with this release first`,
+    };
   }
   if (recorded.oldestWorker > code) {
     return {
@@ -89,7 +92,10 @@ export function workerSchemaProblem(recorded: RecordedSchema | undefined, code: 
  */
 export function migrateSchemaProblem(recorded: RecordedSchema | undefined, code: number = SCHEMA_VERSION): SchemaProblem | undefined {
   if (recorded === undefined || recorded.version <= code) return undefined;
-  return { code: "worker-too-old", message: `database schema version ${recorded.version}; this plan-refs migrates up to version ${code}: upgrade plan-refs on this machine` };
+  return {
+    code: "worker-too-old",
+    message: `database schema version ${recorded.version}; this plan-refs migrates up to version ${code}: upgrade plan-refs on this machine`,
+  };
 }
 
 /**
@@ -141,6 +147,10 @@ export async function readSchemaVersion(client: PgQueryable, connection: Connect
  * @example
  * await recordSchemaVersion(client, connection)
  */
-export async function recordSchemaVersion(client: PgQueryable, connection: Connection, recorded: RecordedSchema = THIS_SCHEMA): Promise<void> {
+export async function recordSchemaVersion(
+  client: PgQueryable,
+  connection: Connection,
+  recorded: RecordedSchema = THIS_SCHEMA,
+): Promise<void> {
   await recordVersion(client, recordTable(connection), recorded.version, recorded.oldestWorker);
 }

@@ -5,7 +5,22 @@
  */
 import { describeThrown } from "../shared/errors.js";
 import { ownData } from "../shared/own-data.js";
-import { describeTry, guarded, otelApi, SPAN_KIND_INTERNAL, STATUS_ERROR, stepAttributes, traceText, withRemoteParent, type OtelApi, type TraceAttribute, type TraceCarrier, type TracedFailure, type Tracer, type TraceSpan } from "../step/tracing.js";
+import {
+  describeTry,
+  guarded,
+  otelApi,
+  SPAN_KIND_INTERNAL,
+  STATUS_ERROR,
+  stepAttributes,
+  traceText,
+  withRemoteParent,
+  type OtelApi,
+  type TraceAttribute,
+  type TraceCarrier,
+  type TracedFailure,
+  type Tracer,
+  type TraceSpan,
+} from "../step/tracing.js";
 
 /** `SpanKind.CLIENT` (fixed by the specification): a worker's call to the database. */
 const SPAN_KIND_CLIENT = 2;
@@ -36,7 +51,8 @@ export class TracedTries {
 
   failed(error: unknown): void {
     this.failedTries++;
-    if (this.failures.length < MAX_TRY_EVENTS) this.failures.push({ time: now(), type: errorType(error), message: traceText(describeThrown(error)) });
+    if (this.failures.length < MAX_TRY_EVENTS)
+      this.failures.push({ time: now(), type: errorType(error), message: traceText(describeThrown(error)) });
   }
 
   done(): void {
@@ -81,7 +97,11 @@ export class StepTrace {
   constructor(api: OtelApi, tracer: Tracer, parent: unknown, step: StoredStep, claim: TracedTries) {
     this.#api = api;
     this.#tracer = tracer;
-    this.#span = tracer.startSpan(`execute_tool ${traceText(step.tool)}`, { kind: SPAN_KIND_INTERNAL, attributes: stepAttributes(step.runId, step), startTime: claim.start }, parent);
+    this.#span = tracer.startSpan(
+      `execute_tool ${traceText(step.tool)}`,
+      { kind: SPAN_KIND_INTERNAL, attributes: stepAttributes(step.runId, step), startTime: claim.start },
+      parent,
+    );
     this.#context = api.trace.setSpan(parent, this.#span);
     this.#attributes = { "plan_refs.run.id": step.runId, "plan_refs.step.id": step.id, "plan_refs.step.attempt": step.attempt };
     this.#operation("plan_refs.claim", claim, undefined);
@@ -103,7 +123,12 @@ export class StepTrace {
   settled(settle: TracedTries | undefined, result: SettleResult): void {
     if (settle !== undefined) {
       settle.done();
-      const failure = typeof result === "object" ? { code: errorType(result.thrown), detail: describeThrown(result.thrown) } : result === "lost" ? { code: "step-lost", detail: "another attempt holds the step: this outcome was not stored" } : undefined;
+      const failure =
+        typeof result === "object"
+          ? { code: errorType(result.thrown), detail: describeThrown(result.thrown) }
+          : result === "lost"
+            ? { code: "step-lost", detail: "another attempt holds the step: this outcome was not stored" }
+            : undefined;
       this.#operation("plan_refs.settle", settle, failure, typeof result === "string" ? result : undefined);
     }
     guarded(() => this.#span.end(settle?.end));
@@ -112,9 +137,18 @@ export class StepTrace {
   /** A database operation's span, written from its recorded tries. */
   #operation(name: string, tries: TracedTries, failure: TracedFailure | undefined, result?: string): void {
     guarded(() => {
-      const span = this.#tracer.startSpan(name, { kind: SPAN_KIND_CLIENT, attributes: { ...this.#attributes, "db.system.name": "postgresql", "plan_refs.tries": tries.failedTries + 1 }, startTime: tries.start }, this.#context);
+      const span = this.#tracer.startSpan(
+        name,
+        {
+          kind: SPAN_KIND_CLIENT,
+          attributes: { ...this.#attributes, "db.system.name": "postgresql", "plan_refs.tries": tries.failedTries + 1 },
+          startTime: tries.start,
+        },
+        this.#context,
+      );
       guarded(() => {
-        for (const failed of tries.failures) span.addEvent("exception", { "exception.type": failed.type, "exception.message": failed.message }, failed.time);
+        for (const failed of tries.failures)
+          span.addEvent("exception", { "exception.type": failed.type, "exception.message": failed.message }, failed.time);
         if (result !== undefined) span.setAttribute("plan_refs.settle.result", result);
         if (failure !== undefined) {
           span.setAttribute("error.type", failure.code);

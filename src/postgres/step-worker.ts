@@ -36,12 +36,42 @@ import { suspendedStatus, type Take } from "./sql/settle-done.js";
 /** What a worker does, as it happens. */
 export type WorkerEvent =
   | { readonly type: "step-start"; readonly runId: string; readonly stepId: number; readonly tool: string; readonly attempt: number }
-  | { readonly type: "step-done"; readonly runId: string; readonly stepId: number; readonly tool: string; readonly attempt: number; readonly durationMs: number }
-  | { readonly type: "step-failed"; readonly runId: string; readonly stepId: number; readonly tool: string; readonly attempt: number; readonly durationMs: number; readonly error: StepError }
+  | {
+      readonly type: "step-done";
+      readonly runId: string;
+      readonly stepId: number;
+      readonly tool: string;
+      readonly attempt: number;
+      readonly durationMs: number;
+    }
+  | {
+      readonly type: "step-failed";
+      readonly runId: string;
+      readonly stepId: number;
+      readonly tool: string;
+      readonly attempt: number;
+      readonly durationMs: number;
+      readonly error: StepError;
+    }
   /** A try failed and the step is tried again after `delayMs` (by whichever worker takes it then): `attempt` is the try that failed, `attempts` the policy's tries. */
-  | { readonly type: "step-retry"; readonly runId: string; readonly stepId: number; readonly tool: string; readonly attempt: number; readonly attempts: number; readonly delayMs: number; readonly error: StepError }
+  | {
+      readonly type: "step-retry";
+      readonly runId: string;
+      readonly stepId: number;
+      readonly tool: string;
+      readonly attempt: number;
+      readonly attempts: number;
+      readonly delayMs: number;
+      readonly error: StepError;
+    }
   /** The step's tool needs approval: it was not called, and waits (`approveStep`, `denyStep`) with its resolved arguments. */
-  | { readonly type: "step-awaiting-approval"; readonly runId: string; readonly stepId: number; readonly tool: string; readonly args: Record<string, unknown> }
+  | {
+      readonly type: "step-awaiting-approval";
+      readonly runId: string;
+      readonly stepId: number;
+      readonly tool: string;
+      readonly args: Record<string, unknown>;
+    }
   | { readonly type: "step-released"; readonly runId: string; readonly stepId: number; readonly tool: string; readonly attempt: number }
   /** This attempt ended after another worker had taken the step (this one was taken for dead): its outcome was not stored. */
   | { readonly type: "step-lost"; readonly runId: string; readonly stepId: number; readonly tool: string; readonly attempt: number }
@@ -92,7 +122,8 @@ export class StepWorker {
   ) {
     this.toolNames = [...settings.tools.keys()];
     const limits = settings.toolConcurrency;
-    this.limits = limits === undefined || limits.size === 0 ? undefined : new WorkerToolLimits(limits, (tool) => toolFlag(connection, tool));
+    this.limits =
+      limits === undefined || limits.size === 0 ? undefined : new WorkerToolLimits(limits, (tool) => toolFlag(connection, tool));
   }
 
   /** The worker stops: no step waiting for its tool's turn starts now (its job is released), and no settle takes a next step. */
@@ -135,7 +166,8 @@ export class StepWorker {
       try {
         return await work();
       } catch (error) {
-        if (this.#closed || !isConnectionError(error instanceof PostgresError && error.cause !== undefined ? error.cause : error)) throw error;
+        if (this.#closed || !isConnectionError(error instanceof PostgresError && error.cause !== undefined ? error.cause : error))
+          throw error;
         traced?.failed(error);
         await sleep(backoff(tries));
       }
@@ -186,7 +218,12 @@ export class StepWorker {
     let taken = false;
     // A step the settle took for this worker (see sql/settle-done.ts) runs next, in this same job.
     while (claimed !== undefined) {
-      claimed = await this.#runClaimed(claimed, helpers, taken, taken ? (claimed.known.options.trace === undefined ? undefined : new TracedTries()) : claim);
+      claimed = await this.#runClaimed(
+        claimed,
+        helpers,
+        taken,
+        taken ? (claimed.known.options.trace === undefined ? undefined : new TracedTries()) : claim,
+      );
       taken = true;
     }
   }
@@ -202,7 +239,12 @@ export class StepWorker {
     let take = this.#takes.get(known);
     if (take === undefined) {
       const serial = known.options.serialTools;
-      take = { workerId: this.id, tools: this.toolNames.filter((tool) => !asksApproval(known.approvalTools, tool, this.settings.tools.get(tool)) && serial?.includes(tool) !== true) };
+      take = {
+        workerId: this.id,
+        tools: this.toolNames.filter(
+          (tool) => !asksApproval(known.approvalTools, tool, this.settings.tools.get(tool)) && serial?.includes(tool) !== true,
+        ),
+      };
       this.#takes.set(known, take);
     }
     return take;
@@ -212,7 +254,12 @@ export class StepWorker {
    * One try of a claimed step (`taken`: a settle took it, it has no job of its own), its outcome
    * stored as `afterTry` says (one method per answer); the dependent the settle took next, if any.
    */
-  async #runClaimed(claimed: ClaimedStep, helpers: import("graphile-worker").JobHelpers, taken: boolean, claim: TracedTries | undefined): Promise<ClaimedStep | undefined> {
+  async #runClaimed(
+    claimed: ClaimedStep,
+    helpers: import("graphile-worker").JobHelpers,
+    taken: boolean,
+    claim: TracedTries | undefined,
+  ): Promise<ClaimedStep | undefined> {
     const { runId, stepId, tool, attempt, known } = claimed;
     const fn = this.settings.tools.get(tool);
     // A tool marked with requireApproval always waits here: its rule may be asynchronous, and a claim does not wait on a promise.
@@ -286,7 +333,9 @@ export class StepWorker {
   async #done(run: ClaimedTry, outcome: TryOutcome): Promise<ClaimedStep | undefined> {
     const { runId, stepId, tool, attempt, known } = run.claimed;
     const take = this.#take(known, run.helpers);
-    const stored = await this.#store(run, () => settleStep(this.pool, this.connection, { runId, stepId, attempt, outcome, failFast: known.options.failFast, known, take }));
+    const stored = await this.#store(run, () =>
+      settleStep(this.pool, this.connection, { runId, stepId, attempt, outcome, failFast: known.options.failFast, known, take }),
+    );
     if (stored === undefined) return undefined;
     this.#emit({ type: "step-done", runId, stepId, tool, attempt, durationMs: performance.now() - run.t0 });
     return stored.next === undefined ? undefined : claimedStep(runId, stored.next.stepId, stored.next, known);
@@ -295,16 +344,39 @@ export class StepWorker {
   /** `afterTry` said retry: the step waits in the database for its next try (its job's run_at), by whichever worker takes it then. */
   async #retry(run: ClaimedTry, outcome: FailedTry, after: Extract<AfterTry, { next: "retry" }>): Promise<undefined> {
     const { runId, stepId, tool, attempt } = run.claimed;
-    const stored = await this.#store(run, async () => ({ settled: await retryLater(this.pool, this.connection, { runId, stepId, attempt, error: outcome.error, delayMs: after.delayMs }) }));
-    if (stored !== undefined) this.#emit({ type: "step-retry", runId, stepId, tool, attempt, attempts: after.attempts, delayMs: after.delayMs, error: rebuildStepError(stepId, tool, outcome.error) });
+    const stored = await this.#store(run, async () => ({
+      settled: await retryLater(this.pool, this.connection, { runId, stepId, attempt, error: outcome.error, delayMs: after.delayMs }),
+    }));
+    if (stored !== undefined)
+      this.#emit({
+        type: "step-retry",
+        runId,
+        stepId,
+        tool,
+        attempt,
+        attempts: after.attempts,
+        delayMs: after.delayMs,
+        error: rebuildStepError(stepId, tool, outcome.error),
+      });
     return undefined;
   }
 
   /** `afterTry` said failed: the failure stored (and the result, when it keeps one), what waits on the step skipped. */
   async #failed(run: ClaimedTry, outcome: FailedTry): Promise<undefined> {
     const { runId, stepId, tool, attempt, known } = run.claimed;
-    const stored = await this.#store(run, () => settleStep(this.pool, this.connection, { runId, stepId, attempt, outcome, failFast: known.options.failFast, known }));
-    if (stored !== undefined) this.#emit({ type: "step-failed", runId, stepId, tool, attempt, durationMs: performance.now() - run.t0, error: rebuildStepError(stepId, tool, outcome.error) });
+    const stored = await this.#store(run, () =>
+      settleStep(this.pool, this.connection, { runId, stepId, attempt, outcome, failFast: known.options.failFast, known }),
+    );
+    if (stored !== undefined)
+      this.#emit({
+        type: "step-failed",
+        runId,
+        stepId,
+        tool,
+        attempt,
+        durationMs: performance.now() - run.t0,
+        error: rebuildStepError(stepId, tool, outcome.error),
+      });
     return undefined;
   }
 
@@ -339,7 +411,9 @@ export class StepWorker {
 
   /** The claimed step waits for approval with its resolved arguments (`args`, JSON), its tool not called; its job is done. */
   async #awaitApproval(runId: string, stepId: number, tool: string, attempt: number, args: string, known: KnownRun): Promise<void> {
-    const stored = await this.#retrying(() => awaitApproval(this.pool, this.connection, { runId, stepId, attempt, args, suspended: suspendedStatus(known) ?? "suspended" }));
+    const stored = await this.#retrying(() =>
+      awaitApproval(this.pool, this.connection, { runId, stepId, attempt, args, suspended: suspendedStatus(known) ?? "suspended" }),
+    );
     if (stored) this.#emit({ type: "step-awaiting-approval", runId, stepId, tool, args: JSON.parse(args) as Record<string, unknown> });
   }
 }

@@ -26,7 +26,9 @@ export const STORED_STATES: readonly StoredState[] = [...STEP_STATES, RETRYING];
  * our own constants, never input: interpolating them into statement text, DDL included, is safe (and
  * `literal` quotes them all the same).
  */
-export const STATE_SQL = Object.freeze(Object.fromEntries(STORED_STATES.map((state) => [state, literal(state)]))) as { readonly [S in StoredState]: string };
+export const STATE_SQL = Object.freeze(Object.fromEntries(STORED_STATES.map((state) => [state, literal(state)]))) as {
+  readonly [S in StoredState]: string;
+};
 
 /**
  * States as an SQL list, for `in (…)` in a statement text (a PL/pgSQL body, an index's predicate), where

@@ -3,7 +3,17 @@
  * enqueues the steps that depend on nothing, all in one statement (one round trip).
  */
 import { readPlan, type LocatedStep } from "../plan/plan.js";
-import { readOption, readRetryOptions, readRunId, readRunOptions, readSerialTools, type NO_TIME_LIMIT, type RetryOptionValues, type RunOptionValues, type RunRuleOptions } from "../step/settings.js";
+import {
+  readOption,
+  readRetryOptions,
+  readRunId,
+  readRunOptions,
+  readSerialTools,
+  type NO_TIME_LIMIT,
+  type RetryOptionValues,
+  type RunOptionValues,
+  type RunRuleOptions,
+} from "../step/settings.js";
 import type { ResolvedRetryPolicy } from "../step/retry.js";
 import { runStatus } from "../step/schedule.js";
 import { preparePlan } from "../step/prepare.js";
@@ -18,7 +28,10 @@ import { databaseError, poolFor, readConnection, type Connection, type Connectio
 import { storeRun, type NewStep } from "./sql/store-run.js";
 
 /** What a stored run keeps of `RunOptions`: the options that mean something to a run in the database. */
-export type SubmitRunOptions = Pick<RunRuleOptions, "failFast" | "timeoutMs" | "catalog" | "validateOutputs" | "validateInputs" | "retry" | "retryByTool" | "approvalTools" | OptionName> & {
+export type SubmitRunOptions = Pick<
+  RunRuleOptions,
+  "failFast" | "timeoutMs" | "catalog" | "validateOutputs" | "validateInputs" | "retry" | "retryByTool" | "approvalTools" | OptionName
+> & {
   /**
    * Tools that run one call at a time across all workers (a rate-limited API): their steps wait in the
    * tool's queue (graphile-worker's named job queues), shared by every run that names the tool.
@@ -71,7 +84,11 @@ function readStoredOptions(options: unknown): StoredSettings {
   const serialTools = readSerialTools(readOption(options, "serialTools"), "serialTools");
   for (const tool of serialTools ?? []) {
     // The rule reads the names in the database, which holds neither (as a step's tool name).
-    if (tool.includes("\u0000") || hasLoneSurrogate(tool)) throw new RefError("invalid-options", `option serialTools: the tool name ${quoted(tool, 60)} contains a NUL character or a lone surrogate, which PostgreSQL cannot store`);
+    if (tool.includes("\u0000") || hasLoneSurrogate(tool))
+      throw new RefError(
+        "invalid-options",
+        `option serialTools: the tool name ${quoted(tool, 60)} contains a NUL character or a lone surrogate, which PostgreSQL cannot store`,
+      );
   }
   return { ...readRunOptions(options), ...readRetryOptions(options), serialTools };
 }
@@ -121,7 +138,11 @@ interface Prepared {
 function unstorableTools(steps: readonly LocatedStep[]): Diagnostic[] {
   const found: Diagnostic[] = [];
   for (const step of steps) {
-    const what = step.tool.includes("\u0000") ? "a NUL character" : hasLoneSurrogate(step.tool) ? "a lone surrogate (half of a UTF-16 pair)" : undefined;
+    const what = step.tool.includes("\u0000")
+      ? "a NUL character"
+      : hasLoneSurrogate(step.tool)
+        ? "a lone surrogate (half of a UTF-16 pair)"
+        : undefined;
     if (what === undefined) continue;
     found.push({
       code: "invalid-plan",
@@ -151,7 +172,10 @@ function prepare(plan: unknown, settings: StoredSettings): Prepared {
       try {
         args = JSON.stringify(step.args); // the snapshot
       } catch (error) {
-        throw new RefError("invalid-args", `step ${step.id}: its arguments cannot be stored as JSON: ${safeText(describeThrown(error), 200)}`);
+        throw new RefError(
+          "invalid-args",
+          `step ${step.id}: its arguments cannot be stored as JSON: ${safeText(describeThrown(error), 200)}`,
+        );
       }
       steps.push({ id: step.id, tool: step.tool, args: args ?? "{}", dependencies: [...dependencies] });
     });
@@ -181,14 +205,19 @@ function prepare(plan: unknown, settings: StoredSettings): Prepared {
         // Own properties (fromEntries defines them): a tool named __proto__ is a name like any other.
         ...(settings.retryByTool === undefined ? {} : { retryByTool: Object.fromEntries(settings.retryByTool) }),
         ...(settings.serialTools === undefined || settings.serialTools.size === 0 ? {} : { serialTools: [...settings.serialTools] }),
-        ...(settings.approvalTools === undefined || settings.approvalTools.size === 0 ? {} : { approvalTools: [...settings.approvalTools] }),
+        ...(settings.approvalTools === undefined || settings.approvalTools.size === 0
+          ? {}
+          : { approvalTools: [...settings.approvalTools] }),
         language: { ...language },
         ...traceOf(activeTraceCarrier()),
       },
       catalog: catalogText,
       diagnostics,
       steps,
-      hashText: planText(read.plan.options, read.steps.map((step, i) => stepText(step, prepared.ownDataOnly[i] === 1))),
+      hashText: planText(
+        read.plan.options,
+        read.steps.map((step, i) => stepText(step, prepared.ownDataOnly[i] === 1)),
+      ),
       output,
     };
   } catch (error) {
@@ -197,7 +226,13 @@ function prepare(plan: unknown, settings: StoredSettings): Prepared {
 }
 
 /** Store the run as prepared (`storeRun`): invalid, or with no steps, it is over at once. */
-async function store(client: import("./peers.js").PgQueryable, connection: Connection, runId: string, prepared: Prepared, planHash: string): Promise<void> {
+async function store(
+  client: import("./peers.js").PgQueryable,
+  connection: Connection,
+  runId: string,
+  prepared: Prepared,
+  planHash: string,
+): Promise<void> {
   const invalid = prepared.diagnostics.some((diagnostic) => diagnostic.severity === "error");
   const settled = invalid || prepared.steps.length === 0;
   await storeRun(client, connection, {

@@ -6,7 +6,17 @@
  * with parameters only.
  */
 import type { StepFailure } from "../step/attempt.js";
-import { dependentsToSkip, endedStatus, isSettled, onStop, scheduleGraph, stopDetail, type ScheduleGraph, type StepState, type StopReason } from "../step/schedule.js";
+import {
+  dependentsToSkip,
+  endedStatus,
+  isSettled,
+  onStop,
+  scheduleGraph,
+  stopDetail,
+  type ScheduleGraph,
+  type StepState,
+  type StopReason,
+} from "../step/schedule.js";
 import type { KnownRun } from "./known-runs.js";
 import { inTransaction, type Connection } from "./db.js";
 import type { PgPool, PgQueryable } from "./peers.js";
@@ -59,8 +69,19 @@ export interface AttemptOutcome extends StepAttempt {
 export async function settleStep(pool: PgPool, connection: Connection, step: AttemptOutcome): Promise<SettleResult> {
   const { runId, stepId, attempt, outcome } = step;
   if (outcome.ok) {
-    const { stored, next } = await settleDone(pool, connection, { runId, stepId, attempt, result: outcome.result, known: step.known, take: step.take });
-    return stored ? (next === undefined ? { settled: "stored" } : { settled: "stored", next }) : { settled: await whyNotStored(pool, connection, step) };
+    const { stored, next } = await settleDone(pool, connection, {
+      runId,
+      stepId,
+      attempt,
+      result: outcome.result,
+      known: step.known,
+      take: step.take,
+    });
+    return stored
+      ? next === undefined
+        ? { settled: "stored" }
+        : { settled: "stored", next }
+      : { settled: await whyNotStored(pool, connection, step) };
   }
   const stored = await settleFailed(pool, connection, step, outcome, step.failFast);
   return { settled: stored ? "stored" : await whyNotStored(pool, connection, step) };
@@ -91,7 +112,13 @@ function statesOf(rows: readonly RunStepRow[]): { graph: ScheduleGraph; states: 
 }
 
 /** A step failed: its error (and a result that failed validation) stored, its dependents skipped, the run stopped with `failFast`, or ended. */
-async function settleFailed(pool: PgPool, connection: Connection, { runId, stepId, attempt }: StepAttempt, outcome: Extract<SettleOutcome, { ok: false }>, failFast: boolean): Promise<boolean> {
+async function settleFailed(
+  pool: PgPool,
+  connection: Connection,
+  { runId, stepId, attempt }: StepAttempt,
+  outcome: Extract<SettleOutcome, { ok: false }>,
+  failFast: boolean,
+): Promise<boolean> {
   return inTransaction(pool, async (client) => {
     const rows = await storeFailure(client, connection, { runId, stepId, attempt, error: outcome.error, result: outcome.result });
     if (rows !== undefined) await afterFailure(client, connection, runId, stepId, rows, failFast);
@@ -103,7 +130,14 @@ async function settleFailed(pool: PgPool, connection: Connection, { runId, stepI
  * After a step's failure is stored (the run's row locked; `rows`: every step as it was before): the
  * steps it blocks skipped, then the run stopped with `failFast`, or its count and status brought up to date.
  */
-export async function afterFailure(client: PgQueryable, connection: Connection, runId: string, stepId: number, rows: readonly RunStepRow[], failFast: boolean): Promise<void> {
+export async function afterFailure(
+  client: PgQueryable,
+  connection: Connection,
+  runId: string,
+  stepId: number,
+  rows: readonly RunStepRow[],
+  failFast: boolean,
+): Promise<void> {
   const { graph, states } = statesOf(rows);
   const skipped = dependentsToSkip(graph, stepId, states);
   await skipBlocked(client, connection, runId, skipped);
@@ -118,7 +152,13 @@ export async function afterFailure(client: PgQueryable, connection: Connection, 
  * Stop a run (its row locked): running steps fail with code `aborted`, steps not started are skipped,
  * the run gets its final status, and workers are told (they abort the running steps' signals).
  */
-export async function stopSteps(client: PgQueryable, connection: Connection, runId: string, reason: StopReason, states?: Map<number, StepState>): Promise<void> {
+export async function stopSteps(
+  client: PgQueryable,
+  connection: Connection,
+  runId: string,
+  reason: StopReason,
+  states?: Map<number, StepState>,
+): Promise<void> {
   const current = states ?? statesOf(await readRunSteps(client, connection, runId)).states;
   const aborted: number[] = [];
   const skipped: number[] = [];
@@ -145,7 +185,13 @@ async function recount(client: PgQueryable, connection: Connection, runId: strin
 }
 
 /** When nothing more can happen by itself (every step settled, or what is left waits for approval): the run's status, and the announcement. */
-async function settleIfDone(client: PgQueryable, connection: Connection, runId: string, states: ReadonlyMap<number, StepState>, stopped: StopReason | undefined): Promise<void> {
+async function settleIfDone(
+  client: PgQueryable,
+  connection: Connection,
+  runId: string,
+  states: ReadonlyMap<number, StepState>,
+  stopped: StopReason | undefined,
+): Promise<void> {
   if (endedStatus(states.values(), stopped, []) === undefined) return;
   const status = endedStatus(states.values(), stopped, await readDiagnostics(client, connection, runId))!;
   await finishRun(client, connection, runId, status);

@@ -4,7 +4,20 @@
  * src/step/settings.ts (so a value `runPlan` refuses a worker refuses too) by `startWorker`
  * (`readWorkerSettings`) and by `plan-refs worker`'s flags (`boundedSetting`).
  */
-import { DEFAULT_CONCURRENCY, MAX_TIMEOUT_MS, OPTION_MESSAGES, readBounded, readCallback, readDuration, readFlag, readOption, readSignal, readToolConcurrency, type RefuseOption, type SettingBounds } from "../step/settings.js";
+import {
+  DEFAULT_CONCURRENCY,
+  MAX_TIMEOUT_MS,
+  OPTION_MESSAGES,
+  readBounded,
+  readCallback,
+  readDuration,
+  readFlag,
+  readOption,
+  readSignal,
+  readToolConcurrency,
+  type RefuseOption,
+  type SettingBounds,
+} from "../step/settings.js";
 import { ownData } from "../shared/own-data.js";
 import { PostgresError } from "./errors.js";
 

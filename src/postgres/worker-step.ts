@@ -6,7 +6,19 @@
  * what is stored (`TryOutcome`, a `SettleOutcome`).
  */
 import { resolveRefs } from "../resolve/resolve-refs.js";
-import { attempt, checkOutput, endAttempt, idempotencyKey, keepsResult, outputSchemaOf, STEP_FAILURES, type AttemptOwner, type AttemptStep, type StepFailure, type ToolContext } from "../step/attempt.js";
+import {
+  attempt,
+  checkOutput,
+  endAttempt,
+  idempotencyKey,
+  keepsResult,
+  outputSchemaOf,
+  STEP_FAILURES,
+  type AttemptOwner,
+  type AttemptStep,
+  type StepFailure,
+  type ToolContext,
+} from "../step/attempt.js";
 import type { StepTrace } from "./step-trace.js";
 import { inputFailure } from "../step/validate-input.js";
 import { asksApproval } from "../step/gated.js";
@@ -164,7 +176,10 @@ export interface ClaimedTry {
  * @example
  * const outcome = await runClaimedStep(claimed, { fn: tools.get(claimed.tool), toolNames: tools.keys(), timeoutMs: 60_000, controller: new AbortController(), validateInputs: false })
  */
-export function runClaimedStep(claimed: ClaimedStep, { fn, toolNames, timeoutMs, controller, validateInputs, trace }: ClaimedTry): Promise<TryOutcome> {
+export function runClaimedStep(
+  claimed: ClaimedStep,
+  { fn, toolNames, timeoutMs, controller, validateInputs, trace }: ClaimedTry,
+): Promise<TryOutcome> {
   if (fn === undefined) {
     const failure = STEP_FAILURES.unknownTool(claimed.tool, " on this worker", toolNames);
     trace?.ended(failure);
@@ -174,7 +189,8 @@ export function runClaimedStep(claimed: ClaimedStep, { fn, toolNames, timeoutMs,
     const step = new WorkerStep(claimed, controller.signal, (reason) => controller.abort(reason), validateInputs, settle, trace);
     if (controller.signal.aborted) return WORKER_ATTEMPT.ended(step, undefined, ABORTED, false);
     controller.signal.addEventListener("abort", step.onAbort, { once: true });
-    if (trace === undefined) attempt(step, fn as (args: Record<string, unknown>, context: ToolContext) => unknown, WORKER_ATTEMPT, timeoutMs);
+    if (trace === undefined)
+      attempt(step, fn as (args: Record<string, unknown>, context: ToolContext) => unknown, WORKER_ATTEMPT, timeoutMs);
     else trace.within(attempt, step, fn as (args: Record<string, unknown>, context: ToolContext) => unknown, WORKER_ATTEMPT, timeoutMs);
   });
 }

@@ -108,7 +108,10 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   }
   // graphile-worker's own pool, so that its clients' errors (a server restart) are handled, the job it
   // ends while the database is away is ended once it is back, and it ends with the worker.
-  const jobPool = await makeJobPool({ connectionString: connection.connectionString, max: settings.concurrency + 2, connectionTimeoutMillis: 10_000 }, () => worker.closed);
+  const jobPool = await makeJobPool(
+    { connectionString: connection.connectionString, max: settings.concurrency + 2, connectionTimeoutMillis: 10_000 },
+    () => worker.closed,
+  );
   jobPool.on("error", () => undefined);
   jobPool.on("connect", (client) => client.on("error", () => undefined));
   let runner: import("graphile-worker").Runner;
@@ -175,7 +178,11 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
  * One task per tool this worker has (it takes only steps it can run), and the task of jobs queued
  * before steps were routed by tool.
  */
-function taskList(connection: Connection, tools: ReadonlyMap<string, WorkerToolFunction>, run: import("graphile-worker").Task): import("graphile-worker").TaskList {
+function taskList(
+  connection: Connection,
+  tools: ReadonlyMap<string, WorkerToolFunction>,
+  run: import("graphile-worker").Task,
+): import("graphile-worker").TaskList {
   const list: Record<string, import("graphile-worker").Task> = Object.create(null) as Record<string, import("graphile-worker").Task>;
   list[stepTask(connection)] = run;
   for (const name of tools.keys()) list[toolTask(connection, name)] = run;
@@ -187,6 +194,9 @@ async function checkConnections(pool: PgPool, connection: Connection, concurrenc
   const available = await availableConnections(pool);
   const needed = connectionsNeeded(concurrency, POOL_SIZE);
   if (Number.isFinite(available) && needed > available) {
-    throw new PostgresError("invalid-options", `startWorker: concurrency ${concurrency} needs up to ${needed} connections, and PostgreSQL at ${connection.where} allows ${available} in all (max_connections): lower the concurrency`);
+    throw new PostgresError(
+      "invalid-options",
+      `startWorker: concurrency ${concurrency} needs up to ${needed} connections, and PostgreSQL at ${connection.where} allows ${available} in all (max_connections): lower the concurrency`,
+    );
   }
 }

@@ -76,7 +76,8 @@ export function readKey(container: unknown, key: string): unknown {
   // The common case first: a plain object (one prototype read), then Maps.
   const proto: unknown = Object.getPrototypeOf(container);
   if ((proto === Object.prototype || proto === null) && !Array.isArray(container)) return readOwnData(container, key);
-  if (container instanceof Map) return Map.prototype.has.call(container, key) ? (Map.prototype.get.call(container, key) as unknown) : MISSING;
+  if (container instanceof Map)
+    return Map.prototype.has.call(container, key) ? (Map.prototype.get.call(container, key) as unknown) : MISSING;
   return NOT_INDEXABLE;
 }
 

@@ -144,7 +144,13 @@ class Compiler extends ArgsWalk<Node> {
     return done;
   }
 
-  protected container(container: Record<string, unknown> | unknown[], plainArray: boolean, keys: readonly string[], values: readonly unknown[], nodes: readonly Node[]): Node {
+  protected container(
+    container: Record<string, unknown> | unknown[],
+    plainArray: boolean,
+    keys: readonly string[],
+    values: readonly unknown[],
+    nodes: readonly Node[],
+  ): Node {
     // No placeholder inside: the container itself comes back, on every call (structural sharing).
     if (nodes.every((node) => node.kind === "value")) return { kind: "value", value: container };
     return {
@@ -201,7 +207,12 @@ function evaluateRef(node: RefNode, results: Results, context: EvaluationContext
   }
 }
 
-function runContainer(node: ContainerNode, results: Results, memo: Map<ContainerNode, unknown> | undefined, context: EvaluationContext): unknown {
+function runContainer(
+  node: ContainerNode,
+  results: Results,
+  memo: Map<ContainerNode, unknown> | undefined,
+  context: EvaluationContext,
+): unknown {
   if (node.shared && memo!.has(node)) return memo!.get(node);
   const { nodes, originals } = node;
   const values = new Array<unknown>(nodes.length);
@@ -214,7 +225,8 @@ function runContainer(node: ContainerNode, results: Results, memo: Map<Container
   }
   let resolved: unknown = node.original;
   if (changed) {
-    const out: Record<string, unknown> | unknown[] = node.kind === "array" ? new Array<unknown>(node.length) : node.nullPrototype ? (Object.create(null) as Record<string, unknown>) : {};
+    const out: Record<string, unknown> | unknown[] =
+      node.kind === "array" ? new Array<unknown>(node.length) : node.nullPrototype ? (Object.create(null) as Record<string, unknown>) : {};
     for (let i = 0; i < values.length; i++) defineOwn(out, node.keys[i]!, values[i]);
     resolved = out;
   }

@@ -9,7 +9,18 @@ import { DEFAULT_LIMITS, normalizeOptions } from "../shared/options.js";
 import { pathLikeAt, pathSyntaxHint } from "../shared/path-hint.js";
 import type { Span } from "../shared/span.js";
 import { cutText, listSome, quoted, safeText, valueKind } from "../shared/text.js";
-import { accessError, assertResults, keySample, MISSING, NOT_INDEXABLE, readIndex, readKey, readStep, sizeOf, type Results } from "./access.js";
+import {
+  accessError,
+  assertResults,
+  keySample,
+  MISSING,
+  NOT_INDEXABLE,
+  readIndex,
+  readKey,
+  readStep,
+  sizeOf,
+  type Results,
+} from "./access.js";
 import { outputLimitError } from "./limits.js";
 import { InterpolationTooLong, interpolationText } from "./stringify.js";
 
@@ -46,7 +57,14 @@ export interface EvaluationContext extends Context {
 
 /** A context for one call with these limits (never kept beyond the call: the memo belongs to that call's results). */
 export function callContext(limits: { readonly maxOutputLength: number; readonly maxDepth: number }, source?: string): EvaluationContext {
-  return { source, maxOutputLength: limits.maxOutputLength, maxDepth: limits.maxDepth, memo: true, stepId: undefined, stepValue: undefined };
+  return {
+    source,
+    maxOutputLength: limits.maxOutputLength,
+    maxDepth: limits.maxDepth,
+    memo: true,
+    stepId: undefined,
+    stepValue: undefined,
+  };
 }
 
 /** The result of step `id`, or `MISSING`, through the context's memo when it has one. May throw (a Proxy trap): callers guard. */
@@ -89,7 +107,10 @@ function evaluateContext(options: (EvaluateOptions & { source?: string }) | unde
     throw asRefError(error, "the options");
   }
   if (source !== undefined && typeof source !== "string") throw new RefError("invalid-options", "option source must be a string");
-  const { maxOutputLength: outputLimit, maxDepth: depthLimit } = normalizeOptions({ maxOutputLength: maxOutputLength as number | undefined, maxDepth: maxDepth as number | undefined });
+  const { maxOutputLength: outputLimit, maxDepth: depthLimit } = normalizeOptions({
+    maxOutputLength: maxOutputLength as number | undefined,
+    maxDepth: maxDepth as number | undefined,
+  });
   return callContext({ maxOutputLength: outputLimit, maxDepth: depthLimit }, source);
 }
 
@@ -184,12 +205,13 @@ function evaluateReference(node: ReferenceNode, results: Results, context: Conte
   let value: unknown;
   try {
     value = stepResult(results, node.step.id, context);
-    if (value !== MISSING) for (index = 0; index < path.length; index++) {
-      container = value;
-      const segment = path[index]!;
-      value = segment.type === "index" ? readIndex(container, segment.index) : readKey(container, segment.name);
-      if (value === MISSING || value === NOT_INDEXABLE) break;
-    }
+    if (value !== MISSING)
+      for (index = 0; index < path.length; index++) {
+        container = value;
+        const segment = path[index]!;
+        value = segment.type === "index" ? readIndex(container, segment.index) : readKey(container, segment.name);
+        if (value === MISSING || value === NOT_INDEXABLE) break;
+      }
   } catch (error) {
     throw accessError(() => readingWhat(node, index), error);
   }
@@ -230,7 +252,13 @@ function missingStep(node: ReferenceNode, results: Results, context: Context): K
 }
 
 /** The `KeyError` for path segment `index`, which failed on `value` (the part of the result that did resolve). */
-function missingSegment(node: ReferenceNode, index: number, value: unknown, reason: "missing" | "not-indexable", context: Context): KeyError {
+function missingSegment(
+  node: ReferenceNode,
+  index: number,
+  value: unknown,
+  reason: "missing" | "not-indexable",
+  context: Context,
+): KeyError {
   const { step, base, label } = referenceDetails(node, context);
   const segment = node.path[index]!;
   const at = index === 0 ? "" : ` at ${pathText(node, index)}`;
@@ -238,16 +266,28 @@ function missingSegment(node: ReferenceNode, index: number, value: unknown, reas
   const details = { ...base, ref: context.source ?? label, span: segment.span, key, segment: index };
   if (reason === "not-indexable") {
     const wants = segment.type === "index" ? "an index (only arrays have indexes)" : "a key (only objects and Maps have keys)";
-    return new KeyError("not-indexable", `${label}: step ${step}'s result is ${valueKind(value)}${at}, which cannot take ${wants}`, details);
+    return new KeyError(
+      "not-indexable",
+      `${label}: step ${step}'s result is ${valueKind(value)}${at}, which cannot take ${wants}`,
+      details,
+    );
   }
   if (segment.type === "index") {
-    return new KeyError("missing-key", `${label}: step ${step}'s result has no index ${segment.index}${at} (length ${sizeOf(value) ?? 0})`, details);
+    return new KeyError(
+      "missing-key",
+      `${label}: step ${step}'s result has no index ${segment.index}${at} (length ${sizeOf(value) ?? 0})`,
+      details,
+    );
   }
   const { keys, total } = keySample(value);
   const known = keys.length === 0 ? "it has no keys" : `keys: ${listSome(keys, 8, total)}`;
   // A seed key with a `.` or `[` is most likely a path written without the option syntax "path".
   const hint = node.syntax === "seed" && pathLikeAt(segment.name) >= 0 ? `; ${pathSyntaxHint(segment.name)}` : "";
-  return new KeyError("missing-key", `${label}: step ${step}'s result has no key ${quoted(segment.name, 40)}${at} (${known})${hint}`, details);
+  return new KeyError(
+    "missing-key",
+    `${label}: step ${step}'s result has no key ${quoted(segment.name, 40)}${at} (${known})${hint}`,
+    details,
+  );
 }
 
 /** The reference as written (from the source when known), `$`-prefixed, safe for messages. */
@@ -260,7 +300,13 @@ function referenceLabel(node: ReferenceNode, source: string | undefined): string
 function pathText(node: ReferenceNode, upTo: number): string {
   return node.path
     .slice(0, upTo)
-    .map((segment: Segment) => (segment.type === "index" ? `[${segment.index}]` : segment.type === "quoted-key" ? `[${quoted(segment.name, 30)}]` : `.${safeText(segment.name, 30)}`))
+    .map((segment: Segment) =>
+      segment.type === "index"
+        ? `[${segment.index}]`
+        : segment.type === "quoted-key"
+          ? `[${quoted(segment.name, 30)}]`
+          : `.${safeText(segment.name, 30)}`,
+    )
     .join("");
 }
 

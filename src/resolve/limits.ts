@@ -43,7 +43,12 @@ export function placeholderLimitError(maxPlaceholders: number, arg: string): Ref
  * @example
  * outputLimitError("template output", 10).message // "template output is longer than maxOutputLength (10)"
  */
-export function outputLimitError(what: "template output" | "interpolated value", maxOutputLength: number, ref?: string, span?: Span): RefError {
+export function outputLimitError(
+  what: "template output" | "interpolated value",
+  maxOutputLength: number,
+  ref?: string,
+  span?: Span,
+): RefError {
   const detail = `${what} is longer than maxOutputLength (${maxOutputLength})`;
   return what === "template output" ? new RefError("limit", detail, { ref, span }) : new InterpolationTooLong("limit", detail);
 }

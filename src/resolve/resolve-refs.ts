@@ -49,7 +49,14 @@ export { assertArgs, childPointer, defineOwn };
  * evaluatePlaceholder(parseRef("$1.city"), "$1.city", { 1: {} }, callContext(normalizeOptions(undefined)), "", "q")
  * // throws KeyError … (arg "/q")
  */
-export function evaluatePlaceholder(ast: RefAst, text: string, results: Results, context: EvaluationContext, parent: string, key: string): unknown {
+export function evaluatePlaceholder(
+  ast: RefAst,
+  text: string,
+  results: Results,
+  context: EvaluationContext,
+  parent: string,
+  key: string,
+): unknown {
   try {
     context.source = text;
     return evaluateAst(ast, results, context);
@@ -90,12 +97,22 @@ class Resolver extends ArgsWalk<unknown> {
   }
 
   /** Copy a container only if something inside it changed (structural sharing). */
-  protected container(container: Record<string, unknown> | unknown[], plainArray: boolean, keys: readonly string[], values: readonly unknown[], resolved: readonly unknown[]): unknown {
+  protected container(
+    container: Record<string, unknown> | unknown[],
+    plainArray: boolean,
+    keys: readonly string[],
+    values: readonly unknown[],
+    resolved: readonly unknown[],
+  ): unknown {
     // Object.is, not ===: a NaN that came back unchanged must not force a copy.
     let changed = false;
     for (let i = 0; i < values.length && !changed; i++) changed = !Object.is(resolved[i], values[i]);
     if (!changed) return container;
-    const out: Record<string, unknown> | unknown[] = plainArray ? new Array<unknown>((container as unknown[]).length) : Object.getPrototypeOf(container) === null ? (Object.create(null) as Record<string, unknown>) : {};
+    const out: Record<string, unknown> | unknown[] = plainArray
+      ? new Array<unknown>((container as unknown[]).length)
+      : Object.getPrototypeOf(container) === null
+        ? (Object.create(null) as Record<string, unknown>)
+        : {};
     for (let i = 0; i < keys.length; i++) defineOwn(out, keys[i]!, resolved[i]);
     return out;
   }

@@ -72,7 +72,10 @@ function compactJson(root: object, maxLength: number, maxDepth: number): string 
       } else {
         push("{");
         let first = true;
-        const entries: [string, unknown][] = object instanceof Map ? [...(Map.prototype.entries.call(object) as IterableIterator<[unknown, unknown]>)].map(([k, v]) => [String(k), v]) : ownDataEntries(object);
+        const entries: [string, unknown][] =
+          object instanceof Map
+            ? [...(Map.prototype.entries.call(object) as IterableIterator<[unknown, unknown]>)].map(([k, v]) => [String(k), v])
+            : ownDataEntries(object);
         for (const [key, item] of entries) {
           if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
           push(`${first ? "" : ","}${JSON.stringify(key)}:`);

@@ -159,7 +159,14 @@ export abstract class ArgsWalk<T> {
   /** A placeholder or template, the string `text` at key `key` of the container at pointer `parent`. */
   protected abstract placeholder(ast: RefAst, text: string, parent: string, key: string): T;
   /** A container walked with `deep`: its entries' keys, the values read and what each one built. */
-  protected abstract container(container: Record<string, unknown> | unknown[], plainArray: boolean, keys: readonly string[], values: readonly unknown[], built: readonly T[], pointer: string): T;
+  protected abstract container(
+    container: Record<string, unknown> | unknown[],
+    plainArray: boolean,
+    keys: readonly string[],
+    values: readonly unknown[],
+    built: readonly T[],
+    pointer: string,
+  ): T;
   /** A container met again (shared, not a cycle): what it built the first time. */
   protected again(built: T): T {
     return built;
@@ -183,7 +190,10 @@ export abstract class ArgsWalk<T> {
     const built = values as T[];
     for (let i = 0; i < keys.length; i++) {
       const value = values[i];
-      built[i] = typeof value === "string" && top !== undefined ? this.walkString(value, "", keys[i]!, this.#remembered(top, i, value)) : this.walkValue(value, "", keys[i]!, 1);
+      built[i] =
+        typeof value === "string" && top !== undefined
+          ? this.walkString(value, "", keys[i]!, this.#remembered(top, i, value))
+          : this.walkValue(value, "", keys[i]!, 1);
     }
     return built;
   }
@@ -233,7 +243,8 @@ export abstract class ArgsWalk<T> {
       case "error":
         throw atArgument(classified.error, childPointer(parent, key));
       case "ref":
-        if (++this.#placeholders > this.options.maxPlaceholders) throw placeholderLimitError(this.options.maxPlaceholders, childPointer(parent, key));
+        if (++this.#placeholders > this.options.maxPlaceholders)
+          throw placeholderLimitError(this.options.maxPlaceholders, childPointer(parent, key));
         return this.placeholder(classified.ast, text, parent, key);
     }
   }

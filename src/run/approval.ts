@@ -41,13 +41,26 @@ export interface ResumeState {
  * runs (`planIds`: the plan's step ids).
  */
 export function checkResume(resume: ResumeState, planHash: string, planIds: ReadonlySet<number>): void {
-  if (resume.planHash !== planHash) throw new RefError("plan-mismatch", `the previous report is of another plan (its planHash ${resume.planHash}, this plan's ${planHash}); nothing was run`);
-  for (const [list, ids] of [["approve", resume.approved], ["deny", resume.denied.keys()]] as const) {
-    for (const id of ids) if (!planIds.has(id)) throw new RefError("invalid-options", `option ${list} names step ${id}, which the plan does not have; nothing was run`);
+  if (resume.planHash !== planHash)
+    throw new RefError(
+      "plan-mismatch",
+      `the previous report is of another plan (its planHash ${resume.planHash}, this plan's ${planHash}); nothing was run`,
+    );
+  for (const [list, ids] of [
+    ["approve", resume.approved],
+    ["deny", resume.denied.keys()],
+  ] as const) {
+    for (const id of ids)
+      if (!planIds.has(id))
+        throw new RefError("invalid-options", `option ${list} names step ${id}, which the plan does not have; nothing was run`);
   }
   // Only a step that waited showed its arguments to a person: approving any other would run arguments nobody saw.
   for (const id of resume.approved) {
-    if (!resume.waiting.has(id)) throw new RefError("not-awaiting-approval", `step ${id} is not waiting for approval in the previous report (${waitingList(resume.waiting)}): only a step that waited, with the arguments it showed, can be approved; nothing was run`);
+    if (!resume.waiting.has(id))
+      throw new RefError(
+        "not-awaiting-approval",
+        `step ${id} is not waiting for approval in the previous report (${waitingList(resume.waiting)}): only a step that waited, with the arguments it showed, can be approved; nothing was run`,
+      );
   }
 }
 
@@ -57,7 +70,12 @@ export function checkResume(resume: ResumeState, planHash: string, planIds: Read
  * options (`deep`, `templates`, `syntax`) or other results would send something nobody saw, so such
  * a resume is refused before anything runs (`plan-mismatch`).
  */
-export function checkApproved(resume: ResumeState, steps: readonly LocatedStep[], language: NormalizedOptions, results: ReadonlyMap<number, unknown> = resume.results): void {
+export function checkApproved(
+  resume: ResumeState,
+  steps: readonly LocatedStep[],
+  language: NormalizedOptions,
+  results: ReadonlyMap<number, unknown> = resume.results,
+): void {
   if (resume.approved.size === 0) return;
   for (const step of steps) {
     if (!resume.approved.has(step.id) || !resume.shown.has(step.id)) continue;
@@ -65,11 +83,17 @@ export function checkApproved(resume: ResumeState, steps: readonly LocatedStep[]
     try {
       now = canonicalJson(resolveRefs(step.args, new Map([...results, ...resume.results]), language));
     } catch (error) {
-      throw new RefError("plan-mismatch", `step ${step.id} was approved with the arguments it showed, but they cannot be resolved again (${safeText(describeThrown(error), 120)}); nothing was run`);
+      throw new RefError(
+        "plan-mismatch",
+        `step ${step.id} was approved with the arguments it showed, but they cannot be resolved again (${safeText(describeThrown(error), 120)}); nothing was run`,
+      );
     }
     const shown = canonicalJson(resume.shown.get(step.id));
     if (now !== shown) {
-      throw new RefError("plan-mismatch", `step ${step.id} was approved with the arguments ${safeText(shown, 200)}, but this run would call it with ${safeText(now, 200)} (other language options or other results); nothing was run`);
+      throw new RefError(
+        "plan-mismatch",
+        `step ${step.id} was approved with the arguments ${safeText(shown, 200)}, but this run would call it with ${safeText(now, 200)} (other language options or other results); nothing was run`,
+      );
     }
   }
 }
@@ -143,7 +167,8 @@ export class ApprovalGate {
     run.hold(record);
     Promise.resolve(answer.promise).then(
       (value) => reachTries<GatedRun>(record, (tries) => this.#decided(tries.scheduler, record, args, Boolean(value))),
-      (error: unknown) => reachTries<GatedRun>(record, (tries) => this.#decided(tries.scheduler, record, args, STEP_FAILURES.approvalFailed(error))),
+      (error: unknown) =>
+        reachTries<GatedRun>(record, (tries) => this.#decided(tries.scheduler, record, args, STEP_FAILURES.approvalFailed(error))),
     );
     return true;
   }
@@ -176,7 +201,8 @@ export class ApprovalGate {
     const answers: unknown[] = [];
     try {
       if (rule !== undefined) answers.push(rule({ ...args }, { id: record.id, tool: record.tool }));
-      if (needsApproval !== undefined) answers.push(needsApproval.call(this.options, { id: record.id, tool: record.tool, args: { ...args } }));
+      if (needsApproval !== undefined)
+        answers.push(needsApproval.call(this.options, { id: record.id, tool: record.tool, args: { ...args } }));
     } catch (error) {
       return STEP_FAILURES.approvalFailed(error);
     }
@@ -184,7 +210,8 @@ export class ApprovalGate {
     for (const answer of answers) {
       let then: unknown;
       try {
-        then = (typeof answer === "object" && answer !== null) || typeof answer === "function" ? (answer as { then?: unknown }).then : undefined;
+        then =
+          (typeof answer === "object" && answer !== null) || typeof answer === "function" ? (answer as { then?: unknown }).then : undefined;
       } catch (error) {
         return STEP_FAILURES.approvalFailed(error);
       }

@@ -74,9 +74,15 @@ type Flatten<T> = { [K in keyof T]: T[K] };
  * Schema) gives its inferred input type; a JSON Schema an object with the schema's `properties` (those
  * in `required` required); else `Record<string, unknown>`.
  */
-export type ToolArgs<Spec> = Spec extends { readonly input: infer Input } ? ArgsOf<Input extends StandardTypedV1 ? StandardTypedV1.InferInput<Input> : SchemaValue<Input>> : Record<string, unknown>;
+export type ToolArgs<Spec> = Spec extends { readonly input: infer Input }
+  ? ArgsOf<Input extends StandardTypedV1 ? StandardTypedV1.InferInput<Input> : SchemaValue<Input>>
+  : Record<string, unknown>;
 
-type ArgsOf<Value> = [Value] extends [object] ? ([Value] extends [readonly unknown[]] ? Record<string, unknown> : Value) : Record<string, unknown>;
+type ArgsOf<Value> = [Value] extends [object]
+  ? [Value] extends [readonly unknown[]]
+    ? Record<string, unknown>
+    : Value
+  : Record<string, unknown>;
 
 /**
  * Any tool, whatever its declared arguments: a method's parameter is compared both ways, so a tool
@@ -139,7 +145,8 @@ export function defineTools(...args: readonly unknown[]): unknown {
 
 /** The tools, if every own property is a function held as data (getters never run); else a RefError. */
 function checkTools(tools: unknown): unknown {
-  if (!isPlainObject(tools)) throw new RefError("invalid-args", "defineTools: the tools must be a plain object mapping tool names to functions");
+  if (!isPlainObject(tools))
+    throw new RefError("invalid-args", "defineTools: the tools must be a plain object mapping tool names to functions");
   for (const name of Object.keys(tools)) {
     if (typeof ownData(tools, name) !== "function") {
       throw new RefError("invalid-args", `defineTools: tool ${quoted(name, 40)} must be a function`);
@@ -150,9 +157,16 @@ function checkTools(tools: unknown): unknown {
 
 function checkCatalogTools(catalogValue: unknown, tools: unknown): unknown {
   const problems: string[] = [];
-  const catalog = readTools(catalogValue, (pointer, message) => void problems.push(pointer === "" ? message : `at ${pointer}: ${message}`), "");
+  const catalog = readTools(
+    catalogValue,
+    (pointer, message) => void problems.push(pointer === "" ? message : `at ${pointer}: ${message}`),
+    "",
+  );
   if (catalog === undefined || problems.length > 0) {
-    throw new RefError("invalid-args", `defineTools: the catalog is not a tool catalog: ${problems[0] ?? "it must be an object mapping tool names to { description, input, output }"}`);
+    throw new RefError(
+      "invalid-args",
+      `defineTools: the catalog is not a tool catalog: ${problems[0] ?? "it must be an object mapping tool names to { description, input, output }"}`,
+    );
   }
   checkTools(tools);
   const names = Object.keys(tools as object);
@@ -160,7 +174,10 @@ function checkCatalogTools(catalogValue: unknown, tools: unknown): unknown {
   const extra = names.find((name) => !Object.hasOwn(catalog, name));
   if (extra !== undefined) {
     const near = didYouMean(extra, known);
-    throw new RefError("invalid-args", `defineTools: tool ${quoted(extra, 40)} is not in the catalog; ${near === undefined ? `its tools: ${listSome(known)}` : `did you mean ${quoted(near, 40)}?`}`);
+    throw new RefError(
+      "invalid-args",
+      `defineTools: tool ${quoted(extra, 40)} is not in the catalog; ${near === undefined ? `its tools: ${listSome(known)}` : `did you mean ${quoted(near, 40)}?`}`,
+    );
   }
   const missing = known.find((name) => !Object.hasOwn(tools as object, name));
   if (missing !== undefined) throw new RefError("invalid-args", `defineTools: the catalog's tool ${quoted(missing, 40)} has no function`);

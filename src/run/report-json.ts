@@ -100,7 +100,9 @@ function outputJSON(report: RunReport): { output?: unknown; outputError?: StepEr
   if (report.outputError !== undefined) return { outputError: stepErrorJSON(report.outputError) };
   if (!Object.hasOwn(report, "output")) return {};
   const written = storedJSON(report.output);
-  return written.ok ? { output: written.value } : { outputError: { code: "unserializable", message: `the plan's output cannot be stored as JSON: ${written.reason}` } };
+  return written.ok
+    ? { output: written.value }
+    : { outputError: { code: "unserializable", message: `the plan's output cannot be stored as JSON: ${written.reason}` } };
 }
 
 /** Waiting steps as JSON: arguments JSON cannot write are written as `{}` (the step still waits). */
@@ -181,7 +183,8 @@ function readReport(value: unknown): RunReport {
     attempts.set(id, tries);
   }
   const planHash = field("planHash");
-  if (planHash !== undefined && (typeof planHash !== "string" || !PLAN_HASH.test(planHash))) refuse("planHash", "64 lowercase hex digits (SHA-256)");
+  if (planHash !== undefined && (typeof planHash !== "string" || !PLAN_HASH.test(planHash)))
+    refuse("planHash", "64 lowercase hex digits (SHA-256)");
   const pending = new Map<number, PendingStep>();
   const pendingGiven = field("pending");
   for (const [id, step] of pendingGiven === undefined ? [] : byStep(pendingGiven, "pending")) {
@@ -193,7 +196,11 @@ function readReport(value: unknown): RunReport {
   const reusedGiven = field("reused");
   const reused = reusedGiven === undefined ? [] : stepIds(reusedGiven, "reused");
   const outputErrorGiven = field("outputError");
-  const output = Object.hasOwn(value, "output") ? { output: field("output") } : outputErrorGiven === undefined ? {} : { outputError: readError(OUTPUT_STEP_ID, outputErrorGiven, "outputError") };
+  const output = Object.hasOwn(value, "output")
+    ? { output: field("output") }
+    : outputErrorGiven === undefined
+      ? {}
+      : { outputError: readError(OUTPUT_STEP_ID, outputErrorGiven, "outputError") };
   return {
     runId,
     status: status as RunReport["status"],
@@ -214,7 +221,8 @@ function readReport(value: unknown): RunReport {
 function byStep(value: unknown, where: string): [number, unknown][] {
   if (!isPlainObject(value)) refuse(where, "an object keyed by step id");
   return ownDataEntries(value).map(([key, item]) => {
-    if (!STEP_ID_KEY.test(key) || !Number.isSafeInteger(Number(key))) refuse(where, `keyed by step ids (non-negative integers), not "${safeText(key)}"`);
+    if (!STEP_ID_KEY.test(key) || !Number.isSafeInteger(Number(key)))
+      refuse(where, `keyed by step ids (non-negative integers), not "${safeText(key)}"`);
     return [Number(key), item];
   });
 }
@@ -251,7 +259,13 @@ function stepErrorJSON(error: unknown): StepErrorJSON {
   const ref = ownString(error, "ref");
   const arg = ownString(error, "arg");
   const pointer = ownString(error, "pointer");
-  return { code, message, ...(ref === undefined ? {} : { ref }), ...(arg === undefined ? {} : { arg }), ...(pointer === undefined ? {} : { pointer }) };
+  return {
+    code,
+    message,
+    ...(ref === undefined ? {} : { ref }),
+    ...(arg === undefined ? {} : { arg }),
+    ...(pointer === undefined ? {} : { pointer }),
+  };
 }
 
 /**
@@ -282,7 +296,14 @@ function jsonSnapshot(value: unknown): { ok: true; value: unknown } | { ok: fals
     return { ok: true, value: text === undefined ? null : (JSON.parse(text) as unknown) };
   } catch (error) {
     const reason = describeThrown(error);
-    return { ok: false, reason: /circular/i.test(reason) ? "it contains a cycle" : /bigint/i.test(reason) ? "it contains a BigInt" : cutText(reason.split("\n")[0]!, 200) };
+    return {
+      ok: false,
+      reason: /circular/i.test(reason)
+        ? "it contains a cycle"
+        : /bigint/i.test(reason)
+          ? "it contains a BigInt"
+          : cutText(reason.split("\n")[0]!, 200),
+    };
   }
 }
 

@@ -37,11 +37,24 @@ export interface ResumeOptions extends RunOptions {
  * const second = await resumePlan(plan, first, tools, { approve: [3] });
  * second.reused // [1, 2]: their tools were not called again
  */
-export async function resumePlan(plan: unknown, previous: RunReport | RunReportJSON | string, tools: ToolFunctions, options: ResumeOptions = {}): Promise<RunReport> {
+export async function resumePlan(
+  plan: unknown,
+  previous: RunReport | RunReportJSON | string,
+  tools: ToolFunctions,
+  options: ResumeOptions = {},
+): Promise<RunReport> {
   if (typeof options !== "object" || options === null) throw new RefError("invalid-options", "resumePlan options must be an object");
   const report = readPrevious(previous);
-  if (report.status === "invalid") throw new RefError("invalid-report", "the previous run was invalid (lint errors): nothing ran, so there is nothing to resume; fix the plan and run it with runPlan");
-  if (report.planHash === undefined) throw new RefError("invalid-report", "the previous report has no planHash (it was written by an older plan-refs): it cannot be checked against the plan; run the plan with runPlan");
+  if (report.status === "invalid")
+    throw new RefError(
+      "invalid-report",
+      "the previous run was invalid (lint errors): nothing ran, so there is nothing to resume; fix the plan and run it with runPlan",
+    );
+  if (report.planHash === undefined)
+    throw new RefError(
+      "invalid-report",
+      "the previous report has no planHash (it was written by an older plan-refs): it cannot be checked against the plan; run the plan with runPlan",
+    );
   const approved = readApprove(readOption(options, "approve"));
   const denied = readDeny(readOption(options, "deny"));
   const runId = readOption(options, "runId");
@@ -49,8 +62,10 @@ export async function resumePlan(plan: unknown, previous: RunReport | RunReportJ
   // Results parsed from text are this run's own; any other is the caller's, and a tool may change what it is given.
   const copy = typeof previous !== "string";
   for (const [id, value] of report.results) if (!report.errors.has(id)) results.set(id, copy ? detached(value) : value);
-  for (const id of approved) if (denied.has(id)) throw new RefError("invalid-options", `step ${id} is both approved and denied; nothing was run`);
-  for (const id of denied.keys()) if (results.has(id)) throw new RefError("invalid-options", `step ${id} already has a result: it cannot be denied; nothing was run`);
+  for (const id of approved)
+    if (denied.has(id)) throw new RefError("invalid-options", `step ${id} is both approved and denied; nothing was run`);
+  for (const id of denied.keys())
+    if (results.has(id)) throw new RefError("invalid-options", `step ${id} already has a result: it cannot be denied; nothing was run`);
   const pending = report.pending ?? new Map<number, PendingStep>();
   const shown = new Map([...pending].map(([id, step]) => [id, step.args] as const));
   const state: ResumeState = { planHash: report.planHash, results, approved, denied, waiting: new Set(pending.keys()), shown };
@@ -91,7 +106,8 @@ function readApprove(value: unknown): Set<number> {
   if (value === undefined) return ids;
   if (!isPlainArray(value)) throw new RefError("invalid-options", "option approve must be an array of step ids");
   for (const [id] of ownElements(value)) {
-    if (typeof id !== "number" || !Number.isSafeInteger(id) || id < 0) throw new RefError("invalid-options", "option approve must be an array of step ids (non-negative integers)");
+    if (typeof id !== "number" || !Number.isSafeInteger(id) || id < 0)
+      throw new RefError("invalid-options", "option approve must be an array of step ids (non-negative integers)");
     ids.add(id);
   }
   return ids;
@@ -100,10 +116,12 @@ function readApprove(value: unknown): Set<number> {
 function readDeny(value: unknown): Map<number, string> {
   const reasons = new Map<number, string>();
   if (value === undefined) return reasons;
-  if (!isPlainObject(value)) throw new RefError("invalid-options", "option deny must be an object of reasons by step id ({ 4: \"too expensive\" })");
+  if (!isPlainObject(value))
+    throw new RefError("invalid-options", 'option deny must be an object of reasons by step id ({ 4: "too expensive" })');
   for (const [key, reason] of ownDataEntries(value)) {
     const id = Number(key);
-    if (!STEP_ID_KEY.test(key) || !Number.isSafeInteger(id) || typeof reason !== "string") throw new RefError("invalid-options", "option deny must be an object of reasons (strings) by step id ({ 4: \"too expensive\" })");
+    if (!STEP_ID_KEY.test(key) || !Number.isSafeInteger(id) || typeof reason !== "string")
+      throw new RefError("invalid-options", 'option deny must be an object of reasons (strings) by step id ({ 4: "too expensive" })');
     reasons.set(id, reason);
   }
   return reasons;

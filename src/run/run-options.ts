@@ -6,7 +6,23 @@
 import { RefError } from "../shared/errors.js";
 import type { ToolFunction } from "../step/attempt.js";
 import type { StepEventType } from "../step/schedule.js";
-import { DEFAULT_CONCURRENCY, OPTION_MESSAGES, readCallback, readFlag, readOption, readPositiveInteger, readRetryOptions, readRunId, readRunOptions, readSignal, readToolConcurrency, refuseWithRefError, type RetryOptionValues, type RunOptionValues, type RunRuleOptions } from "../step/settings.js";
+import {
+  DEFAULT_CONCURRENCY,
+  OPTION_MESSAGES,
+  readCallback,
+  readFlag,
+  readOption,
+  readPositiveInteger,
+  readRetryOptions,
+  readRunId,
+  readRunOptions,
+  readSignal,
+  readToolConcurrency,
+  refuseWithRefError,
+  type RetryOptionValues,
+  type RunOptionValues,
+  type RunRuleOptions,
+} from "../step/settings.js";
 import type { StepError } from "../step/step-error.js";
 import type { TraceSettings, Tracer } from "../step/tracing.js";
 import { PlanSession } from "./session.js";
@@ -17,13 +33,43 @@ export type ToolFunctions = Readonly<Record<string, ToolFunction>>;
 /** Progress of a run, as it happens. Times are milliseconds since the run started. */
 export type RunEvent =
   | { readonly type: "step-start"; readonly stepId: number; readonly tool: string; readonly startMs: number }
-  | { readonly type: "step-done"; readonly stepId: number; readonly tool: string; readonly startMs: number; readonly endMs: number; readonly durationMs: number }
-  | { readonly type: "step-failed"; readonly stepId: number; readonly tool: string; readonly error: StepError; readonly startMs: number; readonly endMs: number; readonly durationMs: number }
+  | {
+      readonly type: "step-done";
+      readonly stepId: number;
+      readonly tool: string;
+      readonly startMs: number;
+      readonly endMs: number;
+      readonly durationMs: number;
+    }
+  | {
+      readonly type: "step-failed";
+      readonly stepId: number;
+      readonly tool: string;
+      readonly error: StepError;
+      readonly startMs: number;
+      readonly endMs: number;
+      readonly durationMs: number;
+    }
   | { readonly type: "step-skipped"; readonly stepId: number; readonly tool: string; readonly blockedBy: number; readonly atMs: number }
   /** A try failed and the step is tried again after `delayMs`: `attempt` is the try that failed, `attempts` the policy's tries. */
-  | { readonly type: "step-retry"; readonly stepId: number; readonly tool: string; readonly attempt: number; readonly attempts: number; readonly delayMs: number; readonly error: StepError; readonly atMs: number }
+  | {
+      readonly type: "step-retry";
+      readonly stepId: number;
+      readonly tool: string;
+      readonly attempt: number;
+      readonly attempts: number;
+      readonly delayMs: number;
+      readonly error: StepError;
+      readonly atMs: number;
+    }
   /** The step's turn came and it waits for approval (its tool was not called): `args` are what a person approves. */
-  | { readonly type: "step-awaiting-approval"; readonly stepId: number; readonly tool: string; readonly args: Record<string, unknown>; readonly atMs: number };
+  | {
+      readonly type: "step-awaiting-approval";
+      readonly stepId: number;
+      readonly tool: string;
+      readonly args: Record<string, unknown>;
+      readonly atMs: number;
+    };
 
 // Every event's name is one of the executors' shared list (a new name goes there first).
 const RUN_EVENT_NAMES: Exclude<RunEvent["type"], StepEventType> extends never ? true : never = true;

@@ -59,7 +59,14 @@ export async function runPlan(plan: unknown, tools: ToolFunctions, options: RunO
  * are applied as its steps are added. `trace`: a run span this run's steps go under (and that it ends
  * as one of its holders, `RunTrace.share`) instead of a new one.
  */
-export async function runResumable(plan: unknown, tools: ToolFunctions, options: RunOptions, resume: ResumeState | undefined, runId?: string, trace?: RunTrace): Promise<RunReport> {
+export async function runResumable(
+  plan: unknown,
+  tools: ToolFunctions,
+  options: RunOptions,
+  resume: ResumeState | undefined,
+  runId?: string,
+  trace?: RunTrace,
+): Promise<RunReport> {
   if (typeof options !== "object" || options === null) throw new RefError("invalid-options", "runPlan options must be an object");
   let run: Run | undefined;
   try {
@@ -67,7 +74,8 @@ export async function runResumable(plan: unknown, tools: ToolFunctions, options:
     run = new Run(tools, runId === undefined ? settings : { ...settings, runId }, options, resume, trace);
     if (isStream(plan)) {
       if (resume !== undefined) throw new RefError("invalid-options", "resumePlan needs the whole plan, not a stream of steps");
-      if (run.settings.session !== undefined) throw new RefError("invalid-options", "a plan run in a session must be whole, not a stream of steps");
+      if (run.settings.session !== undefined)
+        throw new RefError("invalid-options", "a plan run in a session must be whole, not a stream of steps");
       return await run.streamed(plan);
     }
     return await run.whole(plan);
@@ -146,7 +154,8 @@ class Run implements GatedRun {
         return undefined; // a hostile tools object: the step's try reports it
       }
     });
-    this.#limits = settings.toolConcurrency === undefined || settings.toolConcurrency.size === 0 ? undefined : new ToolLimits(settings.toolConcurrency);
+    this.#limits =
+      settings.toolConcurrency === undefined || settings.toolConcurrency.size === 0 ? undefined : new ToolLimits(settings.toolConcurrency);
     this.#tries = new StepTries(this, settings, this.#language, this.#tools, this.ledger, this.trace);
     this.#done = new Promise((resolve) => {
       this.#resolveDone = resolve;
@@ -179,7 +188,8 @@ class Run implements GatedRun {
   #readWhole(plan: unknown): Promise<string> {
     const session = this.settings.session;
     // A resume runs the same plan again: its own ids are in the session already, and are no reuse.
-    const earlier = session === undefined ? undefined : (ids: readonly number[]) => session.earlier(this.resume === undefined ? undefined : new Set(ids));
+    const earlier =
+      session === undefined ? undefined : (ids: readonly number[]) => session.earlier(this.resume === undefined ? undefined : new Set(ids));
     const whole = readWholePlan(plan, this.#language, this.#tools, this.settings, this.diagnostics, earlier);
     this.#earlierIds = whole.earlierIds;
     this.#output = whole.prepared.output;
@@ -201,7 +211,8 @@ class Run implements GatedRun {
     const { dependencies, placeholders, unreadable } = prepared;
     this.ledger.startClock();
     this.ledger.times.reserve(steps.length);
-    for (let i = 0; i < steps.length; i++) this.#add(steps[i]!, dependencies[i]!, placeholders[i]!, unreadable.size === 0 ? undefined : unreadable.get(i));
+    for (let i = 0; i < steps.length; i++)
+      this.#add(steps[i]!, dependencies[i]!, placeholders[i]!, unreadable.size === 0 ? undefined : unreadable.get(i));
   }
 
   async streamed(plan: AsyncIterable<unknown>): Promise<RunReport> {
@@ -234,7 +245,12 @@ class Run implements GatedRun {
   }
 
   /** Add a step (its arguments already snapshotted) with the steps it depends on, or why its arguments could not be read. */
-  #add(step: { readonly id: number; readonly tool: string; readonly args: Readonly<Record<string, unknown>> }, dependencies: readonly number[], placeholders: number, unreadable: RefError | undefined): void {
+  #add(
+    step: { readonly id: number; readonly tool: string; readonly args: Readonly<Record<string, unknown>> },
+    dependencies: readonly number[],
+    placeholders: number,
+    unreadable: RefError | undefined,
+  ): void {
     const slot = this.#records.size;
     this.ledger.times.reserve(slot + 1);
     const record = new StepRecord(step, slot, placeholders, dependencies, this.#tries);
@@ -532,7 +548,14 @@ class Run implements GatedRun {
   #settleIfIdle(): void {
     if (this.#finished) return;
     if (this.#stopped !== undefined) return this.#finish();
-    if (this.#running > 0 || this.#tries.waiting > 0 || this.#readyHead < this.#ready.length || this.#streamOpen || this.#limits?.releasing === true) return;
+    if (
+      this.#running > 0 ||
+      this.#tries.waiting > 0 ||
+      this.#readyHead < this.#ready.length ||
+      this.#streamOpen ||
+      this.#limits?.releasing === true
+    )
+      return;
     if (this.ledger.waiting > 0) this.#failStuck();
     this.#finish();
   }

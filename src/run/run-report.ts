@@ -149,15 +149,18 @@ export class RunLedger {
   markSkipped(record: StepRecord, blockedBy: number | undefined): void {
     this.setState(record, "skipped");
     this.skipped.push(record.id);
-    if (this.trace !== undefined) this.trace.event("plan_refs.step.skipped", record, blockedBy === undefined ? {} : { "plan_refs.step.blocked_by": blockedBy });
-    if (blockedBy !== undefined && this.settings.onEvent !== undefined) this.emit({ type: "step-skipped", stepId: record.id, tool: record.tool, blockedBy, atMs: this.now() });
+    if (this.trace !== undefined)
+      this.trace.event("plan_refs.step.skipped", record, blockedBy === undefined ? {} : { "plan_refs.step.blocked_by": blockedBy });
+    if (blockedBy !== undefined && this.settings.onEvent !== undefined)
+      this.emit({ type: "step-skipped", stepId: record.id, tool: record.tool, blockedBy, atMs: this.now() });
   }
 
   /** The step waits for approval with its resolved arguments: what a person has to approve. */
   markAwaitingApproval(record: StepRecord, args: Record<string, unknown>): void {
     record.state = "awaiting-approval";
     this.pending.set(record.id, { tool: record.tool, args });
-    if (this.settings.onEvent !== undefined) this.emit({ type: "step-awaiting-approval", stepId: record.id, tool: record.tool, args, atMs: this.now() });
+    if (this.settings.onEvent !== undefined)
+      this.emit({ type: "step-awaiting-approval", stepId: record.id, tool: record.tool, args, atMs: this.now() });
   }
 
   /** A resumed step: done with the previous run's result, its tool not called. */
@@ -189,7 +192,13 @@ export class RunLedger {
    * The report: results, errors, skipped steps and diagnostics as they are, the timing of every step
    * that started (in plan order; a pending step's is the time it waited), and the plan's output.
    */
-  report(status: RunStatus, planHash: string, records: readonly StepRecord[], output: Readonly<Record<string, unknown>> | RefError | undefined, language: NormalizedOptions): RunReport {
+  report(
+    status: RunStatus,
+    planHash: string,
+    records: readonly StepRecord[],
+    output: Readonly<Record<string, unknown>> | RefError | undefined,
+    language: NormalizedOptions,
+  ): RunReport {
     this.trace?.end(status, records.length);
     const attempts = new Map<number, number>();
     const now = this.now();

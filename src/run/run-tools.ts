@@ -6,7 +6,16 @@
 import type { JsonSchema, LocatedStep, ToolCatalog } from "../plan/plan.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
 import { ownData } from "../shared/own-data.js";
-import { checkOutput, describeError, outputSchemaOf, STEP_FAILURES, toolNames, unknownToolMessage, type StepFailure, type ToolFunction } from "../step/attempt.js";
+import {
+  checkOutput,
+  describeError,
+  outputSchemaOf,
+  STEP_FAILURES,
+  toolNames,
+  unknownToolMessage,
+  type StepFailure,
+  type ToolFunction,
+} from "../step/attempt.js";
 import { prepareOutputSchema } from "../step/output-validator.js";
 import type { ToolFunctions } from "./run-options.js";
 
@@ -36,7 +45,13 @@ export class RunTools {
     for (let i = 0; i < steps.length; i++) {
       const step = steps[i]!;
       if (this.lookUp(step.tool) === undefined) {
-        diagnostics.push({ code: "unknown-tool", severity: "error", step: step.id, pointer: `${step.pointer}/tool`, message: unknownToolMessage(step.tool, " among the tools given to runPlan", this.names()) });
+        diagnostics.push({
+          code: "unknown-tool",
+          severity: "error",
+          step: step.id,
+          pointer: `${step.pointer}/tool`,
+          message: unknownToolMessage(step.tool, " among the tools given to runPlan", this.names()),
+        });
       }
     }
   }

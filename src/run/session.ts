@@ -53,7 +53,14 @@ export interface PlanSessionJSON {
   readonly version: 1;
   readonly nextStepId: number;
   readonly plans: number;
-  readonly results: readonly { readonly id: number; readonly tool: string; readonly value: unknown; readonly at: number; readonly plan: number; readonly span?: SpanRef }[];
+  readonly results: readonly {
+    readonly id: number;
+    readonly tool: string;
+    readonly value: unknown;
+    readonly at: number;
+    readonly plan: number;
+    readonly span?: SpanRef;
+  }[];
   readonly forgotten: readonly { readonly id: number; readonly why: string }[];
 }
 
@@ -102,7 +109,9 @@ export class PlanSession {
   earlier(except?: ReadonlySet<number>): EarlierSteps {
     this.#expire();
     return {
-      kept: new Map([...this.#kept].filter(([id]) => except?.has(id) !== true).map(([id, kept]) => [id, { tool: kept.tool, plan: kept.plan }] as const)),
+      kept: new Map(
+        [...this.#kept].filter(([id]) => except?.has(id) !== true).map(([id, kept]) => [id, { tool: kept.tool, plan: kept.plan }] as const),
+      ),
       forgotten: new Map([...this.#forgotten].filter(([id]) => except?.has(id) !== true)),
       nextStepId: this.#nextStepId,
     };
@@ -134,7 +143,11 @@ export class PlanSession {
    * the steps that succeeded, with where their spans are when the run was traced), and move
    * `nextStepId` past every id it used. A result JSON cannot write is not kept (a reference to it says so).
    */
-  record(steps: readonly { readonly id: number; readonly tool: string }[], results: ReadonlyMap<number, unknown>, spans?: ReadonlyMap<number, SpanRef>): void {
+  record(
+    steps: readonly { readonly id: number; readonly tool: string }[],
+    results: ReadonlyMap<number, unknown>,
+    spans?: ReadonlyMap<number, SpanRef>,
+  ): void {
     this.#plans++;
     const at = this.#now();
     for (const { id, tool } of steps) {
@@ -153,7 +166,14 @@ export class PlanSession {
       const bytes = encoder.encode(text).length;
       this.#kept.delete(id);
       const span = spans?.get(id);
-      this.#kept.set(id, { tool, value: JSON.parse(text) as unknown, bytes, at, plan: this.#plans, ...(span === undefined ? {} : { span }) });
+      this.#kept.set(id, {
+        tool,
+        value: JSON.parse(text) as unknown,
+        bytes,
+        at,
+        plan: this.#plans,
+        ...(span === undefined ? {} : { span }),
+      });
       this.#bytes += bytes;
     }
     this.#bound();
@@ -172,7 +192,14 @@ export class PlanSession {
       version: 1,
       nextStepId: this.#nextStepId,
       plans: this.#plans,
-      results: [...this.#kept].map(([id, kept]) => ({ id, tool: kept.tool, value: kept.value, at: kept.at, plan: kept.plan, ...(kept.span === undefined ? {} : { span: kept.span }) })),
+      results: [...this.#kept].map(([id, kept]) => ({
+        id,
+        tool: kept.tool,
+        value: kept.value,
+        at: kept.at,
+        plan: kept.plan,
+        ...(kept.span === undefined ? {} : { span: kept.span }),
+      })),
       forgotten: [...this.#forgotten].map(([id, why]) => ({ id, why })),
     };
   }
@@ -193,7 +220,10 @@ export class PlanSession {
     this.#expire();
     for (const [id] of this.#kept) {
       if (this.#kept.size <= this.#maxResults && this.#bytes <= this.#maxBytes) break;
-      const over = this.#kept.size > this.#maxResults ? `the session keeps at most ${this.#maxResults} results (maxResults)` : `the session keeps at most ${this.#maxBytes} bytes of results (maxBytes)`;
+      const over =
+        this.#kept.size > this.#maxResults
+          ? `the session keeps at most ${this.#maxResults} results (maxResults)`
+          : `the session keeps at most ${this.#maxBytes} bytes of results (maxBytes)`;
       this.#forget(id, `it was dropped from the session: ${over}, and it was among the oldest`);
     }
   }
@@ -230,7 +260,13 @@ export class PlanSession {
       const tool = ownData(entry, "tool");
       const at = ownData(entry, "at");
       const plan = ownData(entry, "plan");
-      if (!isStepId(id) || typeof tool !== "string" || typeof at !== "number" || typeof plan !== "number" || (id as number) >= (next as number)) {
+      if (
+        !isStepId(id) ||
+        typeof tool !== "string" ||
+        typeof at !== "number" ||
+        typeof plan !== "number" ||
+        (id as number) >= (next as number)
+      ) {
         refuse(`result ${quoted(String(id), 20)} must be { id (below nextStepId), tool, value, at, plan }`);
       }
       let text: string | undefined;
@@ -242,7 +278,14 @@ export class PlanSession {
       // Read back from its text: the restored value is plain data, whatever the saved object held.
       // A span reference that does not read as one is dropped: it only ever makes a link.
       const span = readSpanRef(ownData(entry, "span"));
-      this.#kept.set(id as number, { tool: tool as string, value: JSON.parse(text!) as unknown, bytes: encoder.encode(text).length, at: at as number, plan: plan as number, ...(span === undefined ? {} : { span }) });
+      this.#kept.set(id as number, {
+        tool: tool as string,
+        value: JSON.parse(text!) as unknown,
+        bytes: encoder.encode(text).length,
+        at: at as number,
+        plan: plan as number,
+        ...(span === undefined ? {} : { span }),
+      });
       this.#bytes += encoder.encode(text).length;
     }
     this.#nextStepId = next as number;
@@ -257,7 +300,8 @@ function isStepId(value: unknown): boolean {
 
 function positive(value: unknown, name: string, fallback: number): number {
   if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) throw new RefError("invalid-options", `option ${name} must be a positive integer`);
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1)
+    throw new RefError("invalid-options", `option ${name} must be a positive integer`);
   return value;
 }
 

@@ -2,7 +2,15 @@
  * What `runPlan` keeps of each step while a run goes: its record (snapshot, place in the graph, state,
  * timer and lazily made signal), the context its tool receives, and the run's index of records by id.
  */
-import { clearAttemptTimer, idempotencyKey, type AttemptOwner, type AttemptStep, type StepFailure, type ToolContext, type ToolFunction } from "../step/attempt.js";
+import {
+  clearAttemptTimer,
+  idempotencyKey,
+  type AttemptOwner,
+  type AttemptStep,
+  type StepFailure,
+  type ToolContext,
+  type ToolFunction,
+} from "../step/attempt.js";
 import type { StepState } from "../step/schedule.js";
 import type { TraceSpan, TracedStep } from "../step/tracing.js";
 
@@ -160,7 +168,8 @@ export class StepContext implements ToolContext {
   get signal(): AbortSignal {
     // Kept once read: a later try of the step has a signal of its own. A try that ended before its
     // tool first read the signal sees it aborted.
-    if (this.#signal === undefined) this.#signal = this.attempt === this.#record.attempt ? signalOf(this.#record) : AbortSignal.abort(STALE_TRY);
+    if (this.#signal === undefined)
+      this.#signal = this.attempt === this.#record.attempt ? signalOf(this.#record) : AbortSignal.abort(STALE_TRY);
     return this.#signal;
   }
 }

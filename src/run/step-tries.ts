@@ -85,7 +85,8 @@ export class StepTries<S extends TriesScheduler = TriesScheduler> implements Att
     // cost 1.4× a run).
     let args = this.#resolved(record);
     const policy = retryPolicyOf(this.settings, record.tool);
-    if (policy === undefined || policy.attempts <= 1) record.args = undefined; // let go of the snapshot once resolved
+    if (policy === undefined || policy.attempts <= 1)
+      record.args = undefined; // let go of the snapshot once resolved
     else args = { ...args };
     if (record.span !== undefined) this.trace!.arguments(record, args);
     return args;
@@ -107,13 +108,16 @@ export class StepTries<S extends TriesScheduler = TriesScheduler> implements Att
     this.scheduler.ended(record, value, failure, later, abortReason);
   }
 
-
   /**
    * What becomes of the step after a try (`afterTry`, the rule the workers apply too; a stopped run
    * tries nothing again): when it is tried again, it waits here, told as a `step-retry` event.
    */
   afterTry(record: StepRecord, failure: StepFailure | undefined, endMs: number): AfterTry {
-    const after = afterTry(failure, failure === undefined || this.scheduler.stopped ? undefined : retryPolicyOf(this.settings, record.tool), record.attempt);
+    const after = afterTry(
+      failure,
+      failure === undefined || this.scheduler.stopped ? undefined : retryPolicyOf(this.settings, record.tool),
+      record.attempt,
+    );
     if (after.next === "retry") {
       record.retryFailure = after.failure;
       record.retryEndMs = endMs;

@@ -27,7 +27,11 @@ export interface StreamedRun {
 
 /** Whether a plan is streamed: an `AsyncIterable` (else it is a whole plan). */
 export function isStream(value: unknown): value is AsyncIterable<unknown> {
-  return typeof value === "object" && value !== null && typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === "function";
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === "function"
+  );
 }
 
 const STOPPED: unique symbol = Symbol("plan-refs: run stopped");
@@ -48,7 +52,6 @@ export class StreamIntake {
   ) {
     this.#iterator = plan[Symbol.asyncIterator]();
   }
-
 
   /** Read steps until the stream ends or the run is over; a stream left early is told to finish. */
   async read(run: StreamedRun): Promise<void> {
@@ -77,7 +80,12 @@ export class StreamIntake {
       }
     } catch (error) {
       exhausted = true; // a stream that threw is over
-      run.diagnostics.push({ code: "invalid-plan", severity: "error", pointer: `/${index}`, message: `the plan stream failed: ${describeError(error)}` });
+      run.diagnostics.push({
+        code: "invalid-plan",
+        severity: "error",
+        pointer: `/${index}`,
+        message: `the plan stream failed: ${describeError(error)}`,
+      });
     }
     this.#interrupt = undefined;
     // Stopped while the planner was still producing (or stalled): tell it to finish, without waiting for it.
@@ -102,12 +110,24 @@ function readStreamedStep(raw: unknown, index: number, run: StreamedRun): Locate
   const step = read.steps[0];
   if (step === undefined) {
     for (const problem of read.problems) {
-      run.diagnostics.push({ code: problem.code, severity: "error", pointer: `/${index}${problem.pointer.slice(2)}`, message: problem.message, ...(problem.step === undefined ? {} : { step: problem.step }) });
+      run.diagnostics.push({
+        code: problem.code,
+        severity: "error",
+        pointer: `/${index}${problem.pointer.slice(2)}`,
+        message: problem.message,
+        ...(problem.step === undefined ? {} : { step: problem.step }),
+      });
     }
     return undefined;
   }
   if (run.hasStep(step.id)) {
-    run.diagnostics.push({ code: "duplicate-step-id", severity: "error", step: step.id, pointer: `/${index}/id`, message: `step id ${step.id} arrived twice; the second was ignored` });
+    run.diagnostics.push({
+      code: "duplicate-step-id",
+      severity: "error",
+      step: step.id,
+      pointer: `/${index}/id`,
+      message: `step id ${step.id} arrived twice; the second was ignored`,
+    });
     return undefined;
   }
   return step;

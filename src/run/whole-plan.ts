@@ -29,7 +29,14 @@ export interface WholePlan {
  * Read, snapshot and lint a whole plan, with the run's language (layered here over the plan's own
  * options) and tools; the diagnostics go to `diagnostics`.
  */
-export function readWholePlan(plan: unknown, language: RunLanguage, tools: RunTools, settings: RunSettings, diagnostics: Diagnostic[], earlier?: (ids: readonly number[]) => EarlierSteps): WholePlan {
+export function readWholePlan(
+  plan: unknown,
+  language: RunLanguage,
+  tools: RunTools,
+  settings: RunSettings,
+  diagnostics: Diagnostic[],
+  earlier?: (ids: readonly number[]) => EarlierSteps,
+): WholePlan {
   const read = readPlan(plan);
   const earlierSteps = earlier?.(read.steps.map((step) => step.id));
   const { steps } = read;

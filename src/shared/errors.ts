@@ -120,7 +120,11 @@ export class RefSyntaxError extends RefError {
   readonly text: string;
 
   constructor(text: string, offset: number, expected: readonly string[], details: RefErrorDetails = {}) {
-    super("syntax", describeSyntax(text, offset, expected), { ...details, ref: details.ref ?? text, span: details.span ?? { start: offset, end: Math.min(offset + 1, text.length) } });
+    super("syntax", describeSyntax(text, offset, expected), {
+      ...details,
+      ref: details.ref ?? text,
+      span: details.span ?? { start: offset, end: Math.min(offset + 1, text.length) },
+    });
     this.offset = offset;
     this.expected = expected;
     this.text = text;

@@ -78,7 +78,13 @@ type LimitName = { [N in OptionName]: OptionTable[N]["kind"] extends "limit" ? N
 type PlanOptionName = { [N in OptionName]: OptionTable[N]["planSettable"] extends true ? N : never }[OptionName];
 
 /** Options with every default filled in. */
-export type NormalizedOptions = { readonly [N in OptionName]: OptionTable[N]["kind"] extends "syntax" ? Syntax : OptionTable[N]["kind"] extends "boolean" ? boolean : number };
+export type NormalizedOptions = {
+  readonly [N in OptionName]: OptionTable[N]["kind"] extends "syntax"
+    ? Syntax
+    : OptionTable[N]["kind"] extends "boolean"
+      ? boolean
+      : number;
+};
 
 /** The names of every language option, in the order they are checked (the first bad one is the one thrown). */
 export const OPTION_NAMES = Object.freeze(Object.keys(OPTION_TABLE) as OptionName[]);
@@ -86,11 +92,15 @@ export const OPTION_NAMES = Object.freeze(Object.keys(OPTION_TABLE) as OptionNam
 /** The options a plan may set for itself in its `options` (the caller's options layer over them). */
 export const PLAN_OPTION_NAMES = Object.freeze(OPTION_NAMES.filter((name) => OPTION_TABLE[name].planSettable) as PlanOptionName[]);
 
-const normalizedDefaults = Object.freeze(Object.fromEntries(OPTION_NAMES.map((name) => [name, OPTION_TABLE[name].default]))) as NormalizedOptions;
+const normalizedDefaults = Object.freeze(
+  Object.fromEntries(OPTION_NAMES.map((name) => [name, OPTION_TABLE[name].default])),
+) as NormalizedOptions;
 
 /** The defaults of every numeric limit. */
 export const DEFAULT_LIMITS: Readonly<Pick<NormalizedOptions, LimitName>> = Object.freeze(
-  Object.fromEntries(OPTION_NAMES.filter((name) => OPTION_TABLE[name].kind === "limit").map((name) => [name, OPTION_TABLE[name].default])) as Pick<NormalizedOptions, LimitName>,
+  Object.fromEntries(
+    OPTION_NAMES.filter((name) => OPTION_TABLE[name].kind === "limit").map((name) => [name, OPTION_TABLE[name].default]),
+  ) as Pick<NormalizedOptions, LimitName>,
 );
 
 const KIND_REQUIREMENTS: Readonly<Record<OptionKind, string>> = Object.freeze({
@@ -261,7 +271,12 @@ export function layeredOptions(planOptions: unknown, callerOptions: unknown): No
   throw new RefError("invalid-options", first.message);
 }
 
-function readLayer(layer: unknown, names: readonly OptionName[], merged: Partial<Record<OptionName, unknown>>, problems: OptionProblem[]): void {
+function readLayer(
+  layer: unknown,
+  names: readonly OptionName[],
+  merged: Partial<Record<OptionName, unknown>>,
+  problems: OptionProblem[],
+): void {
   if (layer === undefined) return;
   if (layer === null || typeof layer !== "object") {
     problems.push({ code: "invalid-options", message: "options must be an object" });

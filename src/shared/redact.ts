@@ -48,7 +48,9 @@ const PASSWORD_PAIR = /(^|[?&;\s])([a-z_]*password)(\s*=\s*)('(?:[^'\\]|\\.)*'?|
 export function redactConnectionString(text: string): string {
   return text
     .split(CONNECTION_STRING_SHAPE)
-    .map((part) => part.replace(URL.canParse(part) ? WHOLE_URL_AUTHORITY : URL_AUTHORITY, redactAuthority).replace(PASSWORD_PAIR, redactPair))
+    .map((part) =>
+      part.replace(URL.canParse(part) ? WHOLE_URL_AUTHORITY : URL_AUTHORITY, redactAuthority).replace(PASSWORD_PAIR, redactPair),
+    )
     .join(CONNECTION_STRING_SHAPE);
 }
 

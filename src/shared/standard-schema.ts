@@ -35,12 +35,15 @@ const converted = new WeakMap<object, Partial<Record<SchemaSide, Readonly<Record
  * isStandardJsonSchema({ type: "object" })              // false
  */
 export function isStandardJsonSchema(value: unknown): value is StandardJsonSchema {
-  if ((typeof value !== "object" && typeof value !== "function") || value === null || isPlainObject(value) || Array.isArray(value)) return false;
+  if ((typeof value !== "object" && typeof value !== "function") || value === null || isPlainObject(value) || Array.isArray(value))
+    return false;
   try {
     const standard = (value as { readonly "~standard"?: unknown })["~standard"];
     if (typeof standard !== "object" || standard === null) return false;
     const jsonSchema = (standard as { readonly jsonSchema?: unknown }).jsonSchema;
-    return typeof jsonSchema === "object" && jsonSchema !== null && typeof (jsonSchema as { readonly input?: unknown }).input === "function";
+    return (
+      typeof jsonSchema === "object" && jsonSchema !== null && typeof (jsonSchema as { readonly input?: unknown }).input === "function"
+    );
   } catch {
     return false;
   }

@@ -74,7 +74,10 @@ export function hasLoneSurrogate(text: string): boolean {
  * paragraph separators, bidirectional overrides and lone surrogates: what a terminal acts on, and what
  * could reorder or forge the text of a label in a picture.
  */
-const UNPRINTABLE = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069]|${LONE_SURROGATE_SOURCE}`, "g");
+const UNPRINTABLE = new RegExp(
+  `[\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069]|${LONE_SURROGATE_SOURCE}`,
+  "g",
+);
 
 /**
  * One line of text, safe to show: every character a terminal acts on (and every bidirectional
@@ -180,7 +183,8 @@ export function valueShape(value: unknown): string {
   if (typeof value === "string") return value === "" ? "an empty string" : `a string of ${counted(value.length, "character")}`;
   const kind = valueKind(value);
   try {
-    if (kind === "an array") return (value as unknown[]).length === 0 ? "an empty array" : `an array of ${counted((value as unknown[]).length, "item")}`;
+    if (kind === "an array")
+      return (value as unknown[]).length === 0 ? "an empty array" : `an array of ${counted((value as unknown[]).length, "item")}`;
     if (kind === "an object") {
       const keys = Object.keys(value as object).length;
       return keys === 0 ? "an empty object" : `an object with ${counted(keys, "key")}`;

@@ -30,7 +30,12 @@ const DONE: AfterTry = Object.freeze({ next: "done" });
  * afterTry(STEP_FAILURES.timeout(100), resolveRetryPolicy({ attempts: 2, jitter: "none" }), 1) // { next: "retry", delayMs: 1000, attempts: 2, failure }
  * afterTry(STEP_FAILURES.invalidOutput("/ must be string"), undefined, 1)      // { next: "failed", keepsResult: true, failure }
  */
-export function afterTry(outcome: StepFailure | undefined, policy: ResolvedRetryPolicy | undefined, attempt: number, random: () => number = Math.random): AfterTry {
+export function afterTry(
+  outcome: StepFailure | undefined,
+  policy: ResolvedRetryPolicy | undefined,
+  attempt: number,
+  random: () => number = Math.random,
+): AfterTry {
   if (outcome === undefined) return DONE;
   if (policy !== undefined) {
     const delayMs = retryDelayMs(policy, attempt, outcome, random);

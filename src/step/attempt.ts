@@ -84,22 +84,52 @@ export interface InputMismatch {
  * plan are escaped (`quoted`); what was thrown is described by `describeError`.
  */
 export const STEP_FAILURES = {
-  unreadableArgs: (cause: unknown): StepFailure => ({ code: "unresolved-args", detail: `its arguments could not be read: ${describeError(cause)}`, cause }),
-  unresolvedArgs: (cause: unknown): StepFailure => ({ code: "unresolved-args", detail: `its arguments could not be resolved: ${describeError(cause)}`, cause }),
+  unreadableArgs: (cause: unknown): StepFailure => ({
+    code: "unresolved-args",
+    detail: `its arguments could not be read: ${describeError(cause)}`,
+    cause,
+  }),
+  unresolvedArgs: (cause: unknown): StepFailure => ({
+    code: "unresolved-args",
+    detail: `its arguments could not be resolved: ${describeError(cause)}`,
+    cause,
+  }),
   selfReference: (): StepFailure => ({ code: "cycle", detail: "it references its own result" }),
   cycle: (): StepFailure => ({ code: "cycle", detail: "it is part of a reference cycle and can never run" }),
-  missingDependencies: (missing: readonly number[]): StepFailure => ({ code: "missing-dependency", detail: `it references step${missing.length > 1 ? "s" : ""} ${missing.join(", ")}, which never arrived` }),
-  toolLookup: (tool: string, cause: unknown): StepFailure => ({ code: "unknown-tool", detail: `its tool ${quoted(tool)} could not be looked up: ${describeError(cause)}`, cause }),
-  unknownTool: (tool: string, among: string, names: Iterable<string>): StepFailure => ({ code: "unknown-tool", detail: unknownToolMessage(tool, among, names) }),
+  missingDependencies: (missing: readonly number[]): StepFailure => ({
+    code: "missing-dependency",
+    detail: `it references step${missing.length > 1 ? "s" : ""} ${missing.join(", ")}, which never arrived`,
+  }),
+  toolLookup: (tool: string, cause: unknown): StepFailure => ({
+    code: "unknown-tool",
+    detail: `its tool ${quoted(tool)} could not be looked up: ${describeError(cause)}`,
+    cause,
+  }),
+  unknownTool: (tool: string, among: string, names: Iterable<string>): StepFailure => ({
+    code: "unknown-tool",
+    detail: unknownToolMessage(tool, among, names),
+  }),
   denied: (reason: string): StepFailure => ({ code: "denied", detail: `its approval was denied: ${safeText(reason, 500)}` }),
-  approvalFailed: (cause: unknown): StepFailure => ({ code: "denied", detail: `needsApproval failed, so it was not called: ${describeError(cause)}`, cause }),
+  approvalFailed: (cause: unknown): StepFailure => ({
+    code: "denied",
+    detail: `needsApproval failed, so it was not called: ${describeError(cause)}`,
+    cause,
+  }),
   threw: (cause: unknown): StepFailure => ({ code: "tool-error", detail: `the tool threw: ${describeError(cause)}`, cause }),
   rejected: (cause: unknown): StepFailure => ({ code: "tool-error", detail: `the tool failed: ${describeError(cause)}`, cause }),
-  unreadableResult: (cause: unknown): StepFailure => ({ code: "tool-error", detail: `the tool's result could not be read: ${describeError(cause)}`, cause }),
+  unreadableResult: (cause: unknown): StepFailure => ({
+    code: "tool-error",
+    detail: `the tool's result could not be read: ${describeError(cause)}`,
+    cause,
+  }),
   timeout: (limit: number): StepFailure => ({ code: "timeout", detail: timeoutDetail(limit) }),
   aborted: (detail: string, cause?: unknown): StepFailure => ({ code: "aborted", detail, ...(cause === undefined ? {} : { cause }) }),
   invalidOutput: (mismatch: string): StepFailure => ({ code: "invalid-output", detail: mismatch }),
-  invalidInput: (mismatch: InputMismatch): StepFailure => ({ code: "invalid-input", detail: mismatch.detail, detailWithoutValues: mismatch.detailWithoutValues }),
+  invalidInput: (mismatch: InputMismatch): StepFailure => ({
+    code: "invalid-input",
+    detail: mismatch.detail,
+    detailWithoutValues: mismatch.detailWithoutValues,
+  }),
   unserializable: (reason: string): StepFailure => ({ code: "unserializable", detail: `its result cannot be stored as JSON: ${reason}` }),
 } as const;
 
@@ -115,7 +145,12 @@ function timeoutDetail(limit: number): string {
  * @example
  * unknownToolMessage("fetch_pgae", " on this worker", ["fetch_page"]) // 'no function for tool "fetch_pgae" on this worker; did you mean "fetch_page"?'
  */
-export function unknownToolMessage(tool: string, among: string, names: Iterable<string>, orElse: (names: Iterable<string>) => string = () => ""): string {
+export function unknownToolMessage(
+  tool: string,
+  among: string,
+  names: Iterable<string>,
+  orElse: (names: Iterable<string>) => string = () => "",
+): string {
   let suggestion: string | undefined;
   try {
     suggestion = didYouMean(tool, names);
@@ -272,7 +307,14 @@ export function clearAttemptTimer(step: AttemptStep<unknown>): void {
   }
 }
 
-function end<S extends AttemptStep<S>>(step: S, owner: AttemptOwner<S>, value: unknown, failure: StepFailure | undefined, later: boolean, abortReason?: unknown): void {
+function end<S extends AttemptStep<S>>(
+  step: S,
+  owner: AttemptOwner<S>,
+  value: unknown,
+  failure: StepFailure | undefined,
+  later: boolean,
+  abortReason?: unknown,
+): void {
   clearAttemptTimer(step);
   owner.ended(step, value, failure, later, abortReason);
 }

@@ -30,7 +30,8 @@ const ALWAYS: ToolApproval = () => true;
 export function requireApproval<F extends ToolFunction>(fn: F, rule: boolean | ToolApproval = true): F {
   if (typeof fn !== "function") throw new RefError("invalid-options", "requireApproval takes a tool function");
   if (rule === false) return fn;
-  if (rule !== true && typeof rule !== "function") throw new RefError("invalid-options", "requireApproval's rule must be a boolean or a function of the step's resolved arguments");
+  if (rule !== true && typeof rule !== "function")
+    throw new RefError("invalid-options", "requireApproval's rule must be a boolean or a function of the step's resolved arguments");
   RULES.set(fn, rule === true ? ALWAYS : rule);
   return fn;
 }

@@ -21,7 +21,9 @@ export function outputMismatch(schema: JsonSchema, value: unknown): string | und
   const validate = validatorOf(schema);
   if (validate instanceof Error) return `the catalog's output schema is invalid: ${validate.message}`;
   if (validate(value)) return undefined;
-  const problems = (validate.errors ?? []).slice(0, 3).map((error) => `${error.instancePath || "(result)"} ${error.message ?? "is invalid"}`);
+  const problems = (validate.errors ?? [])
+    .slice(0, 3)
+    .map((error) => `${error.instancePath || "(result)"} ${error.message ?? "is invalid"}`);
   return `result does not match the output schema: ${problems.join("; ")}`;
 }
 

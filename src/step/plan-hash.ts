@@ -44,7 +44,14 @@ function scalarJson(item: unknown): string | undefined {
  */
 export function canonicalJson(value: unknown): string {
   // Each frame writes one container: its sorted keys (none for an array), the next entry, whether one was written.
-  type Frame = { readonly container: object; readonly descriptors: Record<string, PropertyDescriptor>; readonly keys: string[] | undefined; readonly length: number; next: number; wrote: boolean };
+  type Frame = {
+    readonly container: object;
+    readonly descriptors: Record<string, PropertyDescriptor>;
+    readonly keys: string[] | undefined;
+    readonly length: number;
+    next: number;
+    wrote: boolean;
+  };
   const stack: Frame[] = [];
   const open = new Set<object>();
   let out = "";
@@ -55,7 +62,14 @@ export function canonicalJson(value: unknown): string {
     if (open.has(container)) return CYCLE;
     if (isPlainArray(container)) {
       open.add(container);
-      stack.push({ container, descriptors: Object.getOwnPropertyDescriptors(container), keys: undefined, length: container.length, next: 0, wrote: false });
+      stack.push({
+        container,
+        descriptors: Object.getOwnPropertyDescriptors(container),
+        keys: undefined,
+        length: container.length,
+        next: 0,
+        wrote: false,
+      });
       return "[";
     }
     if (isPlainObject(container)) {
@@ -229,7 +243,7 @@ class CanonicalBytes {
     for (let m = n; m >= 10; m = (m / 10) | 0) width++;
     at += width;
     this.#at = at;
-    for (let m = n; ; ) {
+    for (let m = n; ;) {
       const q = (m / 10) | 0;
       bytes[--at] = DIGIT_0 + (m - q * 10);
       if (q === 0) return;
@@ -264,7 +278,7 @@ class CanonicalBytes {
     let wrote = false;
     for (let k = 0; k < keys.length; k++) {
       const key = keys[k]!;
-      const item = (value)[key];
+      const item = value[key];
       if (hasNoJson(item)) continue; // dropped, as JSON drops it
       if (wrote) this.byte(COMMA);
       this.string(key);

@@ -28,7 +28,10 @@ export function resolveOutput(
   skipped: readonly number[],
   options: NormalizedOptions,
 ): OutputOutcome {
-  if (isInstance(output, RefError)) return { outputError: new StepError("unresolved-output", OUTPUT_STEP_ID, "", `it could not be read: ${(output as RefError).message}`, output) };
+  if (isInstance(output, RefError))
+    return {
+      outputError: new StepError("unresolved-output", OUTPUT_STEP_ID, "", `it could not be read: ${(output as RefError).message}`, output),
+    };
   let succeeded: ReadonlyMap<number, unknown> = results;
   if (errors.size > 0) {
     const only = new Map(results);

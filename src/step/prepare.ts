@@ -67,7 +67,13 @@ export interface PreparedPlan {
  * const prepared = preparePlan(plan, read, normalizeOptions(undefined), undefined);
  * prepared.dependencies[1] // [0]: step 1 reads "$0.city"
  */
-export function preparePlan(plan: unknown, read: ReadPlanResult, language: NormalizedOptions, catalog: ToolCatalog | undefined, earlierSteps?: EarlierSteps): PreparedPlan {
+export function preparePlan(
+  plan: unknown,
+  read: ReadPlanResult,
+  language: NormalizedOptions,
+  catalog: ToolCatalog | undefined,
+  earlierSteps?: EarlierSteps,
+): PreparedPlan {
   const steps = read.steps;
   const snapshots = new ArgsSnapshotter();
   const placeholders = new Int32Array(steps.length).fill(THROUGH_RESOLVE_REFS);
@@ -97,7 +103,12 @@ export function preparePlan(plan: unknown, read: ReadPlanResult, language: Norma
     if (placeholders[i] === 0) placeholders[i] = inPlaceCount(scan, language);
     return scan;
   };
-  const diagnostics = lintReadPlan(plan, read, { ...language, ...(catalog === undefined ? {} : { tools: catalog }), ...(earlierSteps === undefined ? {} : { earlierSteps }) }, scanStep);
+  const diagnostics = lintReadPlan(
+    plan,
+    read,
+    { ...language, ...(catalog === undefined ? {} : { tools: catalog }), ...(earlierSteps === undefined ? {} : { earlierSteps }) },
+    scanStep,
+  );
   // The linter scans every step unless it could not read the plan at all (then it reports an error, and nothing runs).
   for (let i = 0; i < steps.length; i++) if (scanned[i] === 0) scanStep(i, steps[i]!.args, language);
   return { diagnostics, dependencies, unreadable: unreadableAt, placeholders, ownDataOnly, ...(output === undefined ? {} : { output }) };
@@ -193,7 +204,13 @@ function inPlaceCount(scan: ArgScan, options: NormalizedOptions): number {
  * resolveSnapshot(step.args, placeholders, new Map([[0, { city: "Paris" }]]), options, callContext(options));
  * // step.args: { q: "Paris", units: "metric" }
  */
-export function resolveSnapshot(copy: Record<string, unknown>, placeholders: number, results: Results, options: NormalizedOptions, context: EvaluationContext): Record<string, unknown> {
+export function resolveSnapshot(
+  copy: Record<string, unknown>,
+  placeholders: number,
+  results: Results,
+  options: NormalizedOptions,
+  context: EvaluationContext,
+): Record<string, unknown> {
   if (placeholders === 0) return copy;
   // One context for the run: its step memo is this step's (results do not change while one step is resolved).
   context.stepId = context.stepValue = undefined;
@@ -252,6 +269,8 @@ export class RunLanguage {
 
   /** A step's arguments: its placeholders resolved into its snapshot (the run's own copy), unless only resolveRefs can say what they give. */
   resolve(snapshot: Record<string, unknown>, placeholders: number, results: Results): Record<string, unknown> {
-    return placeholders === THROUGH_RESOLVE_REFS ? resolveRefs(snapshot, results, this.#resolveOptions) : resolveSnapshot(snapshot, placeholders, results, this.options, this.#evaluation);
+    return placeholders === THROUGH_RESOLVE_REFS
+      ? resolveRefs(snapshot, results, this.#resolveOptions)
+      : resolveSnapshot(snapshot, placeholders, results, this.options, this.#evaluation);
   }
 }

@@ -93,7 +93,12 @@ function ownOf(cause: unknown, key: string): unknown {
  * retryDelayMs(resolveRetryPolicy({ attempts: 3, jitter: "none" }), 1, { code: "tool-error" }) // 1000
  * retryDelayMs(resolveRetryPolicy({ attempts: 3 }), 1, { code: "tool-error", cause: { retryAfterMs: 5000 } }) // 5000
  */
-export function retryDelayMs(policy: ResolvedRetryPolicy, failed: number, failure: { readonly code: string; readonly cause?: unknown }, random: () => number = Math.random): number | undefined {
+export function retryDelayMs(
+  policy: ResolvedRetryPolicy,
+  failed: number,
+  failure: { readonly code: string; readonly cause?: unknown },
+  random: () => number = Math.random,
+): number | undefined {
   if (failed >= policy.attempts) return undefined;
   if (!(policy.retryOn as readonly string[]).includes(failure.code)) return undefined;
   if (ownOf(failure.cause, "retryable") === false) return undefined;

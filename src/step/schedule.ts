@@ -18,7 +18,15 @@ export type StepState = "waiting" | "ready" | "running" | "done" | "failed" | "s
  * states in the database): each is the list of states its predicate holds for, and a test checks
  * that each list and its predicate agree.
  */
-export const STEP_STATES = ["waiting", "ready", "running", "done", "failed", "skipped", "awaiting-approval"] as const satisfies readonly StepState[];
+export const STEP_STATES = [
+  "waiting",
+  "ready",
+  "running",
+  "done",
+  "failed",
+  "skipped",
+  "awaiting-approval",
+] as const satisfies readonly StepState[];
 // A state added to StepState and not to STEP_STATES fails the typecheck.
 const EVERY_STATE: Exclude<StepState, (typeof STEP_STATES)[number]> extends never ? true : never = true;
 void EVERY_STATE;
@@ -40,7 +48,17 @@ export const AWAITING_STATES = ["awaiting-approval"] as const satisfies readonly
  * Only the workers have `step-released`, `step-lost` and `workers-recovered`; only `runPlan` has
  * `step-skipped` (a worker's skips happen in the database, in the settle).
  */
-export const STEP_EVENT_TYPES = ["step-start", "step-done", "step-failed", "step-skipped", "step-retry", "step-awaiting-approval", "step-released", "step-lost", "workers-recovered"] as const;
+export const STEP_EVENT_TYPES = [
+  "step-start",
+  "step-done",
+  "step-failed",
+  "step-skipped",
+  "step-retry",
+  "step-awaiting-approval",
+  "step-released",
+  "step-lost",
+  "workers-recovered",
+] as const;
 
 /** The name of a step event (`STEP_EVENT_TYPES`). */
 export type StepEventType = (typeof STEP_EVENT_TYPES)[number];
@@ -87,7 +105,11 @@ export function isAwaitingApproval(state: StepState): boolean {
  * @example
  * endedStatus(["done", "awaiting-approval", "waiting"], undefined, []) // "suspended"
  */
-export function endedStatus(states: Iterable<StepState>, stopped: StopReason | undefined, diagnostics: readonly Diagnostic[]): RunStatus | undefined {
+export function endedStatus(
+  states: Iterable<StepState>,
+  stopped: StopReason | undefined,
+  diagnostics: readonly Diagnostic[],
+): RunStatus | undefined {
   let failures = 0;
   let pending = 0;
   let waiting = 0;
@@ -112,7 +134,11 @@ export function isSettled(state: StepState): boolean {
  * step if it is still waiting and says whether it did (a step is skipped once, even in a diamond).
  * No recursion: a chain of any length is fine.
  */
-export function skipDependents<T>(from: T, dependentsOf: (step: T) => readonly T[] | undefined, skip: (step: T, blockedBy: T) => boolean): void {
+export function skipDependents<T>(
+  from: T,
+  dependentsOf: (step: T) => readonly T[] | undefined,
+  skip: (step: T, blockedBy: T) => boolean,
+): void {
   const queue = [from];
   for (let i = 0; i < queue.length; i++) {
     const blocker = queue[i]!;
@@ -187,7 +213,11 @@ export function scheduleGraph(steps: readonly GraphStep[]): ScheduleGraph {
 }
 
 /** The steps a failure (or a skip) of `from` skips, each with the step that blocked it, breadth first. */
-export function dependentsToSkip(graph: ScheduleGraph, from: number, states: ReadonlyMap<number, StepState>): { readonly id: number; readonly blockedBy: number }[] {
+export function dependentsToSkip(
+  graph: ScheduleGraph,
+  from: number,
+  states: ReadonlyMap<number, StepState>,
+): { readonly id: number; readonly blockedBy: number }[] {
   const skipped: { id: number; blockedBy: number }[] = [];
   const seen = new Set<number>();
   skipDependents(

@@ -18,7 +18,14 @@ import { asRefError, RefError } from "../shared/errors.js";
 import { quoted, safeText } from "../shared/text.js";
 import { layeredOptions, OPTION_NAMES, type OptionName } from "../shared/options.js";
 import { isPlainArray, isPlainObject, MISSING, ownDataEntries, ownElements, readOwnData } from "../shared/own-data.js";
-import { RETRY_DEFAULTS, RETRYABLE_CODES, resolveRetryPolicy, type ResolvedRetryPolicy, type RetryableCode, type RetryPolicy } from "./retry.js";
+import {
+  RETRY_DEFAULTS,
+  RETRYABLE_CODES,
+  resolveRetryPolicy,
+  type ResolvedRetryPolicy,
+  type RetryableCode,
+  type RetryPolicy,
+} from "./retry.js";
 
 /**
  * The longest finite `timeoutMs`: 2^31 − 1 ms (about 24.8 days), the most a timer can wait (Node and
@@ -68,18 +75,25 @@ export const refuseWithRefError: RefuseOption = (message) => new RefError("inval
 /** The one set of messages for an option that is refused. */
 export const OPTION_MESSAGES = {
   positiveInteger: (name: string) => `option ${name} must be a positive integer`,
-  duration: (name: string, infinity: boolean) => (infinity ? `option ${name} must be a positive number of milliseconds (or Infinity for no limit)` : `option ${name} must be a positive number of milliseconds`),
-  tooLong: (name: string, infinity: boolean) => `option ${name} must be at most ${MAX_TIMEOUT_MS} ms (about 24.8 days)${infinity ? ", or Infinity for no limit" : ""}`,
+  duration: (name: string, infinity: boolean) =>
+    infinity
+      ? `option ${name} must be a positive number of milliseconds (or Infinity for no limit)`
+      : `option ${name} must be a positive number of milliseconds`,
+  tooLong: (name: string, infinity: boolean) =>
+    `option ${name} must be at most ${MAX_TIMEOUT_MS} ms (about 24.8 days)${infinity ? ", or Infinity for no limit" : ""}`,
   signal: (name: string) => `option ${name} must be an AbortSignal`,
   callback: (name: string) => `option ${name} must be a function`,
   tools: (name: string) => `option ${name} must be an object of tool functions`,
   object: (name: string, what: string) => `option ${name} must be ${what}`,
   milliseconds: (name: string) => `option ${name} must be a number of milliseconds from 0 to ${MAX_TIMEOUT_MS}`,
   factor: (name: string) => `option ${name} must be a finite number of at least 1`,
-  choice: (name: string, allowed: readonly string[]) => `option ${name} must be one of ${allowed.map((value) => JSON.stringify(value)).join(", ")}`,
-  codes: (name: string, allowed: readonly string[]) => `option ${name} must be an array of step error codes among ${allowed.map((value) => JSON.stringify(value)).join(", ")}`,
+  choice: (name: string, allowed: readonly string[]) =>
+    `option ${name} must be one of ${allowed.map((value) => JSON.stringify(value)).join(", ")}`,
+  codes: (name: string, allowed: readonly string[]) =>
+    `option ${name} must be an array of step error codes among ${allowed.map((value) => JSON.stringify(value)).join(", ")}`,
   runId: (name: string) => `option ${name} must be 1 to ${MAX_RUN_ID_LENGTH} printable ASCII characters without spaces`,
-  between: (label: string, bounds: SettingBounds, value: unknown) => `${label} must be an integer from ${bounds.min} to ${bounds.max}, not ${shownValue(value)}`,
+  between: (label: string, bounds: SettingBounds, value: unknown) =>
+    `${label} must be an integer from ${bounds.min} to ${bounds.max}, not ${shownValue(value)}`,
   names: (name: string) => `option ${name} must be an array of tool names (strings)`,
   limits: (name: string) => `option ${name} must be an object of call limits by tool name (positive integers)`,
 } as const;
@@ -122,7 +136,13 @@ export function readOption(options: object, name: string): unknown {
  * readDuration(Infinity, "timeoutMs", true, undefined) // undefined (no limit)
  * readDuration(2 ** 31, "timeoutMs", true, undefined)  // throws invalid-options: at most 2147483647 ms
  */
-export function readDuration<F extends number | undefined>(value: unknown, name: string, infinity: boolean, fallback: F, refuse: RefuseOption = refuseWithRefError): number | F {
+export function readDuration<F extends number | undefined>(
+  value: unknown,
+  name: string,
+  infinity: boolean,
+  fallback: F,
+  refuse: RefuseOption = refuseWithRefError,
+): number | F {
   if (value === undefined) return fallback;
   if (typeof value !== "number" || !(value > 0)) throw refuse(OPTION_MESSAGES.duration(name, infinity));
   if (value === Infinity && infinity) return undefined as F;
@@ -152,7 +172,8 @@ export function readSignal(value: unknown, name: string, refuse: RefuseOption = 
   if (value === undefined) return undefined;
   if (typeof value !== "object" || value === null) throw refuse(OPTION_MESSAGES.signal(name));
   const target = value as { addEventListener?: unknown; removeEventListener?: unknown };
-  if (typeof target.addEventListener !== "function" || typeof target.removeEventListener !== "function") throw refuse(OPTION_MESSAGES.signal(name));
+  if (typeof target.addEventListener !== "function" || typeof target.removeEventListener !== "function")
+    throw refuse(OPTION_MESSAGES.signal(name));
   return value as AbortSignal;
 }
 
@@ -162,7 +183,11 @@ export function readSignal(value: unknown, name: string, refuse: RefuseOption = 
  * @example
  * readCallback(console.log, "onEvent") // console.log
  */
-export function readCallback<F extends (...args: never[]) => unknown>(value: unknown, name: string, refuse: RefuseOption = refuseWithRefError): F | undefined {
+export function readCallback<F extends (...args: never[]) => unknown>(
+  value: unknown,
+  name: string,
+  refuse: RefuseOption = refuseWithRefError,
+): F | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== "function") throw refuse(OPTION_MESSAGES.callback(name));
   return value as F;
@@ -185,7 +210,13 @@ function readDelay(value: unknown, name: string, refuse: RefuseOption): number |
  */
 export function readRetryPolicy(value: unknown, name: string, refuse: RefuseOption = refuseWithRefError): ResolvedRetryPolicy | undefined {
   if (value === undefined) return undefined;
-  if (!isPlainObject(value)) throw refuse(OPTION_MESSAGES.object(name, "a retry policy: an object with attempts, and optionally initialDelayMs, factor, maxDelayMs, jitter, retryOn"));
+  if (!isPlainObject(value))
+    throw refuse(
+      OPTION_MESSAGES.object(
+        name,
+        "a retry policy: an object with attempts, and optionally initialDelayMs, factor, maxDelayMs, jitter, retryOn",
+      ),
+    );
   const field = (key: string): unknown => {
     const read = readOwnData(value, key);
     return read === MISSING ? undefined : read;
@@ -194,11 +225,18 @@ export function readRetryPolicy(value: unknown, name: string, refuse: RefuseOpti
   const initialDelayMs = readDelay(field("initialDelayMs"), `${name}.initialDelayMs`, refuse);
   const maxDelayMs = readDelay(field("maxDelayMs"), `${name}.maxDelayMs`, refuse);
   const factor = field("factor");
-  if (factor !== undefined && (typeof factor !== "number" || !(factor >= 1) || factor === Infinity)) throw refuse(OPTION_MESSAGES.factor(`${name}.factor`));
+  if (factor !== undefined && (typeof factor !== "number" || !(factor >= 1) || factor === Infinity))
+    throw refuse(OPTION_MESSAGES.factor(`${name}.factor`));
   const jitter = field("jitter");
-  if (jitter !== undefined && jitter !== "full" && jitter !== "none") throw refuse(OPTION_MESSAGES.choice(`${name}.jitter`, ["full", "none"]));
+  if (jitter !== undefined && jitter !== "full" && jitter !== "none")
+    throw refuse(OPTION_MESSAGES.choice(`${name}.jitter`, ["full", "none"]));
   const retryOn = field("retryOn");
-  if (retryOn !== undefined && (!isPlainArray(retryOn) || retryOn.length > RETRYABLE_CODES.length || !ownElements(retryOn).every(([code]) => (RETRYABLE_CODES as readonly unknown[]).includes(code)))) {
+  if (
+    retryOn !== undefined &&
+    (!isPlainArray(retryOn) ||
+      retryOn.length > RETRYABLE_CODES.length ||
+      !ownElements(retryOn).every(([code]) => (RETRYABLE_CODES as readonly unknown[]).includes(code)))
+  ) {
     throw refuse(OPTION_MESSAGES.codes(`${name}.retryOn`, RETRYABLE_CODES));
   }
   return resolveRetryPolicy({
@@ -217,7 +255,11 @@ export function readRetryPolicy(value: unknown, name: string, refuse: RefuseOpti
  * @example
  * readRetryByTool({ geocode: { attempts: 5 } }, "retryByTool")?.get("geocode")?.attempts // 5
  */
-export function readRetryByTool(value: unknown, name: string, refuse: RefuseOption = refuseWithRefError): Map<string, ResolvedRetryPolicy> | undefined {
+export function readRetryByTool(
+  value: unknown,
+  name: string,
+  refuse: RefuseOption = refuseWithRefError,
+): Map<string, ResolvedRetryPolicy> | undefined {
   if (value === undefined) return undefined;
   if (!isPlainObject(value)) throw refuse(OPTION_MESSAGES.object(name, "an object of retry policies by tool name"));
   const policies = new Map<string, ResolvedRetryPolicy>();
@@ -234,13 +276,21 @@ export function readRetryByTool(value: unknown, name: string, refuse: RefuseOpti
  * readToolConcurrency({ geocode: 2 }, "toolConcurrency")?.get("geocode") // 2
  * readToolConcurrency({ geocode: 0 }, "toolConcurrency") // throws invalid-options: option toolConcurrency.geocode must be a positive integer
  */
-export function readToolConcurrency(value: unknown, name: string, refuse: RefuseOption = refuseWithRefError, bounds?: SettingBounds): ReadonlyMap<string, number> | undefined {
+export function readToolConcurrency(
+  value: unknown,
+  name: string,
+  refuse: RefuseOption = refuseWithRefError,
+  bounds?: SettingBounds,
+): ReadonlyMap<string, number> | undefined {
   if (value === undefined) return undefined;
   if (!isPlainObject(value)) throw refuse(OPTION_MESSAGES.limits(name));
   const limits = new Map<string, number>();
   for (const [tool, limit] of ownDataEntries(value)) {
     const field = `${name}.${safeText(tool, 40)}`;
-    if (limit === undefined) throw refuse(bounds === undefined ? OPTION_MESSAGES.positiveInteger(field) : OPTION_MESSAGES.between(`option ${field}`, bounds, limit));
+    if (limit === undefined)
+      throw refuse(
+        bounds === undefined ? OPTION_MESSAGES.positiveInteger(field) : OPTION_MESSAGES.between(`option ${field}`, bounds, limit),
+      );
     limits.set(tool, bounds === undefined ? readPositiveInteger(limit, field, 1, refuse) : readBounded(limit, field, bounds, 1, refuse));
   }
   return limits;
@@ -385,7 +435,10 @@ export function retryPolicyOf(values: RetryOptionValues, tool: string): Resolved
  * readRetryOptions({ retry: { attempts: 3 } }).retry?.attempts // 3
  */
 export function readRetryOptions(options: object): RetryOptionValues {
-  return { retry: readRetryPolicy(readOption(options, "retry"), "retry"), retryByTool: readRetryByTool(readOption(options, "retryByTool"), "retryByTool") };
+  return {
+    retry: readRetryPolicy(readOption(options, "retry"), "retry"),
+    retryByTool: readRetryByTool(readOption(options, "retryByTool"), "retryByTool"),
+  };
 }
 
 /** The default `concurrency` of `runPlan` and of a worker. */
@@ -416,8 +469,16 @@ export interface SettingBounds {
  * @example
  * readBounded(2 ** 31, "recoveryMs", { min: 1_000, max: MAX_TIMEOUT_MS }, 30_000) // throws invalid-options: option recoveryMs must be an integer from 1000 to 2147483647, not 2147483648
  */
-export function readBounded(value: unknown, name: string, bounds: SettingBounds, fallback: number, refuse: RefuseOption = refuseWithRefError, label = `option ${name}`): number {
+export function readBounded(
+  value: unknown,
+  name: string,
+  bounds: SettingBounds,
+  fallback: number,
+  refuse: RefuseOption = refuseWithRefError,
+  label = `option ${name}`,
+): number {
   if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < bounds.min || value > bounds.max) throw refuse(OPTION_MESSAGES.between(label, bounds, value));
+  if (typeof value !== "number" || !Number.isInteger(value) || value < bounds.min || value > bounds.max)
+    throw refuse(OPTION_MESSAGES.between(label, bounds, value));
   return value;
 }

@@ -17,7 +17,21 @@ export type StepErrorCode = (typeof STEP_ERROR_CODES)[number];
  * @example
  * STEP_ERROR_CODES.includes(json.errors["2"].code) // a code this version knows
  */
-export const STEP_ERROR_CODES = ["tool-error", "unknown-tool", "unresolved-args", "timeout", "aborted", "invalid-output", "invalid-input", "missing-dependency", "cycle", "invalid-step", "unserializable", "denied", "unresolved-output"] as const;
+export const STEP_ERROR_CODES = [
+  "tool-error",
+  "unknown-tool",
+  "unresolved-args",
+  "timeout",
+  "aborted",
+  "invalid-output",
+  "invalid-input",
+  "missing-dependency",
+  "cycle",
+  "invalid-step",
+  "unserializable",
+  "denied",
+  "unresolved-output",
+] as const;
 
 /** The `stepId` of a `StepError` about the plan's `output`, which is no step: no step has a negative id. */
 export const OUTPUT_STEP_ID = -1;
@@ -41,7 +55,11 @@ export class StepError extends RefError {
   readonly tool: string;
 
   constructor(code: StepErrorCode, stepId: number, tool: string, detail: string, cause?: unknown) {
-    super(code, stepId === OUTPUT_STEP_ID ? `the plan's output: ${detail}` : `step ${stepId} (${tool}): ${detail}`, cause === undefined ? {} : { cause });
+    super(
+      code,
+      stepId === OUTPUT_STEP_ID ? `the plan's output: ${detail}` : `step ${stepId} (${tool}): ${detail}`,
+      cause === undefined ? {} : { cause },
+    );
     this.stepId = stepId;
     this.tool = tool;
     // Where in the step's arguments (or the output) resolution failed. Not passed to super: the detail

@@ -52,7 +52,11 @@ export interface TraceSpan {
  */
 export interface Tracer {
   /** `startTime`: milliseconds since the epoch (default: now). */
-  startSpan(name: string, options?: { kind?: number; attributes?: Readonly<Record<string, TraceAttribute>>; startTime?: number; links?: { context: SpanRef }[] }, context?: unknown): TraceSpan;
+  startSpan(
+    name: string,
+    options?: { kind?: number; attributes?: Readonly<Record<string, TraceAttribute>>; startTime?: number; links?: { context: SpanRef }[] },
+    context?: unknown,
+  ): TraceSpan;
 }
 
 /** Where a span is, and nothing of what it recorded: what a plan session keeps of a step's span, to link to it. */
@@ -219,7 +223,11 @@ export class RunTrace {
     let active: unknown;
     try {
       const links = this.earlierSpans === undefined ? undefined : earlierLinks(step.dependencies, this.earlierSpans);
-      const span = this.#tracer.startSpan(`execute_tool ${traceText(step.tool)}`, { kind: SPAN_KIND_INTERNAL, attributes: stepAttributes(this.#runId, step), ...(links === undefined ? {} : { links }) }, this.#context);
+      const span = this.#tracer.startSpan(
+        `execute_tool ${traceText(step.tool)}`,
+        { kind: SPAN_KIND_INTERNAL, attributes: stepAttributes(this.#runId, step), ...(links === undefined ? {} : { links }) },
+        this.#context,
+      );
       active = this.#api.trace.setSpan(this.#context, span);
       step.span = span;
     } catch {
@@ -247,8 +255,13 @@ export class RunTrace {
   }
 
   /** A step that never ran (skipped, or failed before its tool could be called): an event on the run span, not a span. */
-  event(name: "plan_refs.step.skipped" | "plan_refs.step.failed", step: { readonly id: number; readonly tool: string }, detail: Readonly<Record<string, TraceAttribute>>): void {
-    if (!this.#ended) guarded(() => this.#span.addEvent(name, { "plan_refs.step.id": step.id, "gen_ai.tool.name": traceText(step.tool), ...detail }));
+  event(
+    name: "plan_refs.step.skipped" | "plan_refs.step.failed",
+    step: { readonly id: number; readonly tool: string },
+    detail: Readonly<Record<string, TraceAttribute>>,
+  ): void {
+    if (!this.#ended)
+      guarded(() => this.#span.addEvent(name, { "plan_refs.step.id": step.id, "gen_ai.tool.name": traceText(step.tool), ...detail }));
   }
 
   /**
@@ -279,7 +292,10 @@ export class RunTrace {
 }
 
 /** A link to the span of each earlier plan's step a step reads (`undefined`: none). */
-function earlierLinks(dependencies: readonly number[] | undefined, earlier: ReadonlyMap<number, SpanRef>): { context: SpanRef }[] | undefined {
+function earlierLinks(
+  dependencies: readonly number[] | undefined,
+  earlier: ReadonlyMap<number, SpanRef>,
+): { context: SpanRef }[] | undefined {
   let links: { context: SpanRef }[] | undefined;
   for (const id of dependencies ?? []) {
     const ref = earlier.get(id);
@@ -294,7 +310,10 @@ function earlierLinks(dependencies: readonly number[] | undefined, earlier: Read
  * @example
  * stepAttributes("run-1", { id: 3, tool: "geocode", attempt: 2 })["gen_ai.tool.call.id"] // "run-1:3"
  */
-export function stepAttributes(runId: string, step: { readonly id: number; readonly tool: string; readonly attempt?: number }): Record<string, TraceAttribute> {
+export function stepAttributes(
+  runId: string,
+  step: { readonly id: number; readonly tool: string; readonly attempt?: number },
+): Record<string, TraceAttribute> {
   return {
     "gen_ai.operation.name": "execute_tool",
     "gen_ai.tool.name": traceText(step.tool),
@@ -316,7 +335,10 @@ export function describeTry(span: TraceSpan, value: unknown, failure: TracedFail
     if (failure !== undefined) {
       span.setAttribute("error.type", failure.code);
       // Without recordContent no argument or result value reaches a span: a message quoting one gives its shape.
-      span.setStatus({ code: STATUS_ERROR, message: traceText(recordContent ? failure.detail : (failure.detailWithoutValues ?? failure.detail)) });
+      span.setStatus({
+        code: STATUS_ERROR,
+        message: traceText(recordContent ? failure.detail : (failure.detailWithoutValues ?? failure.detail)),
+      });
     }
     if (recordContent && (failure === undefined || value !== undefined)) span.setAttribute("gen_ai.tool.call.result", contentJson(value));
   });
@@ -352,7 +374,11 @@ export function startRunTrace(settings: TraceSettings, runId: string): RunTrace 
     const { api, version } = found;
     const tracer = settings.tracer ?? api.trace.getTracer("plan-refs", version);
     const parent = api.context.active();
-    const span = tracer.startSpan("invoke_workflow", { kind: SPAN_KIND_INTERNAL, attributes: { "gen_ai.operation.name": "invoke_workflow", "plan_refs.run.id": runId } }, parent);
+    const span = tracer.startSpan(
+      "invoke_workflow",
+      { kind: SPAN_KIND_INTERNAL, attributes: { "gen_ai.operation.name": "invoke_workflow", "plan_refs.run.id": runId } },
+      parent,
+    );
     if (!api.trace.isSpanContextValid(span.spanContext())) {
       span.end();
       return undefined;
@@ -419,8 +445,17 @@ export function withRemoteParent<R>(carrier: Readonly<Record<string, unknown>> |
   let context: unknown;
   try {
     const { api } = found;
-    const state = typeof tracestate === "string" && tracestate.length <= MAX_TRACESTATE && api.createTraceState !== undefined ? api.createTraceState(tracestate) : undefined;
-    const spanContext = { traceId: parent[2]!, spanId: parent[3]!, traceFlags: Number.parseInt(parent[4]!, 16), isRemote: true, ...(state === undefined ? {} : { traceState: state }) };
+    const state =
+      typeof tracestate === "string" && tracestate.length <= MAX_TRACESTATE && api.createTraceState !== undefined
+        ? api.createTraceState(tracestate)
+        : undefined;
+    const spanContext = {
+      traceId: parent[2]!,
+      spanId: parent[3]!,
+      traceFlags: Number.parseInt(parent[4]!, 16),
+      isRemote: true,
+      ...(state === undefined ? {} : { traceState: state }),
+    };
     if (!api.trace.isSpanContextValid(spanContext)) return body();
     context = api.trace.setSpanContext(api.context.active(), spanContext);
   } catch {
@@ -462,7 +497,8 @@ export function contentJson(value: unknown): string {
         if (!push("[")) return false;
         for (let i = 0; i < item.length; i++) {
           const descriptor = Object.getOwnPropertyDescriptor(item, i);
-          if ((i > 0 && !push(",")) || !write(descriptor !== undefined && "value" in descriptor ? descriptor.value : undefined, depth + 1)) return false;
+          if ((i > 0 && !push(",")) || !write(descriptor !== undefined && "value" in descriptor ? descriptor.value : undefined, depth + 1))
+            return false;
         }
         return push("]");
       }

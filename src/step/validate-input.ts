@@ -36,7 +36,6 @@ export function inputFailure(on: boolean, catalog: unknown, tool: string, args: 
   return mismatch === undefined ? undefined : STEP_FAILURES.invalidInput(mismatch);
 }
 
-
 /**
  * `undefined` when `args` fit the input schema of `tool` in `catalog` (or there is none, or it cannot
  * be compiled: the linter said so), else the detail of a step error: the first mistakes, each with

@@ -43,7 +43,13 @@ const aiSdk: Adapter = (plan, options) => {
 
 const agents: Adapter = async (plan, options) => {
   const tools = [
-    agentTool({ name: "count", description: "n", parameters: z.object({ n: z.number() }), outputSchema: z.object({ n: z.number() }), execute: count }),
+    agentTool({
+      name: "count",
+      description: "n",
+      parameters: z.object({ n: z.number() }),
+      outputSchema: z.object({ n: z.number() }),
+      execute: count,
+    }),
     agentTool({ name: "big", description: "x", parameters: z.object({ n: z.number() }), execute: big }),
     // No error function: the error reaches the plan as a failed step (the SDK would otherwise answer its text).
     agentTool({ name: "fail", description: "fails", parameters: z.object({ n: z.number() }), execute: fail, errorFunction: null }),
@@ -55,16 +61,31 @@ const agents: Adapter = async (plan, options) => {
 const object = (properties: Record<string, unknown>) => ({ type: "object", properties, required: Object.keys(properties) });
 const mcp: Adapter = async (plan, options) => {
   const server = await createPlanServer({
-    tools: { count: (args) => count(args as { n: number }), big: (args) => big(args as { n: number }), fail: (args) => fail(args as { n: number }), pay: requireApproval((args) => pay(args as { amount: number })) },
-    catalog: { count: { input: object({ n: { type: "number" } }), output: object({ n: { type: "number" } }) }, big: { input: object({ n: { type: "number" } }) }, fail: { input: object({ n: { type: "number" } }) }, pay: { input: object({ amount: { type: "number" } }) } },
+    tools: {
+      count: (args) => count(args as { n: number }),
+      big: (args) => big(args as { n: number }),
+      fail: (args) => fail(args as { n: number }),
+      pay: requireApproval((args) => pay(args as { amount: number })),
+    },
+    catalog: {
+      count: { input: object({ n: { type: "number" } }), output: object({ n: { type: "number" } }) },
+      big: { input: object({ n: { type: "number" } }) },
+      fail: { input: object({ n: { type: "number" } }) },
+      pay: { input: object({ amount: { type: "number" } }) },
+    },
     options,
   });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: "test", version: "1" });
   await client.connect(clientSide);
-  closing.push(() => client.close(), () => server.close());
-  const answer = (await client.callTool({ name: "run_plan", arguments: plan as Record<string, unknown> })) as unknown as { structuredContent: PlanCallResult };
+  closing.push(
+    () => client.close(),
+    () => server.close(),
+  );
+  const answer = (await client.callTool({ name: "run_plan", arguments: plan as Record<string, unknown> })) as unknown as {
+    structuredContent: PlanCallResult;
+  };
   return answer.structuredContent;
 };
 
@@ -103,7 +124,11 @@ const ROWS: readonly { name: string; plan: unknown; options?: PlanCallOptions; a
     name: "a gated tool: suspended, with the resolved arguments it would run with",
     plan: { steps: steps(["count", { n: 7 }], ["pay", { amount: "$1.n" }]) },
     answer: (answer) => {
-      expect(answer).toMatchObject({ status: "suspended", results: { "1": { n: 7 } }, pending: { "2": { tool: "pay", args: { amount: 7 } } } });
+      expect(answer).toMatchObject({
+        status: "suspended",
+        results: { "1": { n: 7 } },
+        pending: { "2": { tool: "pay", args: { amount: 7 } } },
+      });
       expect(typeof answer.runId).toBe("string");
     },
   },
@@ -111,7 +136,11 @@ const ROWS: readonly { name: string; plan: unknown; options?: PlanCallOptions; a
     name: "more steps than maxSteps: too-many-steps, nothing runs",
     plan: { steps: steps(["count", { n: 1 }], ["count", { n: 2 }], ["count", { n: 3 }]) },
     options: { maxSteps: 2 },
-    answer: (answer) => expect(answer).toEqual({ status: "invalid", diagnostics: [{ code: "too-many-steps", message: "the plan has 3 steps; a plan of at most 2 is run", pointer: "/steps" }] }),
+    answer: (answer) =>
+      expect(answer).toEqual({
+        status: "invalid",
+        diagnostics: [{ code: "too-many-steps", message: "the plan has 3 steps; a plan of at most 2 is run", pointer: "/steps" }],
+      }),
   },
   {
     name: "the whole answer within maxAnswerChars, each cut value marked",

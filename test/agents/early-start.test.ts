@@ -19,7 +19,11 @@ function recordingTools(names: readonly string[]) {
 
 const step = (id: number, tool: string, q: unknown): string => JSON.stringify({ id, tool, args: { q } });
 const catalog: ToolCatalog = {
-  search: { readOnly: true, input: { type: "object", properties: { q: { type: "string" } } }, output: { type: "object", properties: { a: { type: "string" } } } },
+  search: {
+    readOnly: true,
+    input: { type: "object", properties: { q: { type: "string" } } },
+    output: { type: "object", properties: { a: { type: "string" } } },
+  },
   book: { input: { type: "object", properties: { q: { type: "string" } } } },
 };
 
@@ -45,14 +49,27 @@ describe("which steps start early", () => {
     expect(await started(early, calls, text.slice(0, -2))).toEqual(["search x", "search search:x"]);
     expect(early.started).toEqual([1, 4]);
     const answer = await early.join(JSON.parse(text));
-    expect(answer).toEqual({ status: "ok", results: { "1": { a: "search:x" }, "2": { a: "book:search:x" }, "3": { a: "search:book:search:x" }, "4": { a: "search:search:x" } } });
+    expect(answer).toEqual({
+      status: "ok",
+      results: { "1": { a: "search:x" }, "2": { a: "book:search:x" }, "3": { a: "search:book:search:x" }, "4": { a: "search:search:x" } },
+    });
     expect(calls).toEqual(["search x", "search search:x", "book search:x", "search book:search:x"]);
   });
 
   test("a chain of early steps starts link by link, however deep (each linted against what it references)", async () => {
     const { early, calls } = make(["search"]);
-    const pieces = [`[${step(1, "search", "x")}`, `,${step(2, "search", "$1.a")}`, `,${step(3, "search", "$2.a")}`, `,${step(4, "search", "$3.a")}`];
-    expect(await started(early, calls, ...pieces)).toEqual(["search x", "search search:x", "search search:search:x", "search search:search:search:x"]);
+    const pieces = [
+      `[${step(1, "search", "x")}`,
+      `,${step(2, "search", "$1.a")}`,
+      `,${step(3, "search", "$2.a")}`,
+      `,${step(4, "search", "$3.a")}`,
+    ];
+    expect(await started(early, calls, ...pieces)).toEqual([
+      "search x",
+      "search search:x",
+      "search search:search:x",
+      "search search:search:search:x",
+    ]);
     expect(early.started).toEqual([1, 2, 3, 4]);
   });
 
@@ -107,7 +124,12 @@ describe("which steps start early", () => {
     early.feed(text);
     await new Promise((resolve) => setImmediate(resolve));
     const answer = await early.join(JSON.parse(text));
-    expect(answer).toEqual({ status: "failed", results: {}, errors: { "1": { code: "tool-error", message: "step 1 (search): the tool threw: search is down" } }, skipped: [2] });
+    expect(answer).toEqual({
+      status: "failed",
+      results: {},
+      errors: { "1": { code: "tool-error", message: "step 1 (search): the tool threw: search is down" } },
+      skipped: [2],
+    });
     expect(calls).toEqual(["x"]);
   });
 

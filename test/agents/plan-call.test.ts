@@ -28,22 +28,51 @@ describe("cutResult", () => {
 });
 
 describe("runPlanCall", () => {
-  const catalog = { geocode: { output: { type: "object", properties: { lat: { type: "number" } }, additionalProperties: false } }, weather: {} };
+  const catalog = {
+    geocode: { output: { type: "object", properties: { lat: { type: "number" } }, additionalProperties: false } },
+    weather: {},
+  };
   const tools = { geocode: () => ({ lat: 1 }), weather: ({ lat }: Record<string, unknown>) => `lat ${String(lat)}` };
 
   test("a plan with lint errors is not run: its error diagnostics, code, message and pointer", async () => {
     let ran = 0;
-    const answer = await runPlanCall({ steps: [{ id: 1, tool: "geocode", args: {} }, { id: 2, tool: "weather", args: { lat: "$1.latt" } }] }, { tools: { geocode: () => (ran++, { lat: 1 }), weather: () => ran++ }, catalog }, {});
-    expect(answer).toEqual({ status: "invalid", diagnostics: [{ code: "unknown-key", pointer: "/steps/1/args/lat", message: expect.stringContaining(`did you mean "lat"?`) as string }] });
+    const answer = await runPlanCall(
+      {
+        steps: [
+          { id: 1, tool: "geocode", args: {} },
+          { id: 2, tool: "weather", args: { lat: "$1.latt" } },
+        ],
+      },
+      { tools: { geocode: () => (ran++, { lat: 1 }), weather: () => ran++ }, catalog },
+      {},
+    );
+    expect(answer).toEqual({
+      status: "invalid",
+      diagnostics: [
+        { code: "unknown-key", pointer: "/steps/1/args/lat", message: expect.stringContaining(`did you mean "lat"?`) as string },
+      ],
+    });
     expect(ran).toBe(0);
   });
 
   test("a plan that runs answers with its status, results, errors and skipped steps", async () => {
-    expect(await runPlanCall([{ id: 1, tool: "geocode", args: {} }, { id: 2, tool: "weather", args: { lat: "$1.lat" } }], { tools, catalog }, {})).toEqual({ status: "ok", results: { "1": { lat: 1 }, "2": "lat 1" } });
+    expect(
+      await runPlanCall(
+        [
+          { id: 1, tool: "geocode", args: {} },
+          { id: 2, tool: "weather", args: { lat: "$1.lat" } },
+        ],
+        { tools, catalog },
+        {},
+      ),
+    ).toEqual({ status: "ok", results: { "1": { lat: 1 }, "2": "lat 1" } });
   });
 
   test("the description names the tools and shows an example plan that lints clean", () => {
-    const text = planCallDescription({ geocode: catalog.geocode, weather: { input: { type: "object", properties: { lat: { type: "number" } }, required: ["lat"] } } });
+    const text = planCallDescription({
+      geocode: catalog.geocode,
+      weather: { input: { type: "object", properties: { lat: { type: "number" } }, required: ["lat"] } },
+    });
     expect(text).toContain("Tools: geocode, weather.");
     expect(text).toContain(`Example: {"steps":[{"id":1,"tool":"geocode","args":{}},{"id":2,"tool":"weather","args":{"lat":"$1.lat"}}]}`);
   });

@@ -65,15 +65,32 @@ describe("a gated AI SDK tool inside a plan", () => {
         const result = toolResult(prompt);
         seen.push(result);
         const content: LanguageModelV3GenerateResult["content"] =
-          result === undefined ? [{ type: "tool-call", toolCallId: "call-1", toolName: "run_plan", input: JSON.stringify(payPlan()) }] : [{ type: "text", text: "waiting for your approval" }];
-        return { content, finishReason: { unified: content[0]!.type === "tool-call" ? "tool-calls" : "stop", raw: undefined }, usage, warnings: [] };
+          result === undefined
+            ? [{ type: "tool-call", toolCallId: "call-1", toolName: "run_plan", input: JSON.stringify(payPlan()) }]
+            : [{ type: "text", text: "waiting for your approval" }];
+        return {
+          content,
+          finishReason: { unified: content[0]!.type === "tool-call" ? "tool-calls" : "stop", raw: undefined },
+          usage,
+          warnings: [],
+        };
       },
     });
-    const result = await generateText({ model, tools: { run_plan: runPlanTool }, stopWhen: stepCountIs(3), prompt: "Pay the small invoice" });
+    const result = await generateText({
+      model,
+      tools: { run_plan: runPlanTool },
+      stopWhen: stepCountIs(3),
+      prompt: "Pay the small invoice",
+    });
     expect(result.text).toBe("waiting for your approval");
     expect(calls).toEqual(["invoice small"]);
     const answer = seen[1] as PlanCallResult;
-    expect(answer).toEqual({ status: "suspended", runId: "call-1", results: { "1": { amount: 42, to: "acme" } }, pending: { "2": { tool: "pay", args: { amount: 42, to: "acme" } } } });
+    expect(answer).toEqual({
+      status: "suspended",
+      runId: "call-1",
+      results: { "1": { amount: 42, to: "acme" } },
+      pending: { "2": { tool: "pay", args: { amount: 42, to: "acme" } } },
+    });
 
     // A step that never waited cannot be approved; the run is still there to resume.
     await expect(runPlanTool.resume("call-1", { approve: [1] })).rejects.toMatchObject({ code: "not-awaiting-approval" });
@@ -89,7 +106,8 @@ describe("a gated AI SDK tool inside a plan", () => {
     const calls: string[] = [];
     const asked: unknown[] = [];
     const tools = makeTools(calls, (input) => (asked.push(input), input.amount > 100));
-    const execute = (plan: unknown, toolCallId: string) => planTool(tools).execute!(plan, { toolCallId, messages: [], ...noContext }) as Promise<PlanCallResult>;
+    const execute = (plan: unknown, toolCallId: string) =>
+      planTool(tools).execute!(plan, { toolCallId, messages: [], ...noContext }) as Promise<PlanCallResult>;
     expect(await execute(payPlan("small"), "small")).toMatchObject({ status: "ok" });
     const big = await execute(payPlan("big"), "big");
     expect(big).toMatchObject({ status: "suspended", runId: "big", pending: { "2": { tool: "pay", args: { amount: 500, to: "acme" } } } });
@@ -107,7 +125,11 @@ describe("a gated AI SDK tool inside a plan", () => {
     const first = (await gated.execute!(plan, { toolCallId: "c", messages: [], ...noContext })) as PlanCallResult;
     expect(first).toMatchObject({ status: "suspended", pending: { "2": { tool: "pay" }, "3": { tool: "email", args: { text: "paid" } } } });
     const second = await gated.resume("c", { approve: [3], deny: { 2: "not this month" } });
-    expect(second).toMatchObject({ status: "failed", errors: { "2": { code: "denied", message: expect.stringContaining("not this month") as string } }, results: { "3": "sent" } });
+    expect(second).toMatchObject({
+      status: "failed",
+      errors: { "2": { code: "denied", message: expect.stringContaining("not this month") as string } },
+      results: { "3": "sent" },
+    });
     expect(calls).toEqual(["invoice small", "email paid"]);
   });
 

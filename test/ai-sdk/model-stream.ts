@@ -8,7 +8,10 @@ import { tool, type ToolSet } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { z } from "zod";
 
-export const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
+export const usage = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 1, text: 1, reasoning: 0 },
+};
 
 /** A promise with its resolve in hand. */
 export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {
@@ -99,4 +102,3 @@ export function controlledTools(stream: ModelStream, names: readonly string[]) {
 }
 
 export const step = (id: number, tool: string, q: string): string => JSON.stringify({ id, tool, args: { q } });
-

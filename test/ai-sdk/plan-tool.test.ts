@@ -27,7 +27,12 @@ describe("planTool in the AI SDK's own loop", () => {
         return { content, finishReason: finishReason(content), usage, warnings: [] };
       },
     });
-    const result = await generateText({ model, tools: { run_plan: planTool(tools) }, stopWhen: stepCountIs(4), prompt: "Weather and air in Lisbon?" });
+    const result = await generateText({
+      model,
+      tools: { run_plan: planTool(tools) },
+      stopWhen: stepCountIs(4),
+      prompt: "Weather and air in Lisbon?",
+    });
     expect(result.text).toBe("Lisbon: 21 °C, air quality 17");
     expect(result.steps).toHaveLength(3);
     expectTheStory(seen, calls);
@@ -46,7 +51,12 @@ describe("planTool in the AI SDK's own loop", () => {
     const model = new MockLanguageModelV3({
       doStream: async (options) => ({ stream: convertArrayToReadableStream<LanguageModelV3StreamPart>(streamParts(decide(options))) }),
     });
-    const result = streamText({ model, tools: { run_plan: planTool(tools) }, stopWhen: stepCountIs(4), prompt: "Weather and air in Lisbon?" });
+    const result = streamText({
+      model,
+      tools: { run_plan: planTool(tools) },
+      stopWhen: stepCountIs(4),
+      prompt: "Weather and air in Lisbon?",
+    });
     expect(await result.text).toBe("Lisbon: 21 °C, air quality 17");
     expect(await result.steps).toHaveLength(3);
     expectTheStory(seen, calls);
@@ -58,18 +68,44 @@ const noContext = { context: undefined };
 
 describe("planTool's execute", () => {
   const execute = (tools: ToolSet, input: unknown, options: Parameters<typeof planTool>[1] = {}, abortSignal?: AbortSignal) =>
-    planTool(tools, options).execute!(input, { toolCallId: "call", messages: [], ...noContext, ...(abortSignal === undefined ? {} : { abortSignal }) }) as Promise<PlanCallResult>;
+    planTool(tools, options).execute!(input, {
+      toolCallId: "call",
+      messages: [],
+      ...noContext,
+      ...(abortSignal === undefined ? {} : { abortSignal }),
+    }) as Promise<PlanCallResult>;
 
   test("a tool without execute is a no-execute problem of the plan, not a crash", async () => {
-    const tools = { ask: tool({ inputSchema: z.object({ question: z.string() }) }), echo: tool({ inputSchema: z.object({ text: z.string() }), execute: ({ text }) => text }) };
-    const answer = await execute(tools, { steps: [{ id: 1, tool: "echo", args: { text: "hi" } }, { id: 2, tool: "ask", args: { question: "$1" } }] });
-    expect(answer).toEqual({ status: "invalid", diagnostics: [{ code: "no-execute", message: `tool "ask" has no execute function: it cannot be a step of a plan`, pointer: "/steps/1/tool" }] });
-    expect(await execute(tools, { steps: [{ id: 1, tool: "echo", args: { text: "hi" } }] })).toMatchObject({ status: "ok", results: { "1": "hi" } });
+    const tools = {
+      ask: tool({ inputSchema: z.object({ question: z.string() }) }),
+      echo: tool({ inputSchema: z.object({ text: z.string() }), execute: ({ text }) => text }),
+    };
+    const answer = await execute(tools, {
+      steps: [
+        { id: 1, tool: "echo", args: { text: "hi" } },
+        { id: 2, tool: "ask", args: { question: "$1" } },
+      ],
+    });
+    expect(answer).toEqual({
+      status: "invalid",
+      diagnostics: [
+        { code: "no-execute", message: `tool "ask" has no execute function: it cannot be a step of a plan`, pointer: "/steps/1/tool" },
+      ],
+    });
+    expect(await execute(tools, { steps: [{ id: 1, tool: "echo", args: { text: "hi" } }] })).toMatchObject({
+      status: "ok",
+      results: { "1": "hi" },
+    });
   });
 
   test("each result is cut at maxResultChars, with a marker", async () => {
     const tools = { big: tool({ inputSchema: z.object({ n: z.number() }), execute: ({ n }) => "x".repeat(n) }) };
-    const answer = await execute(tools, { steps: [{ id: 1, tool: "big", args: { n: 30_000 } }, { id: 2, tool: "big", args: { n: 10 } }] });
+    const answer = await execute(tools, {
+      steps: [
+        { id: 1, tool: "big", args: { n: 30_000 } },
+        { id: 2, tool: "big", args: { n: 10 } },
+      ],
+    });
     expect(answer.status).toBe("ok");
     const results = (answer as { results: Record<string, string> }).results;
     expect(results["1"]).toBe(`"${"x".repeat(19_999)}… [cut: 20000 of 30002 characters]`);
@@ -96,7 +132,17 @@ describe("planTool's execute", () => {
       }),
       after: tool({ inputSchema: z.object({ x: z.unknown() }), execute: () => void started.push("after") }),
     };
-    const answer = await execute(tools, { steps: [{ id: 1, tool: "slow", args: {} }, { id: 2, tool: "after", args: { x: "$1" } }] }, {}, controller.signal);
+    const answer = await execute(
+      tools,
+      {
+        steps: [
+          { id: 1, tool: "slow", args: {} },
+          { id: 2, tool: "after", args: { x: "$1" } },
+        ],
+      },
+      {},
+      controller.signal,
+    );
     expect(answer.status).toBe("aborted");
     expect(started).toEqual(["slow"]);
   });
@@ -116,8 +162,16 @@ describe("planTool's execute", () => {
   });
 
   test("runPlan options pass through, and bad options are refused when the tool is made", async () => {
-    const tools = { fail: tool({ inputSchema: z.object({}), execute: async (): Promise<number> => Promise.reject(new Error("no such city")) }), ok: tool({ inputSchema: z.object({ a: z.number() }), execute: () => 1 }) };
-    const answer = await execute(tools, { steps: [{ id: 1, tool: "fail", args: {} }, { id: 2, tool: "ok", args: { a: "$1" } }] });
+    const tools = {
+      fail: tool({ inputSchema: z.object({}), execute: async (): Promise<number> => Promise.reject(new Error("no such city")) }),
+      ok: tool({ inputSchema: z.object({ a: z.number() }), execute: () => 1 }),
+    };
+    const answer = await execute(tools, {
+      steps: [
+        { id: 1, tool: "fail", args: {} },
+        { id: 2, tool: "ok", args: { a: "$1" } },
+      ],
+    });
     expect(answer).toMatchObject({ status: "failed", errors: { "1": { code: "tool-error" } }, skipped: [2] });
     expect((answer as { errors: Record<string, { message: string }> }).errors["1"]!.message).toContain("no such city");
     expect(() => planTool(tools, { maxResultChars: 0 })).toThrow("option maxResultChars must be a positive integer");
@@ -128,7 +182,11 @@ describe("planTool's execute", () => {
     const tools = { greet: tool({ inputSchema: z.object({ name: z.string(), title: z.string().optional() }), execute: (args) => args }) };
     const strict = planTool(tools, { dialect: "openai-strict" });
     expect(JSON.stringify(strict.inputSchema)).toContain(`"additionalProperties":false`);
-    const answer = await execute(tools, { steps: [{ id: 1, tool: "greet", args: { name: "Ada", title: null } }] }, { dialect: "openai-strict" });
+    const answer = await execute(
+      tools,
+      { steps: [{ id: 1, tool: "greet", args: { name: "Ada", title: null } }] },
+      { dialect: "openai-strict" },
+    );
     expect(answer).toMatchObject({ status: "ok", results: { "1": { name: "Ada" } } });
   });
 
@@ -140,7 +198,12 @@ describe("planTool's execute", () => {
     expect(description).toContain(`"$2.key" is one key of it`);
     expect(description).toContain("Tools: geocode, weather, airQuality.");
     const example = JSON.parse(description.split("Example: ")[1]!) as unknown;
-    expect(example).toEqual({ steps: [{ id: 1, tool: "geocode", args: { city: "<city>" } }, { id: 2, tool: "weather", args: { lat: "$1.lat", lon: "$1.lon" } }] });
+    expect(example).toEqual({
+      steps: [
+        { id: 1, tool: "geocode", args: { city: "<city>" } },
+        { id: 2, tool: "weather", args: { lat: "$1.lat", lon: "$1.lon" } },
+      ],
+    });
     expect(lintPlan(example, { tools: catalogFromAiSdk(tools) })).toEqual([]);
     expect(planTool(tools, { syntax: "path", templates: true }).description).toContain(`"$2.items[0]" indexes a list`);
   });
@@ -150,11 +213,30 @@ describe("catalogFromAiSdk and toolsFromAiSdk", () => {
   test("the catalog holds each tool's schemas as the SDK converts them, and runPlan lints with it", async () => {
     const calls: Calls = { times: new Map(), ids: [] };
     const tools = makeTools(calls);
-    const catalog = catalogFromAiSdk({ ...tools, raw: tool({ description: "a JSON Schema tool", inputSchema: jsonSchema({ type: "object", properties: { q: { type: "string" } } }), execute: () => 1 }) });
+    const catalog = catalogFromAiSdk({
+      ...tools,
+      raw: tool({
+        description: "a JSON Schema tool",
+        inputSchema: jsonSchema({ type: "object", properties: { q: { type: "string" } } }),
+        execute: () => 1,
+      }),
+    });
     expect(catalog.geocode).toEqual({
       description: "A city's coordinates",
-      input: { $schema: "http://json-schema.org/draft-07/schema#", type: "object", properties: { city: { type: "string" } }, required: ["city"], additionalProperties: false },
-      output: { $schema: "http://json-schema.org/draft-07/schema#", type: "object", properties: { lat: { type: "number" }, lon: { type: "number" } }, required: ["lat", "lon"], additionalProperties: false },
+      input: {
+        $schema: "http://json-schema.org/draft-07/schema#",
+        type: "object",
+        properties: { city: { type: "string" } },
+        required: ["city"],
+        additionalProperties: false,
+      },
+      output: {
+        $schema: "http://json-schema.org/draft-07/schema#",
+        type: "object",
+        properties: { lat: { type: "number" }, lon: { type: "number" } },
+        required: ["lat", "lon"],
+        additionalProperties: false,
+      },
     });
     expect(catalog.raw).toEqual({ description: "a JSON Schema tool", input: { type: "object", properties: { q: { type: "string" } } } });
     const report = await runPlan(plan("lon"), toolsFromAiSdk(tools, { runId: "run-7" }), { catalog });
@@ -164,7 +246,9 @@ describe("catalogFromAiSdk and toolsFromAiSdk", () => {
   });
 
   test("a schema the SDK cannot convert, and a tool set of the wrong shape, are invalid-options errors", () => {
-    expect(() => catalogFromAiSdk({ when: tool({ inputSchema: z.object({ at: z.date() }), execute: () => 1 }) })).toThrow(/the inputSchema of tool "when" could not be converted to JSON Schema/);
+    expect(() => catalogFromAiSdk({ when: tool({ inputSchema: z.object({ at: z.date() }), execute: () => 1 }) })).toThrow(
+      /the inputSchema of tool "when" could not be converted to JSON Schema/,
+    );
     expect(() => catalogFromAiSdk(null as never)).toThrow("the tools must be an AI SDK tool set");
     expect(() => toolsFromAiSdk({ x: 3 } as never)).toThrow(`tool "x" is not an AI SDK tool`);
   });

@@ -26,8 +26,15 @@ function toolResult(prompt: LanguageModelV3CallOptions["prompt"]): PlanCallResul
 test("turn 2's plan uses turn 1's 30 KB result by reference: the tool gets it whole, the model never sees it", async () => {
   const received: unknown[] = [];
   const tools = {
-    search: tool({ inputSchema: z.object({ q: z.string() }), outputSchema: z.object({ rows: z.array(z.object({ id: z.number(), name: z.string(), price: z.number() })) }), execute: () => ({ rows: ROWS }) }),
-    cheapest: tool({ inputSchema: z.object({ rows: z.array(z.object({ price: z.number() })) }), execute: ({ rows }) => (received.push(rows), Math.min(...rows.map((row) => row.price))) }),
+    search: tool({
+      inputSchema: z.object({ q: z.string() }),
+      outputSchema: z.object({ rows: z.array(z.object({ id: z.number(), name: z.string(), price: z.number() })) }),
+      execute: () => ({ rows: ROWS }),
+    }),
+    cheapest: tool({
+      inputSchema: z.object({ rows: z.array(z.object({ price: z.number() })) }),
+      execute: ({ rows }) => (received.push(rows), Math.min(...rows.map((row) => row.price))),
+    }),
   };
   // One session for the conversation; the plan tool is made per turn, as a server route makes it per request.
   const session = createPlanSession();
@@ -38,15 +45,27 @@ test("turn 2's plan uses turn 1's 30 KB result by reference: the tool gets it wh
       doGenerate: async (options) => {
         sent.push(JSON.stringify(options.prompt), JSON.stringify(options.tools));
         answer = toolResult(options.prompt);
-        const content: LanguageModelV3GenerateResult["content"] = answer === undefined ? [{ type: "tool-call", toolCallId: `call-${sent.length}`, toolName: "run_plan", input: JSON.stringify(plan) }] : [{ type: "text", text: "done" }];
-        return { content, finishReason: { unified: content[0]!.type === "tool-call" ? "tool-calls" : "stop", raw: undefined }, usage, warnings: [] };
+        const content: LanguageModelV3GenerateResult["content"] =
+          answer === undefined
+            ? [{ type: "tool-call", toolCallId: `call-${sent.length}`, toolName: "run_plan", input: JSON.stringify(plan) }]
+            : [{ type: "text", text: "done" }];
+        return {
+          content,
+          finishReason: { unified: content[0]!.type === "tool-call" ? "tool-calls" : "stop", raw: undefined },
+          usage,
+          warnings: [],
+        };
       },
     });
     await generateText({ model, tools: { run_plan: planTool(tools, { session }) }, stopWhen: stepCountIs(3), prompt });
     return answer;
   };
   const first = await turn({ steps: [{ id: 1, tool: "search", args: { q: "pumps" } }] }, "Find pumps");
-  expect(first).toEqual({ status: "ok", nextStepId: 2, described: { "1": { tool: "search", type: "object", keys: { rows: "array of 400" } } } });
+  expect(first).toEqual({
+    status: "ok",
+    nextStepId: 2,
+    described: { "1": { tool: "search", type: "object", keys: { rows: "array of 400" } } },
+  });
   const second = await turn({ steps: [{ id: 2, tool: "cheapest", args: { rows: "$1.rows" } }] }, "Which is cheapest?");
   expect(second).toEqual({ status: "ok", nextStepId: 3, described: { "2": { value: 100 } } });
   expect(received).toEqual([ROWS]);

@@ -7,7 +7,13 @@
  */
 import { context, SpanStatusCode, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type SpanProcessor } from "@opentelemetry/sdk-trace-base";
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+  type SpanProcessor,
+} from "@opentelemetry/sdk-trace-base";
 import { stepCountIs, streamText } from "ai";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { planTool, type PlanCallResult } from "../../src/ai-sdk/index.js";
@@ -102,14 +108,22 @@ describe("a streamed plan tool call's spans", () => {
     expect(runs).toHaveLength(1);
     expect(runs[0]!.attributes).toMatchObject({ "plan_refs.run.status": "invalid", "error.type": "invalid" });
     expect(runs[0]!.status.code).toBe(SpanStatusCode.ERROR);
-    expect(stepSpans().map((span) => [span.name, span.parentSpanContext?.spanId])).toEqual([["execute_tool search", runs[0]!.spanContext().spanId]]);
+    expect(stepSpans().map((span) => [span.name, span.parentSpanContext?.spanId])).toEqual([
+      ["execute_tool search", runs[0]!.spanContext().spanId],
+    ]);
   });
 
   test("an input that never completes (the request aborted): one run span, ended aborted, once the early step stopped", async () => {
     const stream = new ModelStream();
     const { tools, started } = controlledTools(stream, ["search"]);
     const abort = new AbortController();
-    const result = streamText({ model: stream.model, tools: { run_plan: planTool(tools, { startEarly: ["search"] }) }, stopWhen: stepCountIs(1), prompt: "p", abortSignal: abort.signal });
+    const result = streamText({
+      model: stream.model,
+      tools: { run_plan: planTool(tools, { startEarly: ["search"] }) },
+      stopWhen: stepCountIs(1),
+      prompt: "p",
+      abortSignal: abort.signal,
+    });
     const consumed = result.consumeStream({ onError: () => undefined });
     await stream.write({ type: "stream-start", warnings: [] }, { type: "tool-input-start", id: "c1", toolName: "run_plan" });
     await stream.input("c1", `{"steps":[${step(1, "search", "x")}`);

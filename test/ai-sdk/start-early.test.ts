@@ -74,12 +74,20 @@ describe("planTool({ startEarly }) under streamText", () => {
     const { tools, calls, started } = controlledTools(stream, ["search"]);
     const run_plan = planTool(tools, { startEarly: ["search"] });
     const abort = new AbortController();
-    const result = streamText({ model: stream.model, tools: { run_plan }, stopWhen: stepCountIs(1), prompt: "p", abortSignal: abort.signal });
+    const result = streamText({
+      model: stream.model,
+      tools: { run_plan },
+      stopWhen: stepCountIs(1),
+      prompt: "p",
+      abortSignal: abort.signal,
+    });
     const consumed = result.consumeStream({ onError: () => undefined });
     await stream.write({ type: "stream-start", warnings: [] }, { type: "tool-input-start", id: "c1", toolName: "run_plan" });
     await stream.input("c1", `{"steps":[${step(1, "search", "x")},${step(2, "search", "y")}`);
     const [one, two] = await Promise.all([started("search", 1), started("search", 2)]);
-    const fired = Promise.all([one, two].map((call) => new Promise<void>((resolve) => call.signal!.addEventListener("abort", () => resolve(), { once: true }))));
+    const fired = Promise.all(
+      [one, two].map((call) => new Promise<void>((resolve) => call.signal!.addEventListener("abort", () => resolve(), { once: true }))),
+    );
     abort.abort();
     await fired;
     expect([one.signal!.aborted, two.signal!.aborted]).toEqual([true, true]);
@@ -98,7 +106,9 @@ describe("planTool({ startEarly }) under streamText", () => {
     await stream.input("c1", `{"steps":[${step(1, "search", "x")}`);
     const one = await started("search");
     stream.fail(new Error("connection reset"));
-    await new Promise<void>((resolve) => (one.signal!.aborted ? resolve() : one.signal!.addEventListener("abort", () => resolve(), { once: true })));
+    await new Promise<void>((resolve) =>
+      one.signal!.aborted ? resolve() : one.signal!.addEventListener("abort", () => resolve(), { once: true }),
+    );
     await consumed;
   });
 
@@ -108,7 +118,11 @@ describe("planTool({ startEarly }) under streamText", () => {
     const run_plan = planTool(tools, { startEarly: ["search"] });
     const result = streamText({ model: stream.model, tools: { run_plan }, stopWhen: stepCountIs(1), prompt: "p" });
     const consumed = result.consumeStream();
-    await stream.write({ type: "stream-start", warnings: [] }, { type: "tool-input-start", id: "a", toolName: "run_plan" }, { type: "tool-input-start", id: "b", toolName: "run_plan" });
+    await stream.write(
+      { type: "stream-start", warnings: [] },
+      { type: "tool-input-start", id: "a", toolName: "run_plan" },
+      { type: "tool-input-start", id: "b", toolName: "run_plan" },
+    );
     await stream.input("a", `{"steps":[${step(1, "search", "a1")}`);
     await stream.input("b", `[${step(1, "search", "b1")}`);
     const [a1, b1] = await Promise.all([started("search", 1), started("search", 2)]);
@@ -126,7 +140,10 @@ describe("planTool({ startEarly }) under streamText", () => {
     await stream.end();
     await consumed;
     const outputs = Object.fromEntries((await result.toolResults).map((one) => [one.toolCallId, one.output]));
-    expect(outputs).toEqual({ a: { status: "ok", results: { "1": { a: "A" }, "2": { a: "A2" } } }, b: { status: "ok", results: { "1": { a: "B" }, "2": { a: "B2" } } } });
+    expect(outputs).toEqual({
+      a: { status: "ok", results: { "1": { a: "A" }, "2": { a: "A2" } } },
+      b: { status: "ok", results: { "1": { a: "B" }, "2": { a: "B2" } } },
+    });
     expect(calls.get("search")).toHaveLength(4);
   });
 
@@ -134,7 +151,10 @@ describe("planTool({ startEarly }) under streamText", () => {
     const stream = new ModelStream();
     const { tools: base, calls, started } = controlledTools(stream, ["search"]);
     const paid: unknown[] = [];
-    const tools = { ...base, pay: tool({ inputSchema: z.object({ q: z.string() }), needsApproval: true, execute: ({ q }) => (paid.push(q), "paid") }) };
+    const tools = {
+      ...base,
+      pay: tool({ inputSchema: z.object({ q: z.string() }), needsApproval: true, execute: ({ q }) => (paid.push(q), "paid") }),
+    };
     const run_plan = planTool(tools, { startEarly: () => true });
     const result = streamText({ model: stream.model, tools: { run_plan }, stopWhen: stepCountIs(1), prompt: "p" });
     const consumed = result.consumeStream();
@@ -146,7 +166,12 @@ describe("planTool({ startEarly }) under streamText", () => {
     await stream.end();
     await consumed;
     const answer = (await result.toolResults)[0]!.output as PlanCallResult;
-    expect(answer).toMatchObject({ status: "suspended", runId: "c1", results: { "1": { a: "found" } }, pending: { "2": { tool: "pay", args: { q: "found" } } } });
+    expect(answer).toMatchObject({
+      status: "suspended",
+      runId: "c1",
+      results: { "1": { a: "found" } },
+      pending: { "2": { tool: "pay", args: { q: "found" } } },
+    });
     expect(paid).toEqual([]);
     expect(await run_plan.resume("c1", { approve: [2] })).toEqual({ status: "ok", results: { "1": { a: "found" }, "2": "paid" } });
     expect(calls.get("search")).toHaveLength(1);
@@ -180,13 +205,21 @@ describe("planTool({ startEarly }) under streamText", () => {
     let turn = 0;
     const model = new MockLanguageModelV3({
       doGenerate: async () => ({
-        content: turn++ === 0 ? [{ type: "tool-call", toolCallId: "c1", toolName: "run_plan", input: `{"steps":[${step(1, "search", "x")}]}` }] : [{ type: "text", text: "done" }],
+        content:
+          turn++ === 0
+            ? [{ type: "tool-call", toolCallId: "c1", toolName: "run_plan", input: `{"steps":[${step(1, "search", "x")}]}` }]
+            : [{ type: "text", text: "done" }],
         finishReason: { unified: turn === 1 ? "tool-calls" : "stop", raw: undefined },
         usage,
         warnings: [],
       }),
     });
-    const result = await generateText({ model, tools: { run_plan: planTool(tools, { startEarly: ["search"] }) }, stopWhen: stepCountIs(2), prompt: "p" });
+    const result = await generateText({
+      model,
+      tools: { run_plan: planTool(tools, { startEarly: ["search"] }) },
+      stopWhen: stepCountIs(2),
+      prompt: "p",
+    });
     expect(result.steps[0]!.toolResults[0]!.output).toEqual({ status: "ok", results: { "1": { a: "x" } } });
     expect(calls).toEqual(["x"]);
   });
@@ -194,7 +227,12 @@ describe("planTool({ startEarly }) under streamText", () => {
 
 describe("planTool({ startEarly, session }) under streamText", () => {
   /** One model turn whose single plan call's input arrives in `pieces`; `during` runs after each piece. */
-  async function turn(run_plan: ReturnType<typeof planTool>, id: string, pieces: readonly string[], during: (index: number, stream: ModelStream) => Promise<void>) {
+  async function turn(
+    run_plan: ReturnType<typeof planTool>,
+    id: string,
+    pieces: readonly string[],
+    during: (index: number, stream: ModelStream) => Promise<void>,
+  ) {
     const stream = new ModelStream();
     const result = streamText({ model: stream.model, tools: { run_plan }, stopWhen: stepCountIs(1), prompt: "p" });
     const consumed = result.consumeStream();
@@ -236,7 +274,14 @@ describe("earlyRule", () => {
     ["the catalog's readOnly, without startEarly", { a: { readOnly: true }, b: {} }, undefined, [true, false]],
     ["a list", { a: {}, b: {} }, ["b"], [false, true]],
     ["a predicate", { a: {}, b: {} }, (name: string) => name === "a", [true, false]],
-    ["a predicate that throws allows nothing", { a: {}, b: {} }, () => { throw new Error("no"); }, [false, false]],
+    [
+      "a predicate that throws allows nothing",
+      { a: {}, b: {} },
+      () => {
+        throw new Error("no");
+      },
+      [false, false],
+    ],
   ])("%s", (_, catalog, startEarly, expected) => {
     const rule = earlyRule(catalog, startEarly);
     expect(["a", "b"].map((name) => rule?.(name) ?? false)).toEqual(expected);

@@ -12,7 +12,10 @@ import { expect } from "vitest";
 import { z } from "zod";
 import type { PlanCallResult } from "../../src/ai-sdk/index.js";
 
-export const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
+export const usage = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 1, text: 1, reasoning: 0 },
+};
 
 /** When each tool call started and ended (the tools' own clocks), and what each received. */
 export interface Calls {
@@ -43,7 +46,8 @@ export function makeTools(calls: Calls) {
       description: "A city's coordinates",
       inputSchema: z.object({ city: z.string() }),
       outputSchema: z.object({ lat: z.number(), lon: z.number() }),
-      execute: ({ city }, { toolCallId }) => timed("geocode", toolCallId, () => (city === "Lisbon" ? { lat: 38.72, lon: -9.14 } : { lat: 0, lon: 0 })),
+      execute: ({ city }, { toolCallId }) =>
+        timed("geocode", toolCallId, () => (city === "Lisbon" ? { lat: 38.72, lon: -9.14 } : { lat: 0, lon: 0 })),
     }),
     weather: tool({
       description: "The temperature at a place",
@@ -70,7 +74,10 @@ export const plan = (lonKey: string) => ({
 
 /** The messages of a model call's prompt, as far as the story reads them. */
 export interface StoryCall {
-  readonly prompt: readonly { readonly role: string; readonly content: string | readonly { readonly type: string; readonly output?: { readonly type: string; readonly value?: unknown } }[] }[];
+  readonly prompt: readonly {
+    readonly role: string;
+    readonly content: string | readonly { readonly type: string; readonly output?: { readonly type: string; readonly value?: unknown } }[];
+  }[];
 }
 
 /** What the story's model answers in one step: a call of the plan tool, or its closing text. */
@@ -92,9 +99,11 @@ export function modelSteps(seen: unknown[]): (options: StoryCall) => StoryConten
   return ({ prompt }) => {
     const result = lastToolResult(prompt);
     seen.push(result);
-    if (result === undefined) return [{ type: "tool-call", toolCallId: "call-1", toolName: "run_plan", input: JSON.stringify(plan("lonn")) }];
+    if (result === undefined)
+      return [{ type: "tool-call", toolCallId: "call-1", toolName: "run_plan", input: JSON.stringify(plan("lonn")) }];
     const answer = result as PlanCallResult;
-    if (answer.status === "invalid") return [{ type: "tool-call", toolCallId: "call-2", toolName: "run_plan", input: JSON.stringify(plan("lon")) }];
+    if (answer.status === "invalid")
+      return [{ type: "tool-call", toolCallId: "call-2", toolName: "run_plan", input: JSON.stringify(plan("lon")) }];
     if (answer.status !== "ok") return [{ type: "text", text: `the plan ${answer.status}` }];
     const weather = answer.results!["2"] as { tempC: number };
     const air = answer.results!["3"] as { aqi: number };
@@ -103,11 +112,20 @@ export function modelSteps(seen: unknown[]): (options: StoryCall) => StoryConten
 }
 
 /** Why a step of the story's model ends. */
-export const finishReason = (content: readonly StoryContent[]) => ({ unified: content[0]!.type === "tool-call" ? ("tool-calls" as const) : ("stop" as const), raw: undefined });
+export const finishReason = (content: readonly StoryContent[]) => ({
+  unified: content[0]!.type === "tool-call" ? ("tool-calls" as const) : ("stop" as const),
+  raw: undefined,
+});
 
 /** One step's answer as a model stream's parts: the tool call as one part, text as start, delta and end. */
 export function streamParts(content: readonly StoryContent[]) {
-  const parts: ({ type: "stream-start"; warnings: [] } | Extract<StoryContent, { type: "tool-call" }> | { type: "text-start" | "text-end"; id: string } | { type: "text-delta"; id: string; delta: string } | { type: "finish"; finishReason: ReturnType<typeof finishReason>; usage: typeof usage })[] = [{ type: "stream-start", warnings: [] }];
+  const parts: (
+    | { type: "stream-start"; warnings: [] }
+    | Extract<StoryContent, { type: "tool-call" }>
+    | { type: "text-start" | "text-end"; id: string }
+    | { type: "text-delta"; id: string; delta: string }
+    | { type: "finish"; finishReason: ReturnType<typeof finishReason>; usage: typeof usage }
+  )[] = [{ type: "stream-start", warnings: [] }];
   for (const part of content) {
     if (part.type === "tool-call") parts.push(part);
     else parts.push({ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: part.text }, { type: "text-end", id: "t" });

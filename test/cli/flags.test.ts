@@ -13,7 +13,9 @@ import { FlagError, parseFlags, positiveInteger } from "../../src/cli/flags.js";
 import { runCliInProcess } from "../helpers/cli.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
-const cases = (JSON.parse(readFileSync(join(root, "test/cases/cli-flags.json"), "utf8")) as { cases: { args: string[]; message: string }[] }).cases;
+const cases = (
+  JSON.parse(readFileSync(join(root, "test/cases/cli-flags.json"), "utf8")) as { cases: { args: string[]; message: string }[] }
+).cases;
 
 const specs = {
   catalog: { type: "string" },
@@ -35,7 +37,10 @@ function mistake(argv: string[]): string {
 
 describe("parseFlags", () => {
   test("flags with values (separate or after =), booleans, repeatable flags, positionals in order", () => {
-    const { values, positionals } = parseFlags(["a.json", "--catalog", "c.json", "--mcp=one", "--strict", "-", "--mcp", "two", "--format=json"], specs);
+    const { values, positionals } = parseFlags(
+      ["a.json", "--catalog", "c.json", "--mcp=one", "--strict", "-", "--mcp", "two", "--format=json"],
+      specs,
+    );
     expect(values).toEqual({ catalog: "c.json", mcp: ["one", "two"], strict: true, format: "json" });
     expect(positionals).toEqual(["a.json", "-"]);
   });
@@ -81,7 +86,11 @@ describe("parseFlags", () => {
   });
 
   test("property: any argv either parses or is one FlagError of one printable line", () => {
-    const arg = fc.oneof(fc.constantFrom("--catalog", "--format", "--mcp", "--strict", "--", "-", "--catalgo", "json", "-5", "--strict=1", "--format=pretty"), fc.string({ maxLength: 12 }), fc.string({ maxLength: 12 }).map((s) => `--${s}`));
+    const arg = fc.oneof(
+      fc.constantFrom("--catalog", "--format", "--mcp", "--strict", "--", "-", "--catalgo", "json", "-5", "--strict=1", "--format=pretty"),
+      fc.string({ maxLength: 12 }),
+      fc.string({ maxLength: 12 }).map((s) => `--${s}`),
+    );
     fc.assert(
       fc.property(fc.array(arg, { maxLength: 8 }), (argv) => {
         try {
@@ -112,7 +121,12 @@ describe("every command's flag mistakes, as the user sees them (test/cases/cli-f
     const result = await runCliInProcess(row.args);
     const command = row.args[0]!;
     expect(result.stdout).toBe("");
-    expect(result.stderr.split("\n")).toEqual([row.message, expect.stringMatching(new RegExp(`^usage: plan-refs ${command} `)), `(plan-refs ${command} --help for more)`, ""]);
+    expect(result.stderr.split("\n")).toEqual([
+      row.message,
+      expect.stringMatching(new RegExp(`^usage: plan-refs ${command} `)),
+      `(plan-refs ${command} --help for more)`,
+      "",
+    ]);
     expect(result.code).toBe(2);
   });
 });

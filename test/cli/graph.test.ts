@@ -153,7 +153,9 @@ describe("plan-refs graph", () => {
     const result = await cli(["graph", "examples/lint/mistakes.plan.json", "--catalog", "examples/lint/tools.json", "--out", out]);
     expect(result.status).toBe(1);
     expect(result.stdout).toBe("");
-    expect(result.stderr).toMatch(/^plan-refs: examples\/lint\/mistakes\.plan\.json has \d+ lint errors?, drawn in red \(plan-refs lint examples\/lint\/mistakes\.plan\.json --catalog examples\/lint\/tools\.json for details\)\n$/);
+    expect(result.stderr).toMatch(
+      /^plan-refs: examples\/lint\/mistakes\.plan\.json has \d+ lint errors?, drawn in red \(plan-refs lint examples\/lint\/mistakes\.plan\.json --catalog examples\/lint\/tools\.json for details\)\n$/,
+    );
     const svg = readFileSync(out, "utf8");
     expect(svg).toMatch(/plan-refs-edge-(missing|error)/);
     expect(svg).toContain("#dc2626");
@@ -161,7 +163,15 @@ describe("plan-refs graph", () => {
 
   test("warnings only: exit 0", async () => {
     // A reference to a step that runs later is fine; an unused result is no error either.
-    const plan = file("warn.json", JSON.stringify({ steps: [{ id: 1, tool: "a", args: {} }, { id: 2, tool: "b", args: { x: "$1.k" } }] }));
+    const plan = file(
+      "warn.json",
+      JSON.stringify({
+        steps: [
+          { id: 1, tool: "a", args: {} },
+          { id: 2, tool: "b", args: { x: "$1.k" } },
+        ],
+      }),
+    );
     expect((await cli(["graph", plan])).status).toBe(0);
   });
 
@@ -203,7 +213,17 @@ describe("plan-refs graph", () => {
     chmodSync(plan, 0o644);
     const args = ["graph", plan, "--out", join(locked, "x.svg")];
     const asNobody = nobody !== undefined && "main" in nobody ? nobody.main : undefined;
-    const result = asNobody === undefined ? await cli(args) : spawnSync(process.execPath, [asNobody, ...args], { cwd: tmp, encoding: "utf8", input: "", timeout: 30_000, uid: NOBODY, gid: NOBODY });
+    const result =
+      asNobody === undefined
+        ? await cli(args)
+        : spawnSync(process.execPath, [asNobody, ...args], {
+            cwd: tmp,
+            encoding: "utf8",
+            input: "",
+            timeout: 30_000,
+            uid: NOBODY,
+            gid: NOBODY,
+          });
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/is not writable; nothing was written/);
     expect(readdirSync(locked)).toEqual([]);
@@ -211,7 +231,15 @@ describe("plan-refs graph", () => {
 
   test("hostile names: the terminal sees no control characters, the SVG holds them escaped", async () => {
     const evil = "\u001b[31m\u202egeo<script>alert(1)</script>\"'&";
-    const plan = file("evil.json", JSON.stringify({ steps: [{ id: 1, tool: evil, args: {} }, { id: 2, tool: "x".repeat(10_000), args: { a: "$1.k", b: "$9.z" } }] }));
+    const plan = file(
+      "evil.json",
+      JSON.stringify({
+        steps: [
+          { id: 1, tool: evil, args: {} },
+          { id: 2, tool: "x".repeat(10_000), args: { a: "$1.k", b: "$9.z" } },
+        ],
+      }),
+    );
     const svgResult = await cli(["graph", plan]);
     expect(svgResult.status).toBe(1);
     expect(svgResult.stdout).not.toContain("<script");
@@ -244,7 +272,16 @@ describe("plan-refs run --timeline", () => {
       `export const listens = (_args, { signal }) => new Promise((_r, reject) => signal.addEventListener("abort", () => reject(signal.reason)));\n`,
   );
   const plan = (name: string, second: string): string =>
-    file(`${name}.plan.json`, JSON.stringify({ steps: [{ id: 1, tool: "quick", args: {} }, { id: 2, tool: second, args: { after: "$1.k" } }, { id: 3, tool: "quick", args: { after: "$2.k" } }] }));
+    file(
+      `${name}.plan.json`,
+      JSON.stringify({
+        steps: [
+          { id: 1, tool: "quick", args: {} },
+          { id: 2, tool: second, args: { after: "$1.k" } },
+          { id: 3, tool: "quick", args: { after: "$2.k" } },
+        ],
+      }),
+    );
 
   test("SVG after a run that succeeded: exit 0, one bar per step, the report still on stdout", async () => {
     const out = join(tmp, "ok.svg");
@@ -275,7 +312,11 @@ describe("plan-refs run --timeline", () => {
       stderr += text;
       if (stderr.includes("step 2 (listens) started")) controller.abort(new Interrupted("SIGINT"));
     };
-    const run = await runCliInProcess(["run", plan("aborted", "listens"), "--tools", tools, "--timeline", out], { cwd: root, signal: controller.signal, onStderr });
+    const run = await runCliInProcess(["run", plan("aborted", "listens"), "--tools", tools, "--timeline", out], {
+      cwd: root,
+      signal: controller.signal,
+      onStderr,
+    });
     expect(run.code).toBe(130);
     const svg = readFileSync(out, "utf8");
     expect(svg).toMatch(/class="plan-refs-bar plan-refs-aborted/);
@@ -299,12 +340,17 @@ describe("plan-refs run --timeline", () => {
     // The tool turns the checked target into a folder while the run goes on.
     const target = join(tmp, "becomes-a-folder.svg");
     writeFileSync(target, "");
-    const swap = file("swap.mjs", `import { mkdirSync, rmSync } from "node:fs";\nexport const swap = ({ path }) => { rmSync(path); mkdirSync(path); return { k: 1 }; };\n`);
+    const swap = file(
+      "swap.mjs",
+      `import { mkdirSync, rmSync } from "node:fs";\nexport const swap = ({ path }) => { rmSync(path); mkdirSync(path); return { k: 1 }; };\n`,
+    );
     const planPath = file("swap.plan.json", JSON.stringify({ steps: [{ id: 1, tool: "swap", args: { path: target } }] }));
     const result = await cli(["run", planPath, "--tools", swap, "--timeline", target]);
     expect(result.status).toBe(1);
     expect(JSON.parse(result.stdout)).toMatchObject({ status: "ok" });
-    expect(result.stderr).toMatch(/plan-refs: --timeline .*becomes-a-folder\.svg: cannot write the timeline \(is a directory; give a file name\)\n/);
+    expect(result.stderr).toMatch(
+      /plan-refs: --timeline .*becomes-a-folder\.svg: cannot write the timeline \(is a directory; give a file name\)\n/,
+    );
     expect(result.stderr).not.toMatch(controls);
   });
 

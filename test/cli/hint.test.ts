@@ -36,7 +36,9 @@ describe("commandHint", () => {
 
 describe("flagWords", () => {
   test("the flags given, in the order named, repeated ones repeated; others left out", () => {
-    expect(flagWords({ catalog: "tools.json", mcp: ["a", "b"], strict: true, tools: undefined }, ["tools", "mcp", "catalog", "strict"])).toEqual(["--mcp", "a", "--mcp", "b", "--catalog", "tools.json"]);
+    expect(
+      flagWords({ catalog: "tools.json", mcp: ["a", "b"], strict: true, tools: undefined }, ["tools", "mcp", "catalog", "strict"]),
+    ).toEqual(["--mcp", "a", "--mcp", "b", "--catalog", "tools.json"]);
   });
 });
 
@@ -45,11 +47,46 @@ describe("databaseHint: --database in a command to paste, never its password", (
   const note = "; *** stands for the password of --database, which is not printed";
   test.each([
     ["not given: nothing (the command reads DATABASE_URL again)", undefined, {}, [], "plan-refs status r1", ""],
-    ["DATABASE_URL's value: the variable", secret, { DATABASE_URL: secret }, ["--database", { variable: "DATABASE_URL" }], 'plan-refs status r1 --database "$DATABASE_URL"', ""],
-    ["no password: as given", "postgres://app@db/agents", {}, ["--database", "postgres://app@db/agents"], "plan-refs status r1 --database postgres://app@db/agents", ""],
-    ["a password: ***, and a note", secret, {}, ["--database", "postgres://app:***@db.example.com:5432/agents"], "plan-refs status r1 --database 'postgres://app:***@db.example.com:5432/agents'", note],
-    ["another DATABASE_URL: ***", secret, { DATABASE_URL: "postgres://other/db" }, ["--database", "postgres://app:***@db.example.com:5432/agents"], "plan-refs status r1 --database 'postgres://app:***@db.example.com:5432/agents'", note],
-    ["a password parameter: ***", "postgres://db/agents?password=s3cret", {}, ["--database", "postgres://db/agents?password=***"], "plan-refs status r1 --database 'postgres://db/agents?password=***'", note],
+    [
+      "DATABASE_URL's value: the variable",
+      secret,
+      { DATABASE_URL: secret },
+      ["--database", { variable: "DATABASE_URL" }],
+      'plan-refs status r1 --database "$DATABASE_URL"',
+      "",
+    ],
+    [
+      "no password: as given",
+      "postgres://app@db/agents",
+      {},
+      ["--database", "postgres://app@db/agents"],
+      "plan-refs status r1 --database postgres://app@db/agents",
+      "",
+    ],
+    [
+      "a password: ***, and a note",
+      secret,
+      {},
+      ["--database", "postgres://app:***@db.example.com:5432/agents"],
+      "plan-refs status r1 --database 'postgres://app:***@db.example.com:5432/agents'",
+      note,
+    ],
+    [
+      "another DATABASE_URL: ***",
+      secret,
+      { DATABASE_URL: "postgres://other/db" },
+      ["--database", "postgres://app:***@db.example.com:5432/agents"],
+      "plan-refs status r1 --database 'postgres://app:***@db.example.com:5432/agents'",
+      note,
+    ],
+    [
+      "a password parameter: ***",
+      "postgres://db/agents?password=s3cret",
+      {},
+      ["--database", "postgres://db/agents?password=***"],
+      "plan-refs status r1 --database 'postgres://db/agents?password=***'",
+      note,
+    ],
   ])("%s", (_, database, env, words, line, expectedNote) => {
     const hint = databaseHint(database, env);
     expect(hint.words).toEqual(words);

@@ -71,7 +71,13 @@ describe("hostile.json through plan-refs resolve", () => {
 
   test.concurrent.each(rows.map((row) => [row.name, row] as const))("%s", async (_name, row) => {
     const args = argsOf(row);
-    const run = await resolveCli(["--args", file(JSON.stringify(args)), "--results", file(JSON.stringify("results" in row ? row.results : {})), ...flags(row)]);
+    const run = await resolveCli([
+      "--args",
+      file(JSON.stringify(args)),
+      "--results",
+      file(JSON.stringify("results" in row ? row.results : {})),
+      ...flags(row),
+    ]);
     if (row.error !== undefined) {
       if (row.error.code === "invalid-args" || row.error.code === "invalid-results") {
         expectCleanFailure(run, 2, new RegExp(`^plan-refs: (RefError|KeyError|RefSyntaxError) ${row.error.code}: `));
@@ -81,7 +87,9 @@ describe("hostile.json through plan-refs resolve", () => {
       expect(run.signal).toBeNull();
       expect(run.status).toBe(1);
       expect(run.stdout).toBe("");
-      expect(run.stderr).toMatch(new RegExp(`^\\S+\\.json:\\d+:\\d+ error ${row.error.code} (RefError|KeyError|RefSyntaxError|StepError): `));
+      expect(run.stderr).toMatch(
+        new RegExp(`^\\S+\\.json:\\d+:\\d+ error ${row.error.code} (RefError|KeyError|RefSyntaxError|StepError): `),
+      );
       expect(run.stderr).not.toMatch(/\n\s+at /);
       expect(run.stderr).toMatch(/\n1 error, 0 warnings\n$/);
       // Escaped: nothing in the report can move the cursor or start a line of its own.
@@ -90,7 +98,8 @@ describe("hostile.json through plan-refs resolve", () => {
     }
     expect(run.stderr).toBe("");
     expect(run.status).toBe(0);
-    const expected = "input" in row ? { q: row.passThrough ? row.input : row.expected } : row.passThrough && !("expected" in row) ? args : row.expected;
+    const expected =
+      "input" in row ? { q: row.passThrough ? row.input : row.expected } : row.passThrough && !("expected" in row) ? args : row.expected;
     // JSON.stringify of the expected value (parsed from the corpus, so a "__proto__" key is an own key) is the exact output.
     expect(run.stdout).toBe(`${JSON.stringify(expected, null, 2)}\n`);
   });
@@ -102,16 +111,30 @@ describe("plan-refs resolve reads regular files and - only", () => {
 
   test("a regular file works, and so does stdin", async () => {
     expect((await resolveCli(["--args", args, "--results", results])).stdout).toBe('{\n  "q": "ok"\n}\n');
-    const piped = spawnSync(process.execPath, [main, "resolve", "--args", "-", "--results", results], { cwd: root, input: '{ "q": "$1" }', encoding: "utf8" });
+    const piped = spawnSync(process.execPath, [main, "resolve", "--args", "-", "--results", results], {
+      cwd: root,
+      input: '{ "q": "$1" }',
+      encoding: "utf8",
+    });
     expect(piped.status).toBe(0);
     expect(piped.stdout).toBe('{\n  "q": {\n    "a": "ok"\n  }\n}\n');
     // The same through runCli's stdin.
-    expect(await runCliInProcess(["resolve", "--args", "-", "--results", results], { stdin: '{ "q": "$1" }' })).toEqual({ code: 0, stdout: piped.stdout, stderr: "" });
+    expect(await runCliInProcess(["resolve", "--args", "-", "--results", results], { stdin: '{ "q": "$1" }' })).toEqual({
+      code: 0,
+      stdout: piped.stdout,
+      stderr: "",
+    });
   });
 
   test("stdin over the size limit, handed over whole, is refused as from a pipe", async () => {
-    const run = await runCliInProcess(["resolve", "--args", "-", "--results", results], { stdin: Buffer.alloc(16 * 1024 * 1024 + 1, 0x20) });
-    expectCleanFailure({ status: run.code, signal: null, stdout: run.stdout, stderr: run.stderr }, 2, /^plan-refs: <stdin>: input is over the limit of 16777216 bytes/);
+    const run = await runCliInProcess(["resolve", "--args", "-", "--results", results], {
+      stdin: Buffer.alloc(16 * 1024 * 1024 + 1, 0x20),
+    });
+    expectCleanFailure(
+      { status: run.code, signal: null, stdout: run.stdout, stderr: run.stderr },
+      2,
+      /^plan-refs: <stdin>: input is over the limit of 16777216 bytes/,
+    );
   });
 
   test("a FIFO is refused at once, with or without a writer (never waits for one)", async () => {
@@ -124,7 +147,11 @@ describe("plan-refs resolve reads regular files and - only", () => {
   });
 
   test.each(["/dev/zero", "/dev/null", "/dev/urandom"])("the device %s is refused", async (device) => {
-    expectCleanFailure(await resolveCli(["--args", device, "--results", results]), 2, new RegExp(`^plan-refs: ${device}: is not a regular file`));
+    expectCleanFailure(
+      await resolveCli(["--args", device, "--results", results]),
+      2,
+      new RegExp(`^plan-refs: ${device}: is not a regular file`),
+    );
   });
 
   test("a directory is refused", async () => {
@@ -132,8 +159,17 @@ describe("plan-refs resolve reads regular files and - only", () => {
   });
 
   test("stdin that never ends (/dev/zero) stops at the size limit", () => {
-    const run = spawnSync(process.execPath, [main, "resolve", "--args", "-", "--results", results], { stdio: ["pipe", "pipe", "pipe"], input: Buffer.alloc(17 * 1024 * 1024, 0x20), encoding: "utf8", timeout: 20_000 });
-    expectCleanFailure({ status: run.status, signal: run.signal, stdout: run.stdout, stderr: run.stderr }, 2, /^plan-refs: <stdin>: input is over the limit of 16777216 bytes/);
+    const run = spawnSync(process.execPath, [main, "resolve", "--args", "-", "--results", results], {
+      stdio: ["pipe", "pipe", "pipe"],
+      input: Buffer.alloc(17 * 1024 * 1024, 0x20),
+      encoding: "utf8",
+      timeout: 20_000,
+    });
+    expectCleanFailure(
+      { status: run.status, signal: run.signal, stdout: run.stdout, stderr: run.stderr },
+      2,
+      /^plan-refs: <stdin>: input is over the limit of 16777216 bytes/,
+    );
   });
 });
 
@@ -141,12 +177,32 @@ describe("plan-refs resolve reads UTF-8 only, and says where it is not", () => {
   const results = file('{ "1": 1 }');
   test.each([
     ["a byte order mark", [0xef, 0xbb, 0xbf, ...Buffer.from('{"q":"$1"}')], /:1:1: the file starts with a UTF-8 byte order mark/],
-    ["a Latin-1 byte on line 2", [...Buffer.from('{\n  "q": "caf'), 0xe9, ...Buffer.from('"\n}')], /:2:12: invalid UTF-8 \(byte 0xe9 at byte offset 13\)/],
-    ["an overlong encoding of /", [...Buffer.from('{"q":"'), 0xc0, 0xaf, ...Buffer.from('"}')], /:1:7: invalid UTF-8 \(byte 0xc0 at byte offset 6\)/],
-    ["a UTF-16 surrogate encoded as UTF-8", [...Buffer.from('{"q":"'), 0xed, 0xa0, 0x80, ...Buffer.from('"}')], /:1:7: invalid UTF-8 \(byte 0xed/],
-    ["a code point above U+10FFFF", [...Buffer.from('{"q":"'), 0xf4, 0x90, 0x80, 0x80, ...Buffer.from('"}')], /:1:7: invalid UTF-8 \(byte 0xf4/],
+    [
+      "a Latin-1 byte on line 2",
+      [...Buffer.from('{\n  "q": "caf'), 0xe9, ...Buffer.from('"\n}')],
+      /:2:12: invalid UTF-8 \(byte 0xe9 at byte offset 13\)/,
+    ],
+    [
+      "an overlong encoding of /",
+      [...Buffer.from('{"q":"'), 0xc0, 0xaf, ...Buffer.from('"}')],
+      /:1:7: invalid UTF-8 \(byte 0xc0 at byte offset 6\)/,
+    ],
+    [
+      "a UTF-16 surrogate encoded as UTF-8",
+      [...Buffer.from('{"q":"'), 0xed, 0xa0, 0x80, ...Buffer.from('"}')],
+      /:1:7: invalid UTF-8 \(byte 0xed/,
+    ],
+    [
+      "a code point above U+10FFFF",
+      [...Buffer.from('{"q":"'), 0xf4, 0x90, 0x80, 0x80, ...Buffer.from('"}')],
+      /:1:7: invalid UTF-8 \(byte 0xf4/,
+    ],
     ["a truncated sequence at the end", [...Buffer.from('{"q":"$1"}'), 0xe2, 0x82], /:1:11: invalid UTF-8 \(byte 0xe2 at byte offset 10\)/],
-    ["a stray continuation byte after a multi-byte character", [...Buffer.from('{"q":"€'), 0x80, ...Buffer.from('"}')], /:1:8: invalid UTF-8 \(byte 0x80 at byte offset 9\)/],
+    [
+      "a stray continuation byte after a multi-byte character",
+      [...Buffer.from('{"q":"€'), 0x80, ...Buffer.from('"}')],
+      /:1:8: invalid UTF-8 \(byte 0x80 at byte offset 9\)/,
+    ],
   ])("%s", async (_name, bytes, message) => {
     expectCleanFailure(await resolveCli(["--args", file(Uint8Array.from(bytes)), "--results", results]), 2, message);
   });
@@ -162,7 +218,11 @@ describe("an output that cannot be written", () => {
     expect(existsSync("/dev/full"), "the test writes to /dev/full, which Linux always has").toBe(true);
     const out = openSync("/dev/full", "w");
     try {
-      const run = spawnSync(process.execPath, [main, "resolve", "--args", "examples/seed/args.json", "--results", "examples/seed/results.json"], { cwd: root, stdio: ["ignore", out, "pipe"], encoding: "utf8" });
+      const run = spawnSync(
+        process.execPath,
+        [main, "resolve", "--args", "examples/seed/args.json", "--results", "examples/seed/results.json"],
+        { cwd: root, stdio: ["ignore", out, "pipe"], encoding: "utf8" },
+      );
       expect(run.stderr).toBe("plan-refs: cannot write the output (ENOSPC)\n");
       expect(run.status).toBe(1);
     } finally {
@@ -180,7 +240,9 @@ describe("an output pipe that closes early", () => {
     let stderr = "";
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
     child.stdout.once("data", () => child.stdout.destroy());
-    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on("close", (c, s) => resolve([c, s])));
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+      child.on("close", (c, s) => resolve([c, s])),
+    );
     expect(stderr).toBe("");
     expect(signal).toBeNull();
     expect(code).toBe(0);

@@ -15,7 +15,19 @@ import { tempFolder } from "../helpers/temp.js";
 
 const work = tempFolder("cli-io");
 mkdirSync(join(work, "sub"));
-writeFileSync(join(work, "sub", "plan.json"), JSON.stringify({ steps: [{ id: 1, tool: "echo", args: { x: 1 } }, { id: 2, tool: "echo", args: { y: "$1.x" } }] }, null, 2));
+writeFileSync(
+  join(work, "sub", "plan.json"),
+  JSON.stringify(
+    {
+      steps: [
+        { id: 1, tool: "echo", args: { x: 1 } },
+        { id: 2, tool: "echo", args: { y: "$1.x" } },
+      ],
+    },
+    null,
+    2,
+  ),
+);
 writeFileSync(join(work, "sub", "tools.mjs"), "export const echo = (args) => args;\n");
 writeFileSync(join(work, "sub", "tools.json"), JSON.stringify({ echo: { input: { type: "object" } } }));
 writeFileSync(join(work, "sub", "throws.mjs"), 'export const echo = () => 1;\nthrow new RangeError("no key");\n');
@@ -28,11 +40,17 @@ describe("relative paths are io.cwd's", () => {
   });
 
   test("lint: the plan and --catalog", async () => {
-    expect(await runCliInProcess(["lint", "plan.json", "--catalog", "tools.json"], { cwd })).toEqual({ code: 0, stdout: "0 errors, 0 warnings\n", stderr: "" });
+    expect(await runCliInProcess(["lint", "plan.json", "--catalog", "tools.json"], { cwd })).toEqual({
+      code: 0,
+      stdout: "0 errors, 0 warnings\n",
+      stderr: "",
+    });
   });
 
   test("run: the plan, --tools, --results, --timeline, then --resume", async () => {
-    const first = await runCliInProcess(["run", "plan.json", "--tools", "tools.mjs", "--results", "out.json", "--timeline", "t.mmd"], { cwd });
+    const first = await runCliInProcess(["run", "plan.json", "--tools", "tools.mjs", "--results", "out.json", "--timeline", "t.mmd"], {
+      cwd,
+    });
     expect(first.code, first.stderr).toBe(0);
     expect((JSON.parse(readFileSync(join(cwd, "out.json"), "utf8")) as { results: unknown }).results).toEqual({ 1: { x: 1 }, 2: { y: 1 } });
     expect(readFileSync(join(cwd, "t.mmd"), "utf8")).toMatch(/^gantt\n/);
@@ -57,7 +75,11 @@ describe("relative paths are io.cwd's", () => {
     expect((await runCliInProcess(["schema", "--catalog", "tools.json"], { cwd })).code).toBe(0);
     writeFileSync(join(cwd, "args.json"), '{ "q": "$1.a" }');
     writeFileSync(join(cwd, "results.json"), '{ "1": { "a": "ok" } }');
-    expect(await runCliInProcess(["resolve", "--args", "args.json", "--results", "results.json"], { cwd })).toEqual({ code: 0, stdout: '{\n  "q": "ok"\n}\n', stderr: "" });
+    expect(await runCliInProcess(["resolve", "--args", "args.json", "--results", "results.json"], { cwd })).toEqual({
+      code: 0,
+      stdout: '{\n  "q": "ok"\n}\n',
+      stderr: "",
+    });
   });
 
   test("a throw at import names its place relative to io.cwd", async () => {
@@ -67,7 +89,11 @@ describe("relative paths are io.cwd's", () => {
   });
 
   test("a missing file is named as given", async () => {
-    expect(await runCliInProcess(["lint", "nope.json"], { cwd })).toEqual({ code: 2, stdout: "", stderr: "plan-refs: nope.json: no such file\n" });
+    expect(await runCliInProcess(["lint", "nope.json"], { cwd })).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: "plan-refs: nope.json: no such file\n",
+    });
   });
 });
 
@@ -81,7 +107,10 @@ describe("stdin and the environment", () => {
     const server = join(repoRoot, "test/fixtures/mcp-server.mjs");
     writeFileSync(join(cwd, "shout.plan.json"), JSON.stringify({ steps: [{ id: 1, tool: "shout", args: { text: "x" } }] }));
     // The server writes its pid file by a relative name: it lands in io.cwd.
-    const run = await runCliInProcess(["lint", "shout.plan.json", "--mcp", `node ${server} --pid-file server.pid`], { cwd, env: { PATH: process.env["PATH"] } });
+    const run = await runCliInProcess(["lint", "shout.plan.json", "--mcp", `node ${server} --pid-file server.pid`], {
+      cwd,
+      env: { PATH: process.env["PATH"] },
+    });
     expect(run).toEqual({ code: 0, stdout: "0 errors, 0 warnings\n", stderr: "" });
     expect(existsSync(join(cwd, "server.pid"))).toBe(true);
   });

@@ -26,7 +26,19 @@ async function lint(args: string[], input?: string): Promise<{ status: number | 
   return { status: result.code, stdout: result.stdout, stderr: result.stderr };
 }
 
-const warningsOnly = file("warnings.json", JSON.stringify({ steps: [{ id: 1, tool: "a", args: { q: "$2" } }, { id: 2, tool: "b" }] }, null, 2));
+const warningsOnly = file(
+  "warnings.json",
+  JSON.stringify(
+    {
+      steps: [
+        { id: 1, tool: "a", args: { q: "$2" } },
+        { id: 2, tool: "b" },
+      ],
+    },
+    null,
+    2,
+  ),
+);
 const notJson = file("broken.json", '{\n  "steps": [\n    {"id": 1 "tool": "a"}\n  ]\n}\n');
 const notJsonCaret = `plan-refs: ${notJson}:3:14: invalid JSON: expected ',' or a closing bracket\n 3 |     {"id": 1 "tool": "a"}\n   |              ^^^^^^\n`;
 
@@ -72,13 +84,21 @@ describe("exit codes", () => {
 
   test.each([
     ["in an array", '{\n  "steps": [\n    {"id": 1, "tool": "a", "args": {}},\n  ]\n}\n', 3, 39, '    {"id": 1, "tool": "a", "args": {}},'],
-    ["in an object", '{\n  "steps": [\n    {"id": 1, "tool": "a", "args": {"x": 1,}}\n  ]\n}\n', 3, 43, '    {"id": 1, "tool": "a", "args": {"x": 1,}}'],
+    [
+      "in an object",
+      '{\n  "steps": [\n    {"id": 1, "tool": "a", "args": {"x": 1,}}\n  ]\n}\n',
+      3,
+      43,
+      '    {"id": 1, "tool": "a", "args": {"x": 1,}}',
+    ],
     ["before a bracket on a later line", '{"steps": [],\n\n}', 1, 13, '{"steps": [],'],
   ])("2: a trailing comma %s is named, at the comma, with a caret", async (_, text, line, column, source) => {
     const path = file(`trailing-${line}-${column}.json`, text);
     const result = await lint([path]);
     expect(result.status).toBe(2);
-    expect(result.stderr).toBe(`plan-refs: ${path}:${line}:${column}: invalid JSON: ${TRAILING_COMMA}\n ${line} | ${source}\n   | ${" ".repeat(column - 1)}^\n`);
+    expect(result.stderr).toBe(
+      `plan-refs: ${path}:${line}:${column}: invalid JSON: ${TRAILING_COMMA}\n ${line} | ${source}\n   | ${" ".repeat(column - 1)}^\n`,
+    );
     // run reads its plan through the same reader, and says the same.
     expect((await runCliInProcess(["run", path, "--tools", "examples/trip/tools.mjs"])).stderr).toBe(result.stderr);
   });
@@ -94,7 +114,9 @@ describe("exit codes", () => {
 
   test("2: a tools file of the wrong shape names the place", async () => {
     const tools = file("tools-shape.json", '{\n  "geocode": { "input": "string" }\n}');
-    expect((await lint([warningsOnly, "--catalog", tools])).stderr).toBe(`plan-refs: ${tools}:2:25: invalid tool catalog: "input" must be a JSON Schema (an object or a boolean)\n`);
+    expect((await lint([warningsOnly, "--catalog", tools])).stderr).toBe(
+      `plan-refs: ${tools}:2:25: invalid tool catalog: "input" must be a JSON Schema (an object or a boolean)\n`,
+    );
   });
 });
 
@@ -139,7 +161,15 @@ describe("pretty output", () => {
   test("no colour on a terminal when NO_COLOR is set, on stdout and on stderr", async () => {
     const run = await runCliInProcess(["lint", warningsOnly], { isTTY: true, env: { NO_COLOR: "1" } });
     expect(run.stdout).toBe((await lint([warningsOnly])).stdout);
-    const failed = await runCliInProcess(["run", file("unknown-tool.json", JSON.stringify({ steps: [{ id: 1, tool: "nope", args: {} }] })), "--tools", file("none.mjs", "export const other = () => 1;\n")], { isTTY: true, env: { NO_COLOR: "" } });
+    const failed = await runCliInProcess(
+      [
+        "run",
+        file("unknown-tool.json", JSON.stringify({ steps: [{ id: 1, tool: "nope", args: {} }] })),
+        "--tools",
+        file("none.mjs", "export const other = () => 1;\n"),
+      ],
+      { isTTY: true, env: { NO_COLOR: "" } },
+    );
     expect(failed.code).toBe(2);
     expect(failed.stderr).toMatch(/ error unknown-tool /);
     expect(failed.stderr).not.toContain("\u001b[");
@@ -148,8 +178,18 @@ describe("pretty output", () => {
 
 describe("a catalog in the shape of MCP's tools/list result", () => {
   test("lints as the map it lists", async () => {
-    const map = JSON.parse(readFileSync(join(root, "examples/lint/tools.json"), "utf8")) as Record<string, { description?: string; input?: unknown; output?: unknown }>;
-    const list = { tools: Object.entries(map).map(([name, spec]) => ({ name, description: spec.description, inputSchema: spec.input, outputSchema: spec.output })) };
+    const map = JSON.parse(readFileSync(join(root, "examples/lint/tools.json"), "utf8")) as Record<
+      string,
+      { description?: string; input?: unknown; output?: unknown }
+    >;
+    const list = {
+      tools: Object.entries(map).map(([name, spec]) => ({
+        name,
+        description: spec.description,
+        inputSchema: spec.input,
+        outputSchema: spec.output,
+      })),
+    };
     const listed = await lint(["examples/lint/mistakes.plan.json", "--catalog", file("tools-list.json", JSON.stringify(list, null, 2))]);
     expect(listed.stdout).toBe((await lint(["examples/lint/mistakes.plan.json", "--catalog", "examples/lint/tools.json"])).stdout);
     expect(listed.status).toBe(1);
@@ -183,8 +223,27 @@ describe("JSON output", () => {
       "malformed-ref",
     ]);
     const text = readFileSync(join(root, "examples/lint/mistakes.plan.json"), "utf8");
-    expect(diagnostics.map((d) => text.slice(d.offset!.start, d.offset!.end))).toEqual(['"args"', '"qurey"', ".longtitude", '"$1.city"'.slice(1, -1), "01", "$4", "30", '"celsius"', "6", "8", '"send_mail"', ".name", " "]);
-    expect(diagnostics[2]).toMatchObject({ severity: "error", pointer: "/steps/1/args/lon", step: 2, range: { start: { line: 10, column: 49 }, end: { line: 10, column: 60 } } });
+    expect(diagnostics.map((d) => text.slice(d.offset!.start, d.offset!.end))).toEqual([
+      '"args"',
+      '"qurey"',
+      ".longtitude",
+      '"$1.city"'.slice(1, -1),
+      "01",
+      "$4",
+      "30",
+      '"celsius"',
+      "6",
+      "8",
+      '"send_mail"',
+      ".name",
+      " ",
+    ]);
+    expect(diagnostics[2]).toMatchObject({
+      severity: "error",
+      pointer: "/steps/1/args/lon",
+      step: 2,
+      range: { start: { line: 10, column: 49 }, end: { line: 10, column: 60 } },
+    });
   });
 });
 
@@ -200,7 +259,9 @@ describe("the tools.json beside the plan (the language server's rule: catalogPat
     expect(status).toBe(1);
     expect(stdout).toContain("unknown-tool");
     expect(stdout).toContain('did you mean "geocode"');
-    expect(stderr).toBe(`plan-refs: catalog ${join(folder, "tools.json")} (beside the plan; --catalog FILE for another, --no-catalog for none)\n`);
+    expect(stderr).toBe(
+      `plan-refs: catalog ${join(folder, "tools.json")} (beside the plan; --catalog FILE for another, --no-catalog for none)\n`,
+    );
   });
 
   test("relative to the working folder, as the plan was given", async () => {
@@ -211,7 +272,10 @@ describe("the tools.json beside the plan (the language server's rule: catalogPat
 
   test.each([
     ["--no-catalog", [misspelt, "--no-catalog"]],
-    ["a plan with its own tools", [file("own-tools.json", JSON.stringify({ tools: { geocdoe: {} }, steps: [{ id: 1, tool: "geocdoe" }] }))]],
+    [
+      "a plan with its own tools",
+      [file("own-tools.json", JSON.stringify({ tools: { geocdoe: {} }, steps: [{ id: 1, tool: "geocdoe" }] }))],
+    ],
     ["a plan on stdin", ["-"]],
   ])("not read: %s", async (_name, args) => {
     const { status, stdout, stderr } = await lint(args, JSON.stringify({ steps: [{ id: 1, tool: "geocdoe" }] }));

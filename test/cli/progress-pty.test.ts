@@ -29,12 +29,21 @@ describe.skipIf(!haveScript)("plan-refs run on a terminal", () => {
     const tools = join(tmp, "tools.mjs");
     // Half the steps wait for a result, a few fail: every kind of event, many of each.
     writeFileSync(tools, `export const echo = (args) => args;\nexport const boom = () => { throw new Error("no"); };\n`);
-    const steps = Array.from({ length: STEPS }, (_, i) => ({ id: i + 1, tool: i % 1000 === 998 ? "boom" : "echo", args: i % 2 === 1 ? { after: `$${i}` } : { n: i } }));
+    const steps = Array.from({ length: STEPS }, (_, i) => ({
+      id: i + 1,
+      tool: i % 1000 === 998 ? "boom" : "echo",
+      args: i % 2 === 1 ? { after: `$${i}` } : { n: i },
+    }));
     const plan = join(tmp, "plan.json");
     writeFileSync(plan, JSON.stringify({ steps }));
     const out = join(tmp, "out.json");
     const command = [process.execPath, main, "run", plan, "--tools", tools, "--results", out].map(shellQuote).join(" ");
-    const result = spawnSync("script", ["-qfec", command, "/dev/null"], { cwd: root, maxBuffer: 1 << 30, timeout: 120_000, env: { ...process.env, COLUMNS: "120", LINES: "40" } });
+    const result = spawnSync("script", ["-qfec", command, "/dev/null"], {
+      cwd: root,
+      maxBuffer: 1 << 30,
+      timeout: 120_000,
+      env: { ...process.env, COLUMNS: "120", LINES: "40" },
+    });
     const written = result.stdout.length;
     const text = result.stdout.toString("utf8").replace(/\u001b\[[0-9;]*[A-Za-z]/g, "");
     expect(result.status).toBe(1); // ten steps fail

@@ -23,7 +23,11 @@ function file(name: string, content: string): string {
 /** The same report with every timing set to 0: the rest must match exactly. */
 /** The times and the run's random id vary from run to run. */
 function withoutTimes(json: { runId?: string; timings: { totalMs: number; steps: Record<string, number> } }): unknown {
-  return { ...json, runId: typeof json.runId, timings: { totalMs: 0, steps: Object.fromEntries(Object.keys(json.timings.steps).map((id) => [id, 0])) } };
+  return {
+    ...json,
+    runId: typeof json.runId,
+    timings: { totalMs: 0, steps: Object.fromEntries(Object.keys(json.timings.steps).map((id) => [id, 0])) },
+  };
 }
 
 describe("reportToJSON", () => {
@@ -66,8 +70,24 @@ describe("reportToJSON", () => {
     Object.defineProperty(error, "ref", { value: "$1.nope", enumerable: true });
     Object.defineProperty(error, "arg", { value: "/z", enumerable: true });
     Object.defineProperty(error, "pointer", { value: "/steps/1/args/z", enumerable: true });
-    const report: RunReport = { runId: "r", status: "failed", results: new Map(), errors: new Map([[2, error]]), skipped: [], diagnostics: [], timings: { totalMs: 1.4, steps: new Map() } };
-    expect(reportToJSON(report).errors).toEqual({ 2: { code: "unresolved-args", message: "step 2 (echo): its arguments could not be resolved", ref: "$1.nope", arg: "/z", pointer: "/steps/1/args/z" } });
+    const report: RunReport = {
+      runId: "r",
+      status: "failed",
+      results: new Map(),
+      errors: new Map([[2, error]]),
+      skipped: [],
+      diagnostics: [],
+      timings: { totalMs: 1.4, steps: new Map() },
+    };
+    expect(reportToJSON(report).errors).toEqual({
+      2: {
+        code: "unresolved-args",
+        message: "step 2 (echo): its arguments could not be resolved",
+        ref: "$1.nope",
+        arg: "/z",
+        pointer: "/steps/1/args/z",
+      },
+    });
   });
 
   test("property: never throws, JSON.stringify of it never throws, and every step with a result is in results or errors", () => {
@@ -83,12 +103,24 @@ describe("reportToJSON", () => {
       fc.constant(() => 1),
       fc.constant(Symbol("s")),
       fc.constant(null).map(cyclic),
-      fc.constant({ toJSON: () => { throw new Error("toJSON"); } }),
+      fc.constant({
+        toJSON: () => {
+          throw new Error("toJSON");
+        },
+      }),
     );
     fc.assert(
       fc.property(fc.array(value, { maxLength: 12 }), (values) => {
         const results = new Map(values.map((v, i) => [i + 1, v] as const));
-        const report: RunReport = { runId: "r", status: "ok", results, errors: new Map(), skipped: [], diagnostics: [], timings: { totalMs: 3, steps: new Map() } };
+        const report: RunReport = {
+          runId: "r",
+          status: "ok",
+          results,
+          errors: new Map(),
+          skipped: [],
+          diagnostics: [],
+          timings: { totalMs: 3, steps: new Map() },
+        };
         const json = reportToJSON(report);
         const again = JSON.parse(JSON.stringify(json)) as typeof json;
         expect(again).toEqual(json);

@@ -50,7 +50,7 @@ describe("plan-refs resolve", () => {
     ["templates", ["--templates"], { t: "in ${1.city}" }, { t: "in Paris" }],
     ["deep", ["--deep"], { n: { list: ["$2"] } }, { n: { list: [[10, 20]] } }],
   ])("options: %s", async (_name, flags, args, expected) => {
-    const result = await resolve(["--args", file("args.json", JSON.stringify(args)), "--results", results, ...(flags)]);
+    const result = await resolve(["--args", file("args.json", JSON.stringify(args)), "--results", results, ...flags]);
     expect(result.status).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual(expected);
   });
@@ -60,7 +60,13 @@ describe("plan-refs resolve", () => {
     const result = await resolve(["--args", args, "--results", results]);
     expect(result.status).toBe(1);
     expect(result.stderr).toBe(
-      [`${args}:1:10 error missing-key KeyError: $1.town: step 1's result has no key "town" (keys: city, address)`, ` 1 | {"q": "$1.town"}`, `   |          ^^^^^`, "1 error, 0 warnings", ""].join("\n"),
+      [
+        `${args}:1:10 error missing-key KeyError: $1.town: step 1's result has no key "town" (keys: city, address)`,
+        ` 1 | {"q": "$1.town"}`,
+        `   |          ^^^^^`,
+        "1 error, 0 warnings",
+        "",
+      ].join("\n"),
     );
     expect(result.stdout).toBe("");
   });
@@ -85,7 +91,10 @@ describe("plan-refs resolve", () => {
   });
 
   test("several bad references: each one is reported at its place (also each interpolation of a template, and deep), then the count, exit 1", async () => {
-    const args = file("several.json", '{\n  "q": "$1.town",\n  "ok": "$1.city",\n  "t": "in ${1.ctiy} and ${3.x}",\n  "n": { "deep": "$2[5]" }\n}\n');
+    const args = file(
+      "several.json",
+      '{\n  "q": "$1.town",\n  "ok": "$1.city",\n  "t": "in ${1.ctiy} and ${3.x}",\n  "n": { "deep": "$2[5]" }\n}\n',
+    );
     const result = await resolve(["--args", args, "--results", results, "--syntax", "path", "--templates", "--deep"]);
     expect(result.status).toBe(1);
     expect(result.stdout).toBe("");
@@ -106,8 +115,16 @@ describe("plan-refs resolve", () => {
   });
 
   test.each([
-    ["invalid JSON: the file, line and column, then the line with a caret", ["--args", file("broken.json", '{\n  "q": "$1.city",\n  "r": }\n'), "--results", results], /broken\.json:3:8: invalid JSON: expected a value\n 3 \| {3}"r": }\n {3}\| {8}\^\n$/],
-    ["args that are not an object", ["--args", file("array.json", "[1]"), "--results", results], /RefError invalid-args: args must be an object/],
+    [
+      "invalid JSON: the file, line and column, then the line with a caret",
+      ["--args", file("broken.json", '{\n  "q": "$1.city",\n  "r": }\n'), "--results", results],
+      /broken\.json:3:8: invalid JSON: expected a value\n 3 \| {3}"r": }\n {3}\| {8}\^\n$/,
+    ],
+    [
+      "args that are not an object",
+      ["--args", file("array.json", "[1]"), "--results", results],
+      /RefError invalid-args: args must be an object/,
+    ],
     ["a missing file", ["--args", join(tmp, "missing.json"), "--results", results], /missing\.json: no such file/],
     ["a directory", ["--args", tmp, "--results", results], /is a directory/],
     ["no --results", ["--args", results], /missing --args or --results/],
@@ -126,19 +143,27 @@ describe("plan-refs resolve", () => {
 describe("plan-refs resolve --results with a run report", () => {
   test("the report plan-refs run --results writes is recognised: its results are resolved against", async () => {
     const report = join(tmp, "trip-report.json");
-    const run = await runCliInProcess(["run", "examples/trip/plan.json", "--tools", "examples/trip/tools.mjs", "--results", report], { cwd: root });
+    const run = await runCliInProcess(["run", "examples/trip/plan.json", "--tools", "examples/trip/tools.mjs", "--results", report], {
+      cwd: root,
+    });
     expect(run.code).toBe(0);
     const args = file("trip-args.json", JSON.stringify({ city: "$1.name", lat: "$1.lat", days: "$2.days" }));
     const result = await resolve(["--args", args, "--results", report]);
     expect(result.stderr).toBe("");
     expect(result.status).toBe(0);
     const written = JSON.parse(readFileSync(report, "utf8")) as { results: { "1": { name: string; lat: number }; "2": { days: unknown } } };
-    expect(JSON.parse(result.stdout)).toEqual({ city: written.results["1"].name, lat: written.results["1"].lat, days: written.results["2"].days });
+    expect(JSON.parse(result.stdout)).toEqual({
+      city: written.results["1"].name,
+      lat: written.results["1"].lat,
+      days: written.results["2"].days,
+    });
   });
 
   test("from stdin too; a results object that only looks a little like a report is used as it is", async () => {
     const report = JSON.stringify({ runId: "r1", status: "failed", results: { 1: { city: "Lisbon" } }, errors: {} });
-    expect(JSON.parse((await resolve(["--args", file("city.json", '{"c": "$1.city"}'), "--results", "-"], report)).stdout)).toEqual({ c: "Lisbon" });
+    expect(JSON.parse((await resolve(["--args", file("city.json", '{"c": "$1.city"}'), "--results", "-"], report)).stdout)).toEqual({
+      c: "Lisbon",
+    });
     // No runId: a results object keyed by step id (its "status" and "results" keys are no step ids).
     const plain = JSON.stringify({ 1: { city: "Paris" }, status: "ok", results: { 1: { city: "Lisbon" } } });
     expect((await resolve(["--args", file("city2.json", '{"c": "$1.city"}'), "--results", "-"], plain)).stdout).toContain("Paris");

@@ -7,7 +7,18 @@
  * temporary file is ever left behind.
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, test } from "vitest";
@@ -38,12 +49,18 @@ function file(name: string, content: string): string {
 
 /** Each tool call leaves a marker file: "before any tool runs" is checked by its absence. */
 const marker = join(tmp, "a-tool-ran");
-const tools = file("tools.mjs", `import { writeFileSync } from "node:fs";\nexport const echo = (args) => { writeFileSync(${JSON.stringify(marker)}, "ran"); return args; };\n`);
+const tools = file(
+  "tools.mjs",
+  `import { writeFileSync } from "node:fs";\nexport const echo = (args) => { writeFileSync(${JSON.stringify(marker)}, "ran"); return args; };\n`,
+);
 const planText = JSON.stringify({ steps: [{ id: 1, tool: "echo", args: { x: 1 } }] });
 const plan = file("plan.json", planText);
 const expectedResults = { 1: { x: 1 } };
 
-async function run(results: string, options: { uid?: number; planPath?: string; toolsPath?: string } = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+async function run(
+  results: string,
+  options: { uid?: number; planPath?: string; toolsPath?: string } = {},
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   const args = ["run", options.planPath ?? plan, "--tools", options.toolsPath ?? tools, "--results", results];
   if (options.uid === undefined) {
     const result = await runCliInProcess(args, { cwd: root });
@@ -129,17 +146,37 @@ describe("targets refused before any tool runs: exit 2, one line, the target unt
   chmodSync(locked, 0o555);
 
   const rows: [string, () => string, RegExp, () => void][] = [
-    ["a FIFO", () => fifo, /is not a regular file \(devices, FIFOs and sockets are refused\)/, () => expect(lstatSync(fifo).isFIFO()).toBe(true)],
+    [
+      "a FIFO",
+      () => fifo,
+      /is not a regular file \(devices, FIFOs and sockets are refused\)/,
+      () => expect(lstatSync(fifo).isFIFO()).toBe(true),
+    ],
     ["a device node like /dev/null", () => device, /is not a regular file/, () => expect(lstatSync(device).isCharacterDevice()).toBe(true)],
     ["a directory", () => folder, /is a directory; give a file name/, () => expect(lstatSync(folder).isDirectory()).toBe(true)],
-    ["the plan itself", () => plan, /is the plan; write the results to another file/, () => expect(readFileSync(plan, "utf8")).toBe(planText)],
-    ["the plan, through a symbolic link", () => {
-      const link = join(tmp, "plan-link.json");
-      if (!existsSync(link)) symlinkSync(plan, link);
-      return link;
-    }, /is the plan/, () => expect(readFileSync(plan, "utf8")).toBe(planText)],
+    [
+      "the plan itself",
+      () => plan,
+      /is the plan; write the results to another file/,
+      () => expect(readFileSync(plan, "utf8")).toBe(planText),
+    ],
+    [
+      "the plan, through a symbolic link",
+      () => {
+        const link = join(tmp, "plan-link.json");
+        if (!existsSync(link)) symlinkSync(plan, link);
+        return link;
+      },
+      /is the plan/,
+      () => expect(readFileSync(plan, "utf8")).toBe(planText),
+    ],
     ["the tools module", () => tools, /is the tools module/, () => expect(readFileSync(tools, "utf8")).toContain("export const echo")],
-    ["a file in a folder that does not exist", () => join(tmp, "no-such-folder", "out.json"), /its folder .* does not exist/, () => expect(existsSync(join(tmp, "no-such-folder"))).toBe(false)],
+    [
+      "a file in a folder that does not exist",
+      () => join(tmp, "no-such-folder", "out.json"),
+      /its folder .* does not exist/,
+      () => expect(existsSync(join(tmp, "no-such-folder"))).toBe(false),
+    ],
   ];
 
   test.each(rows)("%s", async (name, target, message, untouched) => {
@@ -184,7 +221,10 @@ describe("a write that fails at the end", () => {
     // The folder is removed while the tool runs: the target was fine when checked, not when written.
     const folder = join(tmp, "vanishing");
     mkdirSync(folder, { recursive: true });
-    const sabotage = file("sabotage.mjs", `import { rmSync } from "node:fs";\nexport const echo = (args) => { rmSync(${JSON.stringify(folder)}, { recursive: true }); return args; };\n`);
+    const sabotage = file(
+      "sabotage.mjs",
+      `import { rmSync } from "node:fs";\nexport const echo = (args) => { rmSync(${JSON.stringify(folder)}, { recursive: true }); return args; };\n`,
+    );
     const result = await run(join(folder, "out.json"), { toolsPath: sabotage });
     expect(result.status).toBe(1);
     expect((JSON.parse(result.stdout) as { results: unknown }).results).toEqual(expectedResults);

@@ -74,7 +74,9 @@ describe("plan-refs run: approval and resume", () => {
     const first = await run([plan, "--tools", module, "--approve-tool", "pay", "--results", results]);
     expect(first.status).toBe(3);
     expect(calls().sort()).toEqual([1, 4]);
-    expect(first.stderr).toContain(`plan-refs: waiting for approval: step 2 (pay); their resolved arguments are under "pending" in the report. Resume with --resume ${results} --approve 2 (or --deny 2=REASON)`);
+    expect(first.stderr).toContain(
+      `plan-refs: waiting for approval: step 2 (pay); their resolved arguments are under "pending" in the report. Resume with --resume ${results} --approve 2 (or --deny 2=REASON)`,
+    );
     expect(first.stderr).toMatch(/^step 2 \(pay\) waiting for approval at \d+ ms$/m);
     const suspended = read(results);
     expect(suspended.status).toBe("suspended");
@@ -133,10 +135,23 @@ describe("plan-refs run: approval and resume", () => {
     const results = join(tmp, `${files++}-run.json`);
     expect((await run([plan, "--tools", module, "--approve-tool", "pay", "--results", results])).status).toBe(3);
     const before = readFileSync(results, "utf8");
-    const changed = file("changed.json", JSON.stringify({ steps: [{ id: 1, tool: "lookup", args: { who: "eve" } }, { id: 2, tool: "pay", args: { to: "$1.who", amount: 30 } }] }));
+    const changed = file(
+      "changed.json",
+      JSON.stringify({
+        steps: [
+          { id: 1, tool: "lookup", args: { who: "eve" } },
+          { id: 2, tool: "pay", args: { to: "$1.who", amount: 30 } },
+        ],
+      }),
+    );
     const refused = await run([changed, "--tools", module, "--resume", results, "--approve", "2", "--results", results]);
     expect(refused.status).toBe(2);
-    expect(refused.stderr).toMatch(new RegExp(`^plan-refs: --resume .*: the previous report is of another plan \\(its planHash ${read(results).planHash}, this plan's [0-9a-f]{64}\\); nothing was run$`, "m"));
+    expect(refused.stderr).toMatch(
+      new RegExp(
+        `^plan-refs: --resume .*: the previous report is of another plan \\(its planHash ${read(results).planHash}, this plan's [0-9a-f]{64}\\); nothing was run$`,
+        "m",
+      ),
+    );
     expect(refused.stdout).toBe("");
     expect(calls().sort()).toEqual([1, 4]);
     expect(readFileSync(results, "utf8")).toBe(before);
@@ -149,12 +164,24 @@ describe("plan-refs run: approval and resume", () => {
     expect((await run([plan, "--tools", module, "--approve-tool", "pay", "--results", results])).status).toBe(3);
     calls();
     const cases: [string[], RegExp][] = [
-      [["--resume", notReport], /^plan-refs: --resume .*: the report's status must be one of ok, failed, aborted, invalid, suspended; nothing was run$/m],
+      [
+        ["--resume", notReport],
+        /^plan-refs: --resume .*: the report's status must be one of ok, failed, aborted, invalid, suspended; nothing was run$/m,
+      ],
       [["--resume", plan], /^plan-refs: --resume .*: the report's runId must be a string; nothing was run$/m],
       [["--resume", join(tmp, "missing.json")], /^plan-refs: .*missing\.json/m],
-      [["--resume", results, "--approve", "9"], /^plan-refs: --resume .*: option approve names step 9, which the plan does not have; nothing was run$/m],
-      [["--resume", results, "--approve", "2", "--deny", "2=no"], /^plan-refs: --resume .*: step 2 is both approved and denied; nothing was run$/m],
-      [["--resume", results, "--database", "postgres://localhost:1/x"], /^plan-refs: --resume is for a run here: a run on PostgreSQL goes on with plan-refs redrive RUN_ID or plan-refs approve RUN_ID STEP; nothing was submitted$/m],
+      [
+        ["--resume", results, "--approve", "9"],
+        /^plan-refs: --resume .*: option approve names step 9, which the plan does not have; nothing was run$/m,
+      ],
+      [
+        ["--resume", results, "--approve", "2", "--deny", "2=no"],
+        /^plan-refs: --resume .*: step 2 is both approved and denied; nothing was run$/m,
+      ],
+      [
+        ["--resume", results, "--database", "postgres://localhost:1/x"],
+        /^plan-refs: --resume is for a run here: a run on PostgreSQL goes on with plan-refs redrive RUN_ID or plan-refs approve RUN_ID STEP; nothing was submitted$/m,
+      ],
     ];
     for (const [args, message] of cases) {
       const result = await run([plan, "--tools", module, ...args]);

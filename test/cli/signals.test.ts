@@ -28,7 +28,16 @@ const tools = file(
     `export const listens = (_args, { signal }) => new Promise((_r, reject) => signal.addEventListener("abort", () => reject(signal.reason)));\n` +
     `export const stubborn = () => new Promise((resolve) => setTimeout(() => resolve("late"), 86_400_000));\n`,
 );
-const plan = (tool: string): string => file(`${tool}.plan.json`, JSON.stringify({ steps: [{ id: 1, tool: "quick", args: {} }, { id: 2, tool, args: { after: "$1" } }] }));
+const plan = (tool: string): string =>
+  file(
+    `${tool}.plan.json`,
+    JSON.stringify({
+      steps: [
+        { id: 1, tool: "quick", args: {} },
+        { id: 2, tool, args: { after: "$1" } },
+      ],
+    }),
+  );
 
 interface Outcome {
   readonly code: number | null;
@@ -38,10 +47,15 @@ interface Outcome {
 
 /** Start a run, wait until step 2 has started, send the signals, wait for the exit. */
 async function interrupt(tool: string, signals: NodeJS.Signals[], out: string): Promise<Outcome> {
-  const child = spawn(process.execPath, [main, "run", plan(tool), "--tools", tools, "--results", out], { cwd: root, stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(process.execPath, [main, "run", plan(tool), "--tools", tools, "--results", out], {
+    cwd: root,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   let stderr = "";
   child.stderr.setEncoding("utf8");
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on("exit", (code, signal) => resolve({ code, signal })),
+  );
   await new Promise<void>((resolve) => {
     child.stderr.on("data", (chunk: string) => {
       stderr += chunk;
@@ -84,13 +98,16 @@ describe("a second signal", () => {
     ["SIGTERM", "SIGTERM", [143]],
     ["SIGINT", "SIGTERM", [130, 143]],
     ["SIGHUP", "SIGINT", [129, 130]],
-  ] as const)("%s then %s while a tool ignores its abort: the process ends, with a signal's code, and leaves no temporary file", async (first, second, codes) => {
-    const out = join(tmp, `twice-${first}-${second}.json`);
-    const outcome = await interrupt("stubborn", [first, second], out);
-    expect(outcome.signal).toBeNull();
-    expect(codes).toContain(outcome.code);
-    // Whether the first signal's results were written before the second one arrived, they are whole.
-    if (existsSync(out)) expect((JSON.parse(readFileSync(out, "utf8")) as Report).results).toEqual({ 1: "done" });
-    expect(readdirSync(tmp).filter((name) => name.endsWith(".tmp"))).toEqual([]);
-  });
+  ] as const)(
+    "%s then %s while a tool ignores its abort: the process ends, with a signal's code, and leaves no temporary file",
+    async (first, second, codes) => {
+      const out = join(tmp, `twice-${first}-${second}.json`);
+      const outcome = await interrupt("stubborn", [first, second], out);
+      expect(outcome.signal).toBeNull();
+      expect(codes).toContain(outcome.code);
+      // Whether the first signal's results were written before the second one arrived, they are whole.
+      if (existsSync(out)) expect((JSON.parse(readFileSync(out, "utf8")) as Report).results).toEqual({ 1: "done" });
+      expect(readdirSync(tmp).filter((name) => name.endsWith(".tmp"))).toEqual([]);
+    },
+  );
 });

@@ -23,16 +23,19 @@ function file(name: string, content: string): string {
 }
 
 describe("readTools without a callback", () => {
-  test.each([[undefined], [null], ["not a function"]])("a RefError invalid-options naming the callback, not a raw TypeError (%s)", (callback) => {
-    const call = (): unknown => readTools("x", callback as never);
-    expect(call).toThrow(RefError);
-    expect(call).toThrow(/readTools needs a callback for the problems it finds/);
-    try {
-      call();
-    } catch (error) {
-      expect((error as RefError).code).toBe("invalid-options");
-    }
-  });
+  test.each([[undefined], [null], ["not a function"]])(
+    "a RefError invalid-options naming the callback, not a raw TypeError (%s)",
+    (callback) => {
+      const call = (): unknown => readTools("x", callback as never);
+      expect(call).toThrow(RefError);
+      expect(call).toThrow(/readTools needs a callback for the problems it finds/);
+      try {
+        call();
+      } catch (error) {
+        expect((error as RefError).code).toBe("invalid-options");
+      }
+    },
+  );
 });
 
 describe("a plan nested deeper than the parser that finds positions can go", () => {
@@ -42,7 +45,9 @@ describe("a plan nested deeper than the parser that finds positions can go", () 
     const diagnostics = lintPlanText(million);
     expect(diagnostics).toHaveLength(1);
     expect(diagnostics[0]).toMatchObject({ code: "limit", severity: "error", offset: { start: MAX_NESTING, end: MAX_NESTING + 1 } });
-    expect(diagnostics[0]!.message).toBe(`arrays and objects are nested more than ${MAX_NESTING} levels deep (the limit of the JSON reader, MAX_NESTING)`);
+    expect(diagnostics[0]!.message).toBe(
+      `arrays and objects are nested more than ${MAX_NESTING} levels deep (the limit of the JSON reader, MAX_NESTING)`,
+    );
     expect(diagnostics[0]!.message).not.toMatch(/call stack/);
   });
 
@@ -53,7 +58,8 @@ describe("a plan nested deeper than the parser that finds positions can go", () 
 
   test("exactly at the limit is linted as usual; lintPlan on the value (no positions) needs no limit", () => {
     // The plan object, "steps", the step and "args" are four levels: then the arguments' own.
-    const nested = (levels: number): string => `{"steps": [{"id": 1, "tool": "a", "args": {"q": ${"[".repeat(levels)}${"]".repeat(levels)}}}]}`;
+    const nested = (levels: number): string =>
+      `{"steps": [{"id": 1, "tool": "a", "args": {"q": ${"[".repeat(levels)}${"]".repeat(levels)}}}]}`;
     expect(lintPlanText(nested(MAX_NESTING - 4))).toEqual([]);
     expect(lintPlanText(nested(MAX_NESTING - 3)).map((d) => d.code)).toEqual(["limit"]);
     expect(lintPlan(JSON.parse(million))).toMatchObject([{ code: "invalid-plan" }]);
@@ -68,7 +74,11 @@ describe("a plan nested deeper than the parser that finds positions can go", () 
   test("plan-refs lint: exit 1 with the limit at its line and column, no stack trace", async () => {
     const result = await runCliInProcess(["lint", file("deep.plan.json", million)]);
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(new RegExp(`^\\S+deep\\.plan\\.json:1:${MAX_NESTING + 1} error limit arrays and objects are nested more than ${MAX_NESTING} levels deep`));
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `^\\S+deep\\.plan\\.json:1:${MAX_NESTING + 1} error limit arrays and objects are nested more than ${MAX_NESTING} levels deep`,
+      ),
+    );
     expect(result.stdout).not.toMatch(/Maximum call stack/);
     expect(result.stderr).toBe("");
   });
@@ -79,7 +89,13 @@ describe("interpolations have their own limit, maxInterpolations", () => {
 
   test("300 interpolations resolve (each is one reference, within maxSegments on its own)", () => {
     expect(resolveRefs({ q: template(300) }, { 1: { a: "x" } }, { templates: true })).toEqual({ q: template(300, "x") });
-    const plan = { steps: [{ id: 1, tool: "a", args: {} }, { id: 2, tool: "b", args: { q: template(300) } }], options: { templates: true } };
+    const plan = {
+      steps: [
+        { id: 1, tool: "a", args: {} },
+        { id: 2, tool: "b", args: { q: template(300) } },
+      ],
+      options: { templates: true },
+    };
     expect(lintPlan(plan)).toEqual([]);
   });
 
@@ -89,15 +105,22 @@ describe("interpolations have their own limit, maxInterpolations", () => {
     expect(result.ok).toBe(false);
     if (!result.ok) {
       expect(result.error.code).toBe("limit");
-      expect(result.error.message).toBe(`template has ${over} interpolations, over maxInterpolations (${DEFAULT_LIMITS.maxInterpolations})`);
+      expect(result.error.message).toBe(
+        `template has ${over} interpolations, over maxInterpolations (${DEFAULT_LIMITS.maxInterpolations})`,
+      );
     }
     expect(tryParseRef(template(over), { templates: true, maxInterpolations: over }).ok).toBe(true);
-    expect(() => resolveRefs({ q: template(3) }, { 1: { a: "x" } }, { templates: true, maxInterpolations: 2 })).toThrow(/template has 3 interpolations, over maxInterpolations \(2\)/);
+    expect(() => resolveRefs({ q: template(3) }, { 1: { a: "x" } }, { templates: true, maxInterpolations: 2 })).toThrow(
+      /template has 3 interpolations, over maxInterpolations \(2\)/,
+    );
   });
 
   test("maxSegments still bounds each interpolation's own path", () => {
     const long = `\${1${".a".repeat(5)}}`;
-    expect(tryParseRef(`x ${long}`, { templates: true, syntax: "path", maxSegments: 4 })).toMatchObject({ ok: false, error: { code: "limit", message: expect.stringMatching(/reference has 5 path segments/) } });
+    expect(tryParseRef(`x ${long}`, { templates: true, syntax: "path", maxSegments: 4 })).toMatchObject({
+      ok: false,
+      error: { code: "limit", message: expect.stringMatching(/reference has 5 path segments/) },
+    });
     expect(tryParseRef(`${long} ${long} ${long}`, { templates: true, syntax: "path", maxSegments: 5 }).ok).toBe(true);
   });
 

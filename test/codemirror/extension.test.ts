@@ -9,7 +9,14 @@ import { EditorState } from "@codemirror/state";
 import fc from "fast-check";
 import { readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
-import { planCompletionSource, planDiagnostics, planRefs, planRefsConfig, setPlanRefsOptions, setPlanRefsTools } from "../../src/codemirror/index.js";
+import {
+  planCompletionSource,
+  planDiagnostics,
+  planRefs,
+  planRefsConfig,
+  setPlanRefsOptions,
+  setPlanRefsTools,
+} from "../../src/codemirror/index.js";
 import { referenceHighlight } from "../../src/codemirror/highlight.js";
 import { completionsAt, documentTokens } from "../../src/editor/index.js";
 import { lintPlanText } from "../../src/lint/index.js";
@@ -18,7 +25,11 @@ import type { ToolCatalog } from "../../src/plan/plan.js";
 const read = (path: string): string => readFileSync(new URL(`../../${path}`, import.meta.url), "utf8");
 const DOCUMENTS = [
   { name: "trip", plan: read("examples/trip/plan.json"), tools: JSON.parse(read("examples/trip/tools.json")) as ToolCatalog },
-  { name: "lint mistakes", plan: read("examples/lint/mistakes.plan.json"), tools: JSON.parse(read("examples/lint/tools.json")) as ToolCatalog },
+  {
+    name: "lint mistakes",
+    plan: read("examples/lint/mistakes.plan.json"),
+    tools: JSON.parse(read("examples/lint/tools.json")) as ToolCatalog,
+  },
 ];
 
 function stateOf(doc: string, tools?: ToolCatalog): EditorState {
@@ -46,7 +57,9 @@ describe.each(DOCUMENTS)("$name plan", ({ plan, tools }) => {
   test("lint diagnostics cover the linter's exact file offsets", () => {
     const expected = lintPlanText(plan, { tools });
     const got = planDiagnostics(stateOf(plan, tools));
-    expect(got.map((d) => [d.from, d.to, d.severity, d.message])).toEqual(expected.map((d) => [d.offset!.start, d.offset!.end, d.severity, d.message]));
+    expect(got.map((d) => [d.from, d.to, d.severity, d.message])).toEqual(
+      expected.map((d) => [d.offset!.start, d.offset!.end, d.severity, d.message]),
+    );
   });
 
   test("completion offers what completionsAt offers, over the same range", () => {
@@ -77,9 +90,25 @@ describe.each(DOCUMENTS)("$name plan", ({ plan, tools }) => {
 });
 
 describe("options follow state effects", () => {
-  const plan = JSON.stringify({ options: { syntax: "path" }, steps: [{ id: 1, tool: "geocode", args: {} }, { id: 2, tool: "weather", args: { lat: "$1.lat" } }] }, null, 2);
-  const withLat: ToolCatalog = { geocode: { output: { type: "object", properties: { lat: { type: "number" } }, additionalProperties: false } }, weather: {} };
-  const withoutLat: ToolCatalog = { geocode: { output: { type: "object", properties: { latitude: { type: "number" } }, additionalProperties: false } }, weather: {} };
+  const plan = JSON.stringify(
+    {
+      options: { syntax: "path" },
+      steps: [
+        { id: 1, tool: "geocode", args: {} },
+        { id: 2, tool: "weather", args: { lat: "$1.lat" } },
+      ],
+    },
+    null,
+    2,
+  );
+  const withLat: ToolCatalog = {
+    geocode: { output: { type: "object", properties: { lat: { type: "number" } }, additionalProperties: false } },
+    weather: {},
+  };
+  const withoutLat: ToolCatalog = {
+    geocode: { output: { type: "object", properties: { latitude: { type: "number" } }, additionalProperties: false } },
+    weather: {},
+  };
   const codes = (state: EditorState): string[] => planDiagnostics(state).map((d) => d.source ?? "");
 
   test("setPlanRefsTools swaps the catalog that lint and completion use", () => {
@@ -97,7 +126,12 @@ describe("options follow state effects", () => {
   });
 
   test("setPlanRefsOptions replaces the language options, and highlighting follows", () => {
-    const seedPlan = JSON.stringify({ steps: [{ id: 1, tool: "t", args: {} }, { id: 2, tool: "t", args: { q: "Weather in ${1.city}" } }] });
+    const seedPlan = JSON.stringify({
+      steps: [
+        { id: 1, tool: "t", args: {} },
+        { id: 2, tool: "t", args: { q: "Weather in ${1.city}" } },
+      ],
+    });
     let state = stateOf(seedPlan);
     expect(marks(state)).toEqual([]);
     state = state.update({ effects: setPlanRefsOptions.of({ templates: true }) }).state;
@@ -122,18 +156,44 @@ describe("options follow state effects", () => {
 });
 
 test("any text gives ranges inside the document, and no exception", () => {
-  const pieces = ['{"steps":[', '{"id":1,"tool":"t","args":{', '"q":"$1.a"', '"r":"${2}"', "}}", "]}", ",", '"', "\\u0024", "$", "1", ".", "[", "]", "{", "}", " ", "\n", "é", "\uD83D"];
+  const pieces = [
+    '{"steps":[',
+    '{"id":1,"tool":"t","args":{',
+    '"q":"$1.a"',
+    '"r":"${2}"',
+    "}}",
+    "]}",
+    ",",
+    '"',
+    "\\u0024",
+    "$",
+    "1",
+    ".",
+    "[",
+    "]",
+    "{",
+    "}",
+    " ",
+    "\n",
+    "é",
+    "\uD83D",
+  ];
   fc.assert(
-    fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 30 }).map((parts) => parts.join("")), fc.nat(), (doc, seed) => {
-      const state = stateOf(doc);
-      for (const d of planDiagnostics(state)) {
-        expect(0 <= d.from && d.from <= d.to && d.to <= doc.length).toBe(true);
-      }
-      for (const mark of marks(state)) expect(0 <= mark.from && mark.from < mark.to && mark.to <= doc.length).toBe(true);
-      const pos = doc.length === 0 ? 0 : seed % (doc.length + 1);
-      const result = planCompletionSource(new CompletionContext(state, pos, true)) as CompletionResult | null;
-      if (result !== null) expect(0 <= result.from && result.from <= pos && pos <= (result.to ?? pos) && (result.to ?? pos) <= doc.length).toBe(true);
-    }),
+    fc.property(
+      fc.array(fc.constantFrom(...pieces), { maxLength: 30 }).map((parts) => parts.join("")),
+      fc.nat(),
+      (doc, seed) => {
+        const state = stateOf(doc);
+        for (const d of planDiagnostics(state)) {
+          expect(0 <= d.from && d.from <= d.to && d.to <= doc.length).toBe(true);
+        }
+        for (const mark of marks(state)) expect(0 <= mark.from && mark.from < mark.to && mark.to <= doc.length).toBe(true);
+        const pos = doc.length === 0 ? 0 : seed % (doc.length + 1);
+        const result = planCompletionSource(new CompletionContext(state, pos, true)) as CompletionResult | null;
+        if (result !== null)
+          expect(0 <= result.from && result.from <= pos && pos <= (result.to ?? pos) && (result.to ?? pos) <= doc.length).toBe(true);
+      },
+    ),
     { numRuns: 300 },
   );
 });

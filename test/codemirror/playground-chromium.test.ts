@@ -25,7 +25,13 @@ const ARTIFACTS = join(ROOT, "test-artifacts");
 const PLAN_TEXT = readFileSync(join(ROOT, "examples/trip/plan.json"), "utf8");
 const PLAN = JSON.parse(PLAN_TEXT) as { steps: { id: number; tool: string; args: Record<string, unknown> }[] };
 const TOOLS = JSON.parse(readFileSync(join(ROOT, "examples/trip/tools.json"), "utf8")) as Record<string, { description?: string }>;
-const TYPES: Record<string, string> = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".json": "application/json", ".svg": "image/svg+xml" };
+const TYPES: Record<string, string> = {
+  ".html": "text/html",
+  ".js": "text/javascript",
+  ".css": "text/css",
+  ".json": "application/json",
+  ".svg": "image/svg+xml",
+};
 
 declare global {
   // The hook main.ts leaves on the page (read inside page.evaluate only).
@@ -79,7 +85,9 @@ describe("which Chromium runs the test", () => {
 
   test("the system's /usr/bin/chromium when it exists, before any other", () => {
     expect(SYSTEM_CHROMIUM_PATHS[0]).toBe("/usr/bin/chromium");
-    expect(chooseSystemChromium(SYSTEM_CHROMIUM_PATHS, among(["/usr/bin/chromium-browser", "/usr/bin/chromium"]))).toBe("/usr/bin/chromium");
+    expect(chooseSystemChromium(SYSTEM_CHROMIUM_PATHS, among(["/usr/bin/chromium-browser", "/usr/bin/chromium"]))).toBe(
+      "/usr/bin/chromium",
+    );
     expect(chooseSystemChromium(["/fake/a", "/fake/b", "/fake/c"], among(["/fake/c", "/fake/b"]))).toBe("/fake/b");
   });
 
@@ -194,10 +202,14 @@ describe("playground in Chromium", { timeout: 120_000 }, () => {
   });
 
   test("the graph shows one box per step", async () => {
-    const ids = await page.locator("#graph .plan-refs-step").evaluateAll((boxes) => boxes.map((box) => Number(box.getAttribute("data-step"))));
+    const ids = await page
+      .locator("#graph .plan-refs-step")
+      .evaluateAll((boxes) => boxes.map((box) => Number(box.getAttribute("data-step"))));
     expect(ids.sort((a, b) => a - b)).toEqual(PLAN.steps.map((step) => step.id).sort((a, b) => a - b));
     // One arrow per reference between two steps, from the referenced step to the step that uses it.
-    const arrows = await page.locator("#graph .plan-refs-edge").evaluateAll((paths) => paths.map((path) => `${path.getAttribute("data-from")}>${path.getAttribute("data-to")}`));
+    const arrows = await page
+      .locator("#graph .plan-refs-edge")
+      .evaluateAll((paths) => paths.map((path) => `${path.getAttribute("data-from")}>${path.getAttribute("data-to")}`));
     const expected = [...planGraph(PLAN).dependencies].flatMap(([to, froms]) => [...froms].map((from) => `${from}>${to}`));
     expect(expected.length).toBeGreaterThan(0);
     expect(arrows.sort()).toEqual(expected.sort());
@@ -209,7 +221,13 @@ describe("playground in Chromium", { timeout: 120_000 }, () => {
   // laptop, a narrow window and the one-column layout; the toggle gives 1:1, which scrolls.
   const GRAPH_WIDTHS = [1400, 1000, 760] as const;
   /** The steps of the graph panel and which of them lie wholly inside its visible area, after scrolling it into view. */
-  const graphVisibility = (): Promise<{ steps: { id: number; tool: string; inside: boolean }[]; scrollWidth: number; clientWidth: number; shown: number; natural: number }> =>
+  const graphVisibility = (): Promise<{
+    steps: { id: number; tool: string; inside: boolean }[];
+    scrollWidth: number;
+    clientWidth: number;
+    shown: number;
+    natural: number;
+  }> =>
     page.locator("#graph").evaluate((box) => {
       // The panel, heading and toggle included, at the top of the window.
       box.closest("section")!.scrollIntoView({ block: "start" });
@@ -222,10 +240,17 @@ describe("playground in Chromium", { timeout: 120_000 }, () => {
       const steps = Array.from(box.querySelectorAll<SVGGElement>(".plan-refs-step")).map((group) => {
         const rect = group.getBoundingClientRect();
         // Half a pixel for subpixel rounding of the scaled picture.
-        const inside = rect.width > 0 && rect.left >= left - 0.5 && rect.right <= right + 0.5 && rect.top >= top - 0.5 && rect.bottom <= bottom + 0.5;
+        const inside =
+          rect.width > 0 && rect.left >= left - 0.5 && rect.right <= right + 0.5 && rect.top >= top - 0.5 && rect.bottom <= bottom + 0.5;
         return { id: Number(group.dataset["step"]), tool: group.textContent ?? "", inside };
       });
-      return { steps, scrollWidth: box.scrollWidth, clientWidth: box.clientWidth, shown: svg.getBoundingClientRect().width, natural: Number(svg.getAttribute("width")) };
+      return {
+        steps,
+        scrollWidth: box.scrollWidth,
+        clientWidth: box.clientWidth,
+        shown: svg.getBoundingClientRect().width,
+        natural: Number(svg.getAttribute("width")),
+      };
     });
 
   test.each(GRAPH_WIDTHS)("at %i px the fitted graph shows every step of the plan at once, with no horizontal scroll", async (width) => {
@@ -323,7 +348,7 @@ describe("playground in Chromium", { timeout: 120_000 }, () => {
   test("hovering a reference shows its step's tool and description", async () => {
     const text = await planText();
     const match = /"\$(\d+)\.(\w+)"/.exec(text);
-    expect(match, "the plan has a string like \"$1.key\"").not.toBeNull();
+    expect(match, 'the plan has a string like "$1.key"').not.toBeNull();
     const step = PLAN.steps.find((item) => item.id === Number(match![1]))!;
     // The middle of the key, in page coordinates.
     const at = match!.index + 1 + 1 + match![1]!.length + 1 + 1;
@@ -397,14 +422,25 @@ describe("playground in Chromium", { timeout: 120_000 }, () => {
       view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: doc } });
     }, text);
     await page.locator('#graph .plan-refs-step[data-step="200"]').waitFor();
-    const fitted = await page.locator("#graph").evaluate((box) => ({ shown: box.querySelector("svg")!.getBoundingClientRect().width, scrollWidth: box.scrollWidth, clientWidth: box.clientWidth }));
+    const fitted = await page
+      .locator("#graph")
+      .evaluate((box) => ({
+        shown: box.querySelector("svg")!.getBoundingClientRect().width,
+        scrollWidth: box.scrollWidth,
+        clientWidth: box.clientWidth,
+      }));
     expect(fitted.shown).toBeCloseTo(fitted.clientWidth, 0);
     expect(fitted.scrollWidth).toBeLessThanOrEqual(fitted.clientWidth);
     await page.locator("#graph-scale").click();
     expect(await page.locator("#graph-scale").getAttribute("aria-pressed")).toBe("true");
     const sizes = await page.locator("#graph").evaluate((box) => {
       const svg = box.querySelector("svg")!;
-      return { natural: Number(svg.getAttribute("width")), shown: svg.getBoundingClientRect().width, scrollWidth: box.scrollWidth, clientWidth: box.clientWidth };
+      return {
+        natural: Number(svg.getAttribute("width")),
+        shown: svg.getBoundingClientRect().width,
+        scrollWidth: box.scrollWidth,
+        clientWidth: box.clientWidth,
+      };
     });
     expect(sizes.shown).toBeCloseTo(sizes.natural, 0);
     expect(sizes.scrollWidth).toBeGreaterThan(sizes.clientWidth);
@@ -416,60 +452,83 @@ describe("playground in Chromium", { timeout: 120_000 }, () => {
     await page.locator('#graph .plan-refs-step[data-step="200"]').waitFor({ state: "detached" });
   });
 
-  test.each(["trip", "large", "run"] as const)("drawn %s picture in Chromium: no two boxes overlap, every label inside its box; screenshot", async (name) => {
-    const svg = (await fixtures())[name];
-    // One page for the pictures, kept open (closing a page can end a single-process Chromium).
-    const view = (picturePage ??= await browser!.newPage({ viewport: { width: 1280, height: 900 } }));
-    {
-      await view.setContent(`<!doctype html><html><body style="margin:0">${svg}</body></html>`);
-      const found = await view.evaluate(() => {
-        type Box = { id: string; x: number; y: number; width: number; height: number };
-        const bbox = (element: SVGGraphicsElement, id: string): Box => {
-          const b = element.getBBox();
-          return { id, x: b.x, y: b.y, width: b.width, height: b.height };
+  test.each(["trip", "large", "run"] as const)(
+    "drawn %s picture in Chromium: no two boxes overlap, every label inside its box; screenshot",
+    async (name) => {
+      const svg = (await fixtures())[name];
+      // One page for the pictures, kept open (closing a page can end a single-process Chromium).
+      const view = (picturePage ??= await browser!.newPage({ viewport: { width: 1280, height: 900 } }));
+      {
+        await view.setContent(`<!doctype html><html><body style="margin:0">${svg}</body></html>`);
+        const found = await view.evaluate(() => {
+          type Box = { id: string; x: number; y: number; width: number; height: number };
+          const bbox = (element: SVGGraphicsElement, id: string): Box => {
+            const b = element.getBBox();
+            return { id, x: b.x, y: b.y, width: b.width, height: b.height };
+          };
+          const root = document.querySelector("svg")!;
+          const boxes: Box[] = [];
+          const labels: { box: Box; inside: Box }[] = [];
+          const rowLabels: Box[] = [];
+          for (const group of Array.from(document.querySelectorAll<SVGGElement>(".plan-refs-step, .plan-refs-missing"))) {
+            const rect = group.querySelector("rect")!;
+            const box = bbox(rect, `step ${group.dataset["step"]}`);
+            boxes.push(box);
+            for (const text of Array.from(group.querySelectorAll("text")))
+              labels.push({ box: bbox(text, `${box.id}: ${text.textContent}`), inside: box });
+          }
+          for (const group of Array.from(document.querySelectorAll<SVGGElement>(".plan-refs-bar")))
+            boxes.push(bbox(group.querySelector("rect")!, `bar ${group.dataset["step"]}`));
+          for (const text of Array.from(document.querySelectorAll<SVGTextElement>(".plan-refs-row-label")))
+            rowLabels.push(bbox(text, `row label ${text.dataset["step"]}: ${text.textContent}`));
+          return {
+            kind: root.getAttribute("class"),
+            width: Number(root.getAttribute("width")),
+            height: Number(root.getAttribute("height")),
+            shown: root.getBoundingClientRect().width,
+            boxes,
+            labels,
+            rowLabels,
+          };
+        });
+        // Rendered at its natural size, never scaled down.
+        expect(found.shown).toBeCloseTo(found.width, 0);
+        expect(found.boxes.length).toBeGreaterThan(name === "trip" ? 3 : 50);
+        const apart = (a: { x: number; y: number; width: number; height: number }, b: typeof a): boolean =>
+          a.x + a.width <= b.x + 0.5 || b.x + b.width <= a.x + 0.5 || a.y + a.height <= b.y + 0.5 || b.y + b.height <= a.y + 0.5;
+        const overlaps = (list: typeof found.boxes): string[] => {
+          const out: string[] = [];
+          for (let i = 0; i < list.length; i++)
+            for (let j = i + 1; j < list.length; j++) if (!apart(list[i]!, list[j]!)) out.push(`${list[i]!.id} / ${list[j]!.id}`);
+          return out;
         };
-        const root = document.querySelector("svg")!;
-        const boxes: Box[] = [];
-        const labels: { box: Box; inside: Box }[] = [];
-        const rowLabels: Box[] = [];
-        for (const group of Array.from(document.querySelectorAll<SVGGElement>(".plan-refs-step, .plan-refs-missing"))) {
-          const rect = group.querySelector("rect")!;
-          const box = bbox(rect, `step ${group.dataset["step"]}`);
-          boxes.push(box);
-          for (const text of Array.from(group.querySelectorAll("text"))) labels.push({ box: bbox(text, `${box.id}: ${text.textContent}`), inside: box });
-        }
-        for (const group of Array.from(document.querySelectorAll<SVGGElement>(".plan-refs-bar"))) boxes.push(bbox(group.querySelector("rect")!, `bar ${group.dataset["step"]}`));
-        for (const text of Array.from(document.querySelectorAll<SVGTextElement>(".plan-refs-row-label"))) rowLabels.push(bbox(text, `row label ${text.dataset["step"]}: ${text.textContent}`));
-        return { kind: root.getAttribute("class"), width: Number(root.getAttribute("width")), height: Number(root.getAttribute("height")), shown: root.getBoundingClientRect().width, boxes, labels, rowLabels };
-      });
-      // Rendered at its natural size, never scaled down.
-      expect(found.shown).toBeCloseTo(found.width, 0);
-      expect(found.boxes.length).toBeGreaterThan(name === "trip" ? 3 : 50);
-      const apart = (a: { x: number; y: number; width: number; height: number }, b: typeof a): boolean =>
-        a.x + a.width <= b.x + 0.5 || b.x + b.width <= a.x + 0.5 || a.y + a.height <= b.y + 0.5 || b.y + b.height <= a.y + 0.5;
-      const overlaps = (list: typeof found.boxes): string[] => {
-        const out: string[] = [];
-        for (let i = 0; i < list.length; i++) for (let j = i + 1; j < list.length; j++) if (!apart(list[i]!, list[j]!)) out.push(`${list[i]!.id} / ${list[j]!.id}`);
-        return out;
-      };
-      expect(overlaps(found.boxes)).toEqual([]);
-      expect(overlaps(found.rowLabels)).toEqual([]);
-      // Every label inside its box, as Chromium measures the text with the fonts it has.
-      const outside = found.labels.filter(({ box, inside }) => box.x < inside.x || box.x + box.width > inside.x + inside.width || box.y < inside.y || box.y + box.height > inside.y + inside.height).map(({ box }) => box.id);
-      expect(outside).toEqual([]);
-      if (name === "run") {
-        expect(found.kind).toBe("plan-refs-timeline");
-        expect(found.rowLabels.length).toBe(60);
-        // Row labels stay left of the bars.
-        const firstBar = Math.min(...found.boxes.map((box) => box.x));
-        expect(found.rowLabels.filter((label) => label.x + label.width > firstBar).map((label) => label.id)).toEqual([]);
-      } else expect(found.labels.length).toBe(found.boxes.length * 2);
-      mkdirSync(ARTIFACTS, { recursive: true });
-      const path = join(ARTIFACTS, `draw-${name}.png`);
-      await view.screenshot({ path, fullPage: true });
-      expect(readFileSync(path).subarray(1, 4).toString()).toBe("PNG");
-    }
-  });
+        expect(overlaps(found.boxes)).toEqual([]);
+        expect(overlaps(found.rowLabels)).toEqual([]);
+        // Every label inside its box, as Chromium measures the text with the fonts it has.
+        const outside = found.labels
+          .filter(
+            ({ box, inside }) =>
+              box.x < inside.x ||
+              box.x + box.width > inside.x + inside.width ||
+              box.y < inside.y ||
+              box.y + box.height > inside.y + inside.height,
+          )
+          .map(({ box }) => box.id);
+        expect(outside).toEqual([]);
+        if (name === "run") {
+          expect(found.kind).toBe("plan-refs-timeline");
+          expect(found.rowLabels.length).toBe(60);
+          // Row labels stay left of the bars.
+          const firstBar = Math.min(...found.boxes.map((box) => box.x));
+          expect(found.rowLabels.filter((label) => label.x + label.width > firstBar).map((label) => label.id)).toEqual([]);
+        } else expect(found.labels.length).toBe(found.boxes.length * 2);
+        mkdirSync(ARTIFACTS, { recursive: true });
+        const path = join(ARTIFACTS, `draw-${name}.png`);
+        await view.screenshot({ path, fullPage: true });
+        expect(readFileSync(path).subarray(1, 4).toString()).toBe("PNG");
+      }
+    },
+  );
 
   test("a lint marker with a quick fix offers it as an action, and clicking it applies the fix", async () => {
     const before = await planText();

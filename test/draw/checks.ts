@@ -28,7 +28,10 @@ export interface PictureShapes {
 }
 
 const overlap = (a: Rect, b: Rect, tolerance: number): boolean =>
-  a.x + a.width > b.x + tolerance && b.x + b.width > a.x + tolerance && a.y + a.height > b.y + tolerance && b.y + b.height > a.y + tolerance;
+  a.x + a.width > b.x + tolerance &&
+  b.x + b.width > a.x + tolerance &&
+  a.y + a.height > b.y + tolerance &&
+  b.y + b.height > a.y + tolerance;
 
 /**
  * Every collision of a label with another label, a box, or the ink of an arrow it does not belong to,
@@ -44,7 +47,8 @@ export function labelCollisions(shapes: PictureShapes, tolerance = 0.5): string[
     ...shapes.ink.map((ink) => ({ name: `arrow ${ink.owner}`, owner: ink.owner, rect: ink.rect, kind: "ink" as const })),
   ];
   const cells = (rect: Rect, visit: (key: string) => void): void => {
-    for (let cx = Math.floor(rect.x / size); cx <= Math.floor((rect.x + rect.width) / size); cx++) for (let cy = Math.floor(rect.y / size); cy <= Math.floor((rect.y + rect.height) / size); cy++) visit(`${cx},${cy}`);
+    for (let cx = Math.floor(rect.x / size); cx <= Math.floor((rect.x + rect.width) / size); cx++)
+      for (let cy = Math.floor(rect.y / size); cy <= Math.floor((rect.y + rect.height) / size); cy++) visit(`${cx},${cy}`);
   };
   all.forEach((shape, i) =>
     cells(shape.rect, (key) => {
@@ -78,7 +82,12 @@ export function arrowHeadRect(x: number, y: number): Rect {
 export function layoutShapes(layout: ReturnType<typeof layoutPlan>): PictureShapes {
   const ink: { owner: string; rect: Rect }[] = [];
   const labels: { name: string; owner: string | undefined; rect: Rect }[] = [];
-  const widen = (a: { x: number; y: number }, b: { x: number; y: number }): Rect => ({ x: Math.min(a.x, b.x) - 1, y: Math.min(a.y, b.y) - 1, width: Math.abs(a.x - b.x) + 2, height: Math.abs(a.y - b.y) + 2 });
+  const widen = (a: { x: number; y: number }, b: { x: number; y: number }): Rect => ({
+    x: Math.min(a.x, b.x) - 1,
+    y: Math.min(a.y, b.y) - 1,
+    width: Math.abs(a.x - b.x) + 2,
+    height: Math.abs(a.y - b.y) + 2,
+  });
   for (const edge of layout.edges) {
     const owner = `${edge.from}>${edge.to}`;
     // A cubic whose control points lie inside its ends' box stays inside that box.
@@ -127,11 +136,16 @@ export function expectReadable(layout: ReturnType<typeof layoutPlan>): void {
       // Its straight end, into the target.
       segments.push([edge.points[1]!.x, edge.points[1]!.y, end.x, end.y]);
     } else {
-      for (let k = 0; k + 1 < edge.points.length; k++) segments.push([edge.points[k]!.x, edge.points[k]!.y, edge.points[k + 1]!.x, edge.points[k + 1]!.y]);
+      for (let k = 0; k + 1 < edge.points.length; k++)
+        segments.push([edge.points[k]!.x, edge.points[k]!.y, edge.points[k + 1]!.x, edge.points[k + 1]!.y]);
     }
     for (const [x1, y1, x2, y2] of segments) {
       for (const box of boxes) {
-        const inside = Math.max(x1, x2) > box.x + 0.01 && Math.min(x1, x2) < box.x + box.width - 0.01 && Math.max(y1, y2) > box.y + 0.01 && Math.min(y1, y2) < box.y + box.height - 0.01;
+        const inside =
+          Math.max(x1, x2) > box.x + 0.01 &&
+          Math.min(x1, x2) < box.x + box.width - 0.01 &&
+          Math.max(y1, y2) > box.y + 0.01 &&
+          Math.min(y1, y2) < box.y + box.height - 0.01;
         if (inside) throw new Error(`arrow ${edge.from}>${edge.to} crosses box ${box.id}`);
       }
     }

@@ -17,7 +17,16 @@ async function turnOne(): Promise<EarlierSteps> {
   const session = createPlanSession({ maxResults: 2 });
   const tools = { search: () => ({ hits: [1, 2] }), fetch: () => ({ body: "x" }), old: () => "o" };
   await runPlan({ steps: [{ id: 3, tool: "old", args: {} }] }, tools, { session });
-  await runPlan({ steps: [{ id: 1, tool: "search", args: {} }, { id: 2, tool: "fetch", args: {} }] }, tools, { session });
+  await runPlan(
+    {
+      steps: [
+        { id: 1, tool: "search", args: {} },
+        { id: 2, tool: "fetch", args: {} },
+      ],
+    },
+    tools,
+    { session },
+  );
   return session.earlier();
 }
 
@@ -35,8 +44,25 @@ describe("earlier steps in the pictures", () => {
       plan: turnTwo,
       earlier: [1, 2],
       missing: [] as number[],
-      mermaid: [`  subgraph earlier ["earlier plans"]`, `    e1["$1<br/>search"]`, `    e2["$2<br/>fetch"]`, `  e1 -.->|"hits"| s4`, `  e2 -.->|"body"| s4`, `  e1 -.->|"hits[0]"| s5`, `  s4 -->|"(whole result)"| s5`, `  class e1,e2 earlier`],
-      dot: [`  subgraph "cluster_earlier" {`, `    label="earlier plans";`, `  "e1" -> "s4" [label="hits"`, `  "e1" -> "s5" [label="hits[0]"`, `  "s4" -> "s5" [label="(whole result)"`, `style="rounded,dashed,filled"`, `color="${COLORS.earlier}", style="dashed"`],
+      mermaid: [
+        `  subgraph earlier ["earlier plans"]`,
+        `    e1["$1<br/>search"]`,
+        `    e2["$2<br/>fetch"]`,
+        `  e1 -.->|"hits"| s4`,
+        `  e2 -.->|"body"| s4`,
+        `  e1 -.->|"hits[0]"| s5`,
+        `  s4 -->|"(whole result)"| s5`,
+        `  class e1,e2 earlier`,
+      ],
+      dot: [
+        `  subgraph "cluster_earlier" {`,
+        `    label="earlier plans";`,
+        `  "e1" -> "s4" [label="hits"`,
+        `  "e1" -> "s5" [label="hits[0]"`,
+        `  "s4" -> "s5" [label="(whole result)"`,
+        `style="rounded,dashed,filled"`,
+        `color="${COLORS.earlier}", style="dashed"`,
+      ],
     },
     {
       name: "a forgotten one stays missing",
@@ -51,7 +77,9 @@ describe("earlier steps in the pictures", () => {
     const picture = planPicture(plan, { earlierSteps });
     expect(picture.earlier).toEqual(earlier);
     expect(picture.missing).toEqual(missing);
-    expect(picture.steps.filter((step) => step.kind === "earlier").map((step) => [step.id, step.tool])).toEqual(earlier.map((id) => [id, id === 1 ? "search" : "fetch"]));
+    expect(picture.steps.filter((step) => step.kind === "earlier").map((step) => [step.id, step.tool])).toEqual(
+      earlier.map((id) => [id, id === 1 ? "search" : "fetch"]),
+    );
     // Inputs wait for nothing: every step that reads only earlier results is on level 1.
     expect(picture.levels[0]).toEqual([4]);
     for (const edge of picture.edges) expect(edge.state).toBe(missing.includes(edge.from) ? "missing" : "ok");
@@ -89,7 +117,11 @@ describe("earlier steps in the pictures", () => {
     expect(byClass(root, "plan-refs-error")).toEqual([]);
     const arrows = byClass(root, "plan-refs-edge-earlier").map((edge) => `${edge.attributes["data-from"]}>${edge.attributes["data-to"]}`);
     expect(arrows.sort()).toEqual(["1>4", "1>5", "2>4"]);
-    for (const edge of byClass(root, "plan-refs-edge-earlier")) expect(edge.children.find((child) => child.name === "path")!.attributes).toMatchObject({ stroke: COLORS.earlier, "stroke-dasharray": "5 4" });
+    for (const edge of byClass(root, "plan-refs-edge-earlier"))
+      expect(edge.children.find((child) => child.name === "path")!.attributes).toMatchObject({
+        stroke: COLORS.earlier,
+        "stroke-dasharray": "5 4",
+      });
   });
 
   test("earlierSteps that are not a session's earlier steps: invalid-options", () => {

@@ -5,7 +5,20 @@
  * plan), and long text is cut with `…` in labels (the tooltip keeps the start, up to 2,000 characters).
  */
 import { describe, expect, test } from "vitest";
-import { dotText, escapeXml, fitText, layoutPlan, mermaidText, planToDot, planToMermaid, planToSvg, PLAN_GEOMETRY, runToMermaid, runToSvg, textWidth } from "../../src/draw/index.js";
+import {
+  dotText,
+  escapeXml,
+  fitText,
+  layoutPlan,
+  mermaidText,
+  planToDot,
+  planToMermaid,
+  planToSvg,
+  PLAN_GEOMETRY,
+  runToMermaid,
+  runToSvg,
+  textWidth,
+} from "../../src/draw/index.js";
 import { MAX_TOOLTIP } from "../../src/draw/text.js";
 import type { RunReport } from "../../src/run/index.js";
 import { StepError } from "../../src/step/step-error.js";
@@ -26,7 +39,11 @@ const TOOLS = [
 const plan = {
   steps: [
     { id: 1, tool: TOOLS[0]!, args: {} },
-    ...TOOLS.slice(1).map((tool, i) => ({ id: i + 2, tool, args: { a: "$1.city", long: `$1.${LONG}`, missing: `$${"9".repeat(10_000)}`, gone: "$77.k" } })),
+    ...TOOLS.slice(1).map((tool, i) => ({
+      id: i + 2,
+      tool,
+      args: { a: "$1.city", long: `$1.${LONG}`, missing: `$${"9".repeat(10_000)}`, gone: "$77.k" },
+    })),
   ],
 };
 
@@ -39,7 +56,8 @@ describe("a plan with hostile names", () => {
     // The names are there, as text: markup from the plan never becomes markup.
     expect(svg).not.toMatch(/<script|<svg onload/i);
     expect(svg).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
-    for (const element of allElements(root)) for (const [name, value] of Object.entries(element.attributes)) if (name !== "xmlns") expect(value).not.toMatch(/https?:/);
+    for (const element of allElements(root))
+      for (const [name, value] of Object.entries(element.attributes)) if (name !== "xmlns") expect(value).not.toMatch(/https?:/);
     expect(byClass(root, "plan-refs-step")).toHaveLength(TOOLS.length);
   });
 
@@ -63,7 +81,9 @@ describe("a plan with hostile names", () => {
 
   test("arrow labels (10,000-character keys) are cut too, and the SVG stays small", () => {
     const layout = layoutPlan(plan);
-    for (const edge of layout.edges) if (edge.label !== undefined) expect(textWidth(edge.label.text, edge.label.fontSize)).toBeLessThanOrEqual(PLAN_GEOMETRY.edgeLabelWidth);
+    for (const edge of layout.edges)
+      if (edge.label !== undefined)
+        expect(textWidth(edge.label.text, edge.label.fontSize)).toBeLessThanOrEqual(PLAN_GEOMETRY.edgeLabelWidth);
     // 8 tools and keys of 10,000 characters, a 10,000-digit step number: tooltips are cut at 2,000.
     expect(svg.length).toBeLessThan(120_000);
   });
@@ -80,9 +100,20 @@ describe("a plan with hostile names", () => {
   });
 
   test("a run report with hostile tool names and error messages", () => {
-    const timings = new Map([[1, { startMs: 0, endMs: 5, durationMs: 5 }], [2, { startMs: 5, endMs: 9, durationMs: 4 }]]);
+    const timings = new Map([
+      [1, { startMs: 0, endMs: 5, durationMs: 5 }],
+      [2, { startMs: 5, endMs: 9, durationMs: 4 }],
+    ]);
     const errors = new Map([[2, new StepError("tool-error", 2, TOOLS[1]!, `</title><script>alert(1)</script>${LONG}`)]]);
-    const report: RunReport = { runId: "r", status: "failed", results: new Map([[1, 1]]), errors, skipped: [3], diagnostics: [], timings: { totalMs: 9, steps: timings } };
+    const report: RunReport = {
+      runId: "r",
+      status: "failed",
+      results: new Map([[1, 1]]),
+      errors,
+      skipped: [3],
+      diagnostics: [],
+      timings: { totalMs: 9, steps: timings },
+    };
     const root = expectInert(runToSvg(report, { plan }));
     expect(byClass(root, "plan-refs-bar").length).toBeGreaterThanOrEqual(3);
     const svg = runToSvg(report, { plan });
@@ -107,9 +138,17 @@ describe("the escapes", () => {
 });
 
 describe("hostile options", () => {
-  test("a \"__proto__\" key in the language options stays a plain key (nothing reaches a prototype)", () => {
+  test('a "__proto__" key in the language options stays a plain key (nothing reaches a prototype)', () => {
     const options = JSON.parse('{ "__proto__": { "polluted": true }, "syntax": "path" }') as Record<string, unknown>;
-    const layout = layoutPlan({ steps: [{ id: 1, tool: "a", args: {} }, { id: 2, tool: "b", args: { x: "$1.items[0]" } }] }, { options });
+    const layout = layoutPlan(
+      {
+        steps: [
+          { id: 1, tool: "a", args: {} },
+          { id: 2, tool: "b", args: { x: "$1.items[0]" } },
+        ],
+      },
+      { options },
+    );
     expect(layout.edges[0]?.keys).toEqual(["items[0]"]);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });

@@ -6,9 +6,18 @@
 import fc from "fast-check";
 
 /** Tool names: common ones, any binary string, any graphemes. */
-export const toolNameArbitrary = fc.oneof(fc.constantFrom("geocode", "weather", "a", "send_email"), fc.string({ unit: "binary", minLength: 1, maxLength: 60 }), fc.string({ unit: "grapheme", minLength: 1, maxLength: 40 }));
+export const toolNameArbitrary = fc.oneof(
+  fc.constantFrom("geocode", "weather", "a", "send_email"),
+  fc.string({ unit: "binary", minLength: 1, maxLength: 60 }),
+  fc.string({ unit: "grapheme", minLength: 1, maxLength: 40 }),
+);
 
-const key = fc.oneof(fc.constant(""), fc.stringMatching(/^[a-z][a-z0-9_]{0,12}$/), fc.stringMatching(/^[a-z][a-z0-9_]{0,12}\[[0-9]\]$/), fc.stringMatching(/^[a-z]{40,70}$/));
+const key = fc.oneof(
+  fc.constant(""),
+  fc.stringMatching(/^[a-z][a-z0-9_]{0,12}$/),
+  fc.stringMatching(/^[a-z][a-z0-9_]{0,12}\[[0-9]\]$/),
+  fc.stringMatching(/^[a-z]{40,70}$/),
+);
 
 /**
  * A random plan of up to `maxSteps` steps, ids from a small range (so references hit, miss, loop back,

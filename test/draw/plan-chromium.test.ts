@@ -44,8 +44,10 @@ async function measure(svg: string): Promise<Measured> {
     const labels: { name: string; owner: string | undefined; rect: { x: number; y: number; width: number; height: number } }[] = [];
     const boxes: { name: string; rect: { x: number; y: number; width: number; height: number } }[] = [];
     const arrows: { owner: string; half: number; points: number[]; head: [number, number] | undefined }[] = [];
-    for (const group of Array.from(document.querySelectorAll<SVGGElement>(".plan-refs-step, .plan-refs-missing"))) boxes.push({ name: `box ${group.dataset["step"]}`, rect: rect(group.querySelector("rect")!) });
-    for (const text of Array.from(document.querySelectorAll<SVGTextElement>(".plan-refs-level, .plan-refs-note text"))) labels.push({ name: `title "${text.textContent}"`, owner: undefined, rect: rect(text) });
+    for (const group of Array.from(document.querySelectorAll<SVGGElement>(".plan-refs-step, .plan-refs-missing")))
+      boxes.push({ name: `box ${group.dataset["step"]}`, rect: rect(group.querySelector("rect")!) });
+    for (const text of Array.from(document.querySelectorAll<SVGTextElement>(".plan-refs-level, .plan-refs-note text")))
+      labels.push({ name: `title "${text.textContent}"`, owner: undefined, rect: rect(text) });
     for (const group of Array.from(document.querySelectorAll<SVGGElement>(".plan-refs-edge"))) {
       const owner = `${group.dataset["from"]}>${group.dataset["to"]}`;
       const path = group.querySelector("path")!;
@@ -59,7 +61,8 @@ async function measure(svg: string): Promise<Measured> {
       points.push(end.x, end.y);
       // The head points along the last pixel of the line; every line of a plan picture ends going right.
       const before = path.getPointAtLength(Math.max(0, length - 1));
-      const head: [number, number] | undefined = path.getAttribute("marker-end") === null ? undefined : end.x > before.x ? [end.x, end.y] : undefined;
+      const head: [number, number] | undefined =
+        path.getAttribute("marker-end") === null ? undefined : end.x > before.x ? [end.x, end.y] : undefined;
       arrows.push({ owner, half: Number(path.getAttribute("stroke-width")) / 2, points, head });
       const text = group.querySelector("text");
       if (text !== null) labels.push({ name: `label ${owner} "${text.textContent}"`, owner, rect: rect(text) });
@@ -72,7 +75,11 @@ async function measure(svg: string): Promise<Measured> {
 function shapesOf(measured: Measured): PictureShapes {
   const ink: { owner: string; rect: Rect }[] = [];
   for (const arrow of measured.arrows) {
-    for (let i = 0; i < arrow.points.length; i += 2) ink.push({ owner: arrow.owner, rect: { x: arrow.points[i]! - arrow.half, y: arrow.points[i + 1]! - arrow.half, width: 2 * arrow.half, height: 2 * arrow.half } });
+    for (let i = 0; i < arrow.points.length; i += 2)
+      ink.push({
+        owner: arrow.owner,
+        rect: { x: arrow.points[i]! - arrow.half, y: arrow.points[i + 1]! - arrow.half, width: 2 * arrow.half, height: 2 * arrow.half },
+      });
     if (arrow.head === undefined) throw new Error(`the arrow ${arrow.owner} does not end going right`);
     ink.push({ owner: arrow.owner, rect: arrowHeadRect(arrow.head[0], arrow.head[1]) });
   }
@@ -121,8 +128,14 @@ describe("plan pictures in Chromium", { timeout: 180_000 }, () => {
   test("the measurement finds a label moved onto a box, or onto another arrow and its label", async () => {
     const svg = planToSvg(readJson("examples/trip/plan.json"), catalog("examples/trip/tools.json"));
     const moveLabel = (from: number, to: number, dx: number, dy: number): string => {
-      const pattern = new RegExp(`(<g class="plan-refs-edge[^"]*" data-from="${from}" data-to="${to}">(?:(?!</g>).)*<text x=")([\\d.]+)(" y=")([\\d.]+)`, "s");
-      const moved = svg.replace(pattern, (_all, head: string, x: string, middle: string, y: string) => `${head}${Number(x) + dx}${middle}${Number(y) + dy}`);
+      const pattern = new RegExp(
+        `(<g class="plan-refs-edge[^"]*" data-from="${from}" data-to="${to}">(?:(?!</g>).)*<text x=")([\\d.]+)(" y=")([\\d.]+)`,
+        "s",
+      );
+      const moved = svg.replace(
+        pattern,
+        (_all, head: string, x: string, middle: string, y: string) => `${head}${Number(x) + dx}${middle}${Number(y) + dy}`,
+      );
       expect(moved).not.toBe(svg);
       return moved;
     };

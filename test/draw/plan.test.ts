@@ -65,12 +65,15 @@ describe.each(rows)("$name", (row) => {
     expect(root.name).toBe("svg");
     expect(root.attributes.xmlns).toBe("http://www.w3.org/2000/svg");
     const boxes = [...byClass(root, "plan-refs-step"), ...byClass(root, "plan-refs-missing")];
-    expect(boxes.map((box) => Number(box.attributes["data-step"])).sort((a, b) => a - b)).toEqual([...steps.map((step) => step.id), ...layout.picture.missing].sort((a, b) => a - b));
+    expect(boxes.map((box) => Number(box.attributes["data-step"])).sort((a, b) => a - b)).toEqual(
+      [...steps.map((step) => step.id), ...layout.picture.missing].sort((a, b) => a - b),
+    );
     expect(boxes.every((box) => box.children.filter((child) => child.name === "rect").length === 1)).toBe(true);
     const arrows = byClass(root, "plan-refs-edge").map((edge) => `${edge.attributes["data-from"]}>${edge.attributes["data-to"]}`);
     expect(new Set(arrows).size).toBe(arrows.length);
     const expected = graphEdges(plan, options);
-    for (const missing of layout.picture.missing) for (const edge of layout.picture.edges) if (edge.from === missing) expected.add(`${edge.from}>${edge.to}`);
+    for (const missing of layout.picture.missing)
+      for (const edge of layout.picture.edges) if (edge.from === missing) expected.add(`${edge.from}>${edge.to}`);
     // The plan's output: one box, and an arrow from each step it reads.
     for (const edge of layout.picture.edges) if (edge.to === OUTPUT_NODE) expected.add(`${edge.from}>${edge.to}`);
     expect(byClass(root, "plan-refs-output")).toHaveLength(readPlan(plan).plan.output === undefined ? 0 : 1);
@@ -97,15 +100,25 @@ describe.each(rows)("$name", (row) => {
     if (row.levels !== undefined) expect(picture.levels).toEqual(row.levels);
     if (row.stuck !== undefined) expect(picture.stuck).toEqual(row.stuck);
     if (row.missing !== undefined) expect(picture.missing).toEqual(row.missing);
-    if (row.edges !== undefined) expect(Object.fromEntries(picture.edges.map((edge) => [`${edge.from}>${edge.to}`, edge.state]))).toEqual(row.edges);
-    for (const [pair, keys] of Object.entries(row.keys ?? {})) expect(picture.edges.find((edge) => `${edge.from}>${edge.to}` === pair)?.keys).toEqual(keys);
-    if (row.badSteps !== undefined) expect(layout.boxes.filter((box) => box.bad && box.kind !== "missing").map((box) => box.id).sort((a, b) => a - b)).toEqual(row.badSteps);
+    if (row.edges !== undefined)
+      expect(Object.fromEntries(picture.edges.map((edge) => [`${edge.from}>${edge.to}`, edge.state]))).toEqual(row.edges);
+    for (const [pair, keys] of Object.entries(row.keys ?? {}))
+      expect(picture.edges.find((edge) => `${edge.from}>${edge.to}` === pair)?.keys).toEqual(keys);
+    if (row.badSteps !== undefined)
+      expect(
+        layout.boxes
+          .filter((box) => box.bad && box.kind !== "missing")
+          .map((box) => box.id)
+          .sort((a, b) => a - b),
+      ).toEqual(row.badSteps);
     if (row.errorCount !== undefined) expect(picture.errorCount).toBe(row.errorCount);
     if (row.columns !== undefined) expect(layout.columns).toHaveLength(row.columns);
     // Bad arrows are red, missing ones dashed, in the SVG too.
     const root = parseXml(svg);
     for (const edge of byClass(root, "plan-refs-edge")) {
-      const state = picture.edges.find((e) => `${e.from}>${e.to}` === `${edge.attributes["data-from"]}>${edge.attributes["data-to"]}`)!.state;
+      const state = picture.edges.find(
+        (e) => `${e.from}>${e.to}` === `${edge.attributes["data-from"]}>${edge.attributes["data-to"]}`,
+      )!.state;
       const path = edge.children.find((child) => child.name === "path")!;
       expect(path.attributes.stroke === "#dc2626").toBe(state !== "ok");
       expect(path.attributes["stroke-dasharray"] !== undefined).toBe(state === "missing");
@@ -131,7 +144,9 @@ describe.each(rows)("$name", (row) => {
   test("DOT: balanced braces and quotes, one node per step, one edge per dependency", () => {
     const text = planToDot(plan, options);
     checkDot(text);
-    expect([...text.matchAll(/^\s+"([sm]\d+)" \[label=/gm)].map((m) => m[1]).sort()).toEqual([...steps.map((step) => `s${step.id}`), ...layout.picture.missing.map((id) => `m${id}`)].sort());
+    expect([...text.matchAll(/^\s+"([sm]\d+)" \[label=/gm)].map((m) => m[1]).sort()).toEqual(
+      [...steps.map((step) => `s${step.id}`), ...layout.picture.missing.map((id) => `m${id}`)].sort(),
+    );
     expect([...text.matchAll(/^\s+"[sm]\d+" -> "(?:s\d+|output)" \[/gm)]).toHaveLength(layout.picture.edges.length);
     expect([...text.matchAll(/^\s+"output" \[label="output"/gm)]).toHaveLength(layout.picture.output ? 1 : 0);
   });
@@ -165,7 +180,9 @@ describe("options", () => {
 
   test("given diagnostics are drawn instead of linting again", () => {
     const plan = { steps: [{ id: 1, tool: "a", args: {} }] };
-    const layout = layoutPlan(plan, { diagnostics: [{ code: "unknown-tool", severity: "error", message: "no tool a", step: 1, pointer: "/steps/0/tool" }] });
+    const layout = layoutPlan(plan, {
+      diagnostics: [{ code: "unknown-tool", severity: "error", message: "no tool a", step: 1, pointer: "/steps/0/tool" }],
+    });
     expect(layout.boxes[0]?.bad).toBe(true);
     expect(layout.boxes[0]?.tooltip).toContain("no tool a");
     expect(layout.note?.text).toBe("1 lint error");

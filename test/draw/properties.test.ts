@@ -43,7 +43,9 @@ describe("plan pictures", () => {
         // The rectangles as drawn, read back from the SVG.
         const boxes = [...byClass(root, "plan-refs-step"), ...byClass(root, "plan-refs-missing")];
         expect(boxes).toHaveLength(layout.boxes.length);
-        const rects = boxes.map((box) => box.children.find((child) => child.name === "rect")!.attributes).map((a) => ({ x: Number(a.x), y: Number(a.y), width: Number(a.width), height: Number(a.height) }));
+        const rects = boxes
+          .map((box) => box.children.find((child) => child.name === "rect")!.attributes)
+          .map((a) => ({ x: Number(a.x), y: Number(a.y), width: Number(a.width), height: Number(a.height) }));
         rectsApart(rects);
         for (const box of boxes) {
           const texts = box.children.filter((child) => child.name === "text");
@@ -83,9 +85,18 @@ const reportArbitrary = fc
       timings.set(step.id, { startMs: step.start, endMs: step.start + step.length, durationMs: step.length });
       totalMs = Math.max(totalMs, step.start + step.length);
       if (step.outcome === "ok") results.set(step.id, { ok: true });
-      else errors.set(step.id, new StepError(step.outcome === "aborted" ? "aborted" : "tool-error", step.id, step.tool, "<boom> & \"quoted\""));
+      else
+        errors.set(step.id, new StepError(step.outcome === "aborted" ? "aborted" : "tool-error", step.id, step.tool, '<boom> & "quoted"'));
     }
-    const report: RunReport = { runId: "r", status: errors.size > 0 ? "failed" : "ok", results, errors, skipped, diagnostics: [], timings: { totalMs, steps: timings } };
+    const report: RunReport = {
+      runId: "r",
+      status: errors.size > 0 ? "failed" : "ok",
+      results,
+      errors,
+      skipped,
+      diagnostics: [],
+      timings: { totalMs, steps: timings },
+    };
     return { report, steps };
   });
 

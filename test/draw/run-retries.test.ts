@@ -52,7 +52,9 @@ describe("a run with a retried step", () => {
     expect(row.tries?.length).toBe(3);
     expect(row.tries![0]!.x).toBe(row.bar.x);
     for (const each of row.tries!) expect(each.x + each.width).toBeLessThanOrEqual(row.bar.x + row.bar.width + 1);
-    expect(row.tooltip).toMatch(/\ntry 1: from .+ to .+ \(.+\), failed; then waited .+\ntry 2: from .+, failed; then waited .+\ntry 3: from .+ to .+ \([^)]+\)(\n|$)/);
+    expect(row.tooltip).toMatch(
+      /\ntry 1: from .+ to .+ \(.+\), failed; then waited .+\ntry 2: from .+, failed; then waited .+\ntry 3: from .+ to .+ \([^)]+\)(\n|$)/,
+    );
     expect(layout.rows.find((candidate) => candidate.id === 2)!.tries).toBeUndefined();
 
     const svg = runToSvg(report, { plan });
@@ -79,8 +81,28 @@ describe("a run with a retried step", () => {
       diagnostics: [],
       timings: { totalMs: 100, steps: new Map([[1, { startMs: 10, endMs: 90, durationMs: 80 }]]) },
       attemptTimes: new Map<number, unknown>([
-        [1, [{ startMs: 10, endMs: 20 }, { startMs: 15, endMs: 30 }, { startMs: 50, endMs: 200 }, { startMs: 60, endMs: 90 }, "no try", { get startMs() { throw new Error("getter run"); } }]],
-        [7, [{ startMs: 0, endMs: 1 }, { startMs: 2, endMs: 3 }]],
+        [
+          1,
+          [
+            { startMs: 10, endMs: 20 },
+            { startMs: 15, endMs: 30 },
+            { startMs: 50, endMs: 200 },
+            { startMs: 60, endMs: 90 },
+            "no try",
+            {
+              get startMs() {
+                throw new Error("getter run");
+              },
+            },
+          ],
+        ],
+        [
+          7,
+          [
+            { startMs: 0, endMs: 1 },
+            { startMs: 2, endMs: 3 },
+          ],
+        ],
       ]),
     } as unknown as RunReport;
     const row = layoutRun(report).rows.find((candidate) => candidate.id === 1)!;

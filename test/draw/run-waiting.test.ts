@@ -29,7 +29,9 @@ describe("a run with a step waiting for approval", () => {
     expect(row(2).startMs).toBeDefined();
     expect(row(2).endMs).toBe(report.timings.steps.get(2)!.endMs);
     expect(row(2).endMs! - row(2).startMs!).toBe(report.timings.steps.get(2)!.durationMs);
-    expect(row(2).tooltip).toMatch(/^Step 2 \(pay\\u202eevil\): waiting for approval\nits turn came at .+; it waited .+ \(its tool was not called\)$/);
+    expect(row(2).tooltip).toMatch(
+      /^Step 2 \(pay\\u202eevil\): waiting for approval\nits turn came at .+; it waited .+ \(its tool was not called\)$/,
+    );
     expect(row(3).outcome).toBe("not-run");
     expect(layout.criticalPath).not.toContain(2);
     expect(layout.summary).toMatch(/^Run suspended: 4 steps \(2 ok, 1 waiting, 1 not-run\)/);

@@ -12,7 +12,10 @@ import { checkMermaidFlowchart, expectInert } from "./checks.js";
 import { drawFixtures, generatedPlan, readJson, runWithFailures } from "./fixtures.js";
 import { byClass, parseXml } from "./xml.js";
 
-function report(steps: [id: number, start: number, end: number, outcome?: "ok" | "failed" | "aborted"][], skipped: number[] = []): RunReport {
+function report(
+  steps: [id: number, start: number, end: number, outcome?: "ok" | "failed" | "aborted"][],
+  skipped: number[] = [],
+): RunReport {
   const timings = new Map<number, StepTiming>();
   const results = new Map<number, unknown>();
   const errors = new Map<number, StepError>();
@@ -21,7 +24,15 @@ function report(steps: [id: number, start: number, end: number, outcome?: "ok" |
     if (outcome === "ok") results.set(id, id);
     else errors.set(id, new StepError(outcome === "aborted" ? "aborted" : "tool-error", id, `tool${id}`, "it broke"));
   }
-  return { runId: "r", status: errors.size > 0 ? "failed" : "ok", results, errors, skipped, diagnostics: [], timings: { totalMs: Math.max(0, ...steps.map((s) => s[2])), steps: timings } };
+  return {
+    runId: "r",
+    status: errors.size > 0 ? "failed" : "ok",
+    results,
+    errors,
+    skipped,
+    diagnostics: [],
+    timings: { totalMs: Math.max(0, ...steps.map((s) => s[2])), steps: timings },
+  };
 }
 
 const diamond = {
@@ -35,12 +46,15 @@ const diamond = {
 };
 
 describe("a report with known times", () => {
-  const known = report([
-    [1, 0, 10],
-    [2, 10, 30],
-    [3, 10, 15],
-    [4, 30, 40, "failed"],
-  ], [5]);
+  const known = report(
+    [
+      [1, 0, 10],
+      [2, 10, 30],
+      [3, 10, 15],
+      [4, 30, 40, "failed"],
+    ],
+    [5],
+  );
   const layout = layoutRun(known, { plan: diamond });
 
   test("rows in start order, bars from start to end on the time scale", () => {
@@ -87,7 +101,11 @@ describe("a report with known times", () => {
     expect(bars.map((bar) => bar.attributes["data-step"])).toEqual(["1", "2", "3", "4", "5"]);
     expect(byClass(root, "plan-refs-failed").map((bar) => bar.attributes["data-step"])).toEqual(["4"]);
     expect(byClass(root, "plan-refs-skipped").map((bar) => bar.attributes["data-step"])).toEqual(["5"]);
-    expect(byClass(root, "plan-refs-critical").filter((e) => e.name === "g").map((bar) => bar.attributes["data-step"])).toEqual(["1", "2", "4"]);
+    expect(
+      byClass(root, "plan-refs-critical")
+        .filter((e) => e.name === "g")
+        .map((bar) => bar.attributes["data-step"]),
+    ).toEqual(["1", "2", "4"]);
     const failed = bars[3]!.children.find((child) => child.name === "title")!.text;
     expect(failed).toContain("tool-error: step 4 (tool4): it broke");
     expect(byClass(root, "plan-refs-dependency")).toHaveLength(5);
@@ -104,9 +122,20 @@ describe("a report with known times", () => {
   test("Mermaid Gantt: one task per step, milliseconds, failed steps crit, the critical path active", () => {
     const text = runToMermaid(known, { plan: diamond });
     const lines = text.trimEnd().split("\n");
-    expect(lines.slice(0, 4)).toEqual(["gantt", expect.stringMatching(/^ {2}title Run failed/) as string, "  dateFormat x", "  axisFormat %S.%L s"]);
+    expect(lines.slice(0, 4)).toEqual([
+      "gantt",
+      expect.stringMatching(/^ {2}title Run failed/) as string,
+      "  dateFormat x",
+      "  axisFormat %S.%L s",
+    ]);
     const tasks = lines.filter((line) => / :/.test(line));
-    expect(tasks).toEqual(["  $1 a :active, s1, 0, 10", "  $2 slow :active, s2, 10, 30", "  $3 fast :s3, 10, 15", "  $4 join :crit, s4, 30, 40", "  $5 after :milestone, s5, 40, 40"]);
+    expect(tasks).toEqual([
+      "  $1 a :active, s1, 0, 10",
+      "  $2 slow :active, s2, 10, 30",
+      "  $3 fast :s3, 10, 15",
+      "  $4 join :crit, s4, 30, 40",
+      "  $5 after :milestone, s5, 40, 40",
+    ]);
   });
 });
 
@@ -142,7 +171,13 @@ describe("real runs", () => {
 
   test("an aborted run: the steps running at the abort are aborted, the rest skipped", async () => {
     const controller = new AbortController();
-    const plan = { steps: [{ id: 1, tool: "quick", args: {} }, { id: 2, tool: "hang", args: { x: "$1" } }, { id: 3, tool: "quick", args: { x: "$2" } }] };
+    const plan = {
+      steps: [
+        { id: 1, tool: "quick", args: {} },
+        { id: 2, tool: "hang", args: { x: "$1" } },
+        { id: 3, tool: "quick", args: { x: "$2" } },
+      ],
+    };
     const tools: ToolFunctions = {
       quick: () => 1,
       hang: (_args, context) =>
@@ -159,7 +194,12 @@ describe("real runs", () => {
   });
 
   test("an invalid run (lint errors, nothing ran): every step of the plan is a row that never ran", async () => {
-    const plan = { steps: [{ id: 1, tool: "a", args: { x: "$9" } }, { id: 2, tool: "a", args: {} }] };
+    const plan = {
+      steps: [
+        { id: 1, tool: "a", args: { x: "$9" } },
+        { id: 2, tool: "a", args: {} },
+      ],
+    };
     const result = await runPlan(plan, { a: () => 1 });
     expect(result.status).toBe("invalid");
     const layout = layoutRun(result, { plan });
@@ -183,7 +223,20 @@ describe("bad input", () => {
   });
 
   test("a report with fields of the wrong kinds draws what it can, without throwing", () => {
-    const odd = { status: 3, results: [], errors: "no", skipped: "x", timings: { totalMs: Number.NaN, steps: new Map<unknown, unknown>([["1", { startMs: 0, endMs: 1 }], [2, { startMs: 0, endMs: Infinity }], [3, { startMs: 1, endMs: 2 }]]) } };
+    const odd = {
+      status: 3,
+      results: [],
+      errors: "no",
+      skipped: "x",
+      timings: {
+        totalMs: Number.NaN,
+        steps: new Map<unknown, unknown>([
+          ["1", { startMs: 0, endMs: 1 }],
+          [2, { startMs: 0, endMs: Infinity }],
+          [3, { startMs: 1, endMs: 2 }],
+        ]),
+      },
+    };
     const layout = layoutRun(odd as unknown as RunReport);
     expect(layout.rows.map((row) => row.id)).toEqual([3]);
     expectInert(runToSvg(odd as unknown as RunReport));

@@ -22,7 +22,8 @@ import { loadCases } from "../helpers/cases.js";
 
 interface Row {
   readonly name: string;
-  readonly function: "tokenize" | "documentTokens" | "completionsAt" | "hoverAt" | "definitionAt" | "referencesTo" | "renameStep" | "stepAt";
+  readonly function:
+    "tokenize" | "documentTokens" | "completionsAt" | "hoverAt" | "definitionAt" | "referencesTo" | "renameStep" | "stepAt";
   readonly input?: string;
   readonly plan?: unknown;
   readonly text?: string | string[];
@@ -85,7 +86,9 @@ describe("tokenize", () => {
 describe("documentTokens", () => {
   test.each(rowsOf("documentTokens"))("$name", (row) => {
     const { text } = documentOf(row);
-    expect(documentTokens(text, optionsOf(row)).map((token) => [token.kind, text.slice(token.span.start, token.span.end)])).toEqual(row.expected);
+    expect(documentTokens(text, optionsOf(row)).map((token) => [token.kind, text.slice(token.span.start, token.span.end)])).toEqual(
+      row.expected,
+    );
   });
 });
 
@@ -93,7 +96,10 @@ describe("completionsAt", () => {
   test.each(rowsOf("completionsAt"))("$name", (row) => {
     const { text, cursor } = cursorOf(row);
     const expected = row.expected as Record<string, unknown>[];
-    const items = completionsAt(text, cursor, optionsOf(row)).map((item) => ({ ...item, replaces: text.slice(item.span.start, item.span.end) }));
+    const items = completionsAt(text, cursor, optionsOf(row)).map((item) => ({
+      ...item,
+      replaces: text.slice(item.span.start, item.span.end),
+    }));
     expect(items.map((item, i) => pick(item, Object.keys(expected[i] ?? { label: 0 })))).toEqual(expected);
     // The span an item replaces always holds the cursor (LSP requires it).
     for (const item of items) expect(item.span.start <= cursor && cursor <= item.span.end).toBe(true);
@@ -143,7 +149,12 @@ describe("stepAt", () => {
     const { text, cursor } = cursorOf(row);
     const found = stepAt(text, cursor, optionsOf(row));
     if (row.expected === null) return void expect(found).toBeUndefined();
-    expect({ stepId: found?.stepId, declaration: found?.declaration, exists: found?.exists, range: found && text.slice(found.span.start, found.span.end) }).toEqual(row.expected);
+    expect({
+      stepId: found?.stepId,
+      declaration: found?.declaration,
+      exists: found?.exists,
+      range: found && text.slice(found.span.start, found.span.end),
+    }).toEqual(row.expected);
   });
 });
 
@@ -162,7 +173,17 @@ describe("what JSON rows cannot express", () => {
   });
 
   test("a catalog whose Proxy traps throw counts as no catalog, not an exception", () => {
-    const hostile = new Proxy({}, { ownKeys: () => { throw new Error("boom"); }, getOwnPropertyDescriptor: () => { throw new Error("boom"); } });
+    const hostile = new Proxy(
+      {},
+      {
+        ownKeys: () => {
+          throw new Error("boom");
+        },
+        getOwnPropertyDescriptor: () => {
+          throw new Error("boom");
+        },
+      },
+    );
     const text = plan("$1.");
     const at = text.indexOf("$1.") + 3;
     expect(completionsAt(text, at, { tools: hostile })).toEqual([]);
@@ -209,9 +230,25 @@ describe("what JSON rows cannot express", () => {
   });
 
   test.each([
-    ["edits in any order", "abcdef", [{ span: { start: 4, end: 5 }, newText: "E" }, { span: { start: 0, end: 1 }, newText: "AA" }], "AAbcdEf"],
+    [
+      "edits in any order",
+      "abcdef",
+      [
+        { span: { start: 4, end: 5 }, newText: "E" },
+        { span: { start: 0, end: 1 }, newText: "AA" },
+      ],
+      "AAbcdEf",
+    ],
     ["an insertion", "abc", [{ span: { start: 1, end: 1 }, newText: "-" }], "a-bc"],
-    ["an overlapping edit is left out", "abcdef", [{ span: { start: 0, end: 3 }, newText: "X" }, { span: { start: 2, end: 4 }, newText: "Y" }], "Xdef"],
+    [
+      "an overlapping edit is left out",
+      "abcdef",
+      [
+        { span: { start: 0, end: 3 }, newText: "X" },
+        { span: { start: 2, end: 4 }, newText: "Y" },
+      ],
+      "Xdef",
+    ],
     ["an edit outside the text is left out", "abc", [{ span: { start: 2, end: 9 }, newText: "X" }], "abc"],
   ])("applyTextEdits: %s", (_name, text, edits, expected) => {
     expect(applyTextEdits(text, edits)).toBe(expected);

@@ -20,7 +20,10 @@ import { hover } from "../../src/editor/lsp/hover.js";
 import { prepareRename, rename } from "../../src/editor/lsp/rename.js";
 import { semanticTokens } from "../../src/editor/lsp/semantic-tokens.js";
 
-const geocode = { description: "Find a place by name.", output: { type: "object", properties: { name: { type: "string" }, lat: { type: "number" } }, additionalProperties: false } };
+const geocode = {
+  description: "Find a place by name.",
+  output: { type: "object", properties: { name: { type: "string" }, lat: { type: "number" } }, additionalProperties: false },
+};
 const planText = '{ "steps": [ { "id": 1, "tool": "geocode" }, { "id": 2, "tool": "geocode", "args": { "q": "$1.lat" } } ] }';
 
 let folder: string;
@@ -55,24 +58,43 @@ function server(readTextFile: (path: string) => string = () => "{}") {
 }
 
 const position = (document: TextDocument, needle: string, delta = 0) => document.positionAt(document.getText().indexOf(needle) + delta);
-const params = (document: TextDocument, needle: string, delta = 0) => ({ textDocument: { uri: document.uri }, position: position(document, needle, delta) });
+const params = (document: TextDocument, needle: string, delta = 0) => ({
+  textDocument: { uri: document.uri },
+  position: position(document, needle, delta),
+});
 const codes = (params: PublishDiagnosticsParams) => params.diagnostics.map((item) => item.code);
 
 describe("the guard (runHandler)", () => {
   test("a handler that throws is answered with the fallback and logged once, naming what failed", () => {
     const { context, errors } = server();
-    expect(context.runHandler("hover", null, () => { throw new Error("boom"); })).toBeNull();
+    expect(
+      context.runHandler("hover", null, () => {
+        throw new Error("boom");
+      }),
+    ).toBeNull();
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(/^plan-refs: hover: Error: boom/);
   });
 
   test("a connection that is gone is told nothing, and the guard still answers", () => {
     const context = createServerContext(
-      { console: { error: () => { throw new Error("gone"); }, warn: () => {} }, sendDiagnostics: async () => {} },
+      {
+        console: {
+          error: () => {
+            throw new Error("gone");
+          },
+          warn: () => {},
+        },
+        sendDiagnostics: async () => {},
+      },
       { get: () => undefined, all: () => [] },
       () => "",
     );
-    expect(context.runHandler("completion", "fallback", () => { throw new Error("boom"); })).toBe("fallback");
+    expect(
+      context.runHandler("completion", "fallback", () => {
+        throw new Error("boom");
+      }),
+    ).toBe("fallback");
   });
 });
 
@@ -83,7 +105,9 @@ describe("request handlers on a plan with its tools next to it", () => {
     const plan = open("trip.json", planText);
     const items = completion(context, params(plan, "$1.lat", 3))!;
     expect(items.map((item) => item.label)).toEqual(["name", "lat"]);
-    expect(items.map((item) => item.label)).toEqual(completionsAt(planText, planText.indexOf("$1.lat") + 3, context.editorOptions(plan)).map((item) => item.label));
+    expect(items.map((item) => item.label)).toEqual(
+      completionsAt(planText, planText.indexOf("$1.lat") + 3, context.editorOptions(plan)).map((item) => item.label),
+    );
     expect(items.map((item) => item.sortText)).toEqual(["000000", "000001"]);
 
     const shown = hover(context, params(plan, "$1.lat", 4))!;
@@ -95,16 +119,23 @@ describe("request handlers on a plan with its tools next to it", () => {
     const found = references(context, { ...params(plan, '"id": 1', 6), context: { includeDeclaration: true } })!;
     const starts = (locations: { range: { start: Position } }[]) => locations.map((location) => plan.offsetAt(location.range.start));
     expect(starts(found)).toEqual([planText.indexOf('"id": 1') + 6, planText.indexOf("$1.lat") + 1]);
-    expect(starts(references(context, { ...params(plan, '"id": 1', 6), context: { includeDeclaration: false } })!)).toEqual([planText.indexOf("$1.lat") + 1]);
+    expect(starts(references(context, { ...params(plan, '"id": 1', 6), context: { includeDeclaration: false } })!)).toEqual([
+      planText.indexOf("$1.lat") + 1,
+    ]);
   });
 
   test("prepareRename and rename: the id and every reference; refusals are InvalidParams responses", () => {
     const { context, open } = server();
     const plan = open("trip.json", planText);
-    expect(prepareRename(context, params(plan, "$1.lat", 1))).toEqual({ range: { start: position(plan, "$1.lat", 1), end: position(plan, "$1.lat", 2) }, placeholder: "1" });
+    expect(prepareRename(context, params(plan, "$1.lat", 1))).toEqual({
+      range: { start: position(plan, "$1.lat", 1), end: position(plan, "$1.lat", 2) },
+      placeholder: "1",
+    });
     expect(prepareRename(context, params(plan, "geocode"))).toBeNull();
     const edit = rename(context, { ...params(plan, "$1.lat", 1), newName: " 10 " }) as WorkspaceEdit;
-    expect(TextDocument.applyEdits(plan, edit.changes![plan.uri]!)).toBe(planText.replace('"id": 1,', '"id": 10,').replace("$1.lat", "$10.lat"));
+    expect(TextDocument.applyEdits(plan, edit.changes![plan.uri]!)).toBe(
+      planText.replace('"id": 1,', '"id": 10,').replace("$1.lat", "$10.lat"),
+    );
     for (const newName of ["ten", "-1", "01", "9007199254740993"]) {
       const refused = rename(context, { ...params(plan, "$1.lat", 1), newName });
       expect(refused).toBeInstanceOf(ResponseError);
@@ -139,8 +170,14 @@ describe("request handlers on a plan with its tools next to it", () => {
 describe("code actions", () => {
   test("a quickfix per diagnostic in the range that knows its fix; none for a document that is not a plan, or when only other kinds are asked for", () => {
     const { context, open } = server();
-    open("tools.json", JSON.stringify({ geocode, weather: { input: { type: "object", properties: { lat: { type: "number" } }, required: ["lat"] } } }));
-    const plan = open("actions.json", '{ "steps": [ { "id": 1, "tool": "geocode" }, { "id": 2, "tool": "weather", "args": { "x": "$1.nmae" } } ] }');
+    open(
+      "tools.json",
+      JSON.stringify({ geocode, weather: { input: { type: "object", properties: { lat: { type: "number" } }, required: ["lat"] } } }),
+    );
+    const plan = open(
+      "actions.json",
+      '{ "steps": [ { "id": 1, "tool": "geocode" }, { "id": 2, "tool": "weather", "args": { "x": "$1.nmae" } } ] }',
+    );
     const whole = { start: plan.positionAt(0), end: plan.positionAt(plan.getText().length) };
     const actions = codeActions(context, { textDocument: { uri: plan.uri }, range: whole, context: { diagnostics: [] } });
     expect(actions.map((action) => [action.kind, action.title, action.diagnostics?.[0]?.code])).toEqual([
@@ -148,8 +185,12 @@ describe("code actions", () => {
       ["quickfix", "Change to .name", "unknown-key"],
     ]);
     const edits = actions.flatMap((action) => action.edit!.changes![plan.uri]!);
-    expect(TextDocument.applyEdits(plan, edits)).toBe('{ "steps": [ { "id": 1, "tool": "geocode" }, { "id": 2, "tool": "weather", "args": { "x": "$1.name", "lat": 0 } } ] }');
-    expect(codeActions(context, { textDocument: { uri: plan.uri }, range: whole, context: { diagnostics: [], only: ["refactor"] } })).toEqual([]);
+    expect(TextDocument.applyEdits(plan, edits)).toBe(
+      '{ "steps": [ { "id": 1, "tool": "geocode" }, { "id": 2, "tool": "weather", "args": { "x": "$1.name", "lat": 0 } } ] }',
+    );
+    expect(
+      codeActions(context, { textDocument: { uri: plan.uri }, range: whole, context: { diagnostics: [], only: ["refactor"] } }),
+    ).toEqual([]);
     const other = open("package.json", '{ "name": "x" }');
     expect(codeActions(context, { textDocument: { uri: other.uri }, range: whole, context: { diagnostics: [] } })).toEqual([]);
   });
@@ -158,21 +199,43 @@ describe("code actions", () => {
 describe("the catalog beside a plan", () => {
   test("a tools.json in the shape of MCP's tools/list result is read as the tools it lists", () => {
     const { context, open, published } = server();
-    open("tools.json", JSON.stringify({ tools: [{ name: "geocode", description: geocode.description, outputSchema: geocode.output, inputSchema: { type: "object", properties: { q: { type: "string" } }, additionalProperties: false } }] }));
-    const plan = open("mcp-list.plan.json", '{ "steps": [ { "id": 1, "tool": "geocode", "args": { "q": 3 } }, { "id": 2, "tool": "geocode", "args": { "q": "$1.nmae" } } ] }');
+    open(
+      "tools.json",
+      JSON.stringify({
+        tools: [
+          {
+            name: "geocode",
+            description: geocode.description,
+            outputSchema: geocode.output,
+            inputSchema: { type: "object", properties: { q: { type: "string" } }, additionalProperties: false },
+          },
+        ],
+      }),
+    );
+    const plan = open(
+      "mcp-list.plan.json",
+      '{ "steps": [ { "id": 1, "tool": "geocode", "args": { "q": 3 } }, { "id": 2, "tool": "geocode", "args": { "q": "$1.nmae" } } ] }',
+    );
     createValidation(context, 0).opened(plan.uri);
     expect(published.map(codes)).toEqual([["invalid-argument", "unknown-key"]]);
   });
 
   test("the plan's own tools win over tools.json; an open tools.json wins over the file", () => {
-    writeFileSync(join(folder, "tools.json"), JSON.stringify({ geocode: { output: { type: "object", properties: { fromFile: { type: "string" } } } } }));
+    writeFileSync(
+      join(folder, "tools.json"),
+      JSON.stringify({ geocode: { output: { type: "object", properties: { fromFile: { type: "string" } } } } }),
+    );
     const { context, open } = server((path) => readFileSync(path, "utf8"));
     const plan = open("trip.json", planText);
     const labels = () => completion(context, params(plan, "$1.lat", 3))!.map((item) => item.label);
     expect(labels()).toEqual(["fromFile"]);
     const tools = open("tools.json", JSON.stringify({ geocode }));
     expect(labels()).toEqual(["name", "lat"]);
-    TextDocument.update(tools, [{ text: JSON.stringify({ geocode: { output: { type: "object", properties: { edited: { type: "string" } } } } }) }], 2);
+    TextDocument.update(
+      tools,
+      [{ text: JSON.stringify({ geocode: { output: { type: "object", properties: { edited: { type: "string" } } } } }) }],
+      2,
+    );
     expect(labels()).toEqual(["edited"]);
     const inline = open("inline.json", planText.replace('"steps"', '"tools": {}, "steps"'));
     expect(context.editorOptions(inline)).toBeUndefined();
@@ -213,7 +276,11 @@ describe("diagnostics (createValidation)", () => {
     const first = nextPublished();
     validation.opened(plan.uri);
     expect(codes(await first)).toEqual(["unknown-key"]);
-    TextDocument.update(tools, [{ text: JSON.stringify({ geocode: { output: { type: "object", properties: { lon: { type: "number" } } } } }) }], 2);
+    TextDocument.update(
+      tools,
+      [{ text: JSON.stringify({ geocode: { output: { type: "object", properties: { lon: { type: "number" } } } } }) }],
+      2,
+    );
     const relinted = nextPublished();
     validation.changed(tools);
     expect(await relinted).toMatchObject({ uri: plan.uri, version: 1, diagnostics: [] });

@@ -54,7 +54,11 @@ const main = join(root, "dist", "cli", "main.js");
 const tools = {
   geocode: {
     description: "Find a place by name.",
-    output: { type: "object", properties: { name: { type: "string" }, lat: { type: "number" }, lon: { type: "number" } }, additionalProperties: false },
+    output: {
+      type: "object",
+      properties: { name: { type: "string" }, lat: { type: "number" }, lon: { type: "number" } },
+      additionalProperties: false,
+    },
   },
   weather: { description: "Weather for a place.", output: { type: "object", properties: { summary: { type: "string" } } } },
 };
@@ -82,7 +86,9 @@ let stderr = "";
 
 /** The next diagnostics published for `uri` (with `version`, when given), waited for as a notification. */
 function nextDiagnostics(uri: string, version?: number): Promise<PublishDiagnosticsParams> {
-  return new Promise((resolve) => waiting.push({ match: (params) => params.uri === uri && (version === undefined || params.version === version), resolve }));
+  return new Promise((resolve) =>
+    waiting.push({ match: (params) => params.uri === uri && (version === undefined || params.version === version), resolve }),
+  );
 }
 
 function open(uri: string, text: string, version = 1): Promise<PublishDiagnosticsParams> {
@@ -142,12 +148,21 @@ describe("plan-refs lsp --stdio", () => {
     expect(capabilities.referencesProvider).toBe(true);
     expect(capabilities.renameProvider).toEqual({ prepareProvider: true });
     expect(capabilities.codeActionProvider).toEqual({ codeActionKinds: ["quickfix"] });
-    expect(capabilities.semanticTokensProvider).toMatchObject({ full: true, legend: { tokenTypes: ["keyword", "number", "operator", "property", "string", "regexp"] } });
+    expect(capabilities.semanticTokensProvider).toMatchObject({
+      full: true,
+      legend: { tokenTypes: ["keyword", "number", "operator", "property", "string", "regexp"] },
+    });
   });
 
   test("didOpen publishes the linter's diagnostics at exact positions, with tools.json next to the plan", async () => {
     const published = await open(planUri, planText);
-    const found = published.diagnostics.map((item) => ({ code: item.code, severity: item.severity, source: item.source, text: rangeText(planText, item.range), line: item.range.start.line }));
+    const found = published.diagnostics.map((item) => ({
+      code: item.code,
+      severity: item.severity,
+      source: item.source,
+      text: rangeText(planText, item.range),
+      line: item.range.start.line,
+    }));
     expect(found).toEqual([
       { code: "unknown-key", severity: 1, source: "plan-refs", text: ".lno", line: 3 },
       { code: "unknown-step", severity: 1, source: "plan-refs", text: "$7", line: 3 },
@@ -159,11 +174,17 @@ describe("plan-refs lsp --stdio", () => {
   test("an edit is linted again (debounced): the diagnostics of the new version", async () => {
     const published = nextDiagnostics(planUri, 2);
     const range = { start: at(planText, "lno", 0), end: at(planText, "lno", 3) };
-    await connection.sendNotification(DidChangeTextDocumentNotification.type, { textDocument: { uri: planUri, version: 2 }, contentChanges: [{ range, text: "lon" }] });
+    await connection.sendNotification(DidChangeTextDocumentNotification.type, {
+      textDocument: { uri: planUri, version: 2 },
+      contentChanges: [{ range, text: "lon" }],
+    });
     expect((await published).diagnostics.map((item) => item.code)).toEqual(["unknown-step"]);
     // Back to the first text for the requests below.
     const restored = nextDiagnostics(planUri, 3);
-    await connection.sendNotification(DidChangeTextDocumentNotification.type, { textDocument: { uri: planUri, version: 3 }, contentChanges: [{ text: planText }] });
+    await connection.sendNotification(DidChangeTextDocumentNotification.type, {
+      textDocument: { uri: planUri, version: 3 },
+      contentChanges: [{ text: planText }],
+    });
     expect((await restored).diagnostics).toHaveLength(2);
   });
 
@@ -184,7 +205,10 @@ describe("plan-refs lsp --stdio", () => {
   });
 
   test("hover shows the step, its tool's description and the value's schema", async () => {
-    const hover = (await connection.sendRequest(HoverRequest.type, { textDocument: { uri: planUri }, position: at(planText, "$1.lat", 4) })) as Hover;
+    const hover = (await connection.sendRequest(HoverRequest.type, {
+      textDocument: { uri: planUri },
+      position: at(planText, "$1.lat", 4),
+    })) as Hover;
     const markdown = (hover.contents as { kind: string; value: string }).value;
     expect((hover.contents as { kind: string }).kind).toBe("markdown");
     expect(markdown).toContain("**Step 1** · `geocode`");
@@ -194,14 +218,23 @@ describe("plan-refs lsp --stdio", () => {
   });
 
   test("go to definition jumps to the referenced step", async () => {
-    const location = (await connection.sendRequest(DefinitionRequest.type, { textDocument: { uri: planUri }, position: at(planText, "$1.lat", 1) })) as Location;
+    const location = (await connection.sendRequest(DefinitionRequest.type, {
+      textDocument: { uri: planUri },
+      position: at(planText, "$1.lat", 1),
+    })) as Location;
     expect(location.uri).toBe(planUri);
     expect(rangeText(planText, location.range)).toBe('{ "id": 1, "tool": "geocode", "args": { "q": "Lisbon" } }');
   });
 
   test("find references lists the step's id and every reference to it", async () => {
-    const locations = (await connection.sendRequest(ReferencesRequest.type, { textDocument: { uri: planUri }, position: at(planText, '"id": 1', 6), context: { includeDeclaration: true } })) as Location[];
-    expect(locations.map((location) => [location.range.start.line, location.range.start.character, rangeText(planText, location.range)])).toEqual([
+    const locations = (await connection.sendRequest(ReferencesRequest.type, {
+      textDocument: { uri: planUri },
+      position: at(planText, '"id": 1', 6),
+      context: { includeDeclaration: true },
+    })) as Location[];
+    expect(
+      locations.map((location) => [location.range.start.line, location.range.start.character, rangeText(planText, location.range)]),
+    ).toEqual([
       [2, planText.split("\n")[2]!.indexOf("1"), "1"],
       [3, line3.indexOf("$1.lat") + 1, "1"],
       [3, line3.indexOf("$1.lno") + 1, "1"],
@@ -210,29 +243,49 @@ describe("plan-refs lsp --stdio", () => {
 
   test("rename: prepareRename on a reference's digits, then edits for the id and every reference", async () => {
     const position = at(planText, "$1.lno", 1);
-    const prepared = (await connection.sendRequest(PrepareRenameRequest.type, { textDocument: { uri: planUri }, position })) as { range: Range; placeholder: string };
+    const prepared = (await connection.sendRequest(PrepareRenameRequest.type, { textDocument: { uri: planUri }, position })) as {
+      range: Range;
+      placeholder: string;
+    };
     expect(prepared.placeholder).toBe("1");
     expect(rangeText(planText, prepared.range)).toBe("1");
-    const edit = (await connection.sendRequest(RenameRequest.type, { textDocument: { uri: planUri }, position, newName: "10" })) as WorkspaceEdit;
+    const edit = (await connection.sendRequest(RenameRequest.type, {
+      textDocument: { uri: planUri },
+      position,
+      newName: "10",
+    })) as WorkspaceEdit;
     const renamed = TextDocument.applyEdits(TextDocument.create(planUri, "json", 1, planText), edit.changes![planUri]!);
     expect(renamed).toBe(planText.replace('"id": 1,', '"id": 10,').replace("$1.lat", "$10.lat").replace("$1.lno", "$10.lno"));
   });
 
   test("rename refuses what is not a step id, and prepareRename what is not a step", async () => {
     const position = at(planText, "$1.lno", 1);
-    await expect(connection.sendRequest(RenameRequest.type, { textDocument: { uri: planUri }, position, newName: "ten" })).rejects.toMatchObject({ code: -32602 });
-    await expect(connection.sendRequest(RenameRequest.type, { textDocument: { uri: planUri }, position, newName: "2" })).rejects.toMatchObject({ message: "step 2 already exists" });
-    expect(await connection.sendRequest(PrepareRenameRequest.type, { textDocument: { uri: planUri }, position: at(planText, "Lisbon", 2) })).toBeNull();
-    expect(await connection.sendRequest(PrepareRenameRequest.type, { textDocument: { uri: planUri }, position: at(planText, "$7", 1) })).toBeNull();
+    await expect(
+      connection.sendRequest(RenameRequest.type, { textDocument: { uri: planUri }, position, newName: "ten" }),
+    ).rejects.toMatchObject({ code: -32602 });
+    await expect(
+      connection.sendRequest(RenameRequest.type, { textDocument: { uri: planUri }, position, newName: "2" }),
+    ).rejects.toMatchObject({ message: "step 2 already exists" });
+    expect(
+      await connection.sendRequest(PrepareRenameRequest.type, { textDocument: { uri: planUri }, position: at(planText, "Lisbon", 2) }),
+    ).toBeNull();
+    expect(
+      await connection.sendRequest(PrepareRenameRequest.type, { textDocument: { uri: planUri }, position: at(planText, "$7", 1) }),
+    ).toBeNull();
   });
 
   test("code actions: a quickfix for each diagnostic that knows its fix; applied, the plan lints clean", async () => {
     const uri = pathToFileURL(join(folder, "fixes.plan.json")).href;
-    const text = '{ "steps": [ { "id": 1, "tool": "geocode" }, { "id": 2, "tool": "weather", "args": { "a": "$1.lno", "b": "$01.lat" } }, { "id": 3, "tool": "wether" } ] }';
+    const text =
+      '{ "steps": [ { "id": 1, "tool": "geocode" }, { "id": 2, "tool": "weather", "args": { "a": "$1.lno", "b": "$01.lat" } }, { "id": 3, "tool": "wether" } ] }';
     const published = await open(uri, text);
     expect(published.diagnostics.map((item) => item.code)).toEqual(["unknown-key", "non-canonical-step", "unknown-tool"]);
     const whole = { start: { line: 0, character: 0 }, end: at(text, "] }", 3) };
-    const actions = (await connection.sendRequest(CodeActionRequest.type, { textDocument: { uri }, range: whole, context: { diagnostics: published.diagnostics } })) as CodeAction[];
+    const actions = (await connection.sendRequest(CodeActionRequest.type, {
+      textDocument: { uri },
+      range: whole,
+      context: { diagnostics: published.diagnostics },
+    })) as CodeAction[];
     expect(actions.map((action) => [action.kind, action.title, action.diagnostics?.[0]?.code])).toEqual([
       ["quickfix", "Change to .lon", "unknown-key"],
       ["quickfix", "Change to 1", "non-canonical-step"],
@@ -240,9 +293,15 @@ describe("plan-refs lsp --stdio", () => {
     ]);
     const edits = actions.flatMap((action) => action.edit!.changes![uri]!);
     const fixed = TextDocument.applyEdits(TextDocument.create(uri, "json", 1, text), edits);
-    expect(fixed).toBe('{ "steps": [ { "id": 1, "tool": "geocode" }, { "id": 2, "tool": "weather", "args": { "a": "$1.lon", "b": "$1.lat" } }, { "id": 3, "tool": "weather" } ] }');
+    expect(fixed).toBe(
+      '{ "steps": [ { "id": 1, "tool": "geocode" }, { "id": 2, "tool": "weather", "args": { "a": "$1.lon", "b": "$1.lat" } }, { "id": 3, "tool": "weather" } ] }',
+    );
     // A range on one diagnostic gets that diagnostic's fix only.
-    const one = (await connection.sendRequest(CodeActionRequest.type, { textDocument: { uri }, range: { start: at(text, "$01", 1), end: at(text, "$01", 1) }, context: { diagnostics: [] } })) as CodeAction[];
+    const one = (await connection.sendRequest(CodeActionRequest.type, {
+      textDocument: { uri },
+      range: { start: at(text, "$01", 1), end: at(text, "$01", 1) },
+      context: { diagnostics: [] },
+    })) as CodeAction[];
     expect(one.map((action) => action.title)).toEqual(["Change to 1"]);
   });
 
@@ -259,9 +318,16 @@ describe("plan-refs lsp --stdio", () => {
     }
     const text = (start: number, length: number): string => line3.slice(start, start + length);
     expect(decoded.map(([l, c, length, type]) => [l, text(c, length), type])).toEqual([
-      [3, "$", "keyword"], [3, "1", "number"], [3, ".", "operator"], [3, "lat", "property"],
-      [3, "$", "keyword"], [3, "1", "number"], [3, ".", "operator"], [3, "lno", "property"],
-      [3, "$", "keyword"], [3, "7", "number"],
+      [3, "$", "keyword"],
+      [3, "1", "number"],
+      [3, ".", "operator"],
+      [3, "lat", "property"],
+      [3, "$", "keyword"],
+      [3, "1", "number"],
+      [3, ".", "operator"],
+      [3, "lno", "property"],
+      [3, "$", "keyword"],
+      [3, "7", "number"],
     ]);
     expect(decoded).toHaveLength(documentTokens(planText).length);
   });
@@ -269,7 +335,9 @@ describe("plan-refs lsp --stdio", () => {
   test("a JSON document without steps is not a plan: no features", async () => {
     const uri = pathToFileURL(join(folder, "package.json")).href;
     const text = '{ "name": "$1.x" }';
-    await connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId: "json", version: 1, text } });
+    await connection.sendNotification(DidOpenTextDocumentNotification.type, {
+      textDocument: { uri, languageId: "json", version: 1, text },
+    });
     expect(await connection.sendRequest(CompletionRequest.type, { textDocument: { uri }, position: at(text, "$1.", 3) })).toBeNull();
     expect(await connection.sendRequest(HoverRequest.type, { textDocument: { uri }, position: at(text, "$1", 1) })).toBeNull();
     expect(((await connection.sendRequest(SemanticTokensRequest.type, { textDocument: { uri } })) as SemanticTokens).data).toEqual([]);
@@ -280,12 +348,18 @@ describe("plan-refs lsp --stdio", () => {
     const broken = '{"steps": [ {"id": 1, "tool": "geocode"}, {"id": 2, "tool": "weather", "args": {"q": "$1.';
     const published = await open(uri, broken);
     expect(published.diagnostics.map((item) => item.code)).toEqual(["json-syntax"]);
-    const items = (await connection.sendRequest(CompletionRequest.type, { textDocument: { uri }, position: at(broken, "$1.", 3) })) as CompletionItem[];
+    const items = (await connection.sendRequest(CompletionRequest.type, {
+      textDocument: { uri },
+      position: at(broken, "$1.", 3),
+    })) as CompletionItem[];
     expect(items.map((item) => item.label)).toEqual(["name", "lat", "lon"]);
 
     const deep = `{"steps": [{"id": 1, "tool": "t", "args": {"q": ${"[".repeat(50_000)}`;
     const republished = nextDiagnostics(uri, 2);
-    await connection.sendNotification(DidChangeTextDocumentNotification.type, { textDocument: { uri, version: 2 }, contentChanges: [{ text: deep }] });
+    await connection.sendNotification(DidChangeTextDocumentNotification.type, {
+      textDocument: { uri, version: 2 },
+      contentChanges: [{ text: deep }],
+    });
     // Nesting this deep is past what the JSON parser can take: still an answer, and the server lives on.
     expect((await republished).diagnostics.length).toBeGreaterThan(0);
     expect(await connection.sendRequest(HoverRequest.type, { textDocument: { uri }, position: { line: 0, character: 40 } })).toBeNull();
@@ -324,7 +398,8 @@ describe("malformed frames and remote URIs, over a real child process", () => {
       if (lines().length >= count) resolve(lines());
       else lineWaiters.push({ count, resolve: () => resolve(lines()) });
     });
-  const raw = (bytes: string): Promise<void> => new Promise((resolve, reject) => server.stdin!.write(bytes, (error) => (error ? reject(error) : resolve())));
+  const raw = (bytes: string): Promise<void> =>
+    new Promise((resolve, reject) => server.stdin!.write(bytes, (error) => (error ? reject(error) : resolve())));
   const lostRequest = { jsonrpc: "2.0", id: 9_999, method: "shutdown" };
 
   beforeAll(async () => {
@@ -350,34 +425,65 @@ describe("malformed frames and remote URIs, over a real child process", () => {
 
   const malformed: [string, string, string][] = [
     ["a Content-Length that is not a number", "Content-Length: abc\r\n\r\n{}", 'Content-Length "abc" is not a non-negative whole number'],
-    ["a negative Content-Length", `Content-Length: -5\r\n\r\n${JSON.stringify(lostRequest)}`, 'Content-Length "-5" is not a non-negative whole number'],
-    ["a Content-Length of 10^9", `Content-Length: 1000000000\r\n\r\n${JSON.stringify(lostRequest)}`, `Content-Length "1000000000" is over the limit of ${MAX_CONTENT_LENGTH} bytes`],
-    ["headers that end in a bare LF", `Content-Length: ${JSON.stringify(lostRequest).length}\n\n${JSON.stringify(lostRequest)}`, "header lines must end with CRLF, not a bare LF"],
+    [
+      "a negative Content-Length",
+      `Content-Length: -5\r\n\r\n${JSON.stringify(lostRequest)}`,
+      'Content-Length "-5" is not a non-negative whole number',
+    ],
+    [
+      "a Content-Length of 10^9",
+      `Content-Length: 1000000000\r\n\r\n${JSON.stringify(lostRequest)}`,
+      `Content-Length "1000000000" is over the limit of ${MAX_CONTENT_LENGTH} bytes`,
+    ],
+    [
+      "headers that end in a bare LF",
+      `Content-Length: ${JSON.stringify(lostRequest).length}\n\n${JSON.stringify(lostRequest)}`,
+      "header lines must end with CRLF, not a bare LF",
+    ],
     ["a header line without a colon", "Content-Length 2\r\n\r\n{}", 'header line "Content-Length 2" is not "name: value"'],
     ["a header block without Content-Length", "Content-Type: application/json\r\n\r\n{}", "no Content-Length header"],
-    ["a header block that never ends", `X-Junk: ${"j".repeat(MAX_HEADER_BYTES)}`, `the header block is longer than ${MAX_HEADER_BYTES} bytes`],
+    [
+      "a header block that never ends",
+      `X-Junk: ${"j".repeat(MAX_HEADER_BYTES)}`,
+      `the header block is longer than ${MAX_HEADER_BYTES} bytes`,
+    ],
   ];
 
   test.each(malformed)("%s: one line on stderr, and the next request is answered", async (_name, bytes, reason) => {
     const before = lines().length;
     await raw(bytes);
     // Served on: a request after the bad frame gets its answer (the lost "shutdown" was never read).
-    expect(await client.sendRequest(HoverRequest.type, { textDocument: { uri: "file:///nowhere.plan.json" }, position: { line: 0, character: 0 } })).toBeNull();
+    expect(
+      await client.sendRequest(HoverRequest.type, {
+        textDocument: { uri: "file:///nowhere.plan.json" },
+        position: { line: 0, character: 0 },
+      }),
+    ).toBeNull();
     const after = await stderrLines(before + 1);
     expect(after[before]).toBe(`plan-refs lsp: malformed message header (${reason}); skipped up to the next Content-Length header`);
   });
 
   test("a file://host/… plan gets its diagnostics, without a catalog; file://localhost/… is local and reads tools.json beside it", async () => {
     const remote = "file://fileserver/share/trip.plan.json";
-    const remoteDiagnostics = new Promise<PublishDiagnosticsParams>((resolve) => published.push({ match: (params) => params.uri === remote, resolve }));
-    await client.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri: remote, languageId: "json", version: 1, text: planText } });
+    const remoteDiagnostics = new Promise<PublishDiagnosticsParams>((resolve) =>
+      published.push({ match: (params) => params.uri === remote, resolve }),
+    );
+    await client.sendNotification(DidOpenTextDocumentNotification.type, {
+      textDocument: { uri: remote, languageId: "json", version: 1, text: planText },
+    });
     const fromRemote = await remoteDiagnostics;
     expect(fromRemote.diagnostics.map((item) => [item.code, rangeText(planText, item.range)])).toEqual([["unknown-step", "$7"]]);
-    expect(await client.sendRequest(CompletionRequest.type, { textDocument: { uri: remote }, position: at(planText, "$7", 1) })).toEqual([expect.objectContaining({ label: "1" })]);
+    expect(await client.sendRequest(CompletionRequest.type, { textDocument: { uri: remote }, position: at(planText, "$7", 1) })).toEqual([
+      expect.objectContaining({ label: "1" }),
+    ]);
 
     const local = `file://localhost${pathToFileURL(join(folder, "local.plan.json")).pathname}`;
-    const localDiagnostics = new Promise<PublishDiagnosticsParams>((resolve) => published.push({ match: (params) => params.uri === local, resolve }));
-    await client.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri: local, languageId: "json", version: 1, text: planText } });
+    const localDiagnostics = new Promise<PublishDiagnosticsParams>((resolve) =>
+      published.push({ match: (params) => params.uri === local, resolve }),
+    );
+    await client.sendNotification(DidOpenTextDocumentNotification.type, {
+      textDocument: { uri: local, languageId: "json", version: 1, text: planText },
+    });
     expect((await localDiagnostics).diagnostics.map((item) => item.code)).toEqual(["unknown-key", "unknown-step"]);
   });
 
@@ -435,15 +541,31 @@ describe("guardFraming", () => {
 
   test("malformed frames between valid messages: exactly the valid messages come out, one report per malformed frame", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.oneof(body.map((b) => ({ ok: true, text: message(b) })), bad.map((text) => ({ ok: false, text }))), { maxLength: 6 }), fc.array(fc.nat(), { maxLength: 8 }), async (frames, points) => {
-        // After a malformed frame everything is skipped up to the next "Content-Length:", so a malformed
-        // frame right after another one is read (and reported) only when it starts with that header.
-        const { out, reports } = await through(cut(frames.map((frame) => frame.text).join(""), points));
-        expect(out).toBe(frames.filter((frame) => frame.ok).map((frame) => frame.text).join(""));
-        const read = frames.filter((frame, i) => !frame.ok && (i === 0 || frames[i - 1]!.ok || frame.text.startsWith("Content-Length:")));
-        expect(reports).toHaveLength(read.length);
-        for (const report of reports) expect(report).toMatch(/^plan-refs lsp: malformed message header \([^\n\r]*\); skipped up to the next Content-Length header$/);
-      }),
+      fc.asyncProperty(
+        fc.array(
+          fc.oneof(
+            body.map((b) => ({ ok: true, text: message(b) })),
+            bad.map((text) => ({ ok: false, text })),
+          ),
+          { maxLength: 6 },
+        ),
+        fc.array(fc.nat(), { maxLength: 8 }),
+        async (frames, points) => {
+          // After a malformed frame everything is skipped up to the next "Content-Length:", so a malformed
+          // frame right after another one is read (and reported) only when it starts with that header.
+          const { out, reports } = await through(cut(frames.map((frame) => frame.text).join(""), points));
+          expect(out).toBe(
+            frames
+              .filter((frame) => frame.ok)
+              .map((frame) => frame.text)
+              .join(""),
+          );
+          const read = frames.filter((frame, i) => !frame.ok && (i === 0 || frames[i - 1]!.ok || frame.text.startsWith("Content-Length:")));
+          expect(reports).toHaveLength(read.length);
+          for (const report of reports)
+            expect(report).toMatch(/^plan-refs lsp: malformed message header \([^\n\r]*\); skipped up to the next Content-Length header$/);
+        },
+      ),
       { numRuns: 200 },
     );
   });

@@ -60,7 +60,17 @@ const argValue: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 const catalog: ToolCatalog = {
-  t: { description: "A tool.", output: { type: "object", properties: { a: { type: "string" }, city: { type: "string" }, x: { type: "array", items: { type: "object", properties: { n: {} } } } } } },
+  t: {
+    description: "A tool.",
+    output: {
+      type: "object",
+      properties: {
+        a: { type: "string" },
+        city: { type: "string" },
+        x: { type: "array", items: { type: "object", properties: { n: {} } } },
+      },
+    },
+  },
   u: { output: { anyOf: [{ properties: { y: {} } }, { $ref: "#" }] } },
 };
 
@@ -86,7 +96,40 @@ const planArb: fc.Arbitrary<GeneratedPlan> = fc
     steps: ids.map((id, i) => ({ id, tool: tools[i]!, args: args[i]! })),
   }));
 
-const pieces = fc.constantFrom('{', '}', '[', ']', ':', ',', '"', '\\', '"steps"', '"id"', '"tool"', '"args"', '"options"', '"syntax"', '"path"', '"tools"', "true", "1", "01", '"$1"', '"$1.', '"${1.a}"', ' ', '\n', '\r\n', '\\u0024', "$", ".", "${", "🌍", "\u0000", "\ud800");
+const pieces = fc.constantFrom(
+  "{",
+  "}",
+  "[",
+  "]",
+  ":",
+  ",",
+  '"',
+  "\\",
+  '"steps"',
+  '"id"',
+  '"tool"',
+  '"args"',
+  '"options"',
+  '"syntax"',
+  '"path"',
+  '"tools"',
+  "true",
+  "1",
+  "01",
+  '"$1"',
+  '"$1.',
+  '"${1.a}"',
+  " ",
+  "\n",
+  "\r\n",
+  "\\u0024",
+  "$",
+  ".",
+  "${",
+  "🌍",
+  "\u0000",
+  "\ud800",
+);
 
 /** Any text: junk, a generated plan as it is, or one cut short, or with junk inserted. */
 const textArb = fc.oneof(
@@ -107,7 +150,10 @@ const optionsArb: fc.Arbitrary<EditorOptions | undefined> = fc.oneof(
   fc.constant(undefined),
   fc.record({ syntax: fc.constantFrom<Syntax>("seed", "path"), templates: fc.boolean(), deep: fc.boolean() }, { requiredKeys: [] }),
   fc.constant({ tools: catalog }),
-  fc.record({ syntax: fc.anything(), templates: fc.anything(), maxRefLength: fc.anything(), tools: fc.anything() }, { requiredKeys: [] }) as fc.Arbitrary<EditorOptions>,
+  fc.record(
+    { syntax: fc.anything(), templates: fc.anything(), maxRefLength: fc.anything(), tools: fc.anything() },
+    { requiredKeys: [] },
+  ) as fc.Arbitrary<EditorOptions>,
 );
 
 // --- Helpers ------------------------------------------------------------------------------------
@@ -164,7 +210,12 @@ describe("no editor function fails, on any text, offset or options", () => {
   });
 
   test("odd offsets (fractions, NaN, infinities) and non-string input", () => {
-    const text = JSON.stringify({ steps: [{ id: 1, tool: "t", args: {} }, { id: 2, tool: "t", args: { q: "$1.a" } }] });
+    const text = JSON.stringify({
+      steps: [
+        { id: 1, tool: "t", args: {} },
+        { id: 2, tool: "t", args: { q: "$1.a" } },
+      ],
+    });
     for (const offset of [Number.NaN, Infinity, -Infinity, 3.5, -1, 1e12]) {
       expect(completionsAt(text, offset)).toEqual([]);
       expect(hoverAt(text, offset)).toBeUndefined();
@@ -181,7 +232,33 @@ describe("no editor function fails, on any text, offset or options", () => {
 });
 
 describe("tokens", () => {
-  const stringPieces = fc.constantFrom("$", "$", "$$", "${", "$${", "{", "}", "[", "]", ".", "?", "??", " ?? ", " ", '"', "\\", "0", "1", "12", "a", "b.c", "é", "🌍", "true", "-1e3");
+  const stringPieces = fc.constantFrom(
+    "$",
+    "$",
+    "$$",
+    "${",
+    "$${",
+    "{",
+    "}",
+    "[",
+    "]",
+    ".",
+    "?",
+    "??",
+    " ?? ",
+    " ",
+    '"',
+    "\\",
+    "0",
+    "1",
+    "12",
+    "a",
+    "b.c",
+    "é",
+    "🌍",
+    "true",
+    "-1e3",
+  );
   const syntaxOptions = fc.record({ syntax: fc.constantFrom<Syntax>("seed", "path"), templates: fc.boolean() });
 
   test("the tokens of a reference string tile it: in order, no gaps, none empty", () => {
@@ -215,26 +292,52 @@ describe("tokens", () => {
   const literal = fc.oneof(fc.constant('"x"'), fc.constant("null"), fc.constant("true"), fc.integer().map(String), fc.constant("-1.5e3"));
   const pathExpression = (dollar: boolean): fc.Arbitrary<string> =>
     fc
-      .tuple(pathReference(dollar), fc.array(fc.tuple(operator, pathReference(true)), { maxLength: 2 }), fc.option(fc.tuple(operator, literal)))
+      .tuple(
+        pathReference(dollar),
+        fc.array(fc.tuple(operator, pathReference(true)), { maxLength: 2 }),
+        fc.option(fc.tuple(operator, literal)),
+      )
       .map(([head, rest, last]) => head + rest.map(([op, ref]) => op + ref).join("") + (last === null ? "" : last[0] + last[1]));
   const seedExpression = (braced: boolean): fc.Arbitrary<string> =>
     fc
-      .tuple(digits, fc.option(braced ? fc.string({ minLength: 1, maxLength: 6 }).filter((key) => !key.includes("}")) : fc.string({ minLength: 1, maxLength: 6 })))
+      .tuple(
+        digits,
+        fc.option(
+          braced
+            ? fc.string({ minLength: 1, maxLength: 6 }).filter((key) => !key.includes("}"))
+            : fc.string({ minLength: 1, maxLength: 6 }),
+        ),
+      )
       .map(([step, name]) => `${braced ? "" : "$"}${step}${name === null ? "" : `.${name}`}`);
   const text = fc.string({ unit: fc.constantFrom("a", " ", "$", "$${", "{", "}", "é", "."), minLength: 1, maxLength: 5 });
   const template = (syntax: Syntax): fc.Arbitrary<string> =>
     fc
-      .array(fc.oneof(text, (syntax === "path" ? pathExpression(false) : seedExpression(true)).map((body) => `\${${body}}`)), { minLength: 1, maxLength: 4 })
+      .array(
+        fc.oneof(
+          text,
+          (syntax === "path" ? pathExpression(false) : seedExpression(true)).map((body) => `\${${body}}`),
+        ),
+        { minLength: 1, maxLength: 4 },
+      )
       .map((parts) => parts.join(""));
-  const validString = fc.constantFrom<Syntax>("seed", "path").chain((syntax) =>
-    fc.tuple(fc.constant(syntax), fc.boolean(), fc.oneof(syntax === "path" ? pathExpression(true) : seedExpression(false), template(syntax))),
-  );
+  const validString = fc
+    .constantFrom<Syntax>("seed", "path")
+    .chain((syntax) =>
+      fc.tuple(
+        fc.constant(syntax),
+        fc.boolean(),
+        fc.oneof(syntax === "path" ? pathExpression(true) : seedExpression(false), template(syntax)),
+      ),
+    );
 
   test("on a valid string the tolerant lexer gives the very tokens of the AST", () => {
     let checked = 0;
     fc.assert(
       fc.property(validString, ([syntax, templates, text]) => {
-        const classification = classifyString(text, { ...normalizeOptions({ syntax, templates: templates || text.includes("${") || text.startsWith("$$") }), strict: true });
+        const classification = classifyString(text, {
+          ...normalizeOptions({ syntax, templates: templates || text.includes("${") || text.startsWith("$$") }),
+          strict: true,
+        });
         if (classification.kind !== "ref") return;
         checked++;
         const mode = classification.ast.type === "template" ? "template" : "placeholder";
@@ -249,7 +352,9 @@ describe("tokens", () => {
 
 describe("renameStep", () => {
   /** A plan, one of its steps, and an id no step has and no reference names. */
-  const renameCase = planArb.chain((plan) => fc.tuple(fc.constant(plan), fc.constantFrom(...plan.steps.map((step) => step.id)), fc.integer({ min: 100, max: 120 })));
+  const renameCase = planArb.chain((plan) =>
+    fc.tuple(fc.constant(plan), fc.constantFrom(...plan.steps.map((step) => step.id)), fc.integer({ min: 100, max: 120 })),
+  );
 
   test("renaming a step changes ids only: the same diagnostics (ids mapped), the same graph, valid JSON", () => {
     fc.assert(
@@ -277,7 +382,9 @@ describe("renameStep", () => {
         expect(summary(renamed, false)).toEqual(summary(text, true));
 
         const edgesOf = (source: string, mapIds: boolean): string[] =>
-          [...planGraph(JSON.parse(source)).dependencies].flatMap(([step, targets]) => [...targets].map((target) => `${mapIds ? map(step) : step}->${mapIds ? map(target) : target}`)).sort();
+          [...planGraph(JSON.parse(source)).dependencies]
+            .flatMap(([step, targets]) => [...targets].map((target) => `${mapIds ? map(step) : step}->${mapIds ? map(target) : target}`))
+            .sort();
         expect(edgesOf(renamed, false)).toEqual(edgesOf(text, true));
 
         // Renaming back gives the original text.

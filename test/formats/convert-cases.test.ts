@@ -18,7 +18,16 @@ interface Row {
   readonly catalog?: string | null;
   readonly options?: Omit<ConvertOptions, "catalog">;
   readonly plan: unknown;
-  readonly diagnostics: readonly { code: string; severity?: "warning"; line: number; column: number; endColumn?: number; message?: string; messageIncludes?: string; pointer?: string }[];
+  readonly diagnostics: readonly {
+    code: string;
+    severity?: "warning";
+    line: number;
+    column: number;
+    endColumn?: number;
+    message?: string;
+    messageIncludes?: string;
+    pointer?: string;
+  }[];
 }
 
 const cases = join(import.meta.dirname, "../cases");
@@ -50,7 +59,9 @@ for (const { file, convert, catalog: defaultCatalog } of tables) {
             column: diagnostic.range?.start.column,
             ...(want?.endColumn === undefined ? {} : { endColumn: diagnostic.range?.end.column }),
             ...(want?.message === undefined ? {} : { message: diagnostic.message }),
-            ...(want?.messageIncludes === undefined ? {} : { messageIncludes: diagnostic.message.includes(want.messageIncludes) ? want.messageIncludes : diagnostic.message }),
+            ...(want?.messageIncludes === undefined
+              ? {}
+              : { messageIncludes: diagnostic.message.includes(want.messageIncludes) ? want.messageIncludes : diagnostic.message }),
             ...(want?.pointer === undefined ? {} : { pointer: diagnostic.pointer }),
           };
         });

@@ -10,7 +10,9 @@ import { fromLLMCompiler, fromLLMCompilerStream } from "../../src/formats/llmcom
 import { runPlan } from "../../src/run/index.js";
 import type { ToolCatalog } from "../../src/plan/plan.js";
 
-const catalog = (JSON.parse(readFileSync(new URL("../cases/formats-catalogs.json", import.meta.url), "utf8")) as Record<string, ToolCatalog>)["research"]!;
+const catalog = (
+  JSON.parse(readFileSync(new URL("../cases/formats-catalogs.json", import.meta.url), "utf8")) as Record<string, ToolCatalog>
+)["research"]!;
 
 async function read(chunks: Iterable<unknown> | AsyncIterable<unknown>): Promise<{ ids: number[]; codes: string[] }> {
   const stream = fromLLMCompilerStream(chunks, { catalog });
@@ -63,7 +65,11 @@ describe("closing", () => {
     const controller = new AbortController();
     // Aborted once the run waits for the next chunk, which never comes.
     const source = stalling('1. web_search("x")\n', () => controller.abort());
-    const report = await runPlan(fromLLMCompilerStream(source, { catalog }), { web_search: () => "found" }, { signal: controller.signal, deep: true, templates: true });
+    const report = await runPlan(
+      fromLLMCompilerStream(source, { catalog }),
+      { web_search: () => "found" },
+      { signal: controller.signal, deep: true, templates: true },
+    );
     expect(report.status).toBe("aborted");
     expect(source.closed).toBe(true);
   });
@@ -79,7 +85,7 @@ describe("closing", () => {
   });
 
   test("join() closes the source; a source that ends on its own is not closed again", async () => {
-    const source = stalling("1. web_search(\"x\")\n2. join()\n");
+    const source = stalling('1. web_search("x")\n2. join()\n');
     expect(await read(source)).toEqual({ ids: [1], codes: [] });
     expect(source.closed).toBe(true);
   });

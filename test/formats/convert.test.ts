@@ -8,7 +8,14 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { MAX_ARGUMENT_DEPTH, MAX_CONVERSION_DIAGNOSTICS, MAX_PLAN_LINE_LENGTH, MAX_PLAN_STEPS, MAX_PLAN_TEXT_LENGTH, type ConvertedStep } from "../../src/formats/convert.js";
+import {
+  MAX_ARGUMENT_DEPTH,
+  MAX_CONVERSION_DIAGNOSTICS,
+  MAX_PLAN_LINE_LENGTH,
+  MAX_PLAN_STEPS,
+  MAX_PLAN_TEXT_LENGTH,
+  type ConvertedStep,
+} from "../../src/formats/convert.js";
 import { fromLLMCompiler, fromLLMCompilerStream } from "../../src/formats/llmcompiler.js";
 import { fromReWOO } from "../../src/formats/rewoo.js";
 import { lintPlan } from "../../src/lint/lint-plan.js";
@@ -20,7 +27,11 @@ const cases = join(import.meta.dirname, "../cases");
 const catalogs = JSON.parse(readFileSync(join(cases, "formats-catalogs.json"), "utf8")) as Record<string, ToolCatalog>;
 const research = catalogs["research"]!;
 const rewoo = catalogs["rewoo"]!;
-const llmRows = (JSON.parse(readFileSync(join(cases, "formats-llmcompiler.json"), "utf8")) as { cases: { name: string; text: string[]; catalog?: string | null; diagnostics: unknown[] }[] }).cases;
+const llmRows = (
+  JSON.parse(readFileSync(join(cases, "formats-llmcompiler.json"), "utf8")) as {
+    cases: { name: string; text: string[]; catalog?: string | null; diagnostics: unknown[] }[];
+  }
+).cases;
 
 function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {
   let resolve!: (value: T) => void;
@@ -29,7 +40,13 @@ function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => voi
 }
 
 /** An async iterable of text chunks that the test feeds by hand; it records whether it was closed early. */
-function channel(): { chunks: AsyncIterable<string>; push: (chunk: string) => void; end: () => void; closed: () => boolean; pulls: () => number } {
+function channel(): {
+  chunks: AsyncIterable<string>;
+  push: (chunk: string) => void;
+  end: () => void;
+  closed: () => boolean;
+  pulls: () => number;
+} {
   const queue: string[] = [];
   let waiting: ((result: IteratorResult<string>) => void) | undefined;
   let ended = false;
@@ -161,7 +178,8 @@ describe("fromLLMCompilerStream", () => {
       const steps: ConvertedStep[] = [];
       for await (const step of stream) steps.push(step);
       expect(steps, row.name).toEqual(whole.plan.steps);
-      const key = (d: { code: string; offset?: { start: number } | undefined; message: string }): string => `${d.offset?.start ?? -1} ${d.code} ${d.message}`;
+      const key = (d: { code: string; offset?: { start: number } | undefined; message: string }): string =>
+        `${d.offset?.start ?? -1} ${d.code} ${d.message}`;
       expect(stream.diagnostics.map(key).sort(), row.name).toEqual(whole.diagnostics.map(key).sort());
     }
   });
@@ -195,9 +213,17 @@ describe("round trips", () => {
       const lint = lintPlan(plan, catalog === undefined ? {} : { tools: catalog });
       if (diagnostics.length === 0) expect(lint, row.name).toEqual([]);
       for (const code of diagnostics.map((d) => d.code)) {
-        if (code === "unknown-tool") expect(lint.map((d) => d.code), row.name).toContain("unknown-tool");
+        if (code === "unknown-tool")
+          expect(
+            lint.map((d) => d.code),
+            row.name,
+          ).toContain("unknown-tool");
         // Left out: the plan keeps no step that refers to a later step or to itself.
-        if (code === "unknown-step") expect(lint.filter((d) => ["unknown-step", "forward-ref", "self-ref"].includes(d.code)), row.name).toEqual([]);
+        if (code === "unknown-step")
+          expect(
+            lint.filter((d) => ["unknown-step", "forward-ref", "self-ref"].includes(d.code)),
+            row.name,
+          ).toEqual([]);
       }
     }
   });
@@ -227,7 +253,12 @@ describe("round trips", () => {
   });
 
   test("a ReWOO plan lints clean and runs: evidence alone keeps its type, inside text it is interpolated", async () => {
-    const text = ["Plan: Find the article.", "#E1 = Search[Tarkovsky Stalker director]", "Plan: Read it. #E2 = Wikipedia[#E1]", "#E3 = LLM[Birth year of the person in #E2?]"].join("\n");
+    const text = [
+      "Plan: Find the article.",
+      "#E1 = Search[Tarkovsky Stalker director]",
+      "Plan: Read it. #E2 = Wikipedia[#E1]",
+      "#E3 = LLM[Birth year of the person in #E2?]",
+    ].join("\n");
     const { plan, diagnostics } = fromReWOO(text, { catalog: rewoo });
     expect(diagnostics).toEqual([]);
     expect(lintPlan(plan, { tools: rewoo })).toEqual([]);
@@ -245,7 +276,48 @@ describe("round trips", () => {
 const planLike = fc
   .array(
     fc.oneof(
-      fc.constantFrom("1. ", "2.", "12. ", "#E1 = ", "#E2=", "Plan: ", "Thought: ", "join()", "<END_OF_PLAN>", "web_search(", "Search[", "LLM[", "fetch_page", "(", ")", "[", "]", "{", "}", ",", ":", "=", '"', "'", "\\", "\\u12", "$", "$1", "${2}", "#E1", "#", "True", "None", "-1e999", "9".repeat(20), " ", "\n", "\r\n", "\u2028", "\ud800"),
+      fc.constantFrom(
+        "1. ",
+        "2.",
+        "12. ",
+        "#E1 = ",
+        "#E2=",
+        "Plan: ",
+        "Thought: ",
+        "join()",
+        "<END_OF_PLAN>",
+        "web_search(",
+        "Search[",
+        "LLM[",
+        "fetch_page",
+        "(",
+        ")",
+        "[",
+        "]",
+        "{",
+        "}",
+        ",",
+        ":",
+        "=",
+        '"',
+        "'",
+        "\\",
+        "\\u12",
+        "$",
+        "$1",
+        "${2}",
+        "#E1",
+        "#",
+        "True",
+        "None",
+        "-1e999",
+        "9".repeat(20),
+        " ",
+        "\n",
+        "\r\n",
+        "\u2028",
+        "\ud800",
+      ),
       fc.string({ maxLength: 5 }),
     ),
     { maxLength: 60 },
@@ -267,7 +339,8 @@ describe("never throws", () => {
             expect(diagnostic.offset!.start).toBeGreaterThanOrEqual(0);
             expect(diagnostic.offset!.end).toBeLessThanOrEqual(text.length);
             expect(diagnostic.offset!.start).toBeLessThanOrEqual(diagnostic.offset!.end);
-            if (!text.includes("\r") && !text.includes("\u2028")) expect(diagnostic.range!.start).toEqual(lines.position(diagnostic.offset!.start));
+            if (!text.includes("\r") && !text.includes("\u2028"))
+              expect(diagnostic.range!.start).toEqual(lines.position(diagnostic.offset!.start));
           }
         }
       }),

@@ -19,8 +19,11 @@ interface Row {
   readonly diagnostics: readonly { code: string; severity?: string; line: number; column: number; endColumn?: number; message?: string }[];
 }
 
-const rows = (JSON.parse(readFileSync(join(import.meta.dirname, "../cases/formats-llmcompiler-shapes.json"), "utf8")) as { cases: Row[] }).cases;
-const catalog = (JSON.parse(readFileSync(new URL("../cases/formats-catalogs.json", import.meta.url), "utf8")) as Record<string, ToolCatalog>)["research"]!;
+const rows = (JSON.parse(readFileSync(join(import.meta.dirname, "../cases/formats-llmcompiler-shapes.json"), "utf8")) as { cases: Row[] })
+  .cases;
+const catalog = (
+  JSON.parse(readFileSync(new URL("../cases/formats-catalogs.json", import.meta.url), "utf8")) as Record<string, ToolCatalog>
+)["research"]!;
 
 /** The diagnostics in the table's shape, with the fields a row gives. */
 function shape(diagnostics: readonly Diagnostic[], want: Row["diagnostics"]): unknown[] {

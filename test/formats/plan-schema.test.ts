@@ -34,7 +34,14 @@ const examples = readdirSync(join(root, "examples"))
 const examplePlans = examples.flatMap(({ name, catalog }) =>
   readdirSync(join(root, "examples", name))
     .filter((file) => file === "plan.json" || file === "clean.plan.json")
-    .map((file) => ({ file: `examples/${name}/${file}`, catalog, plan: JSON.parse(readFileSync(join(root, "examples", name, file), "utf8")) as { steps: { id: number; tool: string; args: Record<string, unknown> }[]; options?: PlanSchemaOptions } })),
+    .map((file) => ({
+      file: `examples/${name}/${file}`,
+      catalog,
+      plan: JSON.parse(readFileSync(join(root, "examples", name, file), "utf8")) as {
+        steps: { id: number; tool: string; args: Record<string, unknown> }[];
+        options?: PlanSchemaOptions;
+      },
+    })),
 );
 
 /** A plan as the strict dialect wants it: only `steps`, and every optional argument written as null. */
@@ -89,18 +96,29 @@ describe("planSchema on the example catalogs", () => {
         const shape = (steps: typeof plan.steps): unknown => (dialect === "openai-strict" ? strictShape({ steps }, catalog) : { steps });
         const first = plan.steps[0]!;
         const wrongTool = [{ ...first, tool: `${first.tool}_x` }, ...plan.steps.slice(1)];
-        expect(validate(dialect === "openai-strict" ? { steps: [{ id: 1, tool: `${first.tool}_x`, args: {} }] } : { steps: wrongTool })).toBe(false);
+        expect(
+          validate(dialect === "openai-strict" ? { steps: [{ id: 1, tool: `${first.tool}_x`, args: {} }] } : { steps: wrongTool }),
+        ).toBe(false);
         // The first declared string argument of the first step, given a number.
         const input = catalog[first.tool]!.input as { properties: Record<string, { type?: string }> };
         const stringArg = Object.keys(input.properties).find((key) => input.properties[key]!.type === "string")!;
         expect(validate(shape([{ ...first, args: { ...first.args, [stringArg]: 42 } }]))).toBe(false);
         // A step whose argument is a malformed reference in a number slot.
-        const numberTool = Object.keys(catalog).find((tool) => Object.values((catalog[tool]!.input as { properties?: Record<string, { type?: string }> }).properties ?? {}).some((p) => p.type === "number"));
+        const numberTool = Object.keys(catalog).find((tool) =>
+          Object.values((catalog[tool]!.input as { properties?: Record<string, { type?: string }> }).properties ?? {}).some(
+            (p) => p.type === "number",
+          ),
+        );
         if (numberTool !== undefined) {
           const props = (catalog[numberTool]!.input as { properties: Record<string, { type?: string }> }).properties;
           const numberArg = Object.keys(props).find((key) => props[key]!.type === "number")!;
-          const args = Object.fromEntries(Object.keys(props).map((key) => [key, props[key]!.type === "number" ? 1 : props[key]!.type === "string" ? "x" : null]));
-          const good = dialect === "openai-strict" ? { steps: [{ id: 1, tool: numberTool, args }], output: null } : { steps: [{ id: 1, tool: numberTool, args: Object.fromEntries(Object.entries(args).filter(([, v]) => v !== null)) }] };
+          const args = Object.fromEntries(
+            Object.keys(props).map((key) => [key, props[key]!.type === "number" ? 1 : props[key]!.type === "string" ? "x" : null]),
+          );
+          const good =
+            dialect === "openai-strict"
+              ? { steps: [{ id: 1, tool: numberTool, args }], output: null }
+              : { steps: [{ id: 1, tool: numberTool, args: Object.fromEntries(Object.entries(args).filter(([, v]) => v !== null)) }] };
           expect(validate(good), JSON.stringify(validate.errors)).toBe(true);
           const asReference = structuredClone(good) as { steps: { args: Record<string, unknown> }[] };
           asReference.steps[0]!.args[numberArg] = "$1.lat";
@@ -118,7 +136,12 @@ const weather: ToolCatalog = {
   weather: {
     input: {
       type: "object",
-      properties: { city: { type: "string" }, days: { type: "integer" }, filters: { type: "object", properties: { min: { type: "number" } } }, tags: { type: "array", items: { type: "number" } } },
+      properties: {
+        city: { type: "string" },
+        days: { type: "integer" },
+        filters: { type: "object", properties: { min: { type: "number" } } },
+        tags: { type: "array", items: { type: "number" } },
+      },
       required: ["city"],
     },
   },
@@ -139,17 +162,34 @@ describe("where a reference may stand", () => {
   });
 
   test("each branch carries its tool's description; a reference is one more branch of an argument's anyOf", () => {
-    const catalog: ToolCatalog = { t: { description: "Does t.", input: { type: "object", properties: { v: { anyOf: [{ type: "number" }, { type: "boolean" }] } } } } };
+    const catalog: ToolCatalog = {
+      t: { description: "Does t.", input: { type: "object", properties: { v: { anyOf: [{ type: "number" }, { type: "boolean" }] } } } },
+    };
     for (const dialect of ["json-schema", "openai-strict"] as const) {
       const branch = planSchema(catalog, { dialect }).properties.steps.items.anyOf[0]!;
       expect(branch["description"]).toBe("Does t.");
       const v = (branch.properties.args as { properties: Record<string, unknown> }).properties["v"];
-      expect(v).toEqual({ anyOf: [{ type: "number" }, { type: "boolean" }, { $ref: "#/$defs/reference" }, ...(dialect === "openai-strict" ? [{ type: "null" }] : [])] });
+      expect(v).toEqual({
+        anyOf: [
+          { type: "number" },
+          { type: "boolean" },
+          { $ref: "#/$defs/reference" },
+          ...(dialect === "openai-strict" ? [{ type: "null" }] : []),
+        ],
+      });
     }
   });
 
   test("a plain string argument takes references as it is; a constrained one gets the reference branch", () => {
-    const catalog: ToolCatalog = { t: { input: { type: "object", properties: { q: { type: "string" }, units: { type: "string", enum: ["metric", "imperial"] } }, required: ["q", "units"] } } };
+    const catalog: ToolCatalog = {
+      t: {
+        input: {
+          type: "object",
+          properties: { q: { type: "string" }, units: { type: "string", enum: ["metric", "imperial"] } },
+          required: ["q", "units"],
+        },
+      },
+    };
     const args = planSchema(catalog).properties.steps.items.anyOf[0]!.properties.args as { properties: Record<string, unknown> };
     expect(args.properties["q"]).toEqual({ type: "string" });
     expect(args.properties["units"]).toEqual({ anyOf: [{ type: "string", enum: ["metric", "imperial"] }, { $ref: "#/$defs/reference" }] });
@@ -165,7 +205,13 @@ describe("where a reference may stand", () => {
           type: "object",
           properties: { node: { $ref: "#/$defs/node" } },
           required: ["node"],
-          $defs: { node: { type: "object", properties: { name: { type: "string" }, children: { type: "array", items: { $ref: "#/$defs/node" } } }, required: ["name"] } },
+          $defs: {
+            node: {
+              type: "object",
+              properties: { name: { type: "string" }, children: { type: "array", items: { $ref: "#/$defs/node" } } },
+              required: ["name"],
+            },
+          },
         },
       },
     };
@@ -175,7 +221,10 @@ describe("where a reference may stand", () => {
       const validate = ajv().compile(schema);
       const children = dialect === "openai-strict" ? [{ name: "b", children: [] }] : [{ name: "b" }];
       const output = dialect === "openai-strict" ? { output: null } : {};
-      expect(validate({ steps: [{ id: 1, tool: "tree", args: { node: { name: "a", children } } }], ...output }), JSON.stringify(validate.errors)).toBe(true);
+      expect(
+        validate({ steps: [{ id: 1, tool: "tree", args: { node: { name: "a", children } } }], ...output }),
+        JSON.stringify(validate.errors),
+      ).toBe(true);
       expect(validate({ steps: [{ id: 1, tool: "tree", args: { node: { name: "a", children: [{ name: 3 }] } } }] })).toBe(false);
     }
   });
@@ -186,7 +235,9 @@ describe("where a reference may stand", () => {
     expect(args.required).toEqual(["city", "days", "filters", "tags"]);
     expect(args.properties["days"]).toEqual({ anyOf: [{ type: "integer" }, { $ref: "#/$defs/reference" }, { type: "null" }] });
     const validate = ajv().compile(schema);
-    expect(validate({ steps: [{ id: 1, tool: "weather", args: { city: "x", days: null, filters: null, tags: null } }], output: null })).toBe(true);
+    expect(
+      validate({ steps: [{ id: 1, tool: "weather", args: { city: "x", days: null, filters: null, tags: null } }], output: null }),
+    ).toBe(true);
     expect(validate({ steps: [{ id: 1, tool: "weather", args: { city: "x" } }] })).toBe(false);
   });
 });
@@ -202,7 +253,13 @@ describe("a plan's output", () => {
     expect(strictViolations(schema)).toEqual([]);
     const strict = ajv().compile(schema);
     const strictStep = { id: 1, tool: "weather", args: { city: "x", days: null, filters: null, tags: null } };
-    const written = { steps: [strictStep], output: [{ name: "forecast", value: "$1" }, { name: "__proto__", value: "$1.city" }] };
+    const written = {
+      steps: [strictStep],
+      output: [
+        { name: "forecast", value: "$1" },
+        { name: "__proto__", value: "$1.city" },
+      ],
+    };
     expect(strict(written), JSON.stringify(strict.errors)).toBe(true);
     expect(strict({ steps: [strictStep] })).toBe(false);
     const plan = fromStrictOutput(written, weather);
@@ -257,43 +314,119 @@ function nested(depth: number): JsonSchema {
 const schemaArb: fc.Arbitrary<JsonSchema> = fc.letrec<{ schema: JsonSchema }>((tie) => ({
   schema: fc.oneof(
     { depthSize: "small", withCrossShrink: true },
-    fc.constantFrom<JsonSchema>(true, {}, { type: "string" }, { type: "number", minimum: 0 }, { type: "integer" }, { type: "boolean" }, { type: "null" }, { type: "string", format: "date" }, { type: "string", minLength: 1, pattern: "^a" }, { enum: ["a", "b"] }, { const: 3 }, { type: ["string", "null"] }, { type: "array" }, { type: "object" }),
+    fc.constantFrom<JsonSchema>(
+      true,
+      {},
+      { type: "string" },
+      { type: "number", minimum: 0 },
+      { type: "integer" },
+      { type: "boolean" },
+      { type: "null" },
+      { type: "string", format: "date" },
+      { type: "string", minLength: 1, pattern: "^a" },
+      { enum: ["a", "b"] },
+      { const: 3 },
+      { type: ["string", "null"] },
+      { type: "array" },
+      { type: "object" },
+    ),
     fc.record({ type: fc.constant("array"), items: tie("schema"), uniqueItems: fc.boolean() }),
-    fc.record({ type: fc.constant("object"), properties: fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), tie("schema"), { maxKeys: 4 }), additionalProperties: fc.boolean() }),
+    fc.record({
+      type: fc.constant("object"),
+      properties: fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), tie("schema"), { maxKeys: 4 }),
+      additionalProperties: fc.boolean(),
+    }),
     fc.record({ anyOf: fc.array(tie("schema"), { minLength: 1, maxLength: 3 }) }),
     fc.record({ oneOf: fc.array(tie("schema"), { minLength: 1, maxLength: 3 }) }),
-    fc.record({ allOf: fc.array(fc.record({ type: fc.constant("object"), properties: fc.dictionary(fc.string({ minLength: 1, maxLength: 4 }), tie("schema"), { maxKeys: 3 }) }), { minLength: 1, maxLength: 2 }) }),
+    fc.record({
+      allOf: fc.array(
+        fc.record({
+          type: fc.constant("object"),
+          properties: fc.dictionary(fc.string({ minLength: 1, maxLength: 4 }), tie("schema"), { maxKeys: 3 }),
+        }),
+        { minLength: 1, maxLength: 2 },
+      ),
+    }),
     fc.record({ not: tie("schema"), type: fc.constant("string") }),
   ),
 })).schema;
 
 const catalogArb: fc.Arbitrary<ToolCatalog> = fc.dictionary(
   fc.string({ minLength: 1, maxLength: 10 }),
-  fc.record({ input: fc.record({ type: fc.constant("object"), properties: fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), schemaArb, { maxKeys: 5 }), required: fc.array(fc.string({ maxLength: 3 }), { maxLength: 2 }) }) }, { requiredKeys: [] }),
+  fc.record(
+    {
+      input: fc.record({
+        type: fc.constant("object"),
+        properties: fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), schemaArb, { maxKeys: 5 }),
+        required: fc.array(fc.string({ maxLength: 3 }), { maxLength: 2 }),
+      }),
+    },
+    { requiredKeys: [] },
+  ),
   { minKeys: 1, maxKeys: 5 },
 );
 
 describe("properties", () => {
   test("openai-strict output keeps the strict subset's rules, for any catalog and language", () => {
     fc.assert(
-      fc.property(catalogArb, fc.record({ syntax: fc.constantFrom("seed" as const, "path" as const), templates: fc.boolean(), deep: fc.boolean() }), (catalog, language) => {
-        const schema = planSchema(catalog, { dialect: "openai-strict", ...language });
-        expect(strictViolations(schema)).toEqual([]);
-        expect(() => ajv().compile(schema)).not.toThrow();
-      }),
+      fc.property(
+        catalogArb,
+        fc.record({ syntax: fc.constantFrom("seed" as const, "path" as const), templates: fc.boolean(), deep: fc.boolean() }),
+        (catalog, language) => {
+          const schema = planSchema(catalog, { dialect: "openai-strict", ...language });
+          expect(strictViolations(schema)).toEqual([]);
+          expect(() => ajv().compile(schema)).not.toThrow();
+        },
+      ),
       { numRuns: 150 },
     );
     // 150 Ajv compilations: seconds on a quiet machine, far more on a loaded one; the bound is not the point.
   }, 300_000);
 
   test("the reference pattern matches exactly the strings the parser reads as one whole reference", () => {
-    const pieces = fc.constantFrom("$", "1", "01", "2", ".", "a", "city", "[", "]", "0", '"', '"k"', "{", "}", "${", " ", "??", " ?? ", "null", "-1.5e3", "\\", "x y", "é", "\n");
+    const pieces = fc.constantFrom(
+      "$",
+      "1",
+      "01",
+      "2",
+      ".",
+      "a",
+      "city",
+      "[",
+      "]",
+      "0",
+      '"',
+      '"k"',
+      "{",
+      "}",
+      "${",
+      " ",
+      "??",
+      " ?? ",
+      "null",
+      "-1.5e3",
+      "\\",
+      "x y",
+      "é",
+      "\n",
+    );
     fc.assert(
-      fc.property(fc.array(pieces, { maxLength: 10 }).map((parts) => parts.join("")), fc.constantFrom<{ syntax?: "path"; templates?: boolean }>({}, { syntax: "path" }, { templates: true }, { syntax: "path", templates: true }), (text, options) => {
-        const parsed = tryParseRef(text, options);
-        const whole = parsed.ok && (parsed.value.type !== "template" || (parsed.value.parts.length === 1 && parsed.value.parts[0]!.type === "interpolation"));
-        expect(new RegExp(referencePattern(options), "u").test(text)).toBe(whole);
-      }),
+      fc.property(
+        fc.array(pieces, { maxLength: 10 }).map((parts) => parts.join("")),
+        fc.constantFrom<{ syntax?: "path"; templates?: boolean }>(
+          {},
+          { syntax: "path" },
+          { templates: true },
+          { syntax: "path", templates: true },
+        ),
+        (text, options) => {
+          const parsed = tryParseRef(text, options);
+          const whole =
+            parsed.ok &&
+            (parsed.value.type !== "template" || (parsed.value.parts.length === 1 && parsed.value.parts[0]!.type === "interpolation"));
+          expect(new RegExp(referencePattern(options), "u").test(text)).toBe(whole);
+        },
+      ),
       { numRuns: 3000 },
     );
   });
@@ -304,7 +437,12 @@ describe("fromStrictOutput", () => {
     t: {
       input: {
         type: "object",
-        properties: { a: { type: "string" }, b: { type: ["string", "null"] }, o: { $ref: "#/$defs/o" }, list: { type: "array", items: { $ref: "#/$defs/o" } } },
+        properties: {
+          a: { type: "string" },
+          b: { type: ["string", "null"] },
+          o: { $ref: "#/$defs/o" },
+          list: { type: "array", items: { $ref: "#/$defs/o" } },
+        },
         required: ["a", "b"],
         $defs: { o: { type: "object", properties: { x: { type: "number" }, y: { type: "number" } }, required: ["x"] } },
       },
@@ -312,7 +450,12 @@ describe("fromStrictOutput", () => {
   };
 
   test("drops the nulls of optional properties only, following properties, items and local $refs", () => {
-    const output = { steps: [{ id: 1, tool: "t", args: { a: null, b: null, o: { x: null, y: null }, list: [{ x: 1, y: null }] } }, { id: 2, tool: "unknown", args: { z: null } }] };
+    const output = {
+      steps: [
+        { id: 1, tool: "t", args: { a: null, b: null, o: { x: null, y: null }, list: [{ x: 1, y: null }] } },
+        { id: 2, tool: "unknown", args: { z: null } },
+      ],
+    };
     expect(fromStrictOutput(output, catalog)).toEqual({
       steps: [
         { id: 1, tool: "t", args: { a: null, b: null, o: { x: null }, list: [{ x: 1 }] } },
@@ -331,7 +474,14 @@ describe("fromStrictOutput", () => {
     Object.defineProperty(step, "args", { enumerable: true, get: () => ((ran = true), {}) });
     fromStrictOutput({ steps: [step] }, catalog);
     expect(ran).toBe(false);
-    const hostile = new Proxy({}, { ownKeys: () => { throw new Error("trap"); } });
+    const hostile = new Proxy(
+      {},
+      {
+        ownKeys: () => {
+          throw new Error("trap");
+        },
+      },
+    );
     expect(fromStrictOutput(hostile, catalog)).toBe(hostile);
   });
 });
@@ -354,7 +504,9 @@ test("an input schema without a type still makes args an object (and Ajv's stric
 
 describe("__proto__ is a name like any other", () => {
   test("a property, a keyword and a tool named __proto__ stay own data in both dialects", () => {
-    const input = JSON.parse('{ "type": "object", "properties": { "__proto__": { "type": "string" } }, "__proto__": { "x": 1 }, "required": ["__proto__"] }') as JsonSchema;
+    const input = JSON.parse(
+      '{ "type": "object", "properties": { "__proto__": { "type": "string" } }, "__proto__": { "x": 1 }, "required": ["__proto__"] }',
+    ) as JsonSchema;
     const catalog = JSON.parse('{ "__proto__": { "input": { "type": "object" } } }') as ToolCatalog;
     Object.defineProperty(catalog, "t", { value: { input }, enumerable: true });
     for (const dialect of ["json-schema", "openai-strict"] as const) {

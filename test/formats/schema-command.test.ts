@@ -30,7 +30,10 @@ describe("plan-refs schema", () => {
   test.each([
     [[], {}],
     [["--dialect", "openai-strict"], { dialect: "openai-strict" }],
-    [["--dialect", "json-schema", "--syntax", "path", "--templates", "--deep"], { dialect: "json-schema", syntax: "path", templates: true, deep: true }],
+    [
+      ["--dialect", "json-schema", "--syntax", "path", "--templates", "--deep"],
+      { dialect: "json-schema", syntax: "path", templates: true, deep: true },
+    ],
   ] as const)("prints planSchema's schema: %j", async (flags, options) => {
     const result = await cli(["schema", "--catalog", trip, ...flags]);
     expect(result).toMatchObject({ code: 0, stderr: "" });
@@ -42,10 +45,15 @@ describe("plan-refs schema", () => {
       const result = await cli(["schema", flag]);
       expect(result.code).toBe(0);
       expect(result.stdout).toMatch(/^usage: plan-refs schema /);
-      expect(result.stdout).toMatch(/\noptions:\n[\s\S]*json-schema \(default\)[\s\S]*\nexit codes:\n[\s\S]*\nexample:\n {2}plan-refs schema /);
+      expect(result.stdout).toMatch(
+        /\noptions:\n[\s\S]*json-schema \(default\)[\s\S]*\nexit codes:\n[\s\S]*\nexample:\n {2}plan-refs schema /,
+      );
     }
     const help = (await cli(["schema", "--help"])).stdout;
-    const example = help.slice(help.lastIndexOf("\n  plan-refs ") + "\n  plan-refs ".length).trim().split(/\s+/);
+    const example = help
+      .slice(help.lastIndexOf("\n  plan-refs ") + "\n  plan-refs ".length)
+      .trim()
+      .split(/\s+/);
     const previous = process.cwd();
     process.chdir(root);
     try {
@@ -56,11 +64,16 @@ describe("plan-refs schema", () => {
   });
 
   test("a character a terminal acts on, in a description, is printed as a JSON escape", async () => {
-    const path = file("bidi.json", JSON.stringify({ a: { description: "x\u202ey\u2028z\u009b", input: { type: "object", properties: {} } } }));
+    const path = file(
+      "bidi.json",
+      JSON.stringify({ a: { description: "x\u202ey\u2028z\u009b", input: { type: "object", properties: {} } } }),
+    );
     const result = await cli(["schema", "--catalog", path]);
     expect(result.code).toBe(0);
     expect(result.stdout).not.toMatch(/[\u202e\u2028\u009b]/);
-    expect(JSON.parse(result.stdout)).toEqual(planSchema({ a: { description: "x\u202ey\u2028z\u009b", input: { type: "object", properties: {} } } }));
+    expect(JSON.parse(result.stdout)).toEqual(
+      planSchema({ a: { description: "x\u202ey\u2028z\u009b", input: { type: "object", properties: {} } } }),
+    );
   });
 
   test.each([

@@ -30,13 +30,15 @@ export function strictViolations(root: unknown): string[] {
       if (!STRICT_KEYWORDS.includes(key)) problems.push(`${pointer}: unsupported keyword ${key}`);
     }
     if (pointer !== "" && "$defs" in node) problems.push(`${pointer}: $defs only at the root`);
-    if ("type" in node && !(typeof node["type"] === "string" && TYPES.has(node["type"]))) problems.push(`${pointer}: type must be one type name`);
+    if ("type" in node && !(typeof node["type"] === "string" && TYPES.has(node["type"])))
+      problems.push(`${pointer}: type must be one type name`);
     if ("format" in node && !STRICT_FORMATS.includes(node["format"] as string)) problems.push(`${pointer}: unsupported format`);
     if ("$ref" in node) {
       const ref = node["$ref"];
       const name = typeof ref === "string" && ref.startsWith("#/$defs/") ? ref.slice("#/$defs/".length) : undefined;
       if (name === undefined || !Object.hasOwn(defs, name)) problems.push(`${pointer}: $ref must name a definition in the root's $defs`);
-      if (Object.keys(node).some((key) => key !== "$ref" && key !== "description")) problems.push(`${pointer}: nothing but a description beside $ref`);
+      if (Object.keys(node).some((key) => key !== "$ref" && key !== "description"))
+        problems.push(`${pointer}: nothing but a description beside $ref`);
       return;
     }
     if ("anyOf" in node) {
@@ -61,9 +63,11 @@ export function strictViolations(root: unknown): string[] {
       if (!Array.isArray(required) || required.length !== names.length || !names.every((name) => required.includes(name))) {
         problems.push(`${pointer}: every property must be required`);
       }
-      for (const name of names) visit(props[name], `${pointer}/properties/${name.replaceAll("~", "~0").replaceAll("/", "~1")}`, objectDepth + 1);
+      for (const name of names)
+        visit(props[name], `${pointer}/properties/${name.replaceAll("~", "~0").replaceAll("/", "~1")}`, objectDepth + 1);
     } else {
-      for (const key of ["properties", "required", "additionalProperties"]) if (key in node) problems.push(`${pointer}: ${key} on a schema that is not an object`);
+      for (const key of ["properties", "required", "additionalProperties"])
+        if (key in node) problems.push(`${pointer}: ${key} on a schema that is not an object`);
     }
     if (node["type"] === "array") {
       if (!("items" in node)) problems.push(`${pointer}: an array needs items`);

@@ -13,7 +13,10 @@ import { LONGEST_NAME, TABLE_ALIASES, TABLE_NAMES } from "../../src/formats/unic
 import { characterByName, isNameTableLoaded, nameTable } from "../../src/formats/unicode-names/names.js";
 import type { ToolCatalog } from "../../src/plan/plan.js";
 
-const catalogs = JSON.parse(readFileSync(join(import.meta.dirname, "../cases/formats-catalogs.json"), "utf8")) as Record<string, ToolCatalog>;
+const catalogs = JSON.parse(readFileSync(join(import.meta.dirname, "../cases/formats-catalogs.json"), "utf8")) as Record<
+  string,
+  ToolCatalog
+>;
 const catalog = catalogs.research!;
 
 const query = (text: string): unknown => fromLLMCompiler(text, { catalog }).plan.steps[0]?.args.query;
@@ -48,7 +51,13 @@ describe("the packed table", () => {
     expect(table.get("BYTE ORDER MARK")).toBe(0xfeff);
     expect(table.get("CJK COMPATIBILITY IDEOGRAPH-2F800")).toBe(0x2f800);
     expect(table.has("KEYCAP NUMBER SIGN")).toBe(false);
-    const wrong = [...table].filter(([name, code]) => !/^[A-Z0-9][A-Z0-9 -]*$/.test(name) || /^(?:HANGUL SYLLABLE |CJK UNIFIED IDEOGRAPH-)/.test(name) || name.length > LONGEST_NAME || !(code >= 0 && code <= 0x10ffff));
+    const wrong = [...table].filter(
+      ([name, code]) =>
+        !/^[A-Z0-9][A-Z0-9 -]*$/.test(name) ||
+        /^(?:HANGUL SYLLABLE |CJK UNIFIED IDEOGRAPH-)/.test(name) ||
+        name.length > LONGEST_NAME ||
+        !(code >= 0 && code <= 0x10ffff),
+    );
     expect(wrong).toEqual([]);
   });
 
@@ -57,7 +66,12 @@ describe("the packed table", () => {
     fc.assert(
       fc.property(fc.nat({ max: entries.length - 1 }), fc.constantFrom("upper", "lower", "mixed"), (index, spelling) => {
         const [name, code] = entries[index]!;
-        const written = spelling === "upper" ? name : spelling === "lower" ? name.toLowerCase() : [...name].map((char, i) => (i % 2 === 0 ? char.toLowerCase() : char)).join("");
+        const written =
+          spelling === "upper"
+            ? name
+            : spelling === "lower"
+              ? name.toLowerCase()
+              : [...name].map((char, i) => (i % 2 === 0 ? char.toLowerCase() : char)).join("");
         const { plan, diagnostics } = fromLLMCompiler(`1. web_search("<\\N{${written}}>")`, { catalog });
         expect(diagnostics).toEqual([]);
         expect(plan.steps[0]?.args).toEqual({ query: `<${String.fromCodePoint(code)}>` });
@@ -79,15 +93,36 @@ describe("the packed table", () => {
 });
 
 describe("refused names", () => {
-  const leftOut = (text: string) => fromLLMCompiler(text, { catalog }).diagnostics.map((diagnostic) => ({ message: diagnostic.message, start: diagnostic.offset?.start, end: diagnostic.offset?.end }));
+  const leftOut = (text: string) =>
+    fromLLMCompiler(text, { catalog }).diagnostics.map((diagnostic) => ({
+      message: diagnostic.message,
+      start: diagnostic.offset?.start,
+      end: diagnostic.offset?.end,
+    }));
 
   test("the message names the name, and says which name was meant when one is near", () => {
-    expect(leftOut('1. web_search("\\N{BULLET }"')).toEqual([{ message: 'unknown Unicode character name "BULLET "; did you mean "BULLET"?; line 1 is left out', start: 15, end: 26 }]);
-    expect(leftOut('1. web_search("\\N{hangul syllable ga}"')).toEqual([{ message: 'unknown Unicode character name "hangul syllable ga"; did you mean "HANGUL SYLLABLE GA"?; line 1 is left out', start: 15, end: 37 }]);
-    expect(leftOut('1. web_search("\\N{NO SUCH THING}"')).toEqual([{ message: 'unknown Unicode character name "NO SUCH THING"; line 1 is left out', start: 15, end: 32 }]);
-    expect(leftOut('1. web_search("\\Nx"')[0]?.message).toBe("malformed \\N character escape: a name in braces must follow \\N, as in \\N{BULLET}; line 1 is left out");
-    expect(leftOut('1. web_search("\\N{}"')[0]?.message).toBe("malformed \\N character escape: the name in \\N{} is empty; line 1 is left out");
-    expect(leftOut('1. web_search("\\N{BULLET"')[0]?.message).toBe('malformed \\N character escape: no "}" ends the name before the string ends; line 1 is left out');
+    expect(leftOut('1. web_search("\\N{BULLET }"')).toEqual([
+      { message: 'unknown Unicode character name "BULLET "; did you mean "BULLET"?; line 1 is left out', start: 15, end: 26 },
+    ]);
+    expect(leftOut('1. web_search("\\N{hangul syllable ga}"')).toEqual([
+      {
+        message: 'unknown Unicode character name "hangul syllable ga"; did you mean "HANGUL SYLLABLE GA"?; line 1 is left out',
+        start: 15,
+        end: 37,
+      },
+    ]);
+    expect(leftOut('1. web_search("\\N{NO SUCH THING}"')).toEqual([
+      { message: 'unknown Unicode character name "NO SUCH THING"; line 1 is left out', start: 15, end: 32 },
+    ]);
+    expect(leftOut('1. web_search("\\Nx"')[0]?.message).toBe(
+      "malformed \\N character escape: a name in braces must follow \\N, as in \\N{BULLET}; line 1 is left out",
+    );
+    expect(leftOut('1. web_search("\\N{}"')[0]?.message).toBe(
+      "malformed \\N character escape: the name in \\N{} is empty; line 1 is left out",
+    );
+    expect(leftOut('1. web_search("\\N{BULLET"')[0]?.message).toBe(
+      'malformed \\N character escape: no "}" ends the name before the string ends; line 1 is left out',
+    );
   });
 
   test("the name is escaped in the message: control characters, quotes and backslashes", () => {
@@ -99,7 +134,9 @@ describe("refused names", () => {
   test("no more of the line than the longest name is read to find the }", () => {
     const text = `1. web_search("\\N{${"A".repeat(60_000)}`;
     const [problem] = leftOut(text);
-    expect(problem?.message).toBe(`unknown Unicode character name "${"A".repeat(30)}…": longer than any (${LONGEST_NAME} characters at most); line 1 is left out`);
+    expect(problem?.message).toBe(
+      `unknown Unicode character name "${"A".repeat(30)}…": longer than any (${LONGEST_NAME} characters at most); line 1 is left out`,
+    );
     expect(problem!.end! - problem!.start!).toBe(3 + LONGEST_NAME + 1);
   });
 });

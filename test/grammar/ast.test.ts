@@ -29,12 +29,15 @@ describe("ast.ts: walkAst", () => {
     ]);
   });
 
-  test.each([undefined, null, "visit", 42, {}])("a visit that is not a function (%s) is a RefError code invalid-args that says so", (visit) => {
-    const error = thrownBy(() => walkAst(parseRef("$1"), visit as never)) as RefError;
-    expect(error).toBeInstanceOf(RefError);
-    expect(error.code).toBe("invalid-args");
-    expect(error.message).toBe("walkAst needs a visit function");
-  });
+  test.each([undefined, null, "visit", 42, {}])(
+    "a visit that is not a function (%s) is a RefError code invalid-args that says so",
+    (visit) => {
+      const error = thrownBy(() => walkAst(parseRef("$1"), visit as never)) as RefError;
+      expect(error).toBeInstanceOf(RefError);
+      expect(error.code).toBe("invalid-args");
+      expect(error.message).toBe("walkAst needs a visit function");
+    },
+  );
 
   test.each([
     ["an Error", new TypeError("visitor failed")],
@@ -89,7 +92,13 @@ describe("ast.ts: walkAst", () => {
         lastStep = node.id;
       }
     });
-    expect({ defaults, references, literals, lastStep, ordered }).toEqual({ defaults: CHAIN_LENGTH, references: CHAIN_LENGTH, literals: 1, lastStep: String(CHAIN_LENGTH), ordered: true });
+    expect({ defaults, references, literals, lastStep, ordered }).toEqual({
+      defaults: CHAIN_LENGTH,
+      references: CHAIN_LENGTH,
+      literals: 1,
+      lastStep: String(CHAIN_LENGTH),
+      ordered: true,
+    });
   });
 });
 

@@ -39,7 +39,13 @@ describe("format.ts", () => {
   });
 
   test("a seed key with } inside braces cannot be printed: code syntax, and why", () => {
-    const error = thrownBy(() => formatRef({ type: "template", span: { start: 0, end: 0 }, parts: [{ type: "interpolation", span: { start: 0, end: 0 }, form: "braced", expression: parseRef("$1.a}b") as never }] })) as RefError;
+    const error = thrownBy(() =>
+      formatRef({
+        type: "template",
+        span: { start: 0, end: 0 },
+        parts: [{ type: "interpolation", span: { start: 0, end: 0 }, form: "braced", expression: parseRef("$1.a}b") as never }],
+      }),
+    ) as RefError;
     expect(error.code).toBe("syntax");
     expect(error.message).toContain('cannot contain "}"');
   });
@@ -70,8 +76,14 @@ describe("format.ts: formatRef", () => {
   });
 
   test.each([
-    ["a default chain ending in a node of unknown type", { type: "default", span: SPAN, reference: bareReference("1"), fallback: { type: "mystery", span: SPAN } }],
-    ["an interpolation whose expression is of unknown type", template({ type: "interpolation", span: SPAN, form: "braced", expression: { type: "mystery", span: SPAN } })],
+    [
+      "a default chain ending in a node of unknown type",
+      { type: "default", span: SPAN, reference: bareReference("1"), fallback: { type: "mystery", span: SPAN } },
+    ],
+    [
+      "an interpolation whose expression is of unknown type",
+      template({ type: "interpolation", span: SPAN, form: "braced", expression: { type: "mystery", span: SPAN } }),
+    ],
   ])("%s is a RefError code syntax naming the type, not text with a hole", (_name, ast) => {
     const error = thrownBy(() => formatRef(ast as unknown as RefAst)) as RefError;
     expect(error).toBeInstanceOf(RefError);
@@ -82,19 +94,44 @@ describe("format.ts: formatRef", () => {
   test.each([
     [
       "a bare interpolation followed by text prints braced, with the text",
-      template({ type: "interpolation", span: SPAN, form: "bare", expression: bareReference("1", "seed") }, { type: "text", span: SPAN, value: " x" }),
+      template(
+        { type: "interpolation", span: SPAN, form: "bare", expression: bareReference("1", "seed") },
+        { type: "text", span: SPAN, value: " x" },
+      ),
       "${1} x",
     ],
     [
       "two bare interpolations print braced, both",
-      template({ type: "interpolation", span: SPAN, form: "bare", expression: bareReference("1", "seed") }, { type: "interpolation", span: SPAN, form: "bare", expression: bareReference("2", "seed") }),
+      template(
+        { type: "interpolation", span: SPAN, form: "bare", expression: bareReference("1", "seed") },
+        { type: "interpolation", span: SPAN, form: "bare", expression: bareReference("2", "seed") },
+      ),
       "${1}${2}",
     ],
-    ["a single text part prints as its text even with a stray form field", template({ type: "text", span: SPAN, value: "abc", form: "bare" }), "abc"],
-    ["a template whose only part is a hole (sparse array) prints as nothing", ({ type: "template", span: SPAN, parts: new Array<unknown>(1) }) as unknown as TemplateNode, ""],
+    [
+      "a single text part prints as its text even with a stray form field",
+      template({ type: "text", span: SPAN, value: "abc", form: "bare" }),
+      "abc",
+    ],
+    [
+      "a template whose only part is a hole (sparse array) prints as nothing",
+      { type: "template", span: SPAN, parts: new Array<unknown>(1) } as unknown as TemplateNode,
+      "",
+    ],
     [
       "a default interpolation is not checked as a seed reference, even with a stray syntax field",
-      template({ type: "interpolation", span: SPAN, form: "braced", expression: { type: "default", span: SPAN, syntax: "seed", reference: parseRef('$1["}"]', { syntax: "path" }), fallback: { type: "literal", span: SPAN, value: "x" } } }),
+      template({
+        type: "interpolation",
+        span: SPAN,
+        form: "braced",
+        expression: {
+          type: "default",
+          span: SPAN,
+          syntax: "seed",
+          reference: parseRef('$1["}"]', { syntax: "path" }),
+          fallback: { type: "literal", span: SPAN, value: "x" },
+        },
+      }),
       '${1["}"] ?? "x"}',
     ],
   ])("%s", (_name, ast, expected) => {
@@ -110,7 +147,11 @@ describe("format.ts: formatRef", () => {
   });
 
   test("the lead doubling applies to the first part only (hand-built)", () => {
-    const ast = template({ type: "text", span: SPAN, value: "$a" }, { type: "interpolation", span: SPAN, form: "braced", expression: bareReference("1", "seed") }, { type: "text", span: SPAN, value: "$b" });
+    const ast = template(
+      { type: "text", span: SPAN, value: "$a" },
+      { type: "interpolation", span: SPAN, form: "braced", expression: bareReference("1", "seed") },
+      { type: "text", span: SPAN, value: "$b" },
+    );
     expect(formatRef(ast)).toBe("$$a${1}$b");
   });
 });

@@ -13,7 +13,8 @@ describe("decodeJsonContent", () => {
       fc.property(fc.string({ unit: "binary" }), fc.boolean(), (value, unicodeEscapes) => {
         let text = JSON.stringify(value);
         // Also every character as \uXXXX (JSON.stringify escapes only what it must).
-        if (unicodeEscapes) text = `"${Array.from({ length: value.length }, (_, i) => `\\u${value.charCodeAt(i).toString(16).padStart(4, "0")}`).join("")}"`;
+        if (unicodeEscapes)
+          text = `"${Array.from({ length: value.length }, (_, i) => `\\u${value.charCodeAt(i).toString(16).padStart(4, "0")}`).join("")}"`;
         const decoded = decodeJsonContent(text, 1, text.length);
         expect(decoded.value).toBe(value);
         expect(decoded.end).toBe(text.length - 1);

@@ -98,9 +98,13 @@ describe("limits.ts: maxSegments", () => {
 
   test("maxSegments bounds each interpolation of a template on its own; maxInterpolations counts them", () => {
     expect(parseTemplate("${1.a} ${2.b}", { syntax: "path", maxSegments: 1 }).parts).toHaveLength(3);
-    expect((thrownBy(() => parseTemplate("${1.a} ${2.b.c}", { syntax: "path", maxSegments: 1 })) as RefError).message).toContain("has 2 path segments");
+    expect((thrownBy(() => parseTemplate("${1.a} ${2.b.c}", { syntax: "path", maxSegments: 1 })) as RefError).message).toContain(
+      "has 2 path segments",
+    );
     expect(parseTemplate("${1.a} ${2.b}", { syntax: "path", maxInterpolations: 2 }).parts).toHaveLength(3);
-    expect((thrownBy(() => parseTemplate("${1.a} ${2.b} ${3}", { syntax: "path", maxInterpolations: 2 })) as RefError).message).toBe("template has 3 interpolations, over maxInterpolations (2)");
+    expect((thrownBy(() => parseTemplate("${1.a} ${2.b} ${3}", { syntax: "path", maxInterpolations: 2 })) as RefError).message).toBe(
+      "template has 3 interpolations, over maxInterpolations (2)",
+    );
   });
 });
 

@@ -4,7 +4,15 @@
  * answer is always the answer a cold parse gives, for every option set.
  */
 import { afterEach, describe, expect, test } from "vitest";
-import { clearParseCache, DEFAULT_PARSE_CACHE_SIZE, isPlaceholder, parseCacheStats, parseRef, setParseCacheSize, tryParseRef } from "../../src/grammar/parse.js";
+import {
+  clearParseCache,
+  DEFAULT_PARSE_CACHE_SIZE,
+  isPlaceholder,
+  parseCacheStats,
+  parseRef,
+  setParseCacheSize,
+  tryParseRef,
+} from "../../src/grammar/parse.js";
 import { resolveRefs } from "../../src/resolve/resolve-refs.js";
 import { RefError, RefSyntaxError } from "../../src/shared/errors.js";
 import { thrownBy } from "../helpers/cases.js";
@@ -21,7 +29,13 @@ describe("the parse cache", () => {
     for (let i = 0; i < DEFAULT_PARSE_CACHE_SIZE * 2 + 500; i++) {
       // Each string twice (a scanned placeholder is cached on its second sighting), and a near-miss.
       const args = { a: `$${i}`, b: `$1.key${i}`, c: `$${i} off`, d: `$${i}`, e: `$1.key${i}` };
-      resolveRefs(args, new Map<number, unknown>([[i, i], [1, { [`key${i}`]: i }]]));
+      resolveRefs(
+        args,
+        new Map<number, unknown>([
+          [i, i],
+          [1, { [`key${i}`]: i }],
+        ]),
+      );
       if (i % 1000 === 0) expect(parseCacheStats().size).toBeLessThanOrEqual(DEFAULT_PARSE_CACHE_SIZE);
     }
     const { size, maxEntries } = parseCacheStats();
@@ -31,7 +45,12 @@ describe("the parse cache", () => {
 
   test.each([0, 1, 2, 7, 100])("is bounded by setParseCacheSize(%i), for every option set", { tags: ["slow"] }, (bound) => {
     setParseCacheSize(bound);
-    const options = [undefined, { syntax: "path" as const }, { templates: true }, { syntax: "path" as const, templates: true, strict: true }];
+    const options = [
+      undefined,
+      { syntax: "path" as const },
+      { templates: true },
+      { syntax: "path" as const, templates: true, strict: true },
+    ];
     for (let i = 0; i < 500; i++) {
       for (const option of options) {
         isPlaceholder(`$${i}.a.b`, option);

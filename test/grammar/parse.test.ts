@@ -32,7 +32,10 @@ describe("parse.json", () => {
     const tried = tryParseRef(row.input, row.options);
     if (row.isPlaceholder !== undefined) expect(isPlaceholder(row.input, row.options)).toBe(row.isPlaceholder);
     if (row.error !== undefined) {
-      expectError(thrownBy(() => parseRef(row.input, row.options)), row.error);
+      expectError(
+        thrownBy(() => parseRef(row.input, row.options)),
+        row.error,
+      );
       expect(tried.ok).toBe(false);
       if (!tried.ok) expectError(tried.error, row.error);
       return;
@@ -46,7 +49,8 @@ describe("parse.json", () => {
       const again = parseRef(row.canonical, row.options);
       expect(formatRef(again)).toBe(row.canonical);
       // The canonical text parses to the same AST, spans and the digits as written aside.
-      const sameDigits = (node: unknown): unknown => JSON.parse(JSON.stringify(withoutSpans(node)), (key, value: unknown) => (key === "digits" ? undefined : value));
+      const sameDigits = (node: unknown): unknown =>
+        JSON.parse(JSON.stringify(withoutSpans(node)), (key, value: unknown) => (key === "digits" ? undefined : value));
       expect(sameDigits(again)).toEqual(sameDigits(ast));
     }
   });
@@ -116,9 +120,16 @@ describe("spans", () => {
 describe("long chains of defaults", { tags: ["slow"] }, () => {
   /** `$1 ?? $2 ?? … ?? "end"` built directly as an AST, `count` references long. */
   function chain(count: number): RefAst {
-    const reference = (id: string) => ({ type: "reference" as const, span: { start: 0, end: 0 }, syntax: "path" as const, step: { type: "step" as const, span: { start: 0, end: 0 }, digits: id, id }, path: [] });
+    const reference = (id: string) => ({
+      type: "reference" as const,
+      span: { start: 0, end: 0 },
+      syntax: "path" as const,
+      step: { type: "step" as const, span: { start: 0, end: 0 }, digits: id, id },
+      path: [],
+    });
     let node: unknown = { type: "literal", span: { start: 0, end: 0 }, value: "end" };
-    for (let i = count; i >= 1; i--) node = { type: "default", span: { start: 0, end: 0 }, reference: reference(String(i)), fallback: node };
+    for (let i = count; i >= 1; i--)
+      node = { type: "default", span: { start: 0, end: 0 }, reference: reference(String(i)), fallback: node };
     return node as RefAst;
   }
 
@@ -142,7 +153,16 @@ describe("long chains of defaults", { tags: ["slow"] }, () => {
 describe("the printer", () => {
   test.each([
     ["an unknown node type", { type: "bogus", span: { start: 0, end: 0 } }],
-    ["an unknown segment type", { type: "reference", span: { start: 0, end: 2 }, syntax: "path", step: { type: "step", span: { start: 1, end: 2 }, digits: "1", id: "1" }, path: [{ type: "slice" }] }],
+    [
+      "an unknown segment type",
+      {
+        type: "reference",
+        span: { start: 0, end: 2 },
+        syntax: "path",
+        step: { type: "step", span: { start: 1, end: 2 }, digits: "1", id: "1" },
+        path: [{ type: "slice" }],
+      },
+    ],
   ])("a hand-built AST with %s is a RefError, not a crash", (_name, ast) => {
     expect(thrownBy(() => formatRef(ast as unknown as RefAst))).toBeInstanceOf(RefError);
   });
@@ -152,7 +172,10 @@ describe("the printer", () => {
     const interpolation = template.parts[0]!;
     if (interpolation.type !== "interpolation" || interpolation.expression.type !== "reference") throw new Error("unexpected AST");
     const key = interpolation.expression.path[0]!;
-    const bad: TemplateNode = { ...template, parts: [{ ...interpolation, expression: { ...interpolation.expression, path: [{ ...key, name: "a}b" } as typeof key] } }] };
+    const bad: TemplateNode = {
+      ...template,
+      parts: [{ ...interpolation, expression: { ...interpolation.expression, path: [{ ...key, name: "a}b" } as typeof key] } }],
+    };
     expect(thrownBy(() => formatRef(bad))).toBeInstanceOf(RefError);
   });
 
@@ -176,13 +199,16 @@ describe("error objects and stacks", () => {
     return thrownBy(() => parseRef(text, { syntax: "path" }));
   }
 
-  test.each(["$1.", "$1[x]", "$1 ?? ", "$99.a b"])("parseRef(%j) throws a RefSyntaxError whose stack names the caller, every time (cached or not)", (text) => {
-    for (let i = 0; i < 3; i++) {
-      const error = throwingCaller(text) as RefSyntaxError;
-      expect(error).toBeInstanceOf(RefSyntaxError);
-      expect(error.stack).toContain("throwingCaller");
-    }
-  });
+  test.each(["$1.", "$1[x]", "$1 ?? ", "$99.a b"])(
+    "parseRef(%j) throws a RefSyntaxError whose stack names the caller, every time (cached or not)",
+    (text) => {
+      for (let i = 0; i < 3; i++) {
+        const error = throwingCaller(text) as RefSyntaxError;
+        expect(error).toBeInstanceOf(RefSyntaxError);
+        expect(error.stack).toContain("throwingCaller");
+      }
+    },
+  );
 
   test("building errors without a stack leaves Error.stackTraceLimit as it was", () => {
     const before = Error.stackTraceLimit;
@@ -237,7 +263,11 @@ describe("parse.ts: parseTemplate", () => {
       expect(error.code).toBe("limit");
       expect(error.message).toContain(`template of ${text.length} characters exceeds maxRefLength (2)`);
     } else {
-      expect(parse()).toEqual({ type: "template", span: { start: 0, end: text.length }, parts: [{ type: "text", span: { start: 0, end: text.length }, value: text }] });
+      expect(parse()).toEqual({
+        type: "template",
+        span: { start: 0, end: text.length },
+        parts: [{ type: "text", span: { start: 0, end: text.length }, value: text }],
+      });
     }
   });
 });
@@ -245,7 +275,11 @@ describe("parse.ts: parseTemplate", () => {
 // Written against mutants that survived a mutation run: pins exact behaviour no other test pinned.
 describe("parse.ts: what tryParseRef and parseTemplate say at their edges", () => {
   test("tryParseRef on a value that is not a string says what it got", () => {
-    for (const [value, type] of [[42, "number"], [null, "object"], [undefined, "undefined"]] as const) {
+    for (const [value, type] of [
+      [42, "number"],
+      [null, "object"],
+      [undefined, "undefined"],
+    ] as const) {
       const result = tryParseRef(value as unknown as string);
       expect(result.ok).toBe(false);
       if (!result.ok) expect(result.error.message).toBe(`a reference must be a string, not ${type}`);

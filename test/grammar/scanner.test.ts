@@ -26,14 +26,89 @@ function expectAgreement(text: string, syntax: Syntax): void {
 // Pieces of the language and the characters around its edges: whitespace the name rule excludes
 // (including non-ASCII spaces), quotes and escapes, surrogate halves, digits in other scripts.
 const tokens = [
-  "$", "$", "$", "$$", "${", "}", "0", "1", "7", "9", "00", "12", ".", ".", "..", "[", "]", "[0]", "[12]", '"', '\\"', "\\", "\\u0041", "\\n", "\\x",
-  "?", "??", " ?? ", " ", "  ", "\t", "\n", "\v", "\f", "\r", "\u00a0", "\u0085", "\u1680", "\u180e", "\u2000", "\u200a", "\u200b", "\u2028", "\u2029",
-  "\u202f", "\u205f", "\ufeff", "\u3000", "a", "b", "city", "é", "\ud83d\ude00", "\ud800", "\udc00", "１", "-",
-  "+", "e", "E", "true", "false", "null", "tru", "nul", "0.5", "1e3", "-0", "01", '"x"', '"a.b"', '""', "{", "\u0000", "\u001f", "/", "~",
+  "$",
+  "$",
+  "$",
+  "$$",
+  "${",
+  "}",
+  "0",
+  "1",
+  "7",
+  "9",
+  "00",
+  "12",
+  ".",
+  ".",
+  "..",
+  "[",
+  "]",
+  "[0]",
+  "[12]",
+  '"',
+  '\\"',
+  "\\",
+  "\\u0041",
+  "\\n",
+  "\\x",
+  "?",
+  "??",
+  " ?? ",
+  " ",
+  "  ",
+  "\t",
+  "\n",
+  "\v",
+  "\f",
+  "\r",
+  "\u00a0",
+  "\u0085",
+  "\u1680",
+  "\u180e",
+  "\u2000",
+  "\u200a",
+  "\u200b",
+  "\u2028",
+  "\u2029",
+  "\u202f",
+  "\u205f",
+  "\ufeff",
+  "\u3000",
+  "a",
+  "b",
+  "city",
+  "é",
+  "\ud83d\ude00",
+  "\ud800",
+  "\udc00",
+  "１",
+  "-",
+  "+",
+  "e",
+  "E",
+  "true",
+  "false",
+  "null",
+  "tru",
+  "nul",
+  "0.5",
+  "1e3",
+  "-0",
+  "01",
+  '"x"',
+  '"a.b"',
+  '""',
+  "{",
+  "\u0000",
+  "\u001f",
+  "/",
+  "~",
 ];
 
 const tokenString = fc.array(fc.constantFrom(...tokens), { maxLength: 12 }).map((parts) => parts.join(""));
-const startsLikeReference = fc.tuple(fc.constantFrom("$0", "$1", "$01", "$12", "$99999999999999999999"), tokenString).map(([head, rest]) => head + rest);
+const startsLikeReference = fc
+  .tuple(fc.constantFrom("$0", "$1", "$01", "$12", "$99999999999999999999"), tokenString)
+  .map(([head, rest]) => head + rest);
 
 const name = fc.stringMatching(/^[^.[\]{}$?\s]{1,6}$/);
 const segment = fc.oneof(
@@ -41,8 +116,14 @@ const segment = fc.oneof(
   fc.nat({ max: 1000 }).map((i) => `[${i}]`),
   fc.string({ maxLength: 6 }).map((s) => `[${JSON.stringify(s)}]`),
 );
-const reference = fc.tuple(fc.stringMatching(/^[0-9]{1,4}$/), fc.array(segment, { maxLength: 4 })).map(([digits, path]) => `$${digits}${path.join("")}`);
-const literal = fc.oneof(fc.string({ maxLength: 6 }).map((s) => JSON.stringify(s)), fc.double({ noNaN: true, noDefaultInfinity: true }).map((n) => JSON.stringify(n)), fc.constantFrom("true", "false", "null", "0", "-1.5e3"));
+const reference = fc
+  .tuple(fc.stringMatching(/^[0-9]{1,4}$/), fc.array(segment, { maxLength: 4 }))
+  .map(([digits, path]) => `$${digits}${path.join("")}`);
+const literal = fc.oneof(
+  fc.string({ maxLength: 6 }).map((s) => JSON.stringify(s)),
+  fc.double({ noNaN: true, noDefaultInfinity: true }).map((n) => JSON.stringify(n)),
+  fc.constantFrom("true", "false", "null", "0", "-1.5e3"),
+);
 const operator = fc.constantFrom("??", " ?? ", "  ??", "?? ", " ??  ");
 const expression = fc
   .tuple(reference, fc.array(fc.tuple(operator, reference), { maxLength: 3 }), fc.option(fc.tuple(operator, literal), { nil: undefined }))
@@ -70,11 +151,17 @@ const runs = { numRuns: 3000 };
 
 describe("scanner agrees with the grammar", () => {
   test("on strings made of the grammar's tokens", () => {
-    fc.assert(fc.property(tokenString, syntax, (text, s) => expectAgreement(text, s)), runs);
+    fc.assert(
+      fc.property(tokenString, syntax, (text, s) => expectAgreement(text, s)),
+      runs,
+    );
   });
 
   test("on strings that start like a reference", () => {
-    fc.assert(fc.property(startsLikeReference, syntax, (text, s) => expectAgreement(text, s)), runs);
+    fc.assert(
+      fc.property(startsLikeReference, syntax, (text, s) => expectAgreement(text, s)),
+      runs,
+    );
   });
 
   test("on valid path expressions (and the seed reading of the same text)", () => {
@@ -88,23 +175,111 @@ describe("scanner agrees with the grammar", () => {
   });
 
   test("on near-misses of valid expressions", () => {
-    fc.assert(fc.property(nearMiss, syntax, (text, s) => expectAgreement(text, s)), runs);
+    fc.assert(
+      fc.property(nearMiss, syntax, (text, s) => expectAgreement(text, s)),
+      runs,
+    );
   });
 
   test("on arbitrary strings, including lone surrogates", () => {
-    fc.assert(fc.property(fc.string({ unit: "binary", maxLength: 20 }).map((s) => `$1${s}`), syntax, (text, s) => expectAgreement(text, s)), runs);
+    fc.assert(
+      fc.property(
+        fc.string({ unit: "binary", maxLength: 20 }).map((s) => `$1${s}`),
+        syntax,
+        (text, s) => expectAgreement(text, s),
+      ),
+      runs,
+    );
   });
 
   const edges = [
-    "$", "$1", "$01", "$000", "$1.", "$1..", "$1.a", "$1.a.b", "$1 ", "$1\n", "$1.\n", "$1.a ?? 1", "$1x", "$１", "$-1", "$1e3", "$5 off", "price $1",
-    "$1[0]", "$1[00]", "$1[", "$1[]", "$1[0", "$1[-1]", '$1[""]', '$1["a.b"]', '$1["\\u00e9"]', '$1["\\x"]', '$1["a"', "$1.a[0].b", "$1.a b", "$1.\u00a0",
-    "$1??$2", "$1 ?? $2", "$1 ??$2.a", "$1 ?? ", "$1 ??", "$1 ?? x", '$1 ?? "x"', "$1 ?? -0", "$1 ?? 01", "$1 ?? 1.", "$1 ?? 1e", "$1 ?? true", "$1 ?? truex",
-    "$1 ?? null ?? $2", '$1 ?? $2 ?? "x"', "$1 ? ? $2", "$1  ??  $2", "$1\t?? $2", "$1.a?", "$1.${x}", "$1.}", "$1.{", "$1.$", "$99999999999999999999.a",
+    "$",
+    "$1",
+    "$01",
+    "$000",
+    "$1.",
+    "$1..",
+    "$1.a",
+    "$1.a.b",
+    "$1 ",
+    "$1\n",
+    "$1.\n",
+    "$1.a ?? 1",
+    "$1x",
+    "$１",
+    "$-1",
+    "$1e3",
+    "$5 off",
+    "price $1",
+    "$1[0]",
+    "$1[00]",
+    "$1[",
+    "$1[]",
+    "$1[0",
+    "$1[-1]",
+    '$1[""]',
+    '$1["a.b"]',
+    '$1["\\u00e9"]',
+    '$1["\\x"]',
+    '$1["a"',
+    "$1.a[0].b",
+    "$1.a b",
+    "$1.\u00a0",
+    "$1??$2",
+    "$1 ?? $2",
+    "$1 ??$2.a",
+    "$1 ?? ",
+    "$1 ??",
+    "$1 ?? x",
+    '$1 ?? "x"',
+    "$1 ?? -0",
+    "$1 ?? 01",
+    "$1 ?? 1.",
+    "$1 ?? 1e",
+    "$1 ?? true",
+    "$1 ?? truex",
+    "$1 ?? null ?? $2",
+    '$1 ?? $2 ?? "x"',
+    "$1 ? ? $2",
+    "$1  ??  $2",
+    "$1\t?? $2",
+    "$1.a?",
+    "$1.${x}",
+    "$1.}",
+    "$1.{",
+    "$1.$",
+    "$99999999999999999999.a",
   ];
   // Every code unit that `\s` matches, and some that look like spaces but are not: next to a path name.
-  const spaces = ["\t", "\n", "\v", "\f", "\r", " ", "\u0085", "\u00a0", "\u1680", "\u180e", "\u2000", "\u2005", "\u200a", "\u200b", "\u2028", "\u2029", "\u202f", "\u205f", "\u3000", "\ufeff"];
+  const spaces = [
+    "\t",
+    "\n",
+    "\v",
+    "\f",
+    "\r",
+    " ",
+    "\u0085",
+    "\u00a0",
+    "\u1680",
+    "\u180e",
+    "\u2000",
+    "\u2005",
+    "\u200a",
+    "\u200b",
+    "\u2028",
+    "\u2029",
+    "\u202f",
+    "\u205f",
+    "\u3000",
+    "\ufeff",
+  ];
   edges.push(...spaces.flatMap((space) => [`$1.a${space}`, `$1.a${space}b`, `$1${space}`, `$1.${space}`]));
-  test.each(edges.flatMap((text) => [{ text, syntax: "seed" as const }, { text, syntax: "path" as const }]))("$syntax: $text", ({ text, syntax: s }) => {
+  test.each(
+    edges.flatMap((text) => [
+      { text, syntax: "seed" as const },
+      { text, syntax: "path" as const },
+    ]),
+  )("$syntax: $text", ({ text, syntax: s }) => {
     expectAgreement(text, s);
   });
 });
@@ -142,7 +317,10 @@ describe("the parser's answers are the grammar's", () => {
   });
 
   test("a seed placeholder with leading zeros keeps its digits and canonical id", () => {
-    expect(parseRef("$007.city")).toMatchObject({ step: { digits: "007", id: "7", span: { start: 1, end: 4 } }, path: [{ name: "city", span: { start: 4, end: 9 } }] });
+    expect(parseRef("$007.city")).toMatchObject({
+      step: { digits: "007", id: "7", span: { start: 1, end: 4 } },
+      path: [{ name: "city", span: { start: 4, end: 9 } }],
+    });
     expect(parseRef("$000")).toMatchObject({ step: { digits: "000", id: "0" } });
   });
 });
@@ -152,7 +330,7 @@ describe("scanner.ts", () => {
   describe("text that is not a placeholder is rejected (as the grammar rejects it)", () => {
     test.each([
       ["a segment must start with . or [ (digits and ] after another character are no index)", "$1x0]"],
-      ['a quoted key must be closed by ] right after the string', '$1["a"x'],
+      ["a quoted key must be closed by ] right after the string", '$1["a"x'],
       ["?? needs two question marks: ?x is no default operator", "$1 ?x$2"],
       ["?? needs two question marks: x? is no default operator", "$1x?$2"],
       ["two arbitrary characters are no default operator before a reference", "$1ab$2"],
@@ -179,7 +357,6 @@ describe("scanner.ts", () => {
         fallback: { type: "literal", span, value },
       });
     });
-
   });
 
   describe("long array indexes have Number's value, correctly rounded", () => {

@@ -8,11 +8,49 @@ import type { ResolveOptions } from "../../src/shared/options.js";
 // Generated inputs: placeholders of every kind (valid, near-misses, templates, escapes, defaults),
 // results whose values look like placeholders, shared sub-objects, cycles and `__proto__` keys.
 export const placeholderText = fc.constantFrom(
-  "$1", "$2", "$0", "$01", "$3", "$9", "$1.a", "$1.b", "$2.a", "$1.a.b", "$1.items", "$1.items[0]", "$1.items[5]", "$1[\"a\"]", "$1.a ?? \"d\"", "$9 ?? $1.a",
-  "$9.x ?? 4", "$1.", "$5 off", "$", "$x", "$$1", "${1.a}", "x ${2} y", "${1", "a ${9} b", "$${1}", "${1.items}", "plain", "", "$1.a[0]", "$2.$1", "$1 ",
+  "$1",
+  "$2",
+  "$0",
+  "$01",
+  "$3",
+  "$9",
+  "$1.a",
+  "$1.b",
+  "$2.a",
+  "$1.a.b",
+  "$1.items",
+  "$1.items[0]",
+  "$1.items[5]",
+  '$1["a"]',
+  '$1.a ?? "d"',
+  "$9 ?? $1.a",
+  "$9.x ?? 4",
+  "$1.",
+  "$5 off",
+  "$",
+  "$x",
+  "$$1",
+  "${1.a}",
+  "x ${2} y",
+  "${1",
+  "a ${9} b",
+  "$${1}",
+  "${1.items}",
+  "plain",
+  "",
+  "$1.a[0]",
+  "$2.$1",
+  "$1 ",
   "$99999999999999999999",
 );
-const scalar = fc.oneof(placeholderText, fc.integer(), fc.constant(null), fc.boolean(), fc.constant(Number.NaN), fc.string({ maxLength: 4 }));
+const scalar = fc.oneof(
+  placeholderText,
+  fc.integer(),
+  fc.constant(null),
+  fc.boolean(),
+  fc.constant(Number.NaN),
+  fc.string({ maxLength: 4 }),
+);
 const tree = fc.letrec((tie) => ({
   value: fc.oneof({ depthSize: "small", withCrossShrink: true }, scalar, scalar, tie("array"), tie("object")),
   array: fc.array(tie("value"), { maxLength: 4 }),
@@ -30,7 +68,12 @@ export function materialize(value: unknown, odd: number): unknown {
   if (typeof value === "object" && value !== null) {
     const out: Record<string, unknown> = odd % 5 === 4 ? (Object.create(null) as Record<string, unknown>) : {};
     for (const key of Object.keys(value)) {
-      Object.defineProperty(out, key, { value: materialize((value as Record<string, unknown>)[key], odd + key.length), writable: true, enumerable: true, configurable: true });
+      Object.defineProperty(out, key, {
+        value: materialize((value as Record<string, unknown>)[key], odd + key.length),
+        writable: true,
+        enumerable: true,
+        configurable: true,
+      });
     }
     return out;
   }
@@ -50,26 +93,46 @@ function containers(root: unknown): object[] {
 }
 
 export const argsArbitrary = fc
-  .tuple(fc.dictionary(fc.constantFrom("q", "a", "b", "__proto__", "n", "list", "x/y"), tree.value, { maxKeys: 5 }), fc.nat(), fc.constantFrom("none", "none", "shared", "cycle", "instance"), fc.nat(), fc.nat())
+  .tuple(
+    fc.dictionary(fc.constantFrom("q", "a", "b", "__proto__", "n", "list", "x/y"), tree.value, { maxKeys: 5 }),
+    fc.nat(),
+    fc.constantFrom("none", "none", "shared", "cycle", "instance"),
+    fc.nat(),
+    fc.nat(),
+  )
   .map(([raw, odd, twist, from, to]) => {
     const args = materialize(raw, odd) as Record<string, unknown>;
     const all = containers(args);
     const source = all[from % all.length]!;
     const target = all[to % all.length]!;
-    if (twist === "shared" && source !== args) Object.defineProperty(args, "shared", { value: source, enumerable: true, writable: true, configurable: true });
+    if (twist === "shared" && source !== args)
+      Object.defineProperty(args, "shared", { value: source, enumerable: true, writable: true, configurable: true });
     if (twist === "cycle" && target !== args) (target as Record<string, unknown>)["loop"] = args;
     if (twist === "instance") args["when"] = new Date(0);
     return args;
   });
 
 const resultValue = fc.letrec((tie) => ({
-  value: fc.oneof({ depthSize: "small" }, placeholderText, fc.integer(), fc.constant(null), fc.string({ maxLength: 3 }), tie("object"), tie("array")),
+  value: fc.oneof(
+    { depthSize: "small" },
+    placeholderText,
+    fc.integer(),
+    fc.constant(null),
+    fc.string({ maxLength: 3 }),
+    tie("object"),
+    tie("array"),
+  ),
   object: fc.dictionary(fc.constantFrom("a", "b", "items", "x"), tie("value"), { maxKeys: 3 }),
   array: fc.array(tie("value"), { maxLength: 3 }),
 }));
 export const resultsArbitrary = fc.oneof(
   { weight: 6, arbitrary: fc.dictionary(fc.constantFrom("0", "1", "2", "3"), resultValue.value, { maxKeys: 4 }) },
-  { weight: 2, arbitrary: fc.dictionary(fc.constantFrom("0", "1", "2", "3"), resultValue.value, { maxKeys: 4 }).map((r) => new Map(Object.entries(r).map(([k, v]) => [Number(k), v]))) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .dictionary(fc.constantFrom("0", "1", "2", "3"), resultValue.value, { maxKeys: 4 })
+      .map((r) => new Map(Object.entries(r).map(([k, v]) => [Number(k), v]))),
+  },
   { weight: 1, arbitrary: fc.array(resultValue.value, { maxLength: 4 }) },
   { weight: 1, arbitrary: fc.constantFrom<unknown>(null, "results", 3) },
 );
@@ -90,7 +153,6 @@ export const optionsArbitrary: fc.Arbitrary<ResolveOptions | undefined> = fc.one
     { requiredKeys: ["syntax", "deep"] },
   ),
 );
-
 
 /** Results as the runner keeps them: a Map by step id. */
 export const mapResultsArbitrary: fc.Arbitrary<Map<number, unknown>> = fc

@@ -85,7 +85,8 @@ function unpackedChromium(): string {
   // The entry sits at a depth that differs between versions (build/index.js, build/esm/index.js): the
   // package's folder is the nearest one above it whose package.json names the package.
   let packageFolder = dirname(entry);
-  while (!isPackageFolder(packageFolder, "@sparticuz/chromium") && dirname(packageFolder) !== packageFolder) packageFolder = dirname(packageFolder);
+  while (!isPackageFolder(packageFolder, "@sparticuz/chromium") && dirname(packageFolder) !== packageFolder)
+    packageFolder = dirname(packageFolder);
   const { version } = JSON.parse(readFileSync(join(packageFolder, "package.json"), "utf8")) as { version: string };
   const folder = join(tmpdir(), `plan-refs-chromium-${version}-${process.getuid?.() ?? "user"}`);
   const binary = join(folder, "chromium");
@@ -93,8 +94,13 @@ function unpackedChromium(): string {
   const staging = mkdtempSync(`${folder}.`);
   try {
     const script = `const { default: chromium } = await import(${JSON.stringify(pathToFileURL(entry).href)}); await chromium.executablePath();`;
-    const child = spawnSync(process.execPath, ["--input-type=module", "--eval", script], { env: { ...process.env, TMPDIR: staging }, encoding: "utf8", timeout: 600_000 });
-    if (child.status !== 0 || !existsSync(join(staging, "chromium"))) throw new Error(`@sparticuz/chromium could not unpack its browser into ${staging}: ${child.stderr || child.error?.message}`);
+    const child = spawnSync(process.execPath, ["--input-type=module", "--eval", script], {
+      env: { ...process.env, TMPDIR: staging },
+      encoding: "utf8",
+      timeout: 600_000,
+    });
+    if (child.status !== 0 || !existsSync(join(staging, "chromium")))
+      throw new Error(`@sparticuz/chromium could not unpack its browser into ${staging}: ${child.stderr || child.error?.message}`);
     try {
       renameSync(staging, folder);
     } catch (error) {

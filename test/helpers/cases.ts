@@ -115,7 +115,8 @@ export function expectError(thrown: unknown, spec: ErrorSpec): void {
     }
   }
   if (spec.message !== undefined) expect(error.message).toBe(spec.message);
-  const includes = spec.messageIncludes === undefined ? [] : Array.isArray(spec.messageIncludes) ? spec.messageIncludes : [spec.messageIncludes];
+  const includes =
+    spec.messageIncludes === undefined ? [] : Array.isArray(spec.messageIncludes) ? spec.messageIncludes : [spec.messageIncludes];
   for (const part of includes) expect(error.message).toContain(part);
 }
 
@@ -152,5 +153,6 @@ export function runResolveCase(row: ResolveCase): void {
   }
   for (const pointer of row.shared ?? []) expect(pointerGet(output, pointer), `shared ${pointer}`).toBe(pointerGet(args, pointer));
   for (const pointer of row.copied ?? []) expect(pointerGet(output, pointer), `copied ${pointer}`).not.toBe(pointerGet(args, pointer));
-  for (const [at, from] of Object.entries(row.fromResults ?? {})) expect(pointerGet(output, at), `from results ${at}`).toBe(pointerGet(results, from));
+  for (const [at, from] of Object.entries(row.fromResults ?? {}))
+    expect(pointerGet(output, at), `from results ${at}`).toBe(pointerGet(results, from));
 }

@@ -103,9 +103,14 @@ export function instrument(code: string, fileName: string): { readonly shown: Sh
   const shown: Shown[] = [];
   const edits: { start: number; end: number; text: string }[] = [];
   const lineOf = (offset: number) => sourceFile.getLineAndCharacterOfPosition(offset).line + 1;
-  const gaps = statements.map((statement, index) => ({ statement, from: statement.end, to: index + 1 < statements.length ? statements[index + 1]!.getStart(sourceFile) : code.length }));
+  const gaps = statements.map((statement, index) => ({
+    statement,
+    from: statement.end,
+    to: index + 1 < statements.length ? statements[index + 1]!.getStart(sourceFile) : code.length,
+  }));
   const before = statements.length > 0 ? code.slice(0, statements[0]!.getStart(sourceFile)) : code;
-  if (/\/\/ (→|throws )/.test(before)) throw new Error(`${fileName}: a "// →" or "// throws" comment before the first statement shows nothing`);
+  if (/\/\/ (→|throws )/.test(before))
+    throw new Error(`${fileName}: a "// →" or "// throws" comment before the first statement shows nothing`);
   let found = 0;
   for (const { statement, from, to } of gaps) {
     const comments = commentLines(code, from, to);
@@ -115,7 +120,11 @@ export function instrument(code: string, fileName: string): { readonly shown: Sh
     const first = starts[0]!;
     const head = comments[first]!;
     let text = head.text.replace(/^\/\/ (→ ?|throws )/, "");
-    for (let next = first + 1; next < comments.length && /^\/\/\s{2,}\S/.test(comments[next]!.text) && comments[next]!.line === comments[next - 1]!.line + 1; next++) {
+    for (
+      let next = first + 1;
+      next < comments.length && /^\/\/\s{2,}\S/.test(comments[next]!.text) && comments[next]!.line === comments[next - 1]!.line + 1;
+      next++
+    ) {
       text += `\n${comments[next]!.text.slice(2)}`;
     }
     const kind = head.text.startsWith("// →") ? "value" : "throws";
@@ -132,14 +141,28 @@ export function instrument(code: string, fileName: string): { readonly shown: Sh
             ? `await __docThrowsAsync(${id}, async () => (${inner}))`
             : `__docThrows(${id}, () => (${inner}))`;
       edits.push({ start: expression.getStart(sourceFile), end: expression.end, text });
-    } else if (kind === "value" && ts.isVariableStatement(statement) && statement.declarationList.declarations.length === 1 && ts.isIdentifier(statement.declarationList.declarations[0]!.name)) {
-      edits.push({ start: statement.end, end: statement.end, text: ` __docShow(${id}, ${statement.declarationList.declarations[0]!.name.text});` });
+    } else if (
+      kind === "value" &&
+      ts.isVariableStatement(statement) &&
+      statement.declarationList.declarations.length === 1 &&
+      ts.isIdentifier(statement.declarationList.declarations[0]!.name)
+    ) {
+      edits.push({
+        start: statement.end,
+        end: statement.end,
+        text: ` __docShow(${id}, ${statement.declarationList.declarations[0]!.name.text});`,
+      });
     } else {
-      throw new Error(`${fileName}:${head.line}: a shown value must follow an expression statement${kind === "value" ? " or a `const name = …;`" : ""}`);
+      throw new Error(
+        `${fileName}:${head.line}: a shown value must follow an expression statement${kind === "value" ? " or a `const name = …;`" : ""}`,
+      );
     }
   }
   const total = code.split("\n").filter((line) => /\/\/ (→|throws )/.test(line)).length;
-  if (total !== found) throw new Error(`${fileName}: ${total - found} "// →" / "// throws" comment(s) inside a statement: only those after a top-level statement are checked`);
+  if (total !== found)
+    throw new Error(
+      `${fileName}: ${total - found} "// →" / "// throws" comment(s) inside a statement: only those after a top-level statement are checked`,
+    );
   let source = code;
   for (const edit of edits.sort((a, b) => b.start - a.start)) source = source.slice(0, edit.start) + edit.text + source.slice(edit.end);
   return { shown, source };
@@ -194,10 +217,17 @@ export function toModule(source: string, fileName: string): string {
   const output = ts.transpileModule(source, {
     fileName,
     reportDiagnostics: true,
-    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: false, isolatedModules: true, sourceMap: false },
+    compilerOptions: {
+      module: ts.ModuleKind.ESNext,
+      target: ts.ScriptTarget.ES2022,
+      verbatimModuleSyntax: false,
+      isolatedModules: true,
+      sourceMap: false,
+    },
   });
   const problems = output.diagnostics ?? [];
-  if (problems.length > 0) throw new Error(`${fileName}: ${problems.map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n")).join("\n")}`);
+  if (problems.length > 0)
+    throw new Error(`${fileName}: ${problems.map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n")).join("\n")}`);
   return PRELUDE + output.outputText;
 }
 
@@ -237,7 +267,9 @@ export function tsconfigPaths(tsconfig: string): ts.MapLike<string[]> {
   const config = ts.readConfigFile(tsconfig, (path) => ts.sys.readFile(path));
   if (config.error !== undefined) throw new Error(ts.flattenDiagnosticMessageText(config.error.messageText, "\n"));
   const paths = (config.config as { compilerOptions?: { paths?: ts.MapLike<string[]> } }).compilerOptions?.paths ?? {};
-  return Object.fromEntries(Object.entries(paths).map(([name, targets]) => [name, targets.map((target) => join(dirname(tsconfig), target))]));
+  return Object.fromEntries(
+    Object.entries(paths).map(([name, targets]) => [name, targets.map((target) => join(dirname(tsconfig), target))]),
+  );
 }
 
 /** What running a module gave. */
@@ -251,14 +283,23 @@ export interface RunResult {
 }
 
 /** Run an `.mjs` file with node; the shown values it records come back in `records`. */
-export function runModule(file: string, options: { readonly env?: NodeJS.ProcessEnv; readonly timeoutMs?: number } = {}): Promise<RunResult> {
+export function runModule(
+  file: string,
+  options: { readonly env?: NodeJS.ProcessEnv; readonly timeoutMs?: number } = {},
+): Promise<RunResult> {
   const out = `${file}.records.jsonl`;
   writeFileSync(out, "");
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       [file],
-      { cwd: root, encoding: "utf8", timeout: options.timeoutMs ?? 20_000, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, ...options.env, DOC_CODE_OUT: out } },
+      {
+        cwd: root,
+        encoding: "utf8",
+        timeout: options.timeoutMs ?? 20_000,
+        maxBuffer: 16 * 1024 * 1024,
+        env: { ...process.env, ...options.env, DOC_CODE_OUT: out },
+      },
       (error, stdout, stderr) => {
         const records: RunResult["records"] = new Map();
         for (const line of readText(out).split("\n")) {
@@ -317,7 +358,9 @@ export function render(value: Encoded): string {
     case "array":
       return `[${value.items.map(render).join(", ")}]`;
     case "object": {
-      const body = value.entries.map(([key, v]) => `${/^[A-Za-z_$][\w$]*$/.test(key) ? key : JSON.stringify(key)}: ${render(v)}`).join(", ");
+      const body = value.entries
+        .map(([key, v]) => `${/^[A-Za-z_$][\w$]*$/.test(key) ? key : JSON.stringify(key)}: ${render(v)}`)
+        .join(", ");
       const prefix = value.className === null ? "" : `${value.className} `;
       return body === "" ? `${prefix}{}` : `${prefix}{ ${body} }`;
     }
@@ -351,7 +394,8 @@ export function mismatch(shownText: string, actual: Encoded): string | undefined
   const problems = (source as unknown as { parseDiagnostics: ts.Diagnostic[] }).parseDiagnostics;
   if (problems.length > 0 || source.statements.length !== 1) return `the shown value does not parse as a JavaScript literal: ${shownText}`;
   const statement = source.statements[0]!;
-  if (!ts.isExpressionStatement(statement) || !ts.isParenthesizedExpression(statement.expression)) return `the shown value is not one expression: ${shownText}`;
+  if (!ts.isExpressionStatement(statement) || !ts.isParenthesizedExpression(statement.expression))
+    return `the shown value is not one expression: ${shownText}`;
   return compare(statement.expression.expression, actual, "");
 }
 
@@ -363,7 +407,8 @@ function compare(node: ts.Expression, actual: Encoded, at: string): string | und
   const where = at === "" ? "the value" : at;
   const differs = (what: string) => `${where}: shown ${what}, but it is ${render(actual)}`;
   if (ts.isParenthesizedExpression(node)) return compare(node.expression, actual, at);
-  if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) return actual === node.text ? undefined : differs(JSON.stringify(node.text));
+  if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node))
+    return actual === node.text ? undefined : differs(JSON.stringify(node.text));
   if (ts.isNumericLiteral(node)) return actual === Number(node.text) ? undefined : differs(node.text);
   if (ts.isPrefixUnaryExpression(node) && node.operator === ts.SyntaxKind.MinusToken && ts.isNumericLiteral(node.operand)) {
     return actual === -Number(node.operand.text) ? undefined : differs(`-${node.operand.text}`);
@@ -371,7 +416,8 @@ function compare(node: ts.Expression, actual: Encoded, at: string): string | und
   if (node.kind === ts.SyntaxKind.TrueKeyword) return actual === true ? undefined : differs("true");
   if (node.kind === ts.SyntaxKind.FalseKeyword) return actual === false ? undefined : differs("false");
   if (node.kind === ts.SyntaxKind.NullKeyword) return actual === null ? undefined : differs("null");
-  if (ts.isIdentifier(node) && node.text === "undefined") return typeof actual === "object" && actual !== null && actual.$ === "undefined" ? undefined : differs("undefined");
+  if (ts.isIdentifier(node) && node.text === "undefined")
+    return typeof actual === "object" && actual !== null && actual.$ === "undefined" ? undefined : differs("undefined");
   if (ts.isArrayLiteralExpression(node)) {
     if (typeof actual !== "object" || actual === null || actual.$ !== "array") return differs("an array");
     const elements = [...node.elements];
@@ -394,7 +440,10 @@ function compare(node: ts.Expression, actual: Encoded, at: string): string | und
     const names = new Set<string>();
     for (const property of node.properties) {
       if (isMore(property)) continue;
-      if (!ts.isPropertyAssignment(property) || !(ts.isIdentifier(property.name) || ts.isStringLiteral(property.name) || ts.isNumericLiteral(property.name))) {
+      if (
+        !ts.isPropertyAssignment(property) ||
+        !(ts.isIdentifier(property.name) || ts.isStringLiteral(property.name) || ts.isNumericLiteral(property.name))
+      ) {
         return `${where}: only "key: value" members and "…" can be shown`;
       }
       const name = property.name.text;
@@ -434,7 +483,10 @@ export function staleNote(): string {
   if (stale === undefined) {
     const built = existsSync(join(root, "dist/index.d.ts")) ? statSync(join(root, "dist/index.d.ts")).mtimeMs : 0;
     const newer = walk(join(root, "src")).filter((file) => statSync(file).mtimeMs > built);
-    stale = newer.length === 0 ? "" : `\n(note: dist/ is older than ${relative(root, newer[0]!)}${newer.length > 1 ? ` and ${newer.length - 1} more` : ""}: run \`npm run build\`)`;
+    stale =
+      newer.length === 0
+        ? ""
+        : `\n(note: dist/ is older than ${relative(root, newer[0]!)}${newer.length > 1 ? ` and ${newer.length - 1} more` : ""}: run \`npm run build\`)`;
   }
   return stale;
 }
@@ -442,5 +494,7 @@ export function staleNote(): string {
 let stale: string | undefined;
 
 function walk(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? walk(join(dir, entry.name)) : [join(dir, entry.name)]));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? walk(join(dir, entry.name)) : [join(dir, entry.name)],
+  );
 }

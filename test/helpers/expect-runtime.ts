@@ -24,5 +24,6 @@ for (const { variable, what, actual } of expectations) {
   const wanted = process.env[variable];
   if (wanted === undefined) continue;
   const found = await actual();
-  if (found !== wanted) throw new Error(`the runtime matrix expected ${what} ${wanted}, but this file runs with ${what} ${found} (on Node ${process.version})`);
+  if (found !== wanted)
+    throw new Error(`the runtime matrix expected ${what} ${wanted}, but this file runs with ${what} ${found} (on Node ${process.version})`);
 }

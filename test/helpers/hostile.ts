@@ -12,7 +12,9 @@ export function expandMacros(value: unknown): unknown {
   if (typeof value !== "object" || value === null) return value;
   const record = value as Record<string, unknown>;
   if (Object.hasOwn(record, "$text")) {
-    return (record["$text"] as (string | [string, number])[]).map((part) => (typeof part === "string" ? part : part[0].repeat(part[1]))).join("");
+    return (record["$text"] as (string | [string, number])[])
+      .map((part) => (typeof part === "string" ? part : part[0].repeat(part[1])))
+      .join("");
   }
   if (Object.hasOwn(record, "$nest")) {
     let nested = expandMacros(record["$nest"]);
@@ -70,7 +72,10 @@ export function fingerprint(value: unknown, seen = new Map<object, number>()): u
       if (!("value" in descriptor)) return [name, "accessor", descriptor.enumerable, descriptor.configurable];
       return [name, fingerprint(descriptor.value, seen), descriptor.enumerable, descriptor.writable, descriptor.configurable];
     });
-    const entries = value instanceof Map ? [...Map.prototype.entries.call(value)].map(([k, v]) => [fingerprint(k, seen), fingerprint(v, seen)]) : undefined;
+    const entries =
+      value instanceof Map
+        ? [...Map.prototype.entries.call(value)].map(([k, v]) => [fingerprint(k, seen), fingerprint(v, seen)])
+        : undefined;
     const time = value instanceof Date ? Date.prototype.getTime.call(value) : undefined;
     return { proto: protoName(proto), frozen: Object.isFrozen(value), extensible: Object.isExtensible(value), own, entries, time };
   } catch {
@@ -80,7 +85,13 @@ export function fingerprint(value: unknown, seen = new Map<object, number>()): u
 
 function protoName(proto: object | null): string {
   if (proto === null) return "null";
-  for (const [name, candidate] of [["Object", Object.prototype], ["Array", Array.prototype], ["Map", Map.prototype], ["Date", Date.prototype], ["Function", Function.prototype]] as const) {
+  for (const [name, candidate] of [
+    ["Object", Object.prototype],
+    ["Array", Array.prototype],
+    ["Map", Map.prototype],
+    ["Date", Date.prototype],
+    ["Function", Function.prototype],
+  ] as const) {
     if (proto === candidate) return name;
   }
   return "other";

@@ -32,7 +32,10 @@ export function sharing(output: unknown, args: unknown): string[] {
     seen.set(value, seen.size);
     if (!Array.isArray(value) && !(Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null)) return;
     for (const key of Object.keys(value)) {
-      const inner = typeof original === "object" && original !== null && Object.hasOwn(original, key) ? (original as Record<string, unknown>)[key] : undefined;
+      const inner =
+        typeof original === "object" && original !== null && Object.hasOwn(original, key)
+          ? (original as Record<string, unknown>)[key]
+          : undefined;
       walk((value as Record<string, unknown>)[key], inner, `${pointer}/${key}`, depth + 1);
     }
   };
@@ -51,7 +54,8 @@ export function expectSameOutcome(actual: Outcome, expected: Outcome, args?: unk
     expect(actual.value).toStrictEqual(expected.value);
     expect(Object.getPrototypeOf(actual.value)).toBe(Object.prototype);
     expect(Object.keys(actual.value)).toEqual(Object.keys(expected.value));
-    for (const key of Object.keys(expected.value)) expect(Object.is(actual.value[key], expected.value[key]) || typeof expected.value[key] === "object", key).toBe(true);
+    for (const key of Object.keys(expected.value))
+      expect(Object.is(actual.value[key], expected.value[key]) || typeof expected.value[key] === "object", key).toBe(true);
     if (args !== undefined) expect(sharing(actual.value, args)).toEqual(sharing(expected.value, args));
     return;
   }
@@ -60,6 +64,10 @@ export function expectSameOutcome(actual: Outcome, expected: Outcome, args?: unk
   const want = expected.error as RefError;
   const got = actual.error as RefError;
   expect(got).toBeInstanceOf(RefError);
-  expect({ name: got.name, code: got.code, arg: got.arg, message: got.message }).toEqual({ name: want.name, code: want.code, arg: want.arg, message: want.message });
+  expect({ name: got.name, code: got.code, arg: got.arg, message: got.message }).toEqual({
+    name: want.name,
+    code: want.code,
+    arg: want.arg,
+    message: want.message,
+  });
 }
-

@@ -16,7 +16,8 @@ export interface OutputRow {
   readonly none?: true;
 }
 
-export const outputRows = (JSON.parse(readFileSync(new URL("../cases/output.json", import.meta.url), "utf8")) as { cases: OutputRow[] }).cases;
+export const outputRows = (JSON.parse(readFileSync(new URL("../cases/output.json", import.meta.url), "utf8")) as { cases: OutputRow[] })
+  .cases;
 
 /** The rows' tools: `echo` gives back `value`, `fail` throws, `wrong` gives what its output schema refuses. */
 export const outputTools: ToolFunctions = {

@@ -85,7 +85,11 @@ export function watchListeners(signal: AbortSignal, type: string): ListenerWatch
   const realAdd = signal.addEventListener;
   // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be called on the signal and put back
   const realRemove = signal.removeEventListener;
-  const add: typeof realAdd = (event: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions) => {
+  const add: typeof realAdd = (
+    event: string,
+    listener: EventListenerOrEventListenerObject,
+    options?: boolean | AddEventListenerOptions,
+  ) => {
     if (event === type && !live.has(listener)) {
       added++;
       live.add(listener);
@@ -93,7 +97,11 @@ export function watchListeners(signal: AbortSignal, type: string): ListenerWatch
     }
     realAdd.call(signal, event, listener, options);
   };
-  const remove: typeof realRemove = (event: string, listener: EventListenerOrEventListenerObject, options?: boolean | EventListenerOptions) => {
+  const remove: typeof realRemove = (
+    event: string,
+    listener: EventListenerOrEventListenerObject,
+    options?: boolean | EventListenerOptions,
+  ) => {
     if (event === type) live.delete(listener);
     realRemove.call(signal, event, listener, options);
   };

@@ -21,8 +21,12 @@ export const UNSTORABLE_RESULTS: readonly (readonly [string, () => unknown, stri
   ["NaN", () => ({ n: NaN }), "it contains NaN (JSON writes null)"],
   ["Infinity", () => [Infinity], "it contains Infinity (JSON writes null)"],
   ["-Infinity", () => -Infinity, "it contains -Infinity (JSON writes null)"],
-  ["a class instance", () => new Point(1, 2), "it contains an object that is not plain data (a class instance, JSON would not keep it as it is)"],
-   
+  [
+    "a class instance",
+    () => new Point(1, 2),
+    "it contains an object that is not plain data (a class instance, JSON would not keep it as it is)",
+  ],
+
   ["an array hole", () => [1, , 3], "it contains an array hole (JSON writes null)"],
   ["a getter", () => Object.defineProperty({}, "x", { get: () => 1, enumerable: true }), "it contains a getter"],
   ["a function", () => aFunction, "it contains a function"],

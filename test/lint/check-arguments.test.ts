@@ -23,16 +23,30 @@ const word = fc.stringMatching(/^[a-z]{1,6}$/);
 
 const leaf: fc.Arbitrary<Built> = fc.oneof(
   word.map((value) => ({ schema: { type: "string" }, value, leaves: [{ path: "", wrong: 42 }] })),
-  fc.uniqueArray(word, { minLength: 1, maxLength: 4 }).chain((values) =>
-    fc.constantFrom(...values).map((value) => ({ schema: { type: "string", enum: values }, value, leaves: [{ path: "", wrong: true }] })),
-  ),
-  fc.tuple(fc.integer({ min: -5, max: 5 }), fc.nat(10)).chain(([minimum, span]) =>
-    fc.integer({ min: minimum, max: minimum + span }).map((value) => ({ schema: { type: "integer", minimum, maximum: minimum + span }, value, leaves: [{ path: "", wrong: "x" }] })),
-  ),
+  fc
+    .uniqueArray(word, { minLength: 1, maxLength: 4 })
+    .chain((values) =>
+      fc.constantFrom(...values).map((value) => ({ schema: { type: "string", enum: values }, value, leaves: [{ path: "", wrong: true }] })),
+    ),
+  fc
+    .tuple(fc.integer({ min: -5, max: 5 }), fc.nat(10))
+    .chain(([minimum, span]) =>
+      fc
+        .integer({ min: minimum, max: minimum + span })
+        .map((value) => ({ schema: { type: "integer", minimum, maximum: minimum + span }, value, leaves: [{ path: "", wrong: "x" }] })),
+    ),
   fc.boolean().map((value) => ({ schema: { type: "boolean" }, value, leaves: [{ path: "", wrong: "x" }] })),
-  fc.tuple(fc.nat(3), fc.nat(3)).chain(([minLength, span]) =>
-    fc.stringMatching(new RegExp(`^[a-z]{${minLength},${minLength + span}}$`)).map((value) => ({ schema: { type: "string", minLength, maxLength: minLength + span }, value, leaves: [{ path: "", wrong: null }] })),
-  ),
+  fc
+    .tuple(fc.nat(3), fc.nat(3))
+    .chain(([minLength, span]) =>
+      fc
+        .stringMatching(new RegExp(`^[a-z]{${minLength},${minLength + span}}$`))
+        .map((value) => ({
+          schema: { type: "string", minLength, maxLength: minLength + span },
+          value,
+          leaves: [{ path: "", wrong: null }],
+        })),
+    ),
 );
 
 const KEYS = ["a", "b", "city", "c/d", "e~f", "days"];
@@ -42,7 +56,12 @@ function objectOf(children: fc.Arbitrary<Built>): fc.Arbitrary<Built> {
   return fc
     .tuple(fc.uniqueArray(fc.constantFrom(...KEYS), { minLength: 1, maxLength: 4 }), fc.boolean())
     .chain(([keys, closed]) =>
-      fc.tuple(fc.constant(keys), fc.constant(closed), fc.tuple(...keys.map(() => children)), fc.array(fc.boolean(), { minLength: keys.length, maxLength: keys.length })),
+      fc.tuple(
+        fc.constant(keys),
+        fc.constant(closed),
+        fc.tuple(...keys.map(() => children)),
+        fc.array(fc.boolean(), { minLength: keys.length, maxLength: keys.length }),
+      ),
     )
     .map(([keys, closed, built, required]) => {
       const properties: Record<string, unknown> = {};
@@ -53,7 +72,12 @@ function objectOf(children: fc.Arbitrary<Built>): fc.Arbitrary<Built> {
         value[key] = built[i]!.value;
         for (const item of built[i]!.leaves) leaves.push({ path: `/${token(key)}${item.path}`, wrong: item.wrong });
       });
-      const schema = { type: "object", properties, required: keys.filter((_, i) => required[i]), ...(closed ? { additionalProperties: false } : {}) };
+      const schema = {
+        type: "object",
+        properties,
+        required: keys.filter((_, i) => required[i]),
+        ...(closed ? { additionalProperties: false } : {}),
+      };
       return { schema, value, leaves };
     });
 }
@@ -74,12 +98,17 @@ const node: fc.Arbitrary<Built> = fc.letrec<{ node: Built }>((tie) => ({
 const root = objectOf(node);
 
 function argumentDiagnostics(schema: unknown, args: unknown): Diagnostic[] {
-  return lintPlan({ steps: [{ id: 1, tool: "t", args }] }, { tools: { t: { input: schema as Record<string, unknown> } } }).filter((d) => ARGUMENT_CODES.has(d.code));
+  return lintPlan({ steps: [{ id: 1, tool: "t", args }] }, { tools: { t: { input: schema as Record<string, unknown> } } }).filter((d) =>
+    ARGUMENT_CODES.has(d.code),
+  );
 }
 
 function setAt(value: unknown, path: string, replacement: unknown): unknown {
   const copy = structuredClone(value);
-  const tokens = path.slice(1).split("/").map((t) => t.replaceAll("~1", "/").replaceAll("~0", "~"));
+  const tokens = path
+    .slice(1)
+    .split("/")
+    .map((t) => t.replaceAll("~1", "/").replaceAll("~0", "~"));
   let target = copy as Record<string, unknown>;
   for (const t of tokens.slice(0, -1)) target = target[t] as Record<string, unknown>;
   target[tokens[tokens.length - 1]!] = replacement;
@@ -115,8 +144,14 @@ describe("a plan built to fit a random input schema", () => {
 describe("hostile catalogs", () => {
   test("a pathological pattern does not hang the linter: it is not tested, and said so", () => {
     // (a+)+$ on forty "a"s and a "!" backtracks 2^40 times: this test would not finish if it ran.
-    const schema = { type: "object", properties: { s: { type: "string", pattern: "^(a+)+$" }, t: { type: "string", pattern: "^(a|aa)*$" } } };
-    const diagnostics = lintPlan({ steps: [{ id: 1, tool: "t", args: { s: `${"a".repeat(40)}!`, t: `${"a".repeat(40)}!` } }] }, { tools: { t: { input: schema } } });
+    const schema = {
+      type: "object",
+      properties: { s: { type: "string", pattern: "^(a+)+$" }, t: { type: "string", pattern: "^(a|aa)*$" } },
+    };
+    const diagnostics = lintPlan(
+      { steps: [{ id: 1, tool: "t", args: { s: `${"a".repeat(40)}!`, t: `${"a".repeat(40)}!` } }] },
+      { tools: { t: { input: schema } } },
+    );
     expect(diagnostics.map((d) => [d.code, d.severity])).toEqual([["invalid-catalog", "warning"]]);
     expect(diagnostics[0]!.message).toContain('pattern "^(a+)+$" is not tested');
     expect(diagnostics[0]!.message).toContain('pattern "^(a|aa)*$" is not tested');
@@ -172,21 +207,30 @@ describe("hostile catalogs", () => {
   test("a schema too large to compile is one invalid-catalog warning, not a crash", () => {
     const properties: Record<string, unknown> = {};
     for (let i = 0; i <= MAX_SCHEMA_NODES; i++) properties[`p${i}`] = { type: "string" };
-    const diagnostics = lintPlan({ steps: [{ id: 1, tool: "t", args: { p0: 1 } }] }, { tools: { t: { input: { type: "object", properties } } } });
+    const diagnostics = lintPlan(
+      { steps: [{ id: 1, tool: "t", args: { p0: 1 } }] },
+      { tools: { t: { input: { type: "object", properties } } } },
+    );
     expect(diagnostics.map((d) => d.code)).toEqual(["invalid-catalog"]);
     expect(diagnostics[0]!.message).toContain(`more than ${MAX_SCHEMA_NODES} nodes`);
   });
 
   test("a getter in a schema never runs, and a getter in the arguments is not read", () => {
     let ran = false;
-    const schema = { type: "object", properties: { a: { type: "integer" } }, get required() {
-      ran = true;
-      return ["a"];
-    } };
-    const args = { get a() {
-      ran = true;
-      return "x";
-    } };
+    const schema = {
+      type: "object",
+      properties: { a: { type: "integer" } },
+      get required() {
+        ran = true;
+        return ["a"];
+      },
+    };
+    const args = {
+      get a() {
+        ran = true;
+        return "x";
+      },
+    };
     const diagnostics = lintPlan({ steps: [{ id: 1, tool: "t", args }] }, { tools: { t: { input: schema } } });
     expect(ran).toBe(false);
     expect(diagnostics.filter((d) => ARGUMENT_CODES.has(d.code))).toEqual([]);
@@ -194,17 +238,33 @@ describe("hostile catalogs", () => {
 
   test("names of Object.prototype members are arguments like any other: absent unless the step has them as its own", () => {
     // The validator reads ordinary-object copies of the arguments (fast), looking at own keys only.
-    const schema = JSON.parse('{"type": "object", "properties": {"constructor": {"type": "string"}, "valueOf": {"type": "integer"}}, "required": ["constructor", "toString"]}') as Record<string, unknown>;
+    const schema = JSON.parse(
+      '{"type": "object", "properties": {"constructor": {"type": "string"}, "valueOf": {"type": "integer"}}, "required": ["constructor", "toString"]}',
+    ) as Record<string, unknown>;
     const absent = lintPlan({ steps: [{ id: 1, tool: "t", args: {} }] }, { tools: { t: { input: schema } } });
-    expect(absent.filter((d) => ARGUMENT_CODES.has(d.code)).map((d) => [d.code, d.message])).toEqual([["missing-argument", 'tool "t" needs arguments "constructor" (a string) and "toString"']]);
+    expect(absent.filter((d) => ARGUMENT_CODES.has(d.code)).map((d) => [d.code, d.message])).toEqual([
+      ["missing-argument", 'tool "t" needs arguments "constructor" (a string) and "toString"'],
+    ]);
     const args = JSON.parse('{"constructor": 3, "toString": "x", "valueOf": "y"}') as unknown;
     const present = lintPlan({ steps: [{ id: 1, tool: "t", args }] }, { tools: { t: { input: schema } } });
-    expect(present.filter((d) => ARGUMENT_CODES.has(d.code)).map((d) => [d.code, d.pointer])).toEqual([["invalid-argument", "/steps/0/args/constructor"], ["unknown-argument", "/steps/0/args/toString"], ["invalid-argument", "/steps/0/args/valueOf"]]);
+    expect(present.filter((d) => ARGUMENT_CODES.has(d.code)).map((d) => [d.code, d.pointer])).toEqual([
+      ["invalid-argument", "/steps/0/args/constructor"],
+      ["unknown-argument", "/steps/0/args/toString"],
+      ["invalid-argument", "/steps/0/args/valueOf"],
+    ]);
   });
 
   test("two tools with the same $id both compile", () => {
     const input = (type: string) => ({ $id: "https://example.com/args", type: "object", properties: { a: { type } } });
-    const diagnostics = lintPlan({ steps: [{ id: 1, tool: "x", args: { a: 1 } }, { id: 2, tool: "y", args: { a: 1 } }] }, { tools: { x: { input: input("integer") }, y: { input: input("string") } } });
+    const diagnostics = lintPlan(
+      {
+        steps: [
+          { id: 1, tool: "x", args: { a: 1 } },
+          { id: 2, tool: "y", args: { a: 1 } },
+        ],
+      },
+      { tools: { x: { input: input("integer") }, y: { input: input("string") } } },
+    );
     expect(diagnostics.map((d) => [d.code, d.pointer])).toEqual([["invalid-argument", "/steps/1/args/a"]]);
   });
 });
@@ -216,8 +276,21 @@ describe("toolInput: the declared names kept for open-schema warnings", () => {
     ["open: properties only", { type: "object", properties: { q: {}, n: {} } }, ["q", "n"]],
     ["open: additionalProperties true", { properties: { q: {} }, additionalProperties: true }, ["q"]],
     ["closed by additionalProperties", { properties: { q: {} }, additionalProperties: false }, undefined],
-    ["closed by unevaluatedProperties", { $schema: "https://json-schema.org/draft/2020-12/schema", properties: { q: {} }, unevaluatedProperties: false }, undefined],
-    ["closed by unevaluatedProperties next to an open additionalProperties", { $schema: "https://json-schema.org/draft/2020-12/schema", properties: { q: {} }, additionalProperties: true, unevaluatedProperties: false }, undefined],
+    [
+      "closed by unevaluatedProperties",
+      { $schema: "https://json-schema.org/draft/2020-12/schema", properties: { q: {} }, unevaluatedProperties: false },
+      undefined,
+    ],
+    [
+      "closed by unevaluatedProperties next to an open additionalProperties",
+      {
+        $schema: "https://json-schema.org/draft/2020-12/schema",
+        properties: { q: {} },
+        additionalProperties: true,
+        unevaluatedProperties: false,
+      },
+      undefined,
+    ],
     ["the others have a schema", { properties: { q: {} }, additionalProperties: { type: "string" } }, undefined],
     ["the others have patterns", { properties: { q: {} }, patternProperties: { "^x": {} } }, undefined],
     ["no declared names", { type: "object" }, undefined],

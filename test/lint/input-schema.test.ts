@@ -7,7 +7,17 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, test, vi } from "vitest";
-import { argumentsCopy, compileInputSchema, inputIssues, MAX_PATTERN_INPUT, MAX_PATTERN_LENGTH, MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES, valueText, type Unsure } from "../../src/lint/input-schema.js";
+import {
+  argumentsCopy,
+  compileInputSchema,
+  inputIssues,
+  MAX_PATTERN_INPUT,
+  MAX_PATTERN_LENGTH,
+  MAX_SCHEMA_DEPTH,
+  MAX_SCHEMA_NODES,
+  valueText,
+  type Unsure,
+} from "../../src/lint/input-schema.js";
 
 interface Row {
   readonly name: string;
@@ -27,7 +37,13 @@ describe("input issues", () => {
     const issues = inputIssues(compiled, argumentsCopy(row.value, 16), unsure);
     // Type sets compare as sorted lists: a JSON row cannot hold a Set.
     // The shape form of a message (for spans without content) is checked apart: the same rule, a shape for the value.
-    const plain = issues.map((issue) => (issue.kind === "missing" ? { ...issue, names: issue.names.map((n) => ({ name: n.name, types: n.types === null ? null : [...n.types] })) } : issue.kind === "invalid" ? { kind: issue.kind, path: issue.path, message: issue.message } : issue));
+    const plain = issues.map((issue) =>
+      issue.kind === "missing"
+        ? { ...issue, names: issue.names.map((n) => ({ name: n.name, types: n.types === null ? null : [...n.types] })) }
+        : issue.kind === "invalid"
+          ? { kind: issue.kind, path: issue.path, message: issue.message }
+          : issue,
+    );
     expect(plain).toEqual(row.issues);
     for (const issue of issues) {
       if (issue.kind !== "invalid") continue;
@@ -49,13 +65,36 @@ describe("the validator's settings", () => {
     const issuesOf = (schema: unknown, value: unknown) => {
       const compiled = fresh.compileInputSchema(schema);
       if (!compiled.ok) throw new Error(compiled.reason);
-      return fresh.inputIssues(compiled, fresh.argumentsCopy(value, 16)).map((issue) => (issue.kind === "missing" ? { ...issue, names: issue.names.map((n) => ({ ...n, types: n.types === null ? null : [...n.types] })) } : issue));
+      return fresh
+        .inputIssues(compiled, fresh.argumentsCopy(value, 16))
+        .map((issue) =>
+          issue.kind === "missing"
+            ? { ...issue, names: issue.names.map((n) => ({ ...n, types: n.types === null ? null : [...n.types] })) }
+            : issue,
+        );
     };
-    const schema = { type: "object", properties: { n: { type: "integer" }, d: { type: "string", format: "date" }, m: { type: "number" } }, required: ["m", "toString"], additionalProperties: false };
+    const schema = {
+      type: "object",
+      properties: { n: { type: "integer" }, d: { type: "string", format: "date" }, m: { type: "number" } },
+      required: ["m", "toString"],
+      additionalProperties: false,
+    };
     expect(issuesOf(schema, { n: "x", d: "2021-02-30", z: 1 })).toEqual([
       { kind: "unknown", path: "/z", name: "z", declared: ["n", "d", "m"], closed: true },
-      { kind: "invalid", path: "/n", message: 'must be an integer (got "x")', shapeMessage: "must be an integer (got a string of 1 character)" },
-      { kind: "missing", path: "", names: [{ name: "m", types: ["number"] }, { name: "toString", types: null }] },
+      {
+        kind: "invalid",
+        path: "/n",
+        message: 'must be an integer (got "x")',
+        shapeMessage: "must be an integer (got a string of 1 character)",
+      },
+      {
+        kind: "missing",
+        path: "",
+        names: [
+          { name: "m", types: ["number"] },
+          { name: "toString", types: null },
+        ],
+      },
     ]);
     expect(issuesOf({ type: "object", properties: { a: {} }, unevaluatedProperties: false }, { z: 1 })).toEqual([]);
   });
@@ -69,7 +108,13 @@ describe("compiling a catalog's schema", () => {
     expect(compileInputSchema(false)).toMatchObject({ ok: true, untested: [] });
   });
 
-  test.each([["a string", "x"], ["a number", 5], ["null", null], ["an array", [{ type: "string" }]], ["a class instance", new (class Schema {})()]])("%s is not a schema", (_name, schema) => {
+  test.each([
+    ["a string", "x"],
+    ["a number", 5],
+    ["null", null],
+    ["an array", [{ type: "string" }]],
+    ["a class instance", new (class Schema {})()],
+  ])("%s is not a schema", (_name, schema) => {
     expect(compileInputSchema(schema)).toEqual({ ok: false, reason: "an input schema must be an object or a boolean" });
   });
 
@@ -82,7 +127,10 @@ describe("compiling a catalog's schema", () => {
   });
 
   test("an invalid pattern makes the schema one that cannot be compiled", () => {
-    expect(compileInputSchema({ type: "string", pattern: "(" })).toMatchObject({ ok: false, reason: expect.stringContaining("Invalid regular expression") });
+    expect(compileInputSchema({ type: "string", pattern: "(" })).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining("Invalid regular expression"),
+    });
   });
 
   test("nesting: 64 levels compile, 65 do not", () => {
@@ -92,14 +140,20 @@ describe("compiling a catalog's schema", () => {
       return { "x-data": node };
     };
     expect(compileInputSchema(nested(MAX_SCHEMA_DEPTH)).ok).toBe(true);
-    expect(compileInputSchema(nested(MAX_SCHEMA_DEPTH + 1))).toEqual({ ok: false, reason: `the schema is nested deeper than ${MAX_SCHEMA_DEPTH}` });
+    expect(compileInputSchema(nested(MAX_SCHEMA_DEPTH + 1))).toEqual({
+      ok: false,
+      reason: `the schema is nested deeper than ${MAX_SCHEMA_DEPTH}`,
+    });
   });
 
   test("size: 20,000 nodes compile, one more does not", () => {
     // The root, the array and its items are the nodes; an unknown keyword is not compiled.
     const sized = (nodes: number): unknown => ({ "x-data": Array.from({ length: nodes - 2 }, () => ({})) });
     expect(compileInputSchema(sized(MAX_SCHEMA_NODES)).ok).toBe(true);
-    expect(compileInputSchema(sized(MAX_SCHEMA_NODES + 1))).toEqual({ ok: false, reason: `the schema has more than ${MAX_SCHEMA_NODES} nodes` });
+    expect(compileInputSchema(sized(MAX_SCHEMA_NODES + 1))).toEqual({
+      ok: false,
+      reason: `the schema has more than ${MAX_SCHEMA_NODES} nodes`,
+    });
   });
 
   test("a pattern of 1,000 characters is tested, a longer one is not, and said so", () => {
@@ -107,7 +161,10 @@ describe("compiling a catalog's schema", () => {
     expect(tested).toMatchObject({ ok: true, untested: [] });
     if (tested.ok) expect(inputIssues(tested, "b")).toHaveLength(1);
     const long = compileInputSchema({ type: "string", pattern: "a".repeat(MAX_PATTERN_LENGTH + 1) });
-    expect(long).toMatchObject({ ok: true, untested: [`pattern "${"a".repeat(40)}…" is not tested (longer than ${MAX_PATTERN_LENGTH} characters)`] });
+    expect(long).toMatchObject({
+      ok: true,
+      untested: [`pattern "${"a".repeat(40)}…" is not tested (longer than ${MAX_PATTERN_LENGTH} characters)`],
+    });
     if (long.ok) expect(inputIssues(long, "b")).toEqual([]);
   });
 
@@ -132,7 +189,14 @@ describe("compiling a catalog's schema", () => {
     const compiled = compileInputSchema(schema);
     if (!compiled.ok) throw new Error(compiled.reason);
     expect(inputIssues(compiled, {})).toEqual([]);
-    expect(inputIssues(compiled, { a: "x" })).toEqual([{ kind: "invalid", path: "/a", message: 'must be an integer (got "x")', shapeMessage: "must be an integer (got a string of 1 character)" }]);
+    expect(inputIssues(compiled, { a: "x" })).toEqual([
+      {
+        kind: "invalid",
+        path: "/a",
+        message: 'must be an integer (got "x")',
+        shapeMessage: "must be an integer (got a string of 1 character)",
+      },
+    ]);
     expect(ran).toBe(false);
   });
 });
@@ -140,10 +204,18 @@ describe("compiling a catalog's schema", () => {
 describe("argumentsCopy", () => {
   test("own data only: accessors, holes and class instances become absent or undefined", () => {
     let ran = false;
-    const args = { a: 1, get b() {
-      ran = true;
-      return 2;
-    }, c: [1, , 3], d: new (class Point { x = 1; })(), e: { f: "g" } };
+    const args = {
+      a: 1,
+      get b() {
+        ran = true;
+        return 2;
+      },
+      c: [1, , 3],
+      d: new (class Point {
+        x = 1;
+      })(),
+      e: { f: "g" },
+    };
     expect(argumentsCopy(args, 8)).toEqual({ a: 1, c: [1, undefined, 3], d: undefined, e: { f: "g" } });
     expect(ran).toBe(false);
   });
@@ -167,7 +239,12 @@ describe("argumentsCopy", () => {
     const copy = argumentsCopy(JSON.parse('{"__proto__": {"polluted": true}}'), 8) as Record<string, unknown>;
     expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
     // An own key like any other: its value copied, and as writable, enumerable and configurable.
-    expect(Object.getOwnPropertyDescriptor(copy, "__proto__")).toEqual({ value: { polluted: true }, writable: true, enumerable: true, configurable: true });
+    expect(Object.getOwnPropertyDescriptor(copy, "__proto__")).toEqual({
+      value: { polluted: true },
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
     expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined();
   });
 

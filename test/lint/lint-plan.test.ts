@@ -93,7 +93,8 @@ describe("lint.json", () => {
     const fromValue = lintPlan(JSON.parse(text), optionsOf(row));
     expect(fromValue).toEqual(fromText);
     // No position fields at all, not fields set to undefined (toEqual would not tell them apart).
-    for (const d of fromValue) expect(Object.keys(d).filter((key) => key === "range" || key === "offset" || d[key as keyof Diagnostic] === undefined)).toEqual([]);
+    for (const d of fromValue)
+      expect(Object.keys(d).filter((key) => key === "range" || key === "offset" || d[key as keyof Diagnostic] === undefined)).toEqual([]);
   });
 });
 
@@ -104,7 +105,12 @@ describe("lintReadPlan (the runner's entry: the plan read once)", () => {
   });
 
   test("each step's arguments are scanned once, in order, by the scanner given", () => {
-    const plan = { steps: [{ id: 1, tool: "a", args: { q: "x" } }, { id: 2, tool: "b", args: { q: "$3" } }] };
+    const plan = {
+      steps: [
+        { id: 1, tool: "a", args: { q: "x" } },
+        { id: 2, tool: "b", args: { q: "$3" } },
+      ],
+    };
     const seen: number[] = [];
     const diagnostics = lintReadPlan(plan, readPlan(plan), undefined, (position, args, options) => {
       seen.push(position);
@@ -119,14 +125,26 @@ describe("lintReadPlan (the runner's entry: the plan read once)", () => {
     const diagnostics = lintReadPlan(plan, readPlan(plan), undefined, () => {
       throw new Error("boom \u001b[31m");
     });
-    expect(diagnostics).toEqual([{ code: "invalid-plan", severity: "error", message: "the plan could not be read: boom \\u001b[31m", pointer: "" }]);
+    expect(diagnostics).toEqual([
+      { code: "invalid-plan", severity: "error", message: "the plan could not be read: boom \\u001b[31m", pointer: "" },
+    ]);
   });
 });
 
 describe("spans inside string values", () => {
   test("unknown-key: the span is the failing segment, dot included", () => {
     const tools = { a: { output: { type: "object", properties: { city: {} }, additionalProperties: false } } };
-    const [d] = lintPlan({ options: { syntax: "path" }, steps: [{ id: 1, tool: "a" }, { id: 2, tool: "a", args: { q: "x" } }, { id: 3, tool: "a", args: { q: "$1.city.x ?? $1.zip" } }] }, { tools });
+    const [d] = lintPlan(
+      {
+        options: { syntax: "path" },
+        steps: [
+          { id: 1, tool: "a" },
+          { id: 2, tool: "a", args: { q: "x" } },
+          { id: 3, tool: "a", args: { q: "$1.city.x ?? $1.zip" } },
+        ],
+      },
+      { tools },
+    );
     expect(d).toMatchObject({ code: "unknown-key", pointer: "/steps/2/args/q", step: 3, span: { start: 15, end: 19 } });
     expect("$1.city.x ?? $1.zip".slice(d!.span!.start, d!.span!.end)).toBe(".zip");
   });
@@ -174,7 +192,17 @@ describe("never throws", () => {
     ["a getter for args (never invoked)", getter],
     ["cyclic args", { steps: [cyclic] }],
     ["a Map", new Map([[1, 2]])],
-    ["a class instance step", { steps: [new (class Step { id = 1; tool = "a"; })()] }],
+    [
+      "a class instance step",
+      {
+        steps: [
+          new (class Step {
+            id = 1;
+            tool = "a";
+          })(),
+        ],
+      },
+    ],
   ];
   test.each(values)("lintPlan on %s returns diagnostics", (_name, value) => {
     const diagnostics = lintPlan(value);
@@ -199,14 +227,25 @@ describe("never throws", () => {
 
   test("lintPlanText on a non-string", () => {
     expect(lintPlanText(42 as unknown as string)).toEqual([
-      { code: "invalid-plan", severity: "error", message: "the plan could not be read: lintPlanText needs the text of a plan, not number", pointer: "" },
+      {
+        code: "invalid-plan",
+        severity: "error",
+        message: "the plan could not be read: lintPlanText needs the text of a plan, not number",
+        pointer: "",
+      },
     ]);
   });
 });
 
 describe("caller options", () => {
   test("an undefined caller option does not override the plan's", () => {
-    const plan = { options: { syntax: "path" }, steps: [{ id: 1, tool: "a" }, { id: 2, tool: "b", args: { q: "$1.a[" } }] };
+    const plan = {
+      options: { syntax: "path" },
+      steps: [
+        { id: 1, tool: "a" },
+        { id: 2, tool: "b", args: { q: "$1.a[" } },
+      ],
+    };
     const withUndefined = lintPlan(plan, { syntax: undefined, templates: undefined });
     expect(withUndefined.map((d) => d.code)).toEqual(["malformed-ref"]);
     // In the seed syntax "$1.a[" is a valid placeholder (key "a["), which reads like a path: only that warning.

@@ -41,14 +41,37 @@ const CODES = new Set([
 /** Strings close to the reference language, valid and not: what agents actually write, and their mistakes. */
 const refText = fc.oneof(
   fc.constantFrom(
-    "$1", "$01", "$2.city", "$1 .city", "$1.", "$5 off", "$", "$x", "${1.city}", "in ${2} at ${1.a}", "${1.city", "$${1}", "$$1",
-    "$1.a[0]", '$1["k"]', '$1.a ?? "d"', "$1.a ?? $9.b", "$9.a ?? 3", "$99999999999999999999", "$1.a.b", "x ${01.y}", "${3}", "$3.a ?? $3.b",
+    "$1",
+    "$01",
+    "$2.city",
+    "$1 .city",
+    "$1.",
+    "$5 off",
+    "$",
+    "$x",
+    "${1.city}",
+    "in ${2} at ${1.a}",
+    "${1.city",
+    "$${1}",
+    "$$1",
+    "$1.a[0]",
+    '$1["k"]',
+    '$1.a ?? "d"',
+    "$1.a ?? $9.b",
+    "$9.a ?? 3",
+    "$99999999999999999999",
+    "$1.a.b",
+    "x ${01.y}",
+    "${3}",
+    "$3.a ?? $3.b",
   ),
   fc
     .tuple(
       fc.constantFrom("$", "${", "text ${", "$$", "$0"),
       fc.nat({ max: 12 }),
-      fc.array(fc.constantFrom(".a", ".city", "[0]", '["q"]', ' ?? "d"', " ?? $1", " ?? $7", "}", " ", ".", "[", "?", "${2}"), { maxLength: 3 }),
+      fc.array(fc.constantFrom(".a", ".city", "[0]", '["q"]', ' ?? "d"', " ?? $1", " ?? $7", "}", " ", ".", "[", "?", "${2}"), {
+        maxLength: 3,
+      }),
     )
     .map(([head, n, tail]) => `${head}${n}${tail.join("")}`),
   fc.string({ maxLength: 8 }),
@@ -167,7 +190,7 @@ function stringifyEscaped(value: unknown, mask: number, indent: string): string 
     for (let i = 0; i < s.length; i++) {
       const ch = s[i]!;
       const plain = JSON.stringify(ch).slice(1, -1);
-      out += (mask >> i % 31) & 1 ? `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}` : plain;
+      out += (mask >> (i % 31)) & 1 ? `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}` : plain;
     }
     return `${out}"`;
   };
@@ -178,7 +201,9 @@ function stringifyEscaped(value: unknown, mask: number, indent: string): string 
     if (Array.isArray(node)) return node.length === 0 ? "[]" : `[${node.map((item) => pad + walk(item, depth + 1)).join(",")}${close}]`;
     if (typeof node === "object" && node !== null) {
       const keys = Object.keys(node);
-      return keys.length === 0 ? "{}" : `{${keys.map((key) => `${pad}${str(key)}: ${walk((node as Record<string, unknown>)[key], depth + 1)}`).join(",")}${close}}`;
+      return keys.length === 0
+        ? "{}"
+        : `{${keys.map((key) => `${pad}${str(key)}: ${walk((node as Record<string, unknown>)[key], depth + 1)}`).join(",")}${close}}`;
     }
     return JSON.stringify(node);
   };
@@ -222,7 +247,11 @@ describe("the lint-clean property", () => {
   const results = fc.array(fc.jsonValue({ maxDepth: 2 }), { minLength: 13, maxLength: 13 });
 
   /** Resolve every step with a result for every step; return what was thrown that must not be. */
-  function forbiddenThrow(plan: { steps: { id: number; args: Record<string, unknown> }[]; options?: object }, values: unknown[], strict: boolean): unknown {
+  function forbiddenThrow(
+    plan: { steps: { id: number; args: Record<string, unknown> }[]; options?: object },
+    values: unknown[],
+    strict: boolean,
+  ): unknown {
     const byStep = Object.fromEntries(plan.steps.map((step) => [String(step.id), values[step.id]]));
     for (const step of plan.steps) {
       try {
@@ -235,23 +264,27 @@ describe("the lint-clean property", () => {
   }
 
   for (const strict of [false, true]) {
-    test(`a plan without lint errors resolves without RefSyntaxError or missing-step (strict: ${strict})`, { tags: ["counts-cases"] }, () => {
-      let clean = 0;
-      let cleanWithRefs = 0;
-      fc.assert(
-        fc.property(planArb, results, (plan, values) => {
-          const diagnostics = lintPlan(plan, strict ? { strict } : undefined);
-          if (diagnostics.some((d) => d.severity === "error")) return;
-          clean++;
-          if (JSON.stringify(plan.steps).includes("$")) cleanWithRefs++;
-          expect(forbiddenThrow(plan, values, strict)).toBeUndefined();
-        }),
-        { numRuns: 1500 },
-      );
-      // The property must not hold vacuously: many generated plans are clean and use references.
-      expect(clean).toBeGreaterThan(100);
-      expect(cleanWithRefs).toBeGreaterThan(50);
-    });
+    test(
+      `a plan without lint errors resolves without RefSyntaxError or missing-step (strict: ${strict})`,
+      { tags: ["counts-cases"] },
+      () => {
+        let clean = 0;
+        let cleanWithRefs = 0;
+        fc.assert(
+          fc.property(planArb, results, (plan, values) => {
+            const diagnostics = lintPlan(plan, strict ? { strict } : undefined);
+            if (diagnostics.some((d) => d.severity === "error")) return;
+            clean++;
+            if (JSON.stringify(plan.steps).includes("$")) cleanWithRefs++;
+            expect(forbiddenThrow(plan, values, strict)).toBeUndefined();
+          }),
+          { numRuns: 1500 },
+        );
+        // The property must not hold vacuously: many generated plans are clean and use references.
+        expect(clean).toBeGreaterThan(100);
+        expect(cleanWithRefs).toBeGreaterThan(50);
+      },
+    );
   }
 
   test("the other direction: a placeholder whose only reference is an unknown step never resolves", { tags: ["counts-cases"] }, () => {
@@ -267,7 +300,9 @@ describe("the lint-clean property", () => {
           const parsed = tryParseRef(text as string, plan.options);
           if (!parsed.ok || referencesIn(parsed.value).length !== 1) continue;
           seen++;
-          expect(() => resolveRefs({ q: text }, byStep, plan.options)).toThrow(expect.objectContaining({ name: "KeyError", code: "missing-step" }));
+          expect(() => resolveRefs({ q: text }, byStep, plan.options)).toThrow(
+            expect.objectContaining({ name: "KeyError", code: "missing-step" }),
+          );
         }
       }),
       { numRuns: 500 },

@@ -31,18 +31,29 @@ describe("walkSchema", () => {
   });
 
   test("a schema with thousands of anyOf branches stays within its budget", () => {
-    const schema = { anyOf: Array.from({ length: 50_000 }, () => ({ type: "object", properties: { a: {} }, additionalProperties: false })) };
+    const schema = {
+      anyOf: Array.from({ length: 50_000 }, () => ({ type: "object", properties: { a: {} }, additionalProperties: false })),
+    };
     expect(walkSchema(schema, [{ kind: "key", name: "b" }]).ok).toBe(true);
   });
 
   test("within the budget a closed object deep in allOf is still seen", () => {
-    const schema = { allOf: Array.from({ length: 900 }, () => ({})).concat([{ type: "object", properties: { a: {} }, additionalProperties: false }]) };
+    const schema = {
+      allOf: Array.from({ length: 900 }, () => ({})).concat([{ type: "object", properties: { a: {} }, additionalProperties: false }]),
+    };
     expect(walkSchema(schema, [{ kind: "key", name: "b" }])).toMatchObject({ ok: false, code: "unknown-key" });
   });
 
   test("a path that is not an array, or a schema that throws, is a RefError", () => {
     expect(() => walkSchema({}, "a" as unknown as PathStep[])).toThrow(expect.objectContaining({ name: "RefError", code: "invalid-args" }));
-    const trap = new Proxy({}, { getOwnPropertyDescriptor: () => { throw new Error("trap"); } });
+    const trap = new Proxy(
+      {},
+      {
+        getOwnPropertyDescriptor: () => {
+          throw new Error("trap");
+        },
+      },
+    );
     expect(() => walkSchema(trap, [{ kind: "key", name: "a" }])).toThrow(expect.objectContaining({ name: "RefError" }));
   });
 });
@@ -53,7 +64,14 @@ describe("declaredKeys", () => {
   });
 
   test("a schema that throws declares what was read before it", () => {
-    const trap = new Proxy({}, { getOwnPropertyDescriptor: () => { throw new Error("trap"); } });
+    const trap = new Proxy(
+      {},
+      {
+        getOwnPropertyDescriptor: () => {
+          throw new Error("trap");
+        },
+      },
+    );
     expect([...declaredKeys({ properties: { a: {} }, allOf: [trap, { properties: { b: {} } }] })]).toEqual(["a"]);
   });
 

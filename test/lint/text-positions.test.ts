@@ -24,7 +24,12 @@ test.each(rows)("$name", ({ text, requests, expected }) => {
 
 test("an empty span sits where it was asked for", () => {
   const text = '{"a": "hello"} ';
-  expect(locatePositions(text, [{ pointer: "/a", span: { start: 99, end: 100 } }, { pointer: "/a", span: { start: 3, end: 1 } }])).toEqual([
+  expect(
+    locatePositions(text, [
+      { pointer: "/a", span: { start: 99, end: 100 } },
+      { pointer: "/a", span: { start: 3, end: 1 } },
+    ]),
+  ).toEqual([
     { start: 12, end: 12 },
     { start: 10, end: 10 },
   ]);

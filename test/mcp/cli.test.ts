@@ -66,7 +66,11 @@ describe("the example in examples/mcp/", () => {
   });
 
   test("lint --mcp: no errors", async () => {
-    expect(await cli(["lint", "examples/mcp/plan.json", "--mcp", "node examples/mcp/server.mjs"])).toEqual({ code: 0, stdout: "0 errors, 0 warnings\n", stderr: "" });
+    expect(await cli(["lint", "examples/mcp/plan.json", "--mcp", "node examples/mcp/server.mjs"])).toEqual({
+      code: 0,
+      stdout: "0 errors, 0 warnings\n",
+      stderr: "",
+    });
   });
 });
 
@@ -86,25 +90,37 @@ describe("lint --mcp / --mcp-url", () => {
     const { code, stdout } = await cli(["lint", path, flag, server(), "--format", "json"]);
     expect(code).toBe(1);
     const diagnostics = JSON.parse(stdout) as { code: string; pointer: string; range: { start: { line: number; column: number } } }[];
-    expect(diagnostics.map((d) => [d.code, d.pointer, d.range.start])).toEqual([["unknown-key", "/steps/1/args/lon", { line: 15, column: 19 }]]);
+    expect(diagnostics.map((d) => [d.code, d.pointer, d.range.start])).toEqual([
+      ["unknown-key", "/steps/1/args/lon", { line: 15, column: 19 }],
+    ]);
   });
 
   test("two servers offering the same tool: exit 2, one line naming both", async () => {
     const path = writePlan("typo.plan.json", plan);
     const { code, stderr } = await cli(["lint", path, "--mcp", `node ${SERVER}`, "--mcp-url", httpUrl]);
     expect(code).toBe(2);
-    expect(stderr).toBe(`plan-refs: tool "geocode" is offered by two MCP servers, "node ${SERVER}" and "${httpUrl}"; tool names must be unique across servers\n`);
+    expect(stderr).toBe(
+      `plan-refs: tool "geocode" is offered by two MCP servers, "node ${SERVER}" and "${httpUrl}"; tool names must be unique across servers\n`,
+    );
   });
 
   test("two servers with distinct names: both catalogs are used", async () => {
-    const path = writePlan("two.plan.json", { steps: [{ id: 1, tool: "a_geocode", args: { city: "Porto" } }, { id: 2, tool: "shout", args: { text: "$1.nme" } }] });
+    const path = writePlan("two.plan.json", {
+      steps: [
+        { id: 1, tool: "a_geocode", args: { city: "Porto" } },
+        { id: 2, tool: "shout", args: { text: "$1.nme" } },
+      ],
+    });
     const { code, stdout } = await cli(["lint", path, "--mcp", `node ${SERVER} --prefix a_`, "--mcp-url", httpUrl]);
     expect(code).toBe(1);
     expect(stdout).toContain(`error unknown-key $1.nme: step 1 (a_geocode)'s output schema has no key "nme"; did you mean "name"?`);
   });
 
   test.each([
-    [`node ${SERVER} > log.txt`, `plan-refs: server command "node ${SERVER} > log.txt": ">" is a shell operator, and no shell runs the command (quote it to pass it as written) at offset 34\n`],
+    [
+      `node ${SERVER} > log.txt`,
+      `plan-refs: server command "node ${SERVER} > log.txt": ">" is a shell operator, and no shell runs the command (quote it to pass it as written) at offset 34\n`,
+    ],
     [`node "${SERVER}`, `plan-refs: server command "node \\"${SERVER}": a double quote that is never closed at offset 5\n`],
     ["", "plan-refs: a server command is empty\n"],
   ])("--mcp %j: exit 2, one line, nothing started", async (command, message) => {
@@ -121,13 +137,22 @@ describe("lint --mcp / --mcp-url", () => {
 
   test("a server that cannot start: exit 2, one line", async () => {
     const path = writePlan("typo.plan.json", plan);
-    expect(await cli(["lint", path, "--mcp", "plan-refs-no-such-server --x"])).toEqual({ code: 2, stdout: "", stderr: `plan-refs: MCP server "plan-refs-no-such-server --x": cannot start the server: no such program\n` });
+    expect(await cli(["lint", path, "--mcp", "plan-refs-no-such-server --x"])).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: `plan-refs: MCP server "plan-refs-no-such-server --x": cannot start the server: no such program\n`,
+    });
   });
 });
 
 describe("run --mcp / --mcp-url", () => {
   test("--mcp-url: a plan run through a Streamable HTTP server", async () => {
-    const path = writePlan("run.plan.json", { steps: [{ id: 1, tool: "geocode", args: { city: "Lisbon" } }, { id: 2, tool: "shout", args: { text: "$1.name" } }] });
+    const path = writePlan("run.plan.json", {
+      steps: [
+        { id: 1, tool: "geocode", args: { city: "Lisbon" } },
+        { id: 2, tool: "shout", args: { text: "$1.name" } },
+      ],
+    });
     const { code, stdout } = await cli(["run", path, "--mcp-url", httpUrl, "--validate-outputs"]);
     expect(code).toBe(0);
     expect((JSON.parse(stdout) as { results: unknown }).results).toEqual({ 1: { name: "Lisbon", lat: 38.72, lon: -9.14 }, 2: "LISBON!" });
@@ -136,14 +161,21 @@ describe("run --mcp / --mcp-url", () => {
   test("--tools and --mcp together; a name in both is an error naming both", async () => {
     const module = join(work, "tools.mjs");
     writeFileSync(module, "export const exclaim = ({ text }) => `${text}!!`;\nexport const fail = () => 1;\n");
-    const path = writePlan("mixed.plan.json", { steps: [{ id: 1, tool: "geocode", args: { city: "Faro" } }, { id: 2, tool: "exclaim", args: { text: "$1.name" } }] });
+    const path = writePlan("mixed.plan.json", {
+      steps: [
+        { id: 1, tool: "geocode", args: { city: "Faro" } },
+        { id: 2, tool: "exclaim", args: { text: "$1.name" } },
+      ],
+    });
     writeFileSync(join(work, "ok-tools.mjs"), "export const exclaim = ({ text }) => `${text}!!`;\n");
     const ok = await cli(["run", path, "--tools", join(work, "ok-tools.mjs"), "--mcp", `node ${SERVER}`]);
     expect(ok.code).toBe(0);
     expect((JSON.parse(ok.stdout) as { results: Record<string, unknown> }).results["2"]).toBe("Faro!!");
     const clash = await cli(["run", path, "--tools", module, "--mcp", `node ${SERVER}`]);
     expect(clash.code).toBe(2);
-    expect(clash.stderr).toBe(`plan-refs: tool "fail" is offered by MCP server "node ${SERVER}" and by --tools ${module}; tool names must be unique\n`);
+    expect(clash.stderr).toBe(
+      `plan-refs: tool "fail" is offered by MCP server "node ${SERVER}" and by --tools ${module}; tool names must be unique\n`,
+    );
   });
 
   test("a tool the servers do not offer: a lint error before anything runs (exit 2)", async () => {
@@ -159,7 +191,10 @@ describe("run --mcp / --mcp-url", () => {
     expect(code).toBe(1);
     expect(stderr).not.toMatch(/\u001b/);
     const report = JSON.parse(stdout) as { errors: Record<string, { code: string; message: string }> };
-    expect(report.errors["1"]).toMatchObject({ code: "tool-error", message: "step 1 (fail): the tool failed: the MCP server reported an error: no such city\\n\\u001b[31mplan-refs: ok: 9 results" });
+    expect(report.errors["1"]).toMatchObject({
+      code: "tool-error",
+      message: "step 1 (fail): the tool failed: the MCP server reported an error: no such city\\n\\u001b[31mplan-refs: ok: 9 results",
+    });
   });
 
   test("a server that exits mid-call: the step fails with a clear error, the command ends (exit 1)", async () => {
@@ -167,7 +202,9 @@ describe("run --mcp / --mcp-url", () => {
     const { code, stdout } = await cli(["run", path, "--mcp", `node ${SERVER}`]);
     expect(code).toBe(1);
     const report = JSON.parse(stdout) as { errors: Record<string, { message: string }> };
-    expect(report.errors["1"]!.message).toBe("step 1 (crash): the tool failed: the MCP server closed the connection before answering (it exited, or the connection dropped)");
+    expect(report.errors["1"]!.message).toBe(
+      "step 1 (crash): the tool failed: the MCP server closed the connection before answering (it exited, or the connection dropped)",
+    );
   });
 
   test("--timeout applies to MCP calls", async () => {
@@ -188,7 +225,11 @@ describe("run --mcp / --mcp-url", () => {
     expect(alive(Number(readFileSync(pidFile("bad"), "utf8")))).toBe(false);
 
     const slow = writePlan("pid-slow.plan.json", { steps: [{ id: 1, tool: "slow", args: { ms: 60_000 } }] });
-    const child = spawn(process.execPath, [join(root, "dist/cli/main.js"), "run", slow, "--mcp", `node ${SERVER} --pid-file ${pidFile("signal")}`], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(
+      process.execPath,
+      [join(root, "dist/cli/main.js"), "run", slow, "--mcp", `node ${SERVER} --pid-file ${pidFile("signal")}`],
+      { cwd: root, stdio: ["ignore", "pipe", "pipe"] },
+    );
     let stderr = "";
     child.stderr.setEncoding("utf8");
     let stdout = "";
@@ -247,7 +288,11 @@ describe("lint --mcp and signals", () => {
   test("SIGTERM while a server is starting: the server is stopped (even one that outlives its stdin), then plan-refs ends by SIGTERM", async () => {
     const pidFile = join(work, "lint-signal.pid");
     const path = writePlan("lint-signal.plan.json", { steps: [{ id: 1, tool: "shout", args: { text: "x" } }] });
-    const child = spawn(process.execPath, [join(root, "dist/cli/main.js"), "lint", path, "--mcp", `node ${SERVER} --linger --slow-start 60000 --pid-file ${pidFile}`], { cwd: root, stdio: "ignore" });
+    const child = spawn(
+      process.execPath,
+      [join(root, "dist/cli/main.js"), "lint", path, "--mcp", `node ${SERVER} --linger --slow-start 60000 --pid-file ${pidFile}`],
+      { cwd: root, stdio: "ignore" },
+    );
     const closed = new Promise<[number | null, string | null]>((resolve) => child.on("close", (code, signal) => resolve([code, signal])));
     let pid = Number.NaN;
     while (Number.isNaN(pid)) {
@@ -272,7 +317,8 @@ describe("without @modelcontextprotocol/sdk installed", () => {
     cpSync(join(root, "dist"), join(dir, "dist"), { recursive: true });
     writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "plan-refs", version: "0.0.0", type: "module" }));
     for (const entry of readdirSync(join(root, "node_modules"))) {
-      if (entry !== "@modelcontextprotocol" && entry !== ".bin") symlinkSync(join(root, "node_modules", entry), join(dir, "node_modules", entry));
+      if (entry !== "@modelcontextprotocol" && entry !== ".bin")
+        symlinkSync(join(root, "node_modules", entry), join(dir, "node_modules", entry));
     }
     const script = [
       `const mcp = await import("./dist/mcp/index.js");`,
@@ -281,9 +327,18 @@ describe("without @modelcontextprotocol/sdk installed", () => {
     ].join("\n");
     writeFileSync(join(dir, "try.mjs"), script);
     const tried = spawnSync(process.execPath, ["try.mjs"], { cwd: dir, encoding: "utf8" });
-    expect(tried.stdout).toBe("true\nmissing-sdk plan-refs/mcp needs @modelcontextprotocol/sdk, which is not installed: npm install @modelcontextprotocol/sdk\n");
+    expect(tried.stdout).toBe(
+      "true\nmissing-sdk plan-refs/mcp needs @modelcontextprotocol/sdk, which is not installed: npm install @modelcontextprotocol/sdk\n",
+    );
     const path = writePlan("no-sdk.plan.json", { steps: [{ id: 1, tool: "x", args: {} }] });
-    const run = spawnSync(process.execPath, [join(dir, "dist/cli/main.js"), "run", path, "--mcp", "node server.mjs"], { cwd: dir, encoding: "utf8", input: "" });
-    expect({ code: run.status, stderr: run.stderr }).toEqual({ code: 2, stderr: "plan-refs: plan-refs/mcp needs @modelcontextprotocol/sdk, which is not installed: npm install @modelcontextprotocol/sdk\n" });
+    const run = spawnSync(process.execPath, [join(dir, "dist/cli/main.js"), "run", path, "--mcp", "node server.mjs"], {
+      cwd: dir,
+      encoding: "utf8",
+      input: "",
+    });
+    expect({ code: run.status, stderr: run.stderr }).toEqual({
+      code: 2,
+      stderr: "plan-refs: plan-refs/mcp needs @modelcontextprotocol/sdk, which is not installed: npm install @modelcontextprotocol/sdk\n",
+    });
   });
 });

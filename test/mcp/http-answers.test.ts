@@ -23,7 +23,8 @@ const work = tempFolder("mcp-http-answers");
 const PROBLEM = `the MCP server's answer is not a valid JSON-RPC response: its "result" is a number (42), not an object`;
 const PLAN = { steps: [{ id: 1, tool: "forty-two", args: {} }] };
 const OVERSIZED = "the MCP server's answer is larger than the 10 MiB limit of one message";
-const failureAnswer = (id: number | string, message: string): string => JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32603, message, data: "plan-refs-transport" } });
+const failureAnswer = (id: number | string, message: string): string =>
+  JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32603, message, data: "plan-refs-transport" } });
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -59,7 +60,12 @@ describe.each([
 
   test("over the size limit fails that call at once with call-failed saying the limit was exceeded, is read no further, and another call's answer is delivered", async () => {
     const server = await served(json);
-    const report = await runOn(server, { steps: [{ id: 1, tool: "huge", args: {} }, { id: 2, tool: "small", args: {} }] });
+    const report = await runOn(server, {
+      steps: [
+        { id: 1, tool: "huge", args: {} },
+        { id: 2, tool: "small", args: {} },
+      ],
+    });
     const error = report.errors.get(1)!;
     expect(error.message).toBe(`step 1 (huge): the tool failed: ${OVERSIZED}`);
     expect((error.cause as McpCallError).code).toBe("call-failed");
@@ -95,7 +101,11 @@ test("checkedFetch: an application/json body over the limit is read no further, 
     },
   });
   const fetchFn = () => Promise.resolve(new Response(endless, { headers: { "content-type": "application/json" } }));
-  const response = await checkedFetch(check, fetchFn, 10_000)("http://127.0.0.1/mcp", { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 4, method: "tools/call" }) });
+  const response = await checkedFetch(
+    check,
+    fetchFn,
+    10_000,
+  )("http://127.0.0.1/mcp", { method: "POST", body: JSON.stringify({ jsonrpc: "2.0", id: 4, method: "tools/call" }) });
   expect(await response.text()).toBe(failureAnswer(4, OVERSIZED));
   expect(pulled).toBeLessThan(20);
   expect([...check.waiting]).toEqual([3]);
@@ -123,7 +133,13 @@ describe("checkedFetch reads an SSE stream event by event, wherever its chunks e
       },
     });
     const fetchFn = () => Promise.resolve(new Response(body, { headers: { "content-type": "text/event-stream" } }));
-    return (await checkedFetch(check, fetchFn, limit)("http://127.0.0.1/mcp", posted === undefined ? undefined : { method: "POST", body: JSON.stringify(posted) })).text();
+    return (
+      await checkedFetch(
+        check,
+        fetchFn,
+        limit,
+      )("http://127.0.0.1/mcp", posted === undefined ? undefined : { method: "POST", body: JSON.stringify(posted) })
+    ).text();
   }
 
   test("the bad answer is replaced; every other event is kept as it came (line ends made \\n)", async () => {
@@ -157,10 +173,19 @@ describe("checkedFetch reads an SSE stream event by event, wherever its chunks e
 
   test("property: any split into chunks reads as the whole stream in one chunk, whatever the limit", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.uniqueArray(fc.integer({ min: 1, max: STREAM.length - 1 }), { maxLength: 12 }), fc.integer({ min: 1, max: 120 }), async (cuts, limit) => {
-        const at = [0, ...[...cuts].sort((a, b) => a - b), STREAM.length];
-        expect(await read(at.slice(1).map((end, i) => STREAM.slice(at[i], end)), limit)).toBe(await read([STREAM], limit));
-      }),
+      fc.asyncProperty(
+        fc.uniqueArray(fc.integer({ min: 1, max: STREAM.length - 1 }), { maxLength: 12 }),
+        fc.integer({ min: 1, max: 120 }),
+        async (cuts, limit) => {
+          const at = [0, ...[...cuts].sort((a, b) => a - b), STREAM.length];
+          expect(
+            await read(
+              at.slice(1).map((end, i) => STREAM.slice(at[i], end)),
+              limit,
+            ),
+          ).toBe(await read([STREAM], limit));
+        },
+      ),
     );
   });
 });

@@ -9,7 +9,16 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { lintPlan } from "../../src/lint/index.js";
-import { catalogFromMcp, connectMcp, connectMcpServers, McpCallError, McpSetupError, mcpTools, type McpConnection, type McpServerSpec } from "../../src/mcp/index.js";
+import {
+  catalogFromMcp,
+  connectMcp,
+  connectMcpServers,
+  McpCallError,
+  McpSetupError,
+  mcpTools,
+  type McpConnection,
+  type McpServerSpec,
+} from "../../src/mcp/index.js";
 import { runPlan, StepError } from "../../src/run/index.js";
 
 const SERVER = fileURLToPath(new URL("../fixtures/mcp-server.mjs", import.meta.url));
@@ -60,7 +69,12 @@ describe.each(["stdio", "http"] as const)("over %s", (kind) => {
     expect(catalog["geocode"]).toEqual({
       description: "The coordinates of a city (declares an outputSchema).",
       input: { type: "object", properties: { city: { type: "string" } }, required: ["city"], additionalProperties: false },
-      output: { type: "object", properties: { name: { type: "string" }, lat: { type: "number" }, lon: { type: "number" } }, required: ["name", "lat", "lon"], additionalProperties: false },
+      output: {
+        type: "object",
+        properties: { name: { type: "string" }, lat: { type: "number" }, lon: { type: "number" } },
+        required: ["name", "lat", "lon"],
+        additionalProperties: false,
+      },
     });
     expect(catalog["weather"]).not.toHaveProperty("output");
     expect(Object.getPrototypeOf(catalog)).toBe(null);
@@ -75,12 +89,16 @@ describe.each(["stdio", "http"] as const)("over %s", (kind) => {
     const catalog = await catalogFromMcp(client, options);
     // geocode declares readOnlyHint: true, weather nothing, shout readOnlyHint: false.
     expect(["geocode", "weather", "shout"].map((name) => catalog[name]!.readOnly)).toEqual(readOnly);
-    for (const name of ["geocode", "weather", "shout"]) expect(Object.hasOwn(catalog[name]!, "readOnly")).toBe(readOnly[["geocode", "weather", "shout"].indexOf(name)] !== undefined);
+    for (const name of ["geocode", "weather", "shout"])
+      expect(Object.hasOwn(catalog[name]!, "readOnly")).toBe(readOnly[["geocode", "weather", "shout"].indexOf(name)] !== undefined);
   });
 
   test("trustReadOnlyHint that is not a boolean is an invalid-options setup error", async () => {
     const { client } = await connect(spec());
-    await expect(catalogFromMcp(client, { trustReadOnlyHint: "yes" as unknown as boolean })).rejects.toMatchObject({ name: "McpSetupError", code: "invalid-options" });
+    await expect(catalogFromMcp(client, { trustReadOnlyHint: "yes" as unknown as boolean })).rejects.toMatchObject({
+      name: "McpSetupError",
+      code: "invalid-options",
+    });
   });
 
   test("a plan linted against the server's schemas: unknown-key found through its outputSchema", async () => {
@@ -122,7 +140,9 @@ describe.each(["stdio", "http"] as const)("over %s", (kind) => {
     const error = report.errors.get(1)!;
     expect(error).toBeInstanceOf(StepError);
     expect(error.code).toBe("tool-error");
-    expect(error.message).toBe("step 1 (fail): the tool failed: the MCP server reported an error: no such city\\n\\u001b[31mplan-refs: ok: 9 results");
+    expect(error.message).toBe(
+      "step 1 (fail): the tool failed: the MCP server reported an error: no such city\\n\\u001b[31mplan-refs: ok: 9 results",
+    );
     expect(error.message).not.toMatch(/[\n\u001b]/);
     expect((error.cause as McpCallError).code).toBe("server-error");
   });
@@ -160,7 +180,9 @@ describe("a server that exits mid-call", () => {
     for (const id of [1, 2]) {
       const error = report.errors.get(id)!;
       expect(error.code).toBe("tool-error");
-      expect(error.message).toMatch(/: the tool failed: the MCP server closed the connection before answering \(it exited, or the connection dropped\)$/);
+      expect(error.message).toMatch(
+        /: the tool failed: the MCP server closed the connection before answering \(it exited, or the connection dropped\)$/,
+      );
       expect((error.cause as McpCallError).code).toBe("connection-closed");
     }
   });
@@ -174,7 +196,9 @@ describe("a server that exits mid-call", () => {
       ],
     };
     const report = await runPlan(plan, await mcpTools(client), { concurrency: 1 });
-    expect(report.errors.get(2)!.message).toBe("step 2 (shout): the tool failed: the connection to the MCP server is closed (the server exited, or the connection dropped)");
+    expect(report.errors.get(2)!.message).toBe(
+      "step 2 (shout): the tool failed: the connection to the MCP server is closed (the server exited, or the connection dropped)",
+    );
     expect((report.errors.get(2)!.cause as McpCallError).code).toBe("connection-closed");
   });
 
@@ -209,7 +233,12 @@ describe("several servers", () => {
     try {
       expect(Object.keys(servers.catalog)).toEqual([...EXPECTED_NAMES.map((name) => `a_${name}`), ...EXPECTED_NAMES]);
       const report = await runPlan(
-        { steps: [{ id: 1, tool: "a_geocode", args: { city: "Porto" } }, { id: 2, tool: "shout", args: { text: "$1.name" } }] },
+        {
+          steps: [
+            { id: 1, tool: "a_geocode", args: { city: "Porto" } },
+            { id: 2, tool: "shout", args: { text: "$1.name" } },
+          ],
+        },
         servers.tools(),
       );
       expect(report.results.get(2)).toBe("PORTO!");
@@ -227,18 +256,26 @@ describe("several servers", () => {
 
 describe("connecting", () => {
   test("a program that does not exist: connect-failed, one line", async () => {
-    await expect(connectMcp({ command: "plan-refs-no-such-program" })).rejects.toMatchObject({ code: "connect-failed", message: `MCP server "plan-refs-no-such-program": cannot start the server: no such program` });
+    await expect(connectMcp({ command: "plan-refs-no-such-program" })).rejects.toMatchObject({
+      code: "connect-failed",
+      message: `MCP server "plan-refs-no-such-program": cannot start the server: no such program`,
+    });
   });
 
   test("a server that exits before the handshake: its last stderr line is in the message", async () => {
-    await expect(connectMcp({ command: process.execPath, args: ["-e", "console.error('missing API key'); process.exit(1)"] })).rejects.toMatchObject({
+    await expect(
+      connectMcp({ command: process.execPath, args: ["-e", "console.error('missing API key'); process.exit(1)"] }),
+    ).rejects.toMatchObject({
       code: "connect-failed",
       message: expect.stringMatching(/the server exited before completing the MCP handshake \(its stderr: missing API key\)$/),
     });
   });
 
   test("an HTTP URL where nothing listens: connect-failed", async () => {
-    await expect(connectMcp({ url: "http://127.0.0.1:9/mcp" })).rejects.toMatchObject({ code: "connect-failed", message: expect.stringMatching(/^MCP server "http:\/\/127.0.0.1:9\/mcp": cannot connect: /) });
+    await expect(connectMcp({ url: "http://127.0.0.1:9/mcp" })).rejects.toMatchObject({
+      code: "connect-failed",
+      message: expect.stringMatching(/^MCP server "http:\/\/127.0.0.1:9\/mcp": cannot connect: /),
+    });
   });
 
   test("the SDK's own Client fits McpClient", async () => {

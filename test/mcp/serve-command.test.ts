@@ -29,7 +29,17 @@ let logs = 0;
 function upstreams(): { args: string[]; log: string } {
   const log = join(work, `slow-${++logs}.log`);
   writeFileSync(log, "");
-  return { args: ["--mcp", `node ${UPSTREAM} --role geo`, "--mcp", `node ${UPSTREAM} --role slow --log ${log}`, "--mcp", `node ${UPSTREAM} --role failing`], log };
+  return {
+    args: [
+      "--mcp",
+      `node ${UPSTREAM} --role geo`,
+      "--mcp",
+      `node ${UPSTREAM} --role slow --log ${log}`,
+      "--mcp",
+      `node ${UPSTREAM} --role failing`,
+    ],
+    log,
+  };
 }
 
 type Kind = "stdio" | "http";
@@ -67,7 +77,10 @@ async function listening(args: readonly string[]): Promise<{ child: ChildProcess
   return { child, url, stderr: () => err };
 }
 
-function recordProgress(transport: { onmessage?: ((message: JSONRPCMessage, extra?: never) => void) | undefined }, into: Record<string, unknown>[]): void {
+function recordProgress(
+  transport: { onmessage?: ((message: JSONRPCMessage, extra?: never) => void) | undefined },
+  into: Record<string, unknown>[],
+): void {
   const handle = transport.onmessage!;
   transport.onmessage = (message, extra) => {
     if ("method" in message && message.method === "notifications/progress") into.push(message.params as Record<string, unknown>);
@@ -81,7 +94,11 @@ async function serve(kind: Kind, extra: readonly string[] = [], headers: Record<
   const client = new Client({ name: "plan-refs-test", version: "1.0.0" });
   let served: Served;
   if (kind === "stdio") {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [MAIN, "mcp", "serve", ...args, ...extra], stderr: "pipe" });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [MAIN, "mcp", "serve", ...args, ...extra],
+      stderr: "pipe",
+    });
     let err = "";
     transport.stderr!.on("data", (chunk: Buffer) => void (err += chunk.toString("utf8")));
     await client.connect(transport);
@@ -114,7 +131,8 @@ async function serve(kind: Kind, extra: readonly string[] = [], headers: Record<
 
 type Answer = { isError?: boolean; structuredContent?: Record<string, any>; content: { type: string; text: string }[] };
 
-const call = async (client: Client, name: string, args: unknown, options: Parameters<Client["callTool"]>[2] = {}): Promise<Answer> => (await client.callTool({ name, arguments: args as Record<string, unknown> }, undefined, options)) as Answer;
+const call = async (client: Client, name: string, args: unknown, options: Parameters<Client["callTool"]>[2] = {}): Promise<Answer> =>
+  (await client.callTool({ name, arguments: args as Record<string, unknown> }, undefined, options)) as Answer;
 
 const ACROSS = {
   steps: [
@@ -132,10 +150,32 @@ describe.each(["stdio", "http"] as const)("over %s", (kind) => {
 
   test("tools/list: run_plan and lint_plan, the upstream tools' names in run_plan's schema, and with --expose-tools the upstream tools as they are", async () => {
     const { tools } = await served.client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(["run_plan", "lint_plan", "geocode", "learn", "weather", "add", "tick", "wait", "broken", "exit"]);
+    expect(tools.map((tool) => tool.name)).toEqual([
+      "run_plan",
+      "lint_plan",
+      "geocode",
+      "learn",
+      "weather",
+      "add",
+      "tick",
+      "wait",
+      "broken",
+      "exit",
+    ]);
     const runPlan = tools[0]!;
-    const branches = (runPlan.inputSchema as unknown as { properties: { steps: { items: { anyOf: { properties: { tool: { enum: string[] } } }[] } } } }).properties.steps.items.anyOf;
-    expect(branches.map((branch) => branch.properties.tool.enum[0])).toEqual(["geocode", "learn", "weather", "add", "tick", "wait", "broken", "exit"]);
+    const branches = (
+      runPlan.inputSchema as unknown as { properties: { steps: { items: { anyOf: { properties: { tool: { enum: string[] } } }[] } } } }
+    ).properties.steps.items.anyOf;
+    expect(branches.map((branch) => branch.properties.tool.enum[0])).toEqual([
+      "geocode",
+      "learn",
+      "weather",
+      "add",
+      "tick",
+      "wait",
+      "broken",
+      "exit",
+    ]);
     expect(runPlan.outputSchema).toMatchObject({ type: "object", required: ["status"] });
     expect(runPlan.description).toMatch(/^Run several tool calls as one plan/);
     expect(runPlan.description).toMatch(/\nExample: \{"steps":\[\{"id":1,"tool":"geocode"/);
@@ -148,17 +188,28 @@ describe.each(["stdio", "http"] as const)("over %s", (kind) => {
     expect(answer.structuredContent).toEqual({
       status: "failed",
       results: { "1": { name: "Oslo", lat: 59.91, lon: 10.75 }, "2": { summary: "snow", at: [59.91, 10.75] } },
-      errors: { "3": { code: "tool-error", message: expect.stringMatching(/the MCP server reported an error: the failing server always fails/) } },
+      errors: {
+        "3": { code: "tool-error", message: expect.stringMatching(/the MCP server reported an error: the failing server always fails/) },
+      },
     });
     expect(JSON.parse(answer.content[0]!.text)).toEqual(answer.structuredContent);
   });
 
   test("a plan with lint errors is not run: isError, and the diagnostics with code, pointer and did-you-mean", async () => {
-    const answer = await call(served.client, "run_plan", { steps: [{ id: 1, tool: "geocode", args: { cty: "Oslo" } }, { id: 2, tool: "weather", args: { lat: "$3.lat", lon: "$1.lon" } }] });
+    const answer = await call(served.client, "run_plan", {
+      steps: [
+        { id: 1, tool: "geocode", args: { cty: "Oslo" } },
+        { id: 2, tool: "weather", args: { lat: "$3.lat", lon: "$1.lon" } },
+      ],
+    });
     expect(answer.isError).toBe(true);
     expect(answer.structuredContent!.status).toBe("invalid");
     const diagnostics = answer.structuredContent!.diagnostics as { code: string; message: string; pointer: string }[];
-    expect(diagnostics).toContainEqual({ code: "unknown-argument", message: expect.stringMatching(/did you mean "city"\?/), pointer: "/steps/0/args/cty" });
+    expect(diagnostics).toContainEqual({
+      code: "unknown-argument",
+      message: expect.stringMatching(/did you mean "city"\?/),
+      pointer: "/steps/0/args/cty",
+    });
     expect(diagnostics.map((diagnostic) => diagnostic.pointer)).toContain("/steps/1/args/lat");
     expect(JSON.parse(answer.content[0]!.text)).toEqual(answer.structuredContent);
   });
@@ -166,19 +217,40 @@ describe.each(["stdio", "http"] as const)("over %s", (kind) => {
   test("lint_plan answers the diagnostics only", async () => {
     const answer = await call(served.client, "lint_plan", { steps: [{ id: 1, tool: "geocod", args: { city: "Oslo" } }] });
     expect(answer.isError).toBeUndefined();
-    expect(answer.structuredContent).toEqual({ errors: 1, warnings: 0, diagnostics: [{ code: "unknown-tool", severity: "error", message: expect.stringMatching(/did you mean "geocode"\?/), pointer: "/steps/0/tool", fix: { replace: "geocode" } }] });
+    expect(answer.structuredContent).toEqual({
+      errors: 1,
+      warnings: 0,
+      diagnostics: [
+        {
+          code: "unknown-tool",
+          severity: "error",
+          message: expect.stringMatching(/did you mean "geocode"\?/),
+          pointer: "/steps/0/tool",
+          fix: { replace: "geocode" },
+        },
+      ],
+    });
   });
 
   test("--max-steps: a longer plan is refused before it runs", async () => {
     const steps = Array.from({ length: 6 }, (_, i) => ({ id: i + 1, tool: "tick", args: { n: i } }));
     const answer = await call(served.client, "run_plan", { steps });
     expect(answer.isError).toBe(true);
-    expect(answer.structuredContent).toEqual({ status: "invalid", diagnostics: [{ code: "too-many-steps", message: "the plan has 6 steps; a plan of at most 5 is run", pointer: "/steps" }] });
+    expect(answer.structuredContent).toEqual({
+      status: "invalid",
+      diagnostics: [{ code: "too-many-steps", message: "the plan has 6 steps; a plan of at most 5 is run", pointer: "/steps" }],
+    });
   });
 
   test("progress: a notification as each step ends, in order, naming the step", async () => {
     served.progress.length = 0;
-    const plan = { steps: [{ id: 1, tool: "tick", args: { n: 1 } }, { id: 2, tool: "tick", args: { n: "$1.n" } }, { id: 3, tool: "tick", args: { n: "$2.n" } }] };
+    const plan = {
+      steps: [
+        { id: 1, tool: "tick", args: { n: 1 } },
+        { id: 2, tool: "tick", args: { n: "$1.n" } },
+        { id: 3, tool: "tick", args: { n: "$2.n" } },
+      ],
+    };
     const answer = await call(served.client, "run_plan", plan, { onprogress: () => undefined });
     expect(answer.structuredContent!.results).toEqual({ "1": { n: 2 }, "2": { n: 3 }, "3": { n: 4 } });
     expect(served.progress.map(({ progressToken: _token, ...rest }) => rest)).toEqual([
@@ -202,13 +274,23 @@ describe.each(["stdio", "http"] as const)("over %s", (kind) => {
 
   test("--expose-tools: an upstream tool's call and answer pass through as they are", async () => {
     const answer = await call(served.client, "geocode", { city: "Lisbon" });
-    expect(answer).toEqual({ content: [{ type: "text", text: JSON.stringify({ name: "Lisbon", lat: 38.72, lon: -9.14 }) }], structuredContent: { name: "Lisbon", lat: 38.72, lon: -9.14 } });
-    expect(await call(served.client, "broken", {})).toEqual({ isError: true, content: [{ type: "text", text: "the failing server always fails" }] });
-    await expect(call(served.client, "geocodee", {})).rejects.toThrow(/unknown-tool: no tool "geocodee" on this server; did you mean "geocode"\?/);
+    expect(answer).toEqual({
+      content: [{ type: "text", text: JSON.stringify({ name: "Lisbon", lat: 38.72, lon: -9.14 }) }],
+      structuredContent: { name: "Lisbon", lat: 38.72, lon: -9.14 },
+    });
+    expect(await call(served.client, "broken", {})).toEqual({
+      isError: true,
+      content: [{ type: "text", text: "the failing server always fails" }],
+    });
+    await expect(call(served.client, "geocodee", {})).rejects.toThrow(
+      /unknown-tool: no tool "geocodee" on this server; did you mean "geocode"\?/,
+    );
   });
 
   test("an upstream's tools/list_changed refreshes the tools and is passed on to the client", async () => {
-    const changed = new Promise<void>((resolve) => served.client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
+    const changed = new Promise<void>((resolve) =>
+      served.client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()),
+    );
     const answer = await call(served.client, "run_plan", { steps: [{ id: 1, tool: "learn", args: { name: "echo" } }] });
     expect(answer.structuredContent!.results).toEqual({ "1": { learned: "echo" } });
     await changed;
@@ -221,10 +303,28 @@ describe.each(["stdio", "http"] as const)("over %s", (kind) => {
 
   test("an upstream server that exits mid-run fails its steps, not the server", async () => {
     const own = await serve(kind);
-    const answer = await call(own.client, "run_plan", { steps: [{ id: 1, tool: "exit", args: {} }, { id: 2, tool: "geocode", args: { city: "Oslo" } }] });
-    expect(answer.structuredContent).toMatchObject({ status: "failed", results: { "2": { name: "Oslo" } }, errors: { "1": { code: "tool-error", message: expect.stringMatching(/closed the connection/) } } });
-    const again = await call(own.client, "run_plan", { steps: [{ id: 1, tool: "broken", args: {} }, { id: 2, tool: "geocode", args: { city: "Lisbon" } }] });
-    expect(again.structuredContent).toMatchObject({ status: "failed", results: { "2": { name: "Lisbon" } }, errors: { "1": { message: expect.stringMatching(/connection to the MCP server is closed/) } } });
+    const answer = await call(own.client, "run_plan", {
+      steps: [
+        { id: 1, tool: "exit", args: {} },
+        { id: 2, tool: "geocode", args: { city: "Oslo" } },
+      ],
+    });
+    expect(answer.structuredContent).toMatchObject({
+      status: "failed",
+      results: { "2": { name: "Oslo" } },
+      errors: { "1": { code: "tool-error", message: expect.stringMatching(/closed the connection/) } },
+    });
+    const again = await call(own.client, "run_plan", {
+      steps: [
+        { id: 1, tool: "broken", args: {} },
+        { id: 2, tool: "geocode", args: { city: "Lisbon" } },
+      ],
+    });
+    expect(again.structuredContent).toMatchObject({
+      status: "failed",
+      results: { "2": { name: "Lisbon" } },
+      errors: { "1": { message: expect.stringMatching(/connection to the MCP server is closed/) } },
+    });
     expect(own.stderr()).not.toMatch(/\n\s+at |Unhandled/);
   });
 });
@@ -236,9 +336,19 @@ describe("over stdio", () => {
     let err = "";
     child.stderr.on("data", (chunk: Buffer) => void (err += chunk.toString("utf8")));
     const send = (message: unknown): boolean => child.stdin.write(`${JSON.stringify(message)}\n`);
-    send({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+    send({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    });
     send({ jsonrpc: "2.0", method: "notifications/initialized" });
-    send({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "run_plan", arguments: { steps: [{ id: 1, tool: "wait", args: {} }] } } });
+    send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "run_plan", arguments: { steps: [{ id: 1, tool: "wait", args: {} }] } },
+    });
     await until(() => readFileSync(log, "utf8").includes("start wait"));
     child.stdin.end();
     const [code] = (await once(child, "exit")) as [number];
@@ -255,10 +365,21 @@ describe("over HTTP", () => {
     const second = new Client({ name: "second", version: "1.0.0" });
     await second.connect(new StreamableHTTPClientTransport(new URL(first.url)));
     try {
-      const plan = (city: string): unknown => ({ steps: [{ id: 1, tool: "geocode", args: { city } }, { id: 2, tool: "weather", args: { lat: "$1.lat", lon: "$1.lon" } }] });
+      const plan = (city: string): unknown => ({
+        steps: [
+          { id: 1, tool: "geocode", args: { city } },
+          { id: 2, tool: "weather", args: { lat: "$1.lat", lon: "$1.lon" } },
+        ],
+      });
       const [oslo, lisbon] = await Promise.all([call(first.client, "run_plan", plan("Oslo")), call(second, "run_plan", plan("Lisbon"))]);
-      expect(oslo.structuredContent!.results).toEqual({ "1": { name: "Oslo", lat: 59.91, lon: 10.75 }, "2": { summary: "snow", at: [59.91, 10.75] } });
-      expect(lisbon.structuredContent!.results).toEqual({ "1": { name: "Lisbon", lat: 38.72, lon: -9.14 }, "2": { summary: "sunny", at: [38.72, -9.14] } });
+      expect(oslo.structuredContent!.results).toEqual({
+        "1": { name: "Oslo", lat: 59.91, lon: 10.75 },
+        "2": { summary: "snow", at: [59.91, 10.75] },
+      });
+      expect(lisbon.structuredContent!.results).toEqual({
+        "1": { name: "Lisbon", lat: 38.72, lon: -9.14 },
+        "2": { summary: "sunny", at: [38.72, -9.14] },
+      });
     } finally {
       await second.close();
     }
@@ -267,26 +388,58 @@ describe("over HTTP", () => {
   /** A raw POST of initialize, with the headers given. */
   function post(url: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
     return new Promise((resolve, reject) => {
-      const req = request(url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers } }, (res) => {
-        let body = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => (body += chunk));
-        res.on("end", () => resolve({ status: res.statusCode!, body }));
-      });
+      const req = request(
+        url,
+        { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers } },
+        (res) => {
+          let body = "";
+          res.setEncoding("utf8");
+          res.on("data", (chunk: string) => (body += chunk));
+          res.on("end", () => resolve({ status: res.statusCode!, body }));
+        },
+      );
       req.on("error", reject);
-      req.end(JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } }));
+      req.end(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: 0,
+          method: "initialize",
+          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+        }),
+      );
     });
   }
 
   test("a client that drops its response stream mid-run: the run is cancelled, and the slow server sees it", async () => {
     const { url, log } = await serve("http");
     const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
-    const init = await fetch(url, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } }) });
+    const init = await fetch(url, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+      }),
+    });
     const session = { ...headers, "mcp-session-id": init.headers.get("mcp-session-id")! };
     await init.text();
-    await (await fetch(url, { method: "POST", headers: session, body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) })).text();
+    await (
+      await fetch(url, { method: "POST", headers: session, body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) })
+    ).text();
     const controller = new AbortController();
-    await fetch(url, { method: "POST", headers: session, signal: controller.signal, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "run_plan", arguments: { steps: [{ id: 1, tool: "wait", args: {} }] } } }) });
+    await fetch(url, {
+      method: "POST",
+      headers: session,
+      signal: controller.signal,
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "run_plan", arguments: { steps: [{ id: 1, tool: "wait", args: {} }] } },
+      }),
+    });
     await until(() => readFileSync(log, "utf8").includes("start wait"));
     controller.abort();
     await until(() => readFileSync(log, "utf8").includes("cancelled wait"));
@@ -309,7 +462,11 @@ describe("over HTTP", () => {
     writeFileSync(tokenFile, "s3cret-token-of-the-test-0123456789\n");
     const served = await serve("http", ["--token-file", tokenFile], { authorization: "Bearer s3cret-token-of-the-test-0123456789" });
     expect((await served.client.listTools()).tools[0]!.name).toBe("run_plan");
-    for (const headers of [{}, { authorization: "Bearer s3cret-token-of-the-test-012345678" }, { authorization: "Basic czNjcmV0" }] as Record<string, string>[]) {
+    for (const headers of [
+      {},
+      { authorization: "Bearer s3cret-token-of-the-test-012345678" },
+      { authorization: "Basic czNjcmV0" },
+    ] as Record<string, string>[]) {
       const refused = await post(served.url, headers);
       expect(refused.status).toBe(401);
       expect(JSON.parse(refused.body).error.message).toMatch(/^unauthorized: /);
@@ -318,13 +475,15 @@ describe("over HTTP", () => {
 
   // A network namespace of its own (root only): an address that is not loopback, reachable by nothing outside.
   const netns = spawnSync("unshare", ["-n", "true"]).status === 0;
-  test.skipIf(!netns)("bound to an address other than loopback (in a network namespace of its own), a request without the token is refused", () => {
-    const tokenFile = join(work, "netns-token");
-    writeFileSync(tokenFile, "another-token-for-the-namespace-42\n");
-    const script = join(work, "netns-client.mjs");
-    writeFileSync(
-      script,
-      `import { spawn } from "node:child_process";
+  test.skipIf(!netns)(
+    "bound to an address other than loopback (in a network namespace of its own), a request without the token is refused",
+    () => {
+      const tokenFile = join(work, "netns-token");
+      writeFileSync(tokenFile, "another-token-for-the-namespace-42\n");
+      const script = join(work, "netns-client.mjs");
+      writeFileSync(
+        script,
+        `import { spawn } from "node:child_process";
 const child = spawn(process.execPath, [${JSON.stringify(MAIN)}, "mcp", "serve", "--mcp", ${JSON.stringify(`node ${UPSTREAM} --role geo`)}, "--http", "0", "--host", "10.200.0.1", "--token-file", ${JSON.stringify(tokenFile)}], { stdio: ["ignore", "ignore", "pipe"] });
 let err = "";
 const url = await new Promise((resolve) => child.stderr.on("data", (chunk) => { err += chunk; const match = /listening on (\\S+)\\n/.exec(err); if (match) resolve(match[1]); }));
@@ -335,25 +494,40 @@ const withToken = await fetch(url, { method: "POST", headers: { ...headers, auth
 console.log(JSON.stringify({ url, without: without.status, withoutBody: await without.text(), withToken: withToken.status, session: withToken.headers.get("mcp-session-id") !== null }));
 child.kill("SIGTERM");
 `,
-    );
-    const result = spawnSync("unshare", ["-n", "sh", "-c", `ip link set lo up && ip addr add 10.200.0.1/32 dev lo && exec "${process.execPath}" "${script}"`], { encoding: "utf8", timeout: 30_000 });
-    expect(result.stderr).toBe("");
-    const seen = JSON.parse(result.stdout) as { url: string; without: number; withoutBody: string; withToken: number; session: boolean };
-    expect(seen).toMatchObject({ url: expect.stringMatching(/^http:\/\/10\.200\.0\.1:\d+\/mcp$/), without: 401, withToken: 200, session: true });
-    expect(JSON.parse(seen.withoutBody).error.message).toMatch(/^unauthorized: /);
-  });
+      );
+      const result = spawnSync(
+        "unshare",
+        ["-n", "sh", "-c", `ip link set lo up && ip addr add 10.200.0.1/32 dev lo && exec "${process.execPath}" "${script}"`],
+        { encoding: "utf8", timeout: 30_000 },
+      );
+      expect(result.stderr).toBe("");
+      const seen = JSON.parse(result.stdout) as { url: string; without: number; withoutBody: string; withToken: number; session: boolean };
+      expect(seen).toMatchObject({
+        url: expect.stringMatching(/^http:\/\/10\.200\.0\.1:\d+\/mcp$/),
+        without: 401,
+        withToken: 200,
+        session: true,
+      });
+      expect(JSON.parse(seen.withoutBody).error.message).toMatch(/^unauthorized: /);
+    },
+  );
 
   test("a host other than loopback is refused without --token-file, in one line, before anything starts", async () => {
     const result = await runCliInProcess(["mcp", "serve", "--mcp", `node ${UPSTREAM} --role geo`, "--http", "0", "--host", "0.0.0.0"]);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe("");
-    expect(result.stderr).toBe("plan-refs: --host 0.0.0.0 is not a loopback address: serving on it needs --token-file FILE (the bearer token clients must send); nothing was served\n");
+    expect(result.stderr).toBe(
+      "plan-refs: --host 0.0.0.0 is not a loopback address: serving on it needs --token-file FILE (the bearer token clients must send); nothing was served\n",
+    );
   });
 });
 
 describe("flag mistakes", () => {
   test.each([
-    [["serve", "--http", "80000", "--tools", "x.mjs"], /^plan-refs mcp: --http must be a port number from 0 to 65535 \(0: any free port\), not "80000"\n/],
+    [
+      ["serve", "--http", "80000", "--tools", "x.mjs"],
+      /^plan-refs mcp: --http must be a port number from 0 to 65535 \(0: any free port\), not "80000"\n/,
+    ],
     [["serve", "--tools", "x.mjs", "--token-file", "t"], /^plan-refs mcp: --token-file needs --http PORT\n/],
     [["serve"], /^plan-refs: missing the tools to serve: --mcp "COMMAND", --mcp-url URL or --tools MODULE\n/],
     [["srve"], /^plan-refs mcp: unknown subcommand "srve"; plan-refs mcp has one: serve\n/],

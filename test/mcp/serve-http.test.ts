@@ -22,22 +22,46 @@ afterAll(async () => {
   await service.close();
 });
 
-const INITIALIZE = JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+const INITIALIZE = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 0,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+});
 
 /** A body within the limit but too long to arrive with its headers: refused unread. */
 const LARGE = `${INITIALIZE}${" ".repeat(MAX_HTTP_BODY_BYTES - INITIALIZE.length - 1)}`;
 
 /** A POST through `agent`; its status, headers and body once the response has ended, or the request's error. */
-function post(agent: Agent, body: string | Buffer, headers: Record<string, string> = {}, path = "/mcp", to: PlanHttpServer = served): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+function post(
+  agent: Agent,
+  body: string | Buffer,
+  headers: Record<string, string> = {},
+  path = "/mcp",
+  to: PlanHttpServer = served,
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
   const url = new URL(path, to.url);
   return new Promise((resolve, reject) => {
-    const req = request(url, { agent, method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${TOKEN}`, ...headers } }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk: string) => (text += chunk));
-      res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
-      res.on("error", reject);
-    });
+    const req = request(
+      url,
+      {
+        agent,
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          authorization: `Bearer ${TOKEN}`,
+          ...headers,
+        },
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => (text += chunk));
+        res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
+        res.on("error", reject);
+      },
+    );
     // The body may still be going out when the refusal comes: that write's failure is not the answer.
     req.on("error", reject);
     req.end(body);
@@ -70,11 +94,18 @@ describe("a refusal before the body is read whole closes the connection; the cli
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     try {
       const sessions: string[] = [];
-      for (let i = 0; i < MAX_HTTP_SESSIONS; i++) sessions.push(String((await post(agent, INITIALIZE, {}, "/mcp", full)).headers["mcp-session-id"]));
+      for (let i = 0; i < MAX_HTTP_SESSIONS; i++)
+        sessions.push(String((await post(agent, INITIALIZE, {}, "/mcp", full)).headers["mcp-session-id"]));
       const refused = await post(agent, LARGE, {}, "/mcp", full);
       expect([refused.status, refused.headers.connection]).toEqual([503, "close"]);
       expect(JSON.parse(refused.body).error.message).toMatch(/^too-many-sessions: /);
-      const ping = await post(agent, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }), { "mcp-session-id": sessions[0]!, "mcp-protocol-version": "2025-06-18" }, "/mcp", full);
+      const ping = await post(
+        agent,
+        JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+        { "mcp-session-id": sessions[0]!, "mcp-protocol-version": "2025-06-18" },
+        "/mcp",
+        full,
+      );
       expect(ping.status).toBe(200);
     } finally {
       agent.destroy();

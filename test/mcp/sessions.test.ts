@@ -33,7 +33,8 @@ const TOOLS = join(work, "tools.mjs");
 writeFileSync(TOOLS, TOOLS_SOURCE);
 
 type Answer = { isError?: boolean; structuredContent?: Record<string, any>; content: { type: string; text: string }[] };
-const runPlan = async (client: Client, plan: unknown): Promise<Answer> => (await client.callTool({ name: "run_plan", arguments: plan as Record<string, unknown> })) as Answer;
+const runPlan = async (client: Client, plan: unknown): Promise<Answer> =>
+  (await client.callTool({ name: "run_plan", arguments: plan as Record<string, unknown> })) as Answer;
 
 const TURN_1 = { steps: [{ id: 1, tool: "search", args: { q: "pumps" } }] };
 const TURN_2 = { steps: [{ id: 2, tool: "cheapest", args: { rows: "$1.rows" } }] };
@@ -47,7 +48,9 @@ afterAll(async () => {
 
 async function stdioClient(): Promise<Client> {
   const client = new Client({ name: "sessions-test", version: "1.0.0" });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [MAIN, "mcp", "serve", "--tools", TOOLS, "--sessions"], stderr: "pipe" }));
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: [MAIN, "mcp", "serve", "--tools", TOOLS, "--sessions"], stderr: "pipe" }),
+  );
   clients.push(client);
   return client;
 }
@@ -78,11 +81,19 @@ describe.each([
     const client = await connect();
     const first = await runPlan(client, TURN_1);
     expect(first.isError).toBeUndefined();
-    expect(first.structuredContent).toMatchObject({ status: "ok", nextStepId: 2, described: { "1": { tool: "search", type: "object", keys: { rows: "array of 400" } } } });
+    expect(first.structuredContent).toMatchObject({
+      status: "ok",
+      nextStepId: 2,
+      described: { "1": { tool: "search", type: "object", keys: { rows: "array of 400" } } },
+    });
     expect(JSON.stringify(first)).not.toContain("pump model 7 with");
     const second = await runPlan(client, TURN_2);
     expect(second.isError).toBeUndefined();
-    expect(second.structuredContent).toMatchObject({ status: "ok", nextStepId: 3, described: { "2": { value: { count: 400, price: 100, same: true } } } });
+    expect(second.structuredContent).toMatchObject({
+      status: "ok",
+      nextStepId: 3,
+      described: { "2": { value: { count: 400, price: 100, same: true } } },
+    });
   });
 
   test("two clients, two sessions: the second cannot refer to the first's step 1", async () => {
@@ -92,6 +103,9 @@ describe.each([
     expect(refused.isError).toBe(true);
     expect(JSON.stringify(refused.structuredContent)).toContain("unknown-step");
     // The first client's session still has it.
-    expect((await runPlan(one, TURN_2)).structuredContent).toMatchObject({ status: "ok", described: { "2": { value: { count: 400, price: 100, same: true } } } });
+    expect((await runPlan(one, TURN_2)).structuredContent).toMatchObject({
+      status: "ok",
+      described: { "2": { value: { count: 400, price: 100, same: true } } },
+    });
   });
 });

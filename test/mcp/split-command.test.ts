@@ -40,10 +40,14 @@ describe("splitCommand properties", () => {
 
   test("any words, each quoted ('…' or \"…\") and joined by blanks, split back into the same words", () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(word, fc.boolean()), { minLength: 1, maxLength: 6 }), fc.constantFrom(" ", "\t", "  \n "), (words, blank) => {
-        const command = words.map(([text, single]) => (single ? singleQuoted(text) : doubleQuoted(text))).join(blank);
-        expect(splitCommand(command)).toEqual(words.map(([text]) => text));
-      }),
+      fc.property(
+        fc.array(fc.tuple(word, fc.boolean()), { minLength: 1, maxLength: 6 }),
+        fc.constantFrom(" ", "\t", "  \n "),
+        (words, blank) => {
+          const command = words.map(([text, single]) => (single ? singleQuoted(text) : doubleQuoted(text))).join(blank);
+          expect(splitCommand(command)).toEqual(words.map(([text]) => text));
+        },
+      ),
     );
   });
 

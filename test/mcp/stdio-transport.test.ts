@@ -8,7 +8,15 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, test } from "vitest";
-import { catalogFromMcp, connectMcp, connectMcpServers, McpCallError, mcpTools, type McpConnection, type McpServerSpec } from "../../src/mcp/index.js";
+import {
+  catalogFromMcp,
+  connectMcp,
+  connectMcpServers,
+  McpCallError,
+  mcpTools,
+  type McpConnection,
+  type McpServerSpec,
+} from "../../src/mcp/index.js";
 import { MAX_MCP_MESSAGE_BYTES } from "../../src/mcp/stdio-transport.js";
 import { runPlan } from "../../src/run/index.js";
 import { running } from "../helpers/processes.js";
@@ -32,7 +40,10 @@ describe("stopping a server", () => {
   test("a server under a wrapper (sh -c) that outlives its stdin: close() stops the wrapper and the server it started", async () => {
     const pidFile = join(work, "wrapped.pid");
     // `; true` keeps the shell waiting as the server's parent (a lone command would be exec'd in its place).
-    const connection = await connectMcp({ command: "sh", args: ["-c", `"${process.execPath}" "${SERVER}" --linger --pid-file "${pidFile}"; true`] });
+    const connection = await connectMcp({
+      command: "sh",
+      args: ["-c", `"${process.execPath}" "${SERVER}" --linger --pid-file "${pidFile}"; true`],
+    });
     const server = Number(readFileSync(pidFile, "utf8"));
     expect(running(server)).toBe(true);
     await connection.close();
@@ -53,7 +64,9 @@ describe("answers the SDK would not deliver", () => {
     // A timeout far beyond the test's: the call must fail on the answer, not on the clock.
     const report = await runPlan({ steps: [{ id: 1, tool: "forty-two", args: {} }] }, await mcpTools(client, { timeoutMs: 600_000 }));
     const error = report.errors.get(1)!;
-    expect(error.message).toBe(`step 1 (forty-two): the tool failed: the MCP server's answer is not a valid JSON-RPC response: its "result" is a number (42), not an object`);
+    expect(error.message).toBe(
+      `step 1 (forty-two): the tool failed: the MCP server's answer is not a valid JSON-RPC response: its "result" is a number (42), not an object`,
+    );
     expect((error.cause as McpCallError).code).toBe("call-failed");
   });
 
@@ -67,7 +80,9 @@ describe("answers the SDK would not deliver", () => {
       ],
     };
     const report = await runPlan(plan, tools);
-    expect(report.errors.get(1)!.message).toBe("step 1 (huge): the tool failed: the MCP server's answer is larger than the 10 MiB limit of one message");
+    expect(report.errors.get(1)!.message).toBe(
+      "step 1 (huge): the tool failed: the MCP server's answer is larger than the 10 MiB limit of one message",
+    );
     expect((report.errors.get(1)!.cause as McpCallError).code).toBe("call-failed");
     expect(report.results.get(2)).toBe("STILL HERE!");
     const after = await runPlan({ steps: [{ id: 1, tool: "huge", args: { bytes: 1000 } }] }, tools);
@@ -90,24 +105,43 @@ describe("setting up", () => {
       message: `MCP server "slow": no answer to the MCP handshake within 100 ms`,
     });
     const { client } = await connect(stdio("--hang-list"));
-    await expect(catalogFromMcp(client, { timeoutMs: 100 })).rejects.toMatchObject({ code: "connect-failed", message: "no answer to tools/list within 100 ms" });
+    await expect(catalogFromMcp(client, { timeoutMs: 100 })).rejects.toMatchObject({
+      code: "connect-failed",
+      message: "no answer to tools/list within 100 ms",
+    });
   });
 
   test.each([
     ["a Node crash: the error line, not the version banner", "throw new Error('missing API key')", "Error: missing API key"],
-    ["a Python traceback: its last line", "console.error('Traceback (most recent call last):\\n  File \"s.py\", line 1\\n    raise KeyError(\"API_KEY\")\\nKeyError: \\'API_KEY\\''); process.exit(1)", "KeyError: 'API_KEY'"],
-    ["words that say what failed", "console.error('starting\\ncould not open config.toml: permission denied\\nbye'); process.exit(1)", "could not open config.toml: permission denied"],
-    ["nothing that looks like an error: the last three lines", "console.error('one\\ntwo\\nthree\\nfour'); process.exit(1)", "two / three / four"],
+    [
+      "a Python traceback: its last line",
+      "console.error('Traceback (most recent call last):\\n  File \"s.py\", line 1\\n    raise KeyError(\"API_KEY\")\\nKeyError: \\'API_KEY\\''); process.exit(1)",
+      "KeyError: 'API_KEY'",
+    ],
+    [
+      "words that say what failed",
+      "console.error('starting\\ncould not open config.toml: permission denied\\nbye'); process.exit(1)",
+      "could not open config.toml: permission denied",
+    ],
+    [
+      "nothing that looks like an error: the last three lines",
+      "console.error('one\\ntwo\\nthree\\nfour'); process.exit(1)",
+      "two / three / four",
+    ],
   ])("a server that fails to start, %s", async (_, script, quotedLine) => {
     await expect(connectMcp({ command: process.execPath, args: ["-e", script] })).rejects.toMatchObject({
       code: "connect-failed",
-      message: expect.stringMatching(new RegExp(`the server exited before completing the MCP handshake \\(its stderr: ${quotedLine.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}\\)$`)),
+      message: expect.stringMatching(
+        new RegExp(
+          `the server exited before completing the MCP handshake \\(its stderr: ${quotedLine.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}\\)$`,
+        ),
+      ),
     });
   });
 });
 
 describe("over HTTP", () => {
-  test("a connection dropped mid-call says how it dropped, not only \"fetch failed\"", async () => {
+  test('a connection dropped mid-call says how it dropped, not only "fetch failed"', async () => {
     const { spawn } = await import("node:child_process");
     const child = spawn(process.execPath, [SERVER, "--http"], { stdio: ["ignore", "pipe", "ignore"] });
     try {
@@ -120,7 +154,9 @@ describe("over HTTP", () => {
       const { client } = await connect({ url: (JSON.parse(out.split("\n")[0]!) as { url: string }).url });
       const report = await runPlan({ steps: [{ id: 1, tool: "hangup", args: {} }] }, await mcpTools(client));
       const error = report.errors.get(1)!;
-      expect(error.message).toBe("step 1 (hangup): the tool failed: the HTTP connection to the MCP server failed during the call: other side closed (the server dropped the connection before answering)");
+      expect(error.message).toBe(
+        "step 1 (hangup): the tool failed: the HTTP connection to the MCP server failed during the call: other side closed (the server dropped the connection before answering)",
+      );
       expect((error.cause as McpCallError).code).toBe("connection-closed");
     } finally {
       child.kill();

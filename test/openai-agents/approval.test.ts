@@ -43,11 +43,25 @@ class PayingModel implements Model {
   readonly seen: (PlanCallResult | undefined)[] = [];
   constructor(readonly invoice: string) {}
   async getResponse(request: ModelRequest): Promise<ModelResponse> {
-    const item = typeof request.input === "string" ? undefined : (request.input.filter((entry) => entry.type === "function_call_result").at(-1) as { output: { text: string } | string } | undefined);
-    const result = item === undefined ? undefined : (JSON.parse(typeof item.output === "string" ? item.output : item.output.text) as PlanCallResult);
+    const item =
+      typeof request.input === "string"
+        ? undefined
+        : (request.input.filter((entry) => entry.type === "function_call_result").at(-1) as
+            { output: { text: string } | string } | undefined);
+    const result =
+      item === undefined ? undefined : (JSON.parse(typeof item.output === "string" ? item.output : item.output.text) as PlanCallResult);
     this.seen.push(result);
-    if (result === undefined) return { usage, output: [{ type: "function_call", callId: "c1", name: "run_plan", arguments: JSON.stringify(plan(this.invoice)), status: "completed" }] };
-    return { usage, output: [{ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: result.status }] }] };
+    if (result === undefined)
+      return {
+        usage,
+        output: [
+          { type: "function_call", callId: "c1", name: "run_plan", arguments: JSON.stringify(plan(this.invoice)), status: "completed" },
+        ],
+      };
+    return {
+      usage,
+      output: [{ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: result.status }] }],
+    };
   }
   // eslint-disable-next-line require-yield
   async *getStreamedResponse(): AsyncIterable<never> {
@@ -64,7 +78,11 @@ describe("a gated Agents SDK tool inside run_plan", () => {
     const result = await run(new Agent({ name: "payer", instructions: "Pay.", model, tools: [planner] }), "Pay the big invoice");
     expect(result.finalOutput).toBe("suspended");
     const answer = model.seen[1]!;
-    expect(answer).toMatchObject({ status: "suspended", results: { "1": { amount: 500 } }, pending: { "2": { tool: "pay", args: { amount: 500 } } } });
+    expect(answer).toMatchObject({
+      status: "suspended",
+      results: { "1": { amount: 500 } },
+      pending: { "2": { tool: "pay", args: { amount: 500 } } },
+    });
     expect(calls).toEqual(["invoice big"]);
     expect(asked).toEqual([{ amount: 500 }]);
     const resumed = await planner.resume(answer.runId!, { approve: [2] });
@@ -75,7 +93,10 @@ describe("a gated Agents SDK tool inside run_plan", () => {
   test("a payment the policy lets through runs inside the plan, as it would as a direct call", async () => {
     const calls: string[] = [];
     const model = new PayingModel("small");
-    const result = await run(new Agent({ name: "payer", instructions: "Pay.", model, tools: [planTool(makeTools(calls, []))] }), "Pay the small invoice");
+    const result = await run(
+      new Agent({ name: "payer", instructions: "Pay.", model, tools: [planTool(makeTools(calls, []))] }),
+      "Pay the small invoice",
+    );
     expect(result.finalOutput).toBe("ok");
     expect(calls).toEqual(["invoice small", "pay 42"]);
   });

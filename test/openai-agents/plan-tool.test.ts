@@ -49,7 +49,8 @@ const plan = (key: string) => ({
 /** The last run_plan result the model is shown, parsed. */
 function lastPlanResult(request: ModelRequest): PlanCallResult | undefined {
   if (typeof request.input === "string") return undefined;
-  const item = request.input.filter((entry) => entry.type === "function_call_result").at(-1) as { output: { type: string; text: string } | string } | undefined;
+  const item = request.input.filter((entry) => entry.type === "function_call_result").at(-1) as
+    { output: { type: string; text: string } | string } | undefined;
   if (item === undefined) return undefined;
   return JSON.parse(typeof item.output === "string" ? item.output : item.output.text) as PlanCallResult;
 }
@@ -61,7 +62,10 @@ class PlanningModel implements Model {
     const result = lastPlanResult(request);
     this.seen.push(result);
     this.tools.push(request.tools);
-    const call = (id: string, args: unknown): ModelResponse => ({ usage, output: [{ type: "function_call", callId: id, name: "run_plan", arguments: JSON.stringify(args), status: "completed" }] });
+    const call = (id: string, args: unknown): ModelResponse => ({
+      usage,
+      output: [{ type: "function_call", callId: id, name: "run_plan", arguments: JSON.stringify(args), status: "completed" }],
+    });
     if (result === undefined) return call("c1", plan("lonn"));
     if (result.status === "invalid") return call("c2", plan("lon"));
     const text = result.status === "ok" ? `Lisbon: ${(result.results!["2"] as { tempC: number }).tempC} °C` : `the plan ${result.status}`;
@@ -90,7 +94,8 @@ describe("planTool in the Agents SDK's runner", () => {
     expect(model.seen[2]).toEqual({ status: "ok", results: { "1": { lat: 38.72, lon: -9.14 }, "2": { tempC: 21 } } });
     expect(calls).toEqual(["geocode Lisbon -", "weather 38.72"]);
     // The model was offered run_plan, strict, with the plan schema over the three tools.
-    const offered = model.tools[0]!.find((entry) => entry.type === "function" && entry.name === "run_plan") as { strict: boolean; parameters: unknown } | undefined;
+    const offered = model.tools[0]!.find((entry) => entry.type === "function" && entry.name === "run_plan") as
+      { strict: boolean; parameters: unknown } | undefined;
     expect(offered?.strict).toBe(true);
     for (const name of ["geocode", "weather", "fails"]) expect(JSON.stringify(offered!.parameters)).toContain(`"enum":["${name}"]`);
   });
@@ -101,7 +106,11 @@ describe("planTool in the Agents SDK's runner", () => {
     expect(planner).toMatchObject({ type: "function", name: "run_plan", strict: true });
     expect(JSON.stringify(planner.parameters)).toContain(`"additionalProperties":false`);
     expect(planner.description).toContain(`"$2.key" is one key of it`);
-    expect(catalogFromAgentTools(tools)["weather"]!.input).toMatchObject({ type: "object", required: ["lat", "lon"], additionalProperties: false });
+    expect(catalogFromAgentTools(tools)["weather"]!.input).toMatchObject({
+      type: "object",
+      required: ["lat", "lon"],
+      additionalProperties: false,
+    });
   });
 
   test("a failing tool's error is its own error text (the SDK's error function), and a bad plan text is invalid-plan", async () => {
@@ -112,8 +121,17 @@ describe("planTool in the Agents SDK's runner", () => {
     const failed = JSON.parse(await planner.invoke(context, failsPlan)) as PlanCallResult;
     // Exactly what the tool's own invoke answers: the SDK's default text (with the error up to 0.19, a fixed sentence since 0.20).
     expect(failed).toEqual({ status: "ok", results: { "1": await tools[2]!.invoke(context, JSON.stringify({ x: 1 })) } });
-    const explained = tool({ name: "fails", description: "Always fails", parameters: z.object({ x: z.number() }), execute: () => Promise.reject(new Error("out of order")), errorFunction: (_, error) => `fails: ${String(error)}` });
-    expect(JSON.parse(await planTool([explained]).invoke(context, failsPlan))).toMatchObject({ status: "ok", results: { "1": "fails: Error: out of order" } });
+    const explained = tool({
+      name: "fails",
+      description: "Always fails",
+      parameters: z.object({ x: z.number() }),
+      execute: () => Promise.reject(new Error("out of order")),
+      errorFunction: (_, error) => `fails: ${String(error)}`,
+    });
+    expect(JSON.parse(await planTool([explained]).invoke(context, failsPlan))).toMatchObject({
+      status: "ok",
+      results: { "1": "fails: Error: out of order" },
+    });
     const bad = JSON.parse(await planner.invoke(context, "{not json")) as PlanCallResult;
     expect(bad).toMatchObject({ status: "invalid", diagnostics: [{ code: "invalid-plan", pointer: "" }] });
   });
@@ -123,6 +141,11 @@ describe("planTool in the Agents SDK's runner", () => {
     expect(() => planTool([{ type: "hosted_tool", name: "web_search" }])).toThrow("tool 0 is not a function tool");
     // A function tool gets its arguments only once the model's response is whole: nothing can start early.
     // @ts-expect-error startEarly is not an option of the Agents SDK's plan tool
-    expect(() => planTool(makeTools([]), { startEarly: ["geocode"] })).toThrow(expect.objectContaining({ code: "invalid-options", message: expect.stringContaining("option startEarly is not available with the Agents SDK") }));
+    expect(() => planTool(makeTools([]), { startEarly: ["geocode"] })).toThrow(
+      expect.objectContaining({
+        code: "invalid-options",
+        message: expect.stringContaining("option startEarly is not available with the Agents SDK"),
+      }),
+    );
   });
 });

@@ -21,11 +21,23 @@ class PlanningModel implements Model {
   constructor(readonly plan: unknown) {}
   async getResponse(request: ModelRequest): Promise<ModelResponse> {
     this.sent.push(JSON.stringify(request.input), JSON.stringify(request.tools));
-    const item = typeof request.input === "string" ? undefined : (request.input.filter((entry) => entry.type === "function_call_result").at(-1) as { output: { text: string } | string } | undefined);
-    const result = item === undefined ? undefined : (JSON.parse(typeof item.output === "string" ? item.output : item.output.text) as PlanCallResult);
+    const item =
+      typeof request.input === "string"
+        ? undefined
+        : (request.input.filter((entry) => entry.type === "function_call_result").at(-1) as
+            { output: { text: string } | string } | undefined);
+    const result =
+      item === undefined ? undefined : (JSON.parse(typeof item.output === "string" ? item.output : item.output.text) as PlanCallResult);
     this.seen.push(result);
-    if (result === undefined) return { usage, output: [{ type: "function_call", callId: "c1", name: "run_plan", arguments: JSON.stringify(this.plan), status: "completed" }] };
-    return { usage, output: [{ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: result.status }] }] };
+    if (result === undefined)
+      return {
+        usage,
+        output: [{ type: "function_call", callId: "c1", name: "run_plan", arguments: JSON.stringify(this.plan), status: "completed" }],
+      };
+    return {
+      usage,
+      output: [{ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: result.status }] }],
+    };
   }
   // eslint-disable-next-line require-yield
   async *getStreamedResponse(): AsyncIterable<never> {
@@ -59,7 +71,11 @@ test("run(agent) twice: turn 2's plan uses turn 1's step by reference, the tool 
     return model;
   };
   const first = await turn({ steps: [{ id: 1, tool: "search", args: { q: "pumps" } }] }, "Find pumps");
-  expect(first.seen[1]).toEqual({ status: "ok", nextStepId: 2, described: { "1": { tool: "search", type: "object", keys: { rows: "array of 400" } } } });
+  expect(first.seen[1]).toEqual({
+    status: "ok",
+    nextStepId: 2,
+    described: { "1": { tool: "search", type: "object", keys: { rows: "array of 400" } } },
+  });
   const second = await turn({ steps: [{ id: 2, tool: "cheapest", args: { rows: "$1.rows" } }] }, "Which is cheapest?");
   expect(second.seen[1]).toEqual({ status: "ok", nextStepId: 3, described: { "2": { value: 100 } } });
   expect(received).toEqual([ROWS]);

@@ -55,7 +55,9 @@ const TSC = join(ROOT, "node_modules/typescript/bin/tsc");
  * matrix's fixture, by the same function the matrix uses (this test runs before the matrix in `npm test`),
  * so a user on either major gets declarations that compile.
  */
-const RUNTIMES_LOCK = JSON.parse(readFileSync(join(ROOT, "test/runtimes/package-lock.json"), "utf8")) as { packages: Record<string, LockEntry> };
+const RUNTIMES_LOCK = JSON.parse(readFileSync(join(ROOT, "test/runtimes/package-lock.json"), "utf8")) as {
+  packages: Record<string, LockEntry>;
+};
 const TSC_7 = join(ROOT, "test/runtimes/node_modules/typescript/bin/tsc");
 const COMPILERS = [
   { name: `TypeScript ${LOCK.packages["node_modules/typescript"]!.version!}`, tsc: TSC },
@@ -111,8 +113,15 @@ function lockEntriesFor(names: readonly string[], from: string): Record<string, 
     if (out[key] !== undefined) return;
     const { dev: _dev, devOptional: _devOptional, peer: _peer, ...entry } = LOCK.packages[key]!;
     out[key] = entry;
-    const optionalPeers = new Set(Object.entries(entry.peerDependenciesMeta ?? {}).filter(([, meta]) => meta.optional === true).map(([name]) => name));
-    const needed = [...Object.keys(entry.dependencies ?? {}), ...Object.keys(entry.peerDependencies ?? {}).filter((name) => !optionalPeers.has(name))];
+    const optionalPeers = new Set(
+      Object.entries(entry.peerDependenciesMeta ?? {})
+        .filter(([, meta]) => meta.optional === true)
+        .map(([name]) => name),
+    );
+    const needed = [
+      ...Object.keys(entry.dependencies ?? {}),
+      ...Object.keys(entry.peerDependencies ?? {}).filter((name) => !optionalPeers.has(name)),
+    ];
     for (const name of needed) {
       const found = find(key, name);
       if (found === undefined) throw new Error(`${key} needs ${name}, which package-lock.json does not hold`);
@@ -149,7 +158,9 @@ function makeConsumer(name: string, extra: readonly string[]): string {
   const self: LockEntry = {
     version: PACKAGE.version,
     resolved: `file:../${packed.filename}`,
-    integrity: `sha512-${createHash("sha512").update(readFileSync(join(work, packed.filename))).digest("base64")}`,
+    integrity: `sha512-${createHash("sha512")
+      .update(readFileSync(join(work, packed.filename)))
+      .digest("base64")}`,
     license: "MIT",
     dependencies: PACKAGE.dependencies,
     bin: PACKAGE.bin,
@@ -183,7 +194,14 @@ beforeAll(() => {
   // The build's inputs and the package's files (dist/ aside), with this repository's node_modules for tsc.
   const source = join(work, "source");
   mkdirSync(source);
-  const inputs = new Set(["package.json", "tsconfig.json", "tsconfig.build.json", "src", "scripts/pack-manifest.mjs", ...PACKAGE.files.filter((entry) => entry !== "dist")]);
+  const inputs = new Set([
+    "package.json",
+    "tsconfig.json",
+    "tsconfig.build.json",
+    "src",
+    "scripts/pack-manifest.mjs",
+    ...PACKAGE.files.filter((entry) => entry !== "dist"),
+  ]);
   for (const entry of inputs) cpSync(join(ROOT, entry), join(source, entry), { recursive: true });
   symlinkSync(join(ROOT, "node_modules"), join(source, "node_modules"), "dir");
   const pack = run("npm", ["pack", "--json", "--pack-destination", work], source).stdout;
@@ -192,7 +210,11 @@ beforeAll(() => {
   const unpacked = join(work, "unpacked");
   mkdirSync(unpacked);
   run("tar", ["-xzf", join(work, packed.filename), "-C", unpacked], work);
-  manifests = { before: readFileSync(join(ROOT, "package.json"), "utf8"), after: readFileSync(join(source, "package.json"), "utf8"), packed: JSON.parse(readFileSync(join(unpacked, "package/package.json"), "utf8")) as typeof manifests.packed };
+  manifests = {
+    before: readFileSync(join(ROOT, "package.json"), "utf8"),
+    after: readFileSync(join(source, "package.json"), "utf8"),
+    packed: JSON.parse(readFileSync(join(unpacked, "package/package.json"), "utf8")) as typeof manifests.packed,
+  };
 
   // A Node project (with @types/node) and a browser project (without it), each with the optional peers
   // for ./codemirror, at the versions this repository locks.
@@ -208,7 +230,8 @@ afterAll(() => {
 });
 
 /** npm's warning that graphile-worker does not fit this Node's version (its whole block, only graphile-worker's). */
-const GRAPHILE_ENGINE_WARNING = /npm warn EBADENGINE Unsupported engine \{\nnpm warn EBADENGINE {3}package: 'graphile-worker@[^']*',\n(?:npm warn EBADENGINE .*\n)*?npm warn EBADENGINE \}\n?/g;
+const GRAPHILE_ENGINE_WARNING =
+  /npm warn EBADENGINE Unsupported engine \{\nnpm warn EBADENGINE {3}package: 'graphile-worker@[^']*',\n(?:npm warn EBADENGINE .*\n)*?npm warn EBADENGINE \}\n?/g;
 
 /** Whether this Node is older than graphile-worker 0.18's declared engine (>= 22.18). */
 function belowGraphileEngine(): boolean {
@@ -221,7 +244,15 @@ describe("the tarball", () => {
 
   test("holds dist/, LICENSE, the schemas, the grammar, README and SECURITY, and no tests or sources", () => {
     const files = paths();
-    for (const required of ["LICENSE", "README.md", "SECURITY.md", "package.json", "dist/index.js", "dist/index.d.ts", "dist/cli/main.js"]) {
+    for (const required of [
+      "LICENSE",
+      "README.md",
+      "SECURITY.md",
+      "package.json",
+      "dist/index.js",
+      "dist/index.d.ts",
+      "dist/cli/main.js",
+    ]) {
       expect(files).toContain(required);
     }
     expect(files.some((path) => path.startsWith("schema/"))).toBe(true);
@@ -252,7 +283,10 @@ describe("the tarball", () => {
       // graphile-worker 0.18 (the peer locked here) declares Node >= 22.18: below it npm warns about that peer, not about plan-refs.
       const stderr = belowGraphileEngine() ? output.replace(GRAPHILE_ENGINE_WARNING, "") : output;
       expect(stderr, name).not.toMatch(/allowScripts|install-scripts|EBADENGINE/);
-      expect(stderr.split("\n").filter((line) => /^npm warn/i.test(line)), name).toEqual([]);
+      expect(
+        stderr.split("\n").filter((line) => /^npm warn/i.test(line)),
+        name,
+      ).toEqual([]);
     }
   });
 
@@ -266,7 +300,10 @@ describe("the tarball", () => {
     const installed = join(consumer, "node_modules", PACKAGE.name);
     const missing = maps.filter((path) => {
       const map = JSON.parse(readFileSync(join(installed, path), "utf8")) as { sources: string[]; sourcesContent?: (string | null)[] };
-      return map.sourcesContent?.length !== map.sources.length || map.sourcesContent.some((content) => typeof content !== "string" || content === "");
+      return (
+        map.sourcesContent?.length !== map.sources.length ||
+        map.sourcesContent.some((content) => typeof content !== "string" || content === "")
+      );
     });
     expect(missing).toEqual([]);
   });
@@ -306,7 +343,9 @@ describe("a consumer project", { timeout: 120_000 }, () => {
     "nodenext without DOM": { module: "nodenext", moduleResolution: "nodenext", lib: ["ES2023"], types: ["node"] },
   } as const;
 
-  const cases = COMPILERS.flatMap((compiler) => (Object.keys(settings) as (keyof typeof settings)[]).map((mode) => [compiler.name, mode, compiler.tsc] as const));
+  const cases = COMPILERS.flatMap((compiler) =>
+    (Object.keys(settings) as (keyof typeof settings)[]).map((mode) => [compiler.name, mode, compiler.tsc] as const),
+  );
 
   test("the second compiler is TypeScript 7, the version test/runtimes pins", () => {
     expect(COMPILERS[1].name).toMatch(/^TypeScript 7\./);
@@ -317,7 +356,12 @@ describe("a consumer project", { timeout: 120_000 }, () => {
   test.each(cases)("%s: strict tsc (no skipLibCheck) under %s over every subpath", (_compiler, mode, tsc) => {
     const name = mode.replaceAll(" ", "-");
     const dir = mode === "bundler" ? browserConsumer : consumer;
-    const subpaths = mode === "nodenext without DOM" ? TYPED.filter((subpath) => !BROWSER.has(subpath)) : mode === "bundler" ? TYPED.filter((subpath) => !NODE_TYPES.has(subpath)) : TYPED;
+    const subpaths =
+      mode === "nodenext without DOM"
+        ? TYPED.filter((subpath) => !BROWSER.has(subpath))
+        : mode === "bundler"
+          ? TYPED.filter((subpath) => !NODE_TYPES.has(subpath))
+          : TYPED;
     const lines = subpaths.map((subpath, i) => `import * as subpath${i} from ${JSON.stringify(subpath)};`);
     lines.push(`export const subpaths = [${subpaths.map((_, i) => `subpath${i}`).join(", ")}];`);
     writeFileSync(join(dir, `check-${name}.ts`), `${lines.join("\n")}\n`);
@@ -350,43 +394,52 @@ describe("a consumer project", { timeout: 120_000 }, () => {
   });
 
   test("the root exports exactly the pinned list (test/helpers/root-exports.ts)", () => {
-    writeFileSync(join(consumer, "root-keys.mjs"), `console.log(JSON.stringify(Object.keys(await import(${JSON.stringify(PACKAGE.name)})).sort()));`);
+    writeFileSync(
+      join(consumer, "root-keys.mjs"),
+      `console.log(JSON.stringify(Object.keys(await import(${JSON.stringify(PACKAGE.name)})).sort()));`,
+    );
     const imported = run(process.execPath, ["root-keys.mjs"], consumer, true);
     expect(imported.stderr).toBe("");
     expect(JSON.parse(imported.stdout)).toEqual([...ROOT_EXPORTS].sort());
   });
 
   const [major, minor] = process.versions.node.split(".").map(Number) as [number, number];
-  test.runIf(major > 20 || (major === 20 && minor >= 19))("require() of every subpath works on Node >= 20.19 (no top-level await) and gives what import() gives", () => {
-    const script = [
-      "const out = {};",
-      `for (const subpath of ${JSON.stringify(SUBPATHS)}) {`,
-      "  const required = require(subpath);",
-      "  out[subpath] = Object.keys(required).sort();",
-      "}",
-      "console.log(JSON.stringify(out));",
-    ].join("\n");
-    writeFileSync(join(consumer, "require-all.cjs"), script);
-    const requiring = run(process.execPath, ["require-all.cjs"], consumer, true);
-    // Not even an ExperimentalWarning.
-    expect(requiring.stderr).toBe("");
-    const required = JSON.parse(requiring.stdout) as Record<string, string[]>;
-    const importScript = [
-      "const out = {};",
-      `for (const subpath of ${JSON.stringify(SUBPATHS)}) {`,
-      `  const module = subpath.endsWith(".json") ? (await import(subpath, { with: { type: "json" } })).default : await import(subpath);`,
-      "  out[subpath] = Object.keys(module).sort();",
-      "}",
-      "console.log(JSON.stringify(out));",
-    ].join("\n");
-    writeFileSync(join(consumer, "import-keys.mjs"), importScript);
-    const imported = JSON.parse(run(process.execPath, ["import-keys.mjs"], consumer, true).stdout) as Record<string, string[]>;
-    expect(Object.keys(required)).toEqual(SUBPATHS);
-    for (const subpath of SUBPATHS) {
-      // require() of an ES module gives its namespace, which also lists `__esModule` when the module has a default export.
-      expect(required[subpath]!.filter((key) => key !== "__esModule"), subpath).toEqual(imported[subpath]);
-    }
-  });
+  test.runIf(major > 20 || (major === 20 && minor >= 19))(
+    "require() of every subpath works on Node >= 20.19 (no top-level await) and gives what import() gives",
+    () => {
+      const script = [
+        "const out = {};",
+        `for (const subpath of ${JSON.stringify(SUBPATHS)}) {`,
+        "  const required = require(subpath);",
+        "  out[subpath] = Object.keys(required).sort();",
+        "}",
+        "console.log(JSON.stringify(out));",
+      ].join("\n");
+      writeFileSync(join(consumer, "require-all.cjs"), script);
+      const requiring = run(process.execPath, ["require-all.cjs"], consumer, true);
+      // Not even an ExperimentalWarning.
+      expect(requiring.stderr).toBe("");
+      const required = JSON.parse(requiring.stdout) as Record<string, string[]>;
+      const importScript = [
+        "const out = {};",
+        `for (const subpath of ${JSON.stringify(SUBPATHS)}) {`,
+        `  const module = subpath.endsWith(".json") ? (await import(subpath, { with: { type: "json" } })).default : await import(subpath);`,
+        "  out[subpath] = Object.keys(module).sort();",
+        "}",
+        "console.log(JSON.stringify(out));",
+      ].join("\n");
+      writeFileSync(join(consumer, "import-keys.mjs"), importScript);
+      const imported = JSON.parse(run(process.execPath, ["import-keys.mjs"], consumer, true).stdout) as Record<string, string[]>;
+      expect(Object.keys(required)).toEqual(SUBPATHS);
+      for (const subpath of SUBPATHS) {
+        // require() of an ES module gives its namespace, which also lists `__esModule` when the module has a default export.
+        expect(
+          required[subpath]!.filter((key) => key !== "__esModule"),
+          subpath,
+        ).toEqual(imported[subpath]);
+      }
+    },
+  );
 
   test("npx plan-refs --version prints the version", () => {
     expect(run("npx", ["--no", "--", "plan-refs", "--version"], consumer).stdout.trim()).toContain(PACKAGE.version);

@@ -45,8 +45,19 @@ describe("planGraph", () => {
     ["a three-step cycle in reference order", [step(1, { a: "$3" }), step(2, { a: "$1" }), step(3, { a: "$2" })], [[1, 3, 2]]],
     ["a self-loop", [step(1, { a: "$1" })], [[1]]],
     ["a self-loop inside a larger cycle gives the larger cycle", [step(1, { a: "$1", b: "$2" }), step(2, { a: "$1" })], [[1, 2]]],
-    ["two separate cycles, sorted by their first step", [step(5, { a: "$6" }), step(6, { a: "$5" }), step(1, { a: "$2" }), step(2, { a: "$1" })], [[1, 2], [5, 6]]],
-    ["the shortest cycle through the smallest step of a component", [step(1, { a: "$2" }), step(2, { a: "$3", b: "$1" }), step(3, { a: "$1" })], [[1, 2]]],
+    [
+      "two separate cycles, sorted by their first step",
+      [step(5, { a: "$6" }), step(6, { a: "$5" }), step(1, { a: "$2" }), step(2, { a: "$1" })],
+      [
+        [1, 2],
+        [5, 6],
+      ],
+    ],
+    [
+      "the shortest cycle through the smallest step of a component",
+      [step(1, { a: "$2" }), step(2, { a: "$3", b: "$1" }), step(3, { a: "$1" })],
+      [[1, 2]],
+    ],
   ])("cycles: %s", (_name, steps, cycles) => {
     expect(planGraph(steps).cycles).toEqual(cycles);
   });
@@ -75,7 +86,13 @@ describe("planGraph", () => {
   });
 
   test("graphFromEdges works from known dependency sets", () => {
-    const graph = graphFromEdges([{ id: 1 }, { id: 2 }], new Map([[1, new Set<number>()], [2, new Set([1])]]));
+    const graph = graphFromEdges(
+      [{ id: 1 }, { id: 2 }],
+      new Map([
+        [1, new Set<number>()],
+        [2, new Set([1])],
+      ]),
+    );
     expect(graph.levels).toEqual([[1], [2]]);
     expect(setsOf(graph.dependents)).toEqual({ 1: [2], 2: [] });
   });

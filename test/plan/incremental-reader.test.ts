@@ -20,7 +20,11 @@ function feed(text: string, cuts: readonly number[], end = true): { reader: Plan
   return { reader, found };
 }
 
-const stepArbitrary = fc.record({ id: fc.nat(50), tool: fc.constantFrom("geocode", "weather", "a\"b", "ü\u2028"), args: fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 4 }) });
+const stepArbitrary = fc.record({
+  id: fc.nat(50),
+  tool: fc.constantFrom("geocode", "weather", 'a"b', "ü\u2028"),
+  args: fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 4 }),
+});
 /** A plan's text: an object with steps (keys in any order, white space anywhere) or a bare array. */
 const planTextArbitrary = fc
   .tuple(fc.array(stepArbitrary, { maxLength: 8 }), fc.boolean(), fc.boolean(), fc.constantFrom(0, 2))
@@ -29,7 +33,8 @@ const planTextArbitrary = fc
     const output = { answer: "$1" };
     return JSON.stringify(outputFirst ? { output, steps } : { steps, output }, null, indent);
   });
-const cutsArbitrary = (text: string): fc.Arbitrary<number[]> => fc.uniqueArray(fc.integer({ min: 0, max: text.length }), { maxLength: 12 }).map((cuts) => cuts.sort((a, b) => a - b));
+const cutsArbitrary = (text: string): fc.Arbitrary<number[]> =>
+  fc.uniqueArray(fc.integer({ min: 0, max: text.length }), { maxLength: 12 }).map((cuts) => cuts.sort((a, b) => a - b));
 
 describe("PlanTextReader", () => {
   test("for any plan and any chunking, the elements handed out are the plan's steps, in order, with their own text", () => {
@@ -45,7 +50,9 @@ describe("PlanTextReader", () => {
           expect(found.map((step) => step.index)).toEqual(steps.map((_, i) => i));
           for (const step of found) expect(JSON.parse(text.slice(step.start, step.end))).toEqual(step.value);
           // What the run reads of them is what readPlan reads of the whole plan.
-          expect(readPlan(found.map((step) => step.value)).steps.map(({ id, tool, args }) => ({ id, tool, args }))).toEqual(readPlan(parsed).steps.map(({ id, tool, args }) => ({ id, tool, args })));
+          expect(readPlan(found.map((step) => step.value)).steps.map(({ id, tool, args }) => ({ id, tool, args }))).toEqual(
+            readPlan(parsed).steps.map(({ id, tool, args }) => ({ id, tool, args })),
+          );
           expect(new Set(found.map((step) => step.pointer)).size).toBe(found.length);
         },
       ),
@@ -58,7 +65,11 @@ describe("PlanTextReader", () => {
         planTextArbitrary.chain((text) => fc.tuple(fc.constant(text), fc.integer({ min: 0, max: text.length }), cutsArbitrary(text))),
         ([text, length, cuts]) => {
           const prefix = text.slice(0, length);
-          const { found } = feed(prefix, cuts.filter((cut) => cut <= length), false);
+          const { found } = feed(
+            prefix,
+            cuts.filter((cut) => cut <= length),
+            false,
+          );
           const whole = feed(text, []).found;
           expect(found.length).toBeLessThanOrEqual(whole.length);
           for (const [i, step] of found.entries()) {
@@ -66,7 +77,9 @@ describe("PlanTextReader", () => {
             expect(step).toEqual(whole[i]);
           }
           // Every step that is wholly inside the prefix and followed by a delimiter is out already.
-          expect(found.length).toBe(whole.filter((step) => step.end <= length && (typeof step.value === "object" || step.end < length)).length);
+          expect(found.length).toBe(
+            whole.filter((step) => step.end <= length && (typeof step.value === "object" || step.end < length)).length,
+          );
         },
       ),
     );
@@ -76,7 +89,9 @@ describe("PlanTextReader", () => {
     const reader = new PlanTextReader();
     expect(reader.push('{"steps":[{"id":1,"tool":"geocode","args":{"city":"Oslo"}')).toEqual([]);
     const first = reader.push("}");
-    expect(first).toEqual([{ value: { id: 1, tool: "geocode", args: { city: "Oslo" } }, index: 0, pointer: "/steps/0", start: 10, end: 58 }]);
+    expect(first).toEqual([
+      { value: { id: 1, tool: "geocode", args: { city: "Oslo" } }, index: 0, pointer: "/steps/0", start: 10, end: 58 },
+    ]);
     expect(reader.push(" ,")).toEqual([]);
     expect(reader.push('{"id":2,"tool":"weather","args":{"at":"$1"}}]}').map((step) => step.index)).toEqual([1]);
     expect(reader.end()).toEqual([]);

@@ -25,12 +25,18 @@ describe("the schemas", () => {
     for (const name of ["toolCatalog", "tool", "jsonSchema"]) expect(toolsSchema.$defs[name]).toEqual(planSchema.$defs[name]);
   });
 
-  test.each(["examples/lint/clean.plan.json", "examples/lint/mistakes.plan.json"])("%s validates (its mistakes are in references, not in shape)", (path) => {
-    expect(validatePlan(read(path)), JSON.stringify(validatePlan.errors)).toBe(true);
-  });
+  test.each(["examples/lint/clean.plan.json", "examples/lint/mistakes.plan.json"])(
+    "%s validates (its mistakes are in references, not in shape)",
+    (path) => {
+      expect(validatePlan(read(path)), JSON.stringify(validatePlan.errors)).toBe(true);
+    },
+  );
 
   test("a catalog in the shape of MCP's tools/list result validates, as readTools reads it", () => {
-    const list = { tools: [{ name: "geocode", description: "Find a place.", inputSchema: { type: "object" }, outputSchema: { type: "object" } }], nextCursor: "x" };
+    const list = {
+      tools: [{ name: "geocode", description: "Find a place.", inputSchema: { type: "object" }, outputSchema: { type: "object" } }],
+      nextCursor: "x",
+    };
     const problems: string[] = [];
     readTools(list, (pointer) => problems.push(pointer), "");
     expect(problems).toEqual([]);
@@ -52,7 +58,17 @@ describe("the schema and readPlan agree", () => {
     ["an empty plan", { steps: [] }],
     ["a bare array", [{ id: 0, tool: "a" }]],
     ["a full step", { steps: [{ id: 1, tool: "a", args: { q: "$0" }, name: "n", description: "d" }] }],
-    ["everything a plan may have", { $schema: "x", name: "n", description: "d", options: { syntax: "path", templates: true, deep: false }, tools: { a: { description: "d", input: {}, output: true } }, steps: [] }],
+    [
+      "everything a plan may have",
+      {
+        $schema: "x",
+        name: "n",
+        description: "d",
+        options: { syntax: "path", templates: true, deep: false },
+        tools: { a: { description: "d", input: {}, output: true } },
+        steps: [],
+      },
+    ],
     ["not an object", 42],
     ["a string", "steps"],
     ["null", null],
@@ -82,7 +98,9 @@ describe("the schema and readPlan agree", () => {
     expect(validatePlan(value)).toBe(shapeProblems.length === 0);
   });
 
-  const rows = (read("test/cases/lint.json") as { cases: { name: string; plan?: unknown; tools?: unknown }[] }).cases.filter((row) => row.plan !== undefined);
+  const rows = (read("test/cases/lint.json") as { cases: { name: string; plan?: unknown; tools?: unknown }[] }).cases.filter(
+    (row) => row.plan !== undefined,
+  );
   test.each(rows)("lint.json: $name", (row) => {
     const shapeProblems = readPlan(row.plan).problems.filter((problem) => problem.code === "invalid-plan");
     expect(validatePlan(row.plan)).toBe(shapeProblems.length === 0);

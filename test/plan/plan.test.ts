@@ -11,8 +11,12 @@ const step = (id: number, args: Record<string, unknown> = {}, tool = "t") => ({ 
 
 describe("readPlan", () => {
   test("an unknown property's message lists every property allowed there", () => {
-    expect(readPlan({ steps: [{ id: 1, tool: "a", args: {}, extra: 1 }] }).problems.map((problem) => problem.message)).toEqual(['unknown step property "extra" (expected id, tool, args, description, name)']);
-    expect(readPlan({ steps: [], stpes: [] }).problems.map((problem) => problem.message)).toEqual(['unknown plan property "stpes" (expected steps, output, tools, options, $schema, description, name)']);
+    expect(readPlan({ steps: [{ id: 1, tool: "a", args: {}, extra: 1 }] }).problems.map((problem) => problem.message)).toEqual([
+      'unknown step property "extra" (expected id, tool, args, description, name)',
+    ]);
+    expect(readPlan({ steps: [], stpes: [] }).problems.map((problem) => problem.message)).toEqual([
+      'unknown plan property "stpes" (expected steps, output, tools, options, $schema, description, name)',
+    ]);
   });
 
   test("an object plan: steps with their index and pointer, tools and options", () => {
@@ -57,7 +61,9 @@ describe("readPlan", () => {
   test("a duplicate id: the first step is kept, the second reported at its id", () => {
     const read = readPlan({ steps: [step(1, {}, "first"), step(2), step(1, {}, "second")] });
     expect(read.steps.map((s) => s.tool)).toEqual(["first", "t"]);
-    expect(read.problems).toEqual([{ code: "duplicate-step-id", message: expect.stringContaining("/steps/0") as unknown, pointer: "/steps/2/id", step: 1 }]);
+    expect(read.problems).toEqual([
+      { code: "duplicate-step-id", message: expect.stringContaining("/steps/0") as unknown, pointer: "/steps/2/id", step: 1 },
+    ]);
   });
 
   test.each([
@@ -113,8 +119,24 @@ describe("readTools: a catalog in the shape of MCP's tools/list result", () => {
   };
 
   test("the tools it lists, by name, with inputSchema and outputSchema as input and output", () => {
-    const list = { tools: [{ name: "get-sum", title: "Sum", description: "Adds.", inputSchema: { type: "object" }, outputSchema: { type: "number" }, annotations: { readOnlyHint: true } }, { name: "echo" }], nextCursor: "2" };
-    expect(read(list)).toEqual({ tools: { "get-sum": { input: { type: "object" }, output: { type: "number" }, description: "Adds." }, echo: {} }, problems: [] });
+    const list = {
+      tools: [
+        {
+          name: "get-sum",
+          title: "Sum",
+          description: "Adds.",
+          inputSchema: { type: "object" },
+          outputSchema: { type: "number" },
+          annotations: { readOnlyHint: true },
+        },
+        { name: "echo" },
+      ],
+      nextCursor: "2",
+    };
+    expect(read(list)).toEqual({
+      tools: { "get-sum": { input: { type: "object" }, output: { type: "number" }, description: "Adds." }, echo: {} },
+      problems: [],
+    });
   });
 
   test("each mistake in the list, with its place", () => {
@@ -137,8 +159,23 @@ describe("readTools: a catalog in the shape of MCP's tools/list result", () => {
   });
 
   test("the linter reads it as the map it stands for", () => {
-    const list = { tools: [{ name: "get-sum", inputSchema: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] } }] };
-    const diagnostics = lintPlan({ steps: [{ id: 1, tool: "get-sum", args: { a: 1 } }, { id: 2, tool: "get-summ" }] }, { tools: list as never });
+    const list = {
+      tools: [
+        {
+          name: "get-sum",
+          inputSchema: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] },
+        },
+      ],
+    };
+    const diagnostics = lintPlan(
+      {
+        steps: [
+          { id: 1, tool: "get-sum", args: { a: 1 } },
+          { id: 2, tool: "get-summ" },
+        ],
+      },
+      { tools: list as never },
+    );
     expect(diagnostics.map((d) => d.code)).toEqual(["missing-argument", "unknown-tool"]);
   });
 });

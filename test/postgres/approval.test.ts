@@ -45,7 +45,12 @@ describe("approval on PostgreSQL", { timeout: 120_000 }, () => {
     await first.exited;
     // Read once the worker has exited: all it printed has arrived (a line may come after the commit that suspended the run).
     expect(first.calls.filter((call) => call.tool === "add")).toEqual([]);
-    expect(first.events.filter((event) => event.type === "step-awaiting-approval").map((event) => event.stepId).sort()).toEqual([2, 5]);
+    expect(
+      first.events
+        .filter((event) => event.type === "step-awaiting-approval")
+        .map((event) => event.stepId)
+        .sort(),
+    ).toEqual([2, 5]);
     await db().stop();
     await db().start();
     const after = await getRun(runId, { connectionString });
@@ -95,7 +100,13 @@ describe("approval on PostgreSQL", { timeout: 120_000 }, () => {
     };
     const worker = await startWorker({ connectionString, tools });
     try {
-      const failing = { steps: [{ id: 1, tool: "fail", args: {} }, { id: 2, tool: "pay", args: { to: "ada" } }, { id: 3, tool: "echo", args: { x: "$1" } }] };
+      const failing = {
+        steps: [
+          { id: 1, tool: "fail", args: {} },
+          { id: 2, tool: "pay", args: { to: "ada" } },
+          { id: 3, tool: "echo", args: { x: "$1" } },
+        ],
+      };
       const options = { approvalTools: ["pay"] };
       const suspended = await waitForRun(await submitPlan(failing, { connectionString, options }), { connectionString, timeoutMs: 60_000 });
       expect(suspended.status).toBe("suspended");
@@ -103,7 +114,13 @@ describe("approval on PostgreSQL", { timeout: 120_000 }, () => {
       expect(suspended.skipped).toEqual([3]);
 
       // A denial is a failure: with failFast it stops the run, the other waiting step kept waiting.
-      const stopping = { steps: [{ id: 1, tool: "pay", args: {} }, { id: 2, tool: "pay", args: { again: true } }, { id: 3, tool: "echo", args: {} }] };
+      const stopping = {
+        steps: [
+          { id: 1, tool: "pay", args: {} },
+          { id: 2, tool: "pay", args: { again: true } },
+          { id: 3, tool: "echo", args: {} },
+        ],
+      };
       const stoppedId = await submitPlan(stopping, { connectionString, options: { ...options, failFast: true } });
       expect((await waitForRun(stoppedId, { connectionString, timeoutMs: 60_000 })).status).toBe("suspended");
       await denyStep(stoppedId, 2, "no", { connectionString });
@@ -131,31 +148,57 @@ describe("approval on PostgreSQL", { timeout: 120_000 }, () => {
     const worker = spawned(connectionString, 1_000);
     await worker.ready;
     const file = join(tmp, "plan.json");
-    writeFileSync(file, JSON.stringify({ steps: [{ id: 1, tool: "echo", args: { to: "ops@example.com\u001b[2J" } }, { id: 2, tool: "add", args: { a: 1, b: 2, to: "$1.to" } }, { id: 3, tool: "add", args: { a: 2, b: 2 } }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        steps: [
+          { id: 1, tool: "echo", args: { to: "ops@example.com\u001b[2J" } },
+          { id: 2, tool: "add", args: { a: 1, b: 2, to: "$1.to" } },
+          { id: 3, tool: "add", args: { a: 2, b: 2 } },
+        ],
+      }),
+    );
     const run = cli(["run", file, "--database", connectionString, "--approve-tool", "add"]);
     expect(run.status).toBe(3);
     const report = JSON.parse(run.stdout) as { status: string; runId: string; pending: Record<string, unknown> };
     expect(report.status).toBe("suspended");
-    expect(report.pending).toEqual({ 2: { tool: "add", args: { a: 1, b: 2, to: "ops@example.com\u001b[2J" } }, 3: { tool: "add", args: { a: 2, b: 2 } } });
+    expect(report.pending).toEqual({
+      2: { tool: "add", args: { a: 1, b: 2, to: "ops@example.com\u001b[2J" } },
+      3: { tool: "add", args: { a: 2, b: 2 } },
+    });
     const runId = report.runId;
     // The hints name the database, never its password (the test server's is "plan-refs").
     const shown = `'${connectionString.replace(":plan-refs@", ":***@")}'`;
     expect(shown).toContain(":***@");
-    expect(run.stderr).toContain(`plan-refs: waiting for approval: steps 2 (add), 3 (add); their resolved arguments are under "pending" in the report (and in plan-refs status ${runId} --database ${shown}). Decide with plan-refs approve ${runId} 2 --database ${shown} (or --deny REASON); *** stands for the password of --database, which is not printed\n`);
+    expect(run.stderr).toContain(
+      `plan-refs: waiting for approval: steps 2 (add), 3 (add); their resolved arguments are under "pending" in the report (and in plan-refs status ${runId} --database ${shown}). Decide with plan-refs approve ${runId} 2 --database ${shown} (or --deny REASON); *** stands for the password of --database, which is not printed\n`,
+    );
     expect(run.stderr).not.toContain(":plan-refs@");
     expect(run.stderr).toContain("step 2 (add) waiting for approval");
 
     const status = cli(["status", runId, "--database", connectionString]);
     expect(status.status).toBe(3);
     expect(status.stdout).toContain(`run ${runId}: suspended: 1 done, 0 failed, 0 skipped, 0 running, 0 waiting, 2 waiting for approval (`);
-    expect(status.stdout).toContain(`  step 2 waits for approval: "add" with {"a":1,"b":2,"to":"ops@example.com\\u001b[2J"} (plan-refs approve ${runId} 2 --database ${shown} [--deny REASON]; *** stands for the password of --database, which is not printed)\n`);
+    expect(status.stdout).toContain(
+      `  step 2 waits for approval: "add" with {"a":1,"b":2,"to":"ops@example.com\\u001b[2J"} (plan-refs approve ${runId} 2 --database ${shown} [--deny REASON]; *** stands for the password of --database, which is not printed)\n`,
+    );
     expect(status.stdout).not.toContain("\u001b");
 
-    expect(cli(["approve", runId, "3", "--deny", "not now", "--database", connectionString])).toEqual({ status: 0, stderr: "", stdout: `run ${runId}: step 3 denied ("not now"): it failed "denied", what depends on it is skipped\n` });
-    expect(cli(["approve", runId, "2", "--database", connectionString])).toEqual({ status: 0, stderr: "", stdout: `run ${runId}: step 2 approved: it is queued to run; plan-refs status ${runId} --database ${shown} to follow it; *** stands for the password of --database, which is not printed\n` });
+    expect(cli(["approve", runId, "3", "--deny", "not now", "--database", connectionString])).toEqual({
+      status: 0,
+      stderr: "",
+      stdout: `run ${runId}: step 3 denied ("not now"): it failed "denied", what depends on it is skipped\n`,
+    });
+    expect(cli(["approve", runId, "2", "--database", connectionString])).toEqual({
+      status: 0,
+      stderr: "",
+      stdout: `run ${runId}: step 2 approved: it is queued to run; plan-refs status ${runId} --database ${shown} to follow it; *** stands for the password of --database, which is not printed\n`,
+    });
     const again = cli(["approve", runId, "2", "--database", connectionString]);
     expect(again.status).toBe(2);
-    expect(again.stderr).toMatch(/^plan-refs: step 2 of run ".*" does not wait for approval \(it is (ready|running|done)\); nothing was changed\n$/);
+    expect(again.stderr).toMatch(
+      /^plan-refs: step 2 of run ".*" does not wait for approval \(it is (ready|running|done)\); nothing was changed\n$/,
+    );
     expect(cli(["approve", runId, "--database", connectionString]).status).toBe(2);
     const done = await waitForRun(runId, { connectionString, timeoutMs: 60_000 });
     expect(done.status).toBe("failed");

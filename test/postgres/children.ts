@@ -55,7 +55,9 @@ export interface WorkerChild {
 
 /** A worker process; `more`: other options of `startWorker` (plain data, as JSON). */
 export function spawnWorker(url: string, recoveryMs = 3_000, concurrency = 8, graceMs = 3_000, more: object = {}): WorkerChild {
-  const child = spawn(process.execPath, [FIXTURE, url, String(recoveryMs), String(concurrency), String(graceMs), JSON.stringify(more)], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [FIXTURE, url, String(recoveryMs), String(concurrency), String(graceMs), JSON.stringify(more)], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const calls: Call[] = [];
   const intervals: Interval[] = [];
   const events: PrintedEvent[] = [];
@@ -128,7 +130,10 @@ export function spawnWorker(url: string, recoveryMs = 3_000, concurrency = 8, gr
 export function mostAtOnce(intervals: readonly Interval[], tool: string): number {
   const calls = intervals.filter((interval) => interval.tool === tool);
   // Each call with the others under way when it began (a call of no length still counts itself).
-  return Math.max(0, ...calls.map((call) => 1 + calls.filter((other) => other !== call && other.start <= call.start && call.start < other.end).length));
+  return Math.max(
+    0,
+    ...calls.map((call) => 1 + calls.filter((other) => other !== call && other.start <= call.start && call.start < other.end).length),
+  );
 }
 
 /**
@@ -137,9 +142,18 @@ export function mostAtOnce(intervals: readonly Interval[], tool: string): number
  * the server (an outage) asks for `ownServer`: a server of its own, migrated, with `stop` and `start`;
  * the others get a database of their own on the run's shared server.
  */
-export function databaseWithWorkers(options: { readonly ownServer: true }): { readonly db: () => TestDatabase; readonly spawned: (...args: Parameters<typeof spawnWorker>) => WorkerChild };
-export function databaseWithWorkers(options?: { readonly ownServer?: false }): { readonly db: () => FileDatabase; readonly spawned: (...args: Parameters<typeof spawnWorker>) => WorkerChild };
-export function databaseWithWorkers(options: { readonly ownServer?: boolean } = {}): { readonly db: () => FileDatabase; readonly spawned: (...args: Parameters<typeof spawnWorker>) => WorkerChild } {
+export function databaseWithWorkers(options: { readonly ownServer: true }): {
+  readonly db: () => TestDatabase;
+  readonly spawned: (...args: Parameters<typeof spawnWorker>) => WorkerChild;
+};
+export function databaseWithWorkers(options?: { readonly ownServer?: false }): {
+  readonly db: () => FileDatabase;
+  readonly spawned: (...args: Parameters<typeof spawnWorker>) => WorkerChild;
+};
+export function databaseWithWorkers(options: { readonly ownServer?: boolean } = {}): {
+  readonly db: () => FileDatabase;
+  readonly spawned: (...args: Parameters<typeof spawnWorker>) => WorkerChild;
+} {
   let db: FileDatabase | undefined;
   const children: WorkerChild[] = [];
   beforeAll(async () => {

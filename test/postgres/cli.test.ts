@@ -22,7 +22,13 @@ let db: FileDatabase;
 let work: string;
 
 function cli(args: string[], env: Record<string, string> = {}): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, ["dist/cli/main.js", ...args], { cwd: root, encoding: "utf8", input: "", env: { ...process.env, ...env }, timeout: 60_000 });
+  const result = spawnSync(process.execPath, ["dist/cli/main.js", ...args], {
+    cwd: root,
+    encoding: "utf8",
+    input: "",
+    env: { ...process.env, ...env },
+    timeout: 60_000,
+  });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -59,7 +65,11 @@ afterAll(async () => {
 
 /** `plan-refs worker` in a child process: its stderr so far, once it takes steps, its exit code. */
 function cliWorker(): { worker: ReturnType<typeof spawn>; ready: Promise<void>; exited: Promise<number | null>; log: () => string } {
-  const worker = spawn(process.execPath, ["dist/cli/main.js", "worker", "--tools", TOOLS, "--database", db.url, "--recovery-ms", "3000", "--tool-concurrency", "echo=2"], { cwd: root });
+  const worker = spawn(
+    process.execPath,
+    ["dist/cli/main.js", "worker", "--tools", TOOLS, "--database", db.url, "--recovery-ms", "3000", "--tool-concurrency", "echo=2"],
+    { cwd: root },
+  );
   let log = "";
   const ready = new Promise<void>((resolve) =>
     worker.stderr.setEncoding("utf8").on("data", (chunk: string) => {
@@ -83,7 +93,10 @@ describe("plan-refs on PostgreSQL", { timeout: 90_000 }, () => {
 
   test("a database that cannot be reached: one line naming host and port, exit 2", async () => {
     const port = await freePort();
-    for (const args of [["db", "migrate", "--database", `postgres://u:p@127.0.0.1:${port}/x`], ["status", "abc", "--database", `postgres://u:p@127.0.0.1:${port}/x`]]) {
+    for (const args of [
+      ["db", "migrate", "--database", `postgres://u:p@127.0.0.1:${port}/x`],
+      ["status", "abc", "--database", `postgres://u:p@127.0.0.1:${port}/x`],
+    ]) {
       const result = cli(args);
       expect(result.status).toBe(2);
       expect(result.stderr).toMatch(new RegExp(`^plan-refs: cannot reach PostgreSQL at 127\\.0\\.0\\.1:${port}: [^\\n]*\\n$`));
@@ -93,7 +106,10 @@ describe("plan-refs on PostgreSQL", { timeout: 90_000 }, () => {
   test.each([
     ["not a url", "--database is not a URL: expected postgres://user:password@host:5432/database"],
     ["localhost", "--database is not a URL: expected postgres://user:password@host:5432/database"],
-    ["host=localhost dbname=agents", "--database looks like libpq keywords (host=…): give a URL instead, postgres://user:password@host:5432/database"],
+    [
+      "host=localhost dbname=agents",
+      "--database looks like libpq keywords (host=…): give a URL instead, postgres://user:password@host:5432/database",
+    ],
     ["http://127.0.0.1:1/", '--database is a "http" URL: expected postgres://user:password@host:5432/database'],
     ["postgres://u:secret@127.0.0.1:99999/x", "--database has port 99999: a port is 1 to 65535"],
   ])("--database %s: one line naming what is wrong (never the password), exit 2", (value, message) => {
@@ -104,7 +120,9 @@ describe("plan-refs on PostgreSQL", { timeout: 90_000 }, () => {
 
   test("DATABASE_URL that is no PostgreSQL URL: one line, exit 2", () => {
     const result = cli(["status", "abc"], { DATABASE_URL: "localhost" });
-    expect(result.stderr).toBe("plan-refs: getRun: the connection string in DATABASE_URL is not a URL: expected postgres://user:password@host:5432/database\n");
+    expect(result.stderr).toBe(
+      "plan-refs: getRun: the connection string in DATABASE_URL is not a URL: expected postgres://user:password@host:5432/database\n",
+    );
     expect(result.status).toBe(2);
   });
 
@@ -125,8 +143,14 @@ describe("plan-refs on PostgreSQL", { timeout: 90_000 }, () => {
     for (const entry of readdirSync(join(root, "node_modules"))) {
       if (!left.includes(entry) && entry !== ".bin") symlinkSync(join(root, "node_modules", entry), join(dir, "node_modules", entry));
     }
-    const result = spawnSync(process.execPath, [join(dir, "dist/cli/main.js"), "db", "migrate", "--database", db.url], { cwd: dir, encoding: "utf8", input: "" });
-    expect(result.stderr).toBe(`plan-refs: plan-refs/postgres needs pg and graphile-worker, and ${which} not installed: npm install pg graphile-worker\n`);
+    const result = spawnSync(process.execPath, [join(dir, "dist/cli/main.js"), "db", "migrate", "--database", db.url], {
+      cwd: dir,
+      encoding: "utf8",
+      input: "",
+    });
+    expect(result.stderr).toBe(
+      `plan-refs: plan-refs/postgres needs pg and graphile-worker, and ${which} not installed: npm install pg graphile-worker\n`,
+    );
     expect(result.status).toBe(2);
   });
 
@@ -168,7 +192,16 @@ describe("plan-refs on PostgreSQL", { timeout: 90_000 }, () => {
       expect(svg.match(/class="plan-refs-bar plan-refs-failed/g)?.length).toBe(1);
       expect(svg.match(/class="plan-refs-bar plan-refs-skipped/g)?.length).toBe(1);
       expect(svg).toContain('data-from="1" data-to="2"');
-      const charted = await cliAsync(["run", join(work, "plan.json"), "--database", db.url, "--timeline", mmdPath, "--results", join(work, "remote.json")]);
+      const charted = await cliAsync([
+        "run",
+        join(work, "plan.json"),
+        "--database",
+        db.url,
+        "--timeline",
+        mmdPath,
+        "--results",
+        join(work, "remote.json"),
+      ]);
       expect(charted.status).toBe(1);
       const mermaid = readFileSync(mmdPath, "utf8");
       expect(mermaid.startsWith("gantt\n")).toBe(true);
@@ -189,7 +222,11 @@ describe("plan-refs on PostgreSQL", { timeout: 90_000 }, () => {
       const json = JSON.parse(status.stdout) as { runId: string; status: string; skipped: number[]; results: Record<string, unknown> };
       expect(json).toMatchObject({ runId, status: "failed", skipped: [4], results: { 1: { city: "Lisbon" }, 2: { from: "Lisbon" } } });
       const text = cli(["status", runId, "--database", db.url]);
-      expect(text.stdout).toMatch(new RegExp(`^run ${runId}: failed: 2 done, 1 failed, 1 skipped, 0 running, 0 waiting \\(\\d+ ms\\)\\n  step 3: step 3 \\(fail\\): the tool threw: no sights\\n$`));
+      expect(text.stdout).toMatch(
+        new RegExp(
+          `^run ${runId}: failed: 2 done, 1 failed, 1 skipped, 0 running, 0 waiting \\(\\d+ ms\\)\\n  step 3: step 3 \\(fail\\): the tool threw: no sights\\n$`,
+        ),
+      );
       expect(log()).toMatch(/run [0-9a-f-]+ step 1 \(echo\) started\n/);
     } finally {
       worker.kill("SIGTERM");
@@ -200,7 +237,15 @@ describe("plan-refs on PostgreSQL", { timeout: 90_000 }, () => {
 
   test("run --database --retry N: the workers apply the policy (the same JSON as a run here, the worker tells each wait); status shows a step waiting to be retried", async () => {
     expect(cli(["db", "migrate", "--database", db.url]).status).toBe(0);
-    writeFileSync(join(work, "flaky.json"), JSON.stringify({ steps: [{ id: 1, tool: "flaky", args: { fails: 2, value: "up" } }, { id: 2, tool: "echo", args: { after: "$1" } }] }));
+    writeFileSync(
+      join(work, "flaky.json"),
+      JSON.stringify({
+        steps: [
+          { id: 1, tool: "flaky", args: { fails: 2, value: "up" } },
+          { id: 2, tool: "echo", args: { after: "$1" } },
+        ],
+      }),
+    );
     const { worker, ready, exited, log } = cliWorker();
     try {
       await ready;
@@ -211,7 +256,23 @@ describe("plan-refs on PostgreSQL", { timeout: 90_000 }, () => {
       expect(strip(remote.stdout)).toEqual(strip(local.stdout));
       expect(JSON.parse(remote.stdout)).toMatchObject({ attempts: { 1: 3, 2: 1 } });
 
-      const detached = cli(["run", join(work, "flaky.json"), "--database", db.url, "--detach", "--retry", "2", "--retry-delay", "600000", "--retry-max-delay", "600000", "--serial-tool", "flaky", "--serial-tool", "echo"]);
+      const detached = cli([
+        "run",
+        join(work, "flaky.json"),
+        "--database",
+        db.url,
+        "--detach",
+        "--retry",
+        "2",
+        "--retry-delay",
+        "600000",
+        "--retry-max-delay",
+        "600000",
+        "--serial-tool",
+        "flaky",
+        "--serial-tool",
+        "echo",
+      ]);
       const runId = detached.stdout.trim();
       // --serial-tool is kept with the run, and its step's job is in the tool's queue.
       const stored = await storedSerialTools(runId);
@@ -223,7 +284,11 @@ describe("plan-refs on PostgreSQL", { timeout: 90_000 }, () => {
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
       expect(status.status).toBe(0);
-      expect(status.stdout).toMatch(new RegExp(`^run ${runId}: running: 0 done, 0 failed, 0 skipped, 0 running, 1 retrying, 1 waiting \\(\\d+ ms\\)\\n  step 1 retrying in (\\d+\\.\\d) s \\(attempt 2 of 2\\): step 1 \\(flaky\\): the tool threw: down on try 1\\n$`));
+      expect(status.stdout).toMatch(
+        new RegExp(
+          `^run ${runId}: running: 0 done, 0 failed, 0 skipped, 0 running, 1 retrying, 1 waiting \\(\\d+ ms\\)\\n  step 1 retrying in (\\d+\\.\\d) s \\(attempt 2 of 2\\): step 1 \\(flaky\\): the tool threw: down on try 1\\n$`,
+        ),
+      );
       // Counted from the database's now, within the wait the policy allows (full jitter: up to 600 s).
       const inSeconds = Number(/retrying in (\d+\.\d) s/.exec(status.stdout)![1]);
       expect(inSeconds).toBeLessThanOrEqual(600);
@@ -255,7 +320,9 @@ describe("plan-refs on PostgreSQL", { timeout: 90_000 }, () => {
       const before = await count();
       const result = cli(["run", join(work, "plan.json"), "--database", db.url, "--concurrency", "4", "--detach"]);
       expect(result.status).toBe(2);
-      expect(result.stderr).toMatch(/^plan-refs: --concurrency is each worker's own setting with --database: start the workers with plan-refs worker --concurrency N; nothing was submitted\n/);
+      expect(result.stderr).toMatch(
+        /^plan-refs: --concurrency is each worker's own setting with --database: start the workers with plan-refs worker --concurrency N; nothing was submitted\n/,
+      );
       expect(result.stdout).toBe("");
       expect(await count()).toBe(before);
     } finally {
@@ -271,7 +338,11 @@ describe("plan-refs on PostgreSQL", { timeout: 90_000 }, () => {
     try {
       // The submission waits on this lock: the signal comes while it is under way.
       await holder.query("begin; lock table plan_refs.runs in exclusive mode");
-      const child = spawn(process.execPath, ["--import", TELL_SIGNALS, "dist/cli/main.js", "run", join(work, "plan.json"), "--database", db.url], { cwd: root });
+      const child = spawn(
+        process.execPath,
+        ["--import", TELL_SIGNALS, "dist/cli/main.js", "run", join(work, "plan.json"), "--database", db.url],
+        { cwd: root },
+      );
       let stderr = "";
       let onStderr: () => void = () => undefined;
       child.stderr.setEncoding("utf8").on("data", (chunk: string) => ((stderr += chunk), onStderr()));
@@ -279,7 +350,9 @@ describe("plan-refs on PostgreSQL", { timeout: 90_000 }, () => {
       const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
       for (;;) {
         // Another connection: inside the holder's transaction, pg_stat_activity would not change.
-        const waiting = await watcher.query("select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like '%insert into%plan_refs%runs%'");
+        const waiting = await watcher.query(
+          "select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like '%insert into%plan_refs%runs%'",
+        );
         if (waiting.rows[0].n > 0) break;
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
@@ -287,7 +360,10 @@ describe("plan-refs on PostgreSQL", { timeout: 90_000 }, () => {
       child.kill("SIGTERM");
       await taken; // the command has seen the signal: the submission it waits on ends after it
       await holder.query("commit");
-      const code = await Promise.race([exited, new Promise<string>((resolve) => setTimeout(() => resolve("still running after 20 s"), 20_000))]);
+      const code = await Promise.race([
+        exited,
+        new Promise<string>((resolve) => setTimeout(() => resolve("still running after 20 s"), 20_000)),
+      ]);
       if (code === "still running after 20 s") child.kill("SIGKILL");
       expect(code).toBe(143);
       expect(stderr).toContain("submitted as the signal came: cancelled");
@@ -326,7 +402,10 @@ async function storedSerialTools(runId: string): Promise<{ serialTools: unknown;
   await client.connect();
   try {
     const run = await client.query("select options->'serialTools' as tools from plan_refs.runs where id = $1", [runId]);
-    const queues = await client.query("select q.queue_name from graphile_worker._private_jobs j join graphile_worker._private_job_queues q on q.id = j.job_queue_id where j.key like $1 order by 1", [`${runId}:%`]);
+    const queues = await client.query(
+      "select q.queue_name from graphile_worker._private_jobs j join graphile_worker._private_job_queues q on q.id = j.job_queue_id where j.key like $1 order by 1",
+      [`${runId}:%`],
+    );
     return { serialTools: run.rows[0]?.tools, queues: queues.rows.map((row: { queue_name: unknown }) => row.queue_name) };
   } finally {
     await client.end();

@@ -49,7 +49,15 @@ async function jobsQueued(): Promise<number> {
 
 describe("faults", { timeout: 90_000 }, () => {
   test("a plan submitted while no worker runs completes once a worker starts (the run is durable)", async () => {
-    const runId = await submitPlan({ steps: [{ id: 1, tool: "add", args: { a: 40, b: 2 } }, { id: 2, tool: "add", args: { a: "$1", b: 1 } }] }, { connectionString: url });
+    const runId = await submitPlan(
+      {
+        steps: [
+          { id: 1, tool: "add", args: { a: 40, b: 2 } },
+          { id: 2, tool: "add", args: { a: "$1", b: 1 } },
+        ],
+      },
+      { connectionString: url },
+    );
     expect((await getRun(runId, { connectionString: url })).status).toBe("running");
     expect(await jobsQueued()).toBe(1);
     const report = await withWorker(() => waitForRun(runId, { connectionString: url, timeoutMs: 30_000 }));
@@ -71,25 +79,33 @@ describe("faults", { timeout: 90_000 }, () => {
       await back;
       return (args as { value: number }).value;
     };
-    await withWorker(async () => {
-      const plan = { steps: [{ id: 1, tool: "held", args: { value: 1 } }, { id: 2, tool: "add", args: { a: "$1", b: 1 } }] };
-      const runIds = await Promise.all([1, 2, 3].map(() => submitPlan(plan, { connectionString: url })));
-      // Each wait follows its run (its first snapshot read) before the outage: reconnecting is what it is to show.
-      const following: Promise<void>[] = [];
-      const waiting = runIds.map((runId) => {
-        let followed: () => void = () => undefined;
-        following.push(new Promise<void>((resolve) => (followed = resolve)));
-        return waitForRun(runId, { connectionString: url, timeoutMs: 60_000, onProgress: () => followed() });
-      });
-      await Promise.all([inFlight, ...following]);
-      await db.stop();
-      await db.start();
-      serverBack();
-      const reports = await Promise.all(waiting);
-      expect([...began].sort()).toEqual(runIds.map((runId) => `${runId}:1`).sort()); // each run's step was in flight when the server stopped, and ran once
-      expect(reports.map((report) => report.status)).toEqual(["ok", "ok", "ok"]);
-      expect(reports.map((report) => report.results.get(2))).toEqual([2, 2, 2]);
-    }, { held });
+    await withWorker(
+      async () => {
+        const plan = {
+          steps: [
+            { id: 1, tool: "held", args: { value: 1 } },
+            { id: 2, tool: "add", args: { a: "$1", b: 1 } },
+          ],
+        };
+        const runIds = await Promise.all([1, 2, 3].map(() => submitPlan(plan, { connectionString: url })));
+        // Each wait follows its run (its first snapshot read) before the outage: reconnecting is what it is to show.
+        const following: Promise<void>[] = [];
+        const waiting = runIds.map((runId) => {
+          let followed: () => void = () => undefined;
+          following.push(new Promise<void>((resolve) => (followed = resolve)));
+          return waitForRun(runId, { connectionString: url, timeoutMs: 60_000, onProgress: () => followed() });
+        });
+        await Promise.all([inFlight, ...following]);
+        await db.stop();
+        await db.start();
+        serverBack();
+        const reports = await Promise.all(waiting);
+        expect([...began].sort()).toEqual(runIds.map((runId) => `${runId}:1`).sort()); // each run's step was in flight when the server stopped, and ran once
+        expect(reports.map((report) => report.status)).toEqual(["ok", "ok", "ok"]);
+        expect(reports.map((report) => report.results.get(2))).toEqual([2, 2, 2]);
+      },
+      { held },
+    );
   });
 
   test.each([
@@ -104,7 +120,16 @@ describe("faults", { timeout: 90_000 }, () => {
     ["inside", "it contains undefined in an array (JSON writes null)"],
     ["holes", "it contains an array hole"],
   ])("a result JSON cannot store (%s) fails that step with unserializable, nothing half-written", async (tool, reason) => {
-    const runId = await submitPlan({ steps: [{ id: 1, tool, args: {} }, { id: 2, tool: "echo", args: { x: "$1" } }, { id: 3, tool: "echo", args: { fine: 1 } }] }, { connectionString: url });
+    const runId = await submitPlan(
+      {
+        steps: [
+          { id: 1, tool, args: {} },
+          { id: 2, tool: "echo", args: { x: "$1" } },
+          { id: 3, tool: "echo", args: { fine: 1 } },
+        ],
+      },
+      { connectionString: url },
+    );
     const report = await withWorker(() => waitForRun(runId, { connectionString: url, timeoutMs: 30_000 }));
     expect(report.status).toBe("failed");
     const error = report.errors.get(1)!;
@@ -117,7 +142,13 @@ describe("faults", { timeout: 90_000 }, () => {
 
   test("a result of undefined stays undefined and a null stays null, in the report and for dependents", async () => {
     const runId = await submitPlan(
-      { steps: [{ id: 1, tool: "nothing", args: {} }, { id: 2, tool: "nil", args: {} }, { id: 3, tool: "echo", args: { u: "$1", n: "$2" } }] },
+      {
+        steps: [
+          { id: 1, tool: "nothing", args: {} },
+          { id: 2, tool: "nil", args: {} },
+          { id: 3, tool: "echo", args: { u: "$1", n: "$2" } },
+        ],
+      },
       { connectionString: url },
     );
     const report = await withWorker(() => waitForRun(runId, { connectionString: url, timeoutMs: 30_000 }));
@@ -143,11 +174,25 @@ describe("faults", { timeout: 90_000 }, () => {
     ["a NUL", "geo\u0000code", "a NUL character", '"geo\\u0000code"'],
   ])("a tool name with %s: the run is stored invalid with a diagnostic at the name, nothing enqueued", async (_what, tool, what, shown) => {
     const before = await jobsQueued();
-    const runId = await submitPlan({ steps: [{ id: 1, tool: "echo", args: {} }, { id: 2, tool, args: {} }] }, { connectionString: url });
+    const runId = await submitPlan(
+      {
+        steps: [
+          { id: 1, tool: "echo", args: {} },
+          { id: 2, tool, args: {} },
+        ],
+      },
+      { connectionString: url },
+    );
     const report = await waitForRun(runId, { connectionString: url, timeoutMs: 5_000 });
     expect(report.status).toBe("invalid");
     expect(report.diagnostics).toEqual([
-      { code: "invalid-plan", severity: "error", step: 2, pointer: "/steps/1/tool", message: `step 2: the tool name ${shown} contains ${what}, which PostgreSQL cannot store: rename the tool` },
+      {
+        code: "invalid-plan",
+        severity: "error",
+        step: 2,
+        pointer: "/steps/1/tool",
+        message: `step 2: the tool name ${shown} contains ${what}, which PostgreSQL cannot store: rename the tool`,
+      },
     ]);
     expect(await jobsQueued()).toBe(before);
   });
@@ -157,7 +202,15 @@ describe("faults", { timeout: 90_000 }, () => {
     const web = await startWorker({ connectionString: url, recoveryMs: 3_000, tools: { fetch: () => (ran.push("web"), "page") } });
     let gpu: Worker | undefined;
     try {
-      const heavy = await submitPlan({ steps: [{ id: 1, tool: "render", args: {} }, { id: 2, tool: "fetch", args: { frame: "$1" } }] }, { connectionString: url });
+      const heavy = await submitPlan(
+        {
+          steps: [
+            { id: 1, tool: "render", args: {} },
+            { id: 2, tool: "fetch", args: { frame: "$1" } },
+          ],
+        },
+        { connectionString: url },
+      );
       const light = await submitPlan({ steps: [{ id: 1, tool: "fetch", args: {} }] }, { connectionString: url });
       // The web worker ran the later run's step, and left the earlier one's render step alone.
       expect((await waitForRun(light, { connectionString: url, timeoutMs: 30_000 })).status).toBe("ok");
@@ -185,11 +238,16 @@ describe("faults", { timeout: 90_000 }, () => {
     await client.connect();
     try {
       await client.query("insert into graphile_worker._private_tasks (identifier) values ('plan_refs.step') on conflict do nothing");
-      await client.query("update graphile_worker._private_jobs set task_id = (select id from graphile_worker._private_tasks where identifier = 'plan_refs.step') where key = any($1::text[])", [runIds.map((id) => `${id}:1`)]);
+      await client.query(
+        "update graphile_worker._private_jobs set task_id = (select id from graphile_worker._private_tasks where identifier = 'plan_refs.step') where key = any($1::text[])",
+        [runIds.map((id) => `${id}:1`)],
+      );
     } finally {
       await client.end();
     }
-    const [added, teleported] = await withWorker(() => Promise.all(runIds.map((runId) => waitForRun(runId, { connectionString: url, timeoutMs: 30_000 }))));
+    const [added, teleported] = await withWorker(() =>
+      Promise.all(runIds.map((runId) => waitForRun(runId, { connectionString: url, timeoutMs: 30_000 }))),
+    );
     expect(added!.results.get(1)).toBe(3);
     expect(teleported!.errors.get(1)?.code).toBe("unknown-tool");
     expect(teleported!.errors.get(1)?.message).toBe('step 1 (teleport): no function for tool "teleport" on this worker');
@@ -198,7 +256,11 @@ describe("faults", { timeout: 90_000 }, () => {
   test("a database that cannot be reached: one line naming host and port", async () => {
     const port = await freePort();
     const nowhere = `postgres://postgres:x@127.0.0.1:${port}/postgres`;
-    for (const call of [() => submitPlan({ steps: [] }, { connectionString: nowhere }), () => getRun("x", { connectionString: nowhere }), () => migrate({ connectionString: nowhere })]) {
+    for (const call of [
+      () => submitPlan({ steps: [] }, { connectionString: nowhere }),
+      () => getRun("x", { connectionString: nowhere }),
+      () => migrate({ connectionString: nowhere }),
+    ]) {
       const error = await call().then(
         () => undefined,
         (e: unknown) => e,
@@ -210,7 +272,11 @@ describe("faults", { timeout: 90_000 }, () => {
   });
 
   test("a run id that does not exist: unknown-run from getRun, waitForRun and cancelRun", async () => {
-    for (const call of [() => getRun("no-such-run", { connectionString: url }), () => waitForRun("no-such-run", { connectionString: url }), () => cancelRun("no-such-run", { connectionString: url })]) {
+    for (const call of [
+      () => getRun("no-such-run", { connectionString: url }),
+      () => waitForRun("no-such-run", { connectionString: url }),
+      () => cancelRun("no-such-run", { connectionString: url }),
+    ]) {
       await expect(call()).rejects.toMatchObject({ name: "PostgresError", code: "unknown-run" });
     }
   });
@@ -244,13 +310,23 @@ describe("faults", { timeout: 90_000 }, () => {
     expect(await submitPlan(plan, { connectionString: url, runId: "same-run" })).toBe("same-run");
     expect(await jobsQueued()).toBe(before + 1);
     const calls: number[] = [];
-    const report = await withWorker(() => waitForRun("same-run", { connectionString: url, timeoutMs: 30_000 }), { add: ({ a, b }: Record<string, unknown>) => (calls.push(1), (a as number) + (b as number)) });
+    const report = await withWorker(() => waitForRun("same-run", { connectionString: url, timeoutMs: 30_000 }), {
+      add: ({ a, b }: Record<string, unknown>) => (calls.push(1), (a as number) + (b as number)),
+    });
     expect(report.results.get(1)).toBe(2);
     expect(calls.length).toBe(1);
   });
 
   test("cancelRun: the running step's signal is aborted, the rest skipped, the run aborted", async () => {
-    const runId = await submitPlan({ steps: [{ id: 1, tool: "slow", args: { ms: 60_000 } }, { id: 2, tool: "echo", args: { x: "$1" } }] }, { connectionString: url });
+    const runId = await submitPlan(
+      {
+        steps: [
+          { id: 1, tool: "slow", args: { ms: 60_000 } },
+          { id: 2, tool: "echo", args: { x: "$1" } },
+        ],
+      },
+      { connectionString: url },
+    );
     let aborted: unknown;
     let started: () => void = () => undefined;
     let heard: () => void = () => undefined;
@@ -284,7 +360,10 @@ describe("faults", { timeout: 90_000 }, () => {
   });
 
   test("a step timeout from the run's options fails the step with timeout", async () => {
-    const runId = await submitPlan({ steps: [{ id: 1, tool: "slow", args: { ms: 30_000 } }] }, { connectionString: url, options: { timeoutMs: 200 } });
+    const runId = await submitPlan(
+      { steps: [{ id: 1, tool: "slow", args: { ms: 30_000 } }] },
+      { connectionString: url, options: { timeoutMs: 200 } },
+    );
     const report = await withWorker(() => waitForRun(runId, { connectionString: url, timeoutMs: 30_000 }));
     expect(report.errors.get(1)?.code).toBe("timeout");
     expect(report.errors.get(1)?.message).toBe("step 1 (slow): timed out after 200 ms");

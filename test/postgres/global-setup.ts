@@ -20,7 +20,8 @@ import { MIGRATED_TEMPLATE, SHARED_SERVER, withDatabase } from "./shared-server.
  */
 function keepFailedExitCode(): void {
   const exit = process.exit.bind(process);
-  process.exit = ((code?: number | string | null) => exit(code === 0 && process.exitCode !== undefined && process.exitCode !== 0 ? process.exitCode : code));
+  process.exit = (code?: number | string | null) =>
+    exit(code === 0 && process.exitCode !== undefined && process.exitCode !== 0 ? process.exitCode : code);
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {

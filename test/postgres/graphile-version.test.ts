@@ -45,8 +45,12 @@ describe("the rule", () => {
     const problem = graphileVersionProblem(version);
     expect(problem === undefined).toBe(accepted);
     if (problem !== undefined) {
-      expect(problem).toBe(`graphile-worker ${version ?? "of an unknown version"} is installed; plan-refs supports ${GRAPHILE_WORKER_RANGE}: ${GRAPHILE_WORKER_INSTALL}`);
-      expect(() => refuseGraphileWorker(problem)).toThrow(expect.objectContaining({ name: "PostgresError", code: "unsupported-graphile-worker", message: problem }));
+      expect(problem).toBe(
+        `graphile-worker ${version ?? "of an unknown version"} is installed; plan-refs supports ${GRAPHILE_WORKER_RANGE}: ${GRAPHILE_WORKER_INSTALL}`,
+      );
+      expect(() => refuseGraphileWorker(problem)).toThrow(
+        expect.objectContaining({ name: "PostgresError", code: "unsupported-graphile-worker", message: problem }),
+      );
     }
   });
 
@@ -54,8 +58,14 @@ describe("the rule", () => {
     [19, undefined],
     [20, undefined],
     [undefined, undefined],
-    [18, `the database's graphile-worker schema is at migration 18; plan-refs supports migrations 19 to 20 (graphile-worker ~0.17.3 || ~0.18.0): npm install graphile-worker@~0.18.0, then run migrate`],
-    [21, `the database's graphile-worker schema is at migration 21; plan-refs supports migrations 19 to 20 (graphile-worker ~0.17.3 || ~0.18.0): a newer graphile-worker migrated it; use a plan-refs release that supports it`],
+    [
+      18,
+      `the database's graphile-worker schema is at migration 18; plan-refs supports migrations 19 to 20 (graphile-worker ~0.17.3 || ~0.18.0): npm install graphile-worker@~0.18.0, then run migrate`,
+    ],
+    [
+      21,
+      `the database's graphile-worker schema is at migration 21; plan-refs supports migrations 19 to 20 (graphile-worker ~0.17.3 || ~0.18.0): a newer graphile-worker migrated it; use a plan-refs release that supports it`,
+    ],
   ])("a schema at migration %s: %s", (schema, problem) => {
     expect(graphileSchemaProblem(schema)).toBe(problem);
   });
@@ -80,7 +90,11 @@ describe("the installed package", () => {
   test("graphile-worker 0.16.6 installed beside a module is refused with one line naming it, the range and what to install", () => {
     const fixture = new URL("test/fixtures/graphile-worker-0.16/", root);
     for (const file of ["package.json", "package-lock.json"]) copyFileSync(new URL(file, fixture), join(folder, file));
-    const npm = spawnSync("npm", ["ci", "--prefer-offline", "--ignore-scripts", "--no-audit", "--no-fund"], { cwd: folder, encoding: "utf8", shell: process.platform === "win32" });
+    const npm = spawnSync("npm", ["ci", "--prefer-offline", "--ignore-scripts", "--no-audit", "--no-fund"], {
+      cwd: folder,
+      encoding: "utf8",
+      shell: process.platform === "win32",
+    });
     expect(npm.status, npm.stderr).toBe(0);
     const version = installedGraphileWorkerVersion(pathToFileURL(join(folder, "index.mjs")).href);
     expect(version).toBe("0.16.6");
@@ -91,6 +105,9 @@ describe("the installed package", () => {
       refused = error;
     }
     expect(refused).toBeInstanceOf(PostgresError);
-    expect(refused).toMatchObject({ code: "unsupported-graphile-worker", message: "graphile-worker 0.16.6 is installed; plan-refs supports ~0.17.3 || ~0.18.0: npm install graphile-worker@~0.18.0" });
+    expect(refused).toMatchObject({
+      code: "unsupported-graphile-worker",
+      message: "graphile-worker 0.16.6 is installed; plan-refs supports ~0.17.3 || ~0.18.0: npm install graphile-worker@~0.18.0",
+    });
   }, 300_000);
 });

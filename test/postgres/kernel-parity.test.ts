@@ -69,7 +69,11 @@ function toldEnds(report: RunReport): Promise<WorkerEvent[]> {
   const ends = new Set([...report.results.keys(), ...report.errors.keys(), ...(report.pending?.keys() ?? [])]);
   const ofRun = (): WorkerEvent[] => workerEvents.filter((event) => "runId" in event && event.runId === report.runId);
   const told = (): boolean => {
-    const ended = new Set(ofRun().flatMap((event) => (event.type === "step-done" || event.type === "step-failed" || event.type === "step-awaiting-approval" ? [event.stepId] : [])));
+    const ended = new Set(
+      ofRun().flatMap((event) =>
+        event.type === "step-done" || event.type === "step-failed" || event.type === "step-awaiting-approval" ? [event.stepId] : [],
+      ),
+    );
     return [...ends].every((id) => ended.has(id));
   };
   return new Promise((resolve) => {
@@ -95,9 +99,18 @@ interface Both {
 }
 
 /** The plan through runPlan and through a worker, with the same run options (a run id each, or the one given). */
-async function both(plan: unknown, options: Omit<RunOptions, "signal" | "onEvent" | "concurrency" | "runId"> = {}, runId?: string): Promise<Both> {
+async function both(
+  plan: unknown,
+  options: Omit<RunOptions, "signal" | "onEvent" | "concurrency" | "runId"> = {},
+  runId?: string,
+): Promise<Both> {
   const localEvents: RunEvent[] = [];
-  const local = await runPlan(plan, tools, { ...options, concurrency: 8, onEvent: (event) => void localEvents.push(event), ...(runId === undefined ? {} : { runId }) });
+  const local = await runPlan(plan, tools, {
+    ...options,
+    concurrency: 8,
+    onEvent: (event) => void localEvents.push(event),
+    ...(runId === undefined ? {} : { runId }),
+  });
   const id = await submitPlan(plan, { connectionString: shared.db.url, options, ...(runId === undefined ? {} : { runId }) });
   const remote = await waitForRun(id, { connectionString: shared.db.url, timeoutMs: 60_000 });
   return { local, remote, localEvents, remoteEvents: await toldEnds(remote) };
@@ -113,7 +126,12 @@ function jsonComparable(json: RunReportJSON): unknown {
   return {
     status: json.status,
     results: json.results,
-    errors: Object.fromEntries(Object.entries(json.errors).map(([id, error]) => [id, { code: error.code, detail: error.message.replace(/^step \d+(?: \(.*?\))?: /s, "") }])),
+    errors: Object.fromEntries(
+      Object.entries(json.errors).map(([id, error]) => [
+        id,
+        { code: error.code, detail: error.message.replace(/^step \d+(?: \(.*?\))?: /s, "") },
+      ]),
+    ),
     skipped: json.skipped,
   };
 }
@@ -163,40 +181,89 @@ describe("what a result may be in JSON: one rule (toStorableJSON)", () => {
 
 describe("approval: one state and one event name", () => {
   test("a gated step: both report it pending and tell it as step-awaiting-approval", async () => {
-    const plan = { steps: [{ id: 1, tool: "echo", args: { amount: 30 } }, { id: 2, tool: "pay", args: { amount: "$1.amount" } }] };
+    const plan = {
+      steps: [
+        { id: 1, tool: "echo", args: { amount: 30 } },
+        { id: 2, tool: "pay", args: { amount: "$1.amount" } },
+      ],
+    };
     const { local, remote, localEvents, remoteEvents } = await both(plan);
     expect(comparable(remote)).toEqual(comparable(local));
     expect(local.status).toBe("suspended");
-    const waiting = (events: readonly { readonly type: string; readonly stepId?: number }[]): unknown => events.filter((event) => event.type === "step-awaiting-approval").map((event) => event.stepId);
+    const waiting = (events: readonly { readonly type: string; readonly stepId?: number }[]): unknown =>
+      events.filter((event) => event.type === "step-awaiting-approval").map((event) => event.stepId);
     expect(waiting(localEvents)).toEqual([2]);
     expect(waiting(remoteEvents)).toEqual([2]);
-    const state = await shared.client.query<{ state: string }>("select state from plan_refs.steps where run_id = $1 and step_id = 2", [remote.runId]);
+    const state = await shared.client.query<{ state: string }>("select state from plan_refs.steps where run_id = $1 and step_id = 2", [
+      remote.runId,
+    ]);
     expect(state.rows).toEqual([{ state: "awaiting-approval" }]);
   });
 });
 
 describe("the smaller rules, each through both", () => {
   test("retry policy: the tool's own (retryByTool), else the run's (retry)", async () => {
-    const plan = { steps: [{ id: 1, tool: "flaky", args: {} }, { id: 2, tool: "broken", args: {} }] };
-    const { local, remote, localEvents, remoteEvents } = await both(plan, { retry: { attempts: 2, initialDelayMs: 0, jitter: "none" }, retryByTool: { flaky: { attempts: 3, initialDelayMs: 0, jitter: "none" } } });
+    const plan = {
+      steps: [
+        { id: 1, tool: "flaky", args: {} },
+        { id: 2, tool: "broken", args: {} },
+      ],
+    };
+    const { local, remote, localEvents, remoteEvents } = await both(plan, {
+      retry: { attempts: 2, initialDelayMs: 0, jitter: "none" },
+      retryByTool: { flaky: { attempts: 3, initialDelayMs: 0, jitter: "none" } },
+    });
     expect(comparable(remote)).toEqual(comparable(local));
     expect([...(remote.attempts ?? [])].sort()).toEqual([...(local.attempts ?? [])].sort());
-    expect(local.attempts).toEqual(new Map([[1, 2], [2, 2]]));
+    expect(local.attempts).toEqual(
+      new Map([
+        [1, 2],
+        [2, 2],
+      ]),
+    );
     const retries = (events: readonly { readonly type: string; readonly stepId?: number; readonly attempts?: number }[]): unknown =>
-      events.filter((event) => event.type === "step-retry").map((event) => [event.stepId, event.attempts]).sort();
+      events
+        .filter((event) => event.type === "step-retry")
+        .map((event) => [event.stepId, event.attempts])
+        .sort();
     expect(retries(remoteEvents)).toEqual(retries(localEvents));
-    expect(retries(localEvents)).toEqual([[1, 3], [2, 2]]);
+    expect(retries(localEvents)).toEqual([
+      [1, 3],
+      [2, 2],
+    ]);
   });
 
   test("after a try (afterTry), under a retry policy: a tool's NonRetryableError and an output that fails its schema fail at once in both, the output kept", async () => {
     const catalog = { answer: { output: { type: "string" } }, flaky: {}, refuses: {} };
-    const plan = { steps: [{ id: 1, tool: "refuses", args: {} }, { id: 2, tool: "answer", args: {} }, { id: 3, tool: "flaky", args: {} }] };
-    const { local, remote, localEvents, remoteEvents } = await both(plan, { catalog, validateOutputs: true, retry: { attempts: 3, initialDelayMs: 0, jitter: "none" } });
+    const plan = {
+      steps: [
+        { id: 1, tool: "refuses", args: {} },
+        { id: 2, tool: "answer", args: {} },
+        { id: 3, tool: "flaky", args: {} },
+      ],
+    };
+    const { local, remote, localEvents, remoteEvents } = await both(plan, {
+      catalog,
+      validateOutputs: true,
+      retry: { attempts: 3, initialDelayMs: 0, jitter: "none" },
+    });
     expect(comparable(remote)).toEqual(comparable(local));
     expect([...(remote.attempts ?? [])].sort()).toEqual([...(local.attempts ?? [])].sort());
-    expect(local.attempts).toEqual(new Map([[1, 1], [2, 1], [3, 2]]));
-    expect([local.errors.get(1)?.code, local.errors.get(2)?.code, local.results.get(2), local.results.get(3)]).toEqual(["tool-error", "invalid-output", 42, { tries: 2 }]);
-    const retried = (events: readonly { readonly type: string; readonly stepId?: number }[]): unknown => events.filter((event) => event.type === "step-retry").map((event) => event.stepId);
+    expect(local.attempts).toEqual(
+      new Map([
+        [1, 1],
+        [2, 1],
+        [3, 2],
+      ]),
+    );
+    expect([local.errors.get(1)?.code, local.errors.get(2)?.code, local.results.get(2), local.results.get(3)]).toEqual([
+      "tool-error",
+      "invalid-output",
+      42,
+      { tries: 2 },
+    ]);
+    const retried = (events: readonly { readonly type: string; readonly stepId?: number }[]): unknown =>
+      events.filter((event) => event.type === "step-retry").map((event) => event.stepId);
     expect(retried(remoteEvents)).toEqual(retried(localEvents));
     expect(retried(localEvents)).toEqual([3]);
   });
@@ -209,8 +276,16 @@ describe("the smaller rules, each through both", () => {
   });
 
   test("validateInputs: both check the resolved arguments and call nothing that does not fit", async () => {
-    const catalog = { echo: {}, add: { input: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] } } };
-    const plan = { steps: [{ id: 1, tool: "echo", args: { n: "two" } }, { id: 2, tool: "add", args: { a: 1, b: "$1.n" } }] };
+    const catalog = {
+      echo: {},
+      add: { input: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] } },
+    };
+    const plan = {
+      steps: [
+        { id: 1, tool: "echo", args: { n: "two" } },
+        { id: 2, tool: "add", args: { a: 1, b: "$1.n" } },
+      ],
+    };
     const { local, remote } = await both(plan, { catalog, validateInputs: true });
     expect(comparable(remote)).toEqual(comparable(local));
     expect(local.errors.get(2)?.code).toBe("invalid-input");
@@ -219,7 +294,10 @@ describe("the smaller rules, each through both", () => {
   test("the idempotency key is runId:stepId in both", async () => {
     const runId = `parity-key-${process.pid}`;
     const local = await runPlan(one("key"), tools, { runId });
-    const remote = await waitForRun(await submitPlan(one("key"), { connectionString: shared.db.url, runId }), { connectionString: shared.db.url, timeoutMs: 60_000 });
+    const remote = await waitForRun(await submitPlan(one("key"), { connectionString: shared.db.url, runId }), {
+      connectionString: shared.db.url,
+      timeoutMs: 60_000,
+    });
     expect(remote.results.get(1)).toEqual({ key: `${runId}:1` });
     expect(local.results.get(1)).toEqual({ key: `${runId}:1` });
   });
@@ -248,7 +326,14 @@ describe("the smaller rules, each through both", () => {
   });
 
   test("event names: every event either executor tells is one of the shared list, and a run's names agree", async () => {
-    const plan = { steps: [{ id: 1, tool: "flaky", args: {} }, { id: 2, tool: "echo", args: { after: "$1" } }, { id: 3, tool: "broken", args: {} }, { id: 4, tool: "echo", args: { after: "$3" } }] };
+    const plan = {
+      steps: [
+        { id: 1, tool: "flaky", args: {} },
+        { id: 2, tool: "echo", args: { after: "$1" } },
+        { id: 3, tool: "broken", args: {} },
+        { id: 4, tool: "echo", args: { after: "$3" } },
+      ],
+    };
     const { localEvents, remoteEvents } = await both(plan, { retry: { attempts: 2, initialDelayMs: 0, jitter: "none" } });
     for (const event of [...localEvents, ...workerEvents]) expect(STEP_EVENT_TYPES).toContain(event.type);
     // A worker skips in the database (its settle), so it tells no step-skipped.

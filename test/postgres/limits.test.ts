@@ -50,7 +50,16 @@ describe("toolConcurrency on a worker", { timeout: 120_000 }, () => {
     open.open();
     const report = await waitForRun(runId, { connectionString: db.url, timeoutMs: 60_000 });
     expect(report.status).toBe("ok");
-    expect(report.results).toEqual(new Map<number, unknown>([[1, 1], [2, 2], [3, 3], [4, 4], [5, 5], [6, { quick: true }]]));
+    expect(report.results).toEqual(
+      new Map<number, unknown>([
+        [1, 1],
+        [2, 2],
+        [3, 3],
+        [4, 4],
+        [5, 5],
+        [6, { quick: true }],
+      ]),
+    );
     expect(worker.intervals.filter((interval) => interval.tool === "hold").length).toBe(5);
     expect(mostAtOnce(worker.intervals, "hold")).toBe(2);
     worker.child.kill("SIGTERM");
@@ -76,10 +85,17 @@ describe("serialTools across workers", { timeout: 120_000 }, () => {
     const parallel = Array.from({ length: 4 }, (_, i) => ({ id: 11 + i, tool: "hold", args: { path: open.path, value: 11 + i } }));
     const runId = await submitPlan(
       { steps: [...serial, ...parallel] },
-      { connectionString: db.url, options: { serialTools: ["slowFirst", "flaky"], retryByTool: { flaky: { attempts: 2, initialDelayMs: 0, jitter: "none" } } } },
+      {
+        connectionString: db.url,
+        options: { serialTools: ["slowFirst", "flaky"], retryByTool: { flaky: { attempts: 2, initialDelayMs: 0, jitter: "none" } } },
+      },
     );
     // The worker that prints the fourth call sees the count reach 4.
-    await Promise.race(workers.map((worker) => worker.until(() => workers.reduce((n, w) => n + w.calls.filter((call) => call.tool === "hold").length, 0) >= 4)));
+    await Promise.race(
+      workers.map((worker) =>
+        worker.until(() => workers.reduce((n, w) => n + w.calls.filter((call) => call.tool === "hold").length, 0) >= 4),
+      ),
+    );
     open.open();
     const report = await waitForRun(runId, { connectionString: db.url, timeoutMs: 100_000 });
     expect(report.status).toBe("ok");
@@ -113,7 +129,10 @@ describe("serialTools across workers", { timeout: 120_000 }, () => {
   test("a serial step released by a worker that stops frees the tool's queue: another worker runs it", async () => {
     const stopping = spawned(db.url, 3_000, 8, 300);
     await stopping.ready;
-    const runId = await submitPlan({ steps: [{ id: 1, tool: "slowFirst", args: { ms: 60_000, value: "never" } }] }, { connectionString: db.url, options: { serialTools: ["slowFirst"] } });
+    const runId = await submitPlan(
+      { steps: [{ id: 1, tool: "slowFirst", args: { ms: 60_000, value: "never" } }] },
+      { connectionString: db.url, options: { serialTools: ["slowFirst"] } },
+    );
     await stopping.called("slowFirst");
     stopping.child.kill("SIGTERM");
     expect(await stopping.exited).toBe(0);

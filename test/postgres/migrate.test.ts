@@ -43,7 +43,9 @@ describe("migrate", { timeout: 120_000 }, () => {
   test("upgrades version 1 in place: the counters of a run in flight, from its steps; the run completes", async () => {
     await migrate({ connectionString: db.url }); // graphile-worker's schema, and plan-refs' own elsewhere
     await client.query(VERSION_1);
-    await client.query("select graphile_worker.add_job('old.step', json_build_object('runId', 'half', 'stepId', 2), job_key := 'half:2', job_key_mode := 'unsafe_dedupe')");
+    await client.query(
+      "select graphile_worker.add_job('old.step', json_build_object('runId', 'half', 'stepId', 2), job_key := 'half:2', job_key_mode := 'unsafe_dedupe')",
+    );
     await migrate({ connectionString: db.url, schema: "old" });
     await migrate({ connectionString: db.url, schema: "old" });
     const counted = await client.query("select step_id::int as id, remaining from old.steps order by step_id");
@@ -54,9 +56,19 @@ describe("migrate", { timeout: 120_000 }, () => {
     ]);
     expect((await client.query("select unsettled from old.runs")).rows).toEqual([{ unsettled: 2 }]);
     // A step settles done, failed or to be retried through functions migrate makes (no value is put into SQL text).
-    const functions = await client.query("select p.proname as name from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname = 'old' order by 1");
-    expect(functions.rows).toEqual([{ name: "await_approval" }, { name: "retry_step" }, { name: "settle_done" }, { name: "settle_done" }, { name: "settle_failed" }]);
-    const overloads = await client.query("select count(*)::int as n from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname = 'old' and p.proname = 'settle_done'");
+    const functions = await client.query(
+      "select p.proname as name from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname = 'old' order by 1",
+    );
+    expect(functions.rows).toEqual([
+      { name: "await_approval" },
+      { name: "retry_step" },
+      { name: "settle_done" },
+      { name: "settle_done" },
+      { name: "settle_failed" },
+    ]);
+    const overloads = await client.query(
+      "select count(*)::int as n from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname = 'old' and p.proname = 'settle_done'",
+    );
     expect(overloads.rows[0].n).toBe(2); // the current signature and the previous release's (its thin wrapper)
     const worker = await startWorker({ connectionString: db.url, schema: "old", tools: { echo: (args) => args } });
     try {
@@ -71,20 +83,35 @@ describe("migrate", { timeout: 120_000 }, () => {
   // A fleet is upgraded one worker at a time after migrate: a worker of the previous release settles through the signature it knows.
   test("the previous release's settle_done (nine arguments, returning whether it stored) still settles a step after migrate; a current worker finishes the run", async () => {
     await migrate({ connectionString: db.url, schema: "prev" });
-    const runId = await submitPlan({ steps: [{ id: 1, tool: "echo", args: { n: 1 } }, { id: 2, tool: "echo", args: { m: "$1.n" } }] }, { connectionString: db.url, schema: "prev" });
+    const runId = await submitPlan(
+      {
+        steps: [
+          { id: 1, tool: "echo", args: { n: 1 } },
+          { id: 2, tool: "echo", args: { m: "$1.n" } },
+        ],
+      },
+      { connectionString: db.url, schema: "prev" },
+    );
     // Claimed by a worker of the previous release (its claim only reads and marks the step), which then settles it as that release did.
-    await client.query("update prev.steps set state = 'running', attempt = attempt + 1, started_at = clock_timestamp() where run_id = $1 and step_id = 1", [runId]);
+    await client.query(
+      "update prev.steps set state = 'running', attempt = attempt + 1, started_at = clock_timestamp() where run_id = $1 and step_id = 1",
+      [runId],
+    );
     const settle = "select prev.settle_done($1, $2, $3, $4, $5, $6, $7, $8, $9) as stored";
     const args = [runId, 1, 1, JSON.stringify({ n: 1 }), [2], READY_FROM_STATES, "ok", "failed", null];
     expect((await client.query(settle, args)).rows).toEqual([{ stored: true }]);
     expect((await client.query(settle, args)).rows).toEqual([{ stored: false }]); // stored once, as before
-    const steps = await client.query("select step_id::int as id, state, result from prev.steps where run_id = $1 order by step_id", [runId]);
+    const steps = await client.query("select step_id::int as id, state, result from prev.steps where run_id = $1 order by step_id", [
+      runId,
+    ]);
     expect(steps.rows).toEqual([
       { id: 1, state: "done", result: { n: 1 } },
       { id: 2, state: "ready", result: null },
     ]);
     // Its dependent was queued (the previous release took none for itself), and a worker of this release runs it.
-    expect((await client.query("select count(*)::int as n from graphile_worker.jobs where key = $1", [`${runId}:2`])).rows).toEqual([{ n: 1 }]);
+    expect((await client.query("select count(*)::int as n from graphile_worker.jobs where key = $1", [`${runId}:2`])).rows).toEqual([
+      { n: 1 },
+    ]);
     const worker = await startWorker({ connectionString: db.url, schema: "prev", tools: { echo: (input) => input } });
     try {
       const report = await waitForRun(runId, { connectionString: db.url, schema: "prev", timeoutMs: 30_000 });

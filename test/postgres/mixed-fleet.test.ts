@@ -20,7 +20,15 @@ import { copyFileSync, cpSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, test } from "vitest";
-import { startWorker, submitPlan, waitForRun, type Worker, type WorkerOptions, type WorkerToolContext, type WorkerToolFunction } from "../../src/postgres/index.js";
+import {
+  startWorker,
+  submitPlan,
+  waitForRun,
+  type Worker,
+  type WorkerOptions,
+  type WorkerToolContext,
+  type WorkerToolFunction,
+} from "../../src/postgres/index.js";
 import type { RunReport } from "../../src/run/run-plan.js";
 import { installedGraphileWorkerVersion } from "../../src/postgres/graphile-version.js";
 import { tempFolder } from "../helpers/temp.js";
@@ -108,8 +116,23 @@ const PLANS: readonly { readonly plan: unknown; readonly options?: object }[] = 
       ],
     },
   },
-  { plan: { steps: [{ id: 1, tool: "add", args: { a: 0, b: 1 } }, ...Array.from({ length: 11 }, (_, i) => ({ id: i + 2, tool: "add", args: { a: `$${i + 1}`, b: 1 } }))] } },
-  { plan: { steps: [{ id: 0, tool: "echo", args: { n: 5 } }, ...Array.from({ length: 12 }, (_, i) => ({ id: i + 1, tool: "add", args: { a: "$0.n", b: i } })), { id: 20, tool: "echo", args: { first: "$1", last: "$12" } }] } },
+  {
+    plan: {
+      steps: [
+        { id: 1, tool: "add", args: { a: 0, b: 1 } },
+        ...Array.from({ length: 11 }, (_, i) => ({ id: i + 2, tool: "add", args: { a: `$${i + 1}`, b: 1 } })),
+      ],
+    },
+  },
+  {
+    plan: {
+      steps: [
+        { id: 0, tool: "echo", args: { n: 5 } },
+        ...Array.from({ length: 12 }, (_, i) => ({ id: i + 1, tool: "add", args: { a: "$0.n", b: i } })),
+        { id: 20, tool: "echo", args: { first: "$1", last: "$12" } },
+      ],
+    },
+  },
   {
     plan: {
       steps: [
@@ -145,7 +168,9 @@ async function runOn(db: FileDatabase, workers: readonly (() => Promise<Pick<Wor
   const started: Pick<Worker, "stop">[] = [];
   try {
     for (const start of workers) started.push(await start());
-    const runIds = await Promise.all(PLANS.map(({ plan, options }) => submitPlan(plan, { connectionString: db.url, ...(options === undefined ? {} : { options }) })));
+    const runIds = await Promise.all(
+      PLANS.map(({ plan, options }) => submitPlan(plan, { connectionString: db.url, ...(options === undefined ? {} : { options }) })),
+    );
     const reports = await Promise.all(runIds.map((runId) => waitForRun(runId, { connectionString: db.url, timeoutMs: 100_000 })));
     return reports.map(sameness);
   } finally {
@@ -195,12 +220,29 @@ async function expectSameAsAllNew({ reports, calls }: { reports: unknown[]; call
   expect(reports).toEqual(await allNew());
   // The fleets did what the plans ask: some runs fail, tries were retried.
   expect(reports.map((report) => (report as { status: string }).status)).toEqual(["ok", "ok", "ok", "failed", "failed"]);
-  expect(reports[3]).toMatchObject({ attempts: [[1, 2], [2, 3], [3, 1], [4, 3]], skipped: [5] });
+  expect(reports[3]).toMatchObject({
+    attempts: [
+      [1, 2],
+      [2, 3],
+      [3, 1],
+      [4, 3],
+    ],
+    skipped: [5],
+  });
   const workersOf = (tool: ToolName) => new Set(calls.filter((call) => call.tool === tool).map((call) => call.worker));
   expect(workersOf("gate")).toEqual(new Set(["previous", "current"]));
-  expect([workersOf("flaky"), workersOf("fail"), workersOf("add")]).toEqual([new Set(["previous"]), new Set(["previous"]), new Set(["current"])]);
+  expect([workersOf("flaky"), workersOf("fail"), workersOf("add")]).toEqual([
+    new Set(["previous"]),
+    new Set(["previous"]),
+    new Set(["current"]),
+  ]);
   // Tries 2 and 3 of the retried steps ran on the previous release's code too.
-  expect(calls.filter((call) => call.tool === "flaky").map((call) => call.attempt).sort((a, b) => a - b)).toEqual([1, 1, 1, 1, 2, 2, 2, 2, 3, 3]);
+  expect(
+    calls
+      .filter((call) => call.tool === "flaky")
+      .map((call) => call.attempt)
+      .sort((a, b) => a - b),
+  ).toEqual([1, 1, 1, 1, 2, 2, 2, 2, 3, 3]);
 }
 
 describe("a mixed fleet during a rolling upgrade", { timeout: 180_000 }, () => {
@@ -215,7 +257,11 @@ describe("a mixed fleet during a rolling upgrade", { timeout: 180_000 }, () => {
     const fixture = fileURLToPath(new URL("../fixtures/vendor/previous-release/", import.meta.url));
     for (const file of ["package.json", "package-lock.json"]) copyFileSync(join(fixture, file), join(folder, file));
     cpSync(join(fixture, "dist"), join(folder, "dist"), { recursive: true });
-    const npm = spawnSync("npm", ["ci", "--prefer-offline", "--ignore-scripts", "--no-audit", "--no-fund"], { cwd: folder, encoding: "utf8", shell: process.platform === "win32" });
+    const npm = spawnSync("npm", ["ci", "--prefer-offline", "--ignore-scripts", "--no-audit", "--no-fund"], {
+      cwd: folder,
+      encoding: "utf8",
+      shell: process.platform === "win32",
+    });
     expect(npm.status, npm.stderr).toBe(0);
     const entry = pathToFileURL(join(folder, "dist/postgres/worker.js")).href;
     expect([installedGraphileWorkerVersion(entry), installedGraphileWorkerVersion()]).toEqual(["0.17.3", "0.18.0"]);

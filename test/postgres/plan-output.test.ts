@@ -45,7 +45,13 @@ describe("output.json through the workers", () => {
   });
 
   test("a run still going has no output yet; once it ends it has", async () => {
-    const plan = { steps: [{ id: 1, tool: "echo", args: { value: 1 } }, { id: 2, tool: "gate", args: {} }], output: { a: "$1", b: "$2" } };
+    const plan = {
+      steps: [
+        { id: 1, tool: "echo", args: { value: 1 } },
+        { id: 2, tool: "gate", args: {} },
+      ],
+      output: { a: "$1", b: "$2" },
+    };
     const runId = await submitPlan(plan, { connectionString: db.url, options: {} });
     const early = await getRun(runId, { connectionString: db.url });
     expect(early.status).toBe("running");

@@ -24,7 +24,8 @@ beforeAll(() => {
 
 /** A plan of 10 steps: a chain (even n) or two diamonds and a tail (odd n). */
 function tenSteps(n: number): unknown {
-  if (n % 2 === 0) return { steps: Array.from({ length: 10 }, (_, i) => ({ id: i + 1, tool: "echo", args: i === 0 ? { n } : { prev: `$${i}` } })) };
+  if (n % 2 === 0)
+    return { steps: Array.from({ length: 10 }, (_, i) => ({ id: i + 1, tool: "echo", args: i === 0 ? { n } : { prev: `$${i}` } })) };
   return {
     steps: [
       { id: 1, tool: "echo", args: { n } },
@@ -46,7 +47,10 @@ async function hasJob(runId: string, stepId: number): Promise<boolean> {
   const client = new pg.Client({ connectionString: db.url });
   await client.connect();
   try {
-    return (await client.query("select exists (select 1 from graphile_worker._private_jobs where key = $1) as found", [`${runId}:${stepId}`])).rows[0].found === true;
+    return (
+      (await client.query("select exists (select 1 from graphile_worker._private_jobs where key = $1) as found", [`${runId}:${stepId}`]))
+        .rows[0].found === true
+    );
   } finally {
     await client.end();
   }
@@ -97,7 +101,10 @@ describe("worker processes", { timeout: 120_000 }, () => {
     const rescuer = await startWorker({
       connectionString: db.url,
       recoveryMs: 2_000,
-      tools: { ...tools, slow: (_args: unknown, ctx: { attempt: number }) => (attempts.push(ctx.attempt), `done on attempt ${ctx.attempt}`) } ,
+      tools: {
+        ...tools,
+        slow: (_args: unknown, ctx: { attempt: number }) => (attempts.push(ctx.attempt), `done on attempt ${ctx.attempt}`),
+      },
     });
     try {
       const report = await waitForRun(runId, { connectionString: db.url, timeoutMs: 60_000 });
@@ -113,7 +120,10 @@ describe("worker processes", { timeout: 120_000 }, () => {
   test("SIGTERM: the running step finishes, the worker exits 0, the run completes", async () => {
     const worker = spawned(db.url, 3_000, 8, 5_000);
     await worker.ready;
-    const runId = await submitPlan({ steps: [{ id: 1, tool: "slow", args: { ms: 800, value: "finished" } }] }, { connectionString: db.url });
+    const runId = await submitPlan(
+      { steps: [{ id: 1, tool: "slow", args: { ms: 800, value: "finished" } }] },
+      { connectionString: db.url },
+    );
     await worker.called("slow");
     worker.child.kill("SIGTERM");
     expect(await worker.exited).toBe(0);
@@ -131,7 +141,10 @@ describe("worker processes", { timeout: 120_000 }, () => {
     expect(await worker.exited).toBe(0);
     expect((await getRun(runId, { connectionString: db.url })).status).toBe("running");
     const attempts: number[] = [];
-    const other = await startWorker({ connectionString: db.url, tools: { slow: (_args: unknown, ctx: { attempt: number }) => (attempts.push(ctx.attempt), "elsewhere") } });
+    const other = await startWorker({
+      connectionString: db.url,
+      tools: { slow: (_args: unknown, ctx: { attempt: number }) => (attempts.push(ctx.attempt), "elsewhere") },
+    });
     try {
       const report = await waitForRun(runId, { connectionString: db.url, timeoutMs: 60_000 });
       expect(report.status).toBe("ok");
@@ -151,7 +164,11 @@ describe("worker processes", { timeout: 120_000 }, () => {
     doomed.child.kill("SIGKILL");
     expect(await doomed.exited).toBe("SIGKILL");
     const attempts: number[] = [];
-    const rescuer = await startWorker({ connectionString: db.url, recoveryMs: 2_000, tools: { ...tools, slow: (args: Record<string, unknown>, ctx: { attempt: number }) => (attempts.push(ctx.attempt), args.value) } });
+    const rescuer = await startWorker({
+      connectionString: db.url,
+      recoveryMs: 2_000,
+      tools: { ...tools, slow: (args: Record<string, unknown>, ctx: { attempt: number }) => (attempts.push(ctx.attempt), args.value) },
+    });
     try {
       const report = await waitForRun(runId, { connectionString: db.url, timeoutMs: 60_000 });
       expect([report.status, report.results.get(2), attempts]).toEqual(["ok", 1, [2]]);
@@ -169,7 +186,10 @@ describe("worker processes", { timeout: 120_000 }, () => {
     expect(await worker.exited).toBe(0);
     expect([(await getRun(runId, { connectionString: db.url })).status, await hasJob(runId, 2)]).toEqual(["running", true]);
     const attempts: number[] = [];
-    const other = await startWorker({ connectionString: db.url, tools: { slow: (_args: unknown, ctx: { attempt: number }) => (attempts.push(ctx.attempt), "elsewhere") } });
+    const other = await startWorker({
+      connectionString: db.url,
+      tools: { slow: (_args: unknown, ctx: { attempt: number }) => (attempts.push(ctx.attempt), "elsewhere") },
+    });
     try {
       const report = await waitForRun(runId, { connectionString: db.url, timeoutMs: 60_000 });
       expect([report.status, report.results.get(2), attempts]).toEqual(["ok", "elsewhere", [2]]);

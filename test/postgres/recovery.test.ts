@@ -45,7 +45,15 @@ describe("worker recovery", { timeout: 120_000 }, () => {
   test("the database stops as a step ends and starts 5 s later: the embedding process lives on, the step is stored once", async () => {
     const worker = spawned(db.url, 3_000);
     await worker.ready;
-    const runId = await submitPlan({ steps: [{ id: 1, tool: "slow", args: { ms: 2_000, value: "kept" } }, { id: 2, tool: "echo", args: { x: "$1" } }] }, { connectionString: db.url });
+    const runId = await submitPlan(
+      {
+        steps: [
+          { id: 1, tool: "slow", args: { ms: 2_000, value: "kept" } },
+          { id: 2, tool: "echo", args: { x: "$1" } },
+        ],
+      },
+      { connectionString: db.url },
+    );
     await worker.called("slow");
     await pause(700);
     await db.stop();
@@ -150,7 +158,9 @@ describe("worker recovery", { timeout: 120_000 }, () => {
     await worker.called("slow");
     expect(await stopped(worker)).toBe(0);
     expect(await worker.event("step-released")).toMatchObject({ runId, stepId: 1, attempt: 1 });
-    const [job] = await sql("select attempts, locked_by, run_at <= now() as now_due from graphile_worker.jobs where key = $1", [`${runId}:1`]);
+    const [job] = await sql("select attempts, locked_by, run_at <= now() as now_due from graphile_worker.jobs where key = $1", [
+      `${runId}:1`,
+    ]);
     expect(job).toEqual({ attempts: 0, locked_by: null, now_due: true });
     expect((await getRun(runId, { connectionString: db.url })).steps.get(1)?.state).toBe("ready");
   });

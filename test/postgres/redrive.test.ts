@@ -137,7 +137,12 @@ describe("redriveRun", { timeout: 120_000 }, () => {
     const calls = [...first.calls, ...second.calls].filter((call) => call.runId === runId);
     const count = (id: number): number => calls.filter((call) => call.stepId === id).length;
     expect([count(1), count(2), count(3), count(4)]).toEqual([1, 3, 1, 1]);
-    expect(second.calls.filter((call) => call.runId === runId).map((call) => call.stepId).sort()).toEqual([2, 3]);
+    expect(
+      second.calls
+        .filter((call) => call.runId === runId)
+        .map((call) => call.stepId)
+        .sort(),
+    ).toEqual([2, 3]);
     second.child.kill("SIGTERM");
     await second.exited;
   });
@@ -160,17 +165,22 @@ describe("redriveRun", { timeout: 120_000 }, () => {
       const runId = await submitPlan(plan, { connectionString });
       expect((await waitForRun(runId, { connectionString, timeoutMs: 60_000 })).status).toBe("failed");
       down = false;
-      const cli = (args: string[]) => spawnSync(process.execPath, ["dist/cli/main.js", "redrive", ...args], { cwd: root, encoding: "utf8", input: "" });
+      const cli = (args: string[]) =>
+        spawnSync(process.execPath, ["dist/cli/main.js", "redrive", ...args], { cwd: root, encoding: "utf8", input: "" });
       const ok = cli([runId, "--database", connectionString]);
       expect(ok.stderr).toBe("");
       // The hint names the database, never its password (the test server's is "plan-refs").
       expect(connectionString).toContain(":plan-refs@");
-      expect(ok.stdout).toBe(`run ${runId}: 2 steps to run again (1 queued now, 1 waiting for them); plan-refs status ${runId} --database '${connectionString.replace(":plan-refs@", ":***@")}' to follow it; *** stands for the password of --database, which is not printed\n`);
+      expect(ok.stdout).toBe(
+        `run ${runId}: 2 steps to run again (1 queued now, 1 waiting for them); plan-refs status ${runId} --database '${connectionString.replace(":plan-refs@", ":***@")}' to follow it; *** stands for the password of --database, which is not printed\n`,
+      );
       expect(ok.status).toBe(0);
       expect((await waitForRun(runId, { connectionString, timeoutMs: 60_000 })).status).toBe("ok");
       const refused = cli([runId, "--database", connectionString]);
       expect(refused.status).toBe(2);
-      expect(refused.stderr).toMatch(/^plan-refs: run ".*" succeeded: every step has its result, there is nothing to run again; nothing was changed\n$/);
+      expect(refused.stderr).toMatch(
+        /^plan-refs: run ".*" succeeded: every step has its result, there is nothing to run again; nothing was changed\n$/,
+      );
       expect(cli(["--database", connectionString]).status).toBe(2);
     } finally {
       await worker.stop();

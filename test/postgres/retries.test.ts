@@ -27,7 +27,10 @@ async function waitOver(runId: string, stepId: number): Promise<void> {
   const client = new pg.Client({ connectionString: db.url });
   await client.connect();
   try {
-    await client.query("update plan_refs.steps set retry_at = clock_timestamp() where run_id = $1 and step_id = $2 and state = 'retrying'", [runId, stepId]);
+    await client.query(
+      "update plan_refs.steps set retry_at = clock_timestamp() where run_id = $1 and step_id = $2 and state = 'retrying'",
+      [runId, stepId],
+    );
     const due = await client.query("update graphile_worker._private_jobs set run_at = now() where key = $1", [`${runId}:${stepId}`]);
     expect(due.rowCount).toBe(1);
   } finally {
@@ -40,9 +43,17 @@ describe("retries on the workers", { timeout: 120_000 }, () => {
     const first = spawned(db.url);
     await first.ready;
     const runId = await submitPlan(
-      { steps: [{ id: 1, tool: "flaky", args: { fails: 2, value: "up" } }, { id: 2, tool: "echo", args: { after: "$1" } }] },
+      {
+        steps: [
+          { id: 1, tool: "flaky", args: { fails: 2, value: "up" } },
+          { id: 2, tool: "echo", args: { after: "$1" } },
+        ],
+      },
       // Waits of ten minutes: each ends when the test says so (waitOver), never before.
-      { connectionString: db.url, options: { retryByTool: { flaky: { attempts: 3, initialDelayMs: 600_000, factor: 1, jitter: "none" } } } },
+      {
+        connectionString: db.url,
+        options: { retryByTool: { flaky: { attempts: 3, initialDelayMs: 600_000, factor: 1, jitter: "none" } } },
+      },
     );
     expect(await first.event("step-retry")).toMatchObject({ runId, stepId: 1, attempt: 1 });
     first.child.kill("SIGKILL");
@@ -86,7 +97,13 @@ describe("retries on the workers", { timeout: 120_000 }, () => {
           { id: 3, tool: "flaky", args: { fails: 1 } },
         ],
       },
-      { connectionString: db.url, options: { retry: { attempts: 5, initialDelayMs: 0, retryOn: ["timeout"] }, retryByTool: { refuse: { attempts: 5, initialDelayMs: 0 }, flaky: { attempts: 2, initialDelayMs: 0 } } } },
+      {
+        connectionString: db.url,
+        options: {
+          retry: { attempts: 5, initialDelayMs: 0, retryOn: ["timeout"] },
+          retryByTool: { refuse: { attempts: 5, initialDelayMs: 0 }, flaky: { attempts: 2, initialDelayMs: 0 } },
+        },
+      },
     );
     const report = await waitForRun(runId, { connectionString: db.url, timeoutMs: 100_000 });
     expect(report.status).toBe("failed");
@@ -99,7 +116,13 @@ describe("retries on the workers", { timeout: 120_000 }, () => {
     expect(report.results.get(3)).toBe(2);
     const calls = (tool: string) => worker.calls.filter((call) => call.runId === runId && call.tool === tool).length;
     expect({ fail: calls("fail"), refuse: calls("refuse"), flaky: calls("flaky") }).toEqual({ fail: 1, refuse: 1, flaky: 2 });
-    expect(report.attempts).toEqual(new Map([[1, 1], [2, 1], [3, 2]]));
+    expect(report.attempts).toEqual(
+      new Map([
+        [1, 1],
+        [2, 1],
+        [3, 2],
+      ]),
+    );
     worker.child.kill("SIGTERM");
     expect(await worker.exited).toBe(0);
   });
@@ -107,10 +130,15 @@ describe("retries on the workers", { timeout: 120_000 }, () => {
   test("a policy whose factor overflows (initialDelayMs 0, factor 1e200): each wait is 0 ms, stored by retry_step and announced", async () => {
     const worker = spawned(db.url);
     await worker.ready;
-    const runId = await submitPlan({ steps: [{ id: 1, tool: "flaky", args: { fails: 3, value: "up" } }] }, { connectionString: db.url, options: { retry: { attempts: 4, initialDelayMs: 0, factor: 1e200 } } });
+    const runId = await submitPlan(
+      { steps: [{ id: 1, tool: "flaky", args: { fails: 3, value: "up" } }] },
+      { connectionString: db.url, options: { retry: { attempts: 4, initialDelayMs: 0, factor: 1e200 } } },
+    );
     const report = await waitForRun(runId, { connectionString: db.url, timeoutMs: 100_000 });
     expect([report.status, report.results.get(1), report.attempts?.get(1)]).toEqual(["ok", "up", 4]);
-    const waits = worker.events.filter((event) => event.type === "step-retry" && event.runId === runId).map((event) => (event as { delayMs?: unknown }).delayMs);
+    const waits = worker.events
+      .filter((event) => event.type === "step-retry" && event.runId === runId)
+      .map((event) => (event as { delayMs?: unknown }).delayMs);
     expect(waits).toEqual([0, 0, 0]);
     worker.child.kill("SIGTERM");
     expect(await worker.exited).toBe(0);

@@ -7,7 +7,16 @@
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { approveStep, denyStep, PostgresError, startWorker, submitPlan, waitForRun, type Worker, type WorkerToolContext } from "../../src/postgres/index.js";
+import {
+  approveStep,
+  denyStep,
+  PostgresError,
+  startWorker,
+  submitPlan,
+  waitForRun,
+  type Worker,
+  type WorkerToolContext,
+} from "../../src/postgres/index.js";
 import type { RetryPolicy } from "../../src/step/retry.js";
 import { resumePlan } from "../../src/run/resume.js";
 import { runPlan, type RunOptions, type RunReport, type ToolContext, type ToolFunctions } from "../../src/run/run-plan.js";
@@ -36,7 +45,10 @@ afterAll(async () => {
   await db?.remove();
 }, 60_000);
 
-async function both(plan: unknown, options: Omit<RunOptions, "signal" | "onEvent" | "concurrency"> = {}): Promise<{ local: unknown; remote: unknown }> {
+async function both(
+  plan: unknown,
+  options: Omit<RunOptions, "signal" | "onEvent" | "concurrency"> = {},
+): Promise<{ local: unknown; remote: unknown }> {
   const local = comparable(await runPlan(plan, tools, { ...options, concurrency: 8 }));
   const runId = await submitPlan(plan, { connectionString: db.url, options });
   const remote = comparable(await waitForRun(runId, { connectionString: db.url, timeoutMs: 60_000 }));
@@ -51,8 +63,18 @@ const diamond = {
     { id: 4, tool: "echo", args: { left: "$2.from", right: "$3.also.city" } },
   ],
 };
-const fanOut = { steps: [{ id: 0, tool: "echo", args: { n: 0 } }, ...Array.from({ length: 100 }, (_, i) => ({ id: i + 1, tool: "add", args: { a: "$0.n", b: i + 1 } }))] };
-const chain = { steps: [{ id: 1, tool: "add", args: { a: 0, b: 1 } }, ...Array.from({ length: 49 }, (_, i) => ({ id: i + 2, tool: "add", args: { a: `$${i + 1}`, b: 1 } }))] };
+const fanOut = {
+  steps: [
+    { id: 0, tool: "echo", args: { n: 0 } },
+    ...Array.from({ length: 100 }, (_, i) => ({ id: i + 1, tool: "add", args: { a: "$0.n", b: i + 1 } })),
+  ],
+};
+const chain = {
+  steps: [
+    { id: 1, tool: "add", args: { a: 0, b: 1 } },
+    ...Array.from({ length: 49 }, (_, i) => ({ id: i + 2, tool: "add", args: { a: `$${i + 1}`, b: 1 } })),
+  ],
+};
 const isolation = {
   steps: [
     { id: 1, tool: "fail", args: { message: "no geocoder" } },
@@ -131,8 +153,17 @@ describe("the same report through PostgreSQL as through runPlan", { timeout: 90_
   });
 
   test("validateInputs: resolved arguments that break the tool's input schema fail the step (invalid-input) on a worker as in runPlan", async () => {
-    const plan = { steps: [{ id: 1, tool: "echo", args: { n: "three" } }, { id: 2, tool: "add", args: { a: "$1.n", b: 2 } }, { id: 3, tool: "add", args: { a: 1, b: 2 } }] };
-    const catalog = { echo: {}, add: { input: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] } } };
+    const plan = {
+      steps: [
+        { id: 1, tool: "echo", args: { n: "three" } },
+        { id: 2, tool: "add", args: { a: "$1.n", b: 2 } },
+        { id: 3, tool: "add", args: { a: 1, b: 2 } },
+      ],
+    };
+    const catalog = {
+      echo: {},
+      add: { input: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] } },
+    };
     const { local, remote } = await both(plan, { catalog, validateInputs: true });
     expect(remote).toEqual(local);
     const errors = (remote as { errors: [number, { code: string; message: string }][] }).errors;
@@ -145,7 +176,10 @@ describe("the same report through PostgreSQL as through runPlan", { timeout: 90_
       fc.tuple(
         ...Array.from({ length: n }, (_, i) =>
           fc.record({
-            deps: fc.subarray(Array.from({ length: i }, (_, j) => j + 1), { maxLength: Math.min(3, i) }),
+            deps: fc.subarray(
+              Array.from({ length: i }, (_, j) => j + 1),
+              { maxLength: Math.min(3, i) },
+            ),
             fails: fc.boolean(),
             badRef: fc.boolean(),
           }),
@@ -158,7 +192,10 @@ describe("the same report through PostgreSQL as through runPlan", { timeout: 90_
           steps: specs.map((spec, i) => ({
             id: i + 1,
             tool: spec.fails && !spec.badRef ? "fail" : "echo",
-            args: Object.fromEntries([["me", i + 1], ...spec.deps.map((dep) => [`d${dep}`, spec.badRef && spec.fails ? `$${dep}.nope` : `$${dep}.me`])]),
+            args: Object.fromEntries([
+              ["me", i + 1],
+              ...spec.deps.map((dep) => [`d${dep}`, spec.badRef && spec.fails ? `$${dep}.nope` : `$${dep}.me`]),
+            ]),
           })),
         };
         const { local, remote } = await both(plan);
@@ -177,7 +214,12 @@ describe("the same report through PostgreSQL as through runPlan", { timeout: 90_
       badRef: fc.oneof({ arbitrary: fc.constant(false), weight: 5 }, { arbitrary: fc.constant(true), weight: 1 }),
     });
     const policy: fc.Arbitrary<RetryPolicy> = fc.record(
-      { attempts: fc.integer({ min: 1, max: 3 }), initialDelayMs: fc.constant(0), jitter: fc.constant("none" as const), retryOn: fc.constantFrom<RetryPolicy["retryOn"][]>(["timeout"], [], ["tool-error"], ["tool-error", "timeout"]) },
+      {
+        attempts: fc.integer({ min: 1, max: 3 }),
+        initialDelayMs: fc.constant(0),
+        jitter: fc.constant("none" as const),
+        retryOn: fc.constantFrom<RetryPolicy["retryOn"][]>(["timeout"], [], ["tool-error"], ["tool-error", "timeout"]),
+      },
       { requiredKeys: ["attempts", "initialDelayMs", "jitter"] },
     );
     const toolName = (name: (typeof TOOL_NAMES)[number]): string => FAILS_THEN_ECHOES[TOOL_NAMES.indexOf(name)]!;
@@ -185,7 +227,9 @@ describe("the same report through PostgreSQL as through runPlan", { timeout: 90_
       { retry: policy, retryByTool: fc.dictionary(fc.constantFrom(...TOOL_NAMES.map(toolName)), policy, { maxKeys: 3 }) },
       { requiredKeys: [] },
     );
-    const cases = randomPlan(8).chain((plan) => fc.tuple(fc.constant(plan), fc.array(failures, { minLength: plan.steps.length, maxLength: plan.steps.length }), policies));
+    const cases = randomPlan(8).chain((plan) =>
+      fc.tuple(fc.constant(plan), fc.array(failures, { minLength: plan.steps.length, maxLength: plan.steps.length }), policies),
+    );
     const fleet = [spawnWorker(db.url, 30_000, 4), spawnWorker(db.url, 30_000, 4)];
     try {
       await Promise.all(fleet.map((child) => child.ready));
@@ -194,17 +238,29 @@ describe("the same report through PostgreSQL as through runPlan", { timeout: 90_
           const plan = {
             steps: random.steps.map((step, i) => {
               const { badRef, fails, refuseAt } = specs[i]!;
-              const args = Object.fromEntries(Object.entries(step.args).map(([key, value], k) => [key, badRef && k === 1 ? `${String(value)}.nope` : value]));
+              const args = Object.fromEntries(
+                Object.entries(step.args).map(([key, value], k) => [key, badRef && k === 1 ? `${String(value)}.nope` : value]),
+              );
               const wide: Record<string, unknown> = { ...args, fails, ...(refuseAt === undefined ? {} : { refuseAt }) };
               return { id: step.id, tool: toolName(step.tool), args: wide };
             }),
           };
           const localCalls: string[] = [];
-          const counted = Object.fromEntries(FAILS_THEN_ECHOES.map((name) => [name, (args: Record<string, unknown>, context: ToolContext) => (localCalls.push(`${name}:${context.stepId}`), tools[name]!(args, context))]));
+          const counted = Object.fromEntries(
+            FAILS_THEN_ECHOES.map((name) => [
+              name,
+              (args: Record<string, unknown>, context: ToolContext) => (
+                localCalls.push(`${name}:${context.stepId}`),
+                tools[name]!(args, context)
+              ),
+            ]),
+          );
           const local = await runPlan(plan, counted, { ...options, concurrency: 8 });
           const runId = await submitPlan(plan, { connectionString: db.url, options });
           const remote = await waitForRun(runId, { connectionString: db.url, timeoutMs: 60_000 });
-          const remoteCalls = fleet.flatMap((child) => child.calls.filter((call) => call.runId === runId).map((call) => `${call.tool}:${call.stepId}`));
+          const remoteCalls = fleet.flatMap((child) =>
+            child.calls.filter((call) => call.runId === runId).map((call) => `${call.tool}:${call.stepId}`),
+          );
           expect(withAttempts(remote)).toEqual(withAttempts(local));
           expect(tally(remoteCalls)).toEqual(tally(localCalls));
 
@@ -213,7 +269,9 @@ describe("the same report through PostgreSQL as through runPlan", { timeout: 90_
           const failed = new Set<number>();
           const modelCalls: string[] = [];
           for (const step of plan.steps) {
-            const dependencies = Object.values(step.args).flatMap((value) => (typeof value === "string" ? [Number(value.slice(1).split(".")[0])] : []));
+            const dependencies = Object.values(step.args).flatMap((value) =>
+              typeof value === "string" ? [Number(value.slice(1).split(".")[0])] : [],
+            );
             const { fails, refuseAt, badRef } = specs[step.id - 1]!;
             if (!dependencies.every((id) => done.has(id))) continue;
             if (badRef && dependencies.length > 0) {
@@ -235,8 +293,13 @@ describe("the same report through PostgreSQL as through runPlan", { timeout: 90_
           }
           expect(tally(localCalls)).toEqual(tally(modelCalls));
           const sorted = (ids: Iterable<number>): number[] => [...ids].sort((a, b) => a - b);
-          expect([sorted(local.results.keys()), sorted(local.errors.keys()), sorted(local.skipped)]).toEqual([sorted(done), sorted(failed), plan.steps.map((step) => step.id).filter((id) => !done.has(id) && !failed.has(id))]);
-          for (const [id, calls] of tally(modelCalls.map((call) => call.split(":")[1]!))) expect(local.attempts?.get(Number(id))).toBe(calls);
+          expect([sorted(local.results.keys()), sorted(local.errors.keys()), sorted(local.skipped)]).toEqual([
+            sorted(done),
+            sorted(failed),
+            plan.steps.map((step) => step.id).filter((id) => !done.has(id) && !failed.has(id)),
+          ]);
+          for (const [id, calls] of tally(modelCalls.map((call) => call.split(":")[1]!)))
+            expect(local.attempts?.get(Number(id))).toBe(calls);
         }),
         { numRuns: 12 },
       );
@@ -267,19 +330,40 @@ describe("the same report through PostgreSQL as through runPlan", { timeout: 90_
   test("property: random plans and approval sets give the same reports round after round of approvals; no step that needs approval is called before it is approved, and none twice", async () => {
     const kinds = ["look", "pay", "mail"] as const;
     const calls: string[] = [];
-    const counting = Object.fromEntries(kinds.map((kind) => [kind, (args: Record<string, unknown>, context: WorkerToolContext) => (calls.push(`${context.runId}:${context.stepId}`), args)]));
+    const counting = Object.fromEntries(
+      kinds.map((kind) => [
+        kind,
+        (args: Record<string, unknown>, context: WorkerToolContext) => (calls.push(`${context.runId}:${context.stepId}`), args),
+      ]),
+    );
     const local = Object.fromEntries(kinds.map((kind) => [kind, (args: Record<string, unknown>) => args])) as ToolFunctions;
     const counter = await startWorker({ connectionString: db.url, tools: counting, concurrency: 4 });
     const planArb = fc.integer({ min: 1, max: 8 }).chain((n) =>
       fc.tuple(
         fc.subarray([...kinds], { minLength: 1 }),
-        fc.tuple(...Array.from({ length: n }, (_, i) => fc.record({ kind: fc.constantFrom(...kinds), deps: fc.subarray(Array.from({ length: i }, (_, j) => j + 1), { maxLength: Math.min(2, i) }) }))),
+        fc.tuple(
+          ...Array.from({ length: n }, (_, i) =>
+            fc.record({
+              kind: fc.constantFrom(...kinds),
+              deps: fc.subarray(
+                Array.from({ length: i }, (_, j) => j + 1),
+                { maxLength: Math.min(2, i) },
+              ),
+            }),
+          ),
+        ),
       ),
     );
     try {
       await fc.assert(
         fc.asyncProperty(planArb, async ([approvalTools, specs]) => {
-          const plan = { steps: specs.map((spec, i) => ({ id: i + 1, tool: spec.kind, args: Object.fromEntries([["me", i + 1], ...spec.deps.map((dep) => [`d${dep}`, `$${dep}.me`])]) })) };
+          const plan = {
+            steps: specs.map((spec, i) => ({
+              id: i + 1,
+              tool: spec.kind,
+              args: Object.fromEntries([["me", i + 1], ...spec.deps.map((dep) => [`d${dep}`, `$${dep}.me`])]),
+            })),
+          };
           const runId = await submitPlan(plan, { connectionString: db.url, options: { approvalTools } });
           let report: RunReport = await runPlan(plan, local, { approvalTools, concurrency: 8 });
           const approved = new Set<number>();

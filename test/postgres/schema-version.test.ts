@@ -44,13 +44,26 @@ describe("the schema version's rules", () => {
     [
       "a newer schema past the window",
       { version: V + 2, oldestWorker: V + 1 },
-      { code: "worker-too-old", message: `database schema version ${V + 2} (for workers of version ${V + 1} or later); this worker supports up to version ${V}: upgrade plan-refs on this machine` },
+      {
+        code: "worker-too-old",
+        message: `database schema version ${V + 2} (for workers of version ${V + 1} or later); this worker supports up to version ${V}: upgrade plan-refs on this machine`,
+      },
     ],
-    ["an older schema", { version: V - 1, oldestWorker: V - 2 }, { code: "not-migrated", message: `database schema version ${V - 1}; this worker needs version ${V}: run migrate() or plan-refs db migrate with this release first` }],
+    [
+      "an older schema",
+      { version: V - 1, oldestWorker: V - 2 },
+      {
+        code: "not-migrated",
+        message: `database schema version ${V - 1}; this worker needs version ${V}: run migrate() or plan-refs db migrate with this release first`,
+      },
+    ],
     [
       "no version recorded (an older release migrated it)",
       undefined,
-      { code: "not-migrated", message: `database schema of no recorded version (an older plan-refs migrated it); this worker needs version ${V}: run migrate() or plan-refs db migrate with this release first` },
+      {
+        code: "not-migrated",
+        message: `database schema of no recorded version (an older plan-refs migrated it); this worker needs version ${V}: run migrate() or plan-refs db migrate with this release first`,
+      },
     ],
   ])("a worker on %s", (_, recorded, problem) => {
     expect(workerSchemaProblem(recorded)).toEqual(problem);
@@ -118,7 +131,10 @@ describe("a worker's start-up against the recorded version", { timeout: 60_000 }
 
   test("no plan-refs tables at all: not-migrated, as before versions were recorded", async () => {
     const options = { connectionString: shared.db.url, schema: "never_migrated" };
-    expect(await refusal(() => startWorker({ ...options, tools: { echo: (args) => args } }))).toMatchObject({ code: "not-migrated", message: expect.stringContaining("run migrate() or plan-refs db migrate first") });
+    expect(await refusal(() => startWorker({ ...options, tools: { echo: (args) => args } }))).toMatchObject({
+      code: "not-migrated",
+      message: expect.stringContaining("run migrate() or plan-refs db migrate first"),
+    });
     expect(await readSchemaVersion(shared.client, readConnection(options, "test"))).toBeUndefined();
   });
 });

@@ -60,10 +60,18 @@ function topLevelStatements(text: string): string[] {
 function exportedTexts(module: Readonly<Record<string, unknown>>): { name: string; text: string }[] {
   return Object.entries(module)
     .filter(([name]) => name.endsWith("Sql"))
-    .map(([name, value]) => ({ name, text: typeof value === "function" ? String((value as (...args: unknown[]) => unknown)(...(TEXT_ARGUMENTS[name] ?? [CONNECTION]))) : String(value) }));
+    .map(([name, value]) => ({
+      name,
+      text:
+        typeof value === "function"
+          ? String((value as (...args: unknown[]) => unknown)(...(TEXT_ARGUMENTS[name] ?? [CONNECTION])))
+          : String(value),
+    }));
 }
 
-const files = readdirSync(SQL_FOLDER).filter((file) => file.endsWith(".ts")).sort();
+const files = readdirSync(SQL_FOLDER)
+  .filter((file) => file.endsWith(".ts"))
+  .sort();
 
 describe("the statement counter", () => {
   test.each([

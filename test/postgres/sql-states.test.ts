@@ -37,12 +37,18 @@ function stateLiterals(text: string): string[] {
 
 /** Every statement text: each sql/ file's exported `…Sql`, rendered, and the migration's statements. */
 async function statementTexts(): Promise<{ where: string; text: string }[]> {
-  const texts: { where: string; text: string }[] = migrationStatements(CONNECTION).map((text, i) => ({ where: `migrate.ts statement ${i}`, text }));
+  const texts: { where: string; text: string }[] = migrationStatements(CONNECTION).map((text, i) => ({
+    where: `migrate.ts statement ${i}`,
+    text,
+  }));
   for (const file of readdirSync(SQL_FOLDER).filter((name) => name.endsWith(".ts"))) {
     const module = (await import(pathToFileURL(join(process.cwd(), SQL_FOLDER, file)).href)) as Record<string, unknown>;
     for (const [name, value] of Object.entries(module)) {
       if (!name.endsWith("Sql")) continue;
-      const text = typeof value === "function" ? String((value as (...args: unknown[]) => unknown)(...(TEXT_ARGUMENTS[name] ?? [CONNECTION]))) : String(value);
+      const text =
+        typeof value === "function"
+          ? String((value as (...args: unknown[]) => unknown)(...(TEXT_ARGUMENTS[name] ?? [CONNECTION])))
+          : String(value);
       texts.push({ where: `${file} ${name}`, text });
     }
   }
@@ -84,12 +90,15 @@ describe("the states the SQL writes and compares", () => {
     expect([...seen].sort()).toEqual([...STORED_STATES].sort());
   });
 
-  test.each([...readdirSync(SQL_FOLDER).map((file) => join(SQL_FOLDER, file)), "src/postgres/migrate.ts"])("%s spells no state of its own", (path) => {
-    const source = readFileSync(path, "utf8");
-    const names = STORED_STATES.map((state) => state.replaceAll("-", "\\-")).join("|");
-    // A state's name quoted for SQL, anywhere in the source.
-    expect(source.match(new RegExp(`'(?:${names})'`, "g")) ?? []).toEqual([]);
-    // A state set or compared with a literal written in the source (a misspelt one included): it must come from `${…}`.
-    expect(source.match(/\bstate\s*(?:=|<>|!=)\s*'|\bstate\s+(?:not\s+)?in\s*\(\s*'|\b(?:then|else)\s+'[a-z-]*'/g) ?? []).toEqual([]);
-  });
+  test.each([...readdirSync(SQL_FOLDER).map((file) => join(SQL_FOLDER, file)), "src/postgres/migrate.ts"])(
+    "%s spells no state of its own",
+    (path) => {
+      const source = readFileSync(path, "utf8");
+      const names = STORED_STATES.map((state) => state.replaceAll("-", "\\-")).join("|");
+      // A state's name quoted for SQL, anywhere in the source.
+      expect(source.match(new RegExp(`'(?:${names})'`, "g")) ?? []).toEqual([]);
+      // A state set or compared with a literal written in the source (a misspelt one included): it must come from `${…}`.
+      expect(source.match(/\bstate\s*(?:=|<>|!=)\s*'|\bstate\s+(?:not\s+)?in\s*\(\s*'|\b(?:then|else)\s+'[a-z-]*'/g) ?? []).toEqual([]);
+    },
+  );
 });

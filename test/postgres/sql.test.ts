@@ -21,7 +21,9 @@ afterAll(() => stopWithClient(db, client), 60_000);
 
 describe("SQL literals", { timeout: 60_000 }, () => {
   test("property: any string (quotes, backslashes, any Unicode but NUL) reads back as itself", async () => {
-    const text = fc.string({ unit: fc.oneof(fc.constantFrom("'", "\\", "''", "\\'", "E'", "$$", ";", "--"), fc.string({ unit: "grapheme" })) }).map((s) => s.replaceAll("\u0000", ""));
+    const text = fc
+      .string({ unit: fc.oneof(fc.constantFrom("'", "\\", "''", "\\'", "E'", "$$", ";", "--"), fc.string({ unit: "grapheme" })) })
+      .map((s) => s.replaceAll("\u0000", ""));
     await fc.assert(
       fc.asyncProperty(text, async (value) => {
         const read = await client.query(`select ${literal(value)}::text as v`);
@@ -35,7 +37,15 @@ describe("SQL literals", { timeout: 60_000 }, () => {
     const worker = await startWorker({ connectionString: db.url, tools: { echo: (args) => args } });
     try {
       for (const runId of ["it's", "back\\slash", "';drop/**/table/**/plan_refs.runs;--", "E'\\\\'"]) {
-        await submitPlan({ steps: [{ id: 1, tool: "echo", args: { a: 1 } }, { id: 2, tool: "echo", args: { b: "$1.a" } }] }, { connectionString: db.url, runId });
+        await submitPlan(
+          {
+            steps: [
+              { id: 1, tool: "echo", args: { a: 1 } },
+              { id: 2, tool: "echo", args: { b: "$1.a" } },
+            ],
+          },
+          { connectionString: db.url, runId },
+        );
         const report = await waitForRun(runId, { connectionString: db.url, timeoutMs: 30_000 });
         expect(report.status).toBe("ok");
         expect(report.results.get(2)).toEqual({ b: 1 });
@@ -57,14 +67,27 @@ describe("progress notifications", { timeout: 60_000 }, () => {
     // The first step waits until the run is followed (else a fast worker could end it before).
     let open: () => void = () => undefined;
     const followedNow = new Promise<void>((resolve) => (open = resolve));
-    const worker = await startWorker({ connectionString: db.url, tools: { echo: (args) => args, gate: async (args) => (args.wait === true && (await followedNow), { a: 1 }) } });
+    const worker = await startWorker({
+      connectionString: db.url,
+      tools: { echo: (args) => args, gate: async (args) => (args.wait === true && (await followedNow), { a: 1 }) },
+    });
     try {
-      const plan = (wait: boolean): unknown => ({ steps: [{ id: 1, tool: "gate", args: { wait } }, { id: 2, tool: "echo", args: { b: "$1.a" } }, { id: 3, tool: "echo", args: { c: "$2.b" } }] });
+      const plan = (wait: boolean): unknown => ({
+        steps: [
+          { id: 1, tool: "gate", args: { wait } },
+          { id: 2, tool: "echo", args: { b: "$1.a" } },
+          { id: 3, tool: "echo", args: { c: "$2.b" } },
+        ],
+      });
       await submitPlan(plan(false), { connectionString: db.url, runId: "quiet" });
       expect((await waitForRun("quiet", { connectionString: db.url, timeoutMs: 30_000 })).status).toBe("ok");
       await submitPlan(plan(true), { connectionString: db.url, runId: "followed" });
       let snapshots = 0;
-      const followed = await waitForRun("followed", { connectionString: db.url, timeoutMs: 30_000, onProgress: () => (snapshots++, open()) });
+      const followed = await waitForRun("followed", {
+        connectionString: db.url,
+        timeoutMs: 30_000,
+        onProgress: () => (snapshots++, open()),
+      });
       expect(followed.status).toBe("ok");
       expect(followed.results.get(3)).toEqual({ c: 1 });
       await listener.query("select 1"); // notifications committed before this query are delivered before its reply
@@ -84,18 +107,30 @@ describe("progress notifications", { timeout: 60_000 }, () => {
 describe("a database migrated by an older version, or not at all", { timeout: 60_000 }, () => {
   test("not-migrated, naming the schema: no tables, no watched column, no settle_done function", async () => {
     const plan = { steps: [{ id: 1, tool: "echo", args: {} }] };
-    await expect(submitPlan(plan, { connectionString: db.url, schema: "never_made" })).rejects.toMatchObject({ name: "PostgresError", code: "not-migrated", message: expect.stringContaining("schema never_made") });
+    await expect(submitPlan(plan, { connectionString: db.url, schema: "never_made" })).rejects.toMatchObject({
+      name: "PostgresError",
+      code: "not-migrated",
+      message: expect.stringContaining("schema never_made"),
+    });
     await migrate({ connectionString: db.url, schema: "older" });
     // Both signatures migrate makes: the current one and the previous release's (its wrapper).
     await client.query(
       "alter table older.runs drop column watched; drop function older.settle_done(text, bigint, integer, json, bigint[], text[], text, text, text), older.settle_done(text, bigint, integer, json, bigint[], text[], text, text, text, text, text[])",
     );
     const runId = await submitPlan(plan, { connectionString: db.url, schema: "older" });
-    await expect(waitForRun(runId, { connectionString: db.url, schema: "older", onProgress: () => undefined })).rejects.toMatchObject({ name: "PostgresError", code: "not-migrated" });
-    const done = await client.query("select older.settle_done('x', 1, 1, null, '{}', '{}', 'ok', 'failed')").catch((error: unknown) => error);
+    await expect(waitForRun(runId, { connectionString: db.url, schema: "older", onProgress: () => undefined })).rejects.toMatchObject({
+      name: "PostgresError",
+      code: "not-migrated",
+    });
+    const done = await client
+      .query("select older.settle_done('x', 1, 1, null, '{}', '{}', 'ok', 'failed')")
+      .catch((error: unknown) => error);
     expect(done).toMatchObject({ code: "42883" }); // what databaseError maps to not-migrated
     await migrate({ connectionString: db.url, schema: "older" }); // upgrades it
     await expect(getRun(runId, { connectionString: db.url, schema: "older" })).resolves.toMatchObject({ status: "running" });
-    expect((await client.query("select stored from older.settle_done('x', 1, 1, null, '{}', '{}', 'ok', 'failed', null, null, null)")).rows[0].stored).toBe(false);
+    expect(
+      (await client.query("select stored from older.settle_done('x', 1, 1, null, '{}', '{}', 'ok', 'failed', null, null, null)")).rows[0]
+        .stored,
+    ).toBe(false);
   });
 });

@@ -15,7 +15,10 @@ import { databaseAndClient } from "./server.js";
 const shared = databaseAndClient();
 
 /** Step 1, then steps 2, 3 and 4 that reference it, with tools a, b and a; step 1 running (attempt 1). */
-async function fanOutOfThree(): Promise<{ runId: string; settle: (take?: { workerId: string; tools: string[] }) => ReturnType<typeof settleStep> }> {
+async function fanOutOfThree(): Promise<{
+  runId: string;
+  settle: (take?: { workerId: string; tools: string[] }) => ReturnType<typeof settleStep>;
+}> {
   const steps = [
     { id: 1, tool: "a", args: {} },
     { id: 2, tool: "a", args: { x: "$1.n" } },
@@ -24,13 +27,29 @@ async function fanOutOfThree(): Promise<{ runId: string; settle: (take?: { worke
   ];
   const runId = await submitPlan({ steps }, { connectionString: shared.db.url });
   await shared.client.query("delete from graphile_worker._private_jobs"); // no worker runs here
-  await shared.client.query("update plan_refs.steps set state = 'running', attempt = 1, worker = 'w' where run_id = $1 and step_id = 1", [runId]);
+  await shared.client.query("update plan_refs.steps set state = 'running', attempt = 1, worker = 'w' where run_id = $1 and step_id = 1", [
+    runId,
+  ]);
   const graph = scheduleGraph(steps.map((step) => ({ id: step.id, dependencies: step.id === 1 ? [] : [1] })));
   const connection = readConnection({ connectionString: shared.db.url }, "test");
-  return { runId, settle: (take) => settleStep(shared.client as never, connection, { runId, stepId: 1, attempt: 1, outcome: { ok: true, result: '{"n":7}' }, failFast: false, known: { graph, diagnostics: [] }, take }) };
+  return {
+    runId,
+    settle: (take) =>
+      settleStep(shared.client as never, connection, {
+        runId,
+        stepId: 1,
+        attempt: 1,
+        outcome: { ok: true, result: '{"n":7}' },
+        failFast: false,
+        known: { graph, diagnostics: [] },
+        take,
+      }),
+  };
 }
 
-async function stateOf(runId: string): Promise<{ steps: { id: number; state: string; worker: string | null; attempt: number; job: boolean }[]; unsettled: number }> {
+async function stateOf(
+  runId: string,
+): Promise<{ steps: { id: number; state: string; worker: string | null; attempt: number; job: boolean }[]; unsettled: number }> {
   const steps = await shared.client.query(
     `select s.step_id::int as id, s.state, s.worker, s.attempt, exists (select 1 from graphile_worker._private_jobs j where j.key = s.run_id || ':' || s.step_id::text) as job
      from plan_refs.steps s where s.run_id = $1 order by s.step_id`,
@@ -74,7 +93,11 @@ describe("a settle that takes the next step", { timeout: 60_000 }, () => {
       const { runId, settle } = await fanOutOfThree();
       expect(await settle(take)).toEqual({ settled: "stored" });
       const { steps } = await stateOf(runId);
-      expect(steps.slice(1).map((step) => [step.state, step.job])).toEqual([["ready", true], ["ready", true], ["ready", true]]);
+      expect(steps.slice(1).map((step) => [step.state, step.job])).toEqual([
+        ["ready", true],
+        ["ready", true],
+        ["ready", true],
+      ]);
     }
   });
 });
@@ -84,13 +107,21 @@ describe("a worker that takes the next step", { timeout: 60_000 }, () => {
   async function jobsWhileRunning(options: object, workerOptions: object): Promise<boolean[]> {
     const had: boolean[] = [];
     const probe = async (_args: unknown, context: { runId: string; stepId: number }) => {
-      const found = await shared.client.query("select count(*)::int as n from graphile_worker._private_jobs where key = $1", [`${context.runId}:${context.stepId}`]);
+      const found = await shared.client.query("select count(*)::int as n from graphile_worker._private_jobs where key = $1", [
+        `${context.runId}:${context.stepId}`,
+      ]);
       had[context.stepId - 1] = found.rows[0].n > 0;
       return { n: context.stepId };
     };
     const worker = await startWorker({ connectionString: shared.db.url, tools: { probe }, ...workerOptions });
     try {
-      const plan = { steps: [{ id: 1, tool: "probe", args: {} }, { id: 2, tool: "probe", args: { a: "$1.n" } }, { id: 3, tool: "probe", args: { b: "$2.n" } }] };
+      const plan = {
+        steps: [
+          { id: 1, tool: "probe", args: {} },
+          { id: 2, tool: "probe", args: { a: "$1.n" } },
+          { id: 3, tool: "probe", args: { b: "$2.n" } },
+        ],
+      };
       const runId = await submitPlan(plan, { connectionString: shared.db.url, ...options });
       const report = await waitForRun(runId, { connectionString: shared.db.url, timeoutMs: 30_000 });
       expect([report.status, report.results.get(3)]).toEqual(["ok", { n: 3 }]);
@@ -116,14 +147,30 @@ describe("a worker that takes the next step", { timeout: 60_000 }, () => {
     const running = new Promise<void>((resolve) => (started = resolve));
     const echo = (args: Record<string, unknown>) => args;
     // One slot, busy with step 1: no other slot of this worker can fetch step 2's job while it stops.
-    const worker = await startWorker({ connectionString: shared.db.url, concurrency: 1, graceMs: 20_000, tools: { gate: async () => (started(), await gate, { n: 1 }), echo } });
-    const runId = await submitPlan({ steps: [{ id: 1, tool: "gate", args: {} }, { id: 2, tool: "echo", args: { a: "$1.n" } }] }, { connectionString: shared.db.url });
+    const worker = await startWorker({
+      connectionString: shared.db.url,
+      concurrency: 1,
+      graceMs: 20_000,
+      tools: { gate: async () => (started(), await gate, { n: 1 }), echo },
+    });
+    const runId = await submitPlan(
+      {
+        steps: [
+          { id: 1, tool: "gate", args: {} },
+          { id: 2, tool: "echo", args: { a: "$1.n" } },
+        ],
+      },
+      { connectionString: shared.db.url },
+    );
     await running;
     const stopped = worker.stop();
     open();
     await stopped;
     const { steps } = await stateOf(runId);
-    expect(steps.map((step) => [step.id, step.state, step.job])).toEqual([[1, "done", false], [2, "ready", true]]);
+    expect(steps.map((step) => [step.id, step.state, step.job])).toEqual([
+      [1, "done", false],
+      [2, "ready", true],
+    ]);
     const other = await startWorker({ connectionString: shared.db.url, tools: { echo } });
     try {
       const report = await waitForRun(runId, { connectionString: shared.db.url, timeoutMs: 30_000 });

@@ -22,7 +22,12 @@ type Op =
 
 const op: fc.Arbitrary<Op> = fc.oneof(
   fc.constant({ kind: "fetch" as const }),
-  fc.record({ kind: fc.constant("resolve" as const), pick: fc.nat(), tool: fc.constantFrom(...TOOLS, "none" as const), flagless: fc.boolean() }),
+  fc.record({
+    kind: fc.constant("resolve" as const),
+    pick: fc.nat(),
+    tool: fc.constantFrom(...TOOLS, "none" as const),
+    flagless: fc.boolean(),
+  }),
   fc.record({ kind: fc.constant("leave" as const), pick: fc.nat() }),
 );
 

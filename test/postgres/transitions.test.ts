@@ -27,13 +27,20 @@ afterAll(() => stopWithClient(db, client), 60_000);
 async function rowsRead(): Promise<number> {
   await client.query("select pg_stat_force_next_flush()");
   await client.query("select pg_stat_clear_snapshot()");
-  const found = await client.query("select seq_tup_read + coalesce(idx_tup_fetch, 0) as n from pg_stat_user_tables where schemaname = 'plan_refs' and relname = 'steps'");
+  const found = await client.query(
+    "select seq_tup_read + coalesce(idx_tup_fetch, 0) as n from pg_stat_user_tables where schemaname = 'plan_refs' and relname = 'steps'",
+  );
   return Number(found.rows[0].n);
 }
 
 /** A fan-out stored: step 1 and `n` steps that each reference it, and its graph. */
-async function submitFanOut(n: number): Promise<{ connection: ReturnType<typeof readConnection>; runId: string; graph: ReturnType<typeof scheduleGraph> }> {
-  const steps = [{ id: 1, tool: "echo", args: {} }, ...Array.from({ length: n }, (_, i) => ({ id: i + 2, tool: "echo", args: { x: "$1" } }))];
+async function submitFanOut(
+  n: number,
+): Promise<{ connection: ReturnType<typeof readConnection>; runId: string; graph: ReturnType<typeof scheduleGraph> }> {
+  const steps = [
+    { id: 1, tool: "echo", args: {} },
+    ...Array.from({ length: n }, (_, i) => ({ id: i + 2, tool: "echo", args: { x: "$1" } })),
+  ];
   const runId = await submitPlan({ steps }, { connectionString: db.url });
   // submitPlan's own connections report what they read lazily (at most once a second, when idle): each
   // flushes now, so that none of it lands in a window measured below on a busy machine.
@@ -48,7 +55,14 @@ async function settleFanOut(n: number): Promise<number> {
   const { connection, runId, graph } = await submitFanOut(n);
   await client.query("update plan_refs.steps set state = 'running', attempt = 1 where run_id = $1 and step_id = 1", [runId]);
   const before = await rowsRead();
-  const { settled: stored } = await settleStep(client as never, connection, { runId, stepId: 1, attempt: 1, outcome: { ok: true, result: "{}" }, failFast: false, known: { graph, diagnostics: [] } });
+  const { settled: stored } = await settleStep(client as never, connection, {
+    runId,
+    stepId: 1,
+    attempt: 1,
+    outcome: { ok: true, result: "{}" },
+    failFast: false,
+    known: { graph, diagnostics: [] },
+  });
   const read = (await rowsRead()) - before;
   expect(stored).toBe("stored");
   const ready = await client.query("select count(*)::int as n from plan_refs.steps where run_id = $1 and state = 'ready'", [runId]);
@@ -72,14 +86,31 @@ describe("settling a step", { timeout: 120_000 }, () => {
  */
 async function leafCosts(n: number): Promise<{ claim: number; settle: number }> {
   const { connection, runId, graph } = await submitFanOut(n);
-  await client.query("update plan_refs.steps set state = 'done', has_result = true, result = '{}', attempt = 1 where run_id = $1 and step_id = 1", [runId]);
-  await client.query("update plan_refs.steps set state = case when step_id <= $2 then 'running' else 'ready' end, attempt = case when step_id <= $2 then 1 else 0 end, remaining = 0 where run_id = $1 and step_id > 1", [runId, n / 2 + 1]);
+  await client.query(
+    "update plan_refs.steps set state = 'done', has_result = true, result = '{}', attempt = 1 where run_id = $1 and step_id = 1",
+    [runId],
+  );
+  await client.query(
+    "update plan_refs.steps set state = case when step_id <= $2 then 'running' else 'ready' end, attempt = case when step_id <= $2 then 1 else 0 end, remaining = 0 where run_id = $1 and step_id > 1",
+    [runId, n / 2 + 1],
+  );
   let before = await rowsRead();
   const claimed = await claimStep(client as never, connection, "test-worker", new KnownRuns(), runId, n + 1);
   const claim = (await rowsRead()) - before;
   expect(claimed?.results.get(1)).toEqual({});
   before = await rowsRead();
-  expect((await settleStep(client as never, connection, { runId, stepId: 2, attempt: 1, outcome: { ok: true, result: "{}" }, failFast: false, known: { graph, diagnostics: [] } })).settled).toBe("stored");
+  expect(
+    (
+      await settleStep(client as never, connection, {
+        runId,
+        stepId: 2,
+        attempt: 1,
+        outcome: { ok: true, result: "{}" },
+        failFast: false,
+        known: { graph, diagnostics: [] },
+      })
+    ).settled,
+  ).toBe("stored");
   const settle = (await rowsRead()) - before;
   return { claim, settle };
 }
@@ -94,4 +125,3 @@ describe("a step with no dependents", { timeout: 120_000 }, () => {
     expect(large.settle).toBeLessThan(small.settle + 50);
   });
 });
-

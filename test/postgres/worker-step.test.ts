@@ -16,14 +16,25 @@ const known = runs.add("run-1", {
   options: { failFast: false, timeoutMs: null, validateOutputs: true, language },
   catalog: { checked: { output: { type: "number" } } },
   diagnostics: [],
-  graph: [[1, []], [2, [1]]],
+  graph: [
+    [1, []],
+    [2, [1]],
+  ],
 });
 
 function claimed(tool: string, args: Record<string, unknown> = {}): ClaimedStep {
   return { runId: "run-1", stepId: 2, tool, args, attempt: 3, results: new Map([[1, { city: "Lisbon" }]]), known };
 }
 
-function run(tool: string, fn: WorkerToolFunction | undefined, { timeoutMs, controller = new AbortController(), args = {} }: { timeoutMs?: number; controller?: AbortController; args?: Record<string, unknown> } = {}) {
+function run(
+  tool: string,
+  fn: WorkerToolFunction | undefined,
+  {
+    timeoutMs,
+    controller = new AbortController(),
+    args = {},
+  }: { timeoutMs?: number; controller?: AbortController; args?: Record<string, unknown> } = {},
+) {
   return runClaimedStep(claimed(tool, args), { fn, toolNames: ["geocode", "checked"], timeoutMs, controller, validateInputs: false });
 }
 
@@ -32,16 +43,23 @@ describe("a worker's try of a step", () => {
     const outcome = await run("geocdoe\u001b[2J", undefined);
     expect(outcome).toMatchObject({ ok: false, error: { code: "unknown-tool" } });
     const near = await run("geocdoe", undefined);
-    expect(near).toMatchObject({ ok: false, error: { code: "unknown-tool", detail: 'no function for tool "geocdoe" on this worker; did you mean "geocode"?' } });
+    expect(near).toMatchObject({
+      ok: false,
+      error: { code: "unknown-tool", detail: 'no function for tool "geocdoe" on this worker; did you mean "geocode"?' },
+    });
     expect(JSON.stringify(outcome)).not.toContain("\u001b");
   });
 
   test("the tool gets its resolved arguments, its try and an idempotency key", async () => {
     let seen: WorkerToolContext | undefined;
-    const outcome = await run("geocode", (args, context) => {
-      seen = context;
-      return args;
-    }, { args: { city: "$1.city" } });
+    const outcome = await run(
+      "geocode",
+      (args, context) => {
+        seen = context;
+        return args;
+      },
+      { args: { city: "$1.city" } },
+    );
     expect(outcome).toEqual({ ok: true, result: '{"city":"Lisbon"}' });
     expect(seen).toMatchObject({ runId: "run-1", stepId: 2, attempt: 3, idempotencyKey: "run-1:2" });
   });
@@ -61,16 +79,23 @@ describe("a worker's try of a step", () => {
   });
 
   test("a result JSON would change is unserializable; one failing its output schema is kept", async () => {
-    expect(await run("geocode", () => new Map())).toMatchObject({ ok: false, error: { code: "unserializable", detail: "its result cannot be stored as JSON: it contains a Map (JSON writes {})" } });
+    expect(await run("geocode", () => new Map())).toMatchObject({
+      ok: false,
+      error: { code: "unserializable", detail: "its result cannot be stored as JSON: it contains a Map (JSON writes {})" },
+    });
     expect(await run("checked", () => "seven")).toMatchObject({ ok: false, error: { code: "invalid-output" }, result: '"seven"' });
   });
 
   test("a timeout aborts the tool's signal; an abort ends the try at once", async () => {
     let signal: AbortSignal | undefined;
-    const timedOut = await run("geocode", (_args, context) => {
-      signal = context.signal;
-      return new Promise(() => undefined);
-    }, { timeoutMs: 1 });
+    const timedOut = await run(
+      "geocode",
+      (_args, context) => {
+        signal = context.signal;
+        return new Promise(() => undefined);
+      },
+      { timeoutMs: 1 },
+    );
     expect(timedOut).toMatchObject({ ok: false, error: { code: "timeout", detail: "timed out after 1 ms" } });
     expect(signal?.aborted).toBe(true);
     const controller = new AbortController();
@@ -87,10 +112,27 @@ describe("a worker's try of a step", () => {
 
 describe("the stored step error", () => {
   test("rebuilt as runPlan's error: code, message, place", async () => {
-    const local = await runPlan([{ id: 1, tool: "t", args: {} }, { id: 2, tool: "t", args: { q: "$1.nowhere" } }], { t: () => ({}) });
+    const local = await runPlan(
+      [
+        { id: 1, tool: "t", args: {} },
+        { id: 2, tool: "t", args: { q: "$1.nowhere" } },
+      ],
+      { t: () => ({}) },
+    );
     const error = local.errors.get(2)!;
-    const rebuilt = rebuildStepError(2, "t", JSON.parse(JSON.stringify(storedError({ code: "unresolved-args", detail: error.message.replace("step 2 (t): ", ""), cause: error.cause }))));
-    expect({ code: rebuilt.code, message: rebuilt.message, ref: rebuilt.ref, arg: rebuilt.arg }).toEqual({ code: error.code, message: error.message, ref: error.ref, arg: error.arg });
+    const rebuilt = rebuildStepError(
+      2,
+      "t",
+      JSON.parse(
+        JSON.stringify(storedError({ code: "unresolved-args", detail: error.message.replace("step 2 (t): ", ""), cause: error.cause })),
+      ),
+    );
+    expect({ code: rebuilt.code, message: rebuilt.message, ref: rebuilt.ref, arg: rebuilt.arg }).toEqual({
+      code: error.code,
+      message: error.message,
+      ref: error.ref,
+      arg: error.arg,
+    });
   });
 
   test("a stored row this version did not write is read safely", () => {

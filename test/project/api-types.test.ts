@@ -95,7 +95,9 @@ describe("the AST union narrows by type", () => {
   });
 
   test("every node has a readonly type and span", () => {
-    expectTypeOf<AstNode["type"]>().toEqualTypeOf<"step" | "key" | "index" | "quoted-key" | "reference" | "literal" | "default" | "text" | "interpolation" | "template">();
+    expectTypeOf<AstNode["type"]>().toEqualTypeOf<
+      "step" | "key" | "index" | "quoted-key" | "reference" | "literal" | "default" | "text" | "interpolation" | "template"
+    >();
     expectTypeOf<AstNode["span"]>().toEqualTypeOf<Span>();
     expectTypeOf<Span>().toEqualTypeOf<{ readonly start: number; readonly end: number }>();
     // Never called: it only has to fail to compile without the @ts-expect-error.
@@ -114,7 +116,9 @@ describe("public function signatures", () => {
     expectTypeOf(grammar.parseRef).parameters.toEqualTypeOf<[text: string, options?: SyntaxOptions]>();
     expectTypeOf(grammar.parseRef).returns.toEqualTypeOf<RefAst>();
     expectTypeOf(grammar.tryParseRef).returns.toEqualTypeOf<Result<RefAst>>();
-    expectTypeOf(grammar.tryParseRef("$1")).toEqualTypeOf<{ readonly ok: true; readonly value: RefAst } | { readonly ok: false; readonly error: RefError }>();
+    expectTypeOf(grammar.tryParseRef("$1")).toEqualTypeOf<
+      { readonly ok: true; readonly value: RefAst } | { readonly ok: false; readonly error: RefError }
+    >();
     expectTypeOf(grammar.parseTemplate).returns.toEqualTypeOf<TemplateNode>();
     expectTypeOf(grammar.isPlaceholder).parameters.toEqualTypeOf<[value: unknown, options?: SyntaxOptions]>();
     expectTypeOf(grammar.isPlaceholder).returns.toEqualTypeOf<boolean>();
@@ -127,7 +131,9 @@ describe("public function signatures", () => {
   });
 
   test("resolve", () => {
-    expectTypeOf(resolve.resolveRefs).parameters.toEqualTypeOf<[args: Readonly<Record<string, unknown>>, results: Results, options?: ResolveOptions]>();
+    expectTypeOf(resolve.resolveRefs).parameters.toEqualTypeOf<
+      [args: Readonly<Record<string, unknown>>, results: Results, options?: ResolveOptions]
+    >();
     expectTypeOf(resolve.resolveRefs).returns.toEqualTypeOf<Record<string, unknown>>();
     expectTypeOf(resolve.evaluate).returns.toEqualTypeOf<unknown>();
     expectTypeOf<Map<number, unknown>>().toMatchTypeOf<Results>();
@@ -149,7 +155,9 @@ describe("public function signatures", () => {
     expectTypeOf<KeyError["ref"]>().toEqualTypeOf<string | undefined>();
     expectTypeOf<RefSyntaxError["offset"]>().toEqualTypeOf<number>();
     expectTypeOf<RefSyntaxError["expected"]>().toEqualTypeOf<readonly string[]>();
-    expectTypeOf<"missing-step" | "missing-key" | "not-indexable" | "syntax" | "invalid-args" | "invalid-results" | "cycle" | "limit">().toMatchTypeOf<RefErrorCode>();
+    expectTypeOf<
+      "missing-step" | "missing-key" | "not-indexable" | "syntax" | "invalid-args" | "invalid-results" | "cycle" | "limit"
+    >().toMatchTypeOf<RefErrorCode>();
     const error = new resolve.KeyError("missing-step", "x", { step: 1, stepText: "1" });
     expect(error).toBeInstanceOf(resolve.RefError);
   });

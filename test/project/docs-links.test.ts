@@ -53,7 +53,9 @@ function anchorsOf(markdown: string): Set<string> {
 
 /** Every inline link's target (`[text](target)`, `![alt](target)`) with its line, titles dropped. */
 function linksOf(markdown: string): { readonly target: string; readonly line: number }[] {
-  return prose(markdown).flatMap((line, index) => [...line.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((found) => ({ target: found[1]!, line: index + 1 })));
+  return prose(markdown).flatMap((line, index) =>
+    [...line.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((found) => ({ target: found[1]!, line: index + 1 })),
+  );
 }
 
 /** What is wrong with a link from `file` (relative to the repository), or `undefined`. */
@@ -87,7 +89,9 @@ describe("the documentation's links", () => {
   });
 
   test("the docs link each other: every page under docs/ is linked from docs/index.md", () => {
-    const index = linksOf(readFileSync(join(root, "docs/index.md"), "utf8")).map(({ target }) => normalize(join("docs", target.split("#")[0]!)));
+    const index = linksOf(readFileSync(join(root, "docs/index.md"), "utf8")).map(({ target }) =>
+      normalize(join("docs", target.split("#")[0]!)),
+    );
     const pages = documentationFiles().filter((file) => file.startsWith("docs/") && file !== "docs/index.md");
     expect(pages.filter((page) => !index.includes(page))).toEqual([]);
   });
@@ -101,12 +105,16 @@ describe("the link checker", () => {
     ["PostgreSQL executor (`plan-refs/postgres`)", "postgresql-executor-plan-refspostgres"],
     ["Workload 8: 1,000 plans × 10 steps", "workload-8-1000-plans--10-steps"],
     ["Retries, limits, resume and approval", "retries-limits-resume-and-approval"],
-    ["Option `syntax: \"path\"`", "option-syntax-path"],
+    ['Option `syntax: "path"`', "option-syntax-path"],
   ])("the heading %j has the id %j", (heading, id) => {
     expect(slug(heading)).toBe(id);
   });
 
-  const pages: Record<string, string> = { "docs/a.md": "# A\n\n## Two words\n\n## Two words\n\n```md\n## Not a heading\n```\n", "docs/b.md": "# B\n", "src/x.ts": "" };
+  const pages: Record<string, string> = {
+    "docs/a.md": "# A\n\n## Two words\n\n## Two words\n\n```md\n## Not a heading\n```\n",
+    "docs/b.md": "# B\n",
+    "src/x.ts": "",
+  };
   const read = (path: string) => pages[path];
 
   test.each([
@@ -125,7 +133,7 @@ describe("the link checker", () => {
   });
 
   test("finds links in prose only, with their lines", () => {
-    expect(linksOf("See [a](a.md) and ![b](b.svg \"B\").\n`[c](c.md)`\n```\n[d](d.md)\n```")).toEqual([
+    expect(linksOf('See [a](a.md) and ![b](b.svg "B").\n`[c](c.md)`\n```\n[d](d.md)\n```')).toEqual([
       { target: "a.md", line: 1 },
       { target: "b.svg", line: 1 },
     ]);

@@ -39,7 +39,23 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   "ai-sdk": ["agents", "formats", "run", "step", "editor", "lint", "plan", "resolve", "grammar", "shared"],
   "openai-agents": ["agents", "formats", "run", "step", "editor", "lint", "plan", "resolve", "grammar", "shared"],
   cli: ["draw", "formats", "mcp", "postgres", "run", "step", "editor", "lint", "plan", "resolve", "grammar", "shared"],
-  ROOT: ["agents", "cli", "codemirror", "draw", "formats", "mcp", "postgres", "run", "step", "editor", "lint", "plan", "resolve", "grammar", "shared"],
+  ROOT: [
+    "agents",
+    "cli",
+    "codemirror",
+    "draw",
+    "formats",
+    "mcp",
+    "postgres",
+    "run",
+    "step",
+    "editor",
+    "lint",
+    "plan",
+    "resolve",
+    "grammar",
+    "shared",
+  ],
 };
 
 /**
@@ -49,13 +65,18 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
 const KNOWN_VIOLATIONS: readonly string[] = [];
 
 function files(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? files(join(dir, entry.name)) : entry.name.endsWith(".ts") ? [join(dir, entry.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? files(join(dir, entry.name)) : entry.name.endsWith(".ts") ? [join(dir, entry.name)] : [],
+  );
 }
 
 /** The relative specifiers a file imports: `import … from`, `export … from`, `import "…"`, `import("…")`. */
 function specifiersOf(file: string): string[] {
   const text = readFileSync(file, "utf8");
-  const statics = [...text.matchAll(/^\s*(?:import|export)\b[^;]*?\bfrom\s*"(\.{1,2}\/[^"]+)"/gm), ...text.matchAll(/^\s*import\s*"(\.{1,2}\/[^"]+)"/gm)];
+  const statics = [
+    ...text.matchAll(/^\s*(?:import|export)\b[^;]*?\bfrom\s*"(\.{1,2}\/[^"]+)"/gm),
+    ...text.matchAll(/^\s*import\s*"(\.{1,2}\/[^"]+)"/gm),
+  ];
   const dynamics = text
     .split("\n")
     .filter((line) => !/^\s*(?:\*|\/\/)/.test(line)) // doc comments may show examples
@@ -77,7 +98,9 @@ const edges = files(src).flatMap((file) =>
 
 describe("import directions between src/ folders", () => {
   test("every folder of src/ has a row in the table", () => {
-    const folders = readdirSync(src, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+    const folders = readdirSync(src, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
     expect(folders.filter((folder) => !(folder in ALLOWED))).toEqual([]);
     expect(edges.length).toBeGreaterThan(100); // the reader found the imports
   });
@@ -90,7 +113,11 @@ describe("import directions between src/ folders", () => {
   });
 
   test("src/postgres imports nothing of src/run, and src/step nothing of either executor", () => {
-    const crossing = edges.filter((edge) => (edge.fromFolder === "postgres" && edge.toFolder === "run") || (edge.fromFolder === "step" && (edge.toFolder === "run" || edge.toFolder === "postgres")));
+    const crossing = edges.filter(
+      (edge) =>
+        (edge.fromFolder === "postgres" && edge.toFolder === "run") ||
+        (edge.fromFolder === "step" && (edge.toFolder === "run" || edge.toFolder === "postgres")),
+    );
     expect(crossing.map((edge) => `${edge.from} -> ${edge.to}`)).toEqual([]);
   });
 
@@ -101,7 +128,9 @@ describe("import directions between src/ folders", () => {
 
   test("no cycle between folders, in the table or in the imports", () => {
     const actual = new Map<string, Set<string>>();
-    for (const edge of edges) if (edge.fromFolder !== edge.toFolder) (actual.get(edge.fromFolder) ?? actual.set(edge.fromFolder, new Set()).get(edge.fromFolder)!).add(edge.toFolder);
+    for (const edge of edges)
+      if (edge.fromFolder !== edge.toFolder)
+        (actual.get(edge.fromFolder) ?? actual.set(edge.fromFolder, new Set()).get(edge.fromFolder)!).add(edge.toFolder);
     for (const graph of [new Map(Object.entries(ALLOWED).map(([folder, allowed]) => [folder, new Set(allowed)])), actual]) {
       expect(cycleIn(graph)).toBeUndefined();
     }

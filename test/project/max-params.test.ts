@@ -25,10 +25,19 @@ function longParameterLists(file: string, text: string, max: number): string[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const found: string[] = [];
   const visit = (node: ts.Node): void => {
-    if (ts.isFunctionLike(node) && !ts.isFunctionTypeNode(node) && !ts.isConstructorTypeNode(node) && !ts.isCallSignatureDeclaration(node) && !ts.isMethodSignature(node) && !ts.isConstructSignatureDeclaration(node) && !ts.isIndexSignatureDeclaration(node)) {
+    if (
+      ts.isFunctionLike(node) &&
+      !ts.isFunctionTypeNode(node) &&
+      !ts.isConstructorTypeNode(node) &&
+      !ts.isCallSignatureDeclaration(node) &&
+      !ts.isMethodSignature(node) &&
+      !ts.isConstructSignatureDeclaration(node) &&
+      !ts.isIndexSignatureDeclaration(node)
+    ) {
       if (node.parameters.length > max) {
         const { line } = source.getLineAndCharacterOfPosition(node.getStart(source));
-        const name = node.name?.getText(source) ?? (ts.isVariableDeclaration(node.parent) ? node.parent.name.getText(source) : "(anonymous)");
+        const name =
+          node.name?.getText(source) ?? (ts.isVariableDeclaration(node.parent) ? node.parent.name.getText(source) : "(anonymous)");
         found.push(`${relative(process.cwd(), file)}:${line + 1} ${name} (${node.parameters.length})`);
       }
     }

@@ -14,7 +14,11 @@ import { parseXml } from "../draw/xml.js";
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
 test("docs/images/trip-plan.svg and trip-run.svg are what npm run pictures draws now", () => {
-  const result = spawnSync(process.execPath, [join(root, "scripts/pictures.mjs"), "--check"], { cwd: root, encoding: "utf8", timeout: 60_000 });
+  const result = spawnSync(process.execPath, [join(root, "scripts/pictures.mjs"), "--check"], {
+    cwd: root,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
   expect(result.stderr).toBe("");
   expect(result.status).toBe(0);
 });

@@ -105,10 +105,13 @@ describe("the documentation's files", () => {
     }
   });
 
-  test.each(NOT_YET_RUN.map((entry) => [`${entry.file}: ${entry.firstLine}`, entry] as const))("the block not yet run, %s, is there, once, with a reason", (_name, entry) => {
-    expect(blocks.filter((block) => block.file === entry.file && block.code.split("\n")[0] === entry.firstLine)).toHaveLength(1);
-    expect(entry.reason.length).toBeGreaterThan(10);
-  });
+  test.each(NOT_YET_RUN.map((entry) => [`${entry.file}: ${entry.firstLine}`, entry] as const))(
+    "the block not yet run, %s, is there, once, with a reason",
+    (_name, entry) => {
+      expect(blocks.filter((block) => block.file === entry.file && block.code.split("\n")[0] === entry.firstLine)).toHaveLength(1);
+      expect(entry.reason.length).toBeGreaterThan(10);
+    },
+  );
 
   test("the TypeScript program has no problem outside the blocks", () => {
     expect(problems.get("other") ?? []).toEqual([]);
@@ -116,7 +119,9 @@ describe("the documentation's files", () => {
 });
 
 describe("the documentation's code", () => {
-  test.each(code.map((block) => [`${block.where} (${block.lang}${block.marker === undefined ? "" : `, ${block.marker.kind}`})`, block] as const))("the block at %s", async (_name, block) => {
+  test.each(
+    code.map((block) => [`${block.where} (${block.lang}${block.marker === undefined ? "" : `, ${block.marker.kind}`})`, block] as const),
+  )("the block at %s", async (_name, block) => {
     if (block.marker?.kind === "skip") return;
     const where = (line: number) => `${block.file}:${block.line + line}`;
     expect(problemsOf(block), `${block.where}: the block does not typecheck under --strict${staleNote()}`).toEqual([]);
@@ -143,38 +148,57 @@ describe("the documentation's code", () => {
     }
   });
 
-  test.each(run.filter((block) => block.marker?.kind === "same-as").map((block) => [block.where, block] as const))("the output block at %s is its file's text", (_where, block) => {
-    const file = block.marker!.argument;
-    expect(block.code, `${block.where} should be the text of ${file}`).toBe(readFileSync(join(root, file), "utf8"));
-  });
-
-  test.each(run.filter((block) => block.marker?.kind === "result-of").map((block) => [block.where, block] as const))("the result at %s is what runPlan gives", async (_where, block) => {
-    const [, planFile, step] = /^(\S+) step (\d+)$/.exec(block.marker!.argument) ?? [];
-    expect(planFile, `${block.where}: write <!-- readme-test: result-of path/plan.json step N -->`).toBeDefined();
-    const plan: unknown = JSON.parse(readFileSync(join(root, planFile!), "utf8"));
-    // Vitest's module objects hold their exports as getters, which runPlan never runs: copy them.
-    const tools = { ...((await import(pathToFileURL(join(root, dirname(planFile!), "tools.mjs")).href)) as ToolFunctions) };
-    const report = await runPlan(plan, tools);
-    expect(report.status, `${block.where}: ${planFile} did not run`).toBe("ok");
-    expect(report.results.get(Number(step))).toEqual(JSON.parse(block.code));
-  });
-});
-
-describe("the documentation's command lines", () => {
-  test.each(run.filter((block) => block.marker?.kind === "stderr-of" || block.marker?.kind === "stdout-of").map((block) => [block.where, block] as const))(
-    "the output at %s is what the command prints (numbers masked, any order)",
-    async (_where, block) => {
-      const args = block.marker!.argument.replace(/\s*\(.*\)$/, "").split(/\s+/);
-      const result = await runCliInProcess(args, { cwd: root });
-      const printed = block.marker!.kind === "stderr-of" ? result.stderr : result.stdout;
-      const shape = (text: string) => text.trimEnd().split("\n").map((line) => line.replace(/\d+/g, "N")).sort();
-      expect(shape(block.code), `${block.where}: what \`plan-refs ${args.join(" ")}\` prints on ${block.marker!.kind === "stderr-of" ? "stderr" : "stdout"}${staleNote()}\n${printed}`).toEqual(shape(printed));
+  test.each(run.filter((block) => block.marker?.kind === "same-as").map((block) => [block.where, block] as const))(
+    "the output block at %s is its file's text",
+    (_where, block) => {
+      const file = block.marker!.argument;
+      expect(block.code, `${block.where} should be the text of ${file}`).toBe(readFileSync(join(root, file), "utf8"));
     },
   );
 
+  test.each(run.filter((block) => block.marker?.kind === "result-of").map((block) => [block.where, block] as const))(
+    "the result at %s is what runPlan gives",
+    async (_where, block) => {
+      const [, planFile, step] = /^(\S+) step (\d+)$/.exec(block.marker!.argument) ?? [];
+      expect(planFile, `${block.where}: write <!-- readme-test: result-of path/plan.json step N -->`).toBeDefined();
+      const plan: unknown = JSON.parse(readFileSync(join(root, planFile!), "utf8"));
+      // Vitest's module objects hold their exports as getters, which runPlan never runs: copy them.
+      const tools = { ...((await import(pathToFileURL(join(root, dirname(planFile!), "tools.mjs")).href)) as ToolFunctions) };
+      const report = await runPlan(plan, tools);
+      expect(report.status, `${block.where}: ${planFile} did not run`).toBe("ok");
+      expect(report.results.get(Number(step))).toEqual(JSON.parse(block.code));
+    },
+  );
+});
+
+describe("the documentation's command lines", () => {
+  test.each(
+    run
+      .filter((block) => block.marker?.kind === "stderr-of" || block.marker?.kind === "stdout-of")
+      .map((block) => [block.where, block] as const),
+  )("the output at %s is what the command prints (numbers masked, any order)", async (_where, block) => {
+    const args = block.marker!.argument.replace(/\s*\(.*\)$/, "").split(/\s+/);
+    const result = await runCliInProcess(args, { cwd: root });
+    const printed = block.marker!.kind === "stderr-of" ? result.stderr : result.stdout;
+    const shape = (text: string) =>
+      text
+        .trimEnd()
+        .split("\n")
+        .map((line) => line.replace(/\d+/g, "N"))
+        .sort();
+    expect(
+      shape(block.code),
+      `${block.where}: what \`plan-refs ${args.join(" ")}\` prints on ${block.marker!.kind === "stderr-of" ? "stderr" : "stdout"}${staleNote()}\n${printed}`,
+    ).toEqual(shape(printed));
+  });
+
   const lines = run
     .filter((block) => SHELL.has(block.lang))
-    .flatMap((block) => block.code.split("\n").flatMap((line, index) => commandOf(line).map((command) => ({ ...command, where: `${block.file}:${block.line + 1 + index}` }))));
+    .flatMap((block) =>
+      block.code
+        .split("\n")
+        .flatMap((line, index) => commandOf(line).map((command) => ({ ...command, where: `${block.file}:${block.line + 1 + index}` }))),
+    );
 
   test("the shell blocks hold plan-refs command lines to check", () => {
     expect(lines.length).toBeGreaterThan(20);
@@ -183,7 +207,11 @@ describe("the documentation's command lines", () => {
   const helps = new Map<string, Promise<string>>();
   const helpOf = (words: readonly string[]) => {
     const key = words.join(" ");
-    if (!helps.has(key)) helps.set(key, runCliInProcess([...words, "--help"], { cwd: root }).then((result) => result.stdout));
+    if (!helps.has(key))
+      helps.set(
+        key,
+        runCliInProcess([...words, "--help"], { cwd: root }).then((result) => result.stdout),
+      );
     return helps.get(key)!;
   };
 
@@ -192,7 +220,10 @@ describe("the documentation's command lines", () => {
     const words = line.subcommand === undefined ? [line.command] : [line.command, line.subcommand];
     const help = await helpOf(words);
     expect(help.split("\n")[0], `${line.where}: \`plan-refs ${words.join(" ")} --help\``).toContain(`plan-refs ${words.join(" ")}`);
-    for (const flag of line.flags) expect(new RegExp(`${flag}(?![\\w-])`).test(help), `${line.where}: ${flag} is not in \`plan-refs ${words.join(" ")} --help\``).toBe(true);
+    for (const flag of line.flags)
+      expect(new RegExp(`${flag}(?![\\w-])`).test(help), `${line.where}: ${flag} is not in \`plan-refs ${words.join(" ")} --help\``).toBe(
+        true,
+      );
   });
 });
 
@@ -227,7 +258,11 @@ describe("README.md", () => {
 
 describe("docs/performance.md", () => {
   test("shows one table per workload and the targets, as bench/results.json has them", () => {
-    const results = JSON.parse(readFileSync(join(root, "bench/results.json"), "utf8")) as { date: string; workloads: WorkloadReport[]; targets: (Target & { workload: string })[] };
+    const results = JSON.parse(readFileSync(join(root, "bench/results.json"), "utf8")) as {
+      date: string;
+      workloads: WorkloadReport[];
+      targets: (Target & { workload: string })[];
+    };
     const page = texts.get("docs/performance.md")!;
     expect(page).toContain(results.date.slice(0, 10));
     for (const workload of results.workloads) {
@@ -239,13 +274,27 @@ describe("docs/performance.md", () => {
 });
 
 describe("the checker", () => {
-  const { rows } = JSON.parse(readFileSync(join(root, "test/cases/readme-shown.json"), "utf8")) as { rows: { name: string; shown: string; actual: Encoded; mismatch: string | null }[] };
+  const { rows } = JSON.parse(readFileSync(join(root, "test/cases/readme-shown.json"), "utf8")) as {
+    rows: { name: string; shown: string; actual: Encoded; mismatch: string | null }[];
+  };
   test.each(rows.map((row) => [row.name, row] as const))("a shown value: %s", (_name, row) => {
     expect(mismatch(row.shown, row.actual) ?? null).toBe(row.mismatch);
   });
 
   test("finds shown values after a statement, on its line or on the lines after it, continued by indented comment lines", () => {
-    const code = ['import { f } from "x";', "f(1); // → 1", "f(2);", "// prose first", "// → { a: 1,", "//   b: 2 }", "// prose after", "const x = f(3);", "// → 3", "f(4);", "// throws Error: no"].join("\n");
+    const code = [
+      'import { f } from "x";',
+      "f(1); // → 1",
+      "f(2);",
+      "// prose first",
+      "// → { a: 1,",
+      "//   b: 2 }",
+      "// prose after",
+      "const x = f(3);",
+      "// → 3",
+      "f(4);",
+      "// throws Error: no",
+    ].join("\n");
     const { shown, source } = instrument(code, "block");
     expect(shown).toEqual([
       { id: 0, line: 2, kind: "value", text: "1" },
@@ -259,10 +308,26 @@ describe("the checker", () => {
   });
 
   test.each([
-    ["a shown value inside a function", "function g() {\n  return 1;\n  // → 1\n}\n", 'block: 1 "// →" / "// throws" comment(s) inside a statement: only those after a top-level statement are checked'],
-    ["two shown values after one statement", "f();\n// → 1\n// → 2\n", "block:1: one statement, two shown values; put a statement before each"],
-    ["a shown value before any statement", "// → 1\nf();\n", 'block: a "// →" or "// throws" comment before the first statement shows nothing'],
-    ["a shown value after a declaration that is not one const", "let a = 1, b = 2;\n// → 1\n", "block:2: a shown value must follow an expression statement or a `const name = …;`"],
+    [
+      "a shown value inside a function",
+      "function g() {\n  return 1;\n  // → 1\n}\n",
+      'block: 1 "// →" / "// throws" comment(s) inside a statement: only those after a top-level statement are checked',
+    ],
+    [
+      "two shown values after one statement",
+      "f();\n// → 1\n// → 2\n",
+      "block:1: one statement, two shown values; put a statement before each",
+    ],
+    [
+      "a shown value before any statement",
+      "// → 1\nf();\n",
+      'block: a "// →" or "// throws" comment before the first statement shows nothing',
+    ],
+    [
+      "a shown value after a declaration that is not one const",
+      "let a = 1, b = 2;\n// → 1\n",
+      "block:2: a shown value must follow an expression statement or a `const name = …;`",
+    ],
   ])("refuses %s", (_name, code, message) => {
     expect(() => instrument(code, "block")).toThrow(message);
   });
@@ -283,7 +348,10 @@ describe("the checker", () => {
     const result = await runModule(file);
     expect(result.code, result.stderr).toBe(0);
     expect(mismatch(shown[0]!.text, result.records.get(0)!.value!)).toBe("[0].span.start: shown 1, but it is 0");
-    expect(result.records.get(1)?.thrown).toEqual({ name: "KeyError", message: '$1.town: step 1\'s result has no key "town" (keys: city), in argument /q' });
+    expect(result.records.get(1)?.thrown).toEqual({
+      name: "KeyError",
+      message: '$1.town: step 1\'s result has no key "town" (keys: city), in argument /q',
+    });
     expect(result.records.get(2)).toEqual({ value: { $: "object", className: null, entries: [["q", "Paris"]] } });
   });
 });

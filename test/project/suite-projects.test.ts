@@ -56,7 +56,13 @@ const IN_PROCESS = ["core", "integrations"];
 
 describe("the suite's projects", () => {
   test("every test file is in exactly one project besides no-proto", () => {
-    const owners = files.map((file) => [file, projects.filter((project) => project.name !== "no-proto" && project.files.includes(file)).map((project) => project.name)] as const);
+    const owners = files.map(
+      (file) =>
+        [
+          file,
+          projects.filter((project) => project.name !== "no-proto" && project.files.includes(file)).map((project) => project.name),
+        ] as const,
+    );
     expect(owners.filter(([, names]) => names.length !== 1)).toEqual([]);
     expect(files.length).toBeGreaterThan(100);
   });
@@ -69,7 +75,9 @@ describe("the suite's projects", () => {
   });
 
   test("a file outside the in-process projects opens with the comment that says what it starts", () => {
-    const outside = projects.filter((project) => project.name !== "no-proto" && !IN_PROCESS.includes(project.name)).flatMap((project) => project.files);
+    const outside = projects
+      .filter((project) => project.name !== "no-proto" && !IN_PROCESS.includes(project.name))
+      .flatMap((project) => project.files);
     const bare = outside.filter((file) => !/^(\/\/\/ <reference [^\n]*\n)*\/\*\*\n/.test(readFileSync(join(root, file), "utf8")));
     expect(bare).toEqual([]);
   });

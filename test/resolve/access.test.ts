@@ -21,7 +21,9 @@ const ghostDescriptor = { value: "ghost", writable: true, enumerable: true, conf
 function ghostArray(items: unknown[]): unknown[] {
   return new Proxy(items, {
     getOwnPropertyDescriptor(target, key) {
-      return Reflect.getOwnPropertyDescriptor(target, key) ?? (typeof key === "string" && /^[0-9]+$/.test(key) ? ghostDescriptor : undefined);
+      return (
+        Reflect.getOwnPropertyDescriptor(target, key) ?? (typeof key === "string" && /^[0-9]+$/.test(key) ? ghostDescriptor : undefined)
+      );
     },
   });
 }
@@ -153,7 +155,9 @@ describe("src/resolve/access.ts", () => {
     });
 
     test("a missing key on an object lists its keys in the message", () => {
-      expect(thrown(() => ref("$1.zip", { 1: { city: "Paris", street: "Main" } })).message).toBe(`$1.zip: step 1's result has no key "zip" (keys: city, street)`);
+      expect(thrown(() => ref("$1.zip", { 1: { city: "Paris", street: "Main" } })).message).toBe(
+        `$1.zip: step 1's result has no key "zip" (keys: city, street)`,
+      );
       expect(thrown(() => ref("$1.zip", { 1: {} })).message).toBe(`$1.zip: step 1's result has no key "zip" (it has no keys)`);
     });
 
@@ -172,7 +176,15 @@ describe("src/resolve/access.ts", () => {
 
   describe("sizeOf: entries of a container, undefined for anything else", () => {
     test.each([
-      ["a Map", new Map([["a", 1], ["b", 2], ["c", 3]]), 3],
+      [
+        "a Map",
+        new Map([
+          ["a", 1],
+          ["b", 2],
+          ["c", 3],
+        ]),
+        3,
+      ],
       ["a sparse array (its length, not its keys)", [1, , 3], 3],
       ["an array with an extra own key", Object.assign([1, 2], { extra: true }), 2],
       ["an object", { a: 1, b: 2 }, 2],
@@ -217,7 +229,14 @@ describe("src/resolve/access.ts", () => {
 describe("src/resolve/access.ts: results whose prototype cannot be read", () => {
   test("results whose prototype cannot be read: code access, and the message says it was the results", () => {
     const boom = new Error("no prototype for you");
-    const results = new Proxy({}, { getPrototypeOf: () => { throw boom; } });
+    const results = new Proxy(
+      {},
+      {
+        getPrototypeOf: () => {
+          throw boom;
+        },
+      },
+    );
     const error = thrown(() => ref("$1", results));
     expect(error.code).toBe("access");
     expect(error.cause).toBe(boom);

@@ -24,31 +24,42 @@ function compare(args: unknown, results: unknown, options: ResolveOptions | unde
 }
 
 describe("compileArgs agrees with resolveRefs on every shared case", () => {
-  const rows = ["seed.json", "path.json", "templates.json", "deep.json"].flatMap((file) => loadCases(file).map((row) => ({ ...row, name: `${file}: ${row.name}` })));
+  const rows = ["seed.json", "path.json", "templates.json", "deep.json"].flatMap((file) =>
+    loadCases(file).map((row) => ({ ...row, name: `${file}: ${row.name}` })),
+  );
   test.each(rows)("$name", (row) => compare(argsOf(row), resultsOf(row), row.options));
 });
 
 describe("compileArgs agrees with resolveRefs on generated input", () => {
   test("same output or same error", () => {
-    fc.assert(fc.property(argsArbitrary, resultsArbitrary, optionsArbitrary, (args, results, options) => compare(args, results, options)), { numRuns: 2000 });
+    fc.assert(
+      fc.property(argsArbitrary, resultsArbitrary, optionsArbitrary, (args, results, options) => compare(args, results, options)),
+      { numRuns: 2000 },
+    );
   });
 
   test("one compiled function, many results", () => {
     fc.assert(
-      fc.property(argsArbitrary, fc.array(resultsArbitrary, { minLength: 2, maxLength: 4 }), optionsArbitrary, (args, resultsList, options) => {
-        let compiled: ((results: Results) => Record<string, unknown>) | undefined;
-        let compileError: unknown;
-        try {
-          compiled = compileArgs(args, options);
-        } catch (error) {
-          compileError = error;
-        }
-        for (const results of resultsList) {
-          const expected = outcome(() => resolveRefs(args, results as Results, options));
-          const actual: Outcome = compiled === undefined ? { ok: false, error: compileError } : outcome(() => compiled(results as Results));
-          expectSameOutcome(actual, expected, args);
-        }
-      }),
+      fc.property(
+        argsArbitrary,
+        fc.array(resultsArbitrary, { minLength: 2, maxLength: 4 }),
+        optionsArbitrary,
+        (args, resultsList, options) => {
+          let compiled: ((results: Results) => Record<string, unknown>) | undefined;
+          let compileError: unknown;
+          try {
+            compiled = compileArgs(args, options);
+          } catch (error) {
+            compileError = error;
+          }
+          for (const results of resultsList) {
+            const expected = outcome(() => resolveRefs(args, results as Results, options));
+            const actual: Outcome =
+              compiled === undefined ? { ok: false, error: compileError } : outcome(() => compiled(results as Results));
+            expectSameOutcome(actual, expected, args);
+          }
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -125,8 +136,12 @@ describe("compileArgs in particular", () => {
   });
 
   test("options and the type of args are checked at compile time; errors inside args on each call", () => {
-    expect(() => compileArgs({ q: "$1" }, { syntax: "nope" as "seed" })).toThrow(expect.objectContaining({ code: "invalid-options" }) as Error);
-    expect(() => compileArgs(null as unknown as Record<string, unknown>)).toThrow(expect.objectContaining({ code: "invalid-args" }) as Error);
+    expect(() => compileArgs({ q: "$1" }, { syntax: "nope" as "seed" })).toThrow(
+      expect.objectContaining({ code: "invalid-options" }) as Error,
+    );
+    expect(() => compileArgs(null as unknown as Record<string, unknown>)).toThrow(
+      expect.objectContaining({ code: "invalid-args" }) as Error,
+    );
     const resolve = compileArgs({ a: "$2", b: "$1." }, { strict: true });
     // The missing step 2 comes first in args, so it is reported first, as resolveRefs does.
     expect(() => resolve({ 1: "x" })).toThrow(expect.objectContaining({ code: "missing-step", arg: "/a" }) as Error);

@@ -109,22 +109,36 @@ describe("maxDepth", () => {
   });
 
   test("the default is 256: 257 nested levels are a limit error", () => {
-    expectError(thrownBy(() => resolveRefs(nested(256, { leaf: "$1" }), { 1: "ok" }, DEEP)), { code: "limit", name: "RefError" });
+    expectError(
+      thrownBy(() => resolveRefs(nested(256, { leaf: "$1" }), { 1: "ok" }, DEEP)),
+      { code: "limit", name: "RefError" },
+    );
   });
 
   test.each([1_000, 100_000])("%i nested levels are a limit error, never a stack overflow", (levels) => {
-    expectError(thrownBy(() => resolveRefs(nested(levels, "$1"), { 1: 1 }, DEEP)), { code: "limit" });
+    expectError(
+      thrownBy(() => resolveRefs(nested(levels, "$1"), { 1: 1 }, DEEP)),
+      { code: "limit" },
+    );
   });
 
   test("a huge maxDepth still ends in a RefError, never a RangeError", () => {
-    expectError(thrownBy(() => resolveRefs(nested(200_000, "$1"), { 1: 1 }, { ...DEEP, maxDepth: 1_000_000 })), { code: "limit" });
+    expectError(
+      thrownBy(() => resolveRefs(nested(200_000, "$1"), { 1: 1 }, { ...DEEP, maxDepth: 1_000_000 })),
+      { code: "limit" },
+    );
   });
 
   test("deeply nested arrays", () => {
     let value: unknown = "$1";
     for (let i = 0; i < 300; i++) value = [value];
-    expectError(thrownBy(() => resolveRefs({ v: value }, { 1: 1 }, DEEP)), { code: "limit" });
-    expect(resolveRefs({ v: value }, { 1: 1 }, { ...DEEP, maxDepth: 300 })["v"]).toEqual(JSON.parse(`${"[".repeat(300)}1${"]".repeat(300)}`));
+    expectError(
+      thrownBy(() => resolveRefs({ v: value }, { 1: 1 }, DEEP)),
+      { code: "limit" },
+    );
+    expect(resolveRefs({ v: value }, { 1: 1 }, { ...DEEP, maxDepth: 300 })["v"]).toEqual(
+      JSON.parse(`${"[".repeat(300)}1${"]".repeat(300)}`),
+    );
   });
 });
 
@@ -221,7 +235,10 @@ describe("containers and inputs", () => {
       },
       enumerable: true,
     });
-    expectError(thrownBy(() => resolveRefs({ inner }, { 1: 1 }, DEEP)), { code: "access" });
+    expectError(
+      thrownBy(() => resolveRefs({ inner }, { 1: 1 }, DEEP)),
+      { code: "access" },
+    );
     expect(calls).toBe(0);
   });
 

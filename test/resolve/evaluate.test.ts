@@ -125,7 +125,9 @@ describe("evaluate.ts: options", () => {
 describe("evaluate.ts: templates", () => {
   test("an interpolated value gets only what is left of maxOutputLength after the text before it; the error names the caller's limit and the part", () => {
     // 6 characters of text leave 4 of 10 for "[1,2,3]" (7): the value itself is over the limit.
-    const error = refErrorOf(() => evaluate(parseRef("abcdef${1}", TEMPLATES), { 1: [1, 2, 3] }, { maxOutputLength: 10, source: "abcdef${1}" }));
+    const error = refErrorOf(() =>
+      evaluate(parseRef("abcdef${1}", TEMPLATES), { 1: [1, 2, 3] }, { maxOutputLength: 10, source: "abcdef${1}" }),
+    );
     expect(error.code).toBe("limit");
     expect(error.message).toBe("template output is longer than maxOutputLength (10)");
     expect(error.span).toEqual({ start: 6, end: 10 });
@@ -204,8 +206,16 @@ describe("evaluate.ts: access errors say what was being read", () => {
   });
 
   test("a failed step read names the step results even when a hand-built path holds something at -1", () => {
-    const path = Object.assign([{ type: "key", name: "a", span: { start: 2, end: 4 } }], { "-1": { type: "key", name: "minus", span: { start: 0, end: 0 } } });
-    const ast = { type: "reference", syntax: "path", span: { start: 0, end: 4 }, step: { type: "step", digits: "1", id: "1", span: { start: 1, end: 2 } }, path } as unknown as RefAst;
+    const path = Object.assign([{ type: "key", name: "a", span: { start: 2, end: 4 } }], {
+      "-1": { type: "key", name: "minus", span: { start: 0, end: 0 } },
+    });
+    const ast = {
+      type: "reference",
+      syntax: "path",
+      span: { start: 0, end: 4 },
+      step: { type: "step", digits: "1", id: "1", span: { start: 1, end: 2 } },
+      path,
+    } as unknown as RefAst;
     const error = refErrorOf(() => evaluate(ast, throwingObject() as Results));
     expect(error.message).toBe("could not read the step results: boom");
   });
@@ -230,7 +240,9 @@ describe("evaluate.ts: KeyError messages and fields", () => {
   test("a step above Number.MAX_SAFE_INTEGER is missing, and the message says why", () => {
     const error = keyErrorOf(() => evaluate(parseRef("$99999999999999999999"), {}));
     expect(error.code).toBe("missing-step");
-    expect(error.message).toBe("$99999999999999999999: no result for step 99999999999999999999 (step numbers above Number.MAX_SAFE_INTEGER never match a step)");
+    expect(error.message).toBe(
+      "$99999999999999999999: no result for step 99999999999999999999 (step numbers above Number.MAX_SAFE_INTEGER never match a step)",
+    );
     expect(error.step).toBeNull();
     expect(error.stepText).toBe("99999999999999999999");
   });
@@ -275,9 +287,21 @@ describe("evaluate.ts: KeyError messages and fields", () => {
 // Written against mutants that survived a mutation run: pins exact behaviour no other test pinned.
 describe("evaluate.ts: how many keys a missing-key message says there are", () => {
   test.each([
-    ["an object with 20 keys", Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, i])), "keys: k0, k1, k2, k3, k4, k5, k6, k7, … (12 more)"],
-    ["an object with 9 keys", Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`k${i}`, i])), "keys: k0, k1, k2, k3, k4, k5, k6, k7, … (1 more)"],
-    ["an object with 8 keys", Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`k${i}`, i])), "keys: k0, k1, k2, k3, k4, k5, k6, k7"],
+    [
+      "an object with 20 keys",
+      Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, i])),
+      "keys: k0, k1, k2, k3, k4, k5, k6, k7, … (12 more)",
+    ],
+    [
+      "an object with 9 keys",
+      Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`k${i}`, i])),
+      "keys: k0, k1, k2, k3, k4, k5, k6, k7, … (1 more)",
+    ],
+    [
+      "an object with 8 keys",
+      Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`k${i}`, i])),
+      "keys: k0, k1, k2, k3, k4, k5, k6, k7",
+    ],
     ["a Map with 10 keys", new Map(Array.from({ length: 10 }, (_, i) => [`k${i}`, i])), "keys: k0, k1, k2, k3, k4, k5, k6, k7, … (2 more)"],
   ])("%s", (_name, value, known) => {
     const error = keyErrorOf(() => evaluate(parseRef("$1.zip"), { 1: value }));
@@ -290,8 +314,16 @@ describe("evaluate.ts: the steps a missing-step message lists", () => {
   test.each([
     ["holes in an array of results are not listed", [, "x", , "y"], "steps with results: 1, 3"],
     ["other own properties of an array of results are not listed", Object.assign(["x"], { note: 1 }), "steps with results: 0"],
-    ["an array shows 8 steps, then … without a count (holes are not steps)", Array.from({ length: 20 }, (_, i) => i), "steps with results: 0, 1, 2, 3, 4, 5, 6, 7, …"],
-    ["an object shows 8 steps, then how many more there are", Object.fromEntries(Array.from({ length: 20 }, (_, i) => [i, i])), "steps with results: 0, 1, 2, 3, 4, 5, 6, 7, … (12 more)"],
+    [
+      "an array shows 8 steps, then … without a count (holes are not steps)",
+      Array.from({ length: 20 }, (_, i) => i),
+      "steps with results: 0, 1, 2, 3, 4, 5, 6, 7, …",
+    ],
+    [
+      "an object shows 8 steps, then how many more there are",
+      Object.fromEntries(Array.from({ length: 20 }, (_, i) => [i, i])),
+      "steps with results: 0, 1, 2, 3, 4, 5, 6, 7, … (12 more)",
+    ],
     ["an empty array has no step", [], "no step has a result yet"],
   ])("%s", (_name, results, why) => {
     const error = keyErrorOf(() => evaluate(parseRef("$50"), results));

@@ -30,7 +30,6 @@ import type { RunOptions } from "../../src/run/run-plan.js";
 import { argsOf, resultsOf, runResolveCase, thrownBy } from "../helpers/cases.js";
 import { Boom, fingerprint, getterObject, hostileCases, ownObject, revokedProxy, throwingProxy } from "../helpers/hostile.js";
 
-
 /** Every public entry point: the root and the subpaths whose functions take text or plans. */
 const library = { ...grammarApi, ...resolveApi, ...planApi, ...lintApi, ...editorApi, ...rootApi };
 // ---------------------------------------------------------------------------------------------
@@ -160,27 +159,84 @@ const hostileValues: [string, (calls: { count: number }) => unknown][] = [
   ["a function Proxy whose traps throw", () => throwingProxy(() => undefined)],
   ["a revoked Proxy", () => revokedProxy()],
   ["a revoked array Proxy", () => revokedProxy([])],
-  ["an object of throwing getters", (calls) => getterObject(["q", "1", "0", "a", "steps", "id", "tool", "args", "syntax", "templates", "deep", "strict", "maxDepth", "type", "path", "span"], calls)],
-  ["an array with a throwing getter and holes", (calls) => Object.defineProperty(new Array(4), "1", { get: () => (calls.count++, "$1"), enumerable: true })],
+  [
+    "an object of throwing getters",
+    (calls) =>
+      getterObject(
+        ["q", "1", "0", "a", "steps", "id", "tool", "args", "syntax", "templates", "deep", "strict", "maxDepth", "type", "path", "span"],
+        calls,
+      ),
+  ],
+  [
+    "an array with a throwing getter and holes",
+    (calls) => Object.defineProperty(new Array(4), "1", { get: () => (calls.count++, "$1"), enumerable: true }),
+  ],
   ["a frozen object", () => Object.freeze({ q: "$1", 1: Object.freeze({ a: 1 }) })],
-  ["a null-prototype object with a __proto__ key", () => Object.assign(Object.create(null) as object, { q: "$1.a" }, ownObject([["__proto__", "$1"]]))],
+  [
+    "a null-prototype object with a __proto__ key",
+    () => Object.assign(Object.create(null) as object, { q: "$1.a" }, ownObject([["__proto__", "$1"]])),
+  ],
   ["symbol keys", () => ({ [Symbol("q")]: "$1", q: "$1", [Symbol.toPrimitive]: () => "$1" })],
   ["a sparse array", () => [, , "$1", ,]],
   ["a Map subclass with throwing methods", () => new ThrowingMap([[1, { a: 1 }]])],
-  ["a Map whose size throws", () => Object.defineProperty(new Map([[1, "x"]]), "size", { get: () => { throw new Boom("size"); } })],
-  ["an object with a throwing toString", () => ({ toString: () => { throw new Boom("toString"); }, valueOf: () => { throw new Boom("valueOf"); } })],
+  [
+    "a Map whose size throws",
+    () =>
+      Object.defineProperty(new Map([[1, "x"]]), "size", {
+        get: () => {
+          throw new Boom("size");
+        },
+      }),
+  ],
+  [
+    "an object with a throwing toString",
+    () => ({
+      toString: () => {
+        throw new Boom("toString");
+      },
+      valueOf: () => {
+        throw new Boom("valueOf");
+      },
+    }),
+  ],
   ["a BigInt", () => 10n],
   ["a Symbol", () => Symbol("s")],
   ["a function", () => () => "$1"],
-  [`${NESTED} objects`, () => { let value: unknown = "$1"; for (let i = 0; i < 20_000; i++) value = { q: value }; return value; }],
-  [`${NESTED} arrays`, () => { let value: unknown = "$1"; for (let i = 0; i < 20_000; i++) value = [value]; return value; }],
-  ["a cycle", () => { const value: Record<string, unknown> = { q: "$1" }; value["self"] = value; return value; }],
+  [
+    `${NESTED} objects`,
+    () => {
+      let value: unknown = "$1";
+      for (let i = 0; i < 20_000; i++) value = { q: value };
+      return value;
+    },
+  ],
+  [
+    `${NESTED} arrays`,
+    () => {
+      let value: unknown = "$1";
+      for (let i = 0; i < 20_000; i++) value = [value];
+      return value;
+    },
+  ],
+  [
+    "a cycle",
+    () => {
+      const value: Record<string, unknown> = { q: "$1" };
+      value["self"] = value;
+      return value;
+    },
+  ],
   ["undefined", () => undefined],
   ["null", () => null],
 ];
 
 const ast = (): RefAst => parseRef("$1.a");
-const plan = { steps: [{ id: 1, tool: "t", args: { q: "x" } }, { id: 2, tool: "t", args: { q: "$1" } }] };
+const plan = {
+  steps: [
+    { id: 1, tool: "t", args: { q: "x" } },
+    { id: 2, tool: "t", args: { q: "$1" } },
+  ],
+};
 const planText = JSON.stringify(plan);
 
 /**
@@ -281,7 +337,14 @@ describe("every entry point, every hostile value: a value or a RefError, never a
   test("a throwing getter in results becomes code access with the original error as cause", () => {
     const boom = new Boom("mine");
     const result = Object.defineProperty({}, "a", { get: () => ({}) });
-    const proxy = new Proxy({ a: 1 }, { getOwnPropertyDescriptor: () => { throw boom; } });
+    const proxy = new Proxy(
+      { a: 1 },
+      {
+        getOwnPropertyDescriptor: () => {
+          throw boom;
+        },
+      },
+    );
     expect(() => resolveRefs({ q: "$1.a" }, { 1: result })).toThrow(KeyError); // a getter is missing, never called
     const error = thrownBy(() => resolveRefs({ q: "$1.a" }, { 1: proxy })) as RefError;
     expect(error).toBeInstanceOf(RefError);
@@ -292,8 +355,20 @@ describe("every entry point, every hostile value: a value or a RefError, never a
 
   test("options whose getter throws are code access with the original error as cause", () => {
     const boom = new Boom("option");
-    const options = Object.defineProperty({}, "syntax", { get: () => { throw boom; }, enumerable: true });
-    for (const call of [() => resolveRefs({}, {}, options), () => parseRef("$1", options), () => isPlaceholder("$1", options), () => parseTemplate("x", options), () => compileArgs({}, options), () => library.planGraph(plan, options)]) {
+    const options = Object.defineProperty({}, "syntax", {
+      get: () => {
+        throw boom;
+      },
+      enumerable: true,
+    });
+    for (const call of [
+      () => resolveRefs({}, {}, options),
+      () => parseRef("$1", options),
+      () => isPlaceholder("$1", options),
+      () => parseTemplate("x", options),
+      () => compileArgs({}, options),
+      () => library.planGraph(plan, options),
+    ]) {
       const error = thrownBy(call) as RefError;
       expect(error.code).toBe("access");
       expect(error.cause).toBe(boom);
@@ -304,39 +379,91 @@ describe("every entry point, every hostile value: a value or a RefError, never a
 
   test("something thrown that cannot even be described (a Proxy thrown by a trap) is still a RefError", () => {
     const thrownProxy = throwingProxy();
-    const results = new Proxy({}, { getPrototypeOf: () => { throw thrownProxy; } });
+    const results = new Proxy(
+      {},
+      {
+        getPrototypeOf: () => {
+          throw thrownProxy;
+        },
+      },
+    );
     const error = thrownBy(() => resolveRefs({ q: "$1" }, results)) as RefError;
     expect(error).toBeInstanceOf(RefError);
     expect(error.code).toBe("access");
     expect(error.cause).toBe(thrownProxy);
   });
 
-  test("runPlan: hostile tools, results and options end as StepErrors or a RefError rejection, never a crash", { tags: ["other-layers"] }, async () => {
-    const outputs: [string, () => unknown][] = [
-      ["throws a Proxy", () => { throw throwingProxy(); }],
-      ["returns a Proxy", () => throwingProxy()],
-      ["returns a revoked Proxy", () => revokedProxy()],
-      ["rejects with a Proxy", () => Promise.reject(throwingProxy())],
-      ["throws a Symbol", () => { throw Symbol("s"); }],
-      ["returns a thenable whose then getter throws", () => ({ get then() { throw new Boom("then"); } })],
-      ["returns an object whose getter throws", () => ({ get a() { throw new Boom("a"); } })],
-    ];
-    const catalog = { t: { output: { type: "object", properties: { a: { type: "number" } }, required: ["a"] } }, u: {} };
-    for (const [name, tool] of outputs) {
-      for (const options of [{}, { validateOutputs: true, catalog }]) {
-        const report = await library.runPlan({ steps: [{ id: 1, tool: "t", args: {} }, { id: 2, tool: "u", args: { q: "$1.a" } }] }, { t: tool, u: (args: Record<string, unknown>) => args["q"] }, options);
-        expect(report.status, name).toBe("failed");
-        for (const error of report.errors.values()) expect(error, name).toBeInstanceOf(library.StepError);
+  test(
+    "runPlan: hostile tools, results and options end as StepErrors or a RefError rejection, never a crash",
+    { tags: ["other-layers"] },
+    async () => {
+      const outputs: [string, () => unknown][] = [
+        [
+          "throws a Proxy",
+          () => {
+            throw throwingProxy();
+          },
+        ],
+        ["returns a Proxy", () => throwingProxy()],
+        ["returns a revoked Proxy", () => revokedProxy()],
+        ["rejects with a Proxy", () => Promise.reject(throwingProxy())],
+        [
+          "throws a Symbol",
+          () => {
+            throw Symbol("s");
+          },
+        ],
+        [
+          "returns a thenable whose then getter throws",
+          () => ({
+            get then() {
+              throw new Boom("then");
+            },
+          }),
+        ],
+        [
+          "returns an object whose getter throws",
+          () => ({
+            get a() {
+              throw new Boom("a");
+            },
+          }),
+        ],
+      ];
+      const catalog = { t: { output: { type: "object", properties: { a: { type: "number" } }, required: ["a"] } }, u: {} };
+      for (const [name, tool] of outputs) {
+        for (const options of [{}, { validateOutputs: true, catalog }]) {
+          const report = await library.runPlan(
+            {
+              steps: [
+                { id: 1, tool: "t", args: {} },
+                { id: 2, tool: "u", args: { q: "$1.a" } },
+              ],
+            },
+            { t: tool, u: (args: Record<string, unknown>) => args["q"] },
+            options,
+          );
+          expect(report.status, name).toBe("failed");
+          for (const error of report.errors.values()) expect(error, name).toBeInstanceOf(library.StepError);
+        }
       }
-    }
-    for (const hostile of [throwingProxy(), revokedProxy(), getterObject(["concurrency", "timeoutMs", "signal", "onEvent", "catalog", "syntax"], { count: 0 }), null]) {
-      await expect(library.runPlan(plan, { t: () => 1 }, hostile as RunOptions)).rejects.toBeInstanceOf(RefError);
-      // A plan that cannot be read: an invalid report, or a RefError when not even its kind can be told.
-      const outcome = await library.runPlan(hostile, { t: () => 1 }).then((report) => report.status, (error: unknown) => (error instanceof RefError ? "RefError" : error));
-      expect(["invalid", "RefError"]).toContain(outcome);
-    }
-    expectNoPrototypeChange();
-  });
+      for (const hostile of [
+        throwingProxy(),
+        revokedProxy(),
+        getterObject(["concurrency", "timeoutMs", "signal", "onEvent", "catalog", "syntax"], { count: 0 }),
+        null,
+      ]) {
+        await expect(library.runPlan(plan, { t: () => 1 }, hostile as RunOptions)).rejects.toBeInstanceOf(RefError);
+        // A plan that cannot be read: an invalid report, or a RefError when not even its kind can be told.
+        const outcome = await library.runPlan(hostile, { t: () => 1 }).then(
+          (report) => report.status,
+          (error: unknown) => (error instanceof RefError ? "RefError" : error),
+        );
+        expect(["invalid", "RefError"]).toContain(outcome);
+      }
+      expectNoPrototypeChange();
+    },
+  );
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -344,12 +471,43 @@ describe("every entry point, every hostile value: a value or a RefError, never a
 
 /** fast-check's own list of dangerous property names, and a few more that JavaScript treats specially. */
 const dangerousKey = fc.constantFrom(
-  "__proto__", "constructor", "prototype", "toString", "valueOf", "hasOwnProperty", "__defineGetter__", "__defineSetter__",
-  "__lookupGetter__", "__lookupSetter__", "isPrototypeOf", "propertyIsEnumerable", "toLocaleString", "then", "toJSON",
-  "length", "name", "apply", "call", "bind", "size", "get", "has", "0", "1", "-0", "01", "1e3", "NaN", "",
+  "__proto__",
+  "constructor",
+  "prototype",
+  "toString",
+  "valueOf",
+  "hasOwnProperty",
+  "__defineGetter__",
+  "__defineSetter__",
+  "__lookupGetter__",
+  "__lookupSetter__",
+  "isPrototypeOf",
+  "propertyIsEnumerable",
+  "toLocaleString",
+  "then",
+  "toJSON",
+  "length",
+  "name",
+  "apply",
+  "call",
+  "bind",
+  "size",
+  "get",
+  "has",
+  "0",
+  "1",
+  "-0",
+  "01",
+  "1e3",
+  "NaN",
+  "",
 );
 /** Keys of every kind, dangerous ones often (fast-check's strings also inject them on their own). */
-const keyArb = fc.oneof({ weight: 4, arbitrary: dangerousKey }, { weight: 2, arbitrary: fc.string({ maxLength: 5 }) }, { weight: 1, arbitrary: fc.string({ unit: "grapheme", maxLength: 3 }) });
+const keyArb = fc.oneof(
+  { weight: 4, arbitrary: dangerousKey },
+  { weight: 2, arbitrary: fc.string({ maxLength: 5 }) },
+  { weight: 1, arbitrary: fc.string({ unit: "grapheme", maxLength: 3 }) },
+);
 
 /** Values of every kind: null-prototype objects, Maps, sparse arrays, boxed values, dates, BigInts, "[object Object]" strings. */
 const valueArb = fc.anything({
@@ -369,21 +527,42 @@ const valueArb = fc.anything({
 
 /** Containers more often than not, so that paths have something to walk into. */
 const containerArb = fc.oneof(
-  { weight: 3, arbitrary: fc.object({ key: keyArb, maxDepth: 3, maxKeys: 5, withNullPrototype: true, withMap: true, withSparseArray: true, withObjectString: true, withBoxedValues: true }) },
+  {
+    weight: 3,
+    arbitrary: fc.object({
+      key: keyArb,
+      maxDepth: 3,
+      maxKeys: 5,
+      withNullPrototype: true,
+      withMap: true,
+      withSparseArray: true,
+      withObjectString: true,
+      withBoxedValues: true,
+    }),
+  },
   { weight: 1, arbitrary: fc.array(valueArb, { maxLength: 4 }) },
   { weight: 1, arbitrary: valueArb },
 );
 
 /** Step results: a plain or null-prototype object, a Map or an array, with dangerous keys beside the steps. */
 const resultsArb: fc.Arbitrary<Results> = fc.oneof(
-  fc.dictionary(fc.oneof({ weight: 3, arbitrary: fc.constantFrom("0", "1", "2", "01") }, { weight: 1, arbitrary: keyArb }), containerArb, { minKeys: 1, maxKeys: 4 }),
-  fc.dictionary(fc.oneof({ weight: 3, arbitrary: fc.constantFrom("0", "1", "2") }, { weight: 1, arbitrary: keyArb }), containerArb, { minKeys: 1, maxKeys: 4, noNullPrototype: false }),
+  fc.dictionary(fc.oneof({ weight: 3, arbitrary: fc.constantFrom("0", "1", "2", "01") }, { weight: 1, arbitrary: keyArb }), containerArb, {
+    minKeys: 1,
+    maxKeys: 4,
+  }),
+  fc.dictionary(fc.oneof({ weight: 3, arbitrary: fc.constantFrom("0", "1", "2") }, { weight: 1, arbitrary: keyArb }), containerArb, {
+    minKeys: 1,
+    maxKeys: 4,
+    noNullPrototype: false,
+  }),
   fc.array(fc.tuple(fc.nat({ max: 3 }), containerArb), { minLength: 1, maxLength: 4 }).map((entries) => new Map<number, unknown>(entries)),
   fc.array(containerArb, { minLength: 1, maxLength: 4 }),
 );
 
 type Step = { readonly kind: "key"; readonly name: string } | { readonly kind: "index"; readonly index: number };
-type Found = { readonly found: true; readonly value: unknown } | { readonly found: false; readonly code: "missing-step" | "missing-key" | "not-indexable" };
+type Found =
+  | { readonly found: true; readonly value: unknown }
+  | { readonly found: false; readonly code: "missing-step" | "missing-key" | "not-indexable" };
 
 /** A path that follows the value where it can (so that lookups succeed often), with dangerous detours. */
 function pathInto(value: unknown, choices: readonly number[], detours: readonly (string | null)[]): Step[] {
@@ -398,13 +577,23 @@ function pathInto(value: unknown, choices: readonly number[], detours: readonly 
     }
     let keys: string[];
     try {
-      keys = at instanceof Map ? [...at.keys()].filter((key): key is string => typeof key === "string") : typeof at === "object" && at !== null ? Object.keys(at) : [];
+      keys =
+        at instanceof Map
+          ? [...at.keys()].filter((key): key is string => typeof key === "string")
+          : typeof at === "object" && at !== null
+            ? Object.keys(at)
+            : [];
     } catch {
       keys = [];
     }
     const name = detour ?? keys[choice % Math.max(keys.length, 1)] ?? "constructor";
     path.push({ kind: "key", name });
-    at = at instanceof Map ? at.get(name) : typeof at === "object" && at !== null && Object.hasOwn(at, name) ? (at as Record<string, unknown>)[name] : undefined;
+    at =
+      at instanceof Map
+        ? at.get(name)
+        : typeof at === "object" && at !== null && Object.hasOwn(at, name)
+          ? (at as Record<string, unknown>)[name]
+          : undefined;
   });
   return path;
 }
@@ -413,13 +602,19 @@ function pathInto(value: unknown, choices: readonly number[], detours: readonly 
 function oracle(results: Results, step: string, path: readonly Step[]): Found {
   const own = (container: object, key: string): Found => {
     const descriptor = Object.getOwnPropertyDescriptor(container, key);
-    return descriptor !== undefined && "value" in descriptor ? { found: true, value: descriptor.value } : { found: false, code: "missing-key" };
+    return descriptor !== undefined && "value" in descriptor
+      ? { found: true, value: descriptor.value }
+      : { found: false, code: "missing-key" };
   };
   let current: Found;
   // Steps are matched by their canonical digits: "01" is step 1.
   step = step.replace(/^0+(?=[0-9])/, "");
   if (results instanceof Map) {
-    current = results.has(Number(step)) ? { found: true, value: results.get(Number(step)) } : results.has(step) ? { found: true, value: results.get(step) } : { found: false, code: "missing-step" };
+    current = results.has(Number(step))
+      ? { found: true, value: results.get(Number(step)) }
+      : results.has(step)
+        ? { found: true, value: results.get(step) }
+        : { found: false, code: "missing-step" };
   } else {
     current = own(results, step);
     if (!current.found) current = { found: false, code: "missing-step" };
@@ -428,10 +623,18 @@ function oracle(results: Results, step: string, path: readonly Step[]): Found {
     if (!current.found) return current;
     const value = current.value;
     if (segment.kind === "index") {
-      current = Array.isArray(value) && Object.getPrototypeOf(value) === Array.prototype ? own(value, String(segment.index)) : { found: false, code: "not-indexable" };
+      current =
+        Array.isArray(value) && Object.getPrototypeOf(value) === Array.prototype
+          ? own(value, String(segment.index))
+          : { found: false, code: "not-indexable" };
     } else if (value instanceof Map) {
       current = value.has(segment.name) ? { found: true, value: value.get(segment.name) } : { found: false, code: "missing-key" };
-    } else if (typeof value === "object" && value !== null && !Array.isArray(value) && [Object.prototype, null].includes(Object.getPrototypeOf(value) as object | null)) {
+    } else if (
+      typeof value === "object" &&
+      value !== null &&
+      !Array.isArray(value) &&
+      [Object.prototype, null].includes(Object.getPrototypeOf(value) as object | null)
+    ) {
       current = own(value, segment.name);
     } else {
       current = { found: false, code: "not-indexable" };
@@ -441,10 +644,16 @@ function oracle(results: Results, step: string, path: readonly Step[]): Found {
 }
 
 /** The placeholder text of a step and path: seed for a single key, path syntax otherwise, sometimes as a template. */
-function placeholderText(step: string, path: readonly Step[], form: "seed" | "path" | "template"): { text: string; options: ResolveOptions } {
+function placeholderText(
+  step: string,
+  path: readonly Step[],
+  form: "seed" | "path" | "template",
+): { text: string; options: ResolveOptions } {
   if (form === "seed") return { text: path.length === 0 ? `$${step}` : `$${step}.${(path[0] as { name: string }).name}`, options: {} };
   const segments = path.map((segment) => (segment.kind === "index" ? `[${segment.index}]` : `[${JSON.stringify(segment.name)}]`)).join("");
-  return form === "path" ? { text: `$${step}${segments}`, options: { syntax: "path" } } : { text: `\${${step}${segments}}`, options: { syntax: "path", templates: true } };
+  return form === "path"
+    ? { text: `$${step}${segments}`, options: { syntax: "path" } }
+    : { text: `\${${step}${segments}}`, options: { syntax: "path", templates: true } };
 }
 
 /** The step ids that have a result (digits only), or "1" when none has. */
@@ -506,9 +715,20 @@ describe("properties with dangerous keys in args and results", () => {
   });
 
   test("arbitrary values with dangerous keys as args and results: only RefErrors, inputs unchanged, outputs own-keyed", () => {
-    const optionsArb = fc.record({ syntax: fc.constantFrom("seed" as const, "path" as const), templates: fc.boolean(), deep: fc.boolean(), strict: fc.boolean() });
-    const placeholderLike = fc.stringMatching(/^\$[0-9]{1,2}((\.|\[")(__proto__|constructor|toString|valueOf|prototype|length|[a-z]{1,3})("\])?){0,3}$/);
-    const argValue = fc.oneof(valueArb, placeholderLike, placeholderLike.map((text) => `x \${${text.slice(1)}} y`));
+    const optionsArb = fc.record({
+      syntax: fc.constantFrom("seed" as const, "path" as const),
+      templates: fc.boolean(),
+      deep: fc.boolean(),
+      strict: fc.boolean(),
+    });
+    const placeholderLike = fc.stringMatching(
+      /^\$[0-9]{1,2}((\.|\[")(__proto__|constructor|toString|valueOf|prototype|length|[a-z]{1,3})("\])?){0,3}$/,
+    );
+    const argValue = fc.oneof(
+      valueArb,
+      placeholderLike,
+      placeholderLike.map((text) => `x \${${text.slice(1)}} y`),
+    );
     fc.assert(
       fc.property(fc.dictionary(keyArb, argValue, { maxKeys: 4 }), resultsArb, optionsArb, (args, results, options) => {
         const before = [fingerprint(args), fingerprint(results)];
@@ -537,11 +757,18 @@ describe("properties with dangerous keys in args and results", () => {
     // replaced by the hostile values inside the property, at the top, or one container down.
     const marker = fc.record({ hostile: fc.nat({ max: usable.length - 1 }), wrap: fc.constantFrom("none", "object", "array") });
     type Marker = { hostile: number; wrap: string };
-    const isMarker = (value: unknown): value is Marker => typeof value === "object" && value !== null && Object.getPrototypeOf(value) === MarkerBox.prototype;
+    const isMarker = (value: unknown): value is Marker =>
+      typeof value === "object" && value !== null && Object.getPrototypeOf(value) === MarkerBox.prototype;
     class MarkerBox {
-      constructor(readonly hostile: number, readonly wrap: string) {}
+      constructor(
+        readonly hostile: number,
+        readonly wrap: string,
+      ) {}
     }
-    const mixed = fc.oneof(valueArb, marker.map(({ hostile, wrap }) => new MarkerBox(hostile, wrap)));
+    const mixed = fc.oneof(
+      valueArb,
+      marker.map(({ hostile, wrap }) => new MarkerBox(hostile, wrap)),
+    );
     const materialize = (record: Record<string, unknown>): Record<string, unknown> =>
       ownObject(
         Object.keys(record).map((key) => {
@@ -552,19 +779,27 @@ describe("properties with dangerous keys in args and results", () => {
         }),
       );
     fc.assert(
-      fc.property(fc.dictionary(keyArb, fc.oneof(mixed, fc.constantFrom("$1", "$1.a", "$0", "${1}")), { maxKeys: 4 }), fc.dictionary(fc.constantFrom("0", "1"), mixed, { maxKeys: 2 }), fc.boolean(), (generatedArgs, generatedResults, deep) => {
-        const args = materialize(generatedArgs);
-        const results = materialize(generatedResults);
-        for (const run of [() => resolveRefs(args, results, { deep, templates: true }), () => compileArgs(args, { deep, syntax: "path" })(results)]) {
-          try {
-            run();
-          } catch (error) {
-            expect(error).toBeInstanceOf(RefError);
+      fc.property(
+        fc.dictionary(keyArb, fc.oneof(mixed, fc.constantFrom("$1", "$1.a", "$0", "${1}")), { maxKeys: 4 }),
+        fc.dictionary(fc.constantFrom("0", "1"), mixed, { maxKeys: 2 }),
+        fc.boolean(),
+        (generatedArgs, generatedResults, deep) => {
+          const args = materialize(generatedArgs);
+          const results = materialize(generatedResults);
+          for (const run of [
+            () => resolveRefs(args, results, { deep, templates: true }),
+            () => compileArgs(args, { deep, syntax: "path" })(results),
+          ]) {
+            try {
+              run();
+            } catch (error) {
+              expect(error).toBeInstanceOf(RefError);
+            }
           }
-        }
-        expect(calls.count).toBe(0);
-        expectNoPrototypeChange();
-      }),
+          expect(calls.count).toBe(0);
+          expectNoPrototypeChange();
+        },
+      ),
       { numRuns: 200 },
     );
     expectNoPoisoning();
@@ -577,7 +812,15 @@ describe("properties with dangerous keys in args and results", () => {
 describe("parsing the names of built-in members changes no global", () => {
   // Parsimmon's parse() kept line and column in a plain {} keyed by the input text: a failed parse of
   // "__proto__" wrote Object.prototype[0], of "constructor" Object[0].
-  const names = [...new Set([...Object.getOwnPropertyNames(Object.prototype), ...Object.getOwnPropertyNames(Object), ...Object.getOwnPropertyNames(Function.prototype), "__proto__", "prototype"])];
+  const names = [
+    ...new Set([
+      ...Object.getOwnPropertyNames(Object.prototype),
+      ...Object.getOwnPropertyNames(Object),
+      ...Object.getOwnPropertyNames(Function.prototype),
+      "__proto__",
+      "prototype",
+    ]),
+  ];
   test.each(names)("%s", (name) => {
     for (const text of [name, `${name}\n$`, `\${${name}`]) {
       for (const syntax of ["seed", "path"] as const) {
@@ -605,9 +848,12 @@ describe("parsing the names of built-in members changes no global", () => {
     expectNoPrototypeChange();
   });
 
-  test("in a plain Node process too, where Parsimmon shares the realm with the caller (the built library)", { tags: ["other-layers"] }, () => {
-    // Under vitest, node_modules may run in a realm of their own: this checks the realm a user has.
-    const script = `
+  test(
+    "in a plain Node process too, where Parsimmon shares the realm with the caller (the built library)",
+    { tags: ["other-layers"] },
+    () => {
+      // Under vitest, node_modules may run in a realm of their own: this checks the realm a user has.
+      const script = `
       const lib = await import(${JSON.stringify(new URL("../../dist/grammar/index.js", import.meta.url).href)});
       const names = [...Object.getOwnPropertyNames(Object.prototype), ...Object.getOwnPropertyNames(Object), "__proto__"];
       for (const name of names) for (const syntax of ["seed", "path"]) for (const templates of [false, true]) {
@@ -618,13 +864,18 @@ describe("parsing the names of built-in members changes no global", () => {
       }
       const numeric = (o) => Object.getOwnPropertyNames(o).filter((k) => /^[0-9]/.test(k));
       console.log(JSON.stringify([numeric(Object.prototype), numeric(Object), numeric(Function.prototype)]));`;
-    const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
-    expect(run.stderr).toBe("");
-    expect(JSON.parse(run.stdout)).toEqual([[], [], []]);
-  });
+      const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+      expect(run.stderr).toBe("");
+      expect(JSON.parse(run.stdout)).toEqual([[], [], []]);
+    },
+  );
 
   test("the exported Parsimmon rules' parse() reports lines and columns as Parsimmon does", () => {
-    expect(library.pathLanguage.template.parse("a\nb\r\nc\rd ${1")).toEqual({ status: false, index: { offset: 12, line: 4, column: 6 }, expected: expect.arrayContaining(["'.'", "'['", "}"]) });
+    expect(library.pathLanguage.template.parse("a\nb\r\nc\rd ${1")).toEqual({
+      status: false,
+      index: { offset: 12, line: 4, column: 6 },
+      expected: expect.arrayContaining(["'.'", "'['", "}"]),
+    });
     expect(library.seedLanguage.placeholder.parse("$1.a")).toMatchObject({ status: true, value: { type: "reference" } });
     expect(() => library.seedLanguage.placeholder.parse(42 as unknown as string)).toThrow(RefError);
     expectNoPoisoning();
@@ -635,12 +886,15 @@ describe("a chain of defaults lists a result's keys at most once (listing a 1,00
   /** A plain object whose key listings are counted (lookups read descriptors, which are not). */
   function countingResult(): { result: object; listings: { count: number } } {
     const listings = { count: 0 };
-    const result = new Proxy({ a: 1, b: 2 }, {
-      ownKeys(target) {
-        listings.count++;
-        return Reflect.ownKeys(target);
+    const result = new Proxy(
+      { a: 1, b: 2 },
+      {
+        ownKeys(target) {
+          listings.count++;
+          return Reflect.ownKeys(target);
+        },
       },
-    });
+    );
     return { result, listings };
   }
 
@@ -664,7 +918,14 @@ describe("a chain of defaults lists a result's keys at most once (listing a 1,00
 
   test("an access error in a link is still thrown, never taken for a missing key", () => {
     const boom = new Boom("descriptor");
-    const hostile = new Proxy({}, { getOwnPropertyDescriptor: () => { throw boom; } });
+    const hostile = new Proxy(
+      {},
+      {
+        getOwnPropertyDescriptor: () => {
+          throw boom;
+        },
+      },
+    );
     const error = thrownBy(() => resolveRefs({ q: '$1.a ?? "fallback"' }, { 1: hostile }, { syntax: "path" })) as RefError;
     expect(error.code).toBe("access");
     expect(error.cause).toBe(boom);
@@ -678,7 +939,9 @@ describe("a long chain of defaults (one ?? per step of recursion was a stack ove
     const result = tryParseRef(chain, { syntax: "path" });
     expect(result.ok ? "parsed" : result.error.code).toBe("limit");
     expect((thrownBy(() => parseTemplate(chain, { syntax: "path" })) as RefError).code).toBe("limit");
-    expect((thrownBy(() => parseTemplate(`x \${1??${chain}}`, { syntax: "path", maxRefLength: 1_000_000 })) as RefError).code).toBe("limit");
+    expect((thrownBy(() => parseTemplate(`x \${1??${chain}}`, { syntax: "path", maxRefLength: 1_000_000 })) as RefError).code).toBe(
+      "limit",
+    );
     expect(isPlaceholder(chain, { syntax: "path" })).toBe(false);
   });
 
@@ -693,7 +956,8 @@ describe("a long chain of defaults (one ?? per step of recursion was a stack ove
 describe("maxRefLength refuses only strings that could be placeholders or templates", () => {
   /** The rule of SECURITY.md, as a regular expression per mode. */
   const couldBe = (text: string, options: ResolveOptions): boolean =>
-    (options.templates === true && (text.includes("${") || text.startsWith("$$"))) || (options.syntax === "path" ? /^\$[0-9]+(\.|\[[0-9"]| *\?\?|$)/ : /^\$[0-9]+(\.|$)/).test(text);
+    (options.templates === true && (text.includes("${") || text.startsWith("$$"))) ||
+    (options.syntax === "path" ? /^\$[0-9]+(\.|\[[0-9"]| *\?\?|$)/ : /^\$[0-9]+(\.|$)/).test(text);
   const pieces = fc.constantFrom("$", "$$", "${", "1", "0", ".", "[", "]", '"', " ", "??", "?", "a", "}", "x");
   const options = fc.record({ syntax: fc.constantFrom("seed" as const, "path" as const), templates: fc.boolean(), strict: fc.boolean() });
 
@@ -719,10 +983,14 @@ describe("maxRefLength refuses only strings that could be placeholders or templa
 
   test("parseTemplate gives over-long plain text as one text part, as the grammar would", () => {
     fc.assert(
-      fc.property(fc.string({ unit: pieces, minLength: 1, maxLength: 12 }), fc.constantFrom("seed" as const, "path" as const), (text, syntax) => {
-        fc.pre(!couldBe(text, { syntax, templates: true }));
-        expect(parseTemplate(text, { syntax, maxRefLength: 0 })).toEqual(parseTemplate(text, { syntax }));
-      }),
+      fc.property(
+        fc.string({ unit: pieces, minLength: 1, maxLength: 12 }),
+        fc.constantFrom("seed" as const, "path" as const),
+        (text, syntax) => {
+          fc.pre(!couldBe(text, { syntax, templates: true }));
+          expect(parseTemplate(text, { syntax, maxRefLength: 0 })).toEqual(parseTemplate(text, { syntax }));
+        },
+      ),
     );
   });
 
@@ -741,11 +1009,18 @@ describe("the four adversarial inputs finish: a result or a limit error by defau
   test.each([
     { name: "1 MB without $", text: "x".repeat(1 << 20), options: {}, byDefault: "literal", raisedAs: "literal" },
     { name: "1 MB of digits after $", text: `$${"7".repeat(1 << 20)}`, options: {}, byDefault: "limit", raisedAs: "reference" },
-    { name: '"$1" + ".a" x 100,000 + "!"', text: `$1${".a".repeat(100_000)}!`, options: { syntax: "path" as const }, byDefault: "limit", raisedAs: "reference" },
+    {
+      name: '"$1" + ".a" x 100,000 + "!"',
+      text: `$1${".a".repeat(100_000)}!`,
+      options: { syntax: "path" as const },
+      byDefault: "limit",
+      raisedAs: "reference",
+    },
     { name: '"${1} " x 200,000', text: "${1} ".repeat(200_000), options: { templates: true }, byDefault: "limit", raisedAs: "template" },
   ])("$name", ({ text, options, byDefault, raisedAs }) => {
     // One parse per option set (a template this long is never cached): the AST, or what kind of error.
-    const kind = (result: ReturnType<typeof tryParseRef>): string => (result.ok ? result.value.type : result.error.code === "limit" ? "limit" : "literal");
+    const kind = (result: ReturnType<typeof tryParseRef>): string =>
+      result.ok ? result.value.type : result.error.code === "limit" ? "limit" : "literal";
     expect(kind(tryParseRef(text, options))).toBe(byDefault);
     const parsed = tryParseRef(text, { ...options, ...raised });
     expect(kind(parsed)).toBe(raisedAs);

@@ -6,10 +6,25 @@ import { RefError } from "../../src/shared/errors.js";
 describe("src/resolve/limits.ts", () => {
   test.each([
     ["maxDepth, args", () => depthLimitError("args", 3, "/a/b"), "args are nested deeper than maxDepth (3)", "/a/b"],
-    ["maxDepth, an interpolated value", () => depthLimitError("interpolated value", 2), "interpolated value is nested deeper than maxDepth (2)", undefined],
+    [
+      "maxDepth, an interpolated value",
+      () => depthLimitError("interpolated value", 2),
+      "interpolated value is nested deeper than maxDepth (2)",
+      undefined,
+    ],
     ["maxPlaceholders", () => placeholderLimitError(1, "/c"), "more than maxPlaceholders (1) placeholders in one call", "/c"],
-    ["maxOutputLength, a template's output", () => outputLimitError("template output", 10), "template output is longer than maxOutputLength (10)", undefined],
-    ["maxOutputLength, an interpolated value", () => outputLimitError("interpolated value", 6), "interpolated value is longer than maxOutputLength (6)", undefined],
+    [
+      "maxOutputLength, a template's output",
+      () => outputLimitError("template output", 10),
+      "template output is longer than maxOutputLength (10)",
+      undefined,
+    ],
+    [
+      "maxOutputLength, an interpolated value",
+      () => outputLimitError("interpolated value", 6),
+      "interpolated value is longer than maxOutputLength (6)",
+      undefined,
+    ],
   ])("%s: code limit, its message, its argument pointer", (_name, build, detail, arg) => {
     const error = build();
     expect(error).toBeInstanceOf(RefError);

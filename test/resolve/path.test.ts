@@ -29,10 +29,20 @@ describe("values JSON cannot express, inside a path", () => {
   const rows: { name: string; input: string; results: Results; expected: unknown }[] = [
     { name: "a Map in the middle of a path", input: "$1.m.k.deep", results: { 1: { m: new Map([["k", inner]]) } }, expected: "value" },
     { name: "a quoted key on a Map", input: '$1.m["a.b"]', results: { 1: { m: new Map([["a.b", 1]]) } }, expected: 1 },
-    { name: "a null-prototype object in a path", input: "$1.n.k", results: { 1: { n: Object.assign(Object.create(null) as object, { k: 2 }) } }, expected: 2 },
+    {
+      name: "a null-prototype object in a path",
+      input: "$1.n.k",
+      results: { 1: { n: Object.assign(Object.create(null) as object, { k: 2 }) } },
+      expected: 2,
+    },
     { name: "a Map of results keyed by number", input: "$7.a[0]", results: new Map([[7, { a: ["x"] }]]), expected: "x" },
     { name: "an undefined element is a present element", input: "$1[0]", results: { 1: [undefined] }, expected: undefined },
-    { name: "a class instance as the value is returned itself", input: "$1.p", results: { 1: { p: new Point(1, 2) } }, expected: undefined },
+    {
+      name: "a class instance as the value is returned itself",
+      input: "$1.p",
+      results: { 1: { p: new Point(1, 2) } },
+      expected: undefined,
+    },
   ];
   test.each(rows)("$name", ({ name, input, results, expected }) => {
     const out = resolveRefs({ q: input }, results, PATH);
@@ -41,17 +51,40 @@ describe("values JSON cannot express, inside a path", () => {
   });
 
   const errors: { name: string; input: string; results: Results; error: ErrorSpec }[] = [
-    { name: "a class instance has no keys, even own ones", input: "$1.p.x", results: { 1: { p: new Point(1, 2) } }, error: { code: "not-indexable", key: "x", segment: 1, messageIncludes: "a class instance at .p" } },
+    {
+      name: "a class instance has no keys, even own ones",
+      input: "$1.p.x",
+      results: { 1: { p: new Point(1, 2) } },
+      error: { code: "not-indexable", key: "x", segment: 1, messageIncludes: "a class instance at .p" },
+    },
     { name: "an array hole is a missing index", input: "$1[1]", results: { 1: [0, , 2] }, error: { code: "missing-key", key: 1 } },
-    { name: "an array subclass takes no index", input: "$1[0]", results: { 1: new (class Arr extends Array<number> {})() }, error: { code: "not-indexable" } },
+    {
+      name: "an array subclass takes no index",
+      input: "$1[0]",
+      results: { 1: new (class Arr extends Array<number> {})() },
+      error: { code: "not-indexable" },
+    },
     { name: "a typed array takes no index", input: "$1[0]", results: { 1: new Uint8Array([1]) }, error: { code: "not-indexable" } },
     { name: "a Map takes no index", input: "$1[0]", results: { 1: new Map([[0, "zero"]]) }, error: { code: "not-indexable" } },
-    { name: "a Map's number key is not a string key", input: "$1.m.0", results: { 1: { m: new Map([[0, "zero"]]) } }, error: { code: "missing-key", key: "0" } },
+    {
+      name: "a Map's number key is not a string key",
+      input: "$1.m.0",
+      results: { 1: { m: new Map([[0, "zero"]]) } },
+      error: { code: "missing-key", key: "0" },
+    },
     { name: "a Date takes no key", input: "$1.d.getTime", results: { 1: { d: new Date(0) } }, error: { code: "not-indexable" } },
-    { name: "an inherited key on a plain object", input: "$1.o.k", results: { 1: { o: Object.create({ k: 1 }) as object } }, error: { code: "not-indexable" } },
+    {
+      name: "an inherited key on a plain object",
+      input: "$1.o.k",
+      results: { 1: { o: Object.create({ k: 1 }) as object } },
+      error: { code: "not-indexable" },
+    },
   ];
   test.each(errors)("$name", ({ input, results, error }) => {
-    expectError(thrownBy(() => resolveRefs({ q: input }, results, PATH)), { name: "KeyError", arg: "/q", ...error });
+    expectError(
+      thrownBy(() => resolveRefs({ q: input }, results, PATH)),
+      { name: "KeyError", arg: "/q", ...error },
+    );
   });
 });
 
@@ -61,7 +94,12 @@ describe("getters are never invoked in a path", () => {
     ["a key", "$1.a.b", (g: PropertyDescriptor) => ({ 1: { a: Object.defineProperty({}, "b", g) } }), { missingKey: "b" }],
     ["an index", "$1.a[0]", (g: PropertyDescriptor) => ({ 1: { a: Object.defineProperty([], "0", g) } }), { missingKey: 0 }],
     ["a quoted key", '$1["x y"]', (g: PropertyDescriptor) => ({ 1: Object.defineProperty({}, "x y", g) }), { missingKey: "x y" }],
-    ["a default's first reference", '$1.a ?? "fallback"', (g: PropertyDescriptor) => ({ 1: Object.defineProperty({}, "a", g) }), { value: "fallback" }],
+    [
+      "a default's first reference",
+      '$1.a ?? "fallback"',
+      (g: PropertyDescriptor) => ({ 1: Object.defineProperty({}, "a", g) }),
+      { value: "fallback" },
+    ],
   ] as const)("a getter for %s", (_name, input, build, outcome) => {
     let calls = 0;
     const getter: PropertyDescriptor = {
@@ -73,7 +111,11 @@ describe("getters are never invoked in a path", () => {
     };
     const results = build(getter) as Results;
     if ("value" in outcome) expect(resolveRefs({ q: input }, results, PATH)["q"]).toBe(outcome.value);
-    else expectError(thrownBy(() => resolveRefs({ q: input }, results, PATH)), { name: "KeyError", code: "missing-key", key: outcome.missingKey });
+    else
+      expectError(
+        thrownBy(() => resolveRefs({ q: input }, results, PATH)),
+        { name: "KeyError", code: "missing-key", key: outcome.missingKey },
+      );
     expect(calls).toBe(0);
   });
 });
@@ -88,11 +130,17 @@ describe("defaults fall back on KeyError only", () => {
         },
       },
     );
-    expectError(thrownBy(() => resolveRefs({ q: '$1.a ?? "x"' }, { 1: hostile }, PATH)), { code: "access" });
+    expectError(
+      thrownBy(() => resolveRefs({ q: '$1.a ?? "x"' }, { 1: hostile }, PATH)),
+      { code: "access" },
+    );
   });
 
   test("a limit error is not hidden by a default", () => {
-    expectError(thrownBy(() => resolveRefs({ q: '$1.a.b.c ?? "x"' }, {}, { ...PATH, maxSegments: 2 })), { code: "limit" });
+    expectError(
+      thrownBy(() => resolveRefs({ q: '$1.a.b.c ?? "x"' }, {}, { ...PATH, maxSegments: 2 })),
+      { code: "limit" },
+    );
   });
 });
 

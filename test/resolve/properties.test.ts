@@ -5,7 +5,19 @@
  */
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import type { Expression, IndexSegment, KeySegment, LiteralNode, QuotedKeySegment, ReferenceNode, Segment, TemplateNode, TextPart, InterpolationPart, RefAst } from "../../src/grammar/ast.js";
+import type {
+  Expression,
+  IndexSegment,
+  KeySegment,
+  LiteralNode,
+  QuotedKeySegment,
+  ReferenceNode,
+  Segment,
+  TemplateNode,
+  TextPart,
+  InterpolationPart,
+  RefAst,
+} from "../../src/grammar/ast.js";
 import { formatRef } from "../../src/grammar/format.js";
 import { isPlaceholder, parseRef, parseTemplate, tryParseRef } from "../../src/grammar/parse.js";
 import type { Results } from "../../src/resolve/access.js";
@@ -29,7 +41,14 @@ const optionsArb: fc.Arbitrary<ResolveOptions> = fc.record({
 
 /** The same, with small limits now and then. */
 const optionsWithLimitsArb: fc.Arbitrary<ResolveOptions> = fc
-  .tuple(optionsArb, fc.option(fc.nat({ max: 4 })), fc.option(fc.nat({ max: 40 })), fc.option(fc.nat({ max: 3 })), fc.option(fc.nat({ max: 3 })), fc.option(fc.nat({ max: 20 })))
+  .tuple(
+    optionsArb,
+    fc.option(fc.nat({ max: 4 })),
+    fc.option(fc.nat({ max: 40 })),
+    fc.option(fc.nat({ max: 3 })),
+    fc.option(fc.nat({ max: 3 })),
+    fc.option(fc.nat({ max: 20 })),
+  )
   .map(([options, maxSegments, maxRefLength, maxDepth, maxPlaceholders, maxOutputLength]) => ({
     ...options,
     ...(maxSegments === null ? {} : { maxSegments }),
@@ -44,7 +63,38 @@ const utf16Unit = fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromC
 const utf16String = fc.string({ unit: utf16Unit, maxLength: 24 });
 
 /** Pieces of the reference language, so that generated strings come close to (and into) it. */
-const refPiece = fc.constantFrom("$", "$", "$$", "${", "{", "}", "[", "]", ".", "?", "??", " ?? ", " ", '"', "\\", "0", "1", "12", "9", "a", "b.c", "é", "🌍", "\n", "\t", "\u0000", "\ud800", "true", "null", "-1e3");
+const refPiece = fc.constantFrom(
+  "$",
+  "$",
+  "$$",
+  "${",
+  "{",
+  "}",
+  "[",
+  "]",
+  ".",
+  "?",
+  "??",
+  " ?? ",
+  " ",
+  '"',
+  "\\",
+  "0",
+  "1",
+  "12",
+  "9",
+  "a",
+  "b.c",
+  "é",
+  "🌍",
+  "\n",
+  "\t",
+  "\u0000",
+  "\ud800",
+  "true",
+  "null",
+  "-1e3",
+);
 const refLike = fc.string({ unit: refPiece, maxLength: 14 });
 
 /** Strings of every kind, many starting with "$". */
@@ -58,14 +108,22 @@ const anyString = fc.oneof(
 );
 
 /** Step digits: canonical (no leading zeros), sometimes huge. */
-const canonicalDigits = fc.oneof(fc.constant("0"), fc.nat({ max: 200 }).map((n) => String(n + 1)), fc.stringMatching(/^[1-9][0-9]{0,30}$/));
+const canonicalDigits = fc.oneof(
+  fc.constant("0"),
+  fc.nat({ max: 200 }).map((n) => String(n + 1)),
+  fc.stringMatching(/^[1-9][0-9]{0,30}$/),
+);
 
 // AST arbitraries (spans are placeholders: comparisons leave spans out).
 
 const stepNode = canonicalDigits.map((id) => ({ type: "step" as const, span: NO_SPAN, digits: id, id }));
 
 /** A path name: characters other than . [ ] { } $ ? and whitespace. */
-const pathName = fc.string({ unit: fc.constantFrom("a", "Z", "_", "-", "0", "9", "é", "🌍", "'", '"', "(", ":", "@", "#", "\\", "/"), minLength: 1, maxLength: 6 });
+const pathName = fc.string({
+  unit: fc.constantFrom("a", "Z", "_", "-", "0", "9", "é", "🌍", "'", '"', "(", ":", "@", "#", "\\", "/"),
+  minLength: 1,
+  maxLength: 6,
+});
 
 const pathSegment: fc.Arbitrary<Segment> = fc.oneof(
   pathName.map((name): KeySegment => ({ type: "key", span: NO_SPAN, name })),
@@ -101,7 +159,9 @@ const pathExpression: fc.Arbitrary<Expression> = fc
 
 /** A seed reference; inside `${…}` its key cannot contain "}". */
 function seedReference(braced: boolean): fc.Arbitrary<ReferenceNode> {
-  const name = braced ? fc.string({ unit: utf16Unit.filter((c) => c !== "}"), minLength: 1, maxLength: 12 }) : fc.string({ unit: utf16Unit, minLength: 1, maxLength: 12 });
+  const name = braced
+    ? fc.string({ unit: utf16Unit.filter((c) => c !== "}"), minLength: 1, maxLength: 12 })
+    : fc.string({ unit: utf16Unit, minLength: 1, maxLength: 12 });
   return fc.record({ step: stepNode, key: fc.option(name) }).map(({ step, key }) => ({
     type: "reference",
     span: NO_SPAN,
@@ -112,7 +172,11 @@ function seedReference(braced: boolean): fc.Arbitrary<ReferenceNode> {
 }
 
 /** Template text, rich in "$", "$$", "${", braces. */
-const templateText = fc.string({ unit: fc.constantFrom("$", "$$", "${", "$${", "{", "}", "a", " ", "1", ".", "é", "\n"), minLength: 1, maxLength: 8 });
+const templateText = fc.string({
+  unit: fc.constantFrom("$", "$$", "${", "$${", "{", "}", "a", " ", "1", ".", "é", "\n"),
+  minLength: 1,
+  maxLength: 8,
+});
 
 /**
  * A template AST in `syntax`: text and braced interpolations, with adjacent texts merged (the parser
@@ -131,7 +195,11 @@ function templateAst(syntax: "seed" | "path"): fc.Arbitrary<TemplateNode> {
       if (item.type === "text" && last?.type === "text") parts[parts.length - 1] = { ...last, value: last.value + item.value };
       else parts.push(item);
     }
-    const fixed = parts.map((item, i) => (item.type === "text" && item.value.endsWith("$") && parts[i + 1]?.type === "interpolation" ? { ...item, value: `${item.value}.` } : item));
+    const fixed = parts.map((item, i) =>
+      item.type === "text" && item.value.endsWith("$") && parts[i + 1]?.type === "interpolation"
+        ? { ...item, value: `${item.value}.` }
+        : item,
+    );
     return { type: "template", span: NO_SPAN, parts: fixed };
   });
 }
@@ -154,11 +222,15 @@ const stepValue: fc.Arbitrary<unknown> = fc.oneof(
   leafValue,
   fc.array(leafValue, { maxLength: 3 }),
   fc.array(fc.tuple(keyName, leafValue), { maxLength: 4 }).map(ownObject),
-  fc.array(fc.tuple(keyName, leafValue), { maxLength: 3 }).map((entries) => Object.assign(Object.create(null) as object, Object.fromEntries(entries))),
+  fc
+    .array(fc.tuple(keyName, leafValue), { maxLength: 3 })
+    .map((entries) => Object.assign(Object.create(null) as object, Object.fromEntries(entries))),
   fc.array(fc.tuple(keyName, leafValue), { maxLength: 3 }).map((entries) => new Map(entries)),
-  fc.constant(new (class Instance {
-    a = 1;
-  })()),
+  fc.constant(
+    new (class Instance {
+      a = 1;
+    })(),
+  ),
 );
 
 const stepKeys = ["0", "1", "2", "3", "10"];
@@ -274,23 +346,29 @@ function hasDollar(value: unknown): boolean {
 describe("(1) non-placeholders pass through unchanged", () => {
   test("arbitrary JSON values that are not seed placeholders, default options", () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(argName, fc.oneof(fc.jsonValue({ maxDepth: 3 }), anyString)), { maxLength: 5 }).map(ownObject), (args) => {
-        const candidates = ownObject(Object.entries(args).filter(([, value]) => !(typeof value === "string" && SEED.test(value))));
-        const out = resolveRefs(candidates, {});
-        expect(Object.keys(out)).toEqual(Object.keys(candidates));
-        for (const key of Object.keys(candidates)) expect(Object.is(out[key], candidates[key])).toBe(true);
-      }),
+      fc.property(
+        fc.array(fc.tuple(argName, fc.oneof(fc.jsonValue({ maxDepth: 3 }), anyString)), { maxLength: 5 }).map(ownObject),
+        (args) => {
+          const candidates = ownObject(Object.entries(args).filter(([, value]) => !(typeof value === "string" && SEED.test(value))));
+          const out = resolveRefs(candidates, {});
+          expect(Object.keys(out)).toEqual(Object.keys(candidates));
+          for (const key of Object.keys(candidates)) expect(Object.is(out[key], candidates[key])).toBe(true);
+        },
+      ),
       { numRuns: 300 },
     );
   });
 
   test("strings starting with $ that are not seed placeholders, default options", () => {
     fc.assert(
-      fc.property(fc.oneof(refLike, utf16String).map((s) => `$${s}`), (text) => {
-        fc.pre(!SEED.test(text));
-        expect(resolveRefs({ q: text }, { 1: { a: 1 } })["q"]).toBe(text);
-        expect(isPlaceholder(text)).toBe(false);
-      }),
+      fc.property(
+        fc.oneof(refLike, utf16String).map((s) => `$${s}`),
+        (text) => {
+          fc.pre(!SEED.test(text));
+          expect(resolveRefs({ q: text }, { 1: { a: 1 } })["q"]).toBe(text);
+          expect(isPlaceholder(text)).toBe(false);
+        },
+      ),
       { numRuns: 400 },
     );
   });
@@ -314,20 +392,28 @@ describe("(1) non-placeholders pass through unchanged", () => {
 
   test("strings without a $ are never altered, under any options", () => {
     fc.assert(
-      fc.property(utf16String.map((s) => s.replaceAll("$", "")), optionsArb, (text, options) => {
-        expect(resolveRefs({ q: text, o: { t: text } }, {}, options)).toEqual({ q: text, o: { t: text } });
-      }),
+      fc.property(
+        utf16String.map((s) => s.replaceAll("$", "")),
+        optionsArb,
+        (text, options) => {
+          expect(resolveRefs({ q: text, o: { t: text } }, {}, options)).toEqual({ q: text, o: { t: text } });
+        },
+      ),
       { numRuns: 200 },
     );
   });
 
   test("under deep, JSON without any $ comes back as the very same objects", () => {
     fc.assert(
-      fc.property(fc.dictionary(fc.string({ maxLength: 4 }), fc.jsonValue({ maxDepth: 4 }), { maxKeys: 4 }), optionsArb, (args, options) => {
-        fc.pre(!hasDollar(args));
-        const out = resolveRefs(args, {}, { ...options, deep: true });
-        for (const key of Object.keys(args)) expect(Object.is(out[key], args[key])).toBe(true);
-      }),
+      fc.property(
+        fc.dictionary(fc.string({ maxLength: 4 }), fc.jsonValue({ maxDepth: 4 }), { maxKeys: 4 }),
+        optionsArb,
+        (args, options) => {
+          fc.pre(!hasDollar(args));
+          const out = resolveRefs(args, {}, { ...options, deep: true });
+          for (const key of Object.keys(args)) expect(Object.is(out[key], args[key])).toBe(true);
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -338,7 +424,12 @@ describe("(1) non-placeholders pass through unchanged", () => {
 
 describe("(2) inputs are never mutated", () => {
   test("deep-frozen args and results, every option set, success or RefError", () => {
-    const nestedArgs = fc.array(fc.tuple(argName, fc.oneof(argValue, fc.array(argValue, { maxLength: 3 }), fc.dictionary(keyName, argValue, { maxKeys: 3 }))), { maxLength: 5 }).map(ownObject);
+    const nestedArgs = fc
+      .array(
+        fc.tuple(argName, fc.oneof(argValue, fc.array(argValue, { maxLength: 3 }), fc.dictionary(keyName, argValue, { maxKeys: 3 }))),
+        { maxLength: 5 },
+      )
+      .map(ownObject);
     const jsonResults = fc.array(fc.tuple(fc.constantFrom(...stepKeys), fc.jsonValue({ maxDepth: 3 })), { maxLength: 4 }).map(ownObject);
     fc.assert(
       fc.property(nestedArgs, jsonResults, optionsArb, (args, results, options) => {
@@ -425,12 +516,21 @@ describe("(4) tryParseRef never throws", () => {
 
   test("on strings that are nearly valid path templates", () => {
     fc.assert(
-      fc.property(fc.oneof(templateAst("path").map((ast) => formatRef(ast)), pathExpression.map((ast) => formatRef(ast))), fc.nat(), refPiece, optionsWithLimitsArb, (text, at, piece, options) => {
-        const position = at % (text.length + 1);
-        const mutated = text.slice(0, position) + piece + text.slice(position + 1);
-        const result = tryParseRef(mutated, options);
-        if (!result.ok) expect(result.error).toBeInstanceOf(RefError);
-      }),
+      fc.property(
+        fc.oneof(
+          templateAst("path").map((ast) => formatRef(ast)),
+          pathExpression.map((ast) => formatRef(ast)),
+        ),
+        fc.nat(),
+        refPiece,
+        optionsWithLimitsArb,
+        (text, at, piece, options) => {
+          const position = at % (text.length + 1);
+          const mutated = text.slice(0, position) + piece + text.slice(position + 1);
+          const result = tryParseRef(mutated, options);
+          if (!result.ok) expect(result.error).toBeInstanceOf(RefError);
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -520,7 +620,9 @@ const tree: fc.Arbitrary<Tree> = fc.letrec<{ tree: Tree }>((tie) => ({
     { depthSize: "small", withCrossShrink: true },
     leaf,
     fc.array(tie("tree"), { maxLength: 4 }),
-    fc.array(fc.tuple(fc.constantFrom("a", "b", "__proto__", "k/1", "~"), tie("tree")), { maxLength: 4 }).map((entries) => ownObject(entries) as { [key: string]: Tree }),
+    fc
+      .array(fc.tuple(fc.constantFrom("a", "b", "__proto__", "k/1", "~"), tie("tree")), { maxLength: 4 })
+      .map((entries) => ownObject(entries) as { [key: string]: Tree }),
   ),
 })).tree;
 
@@ -575,10 +677,15 @@ describe("(7) deep: structural sharing and single pass", () => {
 describe("(8) only RefErrors are thrown", () => {
   test("arbitrary strings as arguments, arbitrary results, every option set", () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(argName, anyString), { maxLength: 4 }).map(ownObject), fc.oneof(resultsArb, fc.jsonValue({ maxDepth: 3 }) as fc.Arbitrary<unknown>), optionsWithLimitsArb, (args, results, options) => {
-        onlyRefErrors(() => resolveRefs(args, results as Results, options));
-        onlyRefErrors(() => resolveRefs({ nested: [args, { args }] }, results as Results, options));
-      }),
+      fc.property(
+        fc.array(fc.tuple(argName, anyString), { maxLength: 4 }).map(ownObject),
+        fc.oneof(resultsArb, fc.jsonValue({ maxDepth: 3 }) as fc.Arbitrary<unknown>),
+        optionsWithLimitsArb,
+        (args, results, options) => {
+          onlyRefErrors(() => resolveRefs(args, results as Results, options));
+          onlyRefErrors(() => resolveRefs({ nested: [args, { args }] }, results as Results, options));
+        },
+      ),
       { numRuns: 800 },
     );
   });

@@ -37,8 +37,18 @@ describe("results shapes JSON cannot express", () => {
     { name: "Map keyed by string digits is accepted too", input: "$2", results: new Map([["2", "two"]]), expected: "two" },
     { name: "a key of a Map result", input: "$1.city", results: { 1: new Map([["city", "Lyon"]]) }, expected: "Lyon" },
     { name: "a key of a Map result that holds a nested object", input: "$1.a", results: { 1: new Map([["a", city]]) }, expected: city },
-    { name: "a key of a null-prototype result", input: "$1.city", results: { 1: Object.assign(Object.create(null) as object, { city: "Nice" }) }, expected: "Nice" },
-    { name: "null-prototype results object", input: "$1", results: Object.assign(Object.create(null) as object, { 1: "one" }), expected: "one" },
+    {
+      name: "a key of a null-prototype result",
+      input: "$1.city",
+      results: { 1: Object.assign(Object.create(null) as object, { city: "Nice" }) },
+      expected: "Nice",
+    },
+    {
+      name: "null-prototype results object",
+      input: "$1",
+      results: Object.assign(Object.create(null) as object, { 1: "one" }),
+      expected: "one",
+    },
     { name: "a class instance as a whole result is the same instance", input: "$1", results: { 1: new Box(1) }, expected: undefined },
     { name: "an undefined result is a result", input: "$1", results: new Map([[1, undefined]]), expected: undefined },
   ];
@@ -50,22 +60,73 @@ describe("results shapes JSON cannot express", () => {
   });
 
   const errors: { name: string; input: string; results: unknown; error: ErrorSpec }[] = [
-    { name: "Map: a missing step lists the steps", input: "$3", results: new Map([[1, "a"], [2, "b"]]), error: { code: "missing-step", step: 3, messageIncludes: "steps with results: 1, 2" } },
-    { name: "Map: a missing key of a Map result lists its keys", input: "$1.zip", results: { 1: new Map([["city", 1], ["street", 2]]) }, error: { code: "missing-key", key: "zip", messageIncludes: "keys: city, street" } },
-    { name: "Map: a huge step is never rounded to a number key", input: "$9007199254740993", results: new Map([[9007199254740992, "rounded"]]), error: { code: "missing-step", step: null } },
-    { name: "Map: a huge step never matches a string key", input: "$9007199254740993", results: new Map([["9007199254740993", "text"]]), error: { code: "missing-step", step: null } },
-    { name: "a class instance has no keys, even own ones", input: "$1.x", results: { 1: new Box(3) }, error: { code: "not-indexable", key: "x", messageIncludes: "class instance" } },
+    {
+      name: "Map: a missing step lists the steps",
+      input: "$3",
+      results: new Map([
+        [1, "a"],
+        [2, "b"],
+      ]),
+      error: { code: "missing-step", step: 3, messageIncludes: "steps with results: 1, 2" },
+    },
+    {
+      name: "Map: a missing key of a Map result lists its keys",
+      input: "$1.zip",
+      results: {
+        1: new Map([
+          ["city", 1],
+          ["street", 2],
+        ]),
+      },
+      error: { code: "missing-key", key: "zip", messageIncludes: "keys: city, street" },
+    },
+    {
+      name: "Map: a huge step is never rounded to a number key",
+      input: "$9007199254740993",
+      results: new Map([[9007199254740992, "rounded"]]),
+      error: { code: "missing-step", step: null },
+    },
+    {
+      name: "Map: a huge step never matches a string key",
+      input: "$9007199254740993",
+      results: new Map([["9007199254740993", "text"]]),
+      error: { code: "missing-step", step: null },
+    },
+    {
+      name: "a class instance has no keys, even own ones",
+      input: "$1.x",
+      results: { 1: new Box(3) },
+      error: { code: "not-indexable", key: "x", messageIncludes: "class instance" },
+    },
     { name: "a Date has no keys", input: "$1.getTime", results: { 1: new Date(0) }, error: { code: "not-indexable" } },
     { name: "a Set has no keys", input: "$1.size", results: { 1: new Set([1]) }, error: { code: "not-indexable" } },
-    { name: "a Map's size is not a key", input: "$1.size", results: { 1: new Map([["a", 1]]) }, error: { code: "missing-key", key: "size" } },
+    {
+      name: "a Map's size is not a key",
+      input: "$1.size",
+      results: { 1: new Map([["a", 1]]) },
+      error: { code: "missing-key", key: "size" },
+    },
     { name: "a Map's get is not a key", input: "$1.get", results: { 1: new Map() }, error: { code: "missing-key", key: "get" } },
     { name: "a function has no keys", input: "$1.name", results: { 1: function named() {} }, error: { code: "not-indexable" } },
-    { name: "null-prototype result: toString is missing", input: "$1.toString", results: { 1: Object.create(null) }, error: { code: "missing-key" } },
+    {
+      name: "null-prototype result: toString is missing",
+      input: "$1.toString",
+      results: { 1: Object.create(null) },
+      error: { code: "missing-key" },
+    },
     { name: "an array hole is a missing step", input: "$1", results: [0, , 2], error: { code: "missing-step", step: 1 } },
-    { name: "a key inherited from a custom prototype is missing", input: "$1.a", results: { 1: Object.create(Object.assign(Object.create(null) as object, { a: 1 })) as object }, error: { code: "not-indexable" } },
+    {
+      name: "a key inherited from a custom prototype is missing",
+      input: "$1.a",
+      results: { 1: Object.create(Object.assign(Object.create(null) as object, { a: 1 })) as object },
+      error: { code: "not-indexable" },
+    },
   ];
   test.each(errors)("$name", ({ input, results, error }) => {
-    expectError(thrownBy(() => resolveRefs({ q: input }, results as Results)), { name: "KeyError", arg: "/q", ...error });
+    expectError(
+      thrownBy(() => resolveRefs({ q: input }, results as Results)),
+      { name: "KeyError", arg: "/q", ...error },
+    );
   });
 });
 
@@ -82,23 +143,49 @@ describe("getters are never invoked", () => {
     return { calls, getter };
   };
   const rows: { name: string; input: string; build: (getter: (l: string) => PropertyDescriptor) => unknown; code: string }[] = [
-    { name: "a getter for a key", input: "$1.city", build: (g) => ({ 1: Object.defineProperty({}, "city", g("city")) }), code: "missing-key" },
-    { name: "a getter for a step in a plain object", input: "$1", build: (g) => Object.defineProperty({}, "1", g("step")), code: "missing-step" },
+    {
+      name: "a getter for a key",
+      input: "$1.city",
+      build: (g) => ({ 1: Object.defineProperty({}, "city", g("city")) }),
+      code: "missing-key",
+    },
+    {
+      name: "a getter for a step in a plain object",
+      input: "$1",
+      build: (g) => Object.defineProperty({}, "1", g("step")),
+      code: "missing-step",
+    },
     { name: "a getter for a step in an array", input: "$0", build: (g) => Object.defineProperty([], "0", g("step")), code: "missing-step" },
-    { name: "a getter for a key of a null-prototype result", input: "$1.k", build: (g) => ({ 1: Object.defineProperty(Object.create(null), "k", g("k")) }), code: "missing-key" },
-    { name: "an inherited getter", input: "$1.k", build: (g) => ({ 1: Object.create(Object.defineProperty({}, "k", g("k"))) }), code: "not-indexable" },
+    {
+      name: "a getter for a key of a null-prototype result",
+      input: "$1.k",
+      build: (g) => ({ 1: Object.defineProperty(Object.create(null), "k", g("k")) }),
+      code: "missing-key",
+    },
+    {
+      name: "an inherited getter",
+      input: "$1.k",
+      build: (g) => ({ 1: Object.create(Object.defineProperty({}, "k", g("k"))) }),
+      code: "not-indexable",
+    },
   ];
   test.each(rows)("$name", ({ input, build, code }) => {
     const { calls, getter } = make();
     const results = build(getter) as Results;
-    expectError(thrownBy(() => resolveRefs({ q: input }, results)), { code, name: "KeyError" });
+    expectError(
+      thrownBy(() => resolveRefs({ q: input }, results)),
+      { code, name: "KeyError" },
+    );
     expect(calls).toEqual([]);
   });
 
   test("a getter in args is refused, not invoked", () => {
     const { calls, getter } = make();
     const args = Object.defineProperty({ a: 1 }, "q", getter("arg"));
-    expectError(thrownBy(() => resolveRefs(args, {})), { code: "access" });
+    expectError(
+      thrownBy(() => resolveRefs(args, {})),
+      { code: "access" },
+    );
     expect(calls).toEqual([]);
   });
 
@@ -128,7 +215,10 @@ describe("invalid args and results are RefErrors, never TypeErrors", () => {
     ["an object with a custom prototype", Object.create({ 1: "x" })],
   ];
   test.each(badResults)("results as %s", (_name, results) => {
-    expectError(thrownBy(() => resolveRefs({ q: "$1" }, results as Results)), { code: "invalid-results", name: "RefError" });
+    expectError(
+      thrownBy(() => resolveRefs({ q: "$1" }, results as Results)),
+      { code: "invalid-results", name: "RefError" },
+    );
   });
 
   const badArgs: [string, unknown][] = [
@@ -139,7 +229,10 @@ describe("invalid args and results are RefErrors, never TypeErrors", () => {
     ["an array", ["$1"]],
   ];
   test.each(badArgs)("args as %s", (_name, args) => {
-    expectError(thrownBy(() => resolveRefs(args as Record<string, unknown>, {})), { code: "invalid-args", name: "RefError" });
+    expectError(
+      thrownBy(() => resolveRefs(args as Record<string, unknown>, {})),
+      { code: "invalid-args", name: "RefError" },
+    );
   });
 
   test("a Proxy whose traps throw becomes RefError code access", () => {
@@ -151,8 +244,14 @@ describe("invalid args and results are RefErrors, never TypeErrors", () => {
         },
       },
     );
-    expectError(thrownBy(() => resolveRefs({ q: "$1.a" }, { 1: hostile })), { code: "access" });
-    expectError(thrownBy(() => resolveRefs({ q: "$1" }, hostile)), { code: "access" });
+    expectError(
+      thrownBy(() => resolveRefs({ q: "$1.a" }, { 1: hostile })),
+      { code: "access" },
+    );
+    expectError(
+      thrownBy(() => resolveRefs({ q: "$1" }, hostile)),
+      { code: "access" },
+    );
   });
 
   test("a revoked Proxy as results becomes a RefError", () => {
@@ -169,7 +268,10 @@ describe("invalid args and results are RefErrors, never TypeErrors", () => {
     ["maxPlaceholders NaN", { maxPlaceholders: Number.NaN }],
     ["maxOutputLength infinite", { maxOutputLength: Number.POSITIVE_INFINITY }],
   ])("options %s are invalid-options", (_name, options) => {
-    expectError(thrownBy(() => resolveRefs({ q: "$1" }, { 1: 1 }, options as never)), { code: "invalid-options" });
+    expectError(
+      thrownBy(() => resolveRefs({ q: "$1" }, { 1: 1 }, options as never)),
+      { code: "invalid-options" },
+    );
   });
 });
 
@@ -266,10 +368,16 @@ describe("evaluate", () => {
   });
 
   test("a KeyError from evaluate has no arg", () => {
-    expectError(thrownBy(() => evaluate(parseRef("$1.zip"), { 1: { city: "x" } })), { code: "missing-key", name: "KeyError", arg: null, step: 1, key: "zip", ref: "$1.zip" });
+    expectError(
+      thrownBy(() => evaluate(parseRef("$1.zip"), { 1: { city: "x" } })),
+      { code: "missing-key", name: "KeyError", arg: null, step: 1, key: "zip", ref: "$1.zip" },
+    );
   });
 
   test("invalid results are refused by evaluate too", () => {
-    expectError(thrownBy(() => evaluate(parseRef("$1"), null as unknown as Results)), { code: "invalid-results" });
+    expectError(
+      thrownBy(() => evaluate(parseRef("$1"), null as unknown as Results)),
+      { code: "invalid-results" },
+    );
   });
 });

@@ -62,7 +62,10 @@ describe("src/resolve/stringify.ts", () => {
         b: true,
         d: new Date(0),
         bad: new Date(Number.NaN),
-        m: new Map<unknown, unknown>([[1, "one"], ["k", [true]]]),
+        m: new Map<unknown, unknown>([
+          [1, "one"],
+          ["k", [true]],
+        ]),
       };
       expect(template("v=${1}", { 1: value })).toBe(
         'v={"a":1,"s":"x","n":null,"arr":[1,null,3,null,null,null,null,null],"big":2,"b":true,"d":"1970-01-01T00:00:00.000Z","bad":null,"m":{"1":"one","k":[true]}}',

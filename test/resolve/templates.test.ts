@@ -32,7 +32,14 @@ describe("interpolated values JSON cannot express", () => {
     ["a null-prototype object", nullProto({ a: 1, b: "x" }), '{"a":1,"b":"x"}'],
     ["a null-prototype object nested in an array", [nullProto({ k: nullProto({}) })], '[{"k":{}}]'],
     ["an empty null-prototype object", nullProto({}), "{}"],
-    ["a Map as an object of its entries", new Map<unknown, unknown>([["a", 1], [2, [true]]]), '{"a":1,"2":[true]}'],
+    [
+      "a Map as an object of its entries",
+      new Map<unknown, unknown>([
+        ["a", 1],
+        [2, [true]],
+      ]),
+      '{"a":1,"2":[true]}',
+    ],
     ["a Date as its ISO string", new Date(0), '"1970-01-01T00:00:00.000Z"'],
     ["an invalid Date as null", new Date(Number.NaN), "null"],
     ["NaN as String gives it", Number.NaN, "NaN"],
@@ -79,13 +86,19 @@ describe("interpolated values JSON cannot express", () => {
   test("a cyclic result is RefError code cycle, never a crash", () => {
     const cyclic: Record<string, unknown> = { a: 1 };
     cyclic["self"] = cyclic;
-    expectError(thrownBy(() => resolveRefs({ q: "v=${1}" }, { 1: cyclic }, TEMPLATES)), { code: "cycle", arg: "/q" });
+    expectError(
+      thrownBy(() => resolveRefs({ q: "v=${1}" }, { 1: cyclic }, TEMPLATES)),
+      { code: "cycle", arg: "/q" },
+    );
   });
 
   test("a result nested deeper than maxDepth is RefError code limit", () => {
     let nested: unknown = "leaf";
     for (let i = 0; i < 50; i++) nested = [nested];
-    expectError(thrownBy(() => resolveRefs({ q: "v=${1}" }, { 1: nested }, { ...TEMPLATES, maxDepth: 10 })), { code: "limit", arg: "/q" });
+    expectError(
+      thrownBy(() => resolveRefs({ q: "v=${1}" }, { 1: nested }, { ...TEMPLATES, maxDepth: 10 })),
+      { code: "limit", arg: "/q" },
+    );
     expect(resolveRefs({ q: "v=${1}" }, { 1: nested }, { ...TEMPLATES, maxDepth: 60 })["q"]).toMatch(/^v=\[{50}"leaf"\]{50}$/);
   });
 
@@ -98,7 +111,10 @@ describe("interpolated values JSON cannot express", () => {
         },
       },
     );
-    expectError(thrownBy(() => resolveRefs({ q: "v=${1}" }, { 1: hostile }, TEMPLATES)), { code: "access" });
+    expectError(
+      thrownBy(() => resolveRefs({ q: "v=${1}" }, { 1: hostile }, TEMPLATES)),
+      { code: "access" },
+    );
   });
 
   test("the raw single interpolation returns the very value, whatever it is", () => {
@@ -133,7 +149,10 @@ describe("parseTemplate", () => {
   });
 
   test("an unclosed ${ throws RefSyntaxError with the offset", () => {
-    expectError(thrownBy(() => parseTemplate("abc ${1.city")), { code: "syntax", name: "RefSyntaxError", offset: 12 });
+    expectError(
+      thrownBy(() => parseTemplate("abc ${1.city")),
+      { code: "syntax", name: "RefSyntaxError", offset: 12 },
+    );
   });
 
   test.each([

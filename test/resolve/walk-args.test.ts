@@ -195,7 +195,12 @@ describe.each(entries)("the walk of args, through %s", (_name, resolve) => {
     const out = resolve(args, results, options);
     const target = (options === deep ? out["o"] : out) as Record<string, unknown>;
     expect(Object.getPrototypeOf(target)).toBe(Object.prototype);
-    expect(Object.getOwnPropertyDescriptor(target, "__proto__")).toEqual({ value: "Paris", writable: true, enumerable: true, configurable: true });
+    expect(Object.getOwnPropertyDescriptor(target, "__proto__")).toEqual({
+      value: "Paris",
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
     expect(Object.keys(target)).toEqual(["__proto__", "k"]);
   });
 });
@@ -206,7 +211,9 @@ describe.each(entries)("the walk of args, through %s", (_name, resolve) => {
  * classification is remembered per key. A fast path: it must give exactly what the general path gives.
  */
 describe("the remembered shape of top-level arguments", () => {
-  type Outcome = { ok: true; value: Record<string, unknown>; keys: string[]; proto: unknown } | { ok: false; name: string; code: string; arg: string | undefined; message: string };
+  type Outcome =
+    | { ok: true; value: Record<string, unknown>; keys: string[]; proto: unknown }
+    | { ok: false; name: string; code: string; arg: string | undefined; message: string };
   function outcome(run: () => Record<string, unknown>): Outcome {
     try {
       const value = run();
@@ -230,18 +237,30 @@ describe("the remembered shape of top-level arguments", () => {
   const shapeResults = { 1: { city: "Paris", a: { b: 2 } }, 2: "two" };
   const text = fc.constantFrom("$1.city", "$1", "$2", "$5 off", "$1.missing", "plain", "${1.city}", "$1.a.b", "$$1", "$1.a[0]", "$2 ?? 1");
   const value = fc.oneof(text, text, fc.constantFrom(3, null, true));
-  const options = fc.constantFrom<ResolveOptions | undefined>(undefined, { strict: true }, { syntax: "path" }, { templates: true }, { syntax: "path", templates: true }, { maxPlaceholders: 1 });
+  const options = fc.constantFrom<ResolveOptions | undefined>(
+    undefined,
+    { strict: true },
+    { syntax: "path" },
+    { templates: true },
+    { syntax: "path", templates: true },
+    { maxPlaceholders: 1 },
+  );
   const keySet = fc.constantFrom(["a", "b", "c"], ["c", "b", "a"], ["a", "__proto__", "0"], ["x"]);
 
   test("a run of calls, same keys or not, values and options changing: each call gives what the general path gives", () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(keySet, fc.array(value, { minLength: 4, maxLength: 4 }), options), { minLength: 2, maxLength: 10 }), (calls) => {
-        for (const [keys, values, opts] of calls) {
-          const args: Record<string, unknown> = {};
-          keys.forEach((key, i) => Object.defineProperty(args, key, { value: values[i], writable: true, enumerable: true, configurable: true }));
-          expect(outcome(() => resolveRefs(args, shapeResults, opts))).toEqual(generalPath(args, shapeResults, opts));
-        }
-      }),
+      fc.property(
+        fc.array(fc.tuple(keySet, fc.array(value, { minLength: 4, maxLength: 4 }), options), { minLength: 2, maxLength: 10 }),
+        (calls) => {
+          for (const [keys, values, opts] of calls) {
+            const args: Record<string, unknown> = {};
+            keys.forEach((key, i) =>
+              Object.defineProperty(args, key, { value: values[i], writable: true, enumerable: true, configurable: true }),
+            );
+            expect(outcome(() => resolveRefs(args, shapeResults, opts))).toEqual(generalPath(args, shapeResults, opts));
+          }
+        },
+      ),
       { numRuns: 150 },
     );
   });
@@ -267,7 +286,12 @@ describe("the remembered shape of top-level arguments", () => {
       expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
       if (args === a) {
         expect(Object.keys(out)).toEqual(["0", "__proto__", "k"]);
-        expect(Object.getOwnPropertyDescriptor(out, "__proto__")).toEqual({ value: "Paris", writable: true, enumerable: true, configurable: true });
+        expect(Object.getOwnPropertyDescriptor(out, "__proto__")).toEqual({
+          value: "Paris",
+          writable: true,
+          enumerable: true,
+          configurable: true,
+        });
         expect(out["k"]).toBe("two");
       } else {
         expect(out).toEqual({ k: "two", z: 1 });
@@ -298,7 +322,12 @@ describe("the remembered shape of top-level arguments", () => {
 describe("the step memo of one call", () => {
   test.each(entries)("through %s: one step named twice in a row is read once per call, and again on the next call", (_name, resolve) => {
     const { results, reads } = countingResults({ 1: { city: "Paris", country: "FR" }, 2: "two" });
-    expect(resolve({ a: "$1.city", b: "$1.country", c: "$2", d: "$1.city" }, results)).toEqual({ a: "Paris", b: "FR", c: "two", d: "Paris" });
+    expect(resolve({ a: "$1.city", b: "$1.country", c: "$2", d: "$1.city" }, results)).toEqual({
+      a: "Paris",
+      b: "FR",
+      c: "two",
+      d: "Paris",
+    });
     expect(reads).toEqual(["1", "2", "1"]);
     reads.length = 0;
     expect(resolve({ a: "$1.city" }, results)).toEqual({ a: "Paris" });

@@ -6,7 +6,17 @@
  */
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { reportFromJSON, reportToJSON, resumePlan, runPlan, type ApprovalRequest, type RunEvent, type RunOptions, type RunReport, type ToolFunctions } from "../../src/index.js";
+import {
+  reportFromJSON,
+  reportToJSON,
+  resumePlan,
+  runPlan,
+  type ApprovalRequest,
+  type RunEvent,
+  type RunOptions,
+  type RunReport,
+  type ToolFunctions,
+} from "../../src/index.js";
 import { ancestors, countingTools, randomPlan, TOOL_NAMES } from "../helpers/random-plans.js";
 
 const plan = {
@@ -40,7 +50,9 @@ describe("approval", () => {
     expect(report.results.has(3)).toBe(false);
     expect(report.attempts?.has(2)).toBe(false);
     expect(report.timings.steps.has(2)).toBe(true); // the time it waited
-    expect(events.filter((event) => event.type === "step-awaiting-approval")).toEqual([{ type: "step-awaiting-approval", stepId: 2, tool: "pay", args: { to: "ACC-1", amount: 30 }, atMs: expect.any(Number) }]);
+    expect(events.filter((event) => event.type === "step-awaiting-approval")).toEqual([
+      { type: "step-awaiting-approval", stepId: 2, tool: "pay", args: { to: "ACC-1", amount: 30 }, atMs: expect.any(Number) },
+    ]);
     expect(events.some((event) => event.type === "step-start" && event.stepId === 2)).toBe(false);
     const json = reportToJSON(report);
     expect(json.status).toBe("suspended");
@@ -69,9 +81,24 @@ describe("approval", () => {
     // Step 1's result is a Proxy that counts every read of it: each resolution of "$1.city" reads it.
     const reads = async (options: RunOptions): Promise<{ count: number; args: unknown }> => {
       let count = 0;
-      const counted = new Proxy({ city: "Paris" }, { getOwnPropertyDescriptor: (target, key) => (count++, Reflect.getOwnPropertyDescriptor(target, key)), getPrototypeOf: (target) => (count++, Reflect.getPrototypeOf(target)) });
+      const counted = new Proxy(
+        { city: "Paris" },
+        {
+          getOwnPropertyDescriptor: (target, key) => (count++, Reflect.getOwnPropertyDescriptor(target, key)),
+          getPrototypeOf: (target) => (count++, Reflect.getPrototypeOf(target)),
+        },
+      );
       let args: unknown;
-      const report = await runPlan({ steps: [{ id: 1, tool: "geo", args: {} }, { id: 2, tool: "say", args: { at: "$1.city", n: 1 } }] }, { geo: () => counted, say: (given) => (args = given) }, options);
+      const report = await runPlan(
+        {
+          steps: [
+            { id: 1, tool: "geo", args: {} },
+            { id: 2, tool: "say", args: { at: "$1.city", n: 1 } },
+          ],
+        },
+        { geo: () => counted, say: (given) => (args = given) },
+        options,
+      );
       expect(report.status).toBe("ok");
       return { count, args };
     };
@@ -89,7 +116,12 @@ describe("approval", () => {
   });
 
   test("arguments that cannot be resolved are not asked about: the step fails unresolved-args once, its tool not called, as without needsApproval", async () => {
-    const twoPlaceholders = { steps: [{ id: 1, tool: "lookup", args: { who: "ada" } }, { id: 2, tool: "pay", args: { to: "$1.account", from: "$1.missing" } }] };
+    const twoPlaceholders = {
+      steps: [
+        { id: 1, tool: "lookup", args: { who: "ada" } },
+        { id: 2, tool: "pay", args: { to: "$1.account", from: "$1.missing" } },
+      ],
+    };
     const asked: number[] = [];
     for (const options of [{}, { needsApproval: (step: ApprovalRequest) => (asked.push(step.id), false) }, { approvalTools: ["pay"] }]) {
       const calls: number[] = [];
@@ -105,7 +137,12 @@ describe("approval", () => {
   });
 
   test("a needsApproval that throws or rejects fails the step (denied) without calling it; its dependents are skipped", async () => {
-    for (const needsApproval of [() => { throw new Error("no policy"); }, () => Promise.reject(new Error("no policy"))] as const) {
+    for (const needsApproval of [
+      () => {
+        throw new Error("no policy");
+      },
+      () => Promise.reject(new Error("no policy")),
+    ] as const) {
       const calls: number[] = [];
       const report = await runPlan(plan, tools(calls), { needsApproval: (step) => (step.id === 2 ? needsApproval() : false) });
       expect(calls.sort()).toEqual([1, 4]);
@@ -117,7 +154,17 @@ describe("approval", () => {
 
   test("a waiting step holds no concurrency slot", async () => {
     const calls: number[] = [];
-    const report = await runPlan({ steps: [{ id: 1, tool: "pay", args: {} }, { id: 2, tool: "lookup", args: {} }, { id: 3, tool: "lookup", args: {} }] }, tools(calls), { concurrency: 1, approvalTools: ["pay"] });
+    const report = await runPlan(
+      {
+        steps: [
+          { id: 1, tool: "pay", args: {} },
+          { id: 2, tool: "lookup", args: {} },
+          { id: 3, tool: "lookup", args: {} },
+        ],
+      },
+      tools(calls),
+      { concurrency: 1, approvalTools: ["pay"] },
+    );
     expect(calls).toEqual([2, 3]);
     expect(report.status).toBe("suspended");
   });
@@ -125,11 +172,20 @@ describe("approval", () => {
   test("an abort keeps the waiting steps waiting (the report still says what to approve); failFast stops as before", async () => {
     const controller = new AbortController();
     // Step 4 aborts the run once the pump that made step 2 wait is over.
-    const hanging: ToolFunctions = { ...tools([]), lookup: (_args, context) => (context.stepId === 4 ? new Promise(() => queueMicrotask(() => controller.abort())) : { account: "A" }) };
+    const hanging: ToolFunctions = {
+      ...tools([]),
+      lookup: (_args, context) => (context.stepId === 4 ? new Promise(() => queueMicrotask(() => controller.abort())) : { account: "A" }),
+    };
     const aborted = await runPlan(plan, hanging, { approvalTools: ["pay"], signal: controller.signal });
     expect(aborted.status).toBe("aborted");
     expect([...aborted.pending!.keys()]).toEqual([2]);
-    const failing: ToolFunctions = { ...tools([]), lookup: (_args, context) => { if (context.stepId === 4) throw new Error("down"); return { account: "A" }; } };
+    const failing: ToolFunctions = {
+      ...tools([]),
+      lookup: (_args, context) => {
+        if (context.stepId === 4) throw new Error("down");
+        return { account: "A" };
+      },
+    };
     const stopped = await runPlan(plan, failing, { approvalTools: ["pay"], failFast: true, concurrency: 1 });
     expect(stopped.status).toBe("failed");
   });
@@ -158,7 +214,7 @@ describe("approval", () => {
     expect(calls).toEqual([]);
     expect(report.status).toBe("failed");
     expect(report.errors.get(2)?.code).toBe("denied");
-    expect(report.errors.get(2)?.message).toBe('step 2 (pay): its approval was denied: too expensive\\n\\u001b[2J');
+    expect(report.errors.get(2)?.message).toBe("step 2 (pay): its approval was denied: too expensive\\n\\u001b[2J");
     expect(report.skipped).toEqual([3]);
     expect(report.pending?.size).toBe(0);
   });
@@ -175,26 +231,40 @@ describe("approval", () => {
   test.each([
     ["deep", { to: { address: "$1.email" } }, { deep: true }],
     ["templates", { to: "mail ${1.email}" }, { templates: true }],
-    ["syntax", { to: "$1.email ?? \"x\"" }, { syntax: "seed" }],
-  ] as const)("a resume whose %s option would change the approved arguments is plan-mismatch: nothing runs", async (_name, args, options) => {
-    const changing = { steps: [{ id: 1, tool: "lookup", args: {} }, { id: 2, tool: "send", args }] };
-    const sent: unknown[] = [];
-    const gated: ToolFunctions = { lookup: () => ({ email: "ops@example.com" }), send: (given) => void sent.push(given) };
-    const start = options === undefined ? {} : Object.fromEntries(Object.keys(options).map((key) => [key, key === "syntax" ? "path" : false]));
-    const first = await runPlan(changing, gated, { ...start, approvalTools: ["send"] });
-    const shown = first.pending!.get(2)!.args;
-    for (const previous of [first, reportToJSON(first)]) {
-      await expect(resumePlan(changing, previous, gated, { approve: [2], ...options })).rejects.toMatchObject({ code: "plan-mismatch" });
-    }
-    expect(sent).toEqual([]);
-    const approved = await resumePlan(changing, reportToJSON(first), gated, { ...start, approve: [2] });
-    expect(approved.status).toBe("ok");
-    expect(sent).toEqual([shown]);
-  });
+    ["syntax", { to: '$1.email ?? "x"' }, { syntax: "seed" }],
+  ] as const)(
+    "a resume whose %s option would change the approved arguments is plan-mismatch: nothing runs",
+    async (_name, args, options) => {
+      const changing = {
+        steps: [
+          { id: 1, tool: "lookup", args: {} },
+          { id: 2, tool: "send", args },
+        ],
+      };
+      const sent: unknown[] = [];
+      const gated: ToolFunctions = { lookup: () => ({ email: "ops@example.com" }), send: (given) => void sent.push(given) };
+      const start =
+        options === undefined ? {} : Object.fromEntries(Object.keys(options).map((key) => [key, key === "syntax" ? "path" : false]));
+      const first = await runPlan(changing, gated, { ...start, approvalTools: ["send"] });
+      const shown = first.pending!.get(2)!.args;
+      for (const previous of [first, reportToJSON(first)]) {
+        await expect(resumePlan(changing, previous, gated, { approve: [2], ...options })).rejects.toMatchObject({ code: "plan-mismatch" });
+      }
+      expect(sent).toEqual([]);
+      const approved = await resumePlan(changing, reportToJSON(first), gated, { ...start, approve: [2] });
+      expect(approved.status).toBe("ok");
+      expect(sent).toEqual([shown]);
+    },
+  );
 
   test("a resume whose reused result differs from the one the approved arguments came from is plan-mismatch", async () => {
     const sent: unknown[] = [];
-    const plan2 = { steps: [{ id: 1, tool: "lookup", args: {} }, { id: 2, tool: "send", args: { to: "$1.email" } }] };
+    const plan2 = {
+      steps: [
+        { id: 1, tool: "lookup", args: {} },
+        { id: 2, tool: "send", args: { to: "$1.email" } },
+      ],
+    };
     const gated: ToolFunctions = { lookup: () => ({ email: "ops@example.com" }), send: (given) => void sent.push(given) };
     const json = reportToJSON(await runPlan(plan2, gated, { approvalTools: ["send"] }));
     const tampered = { ...json, results: { "1": { email: "attacker@example.com" } } };
@@ -205,7 +275,16 @@ describe("approval", () => {
   test("approve and deny are checked before anything runs", async () => {
     const first = await runPlan(plan, tools([]), { approvalTools: ["pay"] });
     const calls: number[] = [];
-    for (const options of [{ approve: [9] }, { deny: { 9: "no" } }, { approve: [2], deny: { 2: "no" } }, { deny: { 1: "no" } }, { approve: ["2"] }, { approve: 2 }, { deny: { 2: 3 } }, { deny: [] }]) {
+    for (const options of [
+      { approve: [9] },
+      { deny: { 9: "no" } },
+      { approve: [2], deny: { 2: "no" } },
+      { deny: { 1: "no" } },
+      { approve: ["2"] },
+      { approve: 2 },
+      { deny: { 2: 3 } },
+      { deny: [] },
+    ]) {
       await expect(resumePlan(plan, first, tools(calls), options as never)).rejects.toMatchObject({ code: "invalid-options" });
     }
     expect(calls).toEqual([]);
@@ -249,7 +328,9 @@ describe("approval", () => {
             const stray = round.find((id) => id <= random.steps.length && report.pending?.has(id) !== true);
             if (stray !== undefined) {
               const refused = countingTools();
-              await expect(resumePlan(random, asJSON ? reportToJSON(report) : report, refused.tools, { ...options, approve: [stray] })).rejects.toMatchObject({ code: "not-awaiting-approval" });
+              await expect(
+                resumePlan(random, asJSON ? reportToJSON(report) : report, refused.tools, { ...options, approve: [stray] }),
+              ).rejects.toMatchObject({ code: "not-awaiting-approval" });
               expect(refused.calls.size).toBe(0);
             }
             const approve = round.filter((id) => report.pending?.has(id) === true);

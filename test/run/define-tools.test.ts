@@ -28,7 +28,13 @@ const catalog = {
   weather: {
     input: {
       type: "object",
-      properties: { lat: { type: "number" }, lon: { type: "number" }, days: { type: "integer" }, units: { enum: ["metric", "imperial"] }, hours: { type: "array", items: { type: "integer" } } },
+      properties: {
+        lat: { type: "number" },
+        lon: { type: "number" },
+        days: { type: "integer" },
+        units: { enum: ["metric", "imperial"] },
+        hours: { type: "array", items: { type: "integer" } },
+      },
       required: ["lat", "lon"],
       additionalProperties: false,
     },
@@ -66,7 +72,15 @@ describe("defineTools types", () => {
       // @ts-expect-error: without defineTools, a tool that declares its arguments is not a ToolFunction (the README's old TS2322)
       void runPlan({ steps: [] }, { geocode: async ({ city }: { city: string }) => city });
     });
-    const report = await runPlan({ steps: [{ id: 1, tool: "geocode", args: { city: "Lisbon" } }, { id: 2, tool: "weather", args: { lat: "$1.lat", lon: "$1.lon" } }] }, tools);
+    const report = await runPlan(
+      {
+        steps: [
+          { id: 1, tool: "geocode", args: { city: "Lisbon" } },
+          { id: 2, tool: "weather", args: { lat: "$1.lat", lon: "$1.lon" } },
+        ],
+      },
+      tools,
+    );
     expect(report.results.get(2)).toBe("38.72,-9.14");
   });
 
@@ -117,30 +131,48 @@ describe("defineTools types", () => {
       // @ts-expect-error: the schema has no key "town"
       defineTools(catalog, { geocode: ({ town }) => town, weather: () => 2, ping: () => 3 });
     });
-    const report = await runPlan({ steps: [{ id: 1, tool: "geocode", args: { city: "Lisbon" } }, { id: 2, tool: "weather", args: { lat: "$1.lat", lon: "$1.lon", units: "metric" } }] }, tools, { catalog });
+    const report = await runPlan(
+      {
+        steps: [
+          { id: 1, tool: "geocode", args: { city: "Lisbon" } },
+          { id: 2, tool: "weather", args: { lat: "$1.lat", lon: "$1.lon", units: "metric" } },
+        ],
+      },
+      tools,
+      { catalog },
+    );
     expect(report.status).toBe("ok");
     expect(report.results.get(2)).toBe("metric");
   });
 
   test("a catalog written inline needs no `as const`", () => {
-    const tools = defineTools({ geocode: { input: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } } }, { geocode: ({ city }) => city.toUpperCase() });
+    const tools = defineTools(
+      { geocode: { input: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } } },
+      { geocode: ({ city }) => city.toUpperCase() },
+    );
     expectTypeOf(tools).toEqualTypeOf<DefinedTools<"geocode">>();
     expect(tools.geocode({ city: "lisbon" }, { stepId: 1, signal: new AbortController().signal })).toBe("LISBON");
   });
 
   test("a catalog known only as a ToolCatalog (read at run time) or read from JSON: any names, arguments Record<string, unknown>", () => {
     const wide: ToolCatalog = { geocode: { input: { type: "object" } } };
-    const fromWide = defineTools(wide, { geocode: (args) => {
-      expectTypeOf(args).toEqualTypeOf<Record<string, unknown>>();
-      return args;
-    } });
+    const fromWide = defineTools(wide, {
+      geocode: (args) => {
+        expectTypeOf(args).toEqualTypeOf<Record<string, unknown>>();
+        return args;
+      },
+    });
     expectTypeOf(fromWide).toExtend<ToolFunctions>();
     // What `import catalog from "./tools.json" with { type: "json" }` gives: types widened to string.
-    const json: { geocode: { input: { type: string; properties: { city: { type: string } } } } } = { geocode: { input: { type: "object", properties: { city: { type: "string" } } } } };
-    const fromJson = defineTools(json, { geocode: (args) => {
-      expectTypeOf(args).toEqualTypeOf<Record<string, unknown>>();
-      return args;
-    } });
+    const json: { geocode: { input: { type: string; properties: { city: { type: string } } } } } = {
+      geocode: { input: { type: "object", properties: { city: { type: "string" } } } },
+    };
+    const fromJson = defineTools(json, {
+      geocode: (args) => {
+        expectTypeOf(args).toEqualTypeOf<Record<string, unknown>>();
+        return args;
+      },
+    });
     expectTypeOf(fromJson).toEqualTypeOf<DefinedTools<"geocode">>();
     expect(Object.keys(fromWide)).toEqual(["geocode"]);
   });
@@ -181,16 +213,36 @@ describe("defineTools at run time", () => {
   });
 
   const invalid: [name: string, args: unknown[], message: string][] = [
-    ["not an object", [null], 'defineTools: the tools must be a plain object mapping tool names to functions'],
+    ["not an object", [null], "defineTools: the tools must be a plain object mapping tool names to functions"],
     ["an array", [[() => 1]], "defineTools: the tools must be a plain object mapping tool names to functions"],
     ["a value that is not a function", [{ a: () => 1, b: "b" }], 'defineTools: tool "b" must be a function'],
     ["a hostile name, escaped", [{ "\u001b[31mred\n": 1 }], 'defineTools: tool "\\u001b[31mred\\n" must be a function'],
     ["no arguments", [], "defineTools takes the tools, or a catalog and the tools (it was given 0 arguments)"],
-    ["a catalog that is not one", [[], {}], "defineTools: the catalog is not a tool catalog: \"tools\" must be an object mapping tool names to { description, input, output }"],
-    ["a catalog tool that is not an object", [{ a: 1 }, { a: () => 1 }], 'defineTools: the catalog is not a tool catalog: at /a: tool "a" must be an object with description, input and output'],
-    ["a name not in the catalog, near one", [catalog, { geocode: () => 1, weather: () => 2, ping: () => 3, wether: () => 4 }], 'defineTools: tool "wether" is not in the catalog; did you mean "weather"?'],
-    ["a name not in the catalog", [catalog, { geocode: () => 1, weather: () => 2, ping: () => 3, zzzzzz: () => 4 }], 'defineTools: tool "zzzzzz" is not in the catalog; its tools: geocode, weather, ping'],
-    ["a catalog tool with no function", [catalog, { geocode: () => 1, weather: () => 2 }], 'defineTools: the catalog\'s tool "ping" has no function'],
+    [
+      "a catalog that is not one",
+      [[], {}],
+      'defineTools: the catalog is not a tool catalog: "tools" must be an object mapping tool names to { description, input, output }',
+    ],
+    [
+      "a catalog tool that is not an object",
+      [{ a: 1 }, { a: () => 1 }],
+      'defineTools: the catalog is not a tool catalog: at /a: tool "a" must be an object with description, input and output',
+    ],
+    [
+      "a name not in the catalog, near one",
+      [catalog, { geocode: () => 1, weather: () => 2, ping: () => 3, wether: () => 4 }],
+      'defineTools: tool "wether" is not in the catalog; did you mean "weather"?',
+    ],
+    [
+      "a name not in the catalog",
+      [catalog, { geocode: () => 1, weather: () => 2, ping: () => 3, zzzzzz: () => 4 }],
+      'defineTools: tool "zzzzzz" is not in the catalog; its tools: geocode, weather, ping',
+    ],
+    [
+      "a catalog tool with no function",
+      [catalog, { geocode: () => 1, weather: () => 2 }],
+      'defineTools: the catalog\'s tool "ping" has no function',
+    ],
   ];
   test.each(invalid)("%s: a RefError invalid-args", (_name, args, message) => {
     const error = catchError(() => (defineTools as (...args: unknown[]) => unknown)(...args));
@@ -201,9 +253,19 @@ describe("defineTools at run time", () => {
   test("getters never run; a throwing Proxy is a RefError access", () => {
     let ran = false;
     const withGetter = Object.defineProperty({}, "a", { enumerable: true, get: () => ((ran = true), () => 1) });
-    expect(catchError(() => defineTools(withGetter))).toMatchObject({ code: "invalid-args", message: 'defineTools: tool "a" must be a function' });
+    expect(catchError(() => defineTools(withGetter))).toMatchObject({
+      code: "invalid-args",
+      message: 'defineTools: tool "a" must be a function',
+    });
     expect(ran).toBe(false);
-    const hostile = new Proxy({}, { ownKeys: () => { throw new Error("trap"); } });
+    const hostile = new Proxy(
+      {},
+      {
+        ownKeys: () => {
+          throw new Error("trap");
+        },
+      },
+    );
     const error = catchError(() => defineTools(hostile));
     expect(error).toBeInstanceOf(RefError);
     expect(error).toMatchObject({ code: "access", message: "could not read the tools given to defineTools: trap" });
@@ -215,6 +277,9 @@ describe("defineTools at run time", () => {
     // Not a plain object (its prototype is not Object.prototype): refused rather than half read.
     expect(catchError(() => defineTools(tools))).toMatchObject({ code: "invalid-args" });
     const parsed = JSON.parse('{"__proto__": 1}') as Record<string, never>;
-    expect(catchError(() => defineTools(parsed))).toMatchObject({ code: "invalid-args", message: 'defineTools: tool "__proto__" must be a function' });
+    expect(catchError(() => defineTools(parsed))).toMatchObject({
+      code: "invalid-args",
+      message: 'defineTools: tool "__proto__" must be a function',
+    });
   });
 });

@@ -52,12 +52,22 @@ function onceReadable(options: Record<string, unknown>): RunOptions {
 }
 
 describe("caller objects that throw in the middle of a run", () => {
-  const plan = [{ id: 1, tool: "a", args: {} }, { id: 2, tool: "a", args: { x: "$1" } }, { id: 3, tool: "a", args: { y: "$2" } }];
+  const plan = [
+    { id: 1, tool: "a", args: {} },
+    { id: 2, tool: "a", args: { x: "$1" } },
+    { id: 3, tool: "a", args: { y: "$2" } },
+  ];
   const tools = { a: async () => "v" };
 
   test("options are read once: getters that throw on a second read change nothing", async () => {
     const events: string[] = [];
-    const options = onceReadable({ onEvent: (e: RunEvent) => events.push(e.type), failFast: false, validateOutputs: false, timeoutMs: 60_000, concurrency: 2 });
+    const options = onceReadable({
+      onEvent: (e: RunEvent) => events.push(e.type),
+      failFast: false,
+      validateOutputs: false,
+      timeoutMs: 60_000,
+      concurrency: 2,
+    });
     const report = await runPlan(plan, tools, options);
     await settle();
     expect(report.status).toBe("ok");
@@ -114,7 +124,15 @@ describe("caller objects that throw in the middle of a run", () => {
   });
 
   test("an onEvent that throws or returns a rejected promise is ignored", async () => {
-    for (const onEvent of [() => { throw new Error("listener"); }, async () => { throw new Error("async listener"); }, () => Promise.reject(hostileProxy())]) {
+    for (const onEvent of [
+      () => {
+        throw new Error("listener");
+      },
+      async () => {
+        throw new Error("async listener");
+      },
+      () => Promise.reject(hostileProxy()),
+    ]) {
       // eslint-disable-next-line @typescript-eslint/no-misused-promises -- listeners that return a rejected promise, on purpose
       const report = await runPlan(plan, tools, { onEvent });
       expect(report.status).toBe("ok");
@@ -126,12 +144,31 @@ describe("caller objects that throw in the middle of a run", () => {
   test("a promise whose constructor getter throws, a thenable whose then throws: tool-error", async () => {
     const badPromise = () => {
       const promise = Promise.resolve(1);
-      void Object.defineProperty(promise, "constructor", { get: () => { throw new Error("constructor"); } }); // the same promise, returned
+      void Object.defineProperty(promise, "constructor", {
+        get: () => {
+          throw new Error("constructor");
+        },
+      }); // the same promise, returned
       return promise;
     };
-    const badThen = () => ({ get then() { throw new Error("then"); } });
-    const throwingThen = () => ({ then() { throw new Error("then()"); } });
-    const report = await runPlan([{ id: 1, tool: "p", args: {} }, { id: 2, tool: "t", args: {} }, { id: 3, tool: "c", args: {} }], { p: badPromise, t: badThen, c: throwingThen });
+    const badThen = () => ({
+      get then() {
+        throw new Error("then");
+      },
+    });
+    const throwingThen = () => ({
+      then() {
+        throw new Error("then()");
+      },
+    });
+    const report = await runPlan(
+      [
+        { id: 1, tool: "p", args: {} },
+        { id: 2, tool: "t", args: {} },
+        { id: 3, tool: "c", args: {} },
+      ],
+      { p: badPromise, t: badThen, c: throwingThen },
+    );
     await settle();
     expect([...report.errors.values()].map((e) => e.code)).toEqual(["tool-error", "tool-error", "tool-error"]);
     expect(unhandled).toEqual([]);
@@ -139,7 +176,11 @@ describe("caller objects that throw in the middle of a run", () => {
 
   test("a signal whose reason getter throws still aborts the run", async () => {
     const controller = new AbortController();
-    Object.defineProperty(controller.signal, "reason", { get: () => { throw new Error("reason"); } });
+    Object.defineProperty(controller.signal, "reason", {
+      get: () => {
+        throw new Error("reason");
+      },
+    });
     const running = runPlan([{ id: 1, tool: "hang", args: {} }], { hang: () => new Promise(() => {}) }, { signal: controller.signal });
     await settle();
     controller.abort();
@@ -149,8 +190,19 @@ describe("caller objects that throw in the middle of a run", () => {
   });
 });
 
-type Behaviour = "value" | "async-value" | "throw" | "reject" | "throw-proxy" | "reject-proxy" | "then-getter-throws" | "then-throws" | "hang";
-const behaviours: Behaviour[] = ["value", "async-value", "throw", "reject", "throw-proxy", "reject-proxy", "then-getter-throws", "then-throws", "hang"];
+type Behaviour =
+  "value" | "async-value" | "throw" | "reject" | "throw-proxy" | "reject-proxy" | "then-getter-throws" | "then-throws" | "hang";
+const behaviours: Behaviour[] = [
+  "value",
+  "async-value",
+  "throw",
+  "reject",
+  "throw-proxy",
+  "reject-proxy",
+  "then-getter-throws",
+  "then-throws",
+  "hang",
+];
 
 function toolFor(behaviour: Behaviour): ToolFunction {
   switch (behaviour) {
@@ -171,9 +223,17 @@ function toolFor(behaviour: Behaviour): ToolFunction {
     case "reject-proxy":
       return () => Promise.reject(hostileProxy());
     case "then-getter-throws":
-      return () => ({ get then() { throw hostileProxy(); } });
+      return () => ({
+        get then() {
+          throw hostileProxy();
+        },
+      });
     case "then-throws":
-      return () => ({ then() { throw new Error("then"); } });
+      return () => ({
+        then() {
+          throw new Error("then");
+        },
+      });
     case "hang":
       return () => new Promise(() => {});
   }
@@ -194,7 +254,11 @@ describe("property: random tools and listeners that throw at random points", () 
           streamed: fc.boolean(),
         }),
         async (specs, setup) => {
-          const steps = specs.map((spec, id) => ({ id, tool: `t${id}`, args: Object.fromEntries(spec.deps.filter((d) => d < id).map((d) => [`a${d}`, `$${d}`])) }));
+          const steps = specs.map((spec, id) => ({
+            id,
+            tool: `t${id}`,
+            args: Object.fromEntries(spec.deps.filter((d) => d < id).map((d) => [`a${d}`, `$${d}`])),
+          }));
           const tools = Object.fromEntries(specs.map((spec, id) => [`t${id}`, toolFor(spec.behaviour)]));
           const controller = new AbortController();
           let seen = 0;
@@ -207,7 +271,13 @@ describe("property: random tools and listeners that throw at random points", () 
           };
           // A run with hanging tools ends only by a stop: make sure one comes.
           const hangs = specs.some((spec) => spec.behaviour === "hang");
-          const options: RunOptions = { concurrency: setup.concurrency, failFast: setup.failFast, onEvent, signal: controller.signal, ...(hangs ? { timeoutMs: 5 } : {}) };
+          const options: RunOptions = {
+            concurrency: setup.concurrency,
+            failFast: setup.failFast,
+            onEvent,
+            signal: controller.signal,
+            ...(hangs ? { timeoutMs: 5 } : {}),
+          };
           async function* stream() {
             for (const step of steps) yield step;
           }
@@ -216,7 +286,9 @@ describe("property: random tools and listeners that throw at random points", () 
           expect(unhandled).toEqual([]);
           const ids = steps.map((step) => step.id);
           for (const id of ids) {
-            const places = [report.results.has(id) && !report.errors.has(id), report.errors.has(id), report.skipped.includes(id)].filter(Boolean).length;
+            const places = [report.results.has(id) && !report.errors.has(id), report.errors.has(id), report.skipped.includes(id)].filter(
+              Boolean,
+            ).length;
             expect(places, `step ${id} in ${places} places`).toBeLessThanOrEqual(1);
             // A whole plan accounts for every step; a stream that was stopped was not read to its end.
             if (!setup.streamed) expect(places, `step ${id} nowhere`).toBe(1);

@@ -54,7 +54,9 @@ describe("timeoutMs", () => {
     ["1000", "positive"],
   ] as const)("%s is refused with invalid-options", async (timeoutMs, words) => {
     let calls = 0;
-    const error = await runPlan([{ id: 1, tool: "t", args: {} }], { t: () => calls++ }, { timeoutMs } as unknown as RunOptions).catch((e: unknown) => e);
+    const error = await runPlan([{ id: 1, tool: "t", args: {} }], { t: () => calls++ }, { timeoutMs } as unknown as RunOptions).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(RefError);
     expect((error as RefError).code).toBe("invalid-options");
     expect((error as RefError).message).toContain(words);
@@ -70,7 +72,9 @@ describe("other options are checked once, at the start", () => {
     [{ onEvent: "log" }, "onEvent"],
     [{ syntax: "yaml" }, "syntax"],
   ])("%j is refused with invalid-options", async (options, name) => {
-    const error = await runPlan([{ id: 1, tool: "t", args: {} }], { t: () => 1 }, options as unknown as RunOptions).catch((e: unknown) => e);
+    const error = await runPlan([{ id: 1, tool: "t", args: {} }], { t: () => 1 }, options as unknown as RunOptions).catch(
+      (e: unknown) => e,
+    );
     expect((error as RefError).code).toBe("invalid-options");
     expect((error as RefError).message).toContain(name);
   });
@@ -123,25 +127,36 @@ describe("what a run makes only when it is needed", () => {
     const hang = () => new Promise(() => {});
     const controller = new AbortController();
     setImmediate(() => controller.abort());
-    expect(await countTimers(() => runPlan(steps.slice(0, 1), { t: hang }, { timeoutMs: 60_000, signal: controller.signal }))).toEqual({ made: 1, pending: 0 });
+    expect(await countTimers(() => runPlan(steps.slice(0, 1), { t: hang }, { timeoutMs: 60_000, signal: controller.signal }))).toEqual({
+      made: 1,
+      pending: 0,
+    });
   });
 
   test("no AbortController for a tool that never reads its signal, one for a tool that does", async () => {
     expect(await countControllers(() => runPlan(steps, { t: () => 1 }))).toBe(0);
-    expect(await countControllers(() => runPlan(steps, { t: () => 1 }, { timeoutMs: 60_000, signal: new RealAbortController().signal, failFast: true }))).toBe(0);
+    expect(
+      await countControllers(() =>
+        runPlan(steps, { t: () => 1 }, { timeoutMs: 60_000, signal: new RealAbortController().signal, failFast: true }),
+      ),
+    ).toBe(0);
     expect(await countControllers(() => runPlan(steps, { t: (_args, { signal }) => signal.aborted }))).toBe(steps.length);
   });
 
   test("a step aborted before its tool reads the signal sees it already aborted, with the run's reason", async () => {
     const controller = new AbortController();
     let seen: { aborted: boolean; reason: unknown } | undefined;
-    const report = await runPlan([{ id: 1, tool: "t", args: {} }], {
-      t: async (_args, context) => {
-        controller.abort("stop now");
-        await sleep(1);
-        seen = { aborted: context.signal.aborted, reason: context.signal.reason };
+    const report = await runPlan(
+      [{ id: 1, tool: "t", args: {} }],
+      {
+        t: async (_args, context) => {
+          controller.abort("stop now");
+          await sleep(1);
+          seen = { aborted: context.signal.aborted, reason: context.signal.reason };
+        },
       },
-    }, { signal: controller.signal });
+      { signal: controller.signal },
+    );
     await sleep(5);
     expect(report.status).toBe("aborted");
     expect(seen).toEqual({ aborted: true, reason: "stop now" });
@@ -175,7 +190,13 @@ describe("every language option reaches the run", () => {
   });
 
   test("the caller's options layer over the plan's, and a bad limit is refused before anything runs", async () => {
-    const plan = { options: { syntax: "path" }, steps: [{ id: 1, tool: "geocode", args: {} }, { id: 2, tool: "echo", args: { where: "$1.city" } }] };
+    const plan = {
+      options: { syntax: "path" },
+      steps: [
+        { id: 1, tool: "geocode", args: {} },
+        { id: 2, tool: "echo", args: { where: "$1.city" } },
+      ],
+    };
     expect((await runPlan(plan, tools, { strict: true })).results.get(2)).toEqual({ where: "Paris" });
     let calls = 0;
     const error = await runPlan(plan, { ...tools, geocode: () => calls++ }, { maxDepth: -1 }).catch((e: unknown) => e);

@@ -81,15 +81,24 @@ describe("the output, beyond the rows", () => {
 
   test("property: when every step succeeds, the output is resolveRefs of it over the results", async () => {
     // Plain strings: a generated "$0" would be a placeholder of a missing step, and the plan invalid.
-    const value = fc.oneof(fc.integer(), fc.string().filter((text) => !text.includes("$")), fc.constant(null), fc.dictionary(fc.string({ minLength: 1, maxLength: 4 }), fc.integer(), { maxKeys: 3 }));
+    const value = fc.oneof(
+      fc.integer(),
+      fc.string().filter((text) => !text.includes("$")),
+      fc.constant(null),
+      fc.dictionary(fc.string({ minLength: 1, maxLength: 4 }), fc.integer(), { maxKeys: 3 }),
+    );
     await fc.assert(
-      fc.asyncProperty(fc.array(value, { minLength: 1, maxLength: 6 }), fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), fc.nat(), { maxKeys: 5 }), async (values, picks) => {
-        const steps = values.map((v, i) => ({ id: i + 1, tool: "echo", args: { value: v } }));
-        const output = Object.fromEntries(Object.entries(picks).map(([key, pick]) => [key, `$${(pick % values.length) + 1}`]));
-        const report = await runPlan({ steps, output }, tools);
-        expect(report.status).toBe("ok");
-        expect(report.output).toEqual(resolveRefs(output, new Map(values.map((v, i) => [i + 1, v]))));
-      }),
+      fc.asyncProperty(
+        fc.array(value, { minLength: 1, maxLength: 6 }),
+        fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), fc.nat(), { maxKeys: 5 }),
+        async (values, picks) => {
+          const steps = values.map((v, i) => ({ id: i + 1, tool: "echo", args: { value: v } }));
+          const output = Object.fromEntries(Object.entries(picks).map(([key, pick]) => [key, `$${(pick % values.length) + 1}`]));
+          const report = await runPlan({ steps, output }, tools);
+          expect(report.status).toBe("ok");
+          expect(report.output).toEqual(resolveRefs(output, new Map(values.map((v, i) => [i + 1, v]))));
+        },
+      ),
       { numRuns: 60 },
     );
   });

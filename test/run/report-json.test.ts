@@ -13,7 +13,10 @@ const json = fc.jsonValue().map((value) => JSON.parse(JSON.stringify(value)) as 
 const errorJSON = fc.record(
   {
     code: fc.constantFrom(...STEP_ERROR_CODES.filter((code) => code !== "unserializable")),
-    message: fc.oneof(fc.string(), fc.tuple(fc.nat(), fc.string(), fc.string()).map(([id, tool, detail]) => `step ${id} (${tool}): ${detail}`)),
+    message: fc.oneof(
+      fc.string(),
+      fc.tuple(fc.nat(), fc.string(), fc.string()).map(([id, tool, detail]) => `step ${id} (${tool}): ${detail}`),
+    ),
     ref: fc.string(),
     arg: fc.string(),
     pointer: fc.string(),
@@ -39,7 +42,9 @@ const reportJSON: fc.Arbitrary<RunReportJSON> = fc
     { requiredKeys: ["runId", "status", "results", "errors", "skipped", "timings", "attempts"] },
   )
   // A report has the plan's output or why there is none, never both.
-  .map(({ output, ...report }) => (report.outputError === undefined && output !== undefined ? { ...report, output } : report) as RunReportJSON);
+  .map(
+    ({ output, ...report }) => (report.outputError === undefined && output !== undefined ? { ...report, output } : report) as RunReportJSON,
+  );
 
 describe("reportFromJSON", () => {
   test("property: reportToJSON(reportFromJSON(json)) is json, from the object or its text", () => {
@@ -53,7 +58,13 @@ describe("reportFromJSON", () => {
 
   test("rebuilds Maps and StepErrors (code, message, tool, ref, arg, pointer) from a real run's report", async () => {
     const report = await runPlan(
-      { steps: [{ id: 1, tool: "a", args: {} }, { id: 2, tool: "b", args: { q: "$1.missing" } }, { id: 3, tool: "a", args: { x: "$2" } }] },
+      {
+        steps: [
+          { id: 1, tool: "a", args: {} },
+          { id: 2, tool: "b", args: { q: "$1.missing" } },
+          { id: 3, tool: "a", args: { x: "$2" } },
+        ],
+      },
       { a: () => ({ found: true }), b: () => 1 },
     );
     const back = reportFromJSON(JSON.stringify(reportToJSON(report)));
@@ -63,7 +74,14 @@ describe("reportFromJSON", () => {
     const error = back.errors.get(2)!;
     expect(error).toBeInstanceOf(StepError);
     expect(error).toBeInstanceOf(RefError);
-    expect(error).toMatchObject({ code: "unresolved-args", message: report.errors.get(2)!.message, stepId: 2, tool: "b", ref: "$1.missing", arg: "/q" });
+    expect(error).toMatchObject({
+      code: "unresolved-args",
+      message: report.errors.get(2)!.message,
+      stepId: 2,
+      tool: "b",
+      ref: "$1.missing",
+      arg: "/q",
+    });
     expect(back.timings.steps.get(1)).toEqual({ startMs: 0, endMs: expect.any(Number), durationMs: expect.any(Number) });
     expect(back.attempts).toEqual(report.attempts);
   });
@@ -119,7 +137,15 @@ describe("reportFromJSON", () => {
 
 describe("reportToJSON writes a result only when JSON holds it unchanged (toStorableJSON, the workers' rule)", () => {
   test.each(UNSTORABLE_RESULTS)("%s: kept in runPlan's report, refused in its JSON as unserializable", async (_name, make, reason) => {
-    const report = await runPlan({ steps: [{ id: 1, tool: "make", args: {} }, { id: 2, tool: "make", args: {} }] }, { make: (_args, context) => (context.stepId === 1 ? make() : "fine") });
+    const report = await runPlan(
+      {
+        steps: [
+          { id: 1, tool: "make", args: {} },
+          { id: 2, tool: "make", args: {} },
+        ],
+      },
+      { make: (_args, context) => (context.stepId === 1 ? make() : "fine") },
+    );
     expect(report.status).toBe("ok");
     expect(report.results.get(1)).toEqual(make());
     const json = reportToJSON(report);
@@ -130,7 +156,10 @@ describe("reportToJSON writes a result only when JSON holds it unchanged (toStor
 
   test("an output JSON cannot hold unchanged is an unserializable outputError", async () => {
     const report = await runPlan({ steps: [{ id: 1, tool: "make", args: {} }], output: { kept: "$1" } }, { make: () => new Map() });
-    expect(reportToJSON(report).outputError).toEqual({ code: "unserializable", message: "the plan's output cannot be stored as JSON: it contains a Map (JSON writes {})" });
+    expect(reportToJSON(report).outputError).toEqual({
+      code: "unserializable",
+      message: "the plan's output cannot be stored as JSON: it contains a Map (JSON writes {})",
+    });
   });
 
   test("undefined is written as null", async () => {

@@ -28,7 +28,11 @@ function tools(calls: number[], failing: Set<number>): ToolFunctions {
 
 /** Everything a report holds, as plain data (to see that nothing changed). */
 function snapshot(report: RunReport): unknown {
-  return { ...reportToJSON(report), errors: [...report.errors].map(([id, error]) => [id, error.code, error.message]), results: structuredClone([...report.results]) };
+  return {
+    ...reportToJSON(report),
+    errors: [...report.errors].map(([id, error]) => [id, error.code, error.message]),
+    results: structuredClone([...report.results]),
+  };
 }
 
 describe("resumePlan", () => {
@@ -45,7 +49,12 @@ describe("resumePlan", () => {
     expect(second.reused).toEqual([1, 4]);
     expect([...second.results.keys()].sort()).toEqual([1, 2, 3, 4]);
     expect(second.results.get(3)).toEqual({ weather: { at: { city: "Oslo", by: 1 }, by: 2 }, city: "Oslo", by: 3 });
-    expect(second.attempts).toEqual(new Map([[2, 1], [3, 1]]));
+    expect(second.attempts).toEqual(
+      new Map([
+        [2, 1],
+        [3, 1],
+      ]),
+    );
     expect(second.planHash).toBe(first.planHash);
     expect(second.runId).toBe(first.runId); // the same idempotency keys
     expect((await resumePlan(plan, first, tools([], new Set()), { runId: "another" })).runId).toBe("another");
@@ -96,7 +105,8 @@ describe("resumePlan", () => {
         const second = countingTools();
         const report = await resumePlan(random, reportToJSON(previous), second.tools, { concurrency: 3 });
         for (const id of previous.results.keys()) expect(second.calls.get(id)).toBeUndefined();
-        for (const step of random.steps) expect((first.calls.get(step.id) ?? 0) > 0 && previous.results.has(step.id) ? 0 : 1).toBe(second.calls.get(step.id) ?? 0);
+        for (const step of random.steps)
+          expect((first.calls.get(step.id) ?? 0) > 0 && previous.results.has(step.id) ? 0 : 1).toBe(second.calls.get(step.id) ?? 0);
         expect(report.status).toBe("ok");
         expect(report.results.size).toBe(random.steps.length);
         expect(report.reused).toEqual([...previous.results.keys()].sort((a, b) => a - b));
@@ -110,7 +120,9 @@ describe("resumePlan", () => {
     const changed = { steps: plan.steps.map((step) => (step.id === 4 ? { ...step, args: { city: "Trondheim" } } : step)) };
     const calls: number[] = [];
     const events: unknown[] = [];
-    const refused = await resumePlan(changed, first, tools(calls, new Set()), { onEvent: (event) => events.push(event) }).catch((error: unknown) => error);
+    const refused = await resumePlan(changed, first, tools(calls, new Set()), { onEvent: (event) => events.push(event) }).catch(
+      (error: unknown) => error,
+    );
     expect(refused).toBeInstanceOf(RefError);
     expect((refused as RefError).code).toBe("plan-mismatch");
     const changedHash = (await runPlan(changed, tools([], new Set()))).planHash!;
@@ -125,10 +137,16 @@ describe("resumePlan", () => {
     expect(invalid.status).toBe("invalid");
     const calls: number[] = [];
     const all = tools(calls, new Set());
-    await expect(resumePlan(plan, invalid, all)).rejects.toMatchObject({ code: "invalid-report", message: expect.stringContaining("invalid") });
+    await expect(resumePlan(plan, invalid, all)).rejects.toMatchObject({
+      code: "invalid-report",
+      message: expect.stringContaining("invalid"),
+    });
     const { planHash: _, ...old } = reportToJSON(await runPlan(plan, all));
     calls.length = 0;
-    await expect(resumePlan(plan, old, all)).rejects.toMatchObject({ code: "invalid-report", message: expect.stringContaining("planHash") });
+    await expect(resumePlan(plan, old, all)).rejects.toMatchObject({
+      code: "invalid-report",
+      message: expect.stringContaining("planHash"),
+    });
     await expect(resumePlan(plan, "{", all)).rejects.toMatchObject({ code: "invalid-report" });
     await expect(resumePlan(plan, 42 as never, all)).rejects.toMatchObject({ code: "invalid-report" });
     await expect(resumePlan(plan, { results: new Map() } as never, all)).rejects.toMatchObject({ code: "invalid-report" });

@@ -87,7 +87,7 @@ describe("runPlan order and concurrency", () => {
       options: { syntax: "path", templates: true, deep: true },
       steps: [
         { id: 1, tool: "geo", args: {} },
-        { id: 2, tool: "echo", args: { text: "in ${1.city.name}", nested: { at: ["$1.lat"] }, tz: "$1.tz ?? \"UTC\"" } },
+        { id: 2, tool: "echo", args: { text: "in ${1.city.name}", nested: { at: ["$1.lat"] }, tz: '$1.tz ?? "UTC"' } },
       ],
     };
     const report = await runPlan(plan, { geo: () => ({ city: { name: "Paris" }, lat: 48.8 }), echo: (args) => args });
@@ -95,7 +95,12 @@ describe("runPlan order and concurrency", () => {
   });
 
   test("never mutates the plan (frozen plans work)", async () => {
-    const plan = deepFreeze({ steps: [{ id: 1, tool: "a", args: { x: 1 } }, { id: 2, tool: "a", args: { y: "$1" } }] });
+    const plan = deepFreeze({
+      steps: [
+        { id: 1, tool: "a", args: { x: 1 } },
+        { id: 2, tool: "a", args: { y: "$1" } },
+      ],
+    });
     const copy = structuredClone(plan);
     const report = await runPlan(plan, { a: (args) => args });
     expect(report.status).toBe("ok");
@@ -132,22 +137,39 @@ describe("runPlan failures", () => {
     expect(report.errors.get(2)?.message).toContain("service unavailable");
     expect(report.skipped.sort()).toEqual([3, 4]);
     expect(called.sort()).toEqual([1, 5, 6]);
-    expect(events.filter((e) => e.type === "step-skipped").map((e) => e.stepId).sort()).toEqual([3, 4]);
+    expect(
+      events
+        .filter((e) => e.type === "step-skipped")
+        .map((e) => e.stepId)
+        .sort(),
+    ).toEqual([3, 4]);
   });
 
   test("a tool that throws synchronously fails only its step", async () => {
-    const report = await runPlan([{ id: 1, tool: "bad", args: {} }, { id: 2, tool: "good", args: {} }], {
-      bad: () => {
-        throw new TypeError("oops");
+    const report = await runPlan(
+      [
+        { id: 1, tool: "bad", args: {} },
+        { id: 2, tool: "good", args: {} },
+      ],
+      {
+        bad: () => {
+          throw new TypeError("oops");
+        },
+        good: () => 2,
       },
-      good: () => 2,
-    });
+    );
     expect(report.errors.get(1)?.code).toBe("tool-error");
     expect(report.results.get(2)).toBe(2);
   });
 
   test("arguments that cannot be resolved fail the step with the KeyError as cause", async () => {
-    const report = await runPlan([{ id: 1, tool: "a", args: {} }, { id: 2, tool: "a", args: { q: "$1.city" } }], { a: () => ({ town: "Paris" }) });
+    const report = await runPlan(
+      [
+        { id: 1, tool: "a", args: {} },
+        { id: 2, tool: "a", args: { q: "$1.city" } },
+      ],
+      { a: () => ({ town: "Paris" }) },
+    );
     const error = report.errors.get(2);
     expect(error?.code).toBe("unresolved-args");
     expect((error?.cause as { code?: string }).code).toBe("missing-key");
@@ -157,7 +179,16 @@ describe("runPlan failures", () => {
   test("failFast stops new steps after the first failure", async () => {
     const called: number[] = [];
     const steps = [{ id: 1, tool: "boom", args: {} }, ...[2, 3, 4].map((id) => ({ id, tool: "ok", args: {} }))];
-    const report = await runPlan(steps, { boom: () => { throw new Error("x"); }, ok: (_a, { stepId }) => called.push(stepId) }, { failFast: true, concurrency: 1 });
+    const report = await runPlan(
+      steps,
+      {
+        boom: () => {
+          throw new Error("x");
+        },
+        ok: (_a, { stepId }) => called.push(stepId),
+      },
+      { failFast: true, concurrency: 1 },
+    );
     expect(report.status).toBe("failed");
     expect(called).toEqual([]);
     expect(report.skipped.sort()).toEqual([2, 3, 4]);
@@ -165,16 +196,23 @@ describe("runPlan failures", () => {
 
   test("a step past timeoutMs fails with code timeout and sees its signal aborted", async () => {
     let sawAbort = false;
-    const report = await runPlan([{ id: 1, tool: "slow", args: {} }, { id: 2, tool: "fast", args: {} }], {
-      slow: (_a, { signal }) =>
-        new Promise((_resolve, reject) => {
-          signal.addEventListener("abort", () => {
-            sawAbort = true;
-            reject(signal.reason);
-          });
-        }),
-      fast: () => "quick",
-    }, { timeoutMs: 20 });
+    const report = await runPlan(
+      [
+        { id: 1, tool: "slow", args: {} },
+        { id: 2, tool: "fast", args: {} },
+      ],
+      {
+        slow: (_a, { signal }) =>
+          new Promise((_resolve, reject) => {
+            signal.addEventListener("abort", () => {
+              sawAbort = true;
+              reject(signal.reason);
+            });
+          }),
+        fast: () => "quick",
+      },
+      { timeoutMs: 20 },
+    );
     expect(report.errors.get(1)?.code).toBe("timeout");
     expect(report.results.get(2)).toBe("quick");
     expect(sawAbort).toBe(true);
@@ -185,7 +223,11 @@ describe("runPlan failures", () => {
     let runningSawAbort = false;
     const started: number[] = [];
     const report = await runPlan(
-      [{ id: 1, tool: "first", args: {} }, { id: 2, tool: "hang", args: { a: "$1" } }, { id: 3, tool: "first", args: { b: "$2" } }],
+      [
+        { id: 1, tool: "first", args: {} },
+        { id: 2, tool: "hang", args: { a: "$1" } },
+        { id: 3, tool: "first", args: { b: "$2" } },
+      ],
       {
         first: (_a, { stepId }) => {
           started.push(stepId);
@@ -217,7 +259,13 @@ describe("runPlan failures", () => {
   });
 
   test("a tool with no function makes the plan invalid before anything runs", async () => {
-    const report = await runPlan([{ id: 1, tool: "a", args: {} }, { id: 2, tool: "missing", args: {} }], { a: () => 1 });
+    const report = await runPlan(
+      [
+        { id: 1, tool: "a", args: {} },
+        { id: 2, tool: "missing", args: {} },
+      ],
+      { a: () => 1 },
+    );
     expect(report.status).toBe("invalid");
     expect(report.results.size).toBe(0);
     expect(report.diagnostics.find((d) => d.code === "unknown-tool")?.pointer).toBe("/1/tool");
@@ -230,7 +278,17 @@ describe("runPlan output validation", () => {
     use: {},
   };
   test("a result that does not match the output schema fails the step, and is still kept", async () => {
-    const report = await runPlan({ tools, steps: [{ id: 1, tool: "geocode", args: {} }, { id: 2, tool: "use", args: { lat: "$1.lat" } }] }, { geocode: () => ({ lat: "north" }), use: () => 1 }, { validateOutputs: true });
+    const report = await runPlan(
+      {
+        tools,
+        steps: [
+          { id: 1, tool: "geocode", args: {} },
+          { id: 2, tool: "use", args: { lat: "$1.lat" } },
+        ],
+      },
+      { geocode: () => ({ lat: "north" }), use: () => 1 },
+      { validateOutputs: true },
+    );
     expect(report.errors.get(1)?.code).toBe("invalid-output");
     expect(report.errors.get(1)?.message).toMatch(/\/lat must be number/);
     expect(report.results.get(1)).toEqual({ lat: "north" });
@@ -241,7 +299,11 @@ describe("runPlan output validation", () => {
     expect(report.status).toBe("ok");
   });
   test("a matching result passes validation", async () => {
-    const report = await runPlan({ tools, steps: [{ id: 1, tool: "geocode", args: {} }] }, { geocode: () => ({ lat: 1 }) }, { validateOutputs: true });
+    const report = await runPlan(
+      { tools, steps: [{ id: 1, tool: "geocode", args: {} }] },
+      { geocode: () => ({ lat: 1 }) },
+      { validateOutputs: true },
+    );
     expect(report.status).toBe("ok");
   });
 });

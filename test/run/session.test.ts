@@ -9,7 +9,10 @@ import { lintPlan } from "../../src/lint/index.js";
 import { createPlanSession, resumePlan, runPlan, type ToolFunctions } from "../../src/run/index.js";
 
 const catalog = {
-  search: { input: { type: "object", properties: { q: { type: "string" } } }, output: { type: "object", properties: { hits: { type: "array" }, total: { type: "number" } }, additionalProperties: false } },
+  search: {
+    input: { type: "object", properties: { q: { type: "string" } } },
+    output: { type: "object", properties: { hits: { type: "array" }, total: { type: "number" } }, additionalProperties: false },
+  },
   count: { input: { type: "object", properties: { n: { type: "number" } } } },
   echo: { input: { type: "object" } },
 };
@@ -39,16 +42,45 @@ describe("a plan session", () => {
 
   test.each([
     ["found", { steps: [{ id: 5, tool: "echo", args: { h: "$1.hits" } }] }, []],
-    ["a key typo: did-you-mean from the producing tool's output schema", { steps: [{ id: 5, tool: "echo", args: { h: "$1.hitz" } }] }, [{ code: "unknown-key", message: expect.stringContaining(`did you mean "hits"?`) as string }]],
-    ["a type mismatch against the next tool's input", { steps: [{ id: 5, tool: "count", args: { n: "$1.hits" } }] }, [{ code: "type-mismatch" }]],
-    ["an id an earlier plan used", { steps: [{ id: 1, tool: "echo", args: {} }] }, [{ code: "duplicate-step-id", message: "step id 1 is already step 1 (search) of plan 2 of this session: ids are never reused in a session; number this plan's steps from 3" }]],
-    ["a dropped result", { steps: [{ id: 5, tool: "echo", args: { h: "$2.hits" } }] }, [{ code: "unknown-step", message: expect.stringContaining("it was dropped from the session: the session keeps at most 1 results (maxResults)") as string }]],
+    [
+      "a key typo: did-you-mean from the producing tool's output schema",
+      { steps: [{ id: 5, tool: "echo", args: { h: "$1.hitz" } }] },
+      [{ code: "unknown-key", message: expect.stringContaining(`did you mean "hits"?`) as string }],
+    ],
+    [
+      "a type mismatch against the next tool's input",
+      { steps: [{ id: 5, tool: "count", args: { n: "$1.hits" } }] },
+      [{ code: "type-mismatch" }],
+    ],
+    [
+      "an id an earlier plan used",
+      { steps: [{ id: 1, tool: "echo", args: {} }] },
+      [
+        {
+          code: "duplicate-step-id",
+          message:
+            "step id 1 is already step 1 (search) of plan 2 of this session: ids are never reused in a session; number this plan's steps from 3",
+        },
+      ],
+    ],
+    [
+      "a dropped result",
+      { steps: [{ id: 5, tool: "echo", args: { h: "$2.hits" } }] },
+      [
+        {
+          code: "unknown-step",
+          message: expect.stringContaining("it was dropped from the session: the session keeps at most 1 results (maxResults)") as string,
+        },
+      ],
+    ],
     ["a step no plan had", { steps: [{ id: 5, tool: "echo", args: { h: "$9" } }] }, [{ code: "unknown-step" }]],
   ])("lint of a reference to an earlier step: %s", async (_name, plan, expected) => {
     const session = createPlanSession({ maxResults: 1 });
     await runPlan({ steps: [{ id: 2, tool: "search", args: { q: "old" } }] }, tools([]), { catalog, session });
     await runPlan({ steps: [{ id: 1, tool: "search", args: { q: "new" } }] }, tools([]), { catalog, session });
-    const errors = lintPlan(plan, { tools: catalog, earlierSteps: session.earlier() }).filter((diagnostic) => diagnostic.severity === "error");
+    const errors = lintPlan(plan, { tools: catalog, earlierSteps: session.earlier() }).filter(
+      (diagnostic) => diagnostic.severity === "error",
+    );
     expect(errors).toEqual(expected.map((row) => expect.objectContaining(row)));
     const report = await runPlan(plan, tools([]), { catalog, session });
     expect(report.status).toBe(expected.length === 0 ? "ok" : "invalid");
@@ -62,10 +94,17 @@ describe("a plan session", () => {
     const seen: unknown[] = [];
     await runPlan({ steps: [{ id: 2, tool: "echo", args: { t: "$1.total" } }] }, tools(seen), { catalog, session: restored });
     expect(seen).toEqual([{ step: 2, args: { t: 2 } }]);
-    for (const bad of [null, { version: 2 }, { version: 1, nextStepId: 0, plans: 0, results: [], forgotten: [] }, { version: 1, nextStepId: 2, plans: 1, results: [{ id: 5, tool: "x", value: 1, at: 0, plan: 1 }], forgotten: [] }]) {
+    for (const bad of [
+      null,
+      { version: 2 },
+      { version: 1, nextStepId: 0, plans: 0, results: [], forgotten: [] },
+      { version: 1, nextStepId: 2, plans: 1, results: [{ id: 5, tool: "x", value: 1, at: 0, plan: 1 }], forgotten: [] },
+    ]) {
       expect(() => createPlanSession({ restore: bad })).toThrow(expect.objectContaining({ code: "invalid-options" }));
     }
-    const hostile = JSON.parse('{"version":1,"nextStepId":2,"plans":1,"results":[{"id":1,"tool":"t","value":{"__proto__":{"polluted":true}},"at":0,"plan":1}],"forgotten":[]}') as unknown;
+    const hostile = JSON.parse(
+      '{"version":1,"nextStepId":2,"plans":1,"results":[{"id":1,"tool":"t","value":{"__proto__":{"polluted":true}},"at":0,"plan":1}],"forgotten":[]}',
+    ) as unknown;
     const safe = createPlanSession({ restore: hostile });
     expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined();
     expect(Object.getPrototypeOf(safe.get(1)!.value)).toBe(Object.prototype);
@@ -104,8 +143,16 @@ describe("a plan session", () => {
     expect(first.pending?.get(2)?.args).toEqual({ total: 2 });
     // The next request restores a session in which step 1's result is another: what was approved is no longer what would run.
     const saved = session.save();
-    const changed = createPlanSession({ restore: { ...saved, results: saved.results.map((result) => (result.id === 1 ? { ...result, value: { hits: [], total: 7 } } : result)) } });
-    await expect(resumePlan(plan, first, tools(seen), { catalog, session: changed, approve: [2] })).rejects.toMatchObject({ code: "plan-mismatch", message: expect.stringContaining("step 2 was approved with the arguments") as string });
+    const changed = createPlanSession({
+      restore: {
+        ...saved,
+        results: saved.results.map((result) => (result.id === 1 ? { ...result, value: { hits: [], total: 7 } } : result)),
+      },
+    });
+    await expect(resumePlan(plan, first, tools(seen), { catalog, session: changed, approve: [2] })).rejects.toMatchObject({
+      code: "plan-mismatch",
+      message: expect.stringContaining("step 2 was approved with the arguments") as string,
+    });
     expect(seen).toEqual([]);
   });
 
@@ -124,29 +171,36 @@ describe("a plan session", () => {
     const resumedIn = limits === undefined ? createPlanSession() : session;
     const second = await resumePlan(plan, first, tools(seen), { catalog, session: resumedIn, approve: [5] });
     expect(second.status).toBe("invalid");
-    expect(second.diagnostics).toEqual([expect.objectContaining({ code: "unknown-step", pointer: "/steps/0/args/total", message: expect.stringContaining(says) as string })]);
+    expect(second.diagnostics).toEqual([
+      expect.objectContaining({ code: "unknown-step", pointer: "/steps/0/args/total", message: expect.stringContaining(says) as string }),
+    ]);
     expect(seen).toEqual([]);
   });
 
   test("property: plans run one after another in a session give each step the arguments of the one plan made of them all", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 1, maxLength: 5 }), fc.array(fc.nat(), { minLength: 12, maxLength: 12 }), async (sizes, picks) => {
-        // Step i echoes a reference to an earlier step (or a constant): any earlier step, of this plan or an earlier one.
-        const steps = [];
-        let id = 1;
-        for (const size of sizes) {
-          const plan = [];
-          for (let i = 0; i < size; i++, id++) plan.push({ id, tool: "echo", args: id === 1 ? { v: "first" } : { v: `$${1 + (picks[id % picks.length]! % (id - 1))}` } });
-          steps.push(plan);
-        }
-        const whole: unknown[] = [];
-        await runPlan({ steps: steps.flat() }, tools(whole), { catalog });
-        const inSession: unknown[] = [];
-        const session = createPlanSession();
-        for (const plan of steps) expect((await runPlan({ steps: plan }, tools(inSession), { catalog, session })).status).toBe("ok");
-        const byStep = (seen: unknown[]) => [...(seen as { step: number }[])].sort((a, b) => a.step - b.step);
-        expect(byStep(inSession)).toEqual(byStep(whole));
-      }),
+      fc.asyncProperty(
+        fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 1, maxLength: 5 }),
+        fc.array(fc.nat(), { minLength: 12, maxLength: 12 }),
+        async (sizes, picks) => {
+          // Step i echoes a reference to an earlier step (or a constant): any earlier step, of this plan or an earlier one.
+          const steps = [];
+          let id = 1;
+          for (const size of sizes) {
+            const plan = [];
+            for (let i = 0; i < size; i++, id++)
+              plan.push({ id, tool: "echo", args: id === 1 ? { v: "first" } : { v: `$${1 + (picks[id % picks.length]! % (id - 1))}` } });
+            steps.push(plan);
+          }
+          const whole: unknown[] = [];
+          await runPlan({ steps: steps.flat() }, tools(whole), { catalog });
+          const inSession: unknown[] = [];
+          const session = createPlanSession();
+          for (const plan of steps) expect((await runPlan({ steps: plan }, tools(inSession), { catalog, session })).status).toBe("ok");
+          const byStep = (seen: unknown[]) => [...(seen as { step: number }[])].sort((a, b) => a.step - b.step);
+          expect(byStep(inSession)).toEqual(byStep(whole));
+        },
+      ),
       { numRuns: 40 },
     );
   });

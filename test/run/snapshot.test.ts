@@ -49,7 +49,13 @@ describe("a plan changed while it runs", () => {
 
   test("a tool that changes its (nested) arguments changes neither the plan nor another step's arguments", async () => {
     const shared = { list: [1, 2] };
-    const plan = { options: { deep: true }, steps: [{ id: 1, tool: "scribble", args: { shared } }, { id: 2, tool: "scribble", args: { shared, at: "$1" } }] };
+    const plan = {
+      options: { deep: true },
+      steps: [
+        { id: 1, tool: "scribble", args: { shared } },
+        { id: 2, tool: "scribble", args: { shared, at: "$1" } },
+      ],
+    };
     const seen: unknown[] = [];
     const report = await runPlan(plan, {
       scribble: (args) => {
@@ -87,19 +93,25 @@ describe("a plan changed while it runs", () => {
     const date = new Date(0);
     const shared = { s: 1 };
     const args = JSON.parse('{"__proto__": "$1", "list": [1, 2], "a": {}, "b": {}}') as Record<string, unknown>;
-    args.list = [1, , 3];  
+    args.list = [1, , 3];
     args.a = shared;
     args.b = shared;
     args.bare = Object.assign(Object.create(null) as object, { k: "v" });
     args.date = date;
     let received: Record<string, unknown> | undefined;
-    const report = await runPlan([{ id: 1, tool: "one", args: {} }, { id: 2, tool: "look", args }], {
-      one: () => "ONE",
-      look: (resolved) => {
-        received = resolved;
-        return 1;
+    const report = await runPlan(
+      [
+        { id: 1, tool: "one", args: {} },
+        { id: 2, tool: "look", args },
+      ],
+      {
+        one: () => "ONE",
+        look: (resolved) => {
+          received = resolved;
+          return 1;
+        },
       },
-    });
+    );
     expect(report.status).toBe("ok");
     expect(Object.keys(received!)).toEqual(["__proto__", "list", "a", "b", "bare", "date"]);
     expect(Object.getOwnPropertyDescriptor(received, "__proto__")?.value).toBe("ONE");
@@ -125,8 +137,22 @@ describe("a plan changed while it runs", () => {
   });
 
   test("arguments that cannot be read (a Proxy trap throws) fail their step; the others run", async () => {
-    const args = new Proxy({}, { ownKeys: () => { throw new Error("trap"); } });
-    const report = await runPlan([{ id: 1, tool: "t", args }, { id: 2, tool: "t", args: { x: 1 } }, { id: 3, tool: "t", args: { y: "$1" } }], { t: () => 1 });
+    const args = new Proxy(
+      {},
+      {
+        ownKeys: () => {
+          throw new Error("trap");
+        },
+      },
+    );
+    const report = await runPlan(
+      [
+        { id: 1, tool: "t", args },
+        { id: 2, tool: "t", args: { x: 1 } },
+        { id: 3, tool: "t", args: { y: "$1" } },
+      ],
+      { t: () => 1 },
+    );
     expect(report.errors.get(1)?.code).toBe("unresolved-args");
     expect((report.errors.get(1)?.cause as RefError).code).toBe("access");
     expect(report.results.get(2)).toBe(1);
@@ -153,7 +179,10 @@ describe("a plan changed while it runs", () => {
         return "fast";
       },
     };
-    const steps = [{ id: 1, tool: "slow", args: {} }, { id: 2, tool: "fast", args: { nested: { at: ["$1"] } } }];
+    const steps = [
+      { id: 1, tool: "slow", args: {} },
+      { id: 2, tool: "fast", args: { nested: { at: ["$1"] } } },
+    ];
     const deep = await runPlan({ options: { deep: true }, steps }, tools);
     expect(order).toEqual([1, 2]);
     expect(deep.results.get(2)).toBe("fast");
@@ -165,7 +194,13 @@ describe("a plan changed while it runs", () => {
 
 describe("StepError for unresolved-args", () => {
   test("carries ref, arg and span from its KeyError cause", async () => {
-    const report = await runPlan([{ id: 1, tool: "a", args: {} }, { id: 2, tool: "a", args: { q: "$1.city" } }], { a: () => ({ town: "Paris" }) });
+    const report = await runPlan(
+      [
+        { id: 1, tool: "a", args: {} },
+        { id: 2, tool: "a", args: { q: "$1.city" } },
+      ],
+      { a: () => ({ town: "Paris" }) },
+    );
     const error = report.errors.get(2)!;
     expect(error).toBeInstanceOf(StepError);
     expect(error.cause).toBeInstanceOf(KeyError);
@@ -179,7 +214,11 @@ describe("StepError for unresolved-args", () => {
   });
 
   test("other step errors keep no place (a tool's own RefError is not about the step's arguments)", async () => {
-    const report = await runPlan([{ id: 1, tool: "a", args: {} }], { a: () => { throw new RefError("missing-key", "inside the tool", { ref: "$9.x", arg: "/x" }); } });
+    const report = await runPlan([{ id: 1, tool: "a", args: {} }], {
+      a: () => {
+        throw new RefError("missing-key", "inside the tool", { ref: "$9.x", arg: "/x" });
+      },
+    });
     const error = report.errors.get(1)!;
     expect(error.code).toBe("tool-error");
     expect([error.ref, error.arg, error.span]).toEqual([undefined, undefined, undefined]);

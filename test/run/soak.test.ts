@@ -13,7 +13,10 @@ import { watchListeners, watchTimers } from "../helpers/own-timers.js";
 const gc = (globalThis as { gc?: () => void }).gc;
 
 beforeAll(() => {
-  if (gc === undefined) throw new Error("test/run/soak.test.ts needs --expose-gc: run it through the soak project of vitest.config.ts (npx vitest run --project soak)");
+  if (gc === undefined)
+    throw new Error(
+      "test/run/soak.test.ts needs --expose-gc: run it through the soak project of vitest.config.ts (npx vitest run --project soak)",
+    );
 });
 
 const RUNS = 10_000;
@@ -40,7 +43,12 @@ describe("runs sharing one AbortSignal (with --expose-gc)", () => {
     const { signal } = controller;
     // Each run produces about 100 KB of results, so 10,000 retained runs would hold about 1 GB.
     const big = () => new Array(1_000).fill("x".repeat(10)).map((s, i) => `${s}${i}`);
-    const plan = { steps: [{ id: 1, tool: "big", args: {} }, { id: 2, tool: "echo", args: { n: "$1" } }] };
+    const plan = {
+      steps: [
+        { id: 1, tool: "big", args: {} },
+        { id: 2, tool: "echo", args: { n: "$1" } },
+      ],
+    };
     const tools = { big, echo: ({ n }: Record<string, unknown>) => (n as string[]).length };
     const other = otherWork();
     const timers = watchTimers();
@@ -82,7 +90,11 @@ describe("runs sharing one AbortSignal (with --expose-gc)", () => {
         const both = AbortSignal.any([signal, local.signal]);
         const bothListeners = watchListeners(both, "abort");
         const running = runPlan(
-          [{ id: 1, tool: "hang", args: {} }, { id: 2, tool: "hang", args: {} }, { id: 3, tool: "boom", args: {} }],
+          [
+            { id: 1, tool: "hang", args: {} },
+            { id: 2, tool: "hang", args: {} },
+            { id: 3, tool: "boom", args: {} },
+          ],
           { hang: () => new Promise(() => {}), boom: () => Promise.reject(new Error("x")) },
           { signal: i % 2 === 0 ? both : signal, timeoutMs: 60_000, failFast: i % 2 === 1 },
         );
@@ -112,9 +124,18 @@ describe("runs sharing one AbortSignal (with --expose-gc)", () => {
         let waiting!: () => void;
         const retried = new Promise<void>((resolve) => (waiting = resolve));
         const running = runPlan(
-          [{ id: 1, tool: "flaky", args: {} }, { id: 2, tool: "boom", args: {} }],
+          [
+            { id: 1, tool: "flaky", args: {} },
+            { id: 2, tool: "boom", args: {} },
+          ],
           { flaky: () => Promise.reject(new Error("down")), boom: () => retried.then(() => Promise.reject(new Error("x"))) },
-          { signal: controller.signal, timeoutMs: 60_000, failFast: i % 2 === 1, retryByTool: { flaky: { attempts: 3, initialDelayMs: 600_000 } }, onEvent: (event) => event.type === "step-retry" && waiting() },
+          {
+            signal: controller.signal,
+            timeoutMs: 60_000,
+            failFast: i % 2 === 1,
+            retryByTool: { flaky: { attempts: 3, initialDelayMs: 600_000 } },
+            onEvent: (event) => event.type === "step-retry" && waiting(),
+          },
         );
         if (i % 2 === 0) void retried.then(() => controller.abort());
         const report = await running;
@@ -135,7 +156,10 @@ describe("tools that never settle (with --expose-gc)", () => {
   test("after a timeout, a tool that keeps its context for ever keeps only its own step, not the run's results", async () => {
     const kept: unknown[] = [];
     const big = () => Array.from({ length: 1_000 }, (_, i) => `result ${i} `.repeat(10));
-    const plan = [{ id: 1, tool: "big", args: {} }, { id: 2, tool: "hang", args: { after: "$1" } }];
+    const plan = [
+      { id: 1, tool: "big", args: {} },
+      { id: 2, tool: "hang", args: { after: "$1" } },
+    ];
     const tools = { big, hang: (_args: Record<string, unknown>, context: unknown) => new Promise(() => void kept.push(context)) };
     await runPlan(plan, tools, { timeoutMs: 1 });
     const heapBefore = collect();
@@ -153,7 +177,10 @@ describe("tools that keep their context after they settle (with --expose-gc)", (
   test("a kept context holds its own step, not the run's results", async () => {
     const kept: unknown[] = [];
     const big = () => Array.from({ length: 1_000 }, (_, i) => `result ${i} `.repeat(10));
-    const plan = [{ id: 1, tool: "big", args: {} }, { id: 2, tool: "keep", args: { after: "$1" } }];
+    const plan = [
+      { id: 1, tool: "big", args: {} },
+      { id: 2, tool: "keep", args: { after: "$1" } },
+    ];
     const tools = { big, keep: (_args: Record<string, unknown>, context: unknown) => void kept.push(context) };
     await runPlan(plan, tools);
     const heapBefore = collect();

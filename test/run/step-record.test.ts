@@ -11,7 +11,23 @@ function record(): StepRecord {
 }
 
 /** The record's own fields: one more costs 8 bytes on every step of every run. */
-const OWN_FIELDS = ["state", "pending", "dependents", "fn", "timer", "attempt", "resolved", "span", "slot", "placeholders", "dependencies", "owner", "id", "tool", "args"];
+const OWN_FIELDS = [
+  "state",
+  "pending",
+  "dependents",
+  "fn",
+  "timer",
+  "attempt",
+  "resolved",
+  "span",
+  "slot",
+  "placeholders",
+  "dependencies",
+  "owner",
+  "id",
+  "tool",
+  "args",
+];
 
 describe("StepRecord", () => {
   test("its own fields are those most steps use, and nothing else", () => {

@@ -46,12 +46,16 @@ describe("a stop while the streamed plan is stalled returns the report at once",
     const { iterator, calls } = stallingPlanner([{ id: 1, tool: "hang", args: {} }]);
     const controller = new AbortController();
     let toolSawAbort = false;
-    const running = runPlan(iterator, {
-      hang: (_args, { signal }) => {
-        signal.addEventListener("abort", () => (toolSawAbort = true));
-        return never();
+    const running = runPlan(
+      iterator,
+      {
+        hang: (_args, { signal }) => {
+          signal.addEventListener("abort", () => (toolSawAbort = true));
+          return never();
+        },
       },
-    }, { signal: controller.signal });
+      { signal: controller.signal },
+    );
     await tick();
     controller.abort(new Error("stop"));
     const report = await running;
@@ -62,7 +66,10 @@ describe("a stop while the streamed plan is stalled returns the report at once",
   });
 
   test("failFast: a failing step ends the run although the planner never finishes", { timeout: 10_000 }, async () => {
-    const { iterator, calls } = stallingPlanner([{ id: 1, tool: "ok", args: {} }, { id: 2, tool: "boom", args: {} }]);
+    const { iterator, calls } = stallingPlanner([
+      { id: 1, tool: "ok", args: {} },
+      { id: 2, tool: "boom", args: {} },
+    ]);
     const report = await runPlan(iterator, { ok: () => 1, boom: () => Promise.reject(new Error("down")) }, { failFast: true });
     expect(report.status).toBe("failed");
     expect(report.errors.get(2)?.code).toBe("tool-error");
@@ -97,8 +104,19 @@ describe("a stop while the streamed plan is stalled returns the report at once",
   });
 
   test("a return() that throws or rejects is ignored", { timeout: 10_000 }, async () => {
-    for (const close of [() => { throw new Error("no"); }, () => Promise.reject(new Error("no"))]) {
-      const iterator = { next: () => never(), return: close, [Symbol.asyncIterator]() { return this; } };
+    for (const close of [
+      () => {
+        throw new Error("no");
+      },
+      () => Promise.reject(new Error("no")),
+    ]) {
+      const iterator = {
+        next: () => never(),
+        return: close,
+        [Symbol.asyncIterator]() {
+          return this;
+        },
+      };
       const controller = new AbortController();
       const running = runPlan(iterator, {}, { signal: controller.signal });
       await tick();
@@ -111,7 +129,13 @@ describe("a stop while the streamed plan is stalled returns the report at once",
 describe("an already aborted signal", () => {
   test("every step is skipped and no tool is called", async () => {
     let calls = 0;
-    const plan = { steps: [{ id: 1, tool: "t", args: {} }, { id: 2, tool: "t", args: { a: "$1" } }, { id: 3, tool: "t", args: {} }] };
+    const plan = {
+      steps: [
+        { id: 1, tool: "t", args: {} },
+        { id: 2, tool: "t", args: { a: "$1" } },
+        { id: 3, tool: "t", args: {} },
+      ],
+    };
     const report = await runPlan(plan, { t: () => calls++ }, { signal: AbortSignal.abort() });
     expect(report.status).toBe("aborted");
     expect([...report.skipped].sort()).toEqual([1, 2, 3]);
@@ -137,13 +161,17 @@ describe("the timings of a step stopped while it runs", () => {
     // The stop comes once step 1's tool is under way (its call is the event), whichever way it comes.
     let hangCalled: () => void = () => undefined;
     const underWay = new Promise<void>((resolve) => (hangCalled = resolve));
-    const running = runPlan(steps, {
-      hang: () => (hangCalled(), never()),
-      late: async () => {
-        await underWay;
-        throw new Error("late failure");
+    const running = runPlan(
+      steps,
+      {
+        hang: () => (hangCalled(), never()),
+        late: async () => {
+          await underWay;
+          throw new Error("late failure");
+        },
       },
-    }, { signal: controller.signal, failFast: how === "failFast", onEvent: (event) => events.push(event) });
+      { signal: controller.signal, failFast: how === "failFast", onEvent: (event) => events.push(event) },
+    );
     if (how === "abort") {
       await underWay;
       controller.abort();
@@ -157,6 +185,10 @@ describe("the timings of a step stopped while it runs", () => {
     expect(start?.type === "step-start" && start.startMs).toBe(timing!.startMs);
     expect(timing!.endMs).toBeGreaterThan(timing!.startMs);
     expect(timing!.durationMs).toBe(timing!.endMs - timing!.startMs);
-    expect(failed?.type === "step-failed" && [failed.startMs, failed.endMs, failed.durationMs]).toEqual([timing!.startMs, timing!.endMs, timing!.durationMs]);
+    expect(failed?.type === "step-failed" && [failed.startMs, failed.endMs, failed.durationMs]).toEqual([
+      timing!.startMs,
+      timing!.endMs,
+      timing!.durationMs,
+    ]);
   });
 });

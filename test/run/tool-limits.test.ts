@@ -50,7 +50,9 @@ const independent = (tool: string, ids: readonly number[]) => ids.map((id) => ({
 describe("toolConcurrency", () => {
   test("never more than N calls of a limited tool at once, within concurrency; every step still runs", async () => {
     const tools = heldTools(["geocode"]);
-    const report = await tools.drive(runPlan({ steps: independent("geocode", [1, 2, 3, 4, 5, 6]) }, tools.tools, { toolConcurrency: { geocode: 2 } }));
+    const report = await tools.drive(
+      runPlan({ steps: independent("geocode", [1, 2, 3, 4, 5, 6]) }, tools.tools, { toolConcurrency: { geocode: 2 } }),
+    );
     expect(report.status).toBe("ok");
     expect(tools.most.get("geocode")).toBe(2);
     expect(tools.started).toEqual([1, 2, 3, 4, 5, 6]);
@@ -66,7 +68,12 @@ describe("toolConcurrency", () => {
     expect(tools.started).toEqual([1, 4, 5]);
     const report = await tools.drive(running);
     expect(report.status).toBe("ok");
-    expect(tools.most).toEqual(new Map([["geocode", 1], ["weather", 2]]));
+    expect(tools.most).toEqual(
+      new Map([
+        ["geocode", 1],
+        ["weather", 2],
+      ]),
+    );
   });
 
   test("steps waiting for a tool go in plan order, not in the order they became ready", async () => {
@@ -90,7 +97,10 @@ describe("toolConcurrency", () => {
   test("an abort while steps wait for their tool: they are skipped, never called, and the report comes at once", async () => {
     const tools = heldTools(["geocode"]);
     const controller = new AbortController();
-    const running = runPlan({ steps: independent("geocode", [1, 2, 3]) }, tools.tools, { toolConcurrency: { geocode: 1 }, signal: controller.signal });
+    const running = runPlan({ steps: independent("geocode", [1, 2, 3]) }, tools.tools, {
+      toolConcurrency: { geocode: 1 },
+      signal: controller.signal,
+    });
     await tools.idle();
     controller.abort();
     const report = await running;
@@ -111,14 +121,28 @@ describe("toolConcurrency", () => {
       }
       return context.stepId;
     };
-    const report = await runPlan({ steps: independent("geocode", [1, 2, 3]) }, { geocode }, {
-      toolConcurrency: { geocode: 1 },
-      retry: { attempts: 2, initialDelayMs: 0, jitter: "none" },
-      needsApproval: (step) => step.id === 3,
-    });
+    const report = await runPlan(
+      { steps: independent("geocode", [1, 2, 3]) },
+      { geocode },
+      {
+        toolConcurrency: { geocode: 1 },
+        retry: { attempts: 2, initialDelayMs: 0, jitter: "none" },
+        needsApproval: (step) => step.id === 3,
+      },
+    );
     expect(report.status).toBe("suspended");
-    expect(report.results).toEqual(new Map([[1, 1], [2, 2]]));
-    expect(report.attempts).toEqual(new Map([[1, 2], [2, 1]]));
+    expect(report.results).toEqual(
+      new Map([
+        [1, 1],
+        [2, 2],
+      ]),
+    );
+    expect(report.attempts).toEqual(
+      new Map([
+        [1, 2],
+        [2, 1],
+      ]),
+    );
     expect(calls.sort()).toEqual([1, 1, 2]);
   });
 
@@ -133,7 +157,10 @@ describe("toolConcurrency", () => {
           const run = async (options: RunOptions) => {
             const tools = heldTools(TOOL_NAMES);
             let turn = 0;
-            const report = await tools.drive(runPlan(plan, tools.tools, { concurrency, ...options }), (count) => picks[turn++ % picks.length]! % count);
+            const report = await tools.drive(
+              runPlan(plan, tools.tools, { concurrency, ...options }),
+              (count) => picks[turn++ % picks.length]! % count,
+            );
             return { report, most: tools.most };
           };
           const limited = await run({ toolConcurrency });
@@ -151,7 +178,9 @@ describe("toolConcurrency", () => {
 
   test("toolConcurrency is read with the other options: a bad limit is invalid-options before anything runs", async () => {
     const tools = heldTools(["geocode"]);
-    await expect(runPlan({ steps: independent("geocode", [1]) }, tools.tools, { toolConcurrency: { geocode: 0 } })).rejects.toMatchObject({ code: "invalid-options" });
+    await expect(runPlan({ steps: independent("geocode", [1]) }, tools.tools, { toolConcurrency: { geocode: 0 } })).rejects.toMatchObject({
+      code: "invalid-options",
+    });
     expect(tools.started).toEqual([]);
   });
 });

@@ -22,7 +22,12 @@ describe("planTool in the current AI SDK's own loop, with its V4 test model", ()
         return { content, finishReason: finishReason(content), usage, warnings: [] };
       },
     });
-    const result = await generateText({ model, tools: { run_plan: planTool(makeTools(calls)) }, stopWhen: stepCountIs(4), prompt: "Weather and air in Lisbon?" });
+    const result = await generateText({
+      model,
+      tools: { run_plan: planTool(makeTools(calls)) },
+      stopWhen: stepCountIs(4),
+      prompt: "Weather and air in Lisbon?",
+    });
     expect(model.specificationVersion).toBe("v4");
     expect(result.text).toBe("Lisbon: 21 °C, air quality 17");
     expect(result.steps).toHaveLength(3);
@@ -41,7 +46,12 @@ describe("planTool in the current AI SDK's own loop, with its V4 test model", ()
     const model = new MockLanguageModelV4({
       doStream: async (options) => ({ stream: convertArrayToReadableStream<LanguageModelV4StreamPart>(streamParts(decide(options))) }),
     });
-    const result = streamText({ model, tools: { run_plan: planTool(makeTools(calls)) }, stopWhen: stepCountIs(4), prompt: "Weather and air in Lisbon?" });
+    const result = streamText({
+      model,
+      tools: { run_plan: planTool(makeTools(calls)) },
+      stopWhen: stepCountIs(4),
+      prompt: "Weather and air in Lisbon?",
+    });
     expect(await result.text).toBe("Lisbon: 21 °C, air quality 17");
     expect(await result.steps).toHaveLength(3);
     expectTheStory(seen, calls);

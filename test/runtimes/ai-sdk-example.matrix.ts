@@ -29,5 +29,7 @@ test("examples/ai-sdk/run.mjs on the current AI SDK prints examples/ai-sdk/outpu
     lines.push(items.map(String).join(" "));
   });
   await import(pathToFileURL(join(root, "examples/ai-sdk/run.mjs")).href);
-  expect(lines.map((line) => `${line}\n`).join(""), `the example's output${staleNote()}`).toBe(readFileSync(join(root, "examples/ai-sdk/output.txt"), "utf8"));
+  expect(lines.map((line) => `${line}\n`).join(""), `the example's output${staleNote()}`).toBe(
+    readFileSync(join(root, "examples/ai-sdk/output.txt"), "utf8"),
+  );
 });

@@ -7,14 +7,25 @@
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, expect, test } from "vitest";
-import { distProblem, documentationFiles, fencedBlocks, root, strictOptions, tsconfigPaths, typecheck, writeFile } from "../helpers/doc-code.js";
+import {
+  distProblem,
+  documentationFiles,
+  fencedBlocks,
+  root,
+  strictOptions,
+  tsconfigPaths,
+  typecheck,
+  writeFile,
+} from "../helpers/doc-code.js";
 
 const fixture = join(root, "test/runtimes");
 const dir = join(root, "test-artifacts/readme-ai-current");
 
 const blocks = documentationFiles().flatMap((file) =>
   fencedBlocks(readFileSync(join(root, file), "utf8"))
-    .filter((block) => (block.lang === "ts" || block.lang === "typescript") && block.marker?.kind !== "skip" && /from\s+"ai"/.test(block.code))
+    .filter(
+      (block) => (block.lang === "ts" || block.lang === "typescript") && block.marker?.kind !== "skip" && /from\s+"ai"/.test(block.code),
+    )
     .map((block) => ({ ...block, name: `${file.replace(/\.md$/, "").replaceAll("/", "_")}-line-${block.line}` })),
 );
 
@@ -23,7 +34,7 @@ beforeAll(() => {
   if (problem !== undefined) throw new Error(problem);
 });
 
-test("the documentation's ts blocks importing \"ai\" typecheck against the current AI SDK", () => {
+test('the documentation\'s ts blocks importing "ai" typecheck against the current AI SDK', () => {
   expect(blocks.length).toBeGreaterThan(0);
   rmSync(dir, { recursive: true, force: true });
   const files = blocks.map((block) => {

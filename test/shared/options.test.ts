@@ -7,9 +7,24 @@ import { describe, expect, test } from "vitest";
 import { tokenize } from "../../src/editor/index.js";
 import { planGraph } from "../../src/plan/index.js";
 import { lintPlan, RefError } from "../../src/index.js";
-import { DEFAULT_LIMITS, layeredOptions, layerOptions, normalizeOptions, OPTION_NAMES, OPTION_REQUIREMENTS, PLAN_OPTION_NAMES, sameOptionValues } from "../../src/shared/options.js";
+import {
+  DEFAULT_LIMITS,
+  layeredOptions,
+  layerOptions,
+  normalizeOptions,
+  OPTION_NAMES,
+  OPTION_REQUIREMENTS,
+  PLAN_OPTION_NAMES,
+  sameOptionValues,
+} from "../../src/shared/options.js";
 
-const plan = { steps: [{ id: 1, tool: "a", args: {} }, { id: 2, tool: "b", args: { q: "$1.x" } }], options: { syntax: "path" } };
+const plan = {
+  steps: [
+    { id: 1, tool: "a", args: {} },
+    { id: 2, tool: "b", args: { q: "$1.x" } },
+  ],
+  options: { syntax: "path" },
+};
 
 describe("layerOptions", () => {
   test.each([
@@ -20,8 +35,20 @@ describe("layerOptions", () => {
     ["a null syntax means the default (as normalizeOptions)", { syntax: "path" }, { syntax: null }, { syntax: "seed" }, []],
     ["a plan sets only syntax, templates, deep", { strict: true, maxDepth: 3 }, undefined, { strict: false, maxDepth: 256 }, []],
     ["other caller names are the entry point's own", undefined, { tools: {}, catalog: 1 }, {}, []],
-    ["a bad caller value is ignored: the plan's stands", { syntax: "path" }, { syntax: "yaml", deep: true }, { syntax: "path", deep: true }, ['option syntax must be "seed" or "path"']],
-    ["every bad value is a problem, in OPTION_NAMES order", undefined, { maxDepth: -1, strict: "yes" }, { strict: false, maxDepth: 256 }, ["option strict must be a boolean", "option maxDepth must be a non-negative integer"]],
+    [
+      "a bad caller value is ignored: the plan's stands",
+      { syntax: "path" },
+      { syntax: "yaml", deep: true },
+      { syntax: "path", deep: true },
+      ['option syntax must be "seed" or "path"'],
+    ],
+    [
+      "every bad value is a problem, in OPTION_NAMES order",
+      undefined,
+      { maxDepth: -1, strict: "yes" },
+      { strict: false, maxDepth: 256 },
+      ["option strict must be a boolean", "option maxDepth must be a non-negative integer"],
+    ],
     ["a bad plan value is ignored too", { templates: "yes" }, undefined, { templates: false }, ["option templates must be a boolean"]],
     ["options that are not an object", undefined, "path", {}, ["options must be an object"]],
   ] as const)("%s", (_name, planOptions, callerOptions, expected, messages) => {
@@ -32,11 +59,21 @@ describe("layerOptions", () => {
 
   test("options whose getter throws: one access problem, the layer ignored; layeredOptions throws it with its cause", () => {
     const boom = new Error("boom");
-    const options = Object.defineProperty({}, "deep", { get: () => { throw boom; } });
+    const options = Object.defineProperty({}, "deep", {
+      get: () => {
+        throw boom;
+      },
+    });
     const { options: result, problems } = layerOptions({ syntax: "path" }, options);
     expect(result.syntax).toBe("path");
     expect(problems).toMatchObject([{ code: "access", cause: boom }]);
-    const error = (() => { try { layeredOptions(undefined, options); } catch (thrown) { return thrown as RefError; } })();
+    const error = (() => {
+      try {
+        layeredOptions(undefined, options);
+      } catch (thrown) {
+        return thrown as RefError;
+      }
+    })();
     expect(error).toBeInstanceOf(RefError);
     expect(error).toMatchObject({ code: "access", cause: boom });
   });
@@ -50,7 +87,9 @@ describe("layerOptions", () => {
   });
 
   test("layeredOptions throws the first problem as invalid-options, with normalizeOptions' words", () => {
-    expect(() => layeredOptions(undefined, { maxSegments: 1.5, deep: 1 })).toThrow(new RefError("invalid-options", "option deep must be a boolean"));
+    expect(() => layeredOptions(undefined, { maxSegments: 1.5, deep: 1 })).toThrow(
+      new RefError("invalid-options", "option deep must be a boolean"),
+    );
     expect(() => normalizeOptions({ maxSegments: 1.5, deep: 1 } as never)).toThrow("option deep must be a boolean");
   });
 });
@@ -62,7 +101,9 @@ describe("every entry point layers options by the one rule", () => {
   test("planGraph throws invalid-options exactly when lintPlan reports it, with the same message", () => {
     fc.assert(
       fc.property(callerOptions, (options) => {
-        const reported = lintPlan(plan, options).filter((d) => d.code === "invalid-options").map((d) => d.message);
+        const reported = lintPlan(plan, options)
+          .filter((d) => d.code === "invalid-options")
+          .map((d) => d.message);
         let thrown: RefError | undefined;
         try {
           planGraph(plan, options);
@@ -87,7 +128,10 @@ describe("every entry point layers options by the one rule", () => {
 describe("sameOptionValues", () => {
   test.each(OPTION_NAMES)("tells two options objects apart when only %s differs", (name) => {
     const base = { ...normalizeOptions(undefined) } as Record<string, unknown>;
-    const other = { ...base, [name]: typeof base[name] === "number" ? (base[name]) + 1 : typeof base[name] === "boolean" ? !base[name] : "path-or-seed" };
+    const other = {
+      ...base,
+      [name]: typeof base[name] === "number" ? base[name] + 1 : typeof base[name] === "boolean" ? !base[name] : "path-or-seed",
+    };
     expect(sameOptionValues(base, base)).toBe(true);
     expect(sameOptionValues({ ...base }, base)).toBe(true);
     expect(sameOptionValues(other, base)).toBe(false);
@@ -108,7 +152,9 @@ describe("one table of options", () => {
     expect(Object.keys(defaults)).toEqual([...OPTION_NAMES]);
     for (const name of OPTION_NAMES) {
       expect(OPTION_REQUIREMENTS[name]).toMatch(/\S/);
-      expect(() => normalizeOptions({ [name]: {} })).toThrow(new RefError("invalid-options", `option ${name} must be ${OPTION_REQUIREMENTS[name]}`));
+      expect(() => normalizeOptions({ [name]: {} })).toThrow(
+        new RefError("invalid-options", `option ${name} must be ${OPTION_REQUIREMENTS[name]}`),
+      );
       expect(normalizeOptions({ [name]: defaults[name] })).toEqual(defaults);
     }
   });

@@ -73,8 +73,12 @@ describe("redactConnectionString", () => {
   test("property: the URL comes back with *** for the password and every other part kept", () => {
     fc.assert(
       fc.property(password, fc.constantFrom("app", "", "a.b-c"), fc.constantFrom("db", "127.0.0.1:5433", "[::1]"), (secret, user, host) => {
-        expect(redactConnectionString(`postgres://${user}:${secret}@${host}/agents?sslmode=require`)).toBe(`postgres://${user}:***@${host}/agents?sslmode=require`);
-        expect(redactConnectionString(`postgres://${host}/agents?password=${encodeURIComponent(secret)}&sslmode=require`)).toBe(`postgres://${host}/agents?password=***&sslmode=require`);
+        expect(redactConnectionString(`postgres://${user}:${secret}@${host}/agents?sslmode=require`)).toBe(
+          `postgres://${user}:***@${host}/agents?sslmode=require`,
+        );
+        expect(redactConnectionString(`postgres://${host}/agents?password=${encodeURIComponent(secret)}&sslmode=require`)).toBe(
+          `postgres://${host}/agents?password=***&sslmode=require`,
+        );
       }),
     );
   });
@@ -94,5 +98,7 @@ test("a PostgresError's message has no password (a driver's text or a run id tha
   const error = new PostgresError("database-error", `PostgreSQL at db:5432 failed: ${cause.message}`, { cause });
   expect(error.message).toBe("PostgreSQL at db:5432 failed: password authentication failed for postgres://app:***@db/agents");
   expect(error.cause).toBe(cause);
-  expect(new PostgresError("unknown-run", 'no run "postgres://app:s3cret@db/agents" in db:5432').message).toBe('no run "postgres://app:***@db/agents" in db:5432');
+  expect(new PostgresError("unknown-run", 'no run "postgres://app:s3cret@db/agents" in db:5432').message).toBe(
+    'no run "postgres://app:***@db/agents" in db:5432',
+  );
 });

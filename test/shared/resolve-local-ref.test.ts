@@ -5,7 +5,11 @@
 import { describe, expect, test } from "vitest";
 import { resolveLocalRef } from "../../src/shared/pointer.js";
 
-const root = { $defs: { day: { type: "string" }, "a/b": { type: "number" }, "c~d": true, "e f": { enum: [1] } }, items: [{ type: "integer" }], sneaky: Object.defineProperty({}, "x", { get: () => ({ type: "string" }), enumerable: true }) };
+const root = {
+  $defs: { day: { type: "string" }, "a/b": { type: "number" }, "c~d": true, "e f": { enum: [1] } },
+  items: [{ type: "integer" }],
+  sneaky: Object.defineProperty({}, "x", { get: () => ({ type: "string" }), enumerable: true }),
+};
 
 describe("resolveLocalRef", () => {
   test.each([

@@ -103,11 +103,15 @@ describe("conversion", () => {
     const diagnostics = lintPlan({ steps: [{ id: 1, tool: "when", args: {} }] }, { tools: catalog });
     expect(diagnostics).toHaveLength(1);
     expect(diagnostics[0]).toMatchObject({ code: "invalid-options", severity: "error" });
-    expect(diagnostics[0]!.message).toContain(`options.tools/when/input: "input" is a schema object, but its input JSON Schema could not be made: Date cannot be represented in JSON Schema`);
+    expect(diagnostics[0]!.message).toContain(
+      `options.tools/when/input: "input" is a schema object, but its input JSON Schema could not be made: Date cannot be represented in JSON Schema`,
+    );
   });
 
   test("a converter that returns no object is refused", () => {
-    const bad: StandardJsonSchema = { "~standard": { version: 1, vendor: "bad", jsonSchema: { input: () => [] as never, output: () => [] as never } } };
+    const bad: StandardJsonSchema = {
+      "~standard": { version: 1, vendor: "bad", jsonSchema: { input: () => [] as never, output: () => [] as never } },
+    };
     expect(() => standardJsonSchema(Object.create(bad) as StandardJsonSchema, "input")).toThrow("its input JSON Schema is not an object");
   });
 
@@ -125,7 +129,9 @@ describe("conversion", () => {
   test("a plan's inline tools are data: a schema object there is a problem, and its converter never runs", () => {
     const { schema, calls } = countingSchema({ type: "object" });
     const read = readPlan({ steps: [], tools: { geocode: { input: schema } } });
-    expect(read.problems).toEqual([{ code: "invalid-plan", pointer: "/tools/geocode/input", message: `"input" must be a JSON Schema (an object or a boolean)` }]);
+    expect(read.problems).toEqual([
+      { code: "invalid-plan", pointer: "/tools/geocode/input", message: `"input" must be a JSON Schema (an object or a boolean)` },
+    ]);
     expect(calls).toEqual([]);
   });
 });

@@ -90,11 +90,26 @@ describe("valueShape: a value's kind and size, none of its content", () => {
     ["an object with 1 key", { k: "secret" }],
     ["an empty object", {}],
     ["a function", () => "secret"],
-    ["an object", new Proxy({}, { ownKeys: () => { throw new Error("trap"); } })],
+    [
+      "an object",
+      new Proxy(
+        {},
+        {
+          ownKeys: () => {
+            throw new Error("trap");
+          },
+        },
+      ),
+    ],
     // Not plain data: its kind alone (valueKind), no size.
     ["a Map", new Map([[1, "secret"]])],
     ["a Date", new Date(0)],
-    ["a class instance", new (class Point { x = 1; })()],
+    [
+      "a class instance",
+      new (class Point {
+        x = 1;
+      })(),
+    ],
     ["an unreadable object", revokedProxy()],
   ])("%s", (shape, value) => {
     expect(valueShape(value)).toBe(shape);
@@ -116,7 +131,12 @@ describe("valueKind: a value's kind in messages", () => {
     ["a Date", new Date(0)],
     ["an object", { a: 1 }],
     ["an object", Object.create(null) as object],
-    ["a class instance", new (class Thing { a = 1; })()],
+    [
+      "a class instance",
+      new (class Thing {
+        a = 1;
+      })(),
+    ],
     ["a class instance", new Set()],
     ["an unreadable object", revokedProxy()],
   ])("%s", (described, value) => {

@@ -12,14 +12,21 @@ import { keepsResult, STEP_FAILURES, type StepFailure } from "../../src/step/att
 import { NonRetryableError, resolveRetryPolicy, retryDelayMs, RETRYABLE_CODES, type ResolvedRetryPolicy } from "../../src/step/retry.js";
 import { STEP_ERROR_CODES } from "../../src/step/step-error.js";
 
-const policy = (attempts: number, more: Partial<ResolvedRetryPolicy> = {}): ResolvedRetryPolicy => resolveRetryPolicy({ attempts, initialDelayMs: 100, jitter: "none", ...more });
+const policy = (attempts: number, more: Partial<ResolvedRetryPolicy> = {}): ResolvedRetryPolicy =>
+  resolveRetryPolicy({ attempts, initialDelayMs: 100, jitter: "none", ...more });
 
 const threw = STEP_FAILURES.threw(new Error("down"));
 const timeout = STEP_FAILURES.timeout(50);
 const invalidOutput = STEP_FAILURES.invalidOutput("/ must be string");
 
 /** Rows: the try's failure (`undefined`: it succeeded), the policy, the try's number, and the answer (the failure itself omitted). */
-const ROWS: readonly (readonly [name: string, outcome: StepFailure | undefined, policy: ResolvedRetryPolicy | undefined, attempt: number, expected: AfterTry | Record<string, unknown>])[] = [
+const ROWS: readonly (readonly [
+  name: string,
+  outcome: StepFailure | undefined,
+  policy: ResolvedRetryPolicy | undefined,
+  attempt: number,
+  expected: AfterTry | Record<string, unknown>,
+])[] = [
   ["a try that succeeded is done, policy or not", undefined, policy(3), 1, { next: "done" }],
   ["a success without a policy is done", undefined, undefined, 1, { next: "done" }],
   ["a success on a later try is done", undefined, policy(3), 3, { next: "done" }],
@@ -30,14 +37,56 @@ const ROWS: readonly (readonly [name: string, outcome: StepFailure | undefined, 
   ["a policy of one try retries nothing", threw, policy(1), 1, { next: "failed", keepsResult: false }],
   ["a timeout is retried by default", timeout, policy(2), 1, { next: "retry", delayMs: 100, attempts: 2 }],
   ["a code the policy does not retry fails", timeout, policy(2, { retryOn: ["tool-error"] }), 1, { next: "failed", keepsResult: false }],
-  ["an output that fails its schema is never retried, and its result is kept", invalidOutput, policy(3), 1, { next: "failed", keepsResult: true }],
-  ["an output that fails its schema keeps its result without a policy too", invalidOutput, undefined, 1, { next: "failed", keepsResult: true }],
-  ["a tool that says not to retry (NonRetryableError) fails at once", STEP_FAILURES.threw(new NonRetryableError("no such city")), policy(3), 1, { next: "failed", keepsResult: false }],
-  ["a tool's own retryAfterMs is the wait", STEP_FAILURES.threw({ retryAfterMs: 7 }), policy(3), 1, { next: "retry", delayMs: 7, attempts: 3 }],
-  ["a retryAfterMs past maxDelayMs is cut to it", STEP_FAILURES.threw({ retryAfterMs: 1e9 }), policy(3, { maxDelayMs: 500 }), 1, { next: "retry", delayMs: 500, attempts: 3 }],
+  [
+    "an output that fails its schema is never retried, and its result is kept",
+    invalidOutput,
+    policy(3),
+    1,
+    { next: "failed", keepsResult: true },
+  ],
+  [
+    "an output that fails its schema keeps its result without a policy too",
+    invalidOutput,
+    undefined,
+    1,
+    { next: "failed", keepsResult: true },
+  ],
+  [
+    "a tool that says not to retry (NonRetryableError) fails at once",
+    STEP_FAILURES.threw(new NonRetryableError("no such city")),
+    policy(3),
+    1,
+    { next: "failed", keepsResult: false },
+  ],
+  [
+    "a tool's own retryAfterMs is the wait",
+    STEP_FAILURES.threw({ retryAfterMs: 7 }),
+    policy(3),
+    1,
+    { next: "retry", delayMs: 7, attempts: 3 },
+  ],
+  [
+    "a retryAfterMs past maxDelayMs is cut to it",
+    STEP_FAILURES.threw({ retryAfterMs: 1e9 }),
+    policy(3, { maxDelayMs: 500 }),
+    1,
+    { next: "retry", delayMs: 500, attempts: 3 },
+  ],
   ["an abort is not retried", STEP_FAILURES.aborted("the run was stopped"), policy(3), 1, { next: "failed", keepsResult: false }],
-  ["a result JSON cannot hold is not retried, nor kept", STEP_FAILURES.unserializable("a Map"), policy(3), 1, { next: "failed", keepsResult: false }],
-  ["invalid input is not retried", STEP_FAILURES.invalidInput({ detail: "/a must be number", detailWithoutValues: "/a must be number" }), policy(3), 1, { next: "failed", keepsResult: false }],
+  [
+    "a result JSON cannot hold is not retried, nor kept",
+    STEP_FAILURES.unserializable("a Map"),
+    policy(3),
+    1,
+    { next: "failed", keepsResult: false },
+  ],
+  [
+    "invalid input is not retried",
+    STEP_FAILURES.invalidInput({ detail: "/a must be number", detailWithoutValues: "/a must be number" }),
+    policy(3),
+    1,
+    { next: "failed", keepsResult: false },
+  ],
 ];
 
 describe("afterTry: the table", () => {
@@ -60,7 +109,10 @@ describe("afterTry: the table", () => {
 const failureArb: fc.Arbitrary<StepFailure> = fc.record({
   code: fc.constantFrom(...STEP_ERROR_CODES),
   detail: fc.string({ maxLength: 10 }),
-  cause: fc.option(fc.oneof(fc.record({ retryable: fc.boolean() }), fc.record({ retryAfterMs: fc.double({ min: -10, max: 1e6, noNaN: true }) })), { nil: undefined }),
+  cause: fc.option(
+    fc.oneof(fc.record({ retryable: fc.boolean() }), fc.record({ retryAfterMs: fc.double({ min: -10, max: 1e6, noNaN: true }) })),
+    { nil: undefined },
+  ),
 });
 const policyArb: fc.Arbitrary<ResolvedRetryPolicy | undefined> = fc.option(
   fc.record({
@@ -77,19 +129,25 @@ const policyArb: fc.Arbitrary<ResolvedRetryPolicy | undefined> = fc.option(
 describe("afterTry: properties", () => {
   test("a failure is retried exactly when the policy's retryDelayMs gives a wait, with that wait; else it fails, keeping its result only for invalid-output", () => {
     fc.assert(
-      fc.property(failureArb, policyArb, fc.integer({ min: 1, max: 8 }), fc.double({ min: 0, max: 0.999, noNaN: true }), (failure, retry, attempt, r) => {
-        const after = afterTry(failure, retry, attempt, () => r);
-        const delayMs = retry === undefined ? undefined : retryDelayMs(retry, attempt, failure, () => r);
-        if (delayMs !== undefined) {
-          expect(after).toEqual({ next: "retry", failure, delayMs, attempts: retry!.attempts });
-          expect(attempt).toBeLessThan(retry!.attempts);
-          expect(delayMs).toBeGreaterThanOrEqual(0);
-          expect(delayMs).toBeLessThanOrEqual(retry!.maxDelayMs);
-        } else {
-          expect(after).toEqual({ next: "failed", failure, keepsResult: keepsResult(failure) });
-          expect(keepsResult(failure)).toBe(failure.code === "invalid-output");
-        }
-      }),
+      fc.property(
+        failureArb,
+        policyArb,
+        fc.integer({ min: 1, max: 8 }),
+        fc.double({ min: 0, max: 0.999, noNaN: true }),
+        (failure, retry, attempt, r) => {
+          const after = afterTry(failure, retry, attempt, () => r);
+          const delayMs = retry === undefined ? undefined : retryDelayMs(retry, attempt, failure, () => r);
+          if (delayMs !== undefined) {
+            expect(after).toEqual({ next: "retry", failure, delayMs, attempts: retry!.attempts });
+            expect(attempt).toBeLessThan(retry!.attempts);
+            expect(delayMs).toBeGreaterThanOrEqual(0);
+            expect(delayMs).toBeLessThanOrEqual(retry!.maxDelayMs);
+          } else {
+            expect(after).toEqual({ next: "failed", failure, keepsResult: keepsResult(failure) });
+            expect(keepsResult(failure)).toBe(failure.code === "invalid-output");
+          }
+        },
+      ),
     );
   });
 });
@@ -103,11 +161,27 @@ describe("runPlan acts on each answer", () => {
   };
 
   test("done: the result; failed: no result, a NonRetryableError tried once; failed keeping its result: an output that fails its schema, tried once", async () => {
-    const plan = { steps: [{ id: 1, tool: "answer", args: {} }, { id: 2, tool: "answer", args: {} }, { id: 3, tool: "broken", args: {} }] };
+    const plan = {
+      steps: [
+        { id: 1, tool: "answer", args: {} },
+        { id: 2, tool: "answer", args: {} },
+        { id: 3, tool: "broken", args: {} },
+      ],
+    };
     const catalog = { answer: { output: { type: "number" } }, broken: {} };
     const ok = await runPlan(plan, tools, { catalog, validateOutputs: true, retry: { attempts: 3, initialDelayMs: 0 } });
-    expect([ok.results.get(1), ok.errors.has(1), ok.errors.get(3)?.code, ok.results.has(3), ok.attempts?.get(3)]).toEqual([42, false, "tool-error", false, 1]);
-    const kept = await runPlan({ steps: [{ id: 1, tool: "answer", args: {} }] }, tools, { catalog: { answer: { output: { type: "string" } } }, validateOutputs: true, retry: { attempts: 3, initialDelayMs: 0 } });
+    expect([ok.results.get(1), ok.errors.has(1), ok.errors.get(3)?.code, ok.results.has(3), ok.attempts?.get(3)]).toEqual([
+      42,
+      false,
+      "tool-error",
+      false,
+      1,
+    ]);
+    const kept = await runPlan({ steps: [{ id: 1, tool: "answer", args: {} }] }, tools, {
+      catalog: { answer: { output: { type: "string" } } },
+      validateOutputs: true,
+      retry: { attempts: 3, initialDelayMs: 0 },
+    });
     expect([kept.errors.get(1)?.code, kept.results.get(1), kept.attempts?.get(1)]).toEqual(["invalid-output", 42, 1]);
   });
 });

@@ -5,7 +5,23 @@
  * runPlan, and the unknown-tool message every executor and the command line share.
  */
 import { describe, expect, test } from "vitest";
-import { attempt, checkOutput, describeError, endAttempt, idempotencyKey, keepsResult, outputSchemaOf, STEP_FAILURES, toolNames, unknownToolMessage, type AttemptOwner, type AttemptStep, type StepFailure, type ToolContext, type ToolFunction } from "../../src/step/attempt.js";
+import {
+  attempt,
+  checkOutput,
+  describeError,
+  endAttempt,
+  idempotencyKey,
+  keepsResult,
+  outputSchemaOf,
+  STEP_FAILURES,
+  toolNames,
+  unknownToolMessage,
+  type AttemptOwner,
+  type AttemptStep,
+  type StepFailure,
+  type ToolContext,
+  type ToolFunction,
+} from "../../src/step/attempt.js";
 import { runPlan } from "../../src/run/run-plan.js";
 import { StepError } from "../../src/step/step-error.js";
 import { hasLoneSurrogate } from "../../src/shared/text.js";
@@ -61,7 +77,15 @@ class Owner implements AttemptOwner<Step> {
 }
 
 /** Run one attempt and wait until its outcome has arrived (or a few turns have passed). */
-async function run(fn: ToolFunction, options: { args?: () => Record<string, unknown>; check?: (value: unknown) => StepFailure | undefined; timeoutMs?: number; abortAfterStart?: boolean } = {}): Promise<Step> {
+async function run(
+  fn: ToolFunction,
+  options: {
+    args?: () => Record<string, unknown>;
+    check?: (value: unknown) => StepFailure | undefined;
+    timeoutMs?: number;
+    abortAfterStart?: boolean;
+  } = {},
+): Promise<Step> {
   const step = new Step(7, "geo\ncode", new Owner(options.args ?? (() => ({ city: "Paris" })), options.check));
   attempt(step, fn, step.owner!, options.timeoutMs);
   if (options.abortAfterStart === true) endAttempt(step, STEP_FAILURES.aborted("aborted with the run"));
@@ -69,7 +93,11 @@ async function run(fn: ToolFunction, options: { args?: () => Record<string, unkn
   return step;
 }
 
-const thenableWhoseThenThrows = { get then() { throw new Error("no then"); } };
+const thenableWhoseThenThrows = {
+  get then() {
+    throw new Error("no then");
+  },
+};
 
 type Row = readonly [string, () => unknown, Parameters<typeof run>[1], Record<string, unknown>];
 
@@ -77,13 +105,56 @@ describe("each outcome of an attempt, classified once", () => {
   test.each<Row>([
     ["a plain value ends it inside attempt", () => ({ lat: 1 }), {}, { value: { lat: 1 }, code: undefined, later: false }],
     ["a promise of a value ends it later", async () => 42, {}, { value: 42, code: undefined, later: true }],
-    ["a throw", () => { throw new Error("boom"); }, {}, { code: "tool-error", detail: "the tool threw: boom", later: false }],
-    ["a rejection", () => Promise.reject(new Error("late boom")), {}, { code: "tool-error", detail: "the tool failed: late boom", later: true }],
-    ["a result whose then throws", () => thenableWhoseThenThrows, {}, { code: "tool-error", detail: "the tool's result could not be read: no then", later: false }],
-    ["arguments that cannot be resolved (the tool is not called)", () => { throw new Error("called"); }, { args: () => { throw new Error("no such key"); } }, { code: "unresolved-args", detail: "its arguments could not be resolved: no such key", later: false }],
-    ["a value that fails the owner's check keeps the value", () => "text", { check: () => STEP_FAILURES.invalidOutput("result does not match") }, { value: "text", code: "invalid-output", detail: "result does not match", later: false }],
-    ["a tool that never settles, past its timeout", () => new Promise(() => {}), { timeoutMs: 1 }, { code: "timeout", detail: "timed out after 1 ms", later: true }],
-    ["an abort from outside", () => new Promise(() => {}), { abortAfterStart: true }, { code: "aborted", detail: "aborted with the run", later: true }],
+    [
+      "a throw",
+      () => {
+        throw new Error("boom");
+      },
+      {},
+      { code: "tool-error", detail: "the tool threw: boom", later: false },
+    ],
+    [
+      "a rejection",
+      () => Promise.reject(new Error("late boom")),
+      {},
+      { code: "tool-error", detail: "the tool failed: late boom", later: true },
+    ],
+    [
+      "a result whose then throws",
+      () => thenableWhoseThenThrows,
+      {},
+      { code: "tool-error", detail: "the tool's result could not be read: no then", later: false },
+    ],
+    [
+      "arguments that cannot be resolved (the tool is not called)",
+      () => {
+        throw new Error("called");
+      },
+      {
+        args: () => {
+          throw new Error("no such key");
+        },
+      },
+      { code: "unresolved-args", detail: "its arguments could not be resolved: no such key", later: false },
+    ],
+    [
+      "a value that fails the owner's check keeps the value",
+      () => "text",
+      { check: () => STEP_FAILURES.invalidOutput("result does not match") },
+      { value: "text", code: "invalid-output", detail: "result does not match", later: false },
+    ],
+    [
+      "a tool that never settles, past its timeout",
+      () => new Promise(() => {}),
+      { timeoutMs: 1 },
+      { code: "timeout", detail: "timed out after 1 ms", later: true },
+    ],
+    [
+      "an abort from outside",
+      () => new Promise(() => {}),
+      { abortAfterStart: true },
+      { code: "aborted", detail: "aborted with the run", later: true },
+    ],
   ])("%s", async (_name, fn, options, expected) => {
     const step = await run(fn, options);
     expect(step.ends).toHaveLength(1);
@@ -115,7 +186,12 @@ describe("each outcome of an attempt, classified once", () => {
 
 describe("the unknown-tool message: one home for runPlan, the workers and the command line", () => {
   test.each([
-    ["a close name is suggested", "fetch_pgae", ["fetch_page", "summarise"], 'no function for tool "fetch_pgae" on this worker; did you mean "fetch_page"?'],
+    [
+      "a close name is suggested",
+      "fetch_pgae",
+      ["fetch_page", "summarise"],
+      'no function for tool "fetch_pgae" on this worker; did you mean "fetch_page"?',
+    ],
     ["no close name: nothing more", "translate", ["fetch_page"], 'no function for tool "translate" on this worker'],
     ["the name is escaped", "geo\u001b[31m\n", ["geocode"], 'no function for tool "geo\\u001b[31m\\n" on this worker'],
   ])("%s", (_name, tool, names, message) => {
@@ -125,7 +201,9 @@ describe("the unknown-tool message: one home for runPlan, the workers and the co
   test("runPlan's diagnostic and a streamed step's error escape the name and suggest one", async () => {
     const tools = { geocode: () => 1 };
     const whole = await runPlan([{ id: 1, tool: "gecode\n", args: {} }], tools);
-    expect(whole.diagnostics.find((d) => d.code === "unknown-tool")?.message).toBe('no function for tool "gecode\\n" among the tools given to runPlan; did you mean "geocode"?');
+    expect(whole.diagnostics.find((d) => d.code === "unknown-tool")?.message).toBe(
+      'no function for tool "gecode\\n" among the tools given to runPlan; did you mean "geocode"?',
+    );
     async function* stream() {
       yield { id: 1, tool: "gecode\u001b", args: {} };
     }
@@ -140,9 +218,29 @@ const turns = () => new Promise((resolve) => setTimeout(resolve, 5));
 describe("what an attempt ignores, and what it checks", () => {
   test("arguments refused before the call: the tool is not called, no timer starts, the outcome is now", () => {
     let calls = 0;
-    const step = new Step(1, "t", new Owner(() => ({ a: 1 }), undefined, (args) => STEP_FAILURES.invalidInput({ detail: `refused ${JSON.stringify(args)}`, detailWithoutValues: "refused an object with 1 key" })));
+    const step = new Step(
+      1,
+      "t",
+      new Owner(
+        () => ({ a: 1 }),
+        undefined,
+        (args) =>
+          STEP_FAILURES.invalidInput({ detail: `refused ${JSON.stringify(args)}`, detailWithoutValues: "refused an object with 1 key" }),
+      ),
+    );
     attempt(step, () => calls++, step.owner!, 1_000);
-    expect([calls, step.timer, step.ends]).toEqual([0, undefined, [{ value: undefined, failure: { code: "invalid-input", detail: 'refused {"a":1}', detailWithoutValues: "refused an object with 1 key" }, later: false, abortReason: undefined }]]);
+    expect([calls, step.timer, step.ends]).toEqual([
+      0,
+      undefined,
+      [
+        {
+          value: undefined,
+          failure: { code: "invalid-input", detail: 'refused {"a":1}', detailWithoutValues: "refused an object with 1 key" },
+          later: false,
+          abortReason: undefined,
+        },
+      ],
+    ]);
   });
 
   test("a function or an object without then is a value, ended now; a function with then is awaited", async () => {
@@ -200,7 +298,13 @@ describe("what an attempt ignores, and what it checks", () => {
   test("an owner that checks no input: the tool is called with the arguments", () => {
     const step = new Step(1, "t", new Owner(() => ({ a: 1 })));
     const owner = step.owner as Owner;
-    const plain: AttemptOwner<Step> = { isRunning: (s) => owner.isRunning(s), resolveArgs: () => owner.resolveArgs(), contextOf: (s) => owner.contextOf(s), checkResult: () => undefined, ended: (...args) => owner.ended(...args) };
+    const plain: AttemptOwner<Step> = {
+      isRunning: (s) => owner.isRunning(s),
+      resolveArgs: () => owner.resolveArgs(),
+      contextOf: (s) => owner.contextOf(s),
+      checkResult: () => undefined,
+      ended: (...args) => owner.ended(...args),
+    };
     step.owner = plain;
     attempt(step, (args) => args, plain, undefined);
     expect(step.ends.map((end) => end.value)).toEqual([{ a: 1 }]);
@@ -216,18 +320,56 @@ describe("what an attempt ignores, and what it checks", () => {
   });
 
   test("toolNames lists the own functions of a tools object only, and nothing for one that cannot be listed", () => {
-    expect(toolNames({ a: () => 1, b: 2, get c() { return () => 3; } })).toEqual(["a"]);
-    expect(toolNames(new Proxy({}, { ownKeys: () => { throw new Error("no keys"); } }))).toEqual([]);
+    expect(
+      toolNames({
+        a: () => 1,
+        b: 2,
+        get c() {
+          return () => 3;
+        },
+      }),
+    ).toEqual(["a"]);
+    expect(
+      toolNames(
+        new Proxy(
+          {},
+          {
+            ownKeys: () => {
+              throw new Error("no keys");
+            },
+          },
+        ),
+      ),
+    ).toEqual([]);
   });
 
   test("outputSchemaOf takes an object or boolean schema, and nothing else", () => {
     const schema = { type: "object" };
-    expect([outputSchemaOf({ t: { output: schema } }, "t"), outputSchemaOf({ t: { output: false } }, "t"), outputSchemaOf({ t: { output: true } }, "t")]).toEqual([schema, false, true]);
-    expect([outputSchemaOf({ t: { output: null } }, "t"), outputSchemaOf({ t: { output: "object" } }, "t"), outputSchemaOf({ t: {} }, "t"), outputSchemaOf({}, "t")]).toEqual([undefined, undefined, undefined, undefined]);
+    expect([
+      outputSchemaOf({ t: { output: schema } }, "t"),
+      outputSchemaOf({ t: { output: false } }, "t"),
+      outputSchemaOf({ t: { output: true } }, "t"),
+    ]).toEqual([schema, false, true]);
+    expect([
+      outputSchemaOf({ t: { output: null } }, "t"),
+      outputSchemaOf({ t: { output: "object" } }, "t"),
+      outputSchemaOf({ t: {} }, "t"),
+      outputSchemaOf({}, "t"),
+    ]).toEqual([undefined, undefined, undefined, undefined]);
   });
 
   test("checkOutput: a result that cannot be read fails its step with invalid-output, saying why", () => {
-    const hostile = new Proxy({}, { ownKeys: () => { throw new Error("no keys"); }, get: () => { throw new Error("no read"); } });
+    const hostile = new Proxy(
+      {},
+      {
+        ownKeys: () => {
+          throw new Error("no keys");
+        },
+        get: () => {
+          throw new Error("no read");
+        },
+      },
+    );
     const failure = checkOutput({ type: "object", required: ["a"] }, hostile);
     expect(failure?.code).toBe("invalid-output");
     expect(failure?.detail).toMatch(/^the result could not be read: no (keys|read)$/);

@@ -8,7 +8,10 @@ import { approvalRuleOf, asksApproval, requireApproval } from "../../src/step/ga
 
 const plain = (): string => "sent";
 const marked = requireApproval(() => "paid");
-const ruled = requireApproval(() => "paid", (args) => Number(args.amount) > 100);
+const ruled = requireApproval(
+  () => "paid",
+  (args) => Number(args.amount) > 100,
+);
 
 describe("asksApproval", () => {
   test.each([

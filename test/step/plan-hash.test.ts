@@ -13,7 +13,12 @@ const tools: ToolFunctions = { echo: (args) => args };
 /** The same JSON value with every object's keys in reverse order. */
 function reversed(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(reversed);
-  if (typeof value === "object" && value !== null) return Object.fromEntries(Object.entries(value).reverse().map(([key, item]) => [key, reversed(item)]));
+  if (typeof value === "object" && value !== null)
+    return Object.fromEntries(
+      Object.entries(value)
+        .reverse()
+        .map(([key, item]) => [key, reversed(item)]),
+    );
   return value;
 }
 
@@ -58,12 +63,15 @@ describe("canonicalJson", () => {
   });
 
   // The direct writer writes small non-negative integers digit by digit, without String: rows at its edges.
-  test.each([0, -0, 7, 9, 10, 99, 100, 123_456, 2 ** 30 - 1, 2 ** 30, 2 ** 31, -1, -10, 0.5, 1e21, Number.MAX_SAFE_INTEGER, Number.NaN])("the number %d is written directly as through descriptors", (n) => {
-    const args = { n, list: [n, { n }] };
-    const id = Number.isSafeInteger(n) && n >= 0 ? n : 3;
-    expect(stepText({ id, tool: "t", args }, true)).toBe(stepText({ id, tool: "t", args }, false));
-    expect(stepText({ id, tool: "t", args }, true)).toBe(canonicalJson({ args, id, tool: "t" }));
-  });
+  test.each([0, -0, 7, 9, 10, 99, 100, 123_456, 2 ** 30 - 1, 2 ** 30, 2 ** 31, -1, -10, 0.5, 1e21, Number.MAX_SAFE_INTEGER, Number.NaN])(
+    "the number %d is written directly as through descriptors",
+    (n) => {
+      const args = { n, list: [n, { n }] };
+      const id = Number.isSafeInteger(n) && n >= 0 ? n : 3;
+      expect(stepText({ id, tool: "t", args }, true)).toBe(stepText({ id, tool: "t", args }, false));
+      expect(stepText({ id, tool: "t", args }, true)).toBe(canonicalJson({ args, id, tool: "t" }));
+    },
+  );
 
   test("property: a step's text read directly (own data only) is the text read through descriptors, at any depth and with cycles", () => {
     const deep = fc.nat({ max: 80 }).map((depth) => {
@@ -77,22 +85,49 @@ describe("canonicalJson", () => {
       return node;
     });
     fc.assert(
-      fc.property(fc.oneof(fc.jsonValue(), deep, cyclic, fc.dictionary(fc.string(), fc.oneof(fc.string(), fc.double(), fc.constant(undefined)))), fc.nat(), fc.string(), (args, id, tool) => {
-        expect(stepText({ id, tool, args }, true)).toBe(stepText({ id, tool, args }, false));
-      }),
+      fc.property(
+        fc.oneof(fc.jsonValue(), deep, cyclic, fc.dictionary(fc.string(), fc.oneof(fc.string(), fc.double(), fc.constant(undefined)))),
+        fc.nat(),
+        fc.string(),
+        (args, id, tool) => {
+          expect(stepText({ id, tool, args }, true)).toBe(stepText({ id, tool, args }, false));
+        },
+      ),
     );
   });
 
   test("property: PlanText, written as bytes while the steps are read, hashes planText of the descriptor-read texts (any text, keys in any order)", async () => {
     const text = fc.oneof(fc.string(), fc.string({ unit: "grapheme" }), fc.string({ unit: "binary" }));
-    const value = fc.letrec((tie) => ({ value: fc.oneof({ depthSize: "small" }, text, fc.double(), fc.boolean(), fc.constant(null), fc.constant(undefined), fc.array(tie("value")), fc.dictionary(text, tie("value"))) })).value;
+    const value = fc.letrec((tie) => ({
+      value: fc.oneof(
+        { depthSize: "small" },
+        text,
+        fc.double(),
+        fc.boolean(),
+        fc.constant(null),
+        fc.constant(undefined),
+        fc.array(tie("value")),
+        fc.dictionary(text, tie("value")),
+      ),
+    })).value;
     const step = fc.record({ id: fc.nat(), tool: text, args: fc.dictionary(text, value) });
     await fc.assert(
-      fc.asyncProperty(fc.option(fc.dictionary(text, value), { nil: undefined }), fc.array(step, { maxLength: 5 }), async (options, steps) => {
-        const written = new PlanText(options, steps.length);
-        for (const each of steps) written.add(each, true);
-        expect(await written.hash()).toBe(await sha256Hex(planText(options, steps.map((each) => stepText(each, false)))));
-      }),
+      fc.asyncProperty(
+        fc.option(fc.dictionary(text, value), { nil: undefined }),
+        fc.array(step, { maxLength: 5 }),
+        async (options, steps) => {
+          const written = new PlanText(options, steps.length);
+          for (const each of steps) written.add(each, true);
+          expect(await written.hash()).toBe(
+            await sha256Hex(
+              planText(
+                options,
+                steps.map((each) => stepText(each, false)),
+              ),
+            ),
+          );
+        },
+      ),
     );
   });
 
@@ -103,10 +138,17 @@ describe("canonicalJson", () => {
 });
 
 describe("report.planHash", () => {
-  const plan = { options: { templates: true }, steps: [{ id: 1, tool: "echo", args: { city: "Oslo", n: [1, 2] } }, { id: 2, tool: "echo", args: { at: "$1.city" } }] };
+  const plan = {
+    options: { templates: true },
+    steps: [
+      { id: 1, tool: "echo", args: { city: "Oslo", n: [1, 2] } },
+      { id: 2, tool: "echo", args: { at: "$1.city" } },
+    ],
+  };
 
   test("is SHA-256 of the canonical text of the steps (id, tool, arguments) and the plan's own options", async () => {
-    const text = '{"options":{"templates":true},"steps":[{"args":{"city":"Oslo","n":[1,2]},"id":1,"tool":"echo"},{"args":{"at":"$1.city"},"id":2,"tool":"echo"}]}';
+    const text =
+      '{"options":{"templates":true},"steps":[{"args":{"city":"Oslo","n":[1,2]},"id":1,"tool":"echo"},{"args":{"at":"$1.city"},"id":2,"tool":"echo"}]}';
     const report = await runPlan(plan, tools);
     expect(report.planHash).toBe(createHash("sha256").update(text).digest("hex"));
   });
@@ -122,7 +164,8 @@ describe("report.planHash", () => {
   });
 
   test("changes with a step's argument, tool or id, or the plan's options; not with the caller's options or the tools", async () => {
-    const hash = async (value: unknown): Promise<string | undefined> => (await runPlan(value, { echo: tools.echo!, other: tools.echo! })).planHash;
+    const hash = async (value: unknown): Promise<string | undefined> =>
+      (await runPlan(value, { echo: tools.echo!, other: tools.echo! })).planHash;
     const base = await hash(plan);
     const changes = [
       { ...plan, options: {} },
@@ -136,7 +179,12 @@ describe("report.planHash", () => {
   });
 
   test("is taken from the snapshots before any step runs: a tool that changes the plan does not change it", async () => {
-    const mutable = { steps: [{ id: 1, tool: "change", args: { v: "a" } }, { id: 2, tool: "echo", args: { v: "b" } }] };
+    const mutable = {
+      steps: [
+        { id: 1, tool: "change", args: { v: "a" } },
+        { id: 2, tool: "echo", args: { v: "b" } },
+      ],
+    };
     const before = (await runPlan(structuredClone(mutable), tools)).planHash;
     const report = await runPlan(mutable, {
       ...tools,
@@ -149,7 +197,10 @@ describe("report.planHash", () => {
   });
 
   test("a streamed plan's covers the steps that arrived: the same as the whole plan without options", async () => {
-    const steps = [{ id: 1, tool: "echo", args: { q: "x" } }, { id: 2, tool: "echo", args: { q: "$1.q" } }];
+    const steps = [
+      { id: 1, tool: "echo", args: { q: "x" } },
+      { id: 2, tool: "echo", args: { q: "$1.q" } },
+    ];
     async function* stream(): AsyncIterable<unknown> {
       yield* steps;
     }

@@ -20,7 +20,11 @@ import { argsOf, loadCases, resultsOf } from "../helpers/cases.js";
 import { expectSameOutcome, outcome, type Outcome } from "../helpers/outcome.js";
 
 /** What the runner does with a step: snapshot and prepare it, then resolve the snapshot (in place when it may). */
-function runnerResolves(args: Record<string, unknown>, results: Map<number, unknown>, options: NormalizedOptions): { inPlace: boolean; outcome: Outcome } {
+function runnerResolves(
+  args: Record<string, unknown>,
+  results: Map<number, unknown>,
+  options: NormalizedOptions,
+): { inPlace: boolean; outcome: Outcome } {
   const step = { id: 99, tool: "t", args, index: 0, pointer: "/steps/0" };
   const prepared = prepareStep(step, options, new ArgsSnapshotter());
   if (prepared.dependencies instanceof RefError) throw prepared.dependencies;
@@ -29,7 +33,9 @@ function runnerResolves(args: Record<string, unknown>, results: Map<number, unkn
   const inPlace = prepared.placeholders !== THROUGH_RESOLVE_REFS;
   return {
     inPlace,
-    outcome: outcome(() => (inPlace ? resolveSnapshot(copy, prepared.placeholders, results, options, context) : resolveRefs(copy, results, options))),
+    outcome: outcome(() =>
+      inPlace ? resolveSnapshot(copy, prepared.placeholders, results, options, context) : resolveRefs(copy, results, options),
+    ),
   };
 }
 
@@ -55,7 +61,12 @@ function referencedSteps(args: Record<string, unknown>, options: NormalizedOptio
       if (typeof value === "string" && (depth === 0 || options.deep)) {
         const classified = classifyString(value, options);
         if (classified.kind === "ref") for (const node of referencesIn(classified.ast)) ids.add(Number(node.step.id));
-      } else if (options.deep && typeof value === "object" && value !== null && (Array.isArray(value) || [Object.prototype, null].includes(Object.getPrototypeOf(value)))) {
+      } else if (
+        options.deep &&
+        typeof value === "object" &&
+        value !== null &&
+        (Array.isArray(value) || [Object.prototype, null].includes(Object.getPrototypeOf(value)))
+      ) {
         walk(value, depth + 1);
       }
     }
@@ -65,7 +76,9 @@ function referencedSteps(args: Record<string, unknown>, options: NormalizedOptio
 }
 
 describe("a snapshot resolved in place gives what resolveRefs gives", () => {
-  const rows = ["seed.json", "path.json", "templates.json", "deep.json"].flatMap((file) => loadCases(file).map((row) => ({ ...row, name: `${file}: ${row.name}` })));
+  const rows = ["seed.json", "path.json", "templates.json", "deep.json"].flatMap((file) =>
+    loadCases(file).map((row) => ({ ...row, name: `${file}: ${row.name}` })),
+  );
   const asMap = (results: unknown): Map<number, unknown> | undefined => {
     if (results instanceof Map) return results as Map<number, unknown>;
     if (typeof results !== "object" || results === null) return undefined;
@@ -167,7 +180,14 @@ describe("the dependencies come from the linter's scan of the snapshot", () => {
   });
 
   test("arguments that cannot be read: the step's RefError is in unreadable, it has no dependencies, its args an empty object", () => {
-    const hostile = new Proxy({}, { ownKeys: () => { throw new Error("no keys for you"); } });
+    const hostile = new Proxy(
+      {},
+      {
+        ownKeys: () => {
+          throw new Error("no keys for you");
+        },
+      },
+    );
     const plan = { steps: [{ id: 1, tool: "t", args: hostile }] };
     const read = readPlan(plan);
     const prepared = preparePlan(plan, read, normalizeOptions(undefined), undefined);

@@ -1,6 +1,16 @@
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
-import { NonRetryableError, RefError, reportToJSON, runPlan, type RunEvent, type RunOptions, type RunReport, type ToolContext, type ToolFunctions } from "../../src/index.js";
+import {
+  NonRetryableError,
+  RefError,
+  reportToJSON,
+  runPlan,
+  type RunEvent,
+  type RunOptions,
+  type RunReport,
+  type ToolContext,
+  type ToolFunctions,
+} from "../../src/index.js";
 import { backoffMs, resolveRetryPolicy, retryDelayMs } from "../../src/step/retry.js";
 import { MAX_TIMEOUT_MS, readRetryPolicy } from "../../src/step/settings.js";
 
@@ -36,7 +46,11 @@ describe("retries with backoff", () => {
     const tool = flaky(4);
     const events: RunEvent[] = [];
     const start = Date.now();
-    const report = await run(onePlan, { flaky: tool.fn }, { retry: { attempts: 5, jitter: "none", maxDelayMs: 3_000 }, onEvent: (event) => events.push(event) });
+    const report = await run(
+      onePlan,
+      { flaky: tool.fn },
+      { retry: { attempts: 5, jitter: "none", maxDelayMs: 3_000 }, onEvent: (event) => events.push(event) },
+    );
     expect(report.status).toBe("ok");
     expect(tool.calls.map((call) => call.at - start)).toEqual([0, 1_000, 3_000, 6_000, 9_000]);
     const retries = events.filter((event) => event.type === "step-retry");
@@ -53,7 +67,14 @@ describe("retries with backoff", () => {
   test("jitter full: each wait lies within [0, the computed wait]", async () => {
     const tool = flaky(5);
     const delays: number[] = [];
-    await run(onePlan, { flaky: tool.fn }, { retry: { attempts: 6, initialDelayMs: 100, factor: 3 }, onEvent: (event) => event.type === "step-retry" && delays.push(event.delayMs) });
+    await run(
+      onePlan,
+      { flaky: tool.fn },
+      {
+        retry: { attempts: 6, initialDelayMs: 100, factor: 3 },
+        onEvent: (event) => event.type === "step-retry" && delays.push(event.delayMs),
+      },
+    );
     expect(delays).toHaveLength(5);
     delays.forEach((delay, i) => {
       expect(delay).toBeGreaterThanOrEqual(0);
@@ -100,17 +121,36 @@ describe("retries with backoff", () => {
       const failing = flaky(1);
       const slow = slowOnce();
       const retry = { attempts: 2, ...(retryOn === undefined ? {} : { retryOn }) };
-      await run({ steps: [{ id: 1, tool: "failing", args: {} }, { id: 2, tool: "slow", args: {} }] }, { failing: failing.fn, slow: slow.fn }, { retry, timeoutMs: 50 });
+      await run(
+        {
+          steps: [
+            { id: 1, tool: "failing", args: {} },
+            { id: 2, tool: "slow", args: {} },
+          ],
+        },
+        { failing: failing.fn, slow: slow.fn },
+        { retry, timeoutMs: 50 },
+      );
       expect([failing.calls.length, slow.calls()], JSON.stringify(retryOn)).toEqual([errorCalls, timeoutCalls]);
     }
     let calls = 0;
     const count = () => ++calls;
     const report = await run(
-      { steps: [{ id: 1, tool: "count", args: {} }, { id: 2, tool: "empty", args: {} }, { id: 3, tool: "count", args: { x: "$2.nope" } }], tools: { count: { output: { type: "string" } }, empty: {} } },
+      {
+        steps: [
+          { id: 1, tool: "count", args: {} },
+          { id: 2, tool: "empty", args: {} },
+          { id: 3, tool: "count", args: { x: "$2.nope" } },
+        ],
+        tools: { count: { output: { type: "string" } }, empty: {} },
+      },
       { count, empty: () => ({}) },
       { retry: { attempts: 3 }, validateOutputs: true },
     );
-    expect([calls, report.errors.get(1)?.code, report.errors.get(3)?.code, report.attempts?.get(3)], JSON.stringify(report.diagnostics)).toEqual([1, "invalid-output", "unresolved-args", 1]);
+    expect(
+      [calls, report.errors.get(1)?.code, report.errors.get(3)?.code, report.attempts?.get(3)],
+      JSON.stringify(report.diagnostics),
+    ).toEqual([1, "invalid-output", "unresolved-args", 1]);
   });
 
   test("timeoutMs applies to each try; each try has its own signal, attempt and the same idempotency key", async () => {
@@ -122,7 +162,11 @@ describe("retries with backoff", () => {
       return contexts.length < 3 ? new Promise(() => undefined) : "late but fine";
     };
     const start = Date.now();
-    const report = await run(onePlan.steps.map((step) => ({ ...step, tool: "hang" })), { hang }, { retry: { attempts: 3, jitter: "none", initialDelayMs: 10 }, timeoutMs: 100, runId: "run-7" });
+    const report = await run(
+      onePlan.steps.map((step) => ({ ...step, tool: "hang" })),
+      { hang },
+      { retry: { attempts: 3, jitter: "none", initialDelayMs: 10 }, timeoutMs: 100, runId: "run-7" },
+    );
     expect(report.status).toBe("ok");
     expect(report.runId).toBe("run-7");
     expect(Date.now() - start).toBe(100 + 10 + 100 + 20);
@@ -143,15 +187,33 @@ describe("retries with backoff", () => {
       if (seen.length < 3) throw new Error("again");
       return "ok";
     };
-    const plan = { steps: [{ id: 0, tool: "zero", args: {} }, { id: 1, tool: "mutate", args: { q: "$0", keep: { n: 1 } } }] };
+    const plan = {
+      steps: [
+        { id: 0, tool: "zero", args: {} },
+        { id: 1, tool: "mutate", args: { q: "$0", keep: { n: 1 } } },
+      ],
+    };
     await run(plan, { zero: () => "zero", mutate }, { retryByTool: { mutate: { attempts: 3, initialDelayMs: 0 } } });
-    expect(seen).toEqual([{ q: "zero", keep: { n: 1 } }, { q: "zero", keep: { n: 1 } }, { q: "zero", keep: { n: 1 } }]);
+    expect(seen).toEqual([
+      { q: "zero", keep: { n: 1 } },
+      { q: "zero", keep: { n: 1 } },
+      { q: "zero", keep: { n: 1 } },
+    ]);
   });
 
   test("retryByTool replaces the default policy for its tool", async () => {
     const a = flaky(5);
     const b = flaky(5);
-    await run({ steps: [{ id: 1, tool: "a", args: {} }, { id: 2, tool: "b", args: {} }] }, { a: a.fn, b: b.fn }, { retry: { attempts: 2 }, retryByTool: { b: { attempts: 4 } } });
+    await run(
+      {
+        steps: [
+          { id: 1, tool: "a", args: {} },
+          { id: 2, tool: "b", args: {} },
+        ],
+      },
+      { a: a.fn, b: b.fn },
+      { retry: { attempts: 2 }, retryByTool: { b: { attempts: 4 } } },
+    );
     expect([a.calls.length, b.calls.length]).toEqual([2, 4]);
   });
 
@@ -167,11 +229,25 @@ describe("retries with backoff", () => {
     expect([done.status, done.errors.get(1)?.code, tool.calls.length, done.attempts?.get(1)]).toEqual(["aborted", "tool-error", 1, 1]);
 
     const waiting = flaky(5);
-    const stopped = runPlan({ steps: [{ id: 1, tool: "waiting", args: {} }, { id: 2, tool: "boom", args: {} }] }, { waiting: waiting.fn, boom: () => new Promise((_, reject) => setTimeout(reject, 10, new Error("boom"))) }, { retryByTool: { waiting: { attempts: 5, initialDelayMs: 60_000, jitter: "none" } }, failFast: true });
+    const stopped = runPlan(
+      {
+        steps: [
+          { id: 1, tool: "waiting", args: {} },
+          { id: 2, tool: "boom", args: {} },
+        ],
+      },
+      { waiting: waiting.fn, boom: () => new Promise((_, reject) => setTimeout(reject, 10, new Error("boom"))) },
+      { retryByTool: { waiting: { attempts: 5, initialDelayMs: 60_000, jitter: "none" } }, failFast: true },
+    );
     await vi.advanceTimersByTimeAsync(10);
     const failed = await stopped;
     expect(vi.getTimerCount()).toBe(0);
-    expect([failed.status, failed.errors.get(1)?.code, failed.errors.get(2)?.code, waiting.calls.length]).toEqual(["failed", "tool-error", "tool-error", 1]);
+    expect([failed.status, failed.errors.get(1)?.code, failed.errors.get(2)?.code, waiting.calls.length]).toEqual([
+      "failed",
+      "tool-error",
+      "tool-error",
+      1,
+    ]);
   });
 
   test.each([
@@ -191,8 +267,12 @@ describe("retries with backoff", () => {
   });
 
   test("retryByTool and runId are checked too; the default runId is a UUID", async () => {
-    await expect(runPlan(onePlan, { flaky: () => 1 }, { retryByTool: { flaky: { attempts: 1.5 } } })).rejects.toThrow("option retryByTool.flaky.attempts must be a positive integer");
-    await expect(runPlan(onePlan, { flaky: () => 1 }, { runId: "" })).rejects.toThrow("option runId must be 1 to 200 printable ASCII characters without spaces");
+    await expect(runPlan(onePlan, { flaky: () => 1 }, { retryByTool: { flaky: { attempts: 1.5 } } })).rejects.toThrow(
+      "option retryByTool.flaky.attempts must be a positive integer",
+    );
+    await expect(runPlan(onePlan, { flaky: () => 1 }, { runId: "" })).rejects.toThrow(
+      "option runId must be 1 to 200 printable ASCII characters without spaces",
+    );
     const report = await runPlan(onePlan, { flaky: () => 1 });
     expect(report.runId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(reportToJSON(report).runId).toBe(report.runId);
@@ -203,8 +283,16 @@ type Outcome = "fail" | "stop" | "ok";
 
 describe("property: retries against a model", () => {
   test("calls per tool, each step's outcome, and the report equal the model", async () => {
-    const step = fc.record({ dependsOn: fc.option(fc.nat(), { nil: undefined }), outcomes: fc.array(fc.constantFrom<Outcome>("fail", "stop", "ok"), { maxLength: 5 }) });
-    const policy = fc.record({ attempts: fc.integer({ min: 1, max: 4 }), initialDelayMs: fc.integer({ min: 0, max: 50 }), retryOn: fc.subarray(["tool-error", "timeout"] as const), jitter: fc.constantFrom("none" as const, "full" as const) });
+    const step = fc.record({
+      dependsOn: fc.option(fc.nat(), { nil: undefined }),
+      outcomes: fc.array(fc.constantFrom<Outcome>("fail", "stop", "ok"), { maxLength: 5 }),
+    });
+    const policy = fc.record({
+      attempts: fc.integer({ min: 1, max: 4 }),
+      initialDelayMs: fc.integer({ min: 0, max: 50 }),
+      retryOn: fc.subarray(["tool-error", "timeout"] as const),
+      jitter: fc.constantFrom("none" as const, "full" as const),
+    });
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 6 }), policy, async (steps, retry) => {
         const calls = steps.map(() => 0);
@@ -217,7 +305,13 @@ describe("property: retries against a model", () => {
             return i;
           };
         });
-        const plan = { steps: steps.map((spec, i) => ({ id: i, tool: `t${i}`, args: spec.dependsOn === undefined || i === 0 ? {} : { x: `$${spec.dependsOn % i}` } })) };
+        const plan = {
+          steps: steps.map((spec, i) => ({
+            id: i,
+            tool: `t${i}`,
+            args: spec.dependsOn === undefined || i === 0 ? {} : { x: `$${spec.dependsOn % i}` },
+          })),
+        };
         const report = await run(plan, tools, { retry });
 
         // The model: a step runs when its dependency succeeded; it is tried until it succeeds, gives up, or runs out of tries.
@@ -258,23 +352,35 @@ describe("property: every wait is finite and within maxDelayMs", () => {
 
   test("retryDelayMs (the wait of both executors) for any policy the reader accepts and any try", () => {
     fc.assert(
-      fc.property(policies, fc.nat({ max: 2_000 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (given, failedAt, random) => {
-        const policy = readRetryPolicy(given, "retry")!;
-        const failed = 1 + (failedAt % policy.attempts);
-        for (const wait of [backoffMs(policy, failed), retryDelayMs(policy, failed, { code: "tool-error" }, () => random)]) {
-          if (wait === undefined) continue; // the last try: no wait
-          expect(Number.isFinite(wait), `${wait}`).toBe(true);
-          expect(wait).toBeGreaterThanOrEqual(0);
-          expect(wait).toBeLessThanOrEqual(policy.maxDelayMs);
-        }
-      }),
+      fc.property(
+        policies,
+        fc.nat({ max: 2_000 }),
+        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+        (given, failedAt, random) => {
+          const policy = readRetryPolicy(given, "retry")!;
+          const failed = 1 + (failedAt % policy.attempts);
+          for (const wait of [backoffMs(policy, failed), retryDelayMs(policy, failed, { code: "tool-error" }, () => random)]) {
+            if (wait === undefined) continue; // the last try: no wait
+            expect(Number.isFinite(wait), `${wait}`).toBe(true);
+            expect(wait).toBeGreaterThanOrEqual(0);
+            expect(wait).toBeLessThanOrEqual(policy.maxDelayMs);
+          }
+        },
+      ),
     );
   });
 
   test("a first wait of 0 and a factor that overflows: runPlan's step-retry events say 0, not NaN", async () => {
     const tool = flaky(3);
     const delays: number[] = [];
-    const report = await run(onePlan, { flaky: tool.fn }, { retry: { attempts: 4, initialDelayMs: 0, factor: 1e200 }, onEvent: (event) => event.type === "step-retry" && delays.push(event.delayMs) });
+    const report = await run(
+      onePlan,
+      { flaky: tool.fn },
+      {
+        retry: { attempts: 4, initialDelayMs: 0, factor: 1e200 },
+        onEvent: (event) => event.type === "step-retry" && delays.push(event.delayMs),
+      },
+    );
     expect(report.status).toBe("ok");
     expect(delays).toEqual([0, 0, 0]);
     const overflowing = resolveRetryPolicy({ attempts: 4, initialDelayMs: 1, factor: 1e200, jitter: "none" });

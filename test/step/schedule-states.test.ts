@@ -4,14 +4,30 @@
  * predicate holds for (settle_done's counters also take a dependency to let its dependent start once done alone).
  */
 import { expect, test } from "vitest";
-import { ACTIVE_STATES, AWAITING_STATES, endedStatus, isAwaitingApproval, isReady, isSettled, LETS_START_STATES, onStop, READY_FROM_STATES, SETTLED_STATES, STEP_STATES } from "../../src/step/schedule.js";
+import {
+  ACTIVE_STATES,
+  AWAITING_STATES,
+  endedStatus,
+  isAwaitingApproval,
+  isReady,
+  isSettled,
+  LETS_START_STATES,
+  onStop,
+  READY_FROM_STATES,
+  SETTLED_STATES,
+  STEP_STATES,
+} from "../../src/step/schedule.js";
 
 test.each([
   ["SETTLED_STATES", SETTLED_STATES, isSettled],
   ["READY_FROM_STATES", READY_FROM_STATES, (state: (typeof STEP_STATES)[number]) => isReady(state, [], () => undefined)],
   ["LETS_START_STATES", LETS_START_STATES, (state: (typeof STEP_STATES)[number]) => isReady("waiting", [0], () => state)],
   // Still to be run by a worker: not settled, not waiting on a dependency nor for a person.
-  ["ACTIVE_STATES", ACTIVE_STATES, (state: (typeof STEP_STATES)[number]) => !isSettled(state) && state !== "waiting" && !isAwaitingApproval(state)],
+  [
+    "ACTIVE_STATES",
+    ACTIVE_STATES,
+    (state: (typeof STEP_STATES)[number]) => !isSettled(state) && state !== "waiting" && !isAwaitingApproval(state),
+  ],
   ["AWAITING_STATES", AWAITING_STATES, isAwaitingApproval],
 ] as const)("%s lists the states its rule holds for", (_name, list, rule) => {
   expect([...list]).toEqual(STEP_STATES.filter(rule));

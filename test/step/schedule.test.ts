@@ -12,7 +12,14 @@ describe("the run rules (src/step/schedule.ts)", () => {
   test("property: a failure skips exactly the waiting steps that reach it through dependencies, each once", () => {
     const graphArb = fc.integer({ min: 1, max: 15 }).chain((n) =>
       fc.tuple(
-        fc.tuple(...Array.from({ length: n }, (_, i) => fc.subarray(Array.from({ length: i }, (_, j) => j), { maxLength: Math.min(3, i) }))),
+        fc.tuple(
+          ...Array.from({ length: n }, (_, i) =>
+            fc.subarray(
+              Array.from({ length: i }, (_, j) => j),
+              { maxLength: Math.min(3, i) },
+            ),
+          ),
+        ),
         fc.array(fc.constantFrom<StepState>("waiting", "ready", "running", "done", "failed", "skipped"), { minLength: n, maxLength: n }),
         fc.integer({ min: 0, max: n - 1 }),
       ),
@@ -60,13 +67,23 @@ describe("a run's status and a stop's detail", () => {
   });
 
   test("the detail of a step aborted by a stop says why the run stopped", () => {
-    expect([stopDetail("aborted"), stopDetail("failed")]).toEqual(["aborted with the run", "aborted because another step failed (failFast)"]);
+    expect([stopDetail("aborted"), stopDetail("failed")]).toEqual([
+      "aborted with the run",
+      "aborted because another step failed (failFast)",
+    ]);
   });
 
   test("the graph keeps the plan's order and lists a dependent once, however often it references a step", () => {
-    const graph = scheduleGraph([{ id: 3, dependencies: [] }, { id: 1, dependencies: [3, 3] }, { id: 2, dependencies: [3, 1] }]);
+    const graph = scheduleGraph([
+      { id: 3, dependencies: [] },
+      { id: 1, dependencies: [3, 3] },
+      { id: 2, dependencies: [3, 1] },
+    ]);
     expect(graph.order).toEqual([3, 1, 2]);
-    expect([...graph.dependentsOf]).toEqual([[3, [1, 2]], [1, [2]]]);
+    expect([...graph.dependentsOf]).toEqual([
+      [3, [1, 2]],
+      [1, [2]],
+    ]);
     expect(graph.dependenciesOf.get(1)).toEqual([3, 3]);
   });
 });
@@ -94,7 +111,11 @@ describe("the step event names (STEP_EVENT_TYPES)", () => {
       echo: (args: Record<string, unknown>) => args,
       pay: () => 1,
     };
-    const report = await runPlan(plan, tools, { retryByTool: { flaky: { attempts: 2, initialDelayMs: 0 } }, approvalTools: ["pay"], onEvent: (event) => void events.push(event) });
+    const report = await runPlan(plan, tools, {
+      retryByTool: { flaky: { attempts: 2, initialDelayMs: 0 } },
+      approvalTools: ["pay"],
+      onEvent: (event) => void events.push(event),
+    });
     expect(report.status).toBe("suspended");
     const names = [...new Set(events.map((event) => event.type))].sort();
     expect(names).toEqual(["step-awaiting-approval", "step-done", "step-failed", "step-retry", "step-skipped", "step-start"]);

@@ -6,7 +6,25 @@
  */
 import { describe, expect, test } from "vitest";
 import { RETRY_DEFAULTS } from "../../src/step/retry.js";
-import { MAX_RUN_ID_LENGTH, MAX_TIMEOUT_MS, NO_TIME_LIMIT, readBounded, readRetryOptions, readRunId, readRunTimeout, retryPolicyOf, RUN_ID_PATTERN, tryTimeoutMs, readDuration, readOption, readRetryPolicy, readRetryByTool, readSignal, readToolConcurrency, type RefuseOption } from "../../src/step/settings.js";
+import {
+  MAX_RUN_ID_LENGTH,
+  MAX_TIMEOUT_MS,
+  NO_TIME_LIMIT,
+  readBounded,
+  readRetryOptions,
+  readRunId,
+  readRunTimeout,
+  retryPolicyOf,
+  RUN_ID_PATTERN,
+  tryTimeoutMs,
+  readDuration,
+  readOption,
+  readRetryPolicy,
+  readRetryByTool,
+  readSignal,
+  readToolConcurrency,
+  type RefuseOption,
+} from "../../src/step/settings.js";
 import { readRunSettings } from "../../src/run/run-options.js";
 import { readWorkerSettings } from "../../src/postgres/worker-settings.js";
 import { CodedError, describeThrown, RefError } from "../../src/shared/errors.js";
@@ -36,7 +54,21 @@ describe("readWorkerSettings", () => {
     const signal = new AbortController().signal;
     const onEvent = () => undefined;
     const echo = () => 1;
-    const settings = readWorkerSettings({ tools: { echo, note: "not a tool" }, concurrency: 3, recoveryMs: 4_000, timeoutMs: 250, graceMs: 70, signal, onEvent, validateInputs: true, toolConcurrency: { echo: 2 } }, refuse, BOUNDS);
+    const settings = readWorkerSettings(
+      {
+        tools: { echo, note: "not a tool" },
+        concurrency: 3,
+        recoveryMs: 4_000,
+        timeoutMs: 250,
+        graceMs: 70,
+        signal,
+        onEvent,
+        validateInputs: true,
+        toolConcurrency: { echo: 2 },
+      },
+      refuse,
+      BOUNDS,
+    );
     expect(settings).toEqual({
       tools: new Map([["echo", echo]]),
       concurrency: 3,
@@ -60,13 +92,25 @@ describe("readWorkerSettings", () => {
     ["tools null", { tools: null }, "startWorker: option tools must be an object of tool functions"],
     ["tools a string", { tools: "echo" }, "startWorker: option tools must be an object of tool functions"],
     ["concurrency 0", { tools: {}, concurrency: 0 }, "startWorker: option concurrency must be an integer from 1 to 256, not 0"],
-    ["concurrency over its bound", { tools: {}, concurrency: 257 }, "startWorker: option concurrency must be an integer from 1 to 256, not 257"],
+    [
+      "concurrency over its bound",
+      { tools: {}, concurrency: 257 },
+      "startWorker: option concurrency must be an integer from 1 to 256, not 257",
+    ],
     ["recoveryMs", { tools: {}, recoveryMs: 999 }, "startWorker: option recoveryMs must be an integer from 1000 to 2147483647, not 999"],
     ["graceMs", { tools: {}, graceMs: 10_001 }, "startWorker: option graceMs must be an integer from 1 to 10000, not 10001"],
-    ["timeoutMs", { tools: {}, timeoutMs: -1 }, "startWorker: option timeoutMs must be a positive number of milliseconds (or Infinity for no limit)"],
+    [
+      "timeoutMs",
+      { tools: {}, timeoutMs: -1 },
+      "startWorker: option timeoutMs must be a positive number of milliseconds (or Infinity for no limit)",
+    ],
     ["signal", { tools: {}, signal: 1 }, "startWorker: option signal must be an AbortSignal"],
     ["onEvent", { tools: {}, onEvent: "log" }, "startWorker: option onEvent must be a function"],
-    ["toolConcurrency", { tools: {}, toolConcurrency: { echo: 257 } }, "startWorker: option toolConcurrency.echo must be an integer from 1 to 256, not 257"],
+    [
+      "toolConcurrency",
+      { tools: {}, toolConcurrency: { echo: 257 } },
+      "startWorker: option toolConcurrency.echo must be an integer from 1 to 256, not 257",
+    ],
   ])("%s is refused in the worker's words", (_name, options, message) => {
     expect(refusal(() => readWorkerSettings(options, refuse, BOUNDS))).toBe(message);
   });
@@ -94,7 +138,18 @@ describe("readRunSettings", () => {
       toolConcurrency: { send: 1 },
       retry: { attempts: 2 },
     });
-    expect(settings).toMatchObject({ concurrency: 2, timeoutMs: 300, failFast: true, validateOutputs: true, validateInputs: true, signal, onEvent, runId: "r-1", needsApproval, trace: { tracer, recordContent: true } });
+    expect(settings).toMatchObject({
+      concurrency: 2,
+      timeoutMs: 300,
+      failFast: true,
+      validateOutputs: true,
+      validateInputs: true,
+      signal,
+      onEvent,
+      runId: "r-1",
+      needsApproval,
+      trace: { tracer, recordContent: true },
+    });
     expect([...settings.approvalTools!]).toEqual(["send", "pay"]);
     expect([...settings.toolConcurrency!]).toEqual([["send", 1]]);
     expect(settings.retry?.attempts).toBe(2);
@@ -102,7 +157,15 @@ describe("readRunSettings", () => {
 
   test("absent options: the defaults, no language option set, a fresh run id each time", () => {
     const settings = readRunSettings({});
-    expect(settings).toMatchObject({ concurrency: 8, timeoutMs: undefined, failFast: false, approvalTools: undefined, needsApproval: undefined, toolConcurrency: undefined, trace: { tracer: undefined, recordContent: false } });
+    expect(settings).toMatchObject({
+      concurrency: 8,
+      timeoutMs: undefined,
+      failFast: false,
+      approvalTools: undefined,
+      needsApproval: undefined,
+      toolConcurrency: undefined,
+      trace: { tracer: undefined, recordContent: false },
+    });
     expect(Object.keys(settings.language)).toEqual([]);
     expect(settings.runId).toMatch(/^[0-9a-f-]{36}$/);
     expect(readRunSettings({}).runId).not.toBe(settings.runId);
@@ -111,16 +174,28 @@ describe("readRunSettings", () => {
 
   test.each([
     ["runId empty", { runId: "" }, `option runId must be 1 to ${MAX_RUN_ID_LENGTH} printable ASCII characters without spaces`],
-    ["runId too long", { runId: "r".repeat(MAX_RUN_ID_LENGTH + 1) }, `option runId must be 1 to ${MAX_RUN_ID_LENGTH} printable ASCII characters without spaces`],
+    [
+      "runId too long",
+      { runId: "r".repeat(MAX_RUN_ID_LENGTH + 1) },
+      `option runId must be 1 to ${MAX_RUN_ID_LENGTH} printable ASCII characters without spaces`,
+    ],
     ["runId a number", { runId: 7 }, `option runId must be 1 to ${MAX_RUN_ID_LENGTH} printable ASCII characters without spaces`],
     // One run-id rule with submitPlan's: printable ASCII, no space, no control character, nothing a terminal line could hide.
     ["runId with a space", { runId: "trip 1" }, `option runId must be 1 to ${MAX_RUN_ID_LENGTH} printable ASCII characters without spaces`],
-    ["runId with a control character", { runId: "trip\u001b[2K" }, `option runId must be 1 to ${MAX_RUN_ID_LENGTH} printable ASCII characters without spaces`],
+    [
+      "runId with a control character",
+      { runId: "trip\u001b[2K" },
+      `option runId must be 1 to ${MAX_RUN_ID_LENGTH} printable ASCII characters without spaces`,
+    ],
     ["runId not ASCII", { runId: "trip-é" }, `option runId must be 1 to ${MAX_RUN_ID_LENGTH} printable ASCII characters without spaces`],
     ["approvalTools", { approvalTools: "send" }, "option approvalTools must be an array of tool names (strings)"],
     ["needsApproval", { needsApproval: true }, "option needsApproval must be a function"],
     ["tracer without startSpan", { tracer: {} }, "option tracer must be an OpenTelemetry tracer (an object with startSpan), or false"],
-    ["tracer a function", { tracer: () => undefined }, "option tracer must be an OpenTelemetry tracer (an object with startSpan), or false"],
+    [
+      "tracer a function",
+      { tracer: () => undefined },
+      "option tracer must be an OpenTelemetry tracer (an object with startSpan), or false",
+    ],
     ["tracer null", { tracer: null }, "option tracer must be an OpenTelemetry tracer (an object with startSpan), or false"],
     ["tracer true", { tracer: true }, "option tracer must be an OpenTelemetry tracer (an object with startSpan), or false"],
     ["toolConcurrency", { toolConcurrency: { send: 0 } }, "option toolConcurrency.send must be a positive integer"],
@@ -140,7 +215,9 @@ describe("readRunSettings", () => {
 
 describe("a retry policy", () => {
   test("keeps every field it was given", () => {
-    expect(readRetryPolicy({ attempts: 4, initialDelayMs: 0, maxDelayMs: 900, factor: 3, jitter: "none", retryOn: ["timeout"] }, "retry")).toEqual({ attempts: 4, initialDelayMs: 0, maxDelayMs: 900, factor: 3, jitter: "none", retryOn: ["timeout"] });
+    expect(
+      readRetryPolicy({ attempts: 4, initialDelayMs: 0, maxDelayMs: 900, factor: 3, jitter: "none", retryOn: ["timeout"] }, "retry"),
+    ).toEqual({ attempts: 4, initialDelayMs: 0, maxDelayMs: 900, factor: 3, jitter: "none", retryOn: ["timeout"] });
   });
 
   test("fills in the defaults of the fields it was not given", () => {
@@ -151,12 +228,35 @@ describe("a retry policy", () => {
     ["a factor under 1", { attempts: 2, factor: 0.5 }, "option retry.factor must be a finite number of at least 1"],
     ["an infinite factor", { attempts: 2, factor: Infinity }, "option retry.factor must be a finite number of at least 1"],
     ["a factor as text", { attempts: 2, factor: "2" }, "option retry.factor must be a finite number of at least 1"],
-    ["a delay over what a timer can wait", { attempts: 2, maxDelayMs: MAX_TIMEOUT_MS + 1 }, `option retry.maxDelayMs must be a number of milliseconds from 0 to ${MAX_TIMEOUT_MS}`],
-    ["a negative delay", { attempts: 2, initialDelayMs: -1 }, `option retry.initialDelayMs must be a number of milliseconds from 0 to ${MAX_TIMEOUT_MS}`],
-    ["a delay as text", { attempts: 2, initialDelayMs: "5" }, `option retry.initialDelayMs must be a number of milliseconds from 0 to ${MAX_TIMEOUT_MS}`],
+    [
+      "a delay over what a timer can wait",
+      { attempts: 2, maxDelayMs: MAX_TIMEOUT_MS + 1 },
+      `option retry.maxDelayMs must be a number of milliseconds from 0 to ${MAX_TIMEOUT_MS}`,
+    ],
+    [
+      "a negative delay",
+      { attempts: 2, initialDelayMs: -1 },
+      `option retry.initialDelayMs must be a number of milliseconds from 0 to ${MAX_TIMEOUT_MS}`,
+    ],
+    [
+      "a delay as text",
+      { attempts: 2, initialDelayMs: "5" },
+      `option retry.initialDelayMs must be a number of milliseconds from 0 to ${MAX_TIMEOUT_MS}`,
+    ],
     ["retryOn not an array", { attempts: 2, retryOn: "timeout" }, "option retry.retryOn must be an array of step error codes among"],
-    ["retryOn with a code twice too many", { attempts: 2, retryOn: ["timeout", "timeout", "timeout", "timeout", "timeout", "timeout", "timeout", "timeout", "timeout", "timeout"] }, "option retry.retryOn must be an array of step error codes among"],
-    ["retryOn with a code it cannot retry", { attempts: 2, retryOn: ["aborted"] }, "option retry.retryOn must be an array of step error codes among"],
+    [
+      "retryOn with a code twice too many",
+      {
+        attempts: 2,
+        retryOn: ["timeout", "timeout", "timeout", "timeout", "timeout", "timeout", "timeout", "timeout", "timeout", "timeout"],
+      },
+      "option retry.retryOn must be an array of step error codes among",
+    ],
+    [
+      "retryOn with a code it cannot retry",
+      { attempts: 2, retryOn: ["aborted"] },
+      "option retry.retryOn must be an array of step error codes among",
+    ],
     ["attempts 0", { attempts: 0 }, "option retry.attempts must be a positive integer"],
   ])("%s is refused, naming the field", (_name, policy, message) => {
     expect(refusal(() => readRetryPolicy(policy, "retry"))).toContain(message);
@@ -168,15 +268,23 @@ describe("a retry policy", () => {
 
   test("retryByTool must be an object of policies, each read under its tool's name", () => {
     expect(refusal(() => readRetryByTool([], "retryByTool"))).toBe("option retryByTool must be an object of retry policies by tool name");
-    expect(refusal(() => readRetryByTool({ geocode: { attempts: 0 } }, "retryByTool"))).toBe("option retryByTool.geocode.attempts must be a positive integer");
-    expect([...readRetryByTool({ geocode: { attempts: 5 } }, "retryByTool")!].map(([tool, policy]) => [tool, policy.attempts])).toEqual([["geocode", 5]]);
+    expect(refusal(() => readRetryByTool({ geocode: { attempts: 0 } }, "retryByTool"))).toBe(
+      "option retryByTool.geocode.attempts must be a positive integer",
+    );
+    expect([...readRetryByTool({ geocode: { attempts: 5 } }, "retryByTool")!].map(([tool, policy]) => [tool, policy.attempts])).toEqual([
+      ["geocode", 5],
+    ]);
   });
 });
 
 describe("bounds and listeners", () => {
   test("a tool's call limit given as undefined is refused in the words of its bounds", () => {
-    expect(refusal(() => readToolConcurrency({ geocode: undefined }, "toolConcurrency"))).toBe("option toolConcurrency.geocode must be a positive integer");
-    expect(refusal(() => readToolConcurrency({ geocode: undefined }, "toolConcurrency", refuse, { min: 1, max: 256 }))).toBe("startWorker: option toolConcurrency.geocode must be an integer from 1 to 256, not undefined");
+    expect(refusal(() => readToolConcurrency({ geocode: undefined }, "toolConcurrency"))).toBe(
+      "option toolConcurrency.geocode must be a positive integer",
+    );
+    expect(refusal(() => readToolConcurrency({ geocode: undefined }, "toolConcurrency", refuse, { min: 1, max: 256 }))).toBe(
+      "startWorker: option toolConcurrency.geocode must be an integer from 1 to 256, not undefined",
+    );
   });
 
   test("a bound is inclusive at both ends", () => {
@@ -232,7 +340,9 @@ describe("a try's time limit (tryTimeoutMs), the one rule of both executors", ()
   });
 
   test("readRunTimeout refuses what readDuration refuses", () => {
-    expect(() => readRunTimeout(-Infinity)).toThrow("option timeoutMs must be a positive number of milliseconds (or Infinity for no limit)");
+    expect(() => readRunTimeout(-Infinity)).toThrow(
+      "option timeoutMs must be a positive number of milliseconds (or Infinity for no limit)",
+    );
     expect(readRunSettings({ timeoutMs: Infinity }).timeoutMs).toBe(NO_TIME_LIMIT);
   });
 });
@@ -256,7 +366,9 @@ describe("a run id (readRunId, RUN_ID_PATTERN): the one rule of runPlan and subm
     expect(RUN_ID_PATTERN.test(runId)).toBe(true);
   });
   test.each([[""], [" "], ["a\tb"], ["a\u007f"], ["é"], ["r".repeat(MAX_RUN_ID_LENGTH + 1)], [7]])("%j is refused", (runId) => {
-    expect(() => readRunId(runId, "runId")).toThrow(`option runId must be 1 to ${MAX_RUN_ID_LENGTH} printable ASCII characters without spaces`);
+    expect(() => readRunId(runId, "runId")).toThrow(
+      `option runId must be 1 to ${MAX_RUN_ID_LENGTH} printable ASCII characters without spaces`,
+    );
   });
   test("absent: a random UUID", () => {
     expect(readRunId(undefined, "runId")).toMatch(/^[0-9a-f-]{36}$/);

@@ -59,7 +59,12 @@ async function throughSubmitPlan(options: object): Promise<Verdict> {
 async function throughWorker(options: object): Promise<Verdict> {
   try {
     // Added to the object itself: a spread copy would run a getter row's getter.
-    const worker = await startWorker(Object.defineProperties(options, { tools: { value: {}, enumerable: true }, connectionString: { value: nobodyListens, enumerable: true } }) as never);
+    const worker = await startWorker(
+      Object.defineProperties(options, {
+        tools: { value: {}, enumerable: true },
+        connectionString: { value: nobodyListens, enumerable: true },
+      }) as never,
+    );
     await worker.stop();
     return "accepted (started?)";
   } catch (error) {
@@ -100,7 +105,11 @@ describe("timeoutMs: the same verdict from runPlan, submitPlan and the workers",
     const options = typeof given === "function" ? given() : given;
     // Each entry point gets its own object: a getter row counts its reads per entry point.
     const fresh = () => (typeof given === "function" ? given() : options);
-    expect({ runPlan: await throughRunPlan(fresh()), submitPlan: await throughSubmitPlan(fresh()), worker: await throughWorker(fresh()) }).toEqual({ runPlan: verdict, submitPlan: verdict, worker: verdict });
+    expect({
+      runPlan: await throughRunPlan(fresh()),
+      submitPlan: await throughSubmitPlan(fresh()),
+      worker: await throughWorker(fresh()),
+    }).toEqual({ runPlan: verdict, submitPlan: verdict, worker: verdict });
   });
 });
 
@@ -117,11 +126,17 @@ describe("concurrency, signal, onEvent: the same verdict from runPlan and the wo
     [{ onEvent: () => undefined }, "accepted"],
     [{ onEvent: "log" }, "invalid-options"],
   ] as const)("%j: %s", async (options, verdict) => {
-    expect({ runPlan: await throughRunPlan({ ...options }), worker: await throughWorker({ ...options }) }).toEqual({ runPlan: verdict, worker: verdict });
+    expect({ runPlan: await throughRunPlan({ ...options }), worker: await throughWorker({ ...options }) }).toEqual({
+      runPlan: verdict,
+      worker: verdict,
+    });
   });
 
   test("a worker's concurrency is bounded by the connections it needs (runPlan's is not)", async () => {
-    expect({ runPlan: await throughRunPlan({ concurrency: 10_000 }), worker: await throughWorker({ concurrency: 10_000 }) }).toEqual({ runPlan: "accepted", worker: "invalid-options" });
+    expect({ runPlan: await throughRunPlan({ concurrency: 10_000 }), worker: await throughWorker({ concurrency: 10_000 }) }).toEqual({
+      runPlan: "accepted",
+      worker: "invalid-options",
+    });
   });
 });
 
@@ -137,7 +152,10 @@ describe("retry and retryByTool: the same verdict from runPlan and submitPlan (w
     [{ retryByTool: { t: { attempts: "3" } } }, "invalid-options"],
     [{ retryByTool: "t" }, "invalid-options"],
   ] as const)("%j: %s", async (options, verdict) => {
-    expect({ runPlan: await throughRunPlan(options), submitPlan: await throughSubmitPlan(options) }).toEqual({ runPlan: verdict, submitPlan: verdict });
+    expect({ runPlan: await throughRunPlan(options), submitPlan: await throughSubmitPlan(options) }).toEqual({
+      runPlan: verdict,
+      submitPlan: verdict,
+    });
   });
 });
 
@@ -153,11 +171,17 @@ describe("toolConcurrency: the same verdict from runPlan and the workers", () =>
     [{ toolConcurrency: ["t"] }, "invalid-options"],
     [{ toolConcurrency: 2 }, "invalid-options"],
   ] as const)("%j: %s", async (options, verdict) => {
-    expect({ runPlan: await throughRunPlan({ ...options }), worker: await throughWorker({ ...options }) }).toEqual({ runPlan: verdict, worker: verdict });
+    expect({ runPlan: await throughRunPlan({ ...options }), worker: await throughWorker({ ...options }) }).toEqual({
+      runPlan: verdict,
+      worker: verdict,
+    });
   });
 
   test("a worker's limit is bounded as its concurrency is (runPlan's is not)", async () => {
-    expect({ runPlan: await throughRunPlan({ toolConcurrency: { t: 257 } }), worker: await throughWorker({ toolConcurrency: { t: 257 } }) }).toEqual({ runPlan: "accepted", worker: "invalid-options" });
+    expect({
+      runPlan: await throughRunPlan({ toolConcurrency: { t: 257 } }),
+      worker: await throughWorker({ toolConcurrency: { t: 257 } }),
+    }).toEqual({ runPlan: "accepted", worker: "invalid-options" });
   });
 });
 
@@ -176,9 +200,19 @@ describe("serialTools: submitPlan's verdict", () => {
 
 describe("the readers of toolConcurrency and serialTools", () => {
   const bounds = WORKER_LIMITS.concurrency;
-  const readLimits = (value: unknown, bounded: boolean) => [...readToolConcurrency(value, "toolConcurrency", refuse, bounded ? bounds : undefined)!];
+  const readLimits = (value: unknown, bounded: boolean) => [
+    ...readToolConcurrency(value, "toolConcurrency", refuse, bounded ? bounds : undefined)!,
+  ];
   test.each([
-    ["two tools", { geocode: 2, weather: 1 }, false, [["geocode", 2], ["weather", 1]]],
+    [
+      "two tools",
+      { geocode: 2, weather: 1 },
+      false,
+      [
+        ["geocode", 2],
+        ["weather", 1],
+      ],
+    ],
     ["a tool named __proto__ is a name like any other", JSON.parse('{"__proto__": 3}'), false, [["__proto__", 3]]],
     ["runPlan's limit has no upper bound", { geocode: 10_000 }, false, [["geocode", 10_000]]],
     ["a worker's is its concurrency's", { geocode: 256 }, true, [["geocode", 256]]],
@@ -189,7 +223,8 @@ describe("the readers of toolConcurrency and serialTools", () => {
     ["an array", [2], false, "option toolConcurrency must be an object of call limits by tool name (positive integers)"],
     ["null", null, false, "option toolConcurrency must be an object of call limits by tool name (positive integers)"],
   ] as const)("%s", (_name, value, bounded, expected) => {
-    if (typeof expected === "string") expect(() => readLimits(value, bounded)).toThrow(new WorkerRefusal("invalid-options", `startWorker: ${expected}`));
+    if (typeof expected === "string")
+      expect(() => readLimits(value, bounded)).toThrow(new WorkerRefusal("invalid-options", `startWorker: ${expected}`));
     else expect(readLimits(value, bounded)).toEqual(expected);
   });
 
@@ -212,7 +247,8 @@ describe("the readers of toolConcurrency and serialTools", () => {
     ["a string", "geocode", "option serialTools must be an array of tool names (strings)"],
     ["an object", { geocode: true }, "option serialTools must be an array of tool names (strings)"],
   ] as const)("serialTools: %s", (_name, value, expected) => {
-    if (typeof expected === "string") expect(() => readSerialTools(value, "serialTools", refuse)).toThrow(new WorkerRefusal("invalid-options", `startWorker: ${expected}`));
+    if (typeof expected === "string")
+      expect(() => readSerialTools(value, "serialTools", refuse)).toThrow(new WorkerRefusal("invalid-options", `startWorker: ${expected}`));
     else expect([...readSerialTools(value, "serialTools", refuse)!]).toEqual(expected);
   });
 });
@@ -241,14 +277,22 @@ describe("the workers' own durations", () => {
 
   test("defaults, and a force-stop timer that never passes what a timer can wait", () => {
     const settings = readWorkerSettings({ tools: { a: () => 1, b: "not a function" } }, refuse, WORKER_LIMITS);
-    expect(settings).toMatchObject({ concurrency: 8, recoveryMs: DEFAULT_RECOVERY_MS, graceMs: DEFAULT_GRACE_MS, timeoutMs: undefined, forceStopMs: DEFAULT_GRACE_MS + 5_000 });
+    expect(settings).toMatchObject({
+      concurrency: 8,
+      recoveryMs: DEFAULT_RECOVERY_MS,
+      graceMs: DEFAULT_GRACE_MS,
+      timeoutMs: undefined,
+      forceStopMs: DEFAULT_GRACE_MS + 5_000,
+    });
     expect([...settings.tools.keys()]).toEqual(["a"]);
     expect(readWorkerSettings({ tools: {}, graceMs: WORKER_LIMITS.graceMs.max }, refuse, WORKER_LIMITS).forceStopMs).toBe(MAX_TIMEOUT_MS);
     expect(readWorkerSettings({ tools: {}, timeoutMs: Infinity }, refuse, WORKER_LIMITS).timeoutMs).toBeUndefined();
   });
 
   test("tools must be an object", () => {
-    expect(() => readWorkerSettings({ tools: "echo" }, refuse, WORKER_LIMITS)).toThrow("startWorker: option tools must be an object of tool functions");
+    expect(() => readWorkerSettings({ tools: "echo" }, refuse, WORKER_LIMITS)).toThrow(
+      "startWorker: option tools must be an object of tool functions",
+    );
   });
 });
 

@@ -10,7 +10,14 @@ import { checksInputs, inputFailure, inputMismatch } from "../../src/step/valida
 
 const catalog = {
   parse: {},
-  add: { input: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"], additionalProperties: false } },
+  add: {
+    input: {
+      type: "object",
+      properties: { a: { type: "number" }, b: { type: "number" } },
+      required: ["a", "b"],
+      additionalProperties: false,
+    },
+  },
 };
 
 // Step 1's result is not known to the linter (no output schema), so only the run can see "three".
@@ -54,7 +61,10 @@ describe("runPlan with validateInputs", () => {
 
   test("arguments that fit run as before", async () => {
     const calls: string[] = [];
-    const report = await runPlan({ steps: [{ id: 1, tool: "add", args: { a: 1, b: 2 } }] }, tools(calls), { catalog, validateInputs: true });
+    const report = await runPlan({ steps: [{ id: 1, tool: "add", args: { a: 1, b: 2 } }] }, tools(calls), {
+      catalog,
+      validateInputs: true,
+    });
     expect(report.status).toBe("ok");
     expect(report.results.get(1)).toBe(3);
   });
@@ -71,8 +81,10 @@ describe("inputMismatch", () => {
 
   test("the detail without values: each value the detail quotes reduced to its shape, the rest the same", () => {
     expect(inputMismatch(catalog, "add", { a: "sk-SECRET-0123456789", b: [1, 2], c: 3 })).toEqual({
-      detail: 'its arguments do not match the input schema: "/c" is not an argument the schema allows; /a must be a number (got "sk-SECRET-0123456789"); /b must be a number (got [1,2])',
-      detailWithoutValues: 'its arguments do not match the input schema: "/c" is not an argument the schema allows; /a must be a number (got a string of 20 characters); /b must be a number (got an array of 2 items)',
+      detail:
+        'its arguments do not match the input schema: "/c" is not an argument the schema allows; /a must be a number (got "sk-SECRET-0123456789"); /b must be a number (got [1,2])',
+      detailWithoutValues:
+        'its arguments do not match the input schema: "/c" is not an argument the schema allows; /a must be a number (got a string of 20 characters); /b must be a number (got an array of 2 items)',
     });
   });
 
@@ -96,7 +108,11 @@ describe("the input check both executors decide with", () => {
 
   const catalog = { add: { input: { type: "object", required: ["b"] } } };
   test("inputFailure: invalid-input when on and the arguments do not fit; nothing when off or when they fit", () => {
-    expect(inputFailure(true, catalog, "add", { a: 1 })).toEqual({ code: "invalid-input", detail: 'its arguments do not match the input schema: / needs "b"', detailWithoutValues: 'its arguments do not match the input schema: / needs "b"' });
+    expect(inputFailure(true, catalog, "add", { a: 1 })).toEqual({
+      code: "invalid-input",
+      detail: 'its arguments do not match the input schema: / needs "b"',
+      detailWithoutValues: 'its arguments do not match the input schema: / needs "b"',
+    });
     expect(inputFailure(false, catalog, "add", { a: 1 })).toBeUndefined();
     expect(inputFailure(true, catalog, "add", { b: 1 })).toBeUndefined();
   });

@@ -107,7 +107,9 @@ describe("TextMate injection grammar: token scopes", () => {
 function scopeNamesIn(value: unknown): string[] {
   if (Array.isArray(value)) return value.flatMap(scopeNamesIn);
   if (typeof value !== "object" || value === null) return [];
-  return Object.entries(value).flatMap(([key, inner]) => (key === "name" && typeof inner === "string" ? inner.split(" ") : scopeNamesIn(inner)));
+  return Object.entries(value).flatMap(([key, inner]) =>
+    key === "name" && typeof inner === "string" ? inner.split(" ") : scopeNamesIn(inner),
+  );
 }
 
 describe("TextMate injection grammar: the file", () => {
@@ -157,7 +159,10 @@ function runsOf(tokens: readonly Token[], ...scopes: string[]): Range[] {
 }
 
 /** Where the AST says the pieces are, mapped to raw line offsets (empty ranges dropped). */
-function piecesOf(expression: Expression, rawOffsets: readonly number[]): Record<"steps" | "keys" | "indexes" | "quoted" | "literals", Range[]> {
+function piecesOf(
+  expression: Expression,
+  rawOffsets: readonly number[],
+): Record<"steps" | "keys" | "indexes" | "quoted" | "literals", Range[]> {
   const pieces = { steps: [] as Range[], keys: [] as Range[], indexes: [] as Range[], quoted: [] as Range[], literals: [] as Range[] };
   const add = (list: Range[], start: number, end: number) => {
     if (end > start) list.push([rawOffsets[start]!, rawOffsets[end]!]);
@@ -188,7 +193,13 @@ function scopedPieces(tokens: readonly Token[]): Record<"steps" | "keys" | "inde
     keys: runsOf(tokens, p("variable.other.property")),
     indexes: runsOf(tokens, p("constant.numeric.integer.index")),
     quoted: runsOf(tokens, p("variable.other.property.quoted")),
-    literals: runsOf(tokens, p("string.quoted.double.literal"), p("constant.numeric.literal"), p("constant.language.boolean"), p("constant.language.null")),
+    literals: runsOf(
+      tokens,
+      p("string.quoted.double.literal"),
+      p("constant.numeric.literal"),
+      p("constant.language.boolean"),
+      p("constant.language.null"),
+    ),
   };
 }
 
@@ -205,11 +216,38 @@ function interpolationsOf(tokens: readonly Token[]): Range[] {
 
 // Pieces that build references: `noisy` ones probe the edges (odd characters in names, broken
 // segments and operators), `clean` ones are mostly valid so that templates often parse.
-const nameChar = fc.constantFrom("a", "b", "Z", "_", "-", "7", "é", '"', "\\", "/", "\b", "\u0001", "\u000b", "\u00a0", "\u2028", " ", "}", "?", "$", ".", "[");
+const nameChar = fc.constantFrom(
+  "a",
+  "b",
+  "Z",
+  "_",
+  "-",
+  "7",
+  "é",
+  '"',
+  "\\",
+  "/",
+  "\b",
+  "\u0001",
+  "\u000b",
+  "\u00a0",
+  "\u2028",
+  " ",
+  "}",
+  "?",
+  "$",
+  ".",
+  "[",
+);
 const keyText = fc.string({ unit: fc.constantFrom("a", ".", " ", '"', "\\", "}", "]", "$", "\n", "\u0001", "\u2028", "é"), maxLength: 4 });
 const digits = fc.stringMatching(/^[0-9]{1,3}$/);
 
-function expressionOf(unit: fc.Arbitrary<string>, odd: readonly string[], ops: readonly string[], oddLiterals: readonly string[]): fc.Arbitrary<string> {
+function expressionOf(
+  unit: fc.Arbitrary<string>,
+  odd: readonly string[],
+  ops: readonly string[],
+  oddLiterals: readonly string[],
+): fc.Arbitrary<string> {
   const segment = fc.oneof(
     fc.string({ unit, minLength: 1, maxLength: 4 }).map((n) => `.${n}`),
     fc.nat(120).map((i) => `[${i}]`),
@@ -228,9 +266,17 @@ function expressionOf(unit: fc.Arbitrary<string>, odd: readonly string[], ops: r
     .map(([first, rest, last]) => first + rest.map(([o, r]) => o + r).join("") + (last ? last[0] + last[1] : ""));
 }
 
-const noisyExpression = expressionOf(nameChar, ["[x]", "[]", "[01]", "[-1]", '["a]', ".", '["\u0001"]', '["\t"]'], [" ?? ", "??", "  ??  ", " ?", "?? "], ["01", "1.", "tru", '"\n"']);
+const noisyExpression = expressionOf(
+  nameChar,
+  ["[x]", "[]", "[01]", "[-1]", '["a]', ".", '["\u0001"]', '["\t"]'],
+  [" ?? ", "??", "  ??  ", " ?", "?? "],
+  ["01", "1.", "tru", '"\n"'],
+);
 const cleanExpression = expressionOf(fc.constantFrom("a", "b", "_", "é", '"', "\\", "7"), [], [" ?? ", "??"], []);
-const noise = fc.string({ unit: fc.constantFrom("$", "1", ".", "a", " ", "?", "[", "]", "{", "}", '"', "\\", "$$", "${", "\n"), maxLength: 10 });
+const noise = fc.string({
+  unit: fc.constantFrom("$", "1", ".", "a", " ", "?", "[", "]", "{", "}", '"', "\\", "$$", "${", "\n"),
+  maxLength: 10,
+});
 const wholeCandidate = fc.oneof(
   { arbitrary: noisyExpression, weight: 2 },
   { arbitrary: cleanExpression, weight: 1 },
@@ -259,7 +305,11 @@ describe("TextMate injection grammar agrees with the Parsimmon grammar", () => {
         const first = tokens.find((token) => token.start === 1);
         const path = runRule(pathLanguage.placeholder, text);
         const seed = runRule(seedLanguage.placeholder, text);
-        const reading = first?.scopes.includes("meta.placeholder.path.plan-refs") ? "path" : first?.scopes.includes("meta.placeholder.seed.plan-refs") ? "seed" : "none";
+        const reading = first?.scopes.includes("meta.placeholder.path.plan-refs")
+          ? "path"
+          : first?.scopes.includes("meta.placeholder.seed.plan-refs")
+            ? "seed"
+            : "none";
         expect(reading).toBe(path.ok ? "path" : seed.ok ? "seed" : "none");
         const ast = path.ok ? path.value : seed.ok ? seed.value : undefined;
         if (ast) expect(scopedPieces(tokens)).toEqual(piecesOf(ast, rawOffsets));
@@ -280,16 +330,21 @@ describe("TextMate injection grammar agrees with the Parsimmon grammar", () => {
         }
         const { line, rawOffsets } = encode(text);
         const tokens = tokenize(line);
-        const expected = parts.filter((part) => part.type === "interpolation").map((part): Range => [rawOffsets[part.span.start]!, rawOffsets[part.span.end]!]);
+        const expected = parts
+          .filter((part) => part.type === "interpolation")
+          .map((part): Range => [rawOffsets[part.span.start]!, rawOffsets[part.span.end]!]);
         expect(interpolationsOf(tokens)).toEqual(expected);
         const insides = parts.flatMap((part) => (part.type === "interpolation" ? [piecesOf(part.expression, rawOffsets)] : []));
-        const merged = insides.reduce((all, one) => ({
-          steps: [...all.steps, ...one.steps],
-          keys: [...all.keys, ...one.keys],
-          indexes: [...all.indexes, ...one.indexes],
-          quoted: [...all.quoted, ...one.quoted],
-          literals: [...all.literals, ...one.literals],
-        }), { steps: [], keys: [], indexes: [], quoted: [], literals: [] } as ReturnType<typeof piecesOf>);
+        const merged = insides.reduce(
+          (all, one) => ({
+            steps: [...all.steps, ...one.steps],
+            keys: [...all.keys, ...one.keys],
+            indexes: [...all.indexes, ...one.indexes],
+            quoted: [...all.quoted, ...one.quoted],
+            literals: [...all.literals, ...one.literals],
+          }),
+          { steps: [], keys: [], indexes: [], quoted: [], literals: [] } as ReturnType<typeof piecesOf>,
+        );
         expect(scopedPieces(tokens)).toEqual(merged);
       }),
       { numRuns: 2000 },

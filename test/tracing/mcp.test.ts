@@ -35,7 +35,12 @@ afterAll(async () => {
   context.disable();
 });
 
-const plan = { steps: [{ id: 1, tool: "record_meta", args: { city: "Paris" } }, { id: 2, tool: "record_meta", args: { from: "$1.args" } }] };
+const plan = {
+  steps: [
+    { id: 1, tool: "record_meta", args: { city: "Paris" } },
+    { id: 2, tool: "record_meta", args: { from: "$1.args" } },
+  ],
+};
 
 test("each tools/call carries its step span's traceparent in _meta", async () => {
   const report = await runPlan(plan, tools, { tracer });
@@ -75,16 +80,27 @@ describe.each(["stdio", "http"] as const)("connectMcpServers over %s", (kind) =>
     expect(steps).toHaveLength(2);
     for (const span of steps) {
       const { traceId, spanId } = span.spanContext();
-      expect((report.results.get(span.attributes["plan_refs.step.id"] as number) as { meta: unknown }).meta).toEqual({ traceparent: `00-${traceId}-${spanId}-01` });
+      expect((report.results.get(span.attributes["plan_refs.step.id"] as number) as { meta: unknown }).meta).toEqual({
+        traceparent: `00-${traceId}-${spanId}-01`,
+      });
     }
   });
 });
 
 test("the tracestate of the run's trace travels too", async () => {
-  const caller = trace.wrapSpanContext({ traceId: "4bf92f3577b34da6a3ce929d0e0e4736", spanId: "00f067aa0ba902b7", traceFlags: TraceFlags.SAMPLED, isRemote: true, traceState: createTraceState("vendor=a1") });
+  const caller = trace.wrapSpanContext({
+    traceId: "4bf92f3577b34da6a3ce929d0e0e4736",
+    spanId: "00f067aa0ba902b7",
+    traceFlags: TraceFlags.SAMPLED,
+    isRemote: true,
+    traceState: createTraceState("vendor=a1"),
+  });
   const report = await context.with(trace.setSpan(context.active(), caller), () => runPlan({ steps: [plan.steps[0]!] }, tools, { tracer }));
   const received = report.results.get(1) as { meta: Record<string, unknown> };
-  expect(received.meta).toMatchObject({ traceparent: expect.stringMatching(/^00-4bf92f3577b34da6a3ce929d0e0e4736-[0-9a-f]{16}-01$/), tracestate: "vendor=a1" });
+  expect(received.meta).toMatchObject({
+    traceparent: expect.stringMatching(/^00-4bf92f3577b34da6a3ce929d0e0e4736-[0-9a-f]{16}-01$/),
+    tracestate: "vendor=a1",
+  });
 });
 
 test("an untraced run sends no _meta", async () => {
@@ -102,7 +118,11 @@ test("run_plan of plan-refs' MCP server continues the trace of the request's _me
   exporter.reset();
   try {
     const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
-    const answer = (await caller.callTool({ name: "run_plan", arguments: { steps: [{ id: 1, tool: "geocode", args: { city: "Paris" } }] }, _meta: { traceparent } })) as { structuredContent?: { status?: string } };
+    const answer = (await caller.callTool({
+      name: "run_plan",
+      arguments: { steps: [{ id: 1, tool: "geocode", args: { city: "Paris" } }] },
+      _meta: { traceparent },
+    })) as { structuredContent?: { status?: string } };
     expect(answer.structuredContent?.status).toBe("ok");
     const workflow = exporter.getFinishedSpans().find((span) => span.name === "invoke_workflow")!;
     expect(workflow.spanContext().traceId).toBe("4bf92f3577b34da6a3ce929d0e0e4736");

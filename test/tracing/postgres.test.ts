@@ -73,7 +73,12 @@ function operationsOf(spans: readonly FileSpan[]): Map<FileSpan, { claim: FileSp
       expect(child.traceId).toBe(step.traceId);
       expect(byId.get(child.parentSpanId!)).toBe(step);
       expect(child.kind).toBe(2); // CLIENT: a call to the database
-      expect(child.attributes).toMatchObject({ "plan_refs.run.id": expect.any(String), "plan_refs.step.id": step.attributes["plan_refs.step.id"], "plan_refs.step.attempt": step.attributes["plan_refs.step.attempt"], "db.system.name": "postgresql" });
+      expect(child.attributes).toMatchObject({
+        "plan_refs.run.id": expect.any(String),
+        "plan_refs.step.id": step.attributes["plan_refs.step.id"],
+        "plan_refs.step.attempt": step.attributes["plan_refs.step.attempt"],
+        "db.system.name": "postgresql",
+      });
     }
     // The step's span starts with its claim and ends with its settle.
     expect(claim.startMs).toBe(step.startMs);
@@ -84,78 +89,100 @@ function operationsOf(spans: readonly FileSpan[]): Map<FileSpan, { claim: FileSp
   return found;
 }
 
-const spansIn = (file: string): FileSpan[] => (existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line) as FileSpan) : []);
+const spansIn = (file: string): FileSpan[] =>
+  existsSync(file)
+    ? readFileSync(file, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as FileSpan)
+    : [];
 
-test("a plan submitted inside a span: every worker's step spans are in the submitter's trace, children of that span", { timeout: 120_000 }, async () => {
-  const files = [join(folder, "worker-1.jsonl"), join(folder, "worker-2.jsonl")];
-  const children = await Promise.all(files.map(startTracedWorker));
-  const plan = { steps: Array.from({ length: 12 }, (_, i) => ({ id: i + 1, tool: "echo", args: i < 4 ? { n: i } : { prev: `$${i - 3}` } })) };
-  const submitter = tracer.startSpan("submit the plan");
-  const runId = await context.with(trace.setSpan(context.active(), submitter), () => submitPlan(plan, { connectionString: db.url }));
-  submitter.end();
-  const report = await waitForRun(runId, { connectionString: db.url, timeoutMs: 100_000 });
-  expect(report.status).toBe("ok");
-  await Promise.all(children.map(async (child) => {
+test(
+  "a plan submitted inside a span: every worker's step spans are in the submitter's trace, children of that span",
+  { timeout: 120_000 },
+  async () => {
+    const files = [join(folder, "worker-1.jsonl"), join(folder, "worker-2.jsonl")];
+    const children = await Promise.all(files.map(startTracedWorker));
+    const plan = {
+      steps: Array.from({ length: 12 }, (_, i) => ({ id: i + 1, tool: "echo", args: i < 4 ? { n: i } : { prev: `$${i - 3}` } })),
+    };
+    const submitter = tracer.startSpan("submit the plan");
+    const runId = await context.with(trace.setSpan(context.active(), submitter), () => submitPlan(plan, { connectionString: db.url }));
+    submitter.end();
+    const report = await waitForRun(runId, { connectionString: db.url, timeoutMs: 100_000 });
+    expect(report.status).toBe("ok");
+    await Promise.all(
+      children.map(async (child) => {
+        child.kill("SIGTERM");
+        await once(child, "exit");
+      }),
+    );
+    const spans = files.flatMap(spansIn);
+    const { traceId, spanId } = submitter.spanContext();
+    const steps = spans.filter((span) => span.name.startsWith("execute_tool "));
+    expect(steps.map((span) => span.attributes["plan_refs.step.id"]).sort((a, b) => Number(a) - Number(b))).toEqual(
+      plan.steps.map((step) => step.id),
+    );
+    expect(spans).toHaveLength(3 * steps.length);
+    for (const span of steps) {
+      expect(span.name).toBe("execute_tool echo");
+      expect(span.traceId).toBe(traceId);
+      expect(span.parentSpanId).toBe(spanId);
+      expect(span.attributes["gen_ai.tool.call.id"]).toBe(`${runId}:${String(span.attributes["plan_refs.step.id"])}`);
+    }
+    for (const { claim, settle } of operationsOf(spans).values()) {
+      expect(claim.attributes["plan_refs.run.id"]).toBe(runId);
+      for (const operation of [claim, settle]) {
+        expect(operation.attributes["plan_refs.tries"]).toBe(1);
+        expect(operation.status.code).toBe(0);
+        expect(operation.events).toEqual([]);
+      }
+      expect(settle.attributes["plan_refs.settle.result"]).toBe("stored");
+    }
+  },
+);
+
+test(
+  "the database away as a step ends: one settle span over every try, an exception event per failed try, the outcome stored",
+  { timeout: 120_000 },
+  async () => {
+    const file = join(folder, "worker-outage.jsonl");
+    const gate = join(folder, "outage-gate");
+    const child = await startTracedWorker(file);
+    const submitter = tracer.startSpan("submit the plan");
+    const runId = await context.with(trace.setSpan(context.active(), submitter), () =>
+      submitPlan({ steps: [{ id: 1, tool: "waitForFile", args: { path: gate } }] }, { connectionString: db.url }),
+    );
+    submitter.end();
+    await until(() => existsSync(`${gate}.started`));
+    await db.stop();
+    writeFileSync(gate, "");
+    // The tool has answered with the database away: its settle fails until the database is back.
+    await until(() => existsSync(`${gate}.returned`));
+    await db.start();
+    expect((await waitForRun(runId, { connectionString: db.url, timeoutMs: 100_000 })).status).toBe("ok");
     child.kill("SIGTERM");
     await once(child, "exit");
-  }));
-  const spans = files.flatMap(spansIn);
-  const { traceId, spanId } = submitter.spanContext();
-  const steps = spans.filter((span) => span.name.startsWith("execute_tool "));
-  expect(steps.map((span) => span.attributes["plan_refs.step.id"]).sort((a, b) => Number(a) - Number(b))).toEqual(plan.steps.map((step) => step.id));
-  expect(spans).toHaveLength(3 * steps.length);
-  for (const span of steps) {
-    expect(span.name).toBe("execute_tool echo");
-    expect(span.traceId).toBe(traceId);
-    expect(span.parentSpanId).toBe(spanId);
-    expect(span.attributes["gen_ai.tool.call.id"]).toBe(`${runId}:${String(span.attributes["plan_refs.step.id"])}`);
-  }
-  for (const { claim, settle } of operationsOf(spans).values()) {
-    expect(claim.attributes["plan_refs.run.id"]).toBe(runId);
-    for (const operation of [claim, settle]) {
-      expect(operation.attributes["plan_refs.tries"]).toBe(1);
-      expect(operation.status.code).toBe(0);
-      expect(operation.events).toEqual([]);
-    }
+    const spans = spansIn(file);
+    const operations = [...operationsOf(spans)];
+    expect(operations).toHaveLength(1);
+    const [step, { settle }] = operations[0]!;
+    expect(step.parentSpanId).toBe(submitter.spanContext().spanId);
+    expect(step.status.code).toBe(0);
     expect(settle.attributes["plan_refs.settle.result"]).toBe("stored");
-  }
-});
-
-test("the database away as a step ends: one settle span over every try, an exception event per failed try, the outcome stored", { timeout: 120_000 }, async () => {
-  const file = join(folder, "worker-outage.jsonl");
-  const gate = join(folder, "outage-gate");
-  const child = await startTracedWorker(file);
-  const submitter = tracer.startSpan("submit the plan");
-  const runId = await context.with(trace.setSpan(context.active(), submitter), () => submitPlan({ steps: [{ id: 1, tool: "waitForFile", args: { path: gate } }] }, { connectionString: db.url }));
-  submitter.end();
-  await until(() => existsSync(`${gate}.started`));
-  await db.stop();
-  writeFileSync(gate, "");
-  // The tool has answered with the database away: its settle fails until the database is back.
-  await until(() => existsSync(`${gate}.returned`));
-  await db.start();
-  expect((await waitForRun(runId, { connectionString: db.url, timeoutMs: 100_000 })).status).toBe("ok");
-  child.kill("SIGTERM");
-  await once(child, "exit");
-  const spans = spansIn(file);
-  const operations = [...operationsOf(spans)];
-  expect(operations).toHaveLength(1);
-  const [step, { settle }] = operations[0]!;
-  expect(step.parentSpanId).toBe(submitter.spanContext().spanId);
-  expect(step.status.code).toBe(0);
-  expect(settle.attributes["plan_refs.settle.result"]).toBe("stored");
-  expect(settle.status.code).toBe(0);
-  const tries = Number(settle.attributes["plan_refs.tries"]);
-  expect(tries).toBeGreaterThan(1);
-  expect(settle.events).toHaveLength(tries - 1);
-  for (const event of settle.events) {
-    expect(event.name).toBe("exception");
-    expect(event.attributes["exception.type"]).toEqual(expect.any(String));
-    expect(event.attributes["exception.message"]).toEqual(expect.any(String));
-    expect(event.timeMs).toBeGreaterThanOrEqual(settle.startMs);
-    expect(event.timeMs).toBeLessThanOrEqual(settle.endMs);
-  }
-});
+    expect(settle.status.code).toBe(0);
+    const tries = Number(settle.attributes["plan_refs.tries"]);
+    expect(tries).toBeGreaterThan(1);
+    expect(settle.events).toHaveLength(tries - 1);
+    for (const event of settle.events) {
+      expect(event.name).toBe("exception");
+      expect(event.attributes["exception.type"]).toEqual(expect.any(String));
+      expect(event.attributes["exception.message"]).toEqual(expect.any(String));
+      expect(event.timeMs).toBeGreaterThanOrEqual(settle.startMs);
+      expect(event.timeMs).toBeLessThanOrEqual(settle.endMs);
+    }
+  },
+);
 
 test("a plan submitted outside any span is run untraced", { timeout: 120_000 }, async () => {
   const file = join(folder, "worker-3.jsonl");
@@ -167,38 +194,64 @@ test("a plan submitted outside any span is run untraced", { timeout: 120_000 }, 
   expect(spansIn(file)).toEqual([]);
 });
 
-test("plan-refs worker --trace-file: the CLI worker's spans, one JSON line each, in the submitter's trace with their claim and settle", { timeout: 120_000 }, async () => {
-  const tools = join(folder, "cli-tools.mjs");
-  writeFileSync(tools, "export const echo = (args) => args;\n");
-  const file = join(folder, "cli-worker.jsonl");
-  const child = spawn(process.execPath, [join(root, "dist/cli/main.js"), "worker", "--tools", tools, "--database", db.url, "--trace-file", file], { stdio: ["ignore", "ignore", "pipe"] });
-  workers.push(child);
-  let log = "";
-  await new Promise<void>((resolve, reject) => {
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      log += chunk;
-      if (log.includes("taking steps")) resolve();
+test(
+  "plan-refs worker --trace-file: the CLI worker's spans, one JSON line each, in the submitter's trace with their claim and settle",
+  { timeout: 120_000 },
+  async () => {
+    const tools = join(folder, "cli-tools.mjs");
+    writeFileSync(tools, "export const echo = (args) => args;\n");
+    const file = join(folder, "cli-worker.jsonl");
+    const child = spawn(
+      process.execPath,
+      [join(root, "dist/cli/main.js"), "worker", "--tools", tools, "--database", db.url, "--trace-file", file],
+      { stdio: ["ignore", "ignore", "pipe"] },
+    );
+    workers.push(child);
+    let log = "";
+    await new Promise<void>((resolve, reject) => {
+      child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+        log += chunk;
+        if (log.includes("taking steps")) resolve();
+      });
+      child.once("exit", (code) => reject(new Error(`the worker exited (${code}) before it took steps: ${log}`)));
     });
-    child.once("exit", (code) => reject(new Error(`the worker exited (${code}) before it took steps: ${log}`)));
-  });
-  const plan = { steps: [{ id: 1, tool: "echo", args: { n: 1 } }, { id: 2, tool: "echo", args: { prev: "$1.n" } }] };
-  const submitter = tracer.startSpan("submit the plan");
-  const runId = await context.with(trace.setSpan(context.active(), submitter), () => submitPlan(plan, { connectionString: db.url }));
-  submitter.end();
-  expect((await waitForRun(runId, { connectionString: db.url, timeoutMs: 100_000 })).status).toBe("ok");
-  child.kill("SIGTERM");
-  const [code] = (await once(child, "exit")) as [number | null];
-  expect(code).toBe(0);
-  expect(log).not.toContain("{");
-  const lines = readFileSync(file, "utf8").trimEnd().split("\n");
-  const spans = lines.map((line) => JSON.parse(line) as { name: string; traceId: string; spanId: string; parentSpanId?: string; kind: string; attributes: Record<string, unknown> });
-  const { traceId, spanId } = submitter.spanContext();
-  const steps = spans.filter((span) => span.name === "execute_tool echo");
-  expect(steps.map((span) => span.attributes["plan_refs.step.id"]).sort()).toEqual([1, 2]);
-  expect(spans).toHaveLength(3 * steps.length);
-  for (const step of steps) {
-    expect(step).toMatchObject({ traceId, parentSpanId: spanId });
-    const children = spans.filter((span) => span.parentSpanId === step.spanId);
-    expect(children.map((span) => [span.name, span.kind]).sort()).toEqual([["plan_refs.claim", "CLIENT"], ["plan_refs.settle", "CLIENT"]]);
-  }
-});
+    const plan = {
+      steps: [
+        { id: 1, tool: "echo", args: { n: 1 } },
+        { id: 2, tool: "echo", args: { prev: "$1.n" } },
+      ],
+    };
+    const submitter = tracer.startSpan("submit the plan");
+    const runId = await context.with(trace.setSpan(context.active(), submitter), () => submitPlan(plan, { connectionString: db.url }));
+    submitter.end();
+    expect((await waitForRun(runId, { connectionString: db.url, timeoutMs: 100_000 })).status).toBe("ok");
+    child.kill("SIGTERM");
+    const [code] = (await once(child, "exit")) as [number | null];
+    expect(code).toBe(0);
+    expect(log).not.toContain("{");
+    const lines = readFileSync(file, "utf8").trimEnd().split("\n");
+    const spans = lines.map(
+      (line) =>
+        JSON.parse(line) as {
+          name: string;
+          traceId: string;
+          spanId: string;
+          parentSpanId?: string;
+          kind: string;
+          attributes: Record<string, unknown>;
+        },
+    );
+    const { traceId, spanId } = submitter.spanContext();
+    const steps = spans.filter((span) => span.name === "execute_tool echo");
+    expect(steps.map((span) => span.attributes["plan_refs.step.id"]).sort()).toEqual([1, 2]);
+    expect(spans).toHaveLength(3 * steps.length);
+    for (const step of steps) {
+      expect(step).toMatchObject({ traceId, parentSpanId: spanId });
+      const children = spans.filter((span) => span.parentSpanId === step.spanId);
+      expect(children.map((span) => [span.name, span.kind]).sort()).toEqual([
+        ["plan_refs.claim", "CLIENT"],
+        ["plan_refs.settle", "CLIENT"],
+      ]);
+    }
+  },
+);

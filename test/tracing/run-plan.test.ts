@@ -5,7 +5,13 @@
  */
 import { context, INVALID_SPAN_CONTEXT, propagation, SpanStatusCode, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type SpanProcessor } from "@opentelemetry/sdk-trace-base";
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+  type SpanProcessor,
+} from "@opentelemetry/sdk-trace-base";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { RefError, runPlan, type ToolFunctions } from "../../src/index.js";
 import { createPlanSession } from "../../src/run/session.js";
@@ -65,7 +71,12 @@ describe("a run's spans", () => {
     const report = await runPlan(diamond, diamondTools, { tracer, runId: "run-7" });
     expect(report.status).toBe("ok");
     const run = only("invoke_workflow");
-    expect(run.attributes).toMatchObject({ "gen_ai.operation.name": "invoke_workflow", "plan_refs.run.id": "run-7", "plan_refs.run.status": "ok", "plan_refs.run.step_count": 3 });
+    expect(run.attributes).toMatchObject({
+      "gen_ai.operation.name": "invoke_workflow",
+      "plan_refs.run.id": "run-7",
+      "plan_refs.run.status": "ok",
+      "plan_refs.run.step_count": 3,
+    });
     expect(run.status.code).toBe(SpanStatusCode.UNSET);
     const [geocode, holidays, plan] = ["geocode", "holidays", "plan"].map((tool) => only(`execute_tool ${tool}`));
     for (const step of [geocode!, holidays!, plan!]) {
@@ -106,7 +117,9 @@ describe("a run's spans", () => {
     expect(run.attributes).toMatchObject({ "error.type": "failed", "plan_refs.run.status": "failed" });
     // Skipped steps are events on the run span, not spans.
     expect(named("execute_tool plan")).toEqual([]);
-    expect(run.events.map((event) => [event.name, event.attributes])).toEqual([["plan_refs.step.skipped", { "plan_refs.step.id": 3, "gen_ai.tool.name": "plan", "plan_refs.step.blocked_by": 2 }]]);
+    expect(run.events.map((event) => [event.name, event.attributes])).toEqual([
+      ["plan_refs.step.skipped", { "plan_refs.step.id": 3, "gen_ai.tool.name": "plan", "plan_refs.step.blocked_by": 2 }],
+    ]);
   });
 
   test("a timeout ends the try's span with error.type timeout", async () => {
@@ -120,7 +133,9 @@ describe("a run's spans", () => {
     }
     await runPlan(planner(), {}, { tracer });
     expect(named("execute_tool nowhere")).toEqual([]);
-    expect(only("invoke_workflow").events.map((event) => [event.name, event.attributes])).toEqual([["plan_refs.step.failed", { "plan_refs.step.id": 1, "gen_ai.tool.name": "nowhere", "error.type": "unknown-tool" }]]);
+    expect(only("invoke_workflow").events.map((event) => [event.name, event.attributes])).toEqual([
+      ["plan_refs.step.failed", { "plan_refs.step.id": 1, "gen_ai.tool.name": "nowhere", "error.type": "unknown-tool" }],
+    ]);
   });
 
   test("a tool name the planner chose is cut at MAX_CONTENT_LENGTH wherever it reaches a span: the step span's name and attribute, the run span's events", async () => {
@@ -138,7 +153,11 @@ describe("a run's spans", () => {
     expect(failed!.attributes!["gen_ai.tool.name"]).toBe(`${long.slice(0, MAX_CONTENT_LENGTH)}…`);
     for (const span of spans()) {
       expect(span.name.length).toBeLessThanOrEqual(MAX_CONTENT_LENGTH + 20);
-      for (const value of [...Object.values(span.attributes), ...span.events.flatMap((event) => Object.values(event.attributes ?? {})), span.status.message ?? ""]) {
+      for (const value of [
+        ...Object.values(span.attributes),
+        ...span.events.flatMap((event) => Object.values(event.attributes ?? {})),
+        span.status.message ?? "",
+      ]) {
         if (typeof value === "string") expect(value.length).toBeLessThanOrEqual(MAX_CONTENT_LENGTH + 1);
       }
     }
@@ -146,10 +165,18 @@ describe("a run's spans", () => {
 
   test("a retry is a new attempt span", async () => {
     let calls = 0;
-    const report = await runPlan({ steps: [{ id: 1, tool: "flaky", args: {} }] }, { flaky: () => (++calls === 1 ? Promise.reject(new Error("down")) : "up") }, { tracer, retry: { attempts: 2, initialDelayMs: 0, jitter: "none" } });
+    const report = await runPlan(
+      { steps: [{ id: 1, tool: "flaky", args: {} }] },
+      { flaky: () => (++calls === 1 ? Promise.reject(new Error("down")) : "up") },
+      { tracer, retry: { attempts: 2, initialDelayMs: 0, jitter: "none" } },
+    );
     expect(report.status).toBe("ok");
-    const tries = named("execute_tool flaky").sort((a, b) => Number(a.attributes["plan_refs.step.attempt"]) - Number(b.attributes["plan_refs.step.attempt"]));
-    expect(tries.map((span) => [span.attributes["plan_refs.step.attempt"], span.status.code, span.attributes["gen_ai.tool.call.id"]])).toEqual([
+    const tries = named("execute_tool flaky").sort(
+      (a, b) => Number(a.attributes["plan_refs.step.attempt"]) - Number(b.attributes["plan_refs.step.attempt"]),
+    );
+    expect(
+      tries.map((span) => [span.attributes["plan_refs.step.attempt"], span.status.code, span.attributes["gen_ai.tool.call.id"]]),
+    ).toEqual([
       [1, SpanStatusCode.ERROR, `${report.runId}:1`],
       [2, SpanStatusCode.UNSET, `${report.runId}:1`],
     ]);
@@ -189,13 +216,33 @@ describe("a session's runs", () => {
 
   test("a reference to an earlier plan's step is a link from the reading step's span to that step's span (no value on it)", async () => {
     const session = createPlanSession();
-    await runPlan({ steps: [{ id: 1, tool: "search", args: {} }, { id: 2, tool: "shout", args: {} }] }, tools, { tracer, session });
+    await runPlan(
+      {
+        steps: [
+          { id: 1, tool: "search", args: {} },
+          { id: 2, tool: "shout", args: {} },
+        ],
+      },
+      tools,
+      { tracer, session },
+    );
     const searched = only("execute_tool search");
     exporter.reset();
-    const report = await runPlan({ steps: [{ id: 3, tool: "count", args: { of: "$1.hits" } }, { id: 4, tool: "shout", args: {} }] }, tools, { tracer, session });
+    const report = await runPlan(
+      {
+        steps: [
+          { id: 3, tool: "count", args: { of: "$1.hits" } },
+          { id: 4, tool: "shout", args: {} },
+        ],
+      },
+      tools,
+      { tracer, session },
+    );
     expect(report.results.get(3)).toBe(3);
     const counted = only("execute_tool count");
-    expect(counted.links.map((link) => [link.context.traceId, link.context.spanId])).toEqual([[searched.spanContext().traceId, searched.spanContext().spanId]]);
+    expect(counted.links.map((link) => [link.context.traceId, link.context.spanId])).toEqual([
+      [searched.spanContext().traceId, searched.spanContext().spanId],
+    ]);
     expect(counted.links[0]!.attributes ?? {}).toEqual({});
     // A step that reads no earlier result has no link; the session keeps where spans are, never in its values.
     expect(only("execute_tool shout").links).toEqual([]);
@@ -212,7 +259,15 @@ describe("a session's runs", () => {
     await runPlan({ steps: [{ id: 2, tool: "count", args: { of: "$1.hits" } }] }, tools, { tracer, session: next });
     expect(only("execute_tool count").links.map((link) => link.context.spanId)).toEqual([searched.spanContext().spanId]);
     // A span reference that is not one is dropped on restore (it only ever makes a link).
-    const forged = createPlanSession({ restore: { version: 1, nextStepId: 2, plans: 1, forgotten: [], results: [{ id: 1, tool: "search", value: { hits: [] }, at: 0, plan: 1, span: { traceId: "x", spanId: "y", traceFlags: 1 } }] } });
+    const forged = createPlanSession({
+      restore: {
+        version: 1,
+        nextStepId: 2,
+        plans: 1,
+        forgotten: [],
+        results: [{ id: 1, tool: "search", value: { hits: [] }, at: 0, plan: 1, span: { traceId: "x", spanId: "y", traceFlags: 1 } }],
+      },
+    });
     expect(forged.spans().size).toBe(0);
   });
 });
@@ -272,21 +327,47 @@ describe("which tracer", () => {
   test("a tracer option that is not a tracer is refused (invalid-options)", async () => {
     const refused = await runPlan(diamond, diamondTools, { tracer: {} as never }).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(RefError);
-    expect(refused).toMatchObject({ code: "invalid-options", message: expect.stringContaining("option tracer must be an OpenTelemetry tracer") });
+    expect(refused).toMatchObject({
+      code: "invalid-options",
+      message: expect.stringContaining("option tracer must be an OpenTelemetry tracer"),
+    });
   });
 
   test("a tracer that throws leaves the run untraced, never failed", async () => {
-    const broken = { startSpan: () => { throw new Error("broken tracer"); } };
+    const broken = {
+      startSpan: () => {
+        throw new Error("broken tracer");
+      },
+    };
     const report = await runPlan(diamond, diamondTools, { tracer: broken });
     expect(report.status).toBe("ok");
   });
 
   test("spans whose every method throws (but spanContext) never fail a run, also a failing or skipped step", async () => {
-    const fail = (): never => { throw new Error("broken span"); };
+    const fail = (): never => {
+      throw new Error("broken span");
+    };
     let steps = 0;
-    const span = (real: ReturnType<typeof tracer.startSpan>) => ({ spanContext: () => real.spanContext(), setAttribute: fail, setStatus: fail, addEvent: fail, end: fail });
-    const brokenSpans = { startSpan: (name: string, options?: object, parent?: unknown) => (name === "invoke_workflow" ? span(tracer.startSpan(name, options, parent as never)) : ++steps % 2 === 0 ? fail() : span(tracer.startSpan(name))) };
-    const report = await runPlan(diamond, { ...diamondTools, holidays: () => Promise.reject(new Error("no calendar")) }, { tracer: brokenSpans, recordContent: true });
+    const span = (real: ReturnType<typeof tracer.startSpan>) => ({
+      spanContext: () => real.spanContext(),
+      setAttribute: fail,
+      setStatus: fail,
+      addEvent: fail,
+      end: fail,
+    });
+    const brokenSpans = {
+      startSpan: (name: string, options?: object, parent?: unknown) =>
+        name === "invoke_workflow"
+          ? span(tracer.startSpan(name, options, parent as never))
+          : ++steps % 2 === 0
+            ? fail()
+            : span(tracer.startSpan(name)),
+    };
+    const report = await runPlan(
+      diamond,
+      { ...diamondTools, holidays: () => Promise.reject(new Error("no calendar")) },
+      { tracer: brokenSpans, recordContent: true },
+    );
     expect(report.status).toBe("failed");
     expect(report.results.get(1)).toEqual({ lat: 48.85 });
     expect(report.skipped).toEqual([3]);
@@ -295,7 +376,12 @@ describe("which tracer", () => {
 
 describe("content", () => {
   const tools: ToolFunctions = { echo: (args) => ({ echoed: args }), big: () => "x".repeat(MAX_CONTENT_LENGTH * 2) };
-  const plan = { steps: [{ id: 1, tool: "echo", args: { city: "Paris", n: 2 } }, { id: 2, tool: "big", args: {} }] };
+  const plan = {
+    steps: [
+      { id: 1, tool: "echo", args: { city: "Paris", n: 2 } },
+      { id: 2, tool: "big", args: {} },
+    ],
+  };
 
   test("arguments and results are absent without recordContent", async () => {
     await runPlan(plan, tools, { tracer });
@@ -317,12 +403,36 @@ describe("content", () => {
   });
 
   test.each([
-    ["a getter never runs", Object.defineProperty({ a: 1 }, "b", { get: () => { throw new Error("ran"); }, enumerable: true }), '{"a":1}'],
+    [
+      "a getter never runs",
+      Object.defineProperty({ a: 1 }, "b", {
+        get: () => {
+          throw new Error("ran");
+        },
+        enumerable: true,
+      }),
+      '{"a":1}',
+    ],
     ["a BigInt", { n: 1n }, '{"n":"[BigInt]"}'],
-    ["a cycle", (() => { const a: Record<string, unknown> = { x: 1 }; a.self = a; return a; })(), '{"x":1,"self":"[Cycle]"}'],
+    [
+      "a cycle",
+      (() => {
+        const a: Record<string, unknown> = { x: 1 };
+        a.self = a;
+        return a;
+      })(),
+      '{"x":1,"self":"[Cycle]"}',
+    ],
     ["a class instance (toJSON not called)", { at: new Date(0), m: new Map([[1, 2]]) }, '{"at":"[Object]","m":"[Object]"}'],
     ["undefined and non-finite numbers", [undefined, NaN, Infinity, -0], "[null,null,null,0]"],
-    ["a shared value twice (not a cycle)", (() => { const shared = { k: true }; return [shared, shared]; })(), '[{"k":true},{"k":true}]'],
+    [
+      "a shared value twice (not a cycle)",
+      (() => {
+        const shared = { k: true };
+        return [shared, shared];
+      })(),
+      '[{"k":true},{"k":true}]',
+    ],
     ["nesting past the depth bound", JSON.parse(`${"[".repeat(40)}${"]".repeat(40)}`) as unknown, `${"[".repeat(32)}"…"${"]".repeat(32)}`],
   ])("contentJson: %s", (_name, value, text) => {
     expect(contentJson(value)).toBe(text);
@@ -332,15 +442,32 @@ describe("content", () => {
     const SECRET = "sk-SECRET-0123456789";
     const catalog = { read: {}, call: { input: { type: "object", properties: { token: { type: "number" }, opts: { type: "string" } } } } };
     // Step 1's result is not known to the linter, so only the run sees the values.
-    const secretPlan = { steps: [{ id: 1, tool: "read", args: {} }, { id: 2, tool: "call", args: { token: "$1.token", opts: "$1.opts" } }] };
+    const secretPlan = {
+      steps: [
+        { id: 1, tool: "read", args: {} },
+        { id: 2, tool: "call", args: { token: "$1.token", opts: "$1.opts" } },
+      ],
+    };
     const secretTools: ToolFunctions = { read: () => ({ token: SECRET, opts: { a: 1, b: 2, c: SECRET } }), call: () => "called" };
-    const texts = (span: ReadableSpan): string[] => [span.name, span.status.message ?? "", ...Object.values(span.attributes), ...span.events.flatMap((event) => [event.name, ...Object.values(event.attributes ?? {})])].map(String);
+    const texts = (span: ReadableSpan): string[] =>
+      [
+        span.name,
+        span.status.message ?? "",
+        ...Object.values(span.attributes),
+        ...span.events.flatMap((event) => [event.name, ...Object.values(event.attributes ?? {})]),
+      ].map(String);
 
     test("without recordContent the span's status gives the value's shape; the report keeps the value", async () => {
       const report = await runPlan(secretPlan, secretTools, { tracer, catalog, validateInputs: true });
-      expect(report.errors.get(2)?.message).toBe(`step 2 (call): its arguments do not match the input schema: /token must be a number (got "${SECRET}"); /opts must be a string (got {"a":1,"b":2,"c":"${SECRET}"})`);
+      expect(report.errors.get(2)?.message).toBe(
+        `step 2 (call): its arguments do not match the input schema: /token must be a number (got "${SECRET}"); /opts must be a string (got {"a":1,"b":2,"c":"${SECRET}"})`,
+      );
       const step = only("execute_tool call");
-      expect(step.status).toEqual({ code: SpanStatusCode.ERROR, message: "its arguments do not match the input schema: /token must be a number (got a string of 20 characters); /opts must be a string (got an object with 3 keys)" });
+      expect(step.status).toEqual({
+        code: SpanStatusCode.ERROR,
+        message:
+          "its arguments do not match the input schema: /token must be a number (got a string of 20 characters); /opts must be a string (got an object with 3 keys)",
+      });
       for (const span of spans()) for (const text of texts(span)) expect(text).not.toContain("SECRET");
     });
 
@@ -370,7 +497,12 @@ describe("W3C trace context fields", () => {
     expect(run.spanContext().traceState?.serialize()).toBe("vendor=a1");
   });
 
-  test.each([["not a traceparent"], ["00-00000000000000000000000000000000-00f067aa0ba902b7-01"], ["ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"], [42]])("withRemoteParent ignores %s", async (traceparent) => {
+  test.each([
+    ["not a traceparent"],
+    ["00-00000000000000000000000000000000-00f067aa0ba902b7-01"],
+    ["ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"],
+    [42],
+  ])("withRemoteParent ignores %s", async (traceparent) => {
     await withRemoteParent({ traceparent }, () => runPlan(diamond, diamondTools, { tracer }));
     expect(parentOf(only("invoke_workflow"))).toBeUndefined();
   });

@@ -43,7 +43,8 @@ function tracedTry(result: SettleResult, failedSettles = 0): { toolParent: strin
   traced.within(() => void (toolParent = trace.getActiveSpan()?.spanContext().spanId));
   traced.ended(undefined);
   const settle = new TracedTries();
-  for (let i = 0; i < failedSettles; i++) settle.failed(Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" }));
+  for (let i = 0; i < failedSettles; i++)
+    settle.failed(Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" }));
   traced.settled(settle, result);
   return { toolParent };
 }
@@ -58,7 +59,12 @@ test("the step span is the submitter's child and the tool's parent; claim and se
   expect(toolParent).toBe(stepSpan.spanContext().spanId);
   for (const operation of [claim, settle]) {
     expect(operation.parentSpanContext?.spanId).toBe(stepSpan.spanContext().spanId);
-    expect(operation.attributes).toMatchObject({ "plan_refs.run.id": "run-1", "plan_refs.step.id": 3, "plan_refs.step.attempt": 2, "plan_refs.tries": 1 });
+    expect(operation.attributes).toMatchObject({
+      "plan_refs.run.id": "run-1",
+      "plan_refs.step.id": 3,
+      "plan_refs.step.attempt": 2,
+      "plan_refs.tries": 1,
+    });
     expect(operation.status.code).toBe(SpanStatusCode.UNSET);
   }
   expect(claim.startTime).toEqual(stepSpan.startTime);
@@ -70,7 +76,9 @@ test("a settle retried through an outage: one span, an exception event per faile
   tracedTry("stored", 3);
   const settle = named("plan_refs.settle");
   expect(settle.attributes["plan_refs.tries"]).toBe(4);
-  expect(settle.events.map((event) => [event.name, event.attributes?.["exception.type"]])).toEqual(Array.from({ length: 3 }, () => ["exception", "ECONNREFUSED"]));
+  expect(settle.events.map((event) => [event.name, event.attributes?.["exception.type"]])).toEqual(
+    Array.from({ length: 3 }, () => ["exception", "ECONNREFUSED"]),
+  );
   expect(settle.status.code).toBe(SpanStatusCode.UNSET);
 });
 
@@ -83,7 +91,11 @@ test("an outage longer than the events kept: every try counted, the first 32 kep
 
 test.each<[string, SettleResult, string]>([
   ["lost to a later attempt", "lost", "step-lost"],
-  ["given up as the worker stopped", { thrown: new PostgresError("database-unreachable", "cannot reach PostgreSQL") }, "database-unreachable"],
+  [
+    "given up as the worker stopped",
+    { thrown: new PostgresError("database-unreachable", "cannot reach PostgreSQL") },
+    "database-unreachable",
+  ],
   ["failed with another error", { thrown: new TypeError("bad") }, "TypeError"],
 ])("a settle %s has error status and error.type; the step span still ends", (_name, result, type) => {
   tracedTry(result, 1);
@@ -100,7 +112,12 @@ test("a step run stopped by the settle (moot) or released (no settle span) is no
   const traced = storedStepTrace(PARENT, step, new TracedTries())!;
   traced.ended({ code: "aborted", detail: "the worker is stopping" });
   traced.settled(undefined, "moot");
-  expect(exporter.getFinishedSpans().map((span) => span.name).sort()).toEqual(["execute_tool geocode", "plan_refs.claim"]);
+  expect(
+    exporter
+      .getFinishedSpans()
+      .map((span) => span.name)
+      .sort(),
+  ).toEqual(["execute_tool geocode", "plan_refs.claim"]);
   expect(named("execute_tool geocode").attributes["error.type"]).toBe("aborted");
 });
 
@@ -110,10 +127,15 @@ test("nothing stored, nothing traced", () => {
 });
 
 test("a worker records no content: an invalid-input failure's status gives the argument's shape, never its value", () => {
-  const mismatch = inputMismatch({ geocode: { input: { type: "object", properties: { token: { type: "number" } } } } }, "geocode", { token: "sk-SECRET-0123456789" })!;
+  const mismatch = inputMismatch({ geocode: { input: { type: "object", properties: { token: { type: "number" } } } } }, "geocode", {
+    token: "sk-SECRET-0123456789",
+  })!;
   expect(mismatch.detail).toContain('"sk-SECRET-0123456789"');
   const traced = storedStepTrace(PARENT, step, new TracedTries())!;
   traced.ended(STEP_FAILURES.invalidInput(mismatch));
   traced.settled(undefined, "stored");
-  expect(named("execute_tool geocode").status).toEqual({ code: SpanStatusCode.ERROR, message: "its arguments do not match the input schema: /token must be a number (got a string of 20 characters)" });
+  expect(named("execute_tool geocode").status).toEqual({
+    code: SpanStatusCode.ERROR,
+    message: "its arguments do not match the input schema: /token must be a number (got a string of 20 characters)",
+  });
 });

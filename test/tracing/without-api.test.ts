@@ -64,19 +64,30 @@ beforeAll(() => {
 
 test("without @opentelemetry/api nothing throws, and the results are those of a checkout with the API", async () => {
   const without = JSON.parse((await run(process.execPath, ["check.mjs"], { cwd: project })).stdout) as { api: string; reports: unknown[] };
-  const withApi = JSON.parse((await run(process.execPath, ["with-api.mjs"], { cwd: project })).stdout) as { api: string; reports: unknown[] };
+  const withApi = JSON.parse((await run(process.execPath, ["with-api.mjs"], { cwd: project })).stdout) as {
+    api: string;
+    reports: unknown[];
+  };
   expect(without.api).toBe("absent");
   expect(withApi.api).toBe("present");
   expect(without.reports).toHaveLength(4);
   for (const report of without.reports) expect(report).toEqual(without.reports[0]);
-  expect(without.reports[0]).toMatchObject({ status: "failed", results: { 1: { city: "Paris", lat: 48.85 } }, errors: { 3: { code: "tool-error" } }, skipped: [4] });
+  expect(without.reports[0]).toMatchObject({
+    status: "failed",
+    results: { 1: { city: "Paris", lat: 48.85 } },
+    errors: { 3: { code: "tool-error" } },
+    skipped: [4],
+  });
   expect(withApi.reports).toEqual(without.reports);
 }, 60_000);
 
 /** `plan-refs run` from the copied package, with `env` added to the environment (the OTEL_* variables removed first). */
 async function cli(env: Record<string, string>): Promise<{ stdout: string; stderr: string }> {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("OTEL_")));
-  return run(process.execPath, ["node_modules/plan-refs/dist/cli/main.js", "run", "plan.json", "--tools", "tools.mjs"], { cwd: project, env: { ...clean, ...env } });
+  return run(process.execPath, ["node_modules/plan-refs/dist/cli/main.js", "run", "plan.json", "--tools", "tools.mjs"], {
+    cwd: project,
+    env: { ...clean, ...env },
+  });
 }
 
 test("plan-refs run with OTEL_EXPORTER_OTLP_ENDPOINT set and no SDK: one line naming what to install, and the run as without it", async () => {
@@ -84,7 +95,9 @@ test("plan-refs run with OTEL_EXPORTER_OTLP_ENDPOINT set and no SDK: one line na
   expect(quiet.stderr).not.toMatch(/OpenTelemetry|OTEL_/);
   const told = await cli({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9" });
   const lines = told.stderr.split("\n").filter((line) => /OpenTelemetry|OTEL_/.test(line));
-  expect(lines).toEqual(["plan-refs: OTEL_EXPORTER_OTLP_ENDPOINT is set, but the OpenTelemetry SDK is not installed; to export spans: npm install @opentelemetry/api @opentelemetry/sdk-trace-base @opentelemetry/context-async-hooks @opentelemetry/exporter-trace-otlp-http"]);
+  expect(lines).toEqual([
+    "plan-refs: OTEL_EXPORTER_OTLP_ENDPOINT is set, but the OpenTelemetry SDK is not installed; to export spans: npm install @opentelemetry/api @opentelemetry/sdk-trace-base @opentelemetry/context-async-hooks @opentelemetry/exporter-trace-otlp-http",
+  ]);
   expect(JSON.parse(told.stdout).results).toEqual(JSON.parse(quiet.stdout).results);
   const none = await cli({ OTEL_TRACES_EXPORTER: "none" });
   expect(none.stderr).not.toMatch(/OpenTelemetry|OTEL_/);

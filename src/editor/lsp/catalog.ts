@@ -81,7 +81,10 @@ function catalogNextTo(host: CatalogHost): (uri: string, text: string) => ToolCa
       const parsed = parseJsonText(open?.getText() ?? host.readTextFile(path));
       const problems: string[] = [];
       catalog = parsed.ok ? readTools(parsed.value, (pointer, message) => problems.push(`${pointer || "/"}: ${message}`), "") : undefined;
-      if (!parsed.ok) host.connection.console.warn(`plan-refs: ${path}:${parsed.error.line}:${parsed.error.column}: invalid JSON: ${parsed.error.message}`);
+      if (!parsed.ok)
+        host.connection.console.warn(
+          `plan-refs: ${path}:${parsed.error.line}:${parsed.error.column}: invalid JSON: ${parsed.error.message}`,
+        );
       else if (problems.length > 0) host.connection.console.warn(`plan-refs: ${path}: ${problems.slice(0, 3).join("; ")}`);
     } catch (error) {
       host.log(`cannot read ${path}`, error);

@@ -16,7 +16,11 @@ import { toDiagnostic } from "./diagnostics.js";
 export function codeActions(context: ServerContext, params: CodeActionParams): CodeAction[] {
   const document = context.documents.get(params.textDocument.uri);
   if (document === undefined || !isPlan(context, document)) return [];
-  if (params.context.only !== undefined && !params.context.only.some((kind) => kind === CodeActionKind.QuickFix || CodeActionKind.QuickFix.startsWith(`${kind}.`) || kind === "")) return [];
+  if (
+    params.context.only !== undefined &&
+    !params.context.only.some((kind) => kind === CodeActionKind.QuickFix || CodeActionKind.QuickFix.startsWith(`${kind}.`) || kind === "")
+  )
+    return [];
   const from = document.offsetAt(params.range.start);
   const to = document.offsetAt(params.range.end);
   const tools = context.editorOptions(document)?.tools;

@@ -1,5 +1,10 @@
 /** Completion: the editor's `completionsAt` as LSP completion items, in its order. */
-import { CompletionItemKind, MarkupKind, type CompletionItem as LspCompletionItem, type CompletionParams } from "vscode-languageserver/node";
+import {
+  CompletionItemKind,
+  MarkupKind,
+  type CompletionItem as LspCompletionItem,
+  type CompletionParams,
+} from "vscode-languageserver/node";
 import { completionsAt } from "../completion.js";
 import { planAt, toRange, type ServerContext } from "./context.js";
 

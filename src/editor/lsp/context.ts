@@ -42,7 +42,11 @@ export interface PlanRequest {
  * @example
  * const context = createServerContext(connection, documents, (path) => readFileSync(path, "utf8"))
  */
-export function createServerContext(connection: ServerConnection, documents: OpenDocuments, readTextFile: (path: string) => string): ServerContext {
+export function createServerContext(
+  connection: ServerConnection,
+  documents: OpenDocuments,
+  readTextFile: (path: string) => string,
+): ServerContext {
   const log = (what: string, error: unknown): void => {
     try {
       connection.console.error(`plan-refs: ${what}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);

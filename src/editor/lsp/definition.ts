@@ -35,7 +35,10 @@ export function references(context: ServerContext, params: ReferenceParams): Loc
   if (params.context.includeDeclaration) {
     for (const step of analyzePlan(text, options).steps) {
       if (step.id === target.stepId && step.idNode !== undefined) {
-        locations.push({ uri: document.uri, range: toRange(document, { start: step.idNode.offset, end: step.idNode.offset + step.idNode.length }) });
+        locations.push({
+          uri: document.uri,
+          range: toRange(document, { start: step.idNode.offset, end: step.idNode.offset + step.idNode.length }),
+        });
       }
     }
   }

@@ -66,7 +66,10 @@ export function createValidation(context: ServerContext, debounceMs: number): Va
     closed: (uri) => {
       cancel(uri);
       linted.delete(uri);
-      if (context.plans.delete(uri)) void context.connection.sendDiagnostics({ uri, diagnostics: [] }).catch((error: unknown) => context.log("clearing diagnostics", error));
+      if (context.plans.delete(uri))
+        void context.connection
+          .sendDiagnostics({ uri, diagnostics: [] })
+          .catch((error: unknown) => context.log("clearing diagnostics", error));
     },
   };
 }
@@ -84,9 +87,18 @@ function validate(context: ServerContext, linted: Map<string, number>, uri: stri
   } catch (error) {
     context.log(`linting ${uri}`, error);
     const origin = { line: 0, character: 0 };
-    diagnostics = [{ range: { start: origin, end: origin }, severity: DiagnosticSeverity.Error, source: "plan-refs", message: "plan-refs could not lint this document (see the server log)" }];
+    diagnostics = [
+      {
+        range: { start: origin, end: origin },
+        severity: DiagnosticSeverity.Error,
+        source: "plan-refs",
+        message: "plan-refs could not lint this document (see the server log)",
+      },
+    ];
   }
-  void context.connection.sendDiagnostics({ uri, version: document.version, diagnostics }).catch((error: unknown) => context.log("sending diagnostics", error));
+  void context.connection
+    .sendDiagnostics({ uri, version: document.version, diagnostics })
+    .catch((error: unknown) => context.log("sending diagnostics", error));
 }
 
 /**

@@ -2,7 +2,14 @@
  * Rename a step: from its id or from any reference to it, the id and every reference change together.
  * A new name that is not a step id, or the id of another step, is refused with `InvalidParams`.
  */
-import { ErrorCodes, ResponseError, type PrepareRenameParams, type Range as LspRange, type RenameParams, type WorkspaceEdit } from "vscode-languageserver/node";
+import {
+  ErrorCodes,
+  ResponseError,
+  type PrepareRenameParams,
+  type Range as LspRange,
+  type RenameParams,
+  type WorkspaceEdit,
+} from "vscode-languageserver/node";
 import { referencesTo, stepAt } from "../definition.js";
 import { analyzePlan } from "../plan-document.js";
 import { renameStep } from "../rename.js";
@@ -53,7 +60,10 @@ export function rename(context: ServerContext, params: RenameParams): WorkspaceE
     if (target.stepId !== newId && analyzePlan(text, options).byId.has(newId)) {
       return new ResponseError(ErrorCodes.InvalidParams, `step ${newId} already exists`);
     }
-    const edits = renameStep(text, target.stepId, newId, options).map((edit) => ({ range: toRange(document, edit.span), newText: edit.newText }));
+    const edits = renameStep(text, target.stepId, newId, options).map((edit) => ({
+      range: toRange(document, edit.span),
+      newText: edit.newText,
+    }));
     return { changes: { [document.uri]: edits } };
   });
 }

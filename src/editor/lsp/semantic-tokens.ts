@@ -1,5 +1,10 @@
 /** Semantic tokens: the editor's `documentTokens` (references inside JSON strings) in standard LSP token types. */
-import { SemanticTokensBuilder, type SemanticTokens, type SemanticTokensLegend, type SemanticTokensParams } from "vscode-languageserver/node";
+import {
+  SemanticTokensBuilder,
+  type SemanticTokens,
+  type SemanticTokensLegend,
+  type SemanticTokensParams,
+} from "vscode-languageserver/node";
 import { documentTokens } from "../document-tokens.js";
 import { TOKEN_KINDS, type TokenKind } from "../lexer.js";
 import { isPlan, type ServerContext } from "./context.js";
@@ -42,7 +47,13 @@ export function semanticTokens(context: ServerContext, params: SemanticTokensPar
   const builder = new SemanticTokensBuilder();
   for (const token of documentTokens(document.getText(), context.editorOptions(document))) {
     const start = document.positionAt(token.span.start);
-    builder.push(start.line, start.character, token.span.end - token.span.start, SEMANTIC_TOKENS_LEGEND.tokenTypes.indexOf(SEMANTIC_TYPES[token.kind]), 0);
+    builder.push(
+      start.line,
+      start.character,
+      token.span.end - token.span.start,
+      SEMANTIC_TOKENS_LEGEND.tokenTypes.indexOf(SEMANTIC_TYPES[token.kind]),
+      0,
+    );
   }
   return builder.build();
 }

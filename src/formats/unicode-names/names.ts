@@ -13,7 +13,16 @@
  * The table of names is about 350 kB once inflated and a map of 35,000 entries: it is made the first
  * time a name outside the two algorithmic forms is looked up, never when the module is imported.
  */
-import { CJK_UNIFIED_IDEOGRAPHS, INFLATED_LENGTH, JAMO_FINAL, JAMO_INITIAL, JAMO_MEDIAL, packedNames, TABLE_ALIASES, TABLE_NAMES } from "./data.js";
+import {
+  CJK_UNIFIED_IDEOGRAPHS,
+  INFLATED_LENGTH,
+  JAMO_FINAL,
+  JAMO_INITIAL,
+  JAMO_MEDIAL,
+  packedNames,
+  TABLE_ALIASES,
+  TABLE_NAMES,
+} from "./data.js";
 import { inflateSync } from "fflate";
 
 export { LONGEST_NAME } from "./data.js";
@@ -96,7 +105,10 @@ function unifiedIdeograph(digits: string): number | undefined {
 /** Inflate and read the packed table (its form is described in scripts/unicode-names.py). */
 function readTable(): Map<string, number> {
   // fflate: raw DEFLATE in plain JavaScript (no Node module, so the converter still runs in a browser).
-  const bytes = inflateSync(Uint8Array.from(atob(packedNames()), (char) => char.charCodeAt(0)), { out: new Uint8Array(INFLATED_LENGTH) });
+  const bytes = inflateSync(
+    Uint8Array.from(atob(packedNames()), (char) => char.charCodeAt(0)),
+    { out: new Uint8Array(INFLATED_LENGTH) },
+  );
   let text = "";
   for (let at = 0; at < bytes.length; at += 0x2000) text += String.fromCharCode(...bytes.subarray(at, at + 0x2000));
   const lines = text.split("\n");
@@ -118,6 +130,7 @@ function readTable(): Map<string, number> {
     const space = line.indexOf(" ");
     names.set(line.slice(space + 1), Number.parseInt(line.slice(0, space), 16));
   }
-  if (names.size !== TABLE_NAMES + TABLE_ALIASES) throw new Error(`the packed table of Unicode names holds ${names.size} names, not ${TABLE_NAMES + TABLE_ALIASES}`);
+  if (names.size !== TABLE_NAMES + TABLE_ALIASES)
+    throw new Error(`the packed table of Unicode names holds ${names.size} names, not ${TABLE_NAMES + TABLE_ALIASES}`);
   return names;
 }

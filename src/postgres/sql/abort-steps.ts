@@ -16,7 +16,13 @@ export function abortStepsSql(connection: Connection): string {
  * @example
  * await abortSteps(client, connection, runId, [2, 5], { code: "aborted", detail: "aborted with the run" })
  */
-export async function abortSteps(client: PgQueryable, connection: Connection, runId: string, stepIds: readonly number[], error: StoredStepError): Promise<void> {
+export async function abortSteps(
+  client: PgQueryable,
+  connection: Connection,
+  runId: string,
+  stepIds: readonly number[],
+  error: StoredStepError,
+): Promise<void> {
   if (stepIds.length === 0) return;
   await client.query(abortStepsSql(connection), [runId, stepIds, JSON.stringify(error), RETRYING]);
 }

@@ -26,7 +26,13 @@ export function approveStepSql(connection: Connection): string {
  * @example
  * await approveWaiting(client, connection, runId, 3, "suspended") // true
  */
-export async function approveWaiting(client: PgQueryable, connection: Connection, runId: string, stepId: number, suspended: string): Promise<boolean> {
+export async function approveWaiting(
+  client: PgQueryable,
+  connection: Connection,
+  runId: string,
+  stepId: number,
+  suspended: string,
+): Promise<boolean> {
   const found = await client.query(approveStepSql(connection), [runId, stepId, AWAITING_APPROVAL, suspended, progressChannel(connection)]);
   return Number(found.rows[0]?.approved ?? 0) === 1;
 }

@@ -2,7 +2,8 @@
 import type { PgQueryable } from "../peers.js";
 
 /** No parameters. */
-export const availableConnectionsSql = "select current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int as available";
+export const availableConnectionsSql =
+  "select current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int as available";
 
 /**
  * `max_connections` less those kept for superusers (`NaN` if the server did not say).

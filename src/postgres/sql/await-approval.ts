@@ -25,7 +25,11 @@ export interface WaitingStep extends StepAttempt {
  * @example
  * await awaitApproval(pool, connection, { runId, stepId: 3, attempt: 1, args: '{"to":"ops@example.com"}', suspended: "suspended" })
  */
-export async function awaitApproval(pool: PgPool, connection: Connection, { runId, stepId, attempt, args, suspended }: WaitingStep): Promise<boolean> {
+export async function awaitApproval(
+  pool: PgPool,
+  connection: Connection,
+  { runId, stepId, attempt, args, suspended }: WaitingStep,
+): Promise<boolean> {
   const found = await pool.query({
     name: `plan_refs.await_approval.${connection.schema}`,
     text: awaitApprovalSql(connection),

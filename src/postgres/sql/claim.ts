@@ -41,7 +41,14 @@ export function claimSql(connection: Connection): string {
  * @example
  * const claimed = await claimStep(pool, connection, worker.id, runs, runId, 3)
  */
-export async function claimStep(pool: PgPool, connection: Connection, workerId: string, runs: KnownRuns, runId: string, stepId: number): Promise<ClaimedStep | undefined> {
+export async function claimStep(
+  pool: PgPool,
+  connection: Connection,
+  workerId: string,
+  runs: KnownRuns,
+  runId: string,
+  stepId: number,
+): Promise<ClaimedStep | undefined> {
   const known = runs.get(runId);
   const found = await pool.query({
     name: `plan_refs.claim.${connection.schema}`,
@@ -63,5 +70,14 @@ export function claimedStep(runId: string, stepId: number, row: Readonly<Record<
   const results = new Map<number, unknown>();
   // The third item: no result text (the tool returned undefined), as opposed to a JSON null.
   for (const [id, value, none] of (row.results ?? []) as [number, unknown, boolean][]) results.set(Number(id), none ? undefined : value);
-  return { runId, stepId, tool: String(row.tool), args: row.args as Record<string, unknown>, attempt: Number(row.attempt), approved: row.approved === true, results, known };
+  return {
+    runId,
+    stepId,
+    tool: String(row.tool),
+    args: row.args as Record<string, unknown>,
+    attempt: Number(row.attempt),
+    approved: row.approved === true,
+    results,
+    known,
+  };
 }

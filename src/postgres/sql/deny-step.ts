@@ -19,7 +19,13 @@ export function denyStepSql(connection: Connection): string {
  * @example
  * await denyWaiting(client, connection, runId, 3, { code: "denied", detail: "its approval was denied: too expensive" }) // true
  */
-export async function denyWaiting(client: PgQueryable, connection: Connection, runId: string, stepId: number, error: StoredStepError): Promise<boolean> {
+export async function denyWaiting(
+  client: PgQueryable,
+  connection: Connection,
+  runId: string,
+  stepId: number,
+  error: StoredStepError,
+): Promise<boolean> {
   const found = await client.query(denyStepSql(connection), [runId, stepId, AWAITING_APPROVAL, JSON.stringify(error)]);
   return found.rowCount === 1;
 }

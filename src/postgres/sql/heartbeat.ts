@@ -16,6 +16,12 @@ export function beatSql(connection: Connection): string {
  * @example
  * await beat(pool, connection, worker.id, 30_000, ["geocode"])
  */
-export async function beat(pool: PgPool, connection: Connection, workerId: string, recoveryMs: number, tools: readonly string[]): Promise<void> {
+export async function beat(
+  pool: PgPool,
+  connection: Connection,
+  workerId: string,
+  recoveryMs: number,
+  tools: readonly string[],
+): Promise<void> {
   await pool.query(beatSql(connection), [workerId, `${hostname()} pid ${process.pid}`, recoveryMs, tools]);
 }

@@ -13,7 +13,11 @@ export function lockRunSql(connection: Connection): string {
  * @example
  * const run = await lockRun(client, connection, runId)
  */
-export async function lockRun(client: PgQueryable, connection: Connection, runId: string): Promise<{ status: string; options: unknown } | undefined> {
+export async function lockRun(
+  client: PgQueryable,
+  connection: Connection,
+  runId: string,
+): Promise<{ status: string; options: unknown } | undefined> {
   const found = await client.query(lockRunSql(connection), [runId]);
   return found.rows[0] as { status: string; options: unknown } | undefined;
 }

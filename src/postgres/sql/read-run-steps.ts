@@ -15,5 +15,9 @@ export function readRunStepsSql(connection: Connection): string {
  */
 export async function readRunSteps(client: PgQueryable, connection: Connection, runId: string): Promise<RunStepRow[]> {
   const found = await client.query(readRunStepsSql(connection), [runId]);
-  return found.rows.map((row) => ({ id: Number(row.step_id), state: ruleState(row.state as StoredState), dependencies: row.dependencies as number[] }));
+  return found.rows.map((row) => ({
+    id: Number(row.step_id),
+    state: ruleState(row.state as StoredState),
+    dependencies: row.dependencies as number[],
+  }));
 }

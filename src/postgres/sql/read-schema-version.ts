@@ -10,7 +10,10 @@ export function readSchemaVersionSql(recordTable: string): string {
  * @example
  * await readRecordedSchema(pool, '"plan_refs"."schema_version"') // { version: 4, oldestWorker: 3 }
  */
-export async function readRecordedSchema(client: PgQueryable, recordTable: string): Promise<{ readonly version: number; readonly oldestWorker: number } | undefined> {
+export async function readRecordedSchema(
+  client: PgQueryable,
+  recordTable: string,
+): Promise<{ readonly version: number; readonly oldestWorker: number } | undefined> {
   const found = await client.query(readSchemaVersionSql(recordTable));
   const row = found.rows[0];
   return row === undefined ? undefined : { version: Number(row.version), oldestWorker: Number(row.oldest_worker) };

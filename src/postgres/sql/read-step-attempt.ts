@@ -13,7 +13,12 @@ export function readStepAttemptSql(connection: Connection): string {
  * @example
  * const attempt = await readStepAttempt(pool, connection, runId, 3) // 2
  */
-export async function readStepAttempt(client: PgQueryable, connection: Connection, runId: string, stepId: number): Promise<number | undefined> {
+export async function readStepAttempt(
+  client: PgQueryable,
+  connection: Connection,
+  runId: string,
+  stepId: number,
+): Promise<number | undefined> {
   const found = await client.query(readStepAttemptSql(connection), [runId, stepId]);
   const attempt = found.rows[0]?.attempt;
   return attempt === undefined ? undefined : Number(attempt);

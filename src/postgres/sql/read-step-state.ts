@@ -14,7 +14,12 @@ export function readStepStateSql(connection: Connection): string {
  * @example
  * const state = await stepState(client, connection, runId, 3) // "awaiting-approval"
  */
-export async function stepState(client: PgQueryable, connection: Connection, runId: string, stepId: number): Promise<StoredState | undefined> {
+export async function stepState(
+  client: PgQueryable,
+  connection: Connection,
+  runId: string,
+  stepId: number,
+): Promise<StoredState | undefined> {
   const found = await client.query(readStepStateSql(connection), [runId, stepId]);
   return found.rows[0]?.state as StoredState | undefined;
 }

@@ -19,6 +19,10 @@ export function releaseStepSql(connection: Connection): string {
  * @example
  * await releaseStep(pool, connection, { runId, stepId, attempt, jobId: helpers.job.id, workerId: worker.id })
  */
-export async function releaseStep(pool: PgPool, connection: Connection, step: { readonly runId: string; readonly stepId: number; readonly attempt: number; readonly jobId: string; readonly workerId: string }): Promise<void> {
+export async function releaseStep(
+  pool: PgPool,
+  connection: Connection,
+  step: { readonly runId: string; readonly stepId: number; readonly attempt: number; readonly jobId: string; readonly workerId: string },
+): Promise<void> {
   await pool.query(releaseStepSql(connection), [step.runId, step.stepId, step.attempt, step.jobId, step.workerId]);
 }

@@ -30,6 +30,10 @@ export function releaseTakenStepSql(connection: Connection): string {
  * @example
  * await releaseTakenStep(pool, connection, { runId, stepId, attempt })
  */
-export async function releaseTakenStep(pool: PgPool, connection: Connection, step: { readonly runId: string; readonly stepId: number; readonly attempt: number }): Promise<void> {
+export async function releaseTakenStep(
+  pool: PgPool,
+  connection: Connection,
+  step: { readonly runId: string; readonly stepId: number; readonly attempt: number },
+): Promise<void> {
   await pool.query(releaseTakenStepSql(connection), [step.runId, step.stepId, step.attempt]);
 }

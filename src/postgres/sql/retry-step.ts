@@ -25,7 +25,11 @@ export interface RetriedStep extends StepAttempt {
  * @example
  * await retryStep(pool, connection, { runId, stepId: 3, attempt: 1, error: { code: "tool-error", detail: "the tool threw: down" }, delayMs: 1_000 })
  */
-export async function retryStep(pool: PgPool, connection: Connection, { runId, stepId, attempt, error, delayMs }: RetriedStep): Promise<boolean> {
+export async function retryStep(
+  pool: PgPool,
+  connection: Connection,
+  { runId, stepId, attempt, error, delayMs }: RetriedStep,
+): Promise<boolean> {
   const found = await pool.query({
     name: `plan_refs.retry.${connection.schema}`,
     text: retryStepSql(connection),

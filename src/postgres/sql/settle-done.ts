@@ -47,7 +47,11 @@ export type TakenRow = Readonly<Record<string, unknown>> & { readonly stepId: nu
  * @example
  * const { stored, next } = await settleDone(pool, connection, { runId, stepId: 3, attempt: 1, result: '{"city":"Lisbon"}', known, take: { workerId, tools: ["geocode"] } })
  */
-export async function settleDone(pool: PgPool, connection: Connection, { runId, stepId, attempt, result, known, take }: DoneStep): Promise<{ stored: boolean; next: TakenRow | undefined }> {
+export async function settleDone(
+  pool: PgPool,
+  connection: Connection,
+  { runId, stepId, attempt, result, known, take }: DoneStep,
+): Promise<{ stored: boolean; next: TakenRow | undefined }> {
   const found = await pool.query({
     name: `plan_refs.settle.${connection.schema}`,
     text: settleDoneSql(connection),

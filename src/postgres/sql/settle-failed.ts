@@ -35,12 +35,20 @@ export interface FailedStep extends StepAttempt {
  * @example
  * const steps = await storeFailure(client, connection, { runId, stepId: 3, attempt: 1, error: { code: "timeout", detail: "timed out after 50 ms" }, result: undefined })
  */
-export async function storeFailure(client: PgQueryable, connection: Connection, { runId, stepId, attempt, error, result }: FailedStep): Promise<RunStepRow[] | undefined> {
+export async function storeFailure(
+  client: PgQueryable,
+  connection: Connection,
+  { runId, stepId, attempt, error, result }: FailedStep,
+): Promise<RunStepRow[] | undefined> {
   const found = await client.query({
     name: `plan_refs.settle_failed.${connection.schema}`,
     text: settleFailedSql(connection),
     values: [runId, stepId, attempt, result !== undefined, result ?? null, JSON.stringify(error)],
   });
   if (found.rows.length === 0) return undefined;
-  return found.rows.map((row) => ({ id: Number(row.o_step_id), state: ruleState(row.o_state as StoredState), dependencies: row.o_dependencies as number[] }));
+  return found.rows.map((row) => ({
+    id: Number(row.o_step_id),
+    state: ruleState(row.o_state as StoredState),
+    dependencies: row.o_dependencies as number[],
+  }));
 }

@@ -16,7 +16,17 @@ export function skipBlockedSql(connection: Connection): string {
  * @example
  * await skipBlocked(client, connection, runId, [{ id: 4, blockedBy: 3 }])
  */
-export async function skipBlocked(client: PgQueryable, connection: Connection, runId: string, skipped: readonly { readonly id: number; readonly blockedBy: number }[]): Promise<void> {
+export async function skipBlocked(
+  client: PgQueryable,
+  connection: Connection,
+  runId: string,
+  skipped: readonly { readonly id: number; readonly blockedBy: number }[],
+): Promise<void> {
   if (skipped.length === 0) return;
-  await client.query(skipBlockedSql(connection), [runId, skipped.map((step) => step.id), skipped.map((step) => step.blockedBy), skipped.map((_, i) => i)]);
+  await client.query(skipBlockedSql(connection), [
+    runId,
+    skipped.map((step) => step.id),
+    skipped.map((step) => step.blockedBy),
+    skipped.map((_, i) => i),
+  ]);
 }
