@@ -422,13 +422,11 @@ describe("playground in Chromium", { timeout: 120_000 }, () => {
       view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: doc } });
     }, text);
     await page.locator('#graph .plan-refs-step[data-step="200"]').waitFor();
-    const fitted = await page
-      .locator("#graph")
-      .evaluate((box) => ({
-        shown: box.querySelector("svg")!.getBoundingClientRect().width,
-        scrollWidth: box.scrollWidth,
-        clientWidth: box.clientWidth,
-      }));
+    const fitted = await page.locator("#graph").evaluate((box) => ({
+      shown: box.querySelector("svg")!.getBoundingClientRect().width,
+      scrollWidth: box.scrollWidth,
+      clientWidth: box.clientWidth,
+    }));
     expect(fitted.shown).toBeCloseTo(fitted.clientWidth, 0);
     expect(fitted.scrollWidth).toBeLessThanOrEqual(fitted.clientWidth);
     await page.locator("#graph-scale").click();

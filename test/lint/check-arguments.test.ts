@@ -36,17 +36,13 @@ const leaf: fc.Arbitrary<Built> = fc.oneof(
         .map((value) => ({ schema: { type: "integer", minimum, maximum: minimum + span }, value, leaves: [{ path: "", wrong: "x" }] })),
     ),
   fc.boolean().map((value) => ({ schema: { type: "boolean" }, value, leaves: [{ path: "", wrong: "x" }] })),
-  fc
-    .tuple(fc.nat(3), fc.nat(3))
-    .chain(([minLength, span]) =>
-      fc
-        .stringMatching(new RegExp(`^[a-z]{${minLength},${minLength + span}}$`))
-        .map((value) => ({
-          schema: { type: "string", minLength, maxLength: minLength + span },
-          value,
-          leaves: [{ path: "", wrong: null }],
-        })),
-    ),
+  fc.tuple(fc.nat(3), fc.nat(3)).chain(([minLength, span]) =>
+    fc.stringMatching(new RegExp(`^[a-z]{${minLength},${minLength + span}}$`)).map((value) => ({
+      schema: { type: "string", minLength, maxLength: minLength + span },
+      value,
+      leaves: [{ path: "", wrong: null }],
+    })),
+  ),
 );
 
 const KEYS = ["a", "b", "city", "c/d", "e~f", "days"];
