@@ -270,6 +270,21 @@ export function freePort(): Promise<number> {
   });
 }
 
+/**
+ * Whether another program listens on 127.0.0.1:`port` (a listen there fails with `EADDRINUSE`). Asked
+ * before the server starts: the server's own log line saying so may come after its start has failed.
+ *
+ * @example
+ * await portTaken(5432) // true while a PostgreSQL listens there
+ */
+export function portTaken(port: number): Promise<boolean> {
+  return new Promise((resolveTaken) => {
+    const probe = createServer();
+    probe.once("error", (error: unknown) => resolveTaken(ownData(error, "code") === "EADDRINUSE"));
+    probe.listen(port, "127.0.0.1", () => probe.close(() => resolveTaken(false)));
+  });
+}
+
 /** A throwaway server: started in a fresh folder on a free port. */
 export interface EmbeddedDatabase {
   readonly url: string;
@@ -498,12 +513,18 @@ export async function startDevDatabase(options: DevDatabaseOptions): Promise<Dev
         );
       });
     }
+    if (await portTaken(settings.port)) {
+      throw new PostgresError(
+        "server-failed",
+        `the development database did not start on 127.0.0.1:${settings.port}: the address is in use; another program listens on port ${settings.port}: start with --port N (kept with the data)`,
+      );
+    }
     await server.start().catch((error: unknown) => {
       const lines = serverLines(logs);
       const taken = lines !== undefined && /address already in use|could not create any TCP\/IP sockets/i.test(lines);
       throw new PostgresError(
         "server-failed",
-        `the development database did not start on 127.0.0.1:${settings.port}: ${lines ?? safeText(describeThrown(error), 300)}${taken ? `; another program listens on port ${settings.port}: start with --port N (kept with the data)` : ""}`,
+        `the development database did not start on 127.0.0.1:${settings.port}: ${lines ?? (error === undefined ? "the server ended before it listened" : safeText(describeThrown(error), 300))}${taken ? `; another program listens on port ${settings.port}: start with --port N (kept with the data)` : ""}`,
         { cause: error },
       );
     });
