@@ -10,7 +10,6 @@
  *
  * @example
  * ```ts
- * import { resolveRefs } from "plan-refs";
  * resolveRefs({ q: "$1.city" }, { 1: { city: "Paris" } }); // { q: "Paris" }
  * ```
  */

@@ -6,7 +6,6 @@
  *
  * @example
  * ```ts
- * import { planCallDescription, runPlanCall } from "plan-refs/agents";
  * const tools = { add: ({ a, b }: { a: number; b: number }) => a + b };
  * const catalog = { add: { input: { type: "object" } } };
  * const description = planCallDescription(catalog, {});
