@@ -6,18 +6,20 @@
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
+import { requireProgram } from "../helpers/prerequisite.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 // PLAN_REFS_CLI: another build of the executable (to check that a test fails on the build before a fix).
 const main = process.env["PLAN_REFS_CLI"] ?? join(root, "dist/cli/main.js");
-const haveScript = spawnSync("script", ["--version"], { encoding: "utf8" }).status === 0;
 
 function shellQuote(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
-describe.skipIf(!haveScript)("plan-refs lsp on a terminal", () => {
+describe("plan-refs lsp on a terminal", () => {
+  beforeAll(() => requireProgram("script", ["--version"], "script(1) from util-linux gives the child a terminal"));
+
   test("without --stdio: one line saying how it is started, the usage, exit 2", () => {
     const command = [process.execPath, main, "lsp"].map(shellQuote).join(" ");
     // The timeout only ends a server that waits (the bug), so that the test fails instead of hanging.

@@ -7,14 +7,14 @@ import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
+import { requireProgram } from "../helpers/prerequisite.js";
 import { tempFolder } from "../helpers/temp.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 // PLAN_REFS_CLI: another build of the executable (to check that a test fails on the build before a fix).
 const main = process.env["PLAN_REFS_CLI"] ?? join(root, "dist/cli/main.js");
 const tmp = tempFolder("pty");
-const haveScript = spawnSync("script", ["--version"], { encoding: "utf8" }).status === 0;
 
 const STEPS = 10_000;
 /** The linear bound: at most this many bytes of progress per step. */
@@ -24,7 +24,9 @@ function shellQuote(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
-describe.skipIf(!haveScript)("plan-refs run on a terminal", () => {
+describe("plan-refs run on a terminal", () => {
+  beforeAll(() => requireProgram("script", ["--version"], "script(1) from util-linux gives the child a terminal"));
+
   test(`${STEPS} steps write less than ${BYTES_PER_STEP} bytes of progress per step, and the last view counts them all`, () => {
     const tools = join(tmp, "tools.mjs");
     // Half the steps wait for a result, a few fail: every kind of event, many of each.

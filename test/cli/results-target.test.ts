@@ -35,10 +35,13 @@ const isRoot = process.getuid?.() === 0;
 /**
  * As root, the tests of targets the user cannot write to run the CLI as nobody (root may write
  * anywhere), from a copy of the package nobody can read: the checkout may be in a folder only its
- * owner can enter (mode 700, as `mktemp -d` makes). Without a temp dir everyone can enter, they skip.
+ * owner can enter (mode 700, as `mktemp -d` makes). Without a temp dir everyone can enter, they fail saying so.
  */
 const nobody = isRoot ? cliForNobody("results-cli", main, tmp) : undefined;
-const nobodySkip = nobody !== undefined && "skip" in nobody ? nobody.skip : undefined;
+/** A test that needs nobody fails when nobody cannot run the CLI (the temp dir closed to it). */
+function needNobody(): void {
+  if (nobody !== undefined && "unavailable" in nobody) throw new Error(nobody.unavailable);
+}
 
 function file(name: string, content: string): string {
   const path = join(tmp, name);
@@ -194,8 +197,8 @@ describe("targets refused before any tool runs: exit 2, one line, the target unt
     expect(leftovers(tmp)).toEqual([]);
   });
 
-  test("a file in a folder the user cannot write to", async (context) => {
-    context.skip(nobodySkip !== undefined, nobodySkip);
+  test("a file in a folder the user cannot write to", async () => {
+    needNobody();
     clearMarker();
     const result = await run(join(locked, "out.json"), isRoot ? { uid: NOBODY } : {});
     expect(result.status).toBe(2);
@@ -204,8 +207,8 @@ describe("targets refused before any tool runs: exit 2, one line, the target unt
     expect(readdirSync(locked)).toEqual([]);
   });
 
-  test("an existing file the user cannot write to", async (context) => {
-    context.skip(nobodySkip !== undefined, nobodySkip);
+  test("an existing file the user cannot write to", async () => {
+    needNobody();
     clearMarker();
     const target = file("read-only.json", "keep me");
     chmodSync(target, 0o444);

@@ -81,13 +81,15 @@ export const NOBODY = 65534;
 /**
  * How to run the CLI executable `main` (`<package>/dist/cli/main.js`) as nobody: from a readable copy
  * of its package (see `readableCopy`), or the reason it cannot (the temp dir `scratch` is in is closed
- * to nobody too), for `context.skip`. Only for root; call it where `readableCopy` may be called.
+ * to nobody too), which the tests that need nobody fail with (a skipped test would pass unseen). Only
+ * for root; call it where `readableCopy` may be called.
  *
  * @example
  * const nobody = cliForNobody("graph-cli", main, tmp); // { main: "/tmp/plan-refs-graph-cli-…/dist/cli/main.js" }
  */
-export function cliForNobody(name: string, main: string, scratch: string): { readonly main: string } | { readonly skip: string } {
-  if (!everyoneCanEnter(scratch)) return { skip: `${scratch} is in a folder nobody can enter, so the CLI cannot run as nobody from there` };
+export function cliForNobody(name: string, main: string, scratch: string): { readonly main: string } | { readonly unavailable: string } {
+  if (!everyoneCanEnter(scratch))
+    return { unavailable: `${scratch} is in a folder nobody can enter, so the CLI cannot run as nobody from there` };
   const packageRoot = dirname(dirname(dirname(main)));
   return { main: join(readableCopy(name, packageRoot), relative(packageRoot, main)) };
 }

@@ -15,6 +15,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ToolListChangedNotificationSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { requireProgram } from "../helpers/prerequisite.js";
 import { runCliInProcess } from "../helpers/cli.js";
 import { until } from "../helpers/processes.js";
 import { tempFolder } from "../helpers/temp.js";
@@ -474,16 +475,14 @@ describe("over HTTP", () => {
   });
 
   // A network namespace of its own (root only): an address that is not loopback, reachable by nothing outside.
-  const netns = spawnSync("unshare", ["-n", "true"]).status === 0;
-  test.skipIf(!netns)(
-    "bound to an address other than loopback (in a network namespace of its own), a request without the token is refused",
-    () => {
-      const tokenFile = join(work, "netns-token");
-      writeFileSync(tokenFile, "another-token-for-the-namespace-42\n");
-      const script = join(work, "netns-client.mjs");
-      writeFileSync(
-        script,
-        `import { spawn } from "node:child_process";
+  test("bound to an address other than loopback (in a network namespace of its own), a request without the token is refused", () => {
+    requireProgram("unshare", ["-n", "true"], "a network namespace of its own: util-linux's unshare, as root, as CI runs");
+    const tokenFile = join(work, "netns-token");
+    writeFileSync(tokenFile, "another-token-for-the-namespace-42\n");
+    const script = join(work, "netns-client.mjs");
+    writeFileSync(
+      script,
+      `import { spawn } from "node:child_process";
 const child = spawn(process.execPath, [${JSON.stringify(MAIN)}, "mcp", "serve", "--mcp", ${JSON.stringify(`node ${UPSTREAM} --role geo`)}, "--http", "0", "--host", "10.200.0.1", "--token-file", ${JSON.stringify(tokenFile)}], { stdio: ["ignore", "ignore", "pipe"] });
 let err = "";
 const url = await new Promise((resolve) => child.stderr.on("data", (chunk) => { err += chunk; const match = /listening on (\\S+)\\n/.exec(err); if (match) resolve(match[1]); }));
@@ -494,23 +493,22 @@ const withToken = await fetch(url, { method: "POST", headers: { ...headers, auth
 console.log(JSON.stringify({ url, without: without.status, withoutBody: await without.text(), withToken: withToken.status, session: withToken.headers.get("mcp-session-id") !== null }));
 child.kill("SIGTERM");
 `,
-      );
-      const result = spawnSync(
-        "unshare",
-        ["-n", "sh", "-c", `ip link set lo up && ip addr add 10.200.0.1/32 dev lo && exec "${process.execPath}" "${script}"`],
-        { encoding: "utf8", timeout: 30_000 },
-      );
-      expect(result.stderr).toBe("");
-      const seen = JSON.parse(result.stdout) as { url: string; without: number; withoutBody: string; withToken: number; session: boolean };
-      expect(seen).toMatchObject({
-        url: expect.stringMatching(/^http:\/\/10\.200\.0\.1:\d+\/mcp$/),
-        without: 401,
-        withToken: 200,
-        session: true,
-      });
-      expect(JSON.parse(seen.withoutBody).error.message).toMatch(/^unauthorized: /);
-    },
-  );
+    );
+    const result = spawnSync(
+      "unshare",
+      ["-n", "sh", "-c", `ip link set lo up && ip addr add 10.200.0.1/32 dev lo && exec "${process.execPath}" "${script}"`],
+      { encoding: "utf8", timeout: 30_000 },
+    );
+    expect(result.stderr).toBe("");
+    const seen = JSON.parse(result.stdout) as { url: string; without: number; withoutBody: string; withToken: number; session: boolean };
+    expect(seen).toMatchObject({
+      url: expect.stringMatching(/^http:\/\/10\.200\.0\.1:\d+\/mcp$/),
+      without: 401,
+      withToken: 200,
+      session: true,
+    });
+    expect(JSON.parse(seen.withoutBody).error.message).toMatch(/^unauthorized: /);
+  });
 
   test("a host other than loopback is refused without --token-file, in one line, before anything starts", async () => {
     const result = await runCliInProcess(["mcp", "serve", "--mcp", `node ${UPSTREAM} --role geo`, "--http", "0", "--host", "0.0.0.0"]);

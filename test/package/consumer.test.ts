@@ -403,43 +403,40 @@ describe("a consumer project", { timeout: 120_000 }, () => {
     expect(JSON.parse(imported.stdout)).toEqual([...ROOT_EXPORTS].sort());
   });
 
-  const [major, minor] = process.versions.node.split(".").map(Number) as [number, number];
-  test.runIf(major > 20 || (major === 20 && minor >= 19))(
-    "require() of every subpath works on Node >= 20.19 (no top-level await) and gives what import() gives",
-    () => {
-      const script = [
-        "const out = {};",
-        `for (const subpath of ${JSON.stringify(SUBPATHS)}) {`,
-        "  const required = require(subpath);",
-        "  out[subpath] = Object.keys(required).sort();",
-        "}",
-        "console.log(JSON.stringify(out));",
-      ].join("\n");
-      writeFileSync(join(consumer, "require-all.cjs"), script);
-      const requiring = run(process.execPath, ["require-all.cjs"], consumer, true);
-      // Not even an ExperimentalWarning.
-      expect(requiring.stderr).toBe("");
-      const required = JSON.parse(requiring.stdout) as Record<string, string[]>;
-      const importScript = [
-        "const out = {};",
-        `for (const subpath of ${JSON.stringify(SUBPATHS)}) {`,
-        `  const module = subpath.endsWith(".json") ? (await import(subpath, { with: { type: "json" } })).default : await import(subpath);`,
-        "  out[subpath] = Object.keys(module).sort();",
-        "}",
-        "console.log(JSON.stringify(out));",
-      ].join("\n");
-      writeFileSync(join(consumer, "import-keys.mjs"), importScript);
-      const imported = JSON.parse(run(process.execPath, ["import-keys.mjs"], consumer, true).stdout) as Record<string, string[]>;
-      expect(Object.keys(required)).toEqual(SUBPATHS);
-      for (const subpath of SUBPATHS) {
-        // require() of an ES module gives its namespace, which also lists `__esModule` when the module has a default export.
-        expect(
-          required[subpath]!.filter((key) => key !== "__esModule"),
-          subpath,
-        ).toEqual(imported[subpath]);
-      }
-    },
-  );
+  // Every Node the package supports (engines: ^20.19.0 || >=22.12.0) require()s an ES module.
+  test("require() of every subpath works on Node >= 20.19 (no top-level await) and gives what import() gives", () => {
+    const script = [
+      "const out = {};",
+      `for (const subpath of ${JSON.stringify(SUBPATHS)}) {`,
+      "  const required = require(subpath);",
+      "  out[subpath] = Object.keys(required).sort();",
+      "}",
+      "console.log(JSON.stringify(out));",
+    ].join("\n");
+    writeFileSync(join(consumer, "require-all.cjs"), script);
+    const requiring = run(process.execPath, ["require-all.cjs"], consumer, true);
+    // Not even an ExperimentalWarning.
+    expect(requiring.stderr).toBe("");
+    const required = JSON.parse(requiring.stdout) as Record<string, string[]>;
+    const importScript = [
+      "const out = {};",
+      `for (const subpath of ${JSON.stringify(SUBPATHS)}) {`,
+      `  const module = subpath.endsWith(".json") ? (await import(subpath, { with: { type: "json" } })).default : await import(subpath);`,
+      "  out[subpath] = Object.keys(module).sort();",
+      "}",
+      "console.log(JSON.stringify(out));",
+    ].join("\n");
+    writeFileSync(join(consumer, "import-keys.mjs"), importScript);
+    const imported = JSON.parse(run(process.execPath, ["import-keys.mjs"], consumer, true).stdout) as Record<string, string[]>;
+    expect(Object.keys(required)).toEqual(SUBPATHS);
+    for (const subpath of SUBPATHS) {
+      // require() of an ES module gives its namespace, which also lists `__esModule` when the module has a default export.
+      expect(
+        required[subpath]!.filter((key) => key !== "__esModule"),
+        subpath,
+      ).toEqual(imported[subpath]);
+    }
+  });
 
   test("npx plan-refs --version prints the version", () => {
     expect(run("npx", ["--no", "--", "plan-refs", "--version"], consumer).stdout.trim()).toContain(PACKAGE.version);
