@@ -17,13 +17,13 @@ import { approveWaiting } from "./sql/approve-step.js";
 import { denyWaiting } from "./sql/deny-step.js";
 import { readRunSteps } from "./sql/read-run-steps.js";
 import { stepState } from "./sql/read-step-state.js";
-import { AWAITING_APPROVAL } from "./stored-states.js";
+import { AWAITING_APPROVAL, RUNNING_RUN } from "./stored-states.js";
 import { storedError } from "./stored-error.js";
 import { afterFailure } from "./transitions.js";
 import { cutText } from "../shared/text.js";
 
 /** The statuses of a run whose waiting steps can be decided: it has not ended (a stop keeps them waiting, undecidable). */
-const DECIDABLE = new Set(["running", runStatus(undefined, 0, [], 1)]);
+const DECIDABLE = new Set<string>([RUNNING_RUN, runStatus(undefined, 0, [], 1)]);
 
 /** Longest denial reason kept (the rest is cut, as the message shows it). */
 const MAX_REASON = 500;

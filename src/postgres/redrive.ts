@@ -5,6 +5,7 @@
  */
 import { databaseError, inTransaction, poolFor, readConnection, type ConnectionOptions } from "./db.js";
 import { PostgresError } from "./errors.js";
+import { RUNNING_RUN } from "./stored-states.js";
 import { lockRun } from "./sql/lock-run.js";
 import { redriveSteps } from "./sql/redrive-steps.js";
 import { cutText } from "../shared/text.js";
@@ -55,7 +56,7 @@ export async function redriveRun(runId: string, options: ConnectionOptions = {})
 
 function refusal(run: string, status: string): string {
   const why =
-    status === "running"
+    status === RUNNING_RUN
       ? "is still running (or was redriven already): redrive it once it has failed or been aborted"
       : status === "ok"
         ? "succeeded: every step has its result, there is nothing to run again"

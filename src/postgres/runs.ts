@@ -31,7 +31,7 @@ import { readStepRows } from "./sql/read-step-rows.js";
 import { watchRun } from "./sql/watch-run.js";
 import { stopSteps } from "./transitions.js";
 import { rebuildStepError } from "./stored-error.js";
-import { AWAITING_APPROVAL, RETRYING, type StoredState } from "./stored-states.js";
+import { AWAITING_APPROVAL, RETRYING, RUNNING_RUN, type StoredRunStatus, type StoredState } from "./stored-states.js";
 import { cutText } from "../shared/text.js";
 
 /** One step of a run as it stands. Times are milliseconds since the run was submitted. */
@@ -60,7 +60,7 @@ export interface StepSnapshot {
 /** A run as it stands: `status` is `running` until every step has settled (or `suspended`: steps wait for approval, nothing else can run), then the report's own. */
 export interface RunSnapshot extends Omit<RunReport, "status"> {
   readonly runId: string;
-  readonly status: RunReport["status"] | "running";
+  readonly status: StoredRunStatus;
   /** Every step, in plan order. */
   readonly steps: ReadonlyMap<number, StepSnapshot>;
 }
@@ -136,7 +136,7 @@ async function readSnapshot(client: PgQueryable, connection: Connection, runId: 
   }
   const status = run.status as RunSnapshot["status"];
   // The output is the run's when it has ended (as runPlan resolves it then), from the same rule.
-  const ended = status !== "running" && status !== "invalid";
+  const ended = status !== RUNNING_RUN && status !== "invalid";
   const output =
     ended && run.output !== null && typeof run.output === "object"
       ? resolveOutput(run.output as Record<string, unknown>, results, errors, skipped, normalizeOptions(run.language ?? undefined))
@@ -252,7 +252,7 @@ export async function waitForRun(runId: string, options: WaitOptions = {}): Prom
             // A broken listener must not stop the wait.
           }
         }
-        if (snapshot.status !== "running") {
+        if (snapshot.status !== RUNNING_RUN) {
           const { status, ...rest } = snapshot;
           return { ...rest, status };
         }
@@ -297,7 +297,7 @@ export async function cancelRun(runId: string, options: ConnectionOptions = {}):
       const run = await lockRun(client, connection, id);
       if (run === undefined) throw new PostgresError("unknown-run", `no run ${JSON.stringify(cutText(id, 200))} in ${connection.where}`);
       // A suspended run has not ended: its steps waiting for approval keep waiting, the rest stop.
-      if (run.status !== "running" && run.status !== "suspended") return false;
+      if (run.status !== RUNNING_RUN && run.status !== "suspended") return false;
       await stopSteps(client, connection, id, "aborted");
       return true;
     });

@@ -4,7 +4,7 @@
  * dies meanwhile loses nothing). For the rules of schedule.ts a retrying step is in flight, like a
  * running one: it is not settled, and a stop ends it (with the error of its last try, as in runPlan).
  */
-import { ACTIVE_STATES, AWAITING_STATES, STEP_STATES, type StepState } from "../step/schedule.js";
+import { ACTIVE_STATES, AWAITING_STATES, STEP_STATES, type RunStatus, type StepState } from "../step/schedule.js";
 import { literal } from "./db.js";
 
 /** A step whose failed try waits to be tried again. */
@@ -41,11 +41,14 @@ export function statesSql(states: readonly StoredState[]): string {
   return states.map((state) => STATE_SQL[state]).join(", ");
 }
 
-/**
- * A run's status while it goes on (its final ones are schedule.ts's `RunStatus`), as an SQL literal for
- * the statements that look for running runs or make a run running again.
- */
-export const RUNNING_RUN_SQL = literal("running");
+/** A stored run's status while it goes on (its final ones are schedule.ts's `RunStatus`). */
+export const RUNNING_RUN = "running";
+
+/** A stored run's status: `RUNNING_RUN`, or a final one. */
+export type StoredRunStatus = RunStatus | typeof RUNNING_RUN;
+
+/** `RUNNING_RUN` as an SQL literal, for the statements that look for running runs or make a run running again. */
+export const RUNNING_RUN_SQL = literal(RUNNING_RUN);
 
 /**
  * Which attempt of which step a write is for: only the attempt that holds the step (its stored

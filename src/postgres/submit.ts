@@ -26,6 +26,7 @@ import { hasLoneSurrogate, quoted, safeText } from "../shared/text.js";
 import { ownData } from "../shared/own-data.js";
 import { databaseError, poolFor, readConnection, type Connection, type ConnectionOptions } from "./db.js";
 import { storeRun, type NewStep } from "./sql/store-run.js";
+import { RUNNING_RUN } from "./stored-states.js";
 
 /** What a stored run keeps of `RunOptions`: the options that mean something to a run in the database. */
 export type SubmitRunOptions = Pick<
@@ -237,7 +238,7 @@ async function store(
   const settled = invalid || prepared.steps.length === 0;
   await storeRun(client, connection, {
     runId,
-    status: invalid ? "invalid" : settled ? runStatus(undefined, 0, prepared.diagnostics) : "running",
+    status: invalid ? "invalid" : settled ? runStatus(undefined, 0, prepared.diagnostics) : RUNNING_RUN,
     options: JSON.stringify(prepared.stored),
     catalog: prepared.catalog,
     diagnostics: JSON.stringify(prepared.diagnostics),
