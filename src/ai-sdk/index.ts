@@ -22,6 +22,7 @@ import { EarlyCalls, EarlyPlanCall, earlyRule, readInputIdleMs, type StartEarly 
 import { planSchema } from "../formats/plan-schema.js";
 import type { JsonSchema, ToolCatalog, ToolSpec } from "../plan/plan.js";
 import { requireApproval } from "../step/gated.js";
+import { approvalFor, readToolApproval, type AiSdkToolApproval, type ApprovalScope, type ReadApproval } from "./tool-approval.js";
 import { idempotencyKey } from "../step/attempt.js";
 import type { ToolContext, ToolFunction, ToolFunctions } from "../run/run-plan.js";
 import { describeThrown, RefError } from "../shared/errors.js";
@@ -30,6 +31,13 @@ import { pointerToken } from "../shared/pointer.js";
 import { quoted, safeText } from "../shared/text.js";
 
 export { DEFAULT_INPUT_IDLE_MS, type StartEarly } from "../agents/early-start.js";
+export {
+  APPROVAL_STATUSES,
+  type AiSdkApprovalStatus,
+  type AiSdkGenericToolApproval,
+  type AiSdkSingleToolApproval,
+  type AiSdkToolApproval,
+} from "./tool-approval.js";
 export {
   DEFAULT_MAX_ANSWER_CHARS,
   DEFAULT_MAX_RESULT_CHARS,
@@ -45,7 +53,10 @@ export {
  * The options of a tool's `execute` that plan-refs reads and passes on. Taken from `Tool` because ai 7
  * made `ToolExecutionOptions` generic (over a tool's own context) and ai 6's is not.
  */
-type ExecuteOptions = Pick<Parameters<NonNullable<Tool["execute"]>>[1], "toolCallId" | "messages" | "abortSignal">;
+type ExecuteOptions = Pick<Parameters<NonNullable<Tool["execute"]>>[1], "toolCallId" | "messages" | "abortSignal"> & {
+  /** ai 6's context of the whole call (`generateText`'s `experimental_context`), passed on to each step's call. */
+  readonly experimental_context?: unknown;
+};
 
 /** The tools of an AI SDK tool set, each read once: its name, the tool, and its `execute` when it has one. */
 interface ReadTool {
@@ -53,7 +64,8 @@ interface ReadTool {
   readonly tool: Tool;
   readonly execute: ((input: unknown, options: ExecuteOptions) => unknown) | undefined;
   /** Its `needsApproval`: `true`, or a function of its input (`false` and absent: it runs without asking). */
-  readonly needsApproval: true | ((input: unknown, options: { toolCallId: string; messages: [] }) => unknown) | undefined;
+  readonly needsApproval:
+    true | ((input: unknown, options: { toolCallId: string; messages: unknown[]; context?: unknown }) => unknown) | undefined;
 }
 
 function readToolSet(tools: ToolSet, what: string): ReadTool[] {
@@ -127,10 +139,23 @@ export function catalogFromAiSdk(tools: ToolSet): ToolCatalog {
   return catalog;
 }
 
-/** Options of `toolsFromAiSdk`. */
+/** Options of `toolsFromAiSdk` (and of `planTool`: `toolApproval`, `runtimeContext`, `toolsContext`). */
 export interface AiSdkToolsOptions {
   /** The first part of each call's `toolCallId` (`<runId>:<stepId>`); default: a random id for each `toolsFromAiSdk` call. */
   readonly runId?: string;
+  /**
+   * The approval rules you give `generateText` / `streamText` (ai 7's `toolApproval`: one function for
+   * every call, or a status or function per tool), applied to each step with its resolved arguments
+   * as the SDK applies them to a direct call, before the tool's own `needsApproval`: `'user-approval'`
+   * holds the step (the run is `suspended`), `'denied'` fails it (`denied`), `'approved'` and
+   * `'not-applicable'` run it. Give the same rules here, or a tool gated only by `toolApproval` runs
+   * inside a plan without asking.
+   */
+  readonly toolApproval?: AiSdkToolApproval;
+  /** The `runtimeContext` your `toolApproval` functions read (ai 7: what you give `generateText`). */
+  readonly runtimeContext?: unknown;
+  /** Each tool's context by tool name (ai 7's `toolsContext`): its `execute` gets it as `context`, its rules as `toolContext`. */
+  readonly toolsContext?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -149,21 +174,42 @@ export interface AiSdkToolsOptions {
 export function toolsFromAiSdk(tools: ToolSet, options: AiSdkToolsOptions = {}): ToolFunctions {
   const runId = ownData(options, "runId") ?? globalThis.crypto.randomUUID();
   if (typeof runId !== "string") throw new RefError("invalid-options", "toolsFromAiSdk: option runId must be a string");
-  const functions = Object.create(null) as Record<string, ToolFunction>;
   const read = readToolSet(tools, "toolsFromAiSdk");
-  for (const { name, execute, needsApproval: gate } of read) {
+  const approval = readApprovalOptions(tools, options, "toolsFromAiSdk");
+  return functionsOf(read, approval, runId, { messages: [], ...approval.scope });
+}
+
+/** `toolsFromAiSdk`'s and `planTool`'s approval options, read and checked. */
+interface ApprovalOptions {
+  readonly read: ReadApproval;
+  readonly scope: Omit<ApprovalScope, "messages">;
+}
+
+function readApprovalOptions(tools: ToolSet, options: object, what: string): ApprovalOptions {
+  const config = readToolApproval(ownData(options, "toolApproval"), what);
+  const toolsContext = ownData(options, "toolsContext");
+  if (toolsContext !== undefined && !isPlainObject(toolsContext))
+    throw new RefError("invalid-options", `${what}: option toolsContext must be an object of contexts by tool name`);
+  const runtimeContext = ownData(options, "runtimeContext");
+  return {
+    read: { config, tools },
+    scope: {
+      ...(runtimeContext === undefined ? {} : { runtimeContext }),
+      ...(toolsContext === undefined ? {} : { toolsContext: toolsContext }),
+    },
+  };
+}
+
+/** The tool functions of a read tool set: each gated as the SDK gates its direct calls (tool-approval.ts), each call made within `scope`. */
+function functionsOf(read: readonly ReadTool[], approval: ApprovalOptions, runId: string, scope: ApprovalScope): ToolFunctions {
+  const functions = Object.create(null) as Record<string, ToolFunction>;
+  const toolCallId = (stepId: number) => idempotencyKey(runId, stepId);
+  for (const { name, execute, needsApproval } of read) {
     if (execute === undefined) continue;
-    const fn = ((args, context) => callTool(execute, args, context, runId)) satisfies ToolFunction;
-    defineOwn(
-      functions,
-      name,
-      gate === undefined
-        ? fn
-        : requireApproval(
-            fn,
-            gate === true ? true : (args, step) => gate(args, { toolCallId: idempotencyKey(runId, step.id), messages: [] }),
-          ),
-    );
+    const context = ownData(scope.toolsContext, name);
+    const fn = ((args, step) => callTool(execute, args, step, toolCallId(step.stepId), scope, context)) satisfies ToolFunction;
+    const rule = approvalFor(approval.read, name, needsApproval, toolCallId, () => scope);
+    defineOwn(functions, name, rule === undefined ? fn : requireApproval(fn, rule));
   }
   return functions;
 }
@@ -171,11 +217,19 @@ export function toolsFromAiSdk(tools: ToolSet, options: AiSdkToolsOptions = {}):
 async function callTool(
   execute: NonNullable<ReadTool["execute"]>,
   args: Record<string, unknown>,
-  context: ToolContext,
-  runId: string,
+  step: ToolContext,
+  toolCallId: string,
+  scope: ApprovalScope,
+  context: unknown,
 ): Promise<unknown> {
-  const result = await execute(args, { toolCallId: idempotencyKey(runId, context.stepId), messages: [], abortSignal: context.signal });
-  return isAsyncIterable(result) ? lastValue(result, context.signal) : result;
+  const result = await execute(args, {
+    toolCallId,
+    messages: [...scope.messages] as ExecuteOptions["messages"],
+    abortSignal: step.signal,
+    ...(context === undefined ? {} : { context }),
+    ...(scope.experimentalContext === undefined ? {} : { experimental_context: scope.experimentalContext }),
+  });
+  return isAsyncIterable(result) ? lastValue(result, step.signal) : result;
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
@@ -196,8 +250,12 @@ async function lastValue(stream: AsyncIterable<unknown>, signal: AbortSignal): P
   return last;
 }
 
-/** Options of `planTool`: `runPlan`'s (`concurrency`, `timeoutMs`, `failFast`, `validateOutputs`, the language options), the answer's `maxResultChars`, the schema's `dialect`. */
-export interface AiSdkPlanToolOptions extends PlanCallOptions {
+/**
+ * Options of `planTool`: `runPlan`'s (`concurrency`, `timeoutMs`, `failFast`, `validateOutputs`, the
+ * language options), the answer's `maxResultChars`, the schema's `dialect`, and the approval rules
+ * and contexts of `toolsFromAiSdk` (`toolApproval`, `runtimeContext`, `toolsContext`).
+ */
+export interface AiSdkPlanToolOptions extends PlanCallOptions, Omit<AiSdkToolsOptions, "runId"> {
   /** The tool's description; default: one that teaches the reference language with an example built from the tools. */
   readonly description?: string;
   /**
@@ -244,18 +302,31 @@ export type AiSdkPlanTool = Tool<unknown, PlanCallResult> & {
  * const result = await generateText({ model, tools: { ...tools, run_plan: planTool(tools) }, stopWhen: stepCountIs(4), prompt });
  */
 export function planTool(tools: ToolSet, options: AiSdkPlanToolOptions = {}): AiSdkPlanTool {
-  const { description, startEarly, inputIdleMs, ...callOptions } = readPlanCallOptions(options) as ReturnType<typeof readPlanCallOptions> &
-    AiSdkPlanToolOptions;
+  const {
+    description,
+    startEarly,
+    inputIdleMs,
+    toolApproval: _toolApproval,
+    runtimeContext: _runtimeContext,
+    toolsContext: _toolsContext,
+    ...callOptions
+  } = readPlanCallOptions(options) as ReturnType<typeof readPlanCallOptions> & AiSdkPlanToolOptions;
   if (description !== undefined && typeof description !== "string")
     throw new RefError("invalid-options", "planTool: option description must be a string");
   const read = readToolSet(tools, "planTool");
+  const approval = readApprovalOptions(tools, options, "planTool");
   const catalog = catalogFromAiSdk(tools);
   const language = { ...pick(callOptions, "syntax"), ...pick(callOptions, "templates"), ...pick(callOptions, "deep") };
   const schema = planSchema(catalog, { ...language, ...pick(callOptions, "dialect") });
   const withoutExecute = new Set(read.filter((tool) => tool.execute === undefined).map((tool) => tool.name));
   const suspended = new SuspendedCalls();
-  const callOf = (toolCallId: string, abortSignal: AbortSignal | undefined): PlanCall => ({
-    tools: toolsFromAiSdk(tools, { runId: toolCallId }),
+  // Each plan call's steps are called, and asked about, with that call's messages and context.
+  const callOf = (toolCallId: string, abortSignal: AbortSignal | undefined, call?: ExecuteOptions): PlanCall => ({
+    tools: functionsOf(read, approval, toolCallId, {
+      messages: call?.messages ?? [],
+      ...approval.scope,
+      ...(call?.experimental_context === undefined ? {} : { experimentalContext: call.experimental_context }),
+    }),
     catalog,
     signal: abortSignal,
     check: (value) => noExecute(value, withoutExecute),
@@ -280,9 +351,12 @@ export function planTool(tools: ToolSet, options: AiSdkPlanToolOptions = {}): Ai
           onInputDelta: ({ toolCallId, inputTextDelta }: { inputTextDelta: string } & ExecuteOptions) =>
             early.feed(toolCallId, inputTextDelta),
         }),
-    execute: (plan: unknown, { abortSignal, toolCallId }: ExecuteOptions) => {
+    execute: (plan: unknown, call: ExecuteOptions) => {
+      const { abortSignal, toolCallId } = call;
       const streamed = early?.take(toolCallId);
-      return streamed === undefined ? runPlanCall(plan, callOf(toolCallId, abortSignal), callOptions) : streamed.join(plan, abortSignal);
+      return streamed === undefined
+        ? runPlanCall(plan, callOf(toolCallId, abortSignal, call), callOptions)
+        : streamed.join(plan, abortSignal);
     },
     resume: (runId, decision, resumeOptions) =>
       resumePlanCall(suspended, runId, decision, ownData(resumeOptions, "signal") as AbortSignal | undefined),

@@ -12,7 +12,7 @@ import { safeText } from "../shared/text.js";
 import { STEP_FAILURES, type StepFailure } from "../step/attempt.js";
 import type { RunLedger } from "./run-report.js";
 import type { RunOptions, RunSettings } from "./run-options.js";
-import { approvalRuleOf, asksApproval } from "../step/gated.js";
+import { approvalRuleOf, asksApproval, denialOf } from "../step/gated.js";
 import { canonicalJson } from "../step/plan-hash.js";
 import type { StepRecord } from "./step-record.js";
 import { isAwaitingApproval } from "../step/schedule.js";
@@ -105,8 +105,8 @@ function waitingList(waiting: ReadonlySet<number>): string {
   return `waiting: ${ids.slice(0, 10).join(", ")}${ids.length > 10 ? `, and ${ids.length - 10} more` : ""}`;
 }
 
-/** The answer for a step whose turn came: `false` it runs, `true` it waits, a failure, or `needsApproval`'s promise. */
-type ApprovalAnswer = boolean | StepFailure | { readonly promise: PromiseLike<unknown> };
+/** The answer for a step whose turn came: `false` it runs, `true` it waits, a failure, or the promise of one of those three. */
+type ApprovalAnswer = boolean | StepFailure | { readonly promise: PromiseLike<boolean | StepFailure> };
 
 /** What the gate needs of the run whose steps it holds (the scheduler, run-plan.ts). */
 export interface GatedRun extends TriesScheduler {
@@ -166,7 +166,7 @@ export class ApprovalGate {
     }
     run.hold(record);
     Promise.resolve(answer.promise).then(
-      (value) => reachTries<GatedRun>(record, (tries) => this.#decided(tries.scheduler, record, args, Boolean(value))),
+      (value) => reachTries<GatedRun>(record, (tries) => this.#decided(tries.scheduler, record, args, value)),
       (error: unknown) =>
         reachTries<GatedRun>(record, (tries) => this.#decided(tries.scheduler, record, args, STEP_FAILURES.approvalFailed(error))),
     );
@@ -191,8 +191,10 @@ export class ApprovalGate {
 
   /**
    * Ask about a step, its arguments resolved: the tool's own rule (`requireApproval`) and the run's
-   * `needsApproval`, either of which may hold it. Each gets a copy of the arguments' top level, so that
-   * what it does to them never reaches the tool; what either throws fails the step (`denied`).
+   * `needsApproval`, either of which may hold it, and the tool's rule may deny it (`denyCall`: a denial
+   * wins over a hold, so nobody can approve what a policy refused). Each gets a copy of the arguments'
+   * top level, so that what it does to them never reaches the tool; what either throws fails the step
+   * (`denied`). When either answers with a promise, both answers are awaited.
    */
   #ask(record: StepRecord, args: Record<string, unknown>): ApprovalAnswer {
     if (this.settings.approvalTools?.has(record.tool) === true || this.resume?.waiting.has(record.id) === true) return true;
@@ -208,6 +210,7 @@ export class ApprovalGate {
     }
     let promised = false;
     for (const answer of answers) {
+      if (denialOf(answer) !== undefined) continue;
       let then: unknown;
       try {
         then =
@@ -216,11 +219,19 @@ export class ApprovalGate {
         return STEP_FAILURES.approvalFailed(error);
       }
       if (typeof then === "function") promised = true;
-      else if (answer) return true; // one rule holding it is enough: no need to wait for the other
     }
-    if (!promised) return false;
-    return { promise: Promise.all(answers).then((values) => values.some(Boolean)) };
+    if (!promised) return decision(answers);
+    return { promise: Promise.all(answers).then(decision) };
   }
+}
+
+/** What the answers of a step's rules decide: a denial fails it, else one answer holding it is enough. */
+function decision(answers: readonly unknown[]): boolean | StepFailure {
+  for (const answer of answers) {
+    const denial = denialOf(answer);
+    if (denial !== undefined) return STEP_FAILURES.denied(denial.reason);
+  }
+  return answers.some(Boolean);
 }
 
 /** Every step that waits, directly or through others, on a step waiting for approval (those are not stuck). */

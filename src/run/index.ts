@@ -18,7 +18,7 @@ export {
 } from "./run-plan.js";
 export { reportFromJSON, reportToJSON, type RunReportJSON, type StepErrorJSON } from "./report-json.js";
 export { resumePlan, type ResumeOptions } from "./resume.js";
-export { approvalRuleOf, requireApproval, type ToolApproval } from "../step/gated.js";
+export { approvalRuleOf, denyCall, requireApproval, type CallDenial, type ToolApproval } from "../step/gated.js";
 export {
   createPlanSession,
   DEFAULT_SESSION_MAX_BYTES,

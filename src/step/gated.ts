@@ -10,13 +10,47 @@ import type { ToolFunction } from "./attempt.js";
 
 /**
  * Whether one call of a gated tool must first be approved, asked with the step's resolved arguments
- * (a copy of their top level): `true` (or a promise of it) holds the step for approval; a throw or a
- * rejection fails it (`denied`), so it is never called without an answer.
+ * (a copy of their top level): `true` (or a promise of it) holds the step for approval; `denyCall(reason)`
+ * fails it at once (`denied`, nobody is asked); a throw or a rejection fails it (`denied`) too, so it
+ * is never called without an answer.
  */
 export type ToolApproval = (args: Record<string, unknown>, step: { readonly id: number; readonly tool: string }) => unknown;
 
 const RULES = new WeakMap<object, ToolApproval>();
 const ALWAYS: ToolApproval = () => true;
+
+/** A rule's answer that one call must not run at all (`denyCall`). */
+export interface CallDenial {
+  readonly reason: string;
+}
+
+/** The denials `denyCall` made: an object that merely looks like one is an ordinary truthy answer (it holds the step). */
+const DENIALS = new WeakSet<CallDenial>();
+
+/**
+ * What a `requireApproval` rule returns to refuse one call outright, as a policy does (the AI SDK's
+ * `toolApproval` status `'denied'`): the step fails `denied` with `reason`, its tool is not called and
+ * nobody is asked to approve it.
+ *
+ * @example
+ * const pay = requireApproval(payFn, (args) => (Number(args.amount) > 10_000 ? denyCall("over the daily limit") : Number(args.amount) > 100));
+ */
+export function denyCall(reason: string): CallDenial {
+  const denial = Object.freeze({ reason: String(reason) });
+  DENIALS.add(denial);
+  return denial;
+}
+
+/**
+ * The denial a rule answered (`denyCall`), or `undefined` for any other answer.
+ *
+ * @example
+ * denialOf(denyCall("blocked by policy"))?.reason // "blocked by policy"
+ * denialOf(true)                                  // undefined
+ */
+export function denialOf(answer: unknown): CallDenial | undefined {
+  return typeof answer === "object" && answer !== null && DENIALS.has(answer as CallDenial) ? (answer as CallDenial) : undefined;
+}
 
 /**
  * The same tool function, marked as needing approval: every step that calls it waits for a person

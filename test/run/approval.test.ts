@@ -17,6 +17,7 @@ import {
   type RunReport,
   type ToolFunctions,
 } from "../../src/index.js";
+import { denyCall, requireApproval } from "../../src/run/index.js";
 import { ancestors, countingTools, randomPlan, TOOL_NAMES } from "../helpers/random-plans.js";
 
 const plan = {
@@ -150,6 +151,46 @@ describe("approval", () => {
       expect(report.errors.get(2)).toMatchObject({ code: "denied", message: expect.stringContaining("no policy") });
       expect(report.skipped).toEqual([3]);
     }
+  });
+
+  describe("a tool's rule that denies the call (denyCall)", () => {
+    const deny = (): unknown => denyCall("blocked by policy");
+    const later = (value: unknown): Promise<unknown> => Promise.resolve(value);
+    test.each<[string, () => unknown, (() => boolean | Promise<boolean>) | undefined]>([
+      ["the rule denies", deny, undefined],
+      ["the rule's promise denies", () => later(deny()), undefined],
+      ["the rule denies while needsApproval holds it: nobody is asked", deny, () => true],
+      ["the rule denies while needsApproval's promise holds it", deny, () => Promise.resolve(true)],
+      ["the rule's promise denies while needsApproval holds it at once", () => later(deny()), () => true],
+    ])(
+      "%s: the step fails denied with the reason, uncalled; its dependents are skipped; nothing waits",
+      async (_name, rule, needsApproval) => {
+        const calls: number[] = [];
+        const gated = { ...tools(calls), pay: requireApproval(tools(calls).pay!, (args) => (args.amount === 30 ? rule() : false)) };
+        const report = await runPlan(
+          plan,
+          gated,
+          needsApproval === undefined ? {} : { needsApproval: (step) => step.id === 2 && needsApproval() },
+        );
+        expect(calls.sort()).toEqual([1, 4]);
+        expect(report.status).toBe("failed");
+        expect(report.errors.get(2)).toMatchObject({
+          code: "denied",
+          message: expect.stringContaining("its approval was denied: blocked by policy"),
+        });
+        expect(report.pending?.size ?? 0).toBe(0);
+        expect(report.skipped).toEqual([3]);
+      },
+    );
+
+    test("an object that only looks like a denial is an ordinary truthy answer: the step waits", async () => {
+      const calls: number[] = [];
+      const gated = { ...tools(calls), pay: requireApproval(tools(calls).pay!, () => ({ reason: "blocked by policy" })) };
+      const report = await runPlan(plan, gated);
+      expect(report.status).toBe("suspended");
+      expect([...(report.pending?.keys() ?? [])]).toEqual([2]);
+      expect(report.errors.size).toBe(0);
+    });
   });
 
   test("a waiting step holds no concurrency slot", async () => {

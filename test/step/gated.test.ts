@@ -4,7 +4,7 @@
  * `requireApproval`), and the mark itself (kept off the function, so a tools object cannot forge it).
  */
 import { describe, expect, test } from "vitest";
-import { approvalRuleOf, asksApproval, requireApproval } from "../../src/step/gated.js";
+import { approvalRuleOf, asksApproval, denialOf, denyCall, requireApproval } from "../../src/step/gated.js";
 
 const plain = (): string => "sent";
 const marked = requireApproval(() => "paid");
@@ -26,6 +26,25 @@ describe("asksApproval", () => {
     ["a value that is no function is never marked", undefined, "send", { marked: true }, false],
   ] as const)("%s", (_name, approvalTools, tool, fn, expected) => {
     expect(asksApproval(approvalTools, tool, fn)).toBe(expected);
+  });
+});
+
+describe("denyCall and denialOf", () => {
+  test.each([
+    ["a denial denyCall made", denyCall("blocked by policy"), "blocked by policy"],
+    ["its reason as text", denyCall(42 as unknown as string), "42"],
+    ["an object shaped like one is none", { reason: "blocked by policy" }, undefined],
+    ["a frozen look-alike is none", Object.freeze({ reason: "x" }), undefined],
+    ["true", true, undefined],
+    ["a string", "denied", undefined],
+    ["null", null, undefined],
+  ] as const)("%s", (_name, answer, reason) => {
+    expect(denialOf(answer)?.reason).toBe(reason);
+  });
+
+  test("a denial cannot be changed after it was made", () => {
+    const denial = denyCall("blocked");
+    expect(Object.isFrozen(denial)).toBe(true);
   });
 });
 
