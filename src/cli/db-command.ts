@@ -12,6 +12,9 @@ import { asCliError, loadPostgres } from "./on-postgres.js";
 export { asCliError, loadPostgres };
 import { connectionProblem } from "../postgres/db.js";
 import { CliError } from "./input.js";
+import { ownData } from "../shared/own-data.js";
+import { redactConnectionString } from "../shared/redact.js";
+import { startRunTrace, type RunTrace } from "../step/tracing.js";
 import { interruptedExitCode, type CommandIo } from "./io.js";
 
 export const dbMigrateUsage = "usage: plan-refs db migrate [--database URL]";
@@ -149,11 +152,49 @@ export async function runOnDatabase(io: CommandIo, remote: RemoteRun): Promise<R
   const aborted = (): boolean => io.signal?.aborted === true;
   try {
     if (aborted()) throw interrupted();
-    const runId = await postgres.submitPlan(remote.planValue, { ...connection, options: remote.options });
+    // The run span is the submitter's (with --trace-file or an OTEL exporter): the plan is submitted
+    // inside it, so the workers' step spans, in their own processes, are its children.
+    const runId = globalThis.crypto.randomUUID();
+    const trace = startRunTrace({ tracer: undefined, recordContent: false }, runId);
+    const steps = stepCount(remote.planValue);
+    const submit = () => postgres.submitPlan(remote.planValue, { ...connection, options: remote.options, runId });
+    let submitted: string;
+    try {
+      submitted = await (trace === undefined ? submit() : trace.active(submit));
+    } catch (error) {
+      trace?.end("not-submitted", steps, spanMessage(error));
+      throw error;
+    }
+    return await followRun(io, remote, postgres, connection, submitted, trace, steps);
+  } catch (error) {
+    throw await asCliError(error);
+  }
+}
+
+/** The steps of a plan value, for the run span (0 when it has no step array: the submission refuses it). */
+function stepCount(plan: unknown): number {
+  const steps = Array.isArray(plan) ? plan : ownData(plan, "steps");
+  return Array.isArray(steps) ? steps.length : 0;
+}
+
+/** After the plan was submitted: the run id printed (`--detach`), or the run followed to its report. */
+async function followRun(
+  io: CommandIo,
+  remote: RemoteRun,
+  postgres: typeof import("../postgres/index.js"),
+  connection: { connectionString?: string },
+  runId: string,
+  trace: RunTrace | undefined,
+  steps: number,
+): Promise<RunReport | undefined> {
+  const aborted = (): boolean => io.signal?.aborted === true;
+  const onAbort = (): void => void postgres.cancelRun(runId, connection).catch(() => undefined);
+  try {
     // A signal while the plan was being submitted: the run is cancelled, and reported aborted.
     const signalled = aborted();
     if (signalled) await postgres.cancelRun(runId, connection);
     if (remote.detach && !signalled) {
+      trace?.endDetached(steps);
       io.stdout(`${runId}\n`);
       return undefined;
     }
@@ -161,18 +202,22 @@ export async function runOnDatabase(io: CommandIo, remote: RemoteRun): Promise<R
       `plan-refs: run ${printable(runId)} ${signalled ? "submitted as the signal came: cancelled" : "submitted; waiting for workers"}\n`,
     );
     const follow = eventsFrom(remote.onEvent, remote.options.retry?.attempts ?? 1);
-    const onAbort = (): void => void postgres.cancelRun(runId, connection).catch(() => undefined);
     io.signal?.addEventListener("abort", onAbort, { once: true });
-    try {
-      const report = await postgres.waitForRun(runId, { ...connection, onProgress: follow });
-      follow(report as unknown as import("../postgres/index.js").RunSnapshot);
-      return report;
-    } finally {
-      io.signal?.removeEventListener("abort", onAbort);
-    }
+    const report = await postgres.waitForRun(runId, { ...connection, onProgress: follow });
+    follow(report as unknown as import("../postgres/index.js").RunSnapshot);
+    trace?.end(report.status, steps);
+    return report;
   } catch (error) {
-    throw await asCliError(error);
+    trace?.end("not-followed", steps, spanMessage(error));
+    throw error;
+  } finally {
+    io.signal?.removeEventListener("abort", onAbort);
   }
+}
+
+/** What the run span says of an error that ended it (a connection string's password never). */
+function spanMessage(error: unknown): string | undefined {
+  return error instanceof Error ? redactConnectionString(error.message) : undefined;
 }
 
 /** Turn successive snapshots into the events `runPlan` would have sent (each once); `attempts`: the retry policy's tries. */

@@ -274,6 +274,35 @@ export class RunTrace {
     return this;
   }
 
+  /**
+   * Run `body` with the run span as the active context: what it starts, or submits with the active
+   * context (a plan submitted to PostgreSQL stores it), is under the run span.
+   */
+  active<R>(body: () => R): R {
+    let ran = false;
+    try {
+      return this.#api.context.with(this.#context, () => {
+        ran = true;
+        return body();
+      });
+    } catch (error) {
+      if (ran) throw error; // the body's own error
+      return body(); // a context manager that fails: the body runs outside the run span
+    }
+  }
+
+  /** End the run span of a run that goes on elsewhere (submitted, not waited for): its status `running`, not an error. */
+  endDetached(steps: number): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    const span = this.#span;
+    guarded(() => {
+      span.setAttribute("plan_refs.run.status", "running");
+      span.setAttribute("plan_refs.run.step_count", steps);
+    });
+    guarded(() => span.end());
+  }
+
   /** End the run span with the run's status and step count; any status but `ok` is an error (`error.type` = the status, or the code of what runPlan threw). */
   end(status: string, steps: number, message?: string): void {
     if (this.#ended || --this.#holders > 0) return;

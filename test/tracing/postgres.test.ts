@@ -3,7 +3,8 @@
  * worker processes (test/fixtures/pg-traced-worker.mjs, each with an SDK exporting to a file of its
  * own), and every step's span is in the submitter's trace, a child of the span that submitted it; the
  * worker's claim and settle are child spans of the step's span. Needs `npm run build` first (the
- * workers run dist/). The last test runs the command line's worker (`plan-refs worker --trace-file`).
+ * workers run dist/). The last tests run the command line's worker (`plan-refs worker --trace-file`), and
+ * its submitter (`plan-refs run --database --trace-file`), each a process of its own.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
@@ -252,6 +253,78 @@ test(
         ["plan_refs.claim", "CLIENT"],
         ["plan_refs.settle", "CLIENT"],
       ]);
+    }
+  },
+);
+
+test(
+  "plan-refs run --database --trace-file: the submitter's run span in its file, the CLI worker's step spans its children in theirs",
+  { timeout: 120_000 },
+  async () => {
+    const tools = join(folder, "cli-tools-2.mjs");
+    writeFileSync(tools, "export const echo = (args) => args;\n");
+    const workerFile = join(folder, "cli-worker-2.jsonl");
+    const runFile = join(folder, "cli-run.jsonl");
+    const planFile = join(folder, "cli-plan.json");
+    writeFileSync(
+      planFile,
+      JSON.stringify({
+        steps: [
+          { id: 1, tool: "echo", args: { n: 1 } },
+          { id: 2, tool: "echo", args: { prev: "$1.n" } },
+        ],
+      }),
+    );
+    const worker = spawn(
+      process.execPath,
+      [join(root, "dist/cli/main.js"), "worker", "--tools", tools, "--database", db.url, "--trace-file", workerFile],
+      { stdio: ["ignore", "ignore", "pipe"] },
+    );
+    workers.push(worker);
+    let log = "";
+    await new Promise<void>((resolve, reject) => {
+      worker.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+        log += chunk;
+        if (log.includes("taking steps")) resolve();
+      });
+      worker.once("exit", (code) => reject(new Error(`the worker exited (${code}) before it took steps: ${log}`)));
+    });
+    const run = spawn(process.execPath, [join(root, "dist/cli/main.js"), "run", planFile, "--database", db.url, "--trace-file", runFile], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let runErr = "";
+    run.stderr.setEncoding("utf8").on("data", (chunk: string) => (runErr += chunk));
+    const [runCode] = (await once(run, "exit")) as [number | null];
+    expect(runCode, runErr).toBe(0);
+    worker.kill("SIGTERM");
+    expect(((await once(worker, "exit")) as [number | null])[0]).toBe(0);
+    const read = (file: string) =>
+      readFileSync(file, "utf8")
+        .trimEnd()
+        .split("\n")
+        .map(
+          (line) =>
+            JSON.parse(line) as {
+              name: string;
+              traceId: string;
+              spanId: string;
+              parentSpanId?: string;
+              attributes: Record<string, unknown>;
+            },
+        );
+    const [runSpan, ...others] = read(runFile);
+    expect(others).toEqual([]);
+    expect(runSpan).toMatchObject({
+      name: "invoke_workflow",
+      attributes: { "plan_refs.run.status": "ok", "plan_refs.run.step_count": 2, "gen_ai.operation.name": "invoke_workflow" },
+    });
+    const steps = read(workerFile).filter((span) => span.name === "execute_tool echo");
+    expect(steps).toHaveLength(2);
+    for (const step of steps) {
+      expect(step).toMatchObject({ traceId: runSpan!.traceId, parentSpanId: runSpan!.spanId });
+      expect(step.attributes["gen_ai.tool.call.id"]).toBe(
+        `${String(runSpan!.attributes["plan_refs.run.id"])}:${String(step.attributes["plan_refs.step.id"])}`,
+      );
     }
   },
 );
