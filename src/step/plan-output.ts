@@ -50,7 +50,8 @@ function outputDetail(error: unknown, errors: ReadonlyMap<number, StepError>, sk
   const missing = isInstance(error, KeyError) ? (error as KeyError) : undefined;
   if (missing !== undefined && missing.code === "missing-step" && missing.step !== null) {
     const failed = errors.get(missing.step);
-    const at = missing.arg === undefined ? "" : ` (at ${missing.arg})`;
+    // resolveRefs names the argument of every KeyError it throws (`arg`, a JSON Pointer into the output).
+    const at = ` (at ${missing.arg})`;
     if (failed !== undefined) return `it refers to step ${missing.step}${at}, which failed (${failed.code})`;
     if (skipped.includes(missing.step)) return `it refers to step ${missing.step}${at}, which was skipped`;
   }

@@ -58,7 +58,8 @@ export class StepError extends RefError {
     super(
       code,
       stepId === OUTPUT_STEP_ID ? `the plan's output: ${detail}` : `step ${stepId} (${tool}): ${detail}`,
-      cause === undefined ? {} : { cause },
+      // RefError keeps no cause when it is undefined.
+      { cause },
     );
     this.stepId = stepId;
     this.tool = tool;

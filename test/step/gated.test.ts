@@ -4,6 +4,7 @@
  * `requireApproval`), and the mark itself (kept off the function, so a tools object cannot forge it).
  */
 import { describe, expect, test } from "vitest";
+import { RefError } from "../../src/shared/errors.js";
 import { approvalRuleOf, asksApproval, denialOf, denyCall, requireApproval } from "../../src/step/gated.js";
 
 const plain = (): string => "sent";
@@ -56,10 +57,49 @@ describe("requireApproval and approvalRuleOf", () => {
     expect(Object.getOwnPropertyNames(marked).sort()).toEqual(Object.getOwnPropertyNames(() => undefined).sort());
   });
 
-  test("false leaves the function unmarked; what is no function or no rule is refused with invalid-options", () => {
+  // Each function is marked inside its test: what a rule answers is decided when requireApproval runs.
+  test.each([
+    ["no rule: every call asks", undefined, { amount: 1 }, true],
+    ["true: every call asks", true, { amount: 1 }, true],
+    ["a rule: it answers for each call (held)", (args: Record<string, unknown>) => Number(args["amount"]) > 100, { amount: 500 }, true],
+    ["a rule: it answers for each call (runs)", (args: Record<string, unknown>) => Number(args["amount"]) > 100, { amount: 5 }, false],
+  ] as const)("requireApproval(fn, %s)", (_name, rule, args, holds) => {
+    const fn = (): string => "paid";
+    const same = rule === undefined ? requireApproval(fn) : requireApproval(fn, rule);
+    expect(same).toBe(fn);
+    expect(approvalRuleOf(fn)?.(args, { id: 1, tool: "pay" })).toBe(holds);
+    expect(asksApproval(undefined, "pay", fn)).toBe(true);
+  });
+
+  test("false leaves the function unmarked", () => {
     const fn = (): number => 1;
-    expect(approvalRuleOf(requireApproval(fn, false))).toBeUndefined();
-    expect(() => requireApproval("pay" as never)).toThrow(expect.objectContaining({ code: "invalid-options" }));
-    expect(() => requireApproval(fn, "yes" as never)).toThrow(expect.objectContaining({ code: "invalid-options" }));
+    expect(requireApproval(fn, false)).toBe(fn);
+    expect(approvalRuleOf(fn)).toBeUndefined();
+    expect(asksApproval(undefined, "pay", fn)).toBe(false);
+  });
+
+  test.each([
+    ["a string", "pay", true, "requireApproval takes a tool function"],
+    ["an object", { call: (): number => 1 }, true, "requireApproval takes a tool function"],
+    ["undefined", undefined, true, "requireApproval takes a tool function"],
+    ["a string rule", (): number => 1, "yes", "requireApproval's rule must be a boolean or a function of the step's resolved arguments"],
+    ["a number rule", (): number => 1, 1, "requireApproval's rule must be a boolean or a function of the step's resolved arguments"],
+    ["a null rule", (): number => 1, null, "requireApproval's rule must be a boolean or a function of the step's resolved arguments"],
+    [
+      "an object rule",
+      (): number => 1,
+      { holds: true },
+      "requireApproval's rule must be a boolean or a function of the step's resolved arguments",
+    ],
+  ] as const)("what is no function or no rule is refused with invalid-options: %s", (_name, fn, rule, message) => {
+    let thrown: unknown;
+    try {
+      requireApproval(fn as never, rule as never);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(RefError);
+    expect(thrown).toMatchObject({ code: "invalid-options", message });
+    if (typeof fn === "function") expect(approvalRuleOf(fn)).toBeUndefined();
   });
 });

@@ -96,6 +96,77 @@ describe("inputMismatch", () => {
   });
 });
 
+describe("inputMismatch, each kind of schema and mistake", () => {
+  const numbers = Object.fromEntries(["a", "b", "c", "d", "e"].map((name) => [name, { type: "number" }]));
+  const PREFIX = "its arguments do not match the input schema: ";
+  test.each([
+    [
+      "false: no arguments fit",
+      false,
+      { a: 1 },
+      '/ is not allowed by the schema (got {"a":1})',
+      "/ is not allowed by the schema (got an object with 1 key)",
+    ],
+    ["true: any arguments fit", true, { a: 1 }, undefined, undefined],
+    [
+      "several names missing, all in one issue",
+      { type: "object", required: ["a", "b", "c"] },
+      {},
+      '/ needs "a", "b", "c"',
+      '/ needs "a", "b", "c"',
+    ],
+    [
+      "a mistake of the arguments as a whole is at /",
+      { type: "object", minProperties: 2 },
+      { a: 1 },
+      '/ must NOT have fewer than 2 properties (got {"a":1})',
+      "/ must NOT have fewer than 2 properties (got an object with 1 key)",
+    ],
+    [
+      "past three mistakes, the first three and how many more",
+      { type: "object", properties: numbers },
+      { a: "1", b: "2", c: "3", d: "4", e: "5" },
+      '/a must be a number (got "1"); /b must be a number (got "2"); /c must be a number (got "3") (and 2 more)',
+      "/a must be a number (got a string of 1 character); /b must be a number (got a string of 1 character); /c must be a number (got a string of 1 character) (and 2 more)",
+    ],
+    [
+      "exactly three mistakes: no more to count",
+      { type: "object", properties: numbers },
+      { a: "1", b: "2", c: "3" },
+      '/a must be a number (got "1"); /b must be a number (got "2"); /c must be a number (got "3")',
+      "/a must be a number (got a string of 1 character); /b must be a number (got a string of 1 character); /c must be a number (got a string of 1 character)",
+    ],
+  ] as const)("%s", (_name, input, args, detail, detailWithoutValues) => {
+    expect(inputMismatch({ tool: { input } }, "tool", args)).toEqual(
+      detail === undefined ? undefined : { detail: PREFIX + detail, detailWithoutValues: PREFIX + detailWithoutValues },
+    );
+  });
+
+  test.each([
+    ["a string", "an object"],
+    ["a number", 5],
+    ["null", null],
+    ["an array", [{ type: "object" }]],
+  ] as const)("an input that is no schema (%s) checks nothing: the linter reports it", (_name, input) => {
+    expect(inputMismatch({ tool: { input } }, "tool", { a: 1 })).toBeUndefined();
+  });
+
+  test.each([
+    ["an Error: its message", new Error("no keys"), "its arguments could not be read: no keys"],
+    ["anything else: no text of it", "secret", "its arguments could not be read: unknown error"],
+  ])("arguments that cannot be read (a Proxy that throws) are a mismatch, never a throw: %s", (_name, thrown, detail) => {
+    const args = new Proxy(
+      {},
+      {
+        ownKeys() {
+          throw thrown;
+        },
+      },
+    );
+    expect(inputMismatch({ tool: { input: { type: "object" } } }, "tool", args)).toEqual({ detail, detailWithoutValues: detail });
+  });
+});
+
 describe("the input check both executors decide with", () => {
   test.each([
     ["the run asked", true, false, true],
