@@ -30,11 +30,20 @@ export function outputMismatch(schema: JsonSchema, value: unknown): string | und
 function validatorOf(schema: object): ValidateFunction | Error {
   let validate = compiled.get(schema);
   if (validate === undefined) {
+    ajv ??= new Ajv({ strict: false, allErrors: true, validateFormats: false });
     try {
-      ajv ??= new Ajv({ strict: false, allErrors: true, validateFormats: false });
       validate = ajv.compile(schema as Record<string, unknown>);
     } catch (error) {
       validate = error instanceof Error ? error : new Error(String(error));
+    } finally {
+      // Ajv keeps every schema it compiled and refuses a second one with the same `$id` (a catalog
+      // parsed again for each request): forget it, as the input schemas' compile does; the validator
+      // keeps what it needs.
+      try {
+        ajv.removeSchema(schema);
+      } catch {
+        // Nothing was added.
+      }
     }
     compiled.set(schema, validate);
   }

@@ -114,6 +114,17 @@ describe("outputMismatch", () => {
   });
 });
 
+describe("a schema with an $id, parsed again for each run (a catalog read per request)", () => {
+  test("each copy is compiled and checks results: Ajv does not refuse the second as an $id it has seen", () => {
+    const text = JSON.stringify({ $id: "https://example.com/weather-output", type: "object", required: ["sky"] });
+    for (let copy = 0; copy < 3; copy++) {
+      const schema = JSON.parse(text) as JsonSchema;
+      expect(outputMismatch(schema, { sky: "sunny" })).toBeUndefined();
+      expect(outputMismatch(schema, {})).toBe("result does not match the output schema: (result) must have required property 'sky'");
+    }
+  });
+});
+
 describe("prepareOutputSchema", () => {
   test("compiles the schema at once, so checking a result later does not read it again", () => {
     const { schema, reads } = watched({ type: "array", items: { type: "string" } });
