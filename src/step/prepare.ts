@@ -98,7 +98,7 @@ export function preparePlan(
   const scanStep: StepScanner = (i, args, options) => {
     const scan = ownDataOnly[i] === 1 ? scanSnapshot(args, options) : scanArgs(args, options);
     scanned[i] = 1;
-    if (dependencies[i] !== undefined) return scan; // unreadable: the step fails when it is added
+    // An unreadable step's args are `{}`: no dependencies, as it already has, and it stays THROUGH_RESOLVE_REFS.
     dependencies[i] = dependenciesOf(scan);
     if (placeholders[i] === 0) placeholders[i] = inPlaceCount(scan, language);
     return scan;
@@ -163,7 +163,6 @@ export function dependenciesOf(scan: ArgScan): readonly number[] {
   const refs = scan.refs;
   if (refs.length === 0) return NONE;
   const first = referencedStepIds(refs[0]!.ast);
-  if (refs.length === 1) return first;
   let ids: number[] | undefined;
   let seen: Set<number> | undefined;
   for (let r = 1; r < refs.length; r++) {

@@ -75,11 +75,13 @@ export function backoffMs(policy: ResolvedRetryPolicy, failed: number): number {
   return grown <= policy.maxDelayMs ? grown : policy.maxDelayMs;
 }
 
-/** An own data property of what a tool threw (never a getter; a hostile value says nothing). */
+/**
+ * An own data property of what a tool threw (never a getter; a hostile value says nothing). A primitive
+ * (`Object` wraps it; `undefined` and `null` become `{}`) has neither key asked for.
+ */
 function ownOf(cause: unknown, key: string): unknown {
-  if ((typeof cause !== "object" && typeof cause !== "function") || cause === null) return MISSING;
   try {
-    return readOwnData(cause, key);
+    return readOwnData(Object(cause) as object, key);
   } catch {
     return MISSING;
   }

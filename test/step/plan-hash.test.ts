@@ -209,3 +209,92 @@ describe("report.planHash", () => {
     expect(streamed.planHash).toBe((await runPlan({ steps }, tools)).planHash);
   });
 });
+
+describe("the two writers agree, also where the generated values seldom go", () => {
+  class Point {
+    x = 1;
+  }
+  const text = (args: unknown): string => {
+    const slow = stepText({ id: 1, tool: "t", args }, false);
+    expect(stepText({ id: 1, tool: "t", args }, true)).toBe(slow);
+    return slow;
+  };
+  const many = (n: number): Record<string, number> =>
+    Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${String(n - i).padStart(2, "0")}`, i]));
+  const nested = (depth: number): unknown => {
+    let deep: unknown = "$1";
+    for (let i = 0; i < depth; i++) deep = [deep];
+    return deep;
+  };
+  test.each([
+    ["no JSON value in an object: dropped", { u: undefined, f: () => 1, s: Symbol("s"), k: 1 }, '{"k":1}'],
+    ["no JSON value in an array: null", { list: [undefined, () => 1, Symbol("s"), 2] }, '{"list":[null,null,null,2]}'],
+    [
+      "a Date, a Map, a class instance with own data: {}",
+      { d: new Date(0), m: new Map([[1, 2]]), p: new Point() },
+      '{"d":{},"m":{},"p":{}}',
+    ],
+    ["a string of a quote only", { q: '"' }, '{"q":"\\""}'],
+    ["a string of quotes only", { q: '""' }, '{"q":"\\"\\""}'],
+    ["a string of a control character only", { q: "\n" }, '{"q":"\\n"}'],
+    ["a string of a backslash only", { q: "\\" }, '{"q":"\\\\"}'],
+    ["printable ASCII at both ends", { q: " ~" }, '{"q":" ~"}'],
+    ["a key named undefined", { undefined: 1, a: 2 }, '{"a":2,"undefined":1}'],
+    ["17 keys in reverse order", many(17), JSON.stringify(Object.fromEntries(Object.entries(many(17)).reverse()))],
+    ["16 keys in reverse order", many(16), JSON.stringify(Object.fromEntries(Object.entries(many(16)).reverse()))],
+    ["a hole in an array", { list: [1, , 3] }, '{"list":[1,null,3]}'],
+  ])("%s", (_name, args, expected) => {
+    expect(text(args)).toBe(`{"args":${expected},"id":1,"tool":"t"}`);
+  });
+
+  test("arguments nested deeper than the call stack goes: the direct writer hands them to canonicalJson's explicit stack", () => {
+    const args = { deep: nested(100_000) };
+    expect(text(args)).toHaveLength('{"args":{"deep":"$1"},"id":1,"tool":"t"}'.length + 200_000);
+  });
+
+  test("canonicalJson of what JSON has no value for at the top is null", () => {
+    expect([canonicalJson(undefined), canonicalJson(() => 1), canonicalJson(Symbol("s"))]).toEqual(["null", "null", "null"]);
+    expect(canonicalJson([1, , 3])).toBe("[1,null,3]");
+  });
+
+  test("canonicalJson writes a class instance as {}, never its own data", () => {
+    expect(canonicalJson({ p: new Point(), list: [new Point()] })).toBe('{"list":[{}],"p":{}}');
+  });
+
+  test("by default (not said to be data only) a step's getter is never run: stepText and PlanText.add write [getter]", async () => {
+    let ran = 0;
+    const args = Object.defineProperty({ q: "x" }, "g", { get: () => ++ran, enumerable: true });
+    const step = { id: 1, tool: "t", args };
+    const expected = '{"args":{"g":"[getter]","q":"x"},"id":1,"tool":"t"}';
+    expect(stepText(step)).toBe(expected);
+    const plan = new PlanText(undefined, 1);
+    plan.add(step);
+    expect(await plan.hash()).toBe(await sha256Hex(`{"options":{},"steps":[${expected}]}`));
+    expect(ran).toBe(0);
+  });
+
+  test("a plan without options is hashed with options {}: planText and PlanText", async () => {
+    expect(planText(undefined, [])).toBe('{"options":{},"steps":[]}');
+    expect(planText({ b: 1, a: 2 }, ["1", "2"])).toBe('{"options":{"a":2,"b":1},"steps":[1,2]}');
+    expect(await new PlanText(undefined).hash()).toBe(await sha256Hex('{"options":{},"steps":[]}'));
+    const two = new PlanText({ strict: true }, 2);
+    two.add({ id: 0, tool: "a", args: {} }, true);
+    two.add({ id: 1, tool: "b", args: { q: "$0" } }, true);
+    expect(await two.hash()).toBe(
+      await sha256Hex('{"options":{"strict":true},"steps":[{"args":{},"id":0,"tool":"a"},{"args":{"q":"$0"},"id":1,"tool":"b"}]}'),
+    );
+  });
+
+  test("what a Proxy's trap throws in the direct writer is thrown, not written the other way", () => {
+    const hostile = new Proxy(
+      { a: 1 },
+      {
+        get: () => {
+          throw new Error("no values for you");
+        },
+      },
+    );
+    expect(() => stepText({ id: 1, tool: "t", args: { hostile } }, true)).toThrow("no values for you");
+    expect(stepText({ id: 1, tool: "t", args: { hostile } }, false)).toBe('{"args":{"hostile":{"a":1}},"id":1,"tool":"t"}');
+  });
+});

@@ -11,7 +11,7 @@ import { classifyString } from "../../src/grammar/classify.js";
 import { readPlan } from "../../src/plan/plan.js";
 import { callContext } from "../../src/resolve/evaluate.js";
 import { resolveRefs } from "../../src/resolve/resolve-refs.js";
-import { preparePlan, prepareStep, resolveSnapshot, THROUGH_RESOLVE_REFS } from "../../src/step/prepare.js";
+import { preparePlan, prepareStep, resolveSnapshot, RunLanguage, THROUGH_RESOLVE_REFS } from "../../src/step/prepare.js";
 import { ArgsSnapshotter } from "../../src/step/snapshot.js";
 import { RefError } from "../../src/shared/errors.js";
 import { normalizeOptions, type NormalizedOptions, type ResolveOptions } from "../../src/shared/options.js";
@@ -195,5 +195,184 @@ describe("the dependencies come from the linter's scan of the snapshot", () => {
     expect(prepared.unreadable.get(0)!.code).toBe("access");
     expect(prepared.dependencies[0]).toEqual([]);
     expect(read.steps[0]!.args).toEqual({});
+  });
+});
+
+/** A Proxy whose key listing throws: `readPlan` accepts it as a plain object, its snapshot cannot be taken. */
+function unlistable(): Record<string, unknown> {
+  return new Proxy(
+    {},
+    {
+      ownKeys: () => {
+        throw new Error("no keys for you");
+      },
+    },
+  );
+}
+
+describe("arguments and output that cannot be read", () => {
+  test("prepareStep: no dependencies, the RefError (code access, naming the step), resolved through resolveRefs, and `{}` as the step's args", () => {
+    const step = { id: 7, tool: "t", args: unlistable(), index: 0, pointer: "/steps/0" };
+    const prepared = prepareStep(step, normalizeOptions(undefined), new ArgsSnapshotter());
+    expect(prepared.dependencies).toEqual([]);
+    expect(prepared.placeholders).toBe(THROUGH_RESOLVE_REFS);
+    expect(prepared.unreadable).toBeInstanceOf(RefError);
+    expect([prepared.unreadable?.code, prepared.unreadable?.message]).toEqual([
+      "access",
+      "could not read the arguments of step 7: no keys for you",
+    ]);
+    expect(step.args).toEqual({});
+    // The same snapshotter takes the next step as usual.
+    const next = { id: 8, tool: "t", args: { q: "$7.x" }, index: 1, pointer: "/steps/1" };
+    expect(prepareStep(next, normalizeOptions(undefined), new ArgsSnapshotter())).toEqual({ dependencies: [7], placeholders: 1 });
+  });
+
+  test("preparePlan: the output's RefError (code access) is the prepared output, and the plan's output becomes `{}`", () => {
+    const plan = { steps: [{ id: 1, tool: "t", args: { q: "x" } }], output: unlistable() };
+    const read = readPlan(plan);
+    expect(read.problems).toEqual([]);
+    const prepared = preparePlan(plan, read, normalizeOptions(undefined), undefined);
+    expect(prepared.output).toBeInstanceOf(RefError);
+    const error = prepared.output as RefError;
+    expect([error.code, error.message]).toEqual(["access", "could not read the plan's output: no keys for you"]);
+    expect(read.plan.output).toEqual({});
+    expect(prepared.dependencies).toEqual([[]]);
+  });
+
+  test("preparePlan: a readable output is replaced by its copy, which is the prepared output; no output, no `output` key", () => {
+    const output = { answer: "$1.city", list: ["$1"] };
+    const plan = { steps: [{ id: 1, tool: "t", args: {} }], output };
+    const read = readPlan(plan);
+    const prepared = preparePlan(plan, read, normalizeOptions(undefined), undefined);
+    expect(prepared.output).toEqual(output);
+    expect(prepared.output).not.toBe(output);
+    expect(read.plan.output).toBe(prepared.output);
+
+    const bare = { steps: [{ id: 1, tool: "t", args: {} }] };
+    const none = preparePlan(bare, readPlan(bare), normalizeOptions(undefined), undefined);
+    expect(Object.keys(none).sort()).toEqual(["dependencies", "diagnostics", "ownDataOnly", "placeholders", "unreadable"]);
+  });
+});
+
+describe("preparePlan's per-step facts", () => {
+  test("ownDataOnly: 1 for a step whose snapshot holds own data only, 0 for a getter anywhere in it, or unreadable arguments", () => {
+    const getter = (): Record<string, unknown> => Object.defineProperty({}, "g", { get: () => "$0", enumerable: true });
+    const plan = {
+      steps: [
+        { id: 0, tool: "t", args: { q: "text" } },
+        { id: 1, tool: "t", args: getter() },
+        { id: 2, tool: "t", args: { nested: getter() } },
+        { id: 3, tool: "t", args: { list: [{ x: "$0" }] } },
+        { id: 4, tool: "t", args: unlistable() },
+      ],
+    };
+    const prepared = preparePlan(plan, readPlan(plan), normalizeOptions(undefined), undefined);
+    expect([...prepared.ownDataOnly]).toEqual([1, 0, 0, 1, 0]);
+    expect([...prepared.placeholders]).toEqual([0, THROUGH_RESOLVE_REFS, 0, 0, THROUGH_RESOLVE_REFS]);
+    expect([...prepared.unreadable.keys()]).toEqual([4]);
+  });
+
+  test("when the linter stops before scanning the steps (it cannot read its options), every step is still scanned", () => {
+    class Hostile extends Map<number, { tool: string; plan: number }> {
+      override get(): never {
+        throw new Error("no earlier steps for you");
+      }
+    }
+    const earlierSteps = { kept: new Hostile(), forgotten: new Map<number, string>(), nextStepId: 0 };
+    const plan = {
+      steps: [
+        { id: 0, tool: "t", args: {} },
+        { id: 1, tool: "t", args: { q: "$0.city" } },
+        { id: 2, tool: "t", args: { a: "$1", b: "$0", c: "$1" } },
+      ],
+    };
+    const prepared = preparePlan(plan, readPlan(plan), normalizeOptions(undefined), undefined, earlierSteps);
+    expect(prepared.diagnostics.map((d) => d.code)).toHaveLength(1);
+    expect(prepared.diagnostics[0]!.message).toContain("no earlier steps for you");
+    expect(prepared.dependencies).toEqual([[], [0], [1, 0]]);
+    expect([...prepared.placeholders]).toEqual([0, 1, 3]);
+  });
+});
+
+describe("dependencies: each step id once, in order of first appearance", () => {
+  const many = (n: number): Record<string, unknown> => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, `$${i}`]));
+  test.each([
+    ["one placeholder", { q: "$3.city" }, [3]],
+    ["the same step twice", { a: "$2", b: "$2.x" }, [2]],
+    ["a step again after another", { a: "$0", b: "$1", c: "$1", d: "$0" }, [0, 1]],
+    ["a third step after a repeat", { a: "$5", b: "$5", c: "$4", d: "$4", e: "$6" }, [5, 4, 6]],
+    [
+      "17 steps, then each again",
+      { ...many(17), ...Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`again${i}`, `$${i}`])) },
+      [...Array(17).keys()],
+    ],
+    ["30 steps, then the first and last again", { ...many(30), x: "$0", y: "$29", z: "$15" }, [...Array(30).keys()]],
+  ])("%s", (_name, args, expected) => {
+    const step = { id: 1_000, tool: "t", args, index: 0, pointer: "/steps/0" };
+    const { dependencies } = prepareStep(step, normalizeOptions({ maxPlaceholders: 100 }), new ArgsSnapshotter());
+    expect(dependencies).toEqual(expected);
+  });
+});
+
+describe("in place or through resolveRefs", () => {
+  test.each([
+    [{ q: "$0", r: "$1" }, 2, 2],
+    [{ q: "$0", r: "$1" }, 1, THROUGH_RESOLVE_REFS],
+    [{ q: "$0", r: "$1", s: "$2" }, 3, 3],
+    [{ q: "$0", r: "$1", s: "$2" }, 2, THROUGH_RESOLVE_REFS],
+  ])("%j with maxPlaceholders %i: %i", (args, maxPlaceholders, placeholders) => {
+    const step = { id: 9, tool: "t", args, index: 0, pointer: "/steps/0" };
+    expect(prepareStep(step, normalizeOptions({ maxPlaceholders }), new ArgsSnapshotter()).placeholders).toBe(placeholders);
+  });
+
+  test("resolveSnapshot resolves the first `placeholders` placeholders in key order and stops there", () => {
+    const options = normalizeOptions(undefined);
+    const results = new Map<number, unknown>([
+      [0, "zero"],
+      [1, "one"],
+    ]);
+    const copy = { a: "$0", n: 1, b: "$1", c: "$0" };
+    expect(resolveSnapshot(copy, 2, results, options, callContext(options))).toEqual({ a: "zero", n: 1, b: "one", c: "$0" });
+    const first = { a: "$0", b: "$1" };
+    expect(resolveSnapshot(first, 1, results, options, callContext(options))).toEqual({ a: "zero", b: "$1" });
+  });
+
+  test("resolveSnapshot with a count past the placeholders there are: each resolved once, and the walk ends at the last key", () => {
+    const options = normalizeOptions(undefined);
+    // A result that reads as a placeholder is a value, never resolved again (here under the key `undefined`).
+    const results = new Map<number, unknown>([
+      [0, "$1"],
+      [1, "one"],
+    ]);
+    const copy: Record<string, unknown> = { undefined: "$0" };
+    expect(resolveSnapshot(copy, 3, results, options, callContext(options))).toEqual({ undefined: "$1" });
+  });
+
+  test("RunLanguage.resolve: in place it returns the snapshot itself, resolved; through resolveRefs a new object", () => {
+    const language = new RunLanguage();
+    language.layer(undefined, {});
+    const results = new Map<number, unknown>([[0, { city: "Paris" }]]);
+    const inPlace = { id: 1, tool: "t", args: { q: "$0.city" }, index: 0, pointer: "/steps/0" };
+    const prepared = language.prepareStreamed(inPlace);
+    expect(prepared.placeholders).toBe(1);
+    const snapshot = inPlace.args;
+    const resolved = language.resolve(snapshot, prepared.placeholders, results);
+    expect(resolved).toBe(snapshot);
+    expect(resolved).toEqual({ q: "Paris" });
+
+    const through = {
+      id: 2,
+      tool: "t",
+      args: Object.assign(Object.create(null) as Record<string, unknown>, { q: "$0.city" }),
+      index: 1,
+      pointer: "/steps/1",
+    };
+    const fallback = language.prepareStreamed(through);
+    expect(fallback.placeholders).toBe(THROUGH_RESOLVE_REFS);
+    const copy = through.args;
+    const viaResolveRefs = language.resolve(copy, fallback.placeholders, results);
+    expect(viaResolveRefs).not.toBe(copy);
+    expect(viaResolveRefs).toEqual({ q: "Paris" });
+    expect(copy).toEqual({ q: "$0.city" });
   });
 });

@@ -387,3 +387,53 @@ describe("property: every wait is finite and within maxDelayMs", () => {
     expect([1, 2, 3].map((failed) => backoffMs(overflowing, failed))).toEqual([1, 30_000, 30_000]);
   });
 });
+
+describe("what a tool's error says about its retry (retryDelayMs, jitter none: the backoff is 1,000 ms)", () => {
+  const policy = resolveRetryPolicy({ attempts: 3, jitter: "none", maxDelayMs: 30_000 });
+  const hostile = new Proxy(
+    {},
+    {
+      getOwnPropertyDescriptor: () => {
+        throw new Error("no descriptors for you");
+      },
+    },
+  );
+  const callable = Object.assign(() => undefined, { retryAfterMs: 7 });
+  test.each([
+    ["retryAfterMs 5000", { retryAfterMs: 5_000 }, 5_000],
+    ["retryAfterMs 0: no wait", { retryAfterMs: 0 }, 0],
+    ["retryAfterMs past maxDelayMs: the cap", { retryAfterMs: 60_000 }, 30_000],
+    ["retryAfterMs -1: ignored", { retryAfterMs: -1 }, 1_000],
+    ["retryAfterMs Infinity: ignored", { retryAfterMs: Infinity }, 1_000],
+    ["retryAfterMs NaN: ignored", { retryAfterMs: NaN }, 1_000],
+    ["retryAfterMs as text: ignored", { retryAfterMs: "5000" }, 1_000],
+    ["retryAfterMs as a getter: never read", Object.defineProperty({}, "retryAfterMs", { get: () => 5_000 }), 1_000],
+    ["retryAfterMs inherited: ignored", Object.create({ retryAfterMs: 5_000 }) as object, 1_000],
+    ["a function with retryAfterMs", callable, 7],
+    ["a function with retryable false", Object.assign(() => undefined, { retryable: false }), undefined],
+    ["retryable false", { retryable: false }, undefined],
+    ["retryable false wins over retryAfterMs", { retryable: false, retryAfterMs: 5 }, undefined],
+    ["retryable 0: not false", { retryable: 0 }, 1_000],
+    ["a NonRetryableError", new NonRetryableError("gone"), undefined],
+    ["no cause", undefined, 1_000],
+    ["null", null, 1_000],
+    ["a string", "retryable", 1_000],
+    ["a number", 5_000, 1_000],
+    ["a Proxy whose traps throw", hostile, 1_000],
+  ])("%s", (_name, cause, delay) => {
+    expect(retryDelayMs(policy, 1, { code: "tool-error", cause })).toBe(delay);
+  });
+
+  test("NonRetryableError: an Error named NonRetryableError, with its message and an own retryable false", () => {
+    const error = new NonRetryableError("no such city: Atlantis");
+    expect(error).toBeInstanceOf(Error);
+    expect([error.name, error.message, error.retryable]).toEqual(["NonRetryableError", "no such city: Atlantis", false]);
+    expect(String(error)).toBe("NonRetryableError: no such city: Atlantis");
+    expect(Object.getOwnPropertyDescriptor(error, "retryable")?.value).toBe(false);
+  });
+
+  test("a wait that grows to exactly maxDelayMs is maxDelayMs, one past it the cap", () => {
+    const capped = resolveRetryPolicy({ attempts: 5, initialDelayMs: 1_000, factor: 2, maxDelayMs: 4_000, jitter: "none" });
+    expect([1, 2, 3, 4].map((failed) => backoffMs(capped, failed))).toEqual([1_000, 2_000, 4_000, 4_000]);
+  });
+});
