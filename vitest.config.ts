@@ -81,6 +81,7 @@ const INTEGRATIONS = [
   "test/mcp/plan-server.test.ts",
   "test/mcp/split-command.test.ts",
   "test/tracing/run-plan.test.ts",
+  "test/tracing/kernel-trace.test.ts",
   "test/tracing/step-trace.test.ts",
   ...POSTGRES_WITHOUT_DATABASE,
   ...CHANGES_FOLDER,
