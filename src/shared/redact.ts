@@ -27,8 +27,10 @@ const WHOLE_URL_AUTHORITY = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)/i;
 /**
  * A `…password=` pair: a URL's query parameter (after `?` or `&`: its value ends at `&` or `#`), or
  * a libpq keyword (its value ends at a space, or is quoted with `'`, `\'` inside). `sslpassword` too.
+ * A quoted value runs on to the next space, `&` or `#`: in a query the quotes are the password's own
+ * characters (`?password=''%24` is the password `''$`).
  */
-const PASSWORD_PAIR = /(^|[?&;\s])([a-z_]*password)(\s*=\s*)('(?:[^'\\]|\\.)*'?|[^\s]*)/gi;
+const PASSWORD_PAIR = /(^|[?&;\s])([a-z_]*password)(\s*=\s*)('(?:[^'\\]|\\.)*'?[^\s&#]*|[^\s]*)/gi;
 
 /**
  * `text` with every password a connection string in it holds replaced by `***`: a URL's
@@ -70,8 +72,10 @@ function redactAuthority(whole: string, scheme: string, authority: string): stri
 }
 
 function redactPair(whole: string, before: string, key: string, equals: string, value: string): string {
-  if (value === "" || value === "''") return whole;
+  const inQuery = before === "?" || before === "&";
+  // Empty: nothing to hide (`''` is libpq's empty password; in a query it is two characters of one).
+  if (value === "" || (value === "''" && !inQuery)) return whole;
   // In a URL's query the value ends at `&` or `#`; what follows stays.
-  const end = before === "?" || before === "&" ? value.search(/[&#]/) : -1;
+  const end = inQuery ? value.search(/[&#]/) : -1;
   return `${before}${key}${equals}${REDACTED}${end < 0 ? "" : value.slice(end)}`;
 }

@@ -29,6 +29,10 @@ describe("redactConnectionString", () => {
     ["postgres://db/agents?sslpassword=k3y", "postgres://db/agents?sslpassword=***"],
     ["postgres://app:one@db/agents?password=two", "postgres://app:***@db/agents?password=***"],
     ["socket:/var/run/postgresql?db=agents&password=s3cret", "socket:/var/run/postgresql?db=agents&password=***"],
+    // a query value is no libpq quoted string: quotes are part of the password
+    ["postgres://db/agents?password=''%24&sslmode=require", "postgres://db/agents?password=***&sslmode=require"],
+    ["postgres://db/agents?password=''", "postgres://db/agents?password=***"],
+    ["postgres://db/agents?password='s3 cret'", "postgres://db/agents?password=***"],
     // libpq keyword/value strings
     ["host=db password=s3cret dbname=agents", "host=db password=*** dbname=agents"],
     ["password=s3cret", "password=***"],
