@@ -165,7 +165,7 @@ export async function runOnDatabase(io: CommandIo, remote: RemoteRun): Promise<R
       trace?.end("not-submitted", steps, spanMessage(error));
       throw error;
     }
-    return await followRun(io, remote, postgres, connection, submitted, trace, steps);
+    return await followRun(io, remote, { postgres, connection, runId: submitted, trace, steps });
   } catch (error) {
     throw await asCliError(error);
   }
@@ -177,16 +177,18 @@ function stepCount(plan: unknown): number {
   return Array.isArray(steps) ? steps.length : 0;
 }
 
+/** A run submitted by `runOnDatabase`: where, its id, and its run span (with how many steps the plan has) when traced. */
+interface SubmittedRun {
+  readonly postgres: typeof import("../postgres/index.js");
+  readonly connection: { connectionString?: string };
+  readonly runId: string;
+  readonly trace: RunTrace | undefined;
+  readonly steps: number;
+}
+
 /** After the plan was submitted: the run id printed (`--detach`), or the run followed to its report. */
-async function followRun(
-  io: CommandIo,
-  remote: RemoteRun,
-  postgres: typeof import("../postgres/index.js"),
-  connection: { connectionString?: string },
-  runId: string,
-  trace: RunTrace | undefined,
-  steps: number,
-): Promise<RunReport | undefined> {
+async function followRun(io: CommandIo, remote: RemoteRun, submitted: SubmittedRun): Promise<RunReport | undefined> {
+  const { postgres, connection, runId, trace, steps } = submitted;
   const aborted = (): boolean => io.signal?.aborted === true;
   const onAbort = (): void => void postgres.cancelRun(runId, connection).catch(() => undefined);
   try {
