@@ -74,7 +74,7 @@ afterEach(() => {
 });
 
 const spans = (): ReadableSpan[] => exporter.getFinishedSpans();
-const only = (name: string): ReadableSpan => {
+const spanNamed = (name: string): ReadableSpan => {
   const found = spans().filter((span) => span.name === name);
   expect(found).toHaveLength(1);
   return found[0]!;
@@ -103,7 +103,7 @@ describe("otelApi", () => {
     } finally {
       trace.disable();
     }
-    expect(only("invoke_workflow").instrumentationScope).toMatchObject({ name: "plan-refs", version });
+    expect(spanNamed("invoke_workflow").instrumentationScope).toMatchObject({ name: "plan-refs", version });
   });
 });
 
@@ -270,7 +270,7 @@ describe("withRemoteParent", () => {
 
   test("a run started inside continues the remote trace under the remote span", () => {
     withRemoteParent({ traceparent: TRACEPARENT }, () => startRunTrace({ tracer, recordContent: false }, "run-1")?.end("ok", 0));
-    const run = only("invoke_workflow");
+    const run = spanNamed("invoke_workflow");
     expect(run.spanContext().traceId).toBe(TRACE_ID);
     expect(run.parentSpanContext).toMatchObject({ spanId: SPAN_ID, isRemote: true });
   });
@@ -436,7 +436,7 @@ describe("describeTry", () => {
     const span = tracer.startSpan("try");
     describeTry(span, value, failed, recordContent);
     span.end();
-    const ended = only("try");
+    const ended = spanNamed("try");
     expect(ended.attributes).toStrictEqual(attributes);
     expect(ended.status).toStrictEqual(status);
   });
@@ -466,7 +466,7 @@ describe("startRunTrace", () => {
     const caller = tracer.startSpan("caller");
     context.with(trace.setSpan(context.active(), caller), () => runTrace(false, "run-9").end("ok", 0));
     caller.end();
-    const run = only("invoke_workflow");
+    const run = spanNamed("invoke_workflow");
     expect(run.attributes).toMatchObject({ "gen_ai.operation.name": "invoke_workflow", "plan_refs.run.id": "run-9" });
     expect(run.kind).toBe(0); // INTERNAL
     expect(run.parentSpanContext?.spanId).toBe(caller.spanContext().spanId);
@@ -521,8 +521,8 @@ describe("RunTrace", () => {
     expect(step.span).toBeUndefined();
     run.endStep(step, "again", { code: "x", detail: "x" });
     run.end("ok", 1);
-    const span = only("execute_tool geocode");
-    expect(span.parentSpanContext?.spanId).toBe(only("invoke_workflow").spanContext().spanId);
+    const span = spanNamed("execute_tool geocode");
+    expect(span.parentSpanContext?.spanId).toBe(spanNamed("invoke_workflow").spanContext().spanId);
     expect(span.attributes).toStrictEqual(stepAttributes("run-2", step));
     expect(span.status.code).toBe(SpanStatusCode.UNSET);
     expect(run.stepSpans).toEqual(new Map([[4, { traceId, spanId, traceFlags }]]));
@@ -545,9 +545,9 @@ describe("RunTrace", () => {
       run.endStep(step, undefined, undefined);
     }
     run.end("ok", 3);
-    expect(only("execute_tool reads").links.map((link) => link.context)).toEqual([nine, one]);
-    expect(only("execute_tool none").links).toEqual([]);
-    expect(only("execute_tool free").links).toEqual([]);
+    expect(spanNamed("execute_tool reads").links.map((link) => link.context)).toEqual([nine, one]);
+    expect(spanNamed("execute_tool none").links).toEqual([]);
+    expect(spanNamed("execute_tool free").links).toEqual([]);
   });
 
   test("within: a tracer that throws for the try's span runs the body once, untraced, in the caller's context", () => {
@@ -581,8 +581,8 @@ describe("RunTrace", () => {
       run.endStep(step, undefined, { code: "tool-error", detail: "failed" });
       run.end("failed", 1);
     }
-    expect(only("execute_tool record true").attributes["gen_ai.tool.call.arguments"]).toBe('{"city":"Paris"}');
-    expect(only("execute_tool record false").attributes["gen_ai.tool.call.arguments"]).toBeUndefined();
+    expect(spanNamed("execute_tool record true").attributes["gen_ai.tool.call.arguments"]).toBe('{"city":"Paris"}');
+    expect(spanNamed("execute_tool record false").attributes["gen_ai.tool.call.arguments"]).toBeUndefined();
   });
 
   test.each([
@@ -604,7 +604,7 @@ describe("RunTrace", () => {
     ],
   ])("end: %s", (_name, status, message, spanStatus, error) => {
     runTrace(false, "run-3").end(status, 4, message);
-    const run = only("invoke_workflow");
+    const run = spanNamed("invoke_workflow");
     expect(run.status).toStrictEqual(spanStatus);
     expect(run.attributes).toStrictEqual({
       "gen_ai.operation.name": "invoke_workflow",
@@ -623,7 +623,7 @@ describe("RunTrace", () => {
     run.end("failed", 3, "late");
     run.endDetached(5);
     run.event("plan_refs.step.failed", { id: 3, tool: "t" }, {});
-    const span = only("invoke_workflow");
+    const span = spanNamed("invoke_workflow");
     expect(span.status.code).toBe(SpanStatusCode.UNSET);
     expect(span.attributes["plan_refs.run.status"]).toBe("ok");
     expect(span.events.map((event) => [event.name, event.attributes])).toEqual([
@@ -641,7 +641,7 @@ describe("RunTrace", () => {
     expect(spans()).toEqual([]);
     run.end("ok", 3);
     run.end("failed", 4);
-    const span = only("invoke_workflow");
+    const span = spanNamed("invoke_workflow");
     expect(span.status).toStrictEqual({ code: SpanStatusCode.UNSET });
     expect(span.attributes).toMatchObject({ "plan_refs.run.status": "ok", "plan_refs.run.step_count": 3 });
     expect(span.attributes["error.type"]).toBeUndefined();
@@ -654,7 +654,7 @@ describe("RunTrace", () => {
     run.endDetached(7);
     run.end("failed", 8, "late");
     run.event("plan_refs.step.failed", { id: 3, tool: "t" }, {});
-    const span = only("invoke_workflow");
+    const span = spanNamed("invoke_workflow");
     expect(span.status).toStrictEqual({ code: SpanStatusCode.UNSET });
     expect(span.attributes).toStrictEqual({
       "gen_ai.operation.name": "invoke_workflow",
@@ -669,7 +669,7 @@ describe("RunTrace", () => {
   test("endDetached of a shared run span ends it at once", () => {
     const run = runTrace().share();
     run.endDetached(1);
-    expect(only("invoke_workflow").attributes["plan_refs.run.status"]).toBe("running");
+    expect(spanNamed("invoke_workflow").attributes["plan_refs.run.status"]).toBe("running");
   });
 
   test("active: the body runs with the run span active (what it starts is under the run span), its value returned", () => {
@@ -679,9 +679,9 @@ describe("RunTrace", () => {
       return trace.getActiveSpan()?.spanContext().spanId;
     });
     run.end("ok", 0);
-    const runSpan = only("invoke_workflow");
+    const runSpan = spanNamed("invoke_workflow");
     expect(value).toBe(runSpan.spanContext().spanId);
-    expect(only("submitted").parentSpanContext?.spanId).toBe(runSpan.spanContext().spanId);
+    expect(spanNamed("submitted").parentSpanContext?.spanId).toBe(runSpan.spanContext().spanId);
     expect(trace.getActiveSpan()).toBeUndefined();
   });
 
