@@ -195,7 +195,7 @@ function readApprovalOptions(tools: ToolSet, options: object, what: string): App
     read: { config, tools },
     scope: {
       ...(runtimeContext === undefined ? {} : { runtimeContext }),
-      ...(toolsContext === undefined ? {} : { toolsContext: toolsContext }),
+      ...(toolsContext === undefined ? {} : { toolsContext }),
     },
   };
 }

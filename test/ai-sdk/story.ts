@@ -83,8 +83,8 @@ export interface StoryCall {
 /** What the story's model answers in one step: a call of the plan tool, or its closing text. */
 export type StoryContent = { type: "tool-call"; toolCallId: string; toolName: string; input: string } | { type: "text"; text: string };
 
-/** The value of the last tool result in the prompt the model is given. */
-function lastToolResult(prompt: StoryCall["prompt"]): unknown {
+/** The value of the last tool result in the prompt the model is given (the V3 and V4 prompts alike). */
+export function lastToolResult(prompt: StoryCall["prompt"]): unknown {
   const message = prompt.filter((entry) => entry.role === "tool").at(-1);
   const content = message === undefined || typeof message.content === "string" ? [] : message.content;
   const part = content.filter((entry) => entry.type === "tool-result").at(-1);

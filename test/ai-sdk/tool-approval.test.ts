@@ -12,6 +12,7 @@ import { describe, expect, test } from "vitest";
 import { z } from "zod";
 import { planTool, toolsFromAiSdk, type AiSdkToolApproval, type AiSdkToolsOptions, type PlanCallResult } from "../../src/ai-sdk/index.js";
 import { runPlan } from "../../src/run/index.js";
+import { lastToolResult, usage } from "./story.js";
 
 /** An invoice lookup and a payment (`needsApproval` as given); every call recorded with the options it got. */
 function makeTools(calls: unknown[], needsApproval?: boolean) {
@@ -156,19 +157,13 @@ describe("toolApproval inside a plan", () => {
   });
 });
 
-const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
-
 describe("planTool under generateText (ai 6's test model)", () => {
   /** A model that calls run_plan with `plan` once, then answers with text; the plan tool's answers kept. */
   function modelFor(plan: unknown, answers: unknown[]) {
     return new MockLanguageModelV3({
       doGenerate: async ({ prompt }) => {
-        const result = prompt
-          .filter((entry) => entry.role === "tool")
-          .at(-1)
-          ?.content.at(-1);
-        if (result !== undefined && result.type === "tool-result")
-          answers.push(result.output.type === "json" ? result.output.value : result.output);
+        const result = lastToolResult(prompt);
+        if (result !== undefined) answers.push(result);
         const content: LanguageModelV3GenerateResult["content"] =
           result === undefined
             ? [{ type: "tool-call", toolCallId: "call-1", toolName: "run_plan", input: JSON.stringify(plan) }]

@@ -5,13 +5,13 @@
  * (or fail, where the rule denies it); the tool runs in neither. Runs only in the matrix (ai 6 has no
  * `toolApproval` and no V4 model).
  */
-import type { LanguageModelV4CallOptions, LanguageModelV4GenerateResult } from "@ai-sdk/provider";
+import type { LanguageModelV4GenerateResult } from "@ai-sdk/provider";
 import { generateText, stepCountIs, tool, type ToolApprovalConfiguration } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { describe, expect, test } from "vitest";
 import { z } from "zod";
 import { planTool, type PlanCallResult } from "../../src/ai-sdk/index.js";
-import { usage } from "../ai-sdk/story.js";
+import { lastToolResult, usage } from "../ai-sdk/story.js";
 
 function makeTools(calls: string[]) {
   return {
@@ -32,16 +32,6 @@ const payPlan = {
     { id: 2, tool: "pay", args: { amount: "$1.amount", to: "$1.to" } },
   ],
 };
-
-/** The last tool result the model was shown. */
-function lastToolResult(prompt: LanguageModelV4CallOptions["prompt"]): unknown {
-  const part = prompt
-    .filter((entry) => entry.role === "tool")
-    .at(-1)
-    ?.content.filter((entry) => entry.type === "tool-result")
-    .at(-1);
-  return part?.output.type === "json" ? part.output.value : part?.output;
-}
 
 /** A model that makes one tool call (`toolName` with `input`), then answers with text; what it was shown, kept. */
 function oneCall(toolName: string, input: unknown, seen: unknown[]) {

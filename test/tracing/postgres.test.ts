@@ -48,6 +48,35 @@ function startTracedWorker(file: string): Promise<ChildProcess> {
   });
 }
 
+/** A plan of two echo steps, the second reading the first. */
+const echoPlan = {
+  steps: [
+    { id: 1, tool: "echo", args: { n: 1 } },
+    { id: 2, tool: "echo", args: { prev: "$1.n" } },
+  ],
+};
+
+/** The command line's worker (a process: its --trace-file is its own), with an echo tool, once it takes steps; its stderr so far. */
+async function startCliWorker(toolsName: string, traceFile: string): Promise<{ child: ChildProcess; log: () => string }> {
+  const tools = join(folder, toolsName);
+  writeFileSync(tools, "export const echo = (args) => args;\n");
+  const child = spawn(
+    process.execPath,
+    [join(root, "dist/cli/main.js"), "worker", "--tools", tools, "--database", db.url, "--trace-file", traceFile],
+    { stdio: ["ignore", "ignore", "pipe"] },
+  );
+  workers.push(child);
+  let log = "";
+  await new Promise<void>((resolve, reject) => {
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      log += chunk;
+      if (log.includes("taking steps")) resolve();
+    });
+    child.once("exit", (code) => reject(new Error(`the worker exited (${code}) before it took steps: ${log}`)));
+  });
+  return { child, log: () => log };
+}
+
 interface FileSpan {
   readonly name: string;
   readonly kind: number;
@@ -199,29 +228,9 @@ test(
   "plan-refs worker --trace-file: the CLI worker's spans, one JSON line each, in the submitter's trace with their claim and settle",
   { timeout: 120_000 },
   async () => {
-    const tools = join(folder, "cli-tools.mjs");
-    writeFileSync(tools, "export const echo = (args) => args;\n");
     const file = join(folder, "cli-worker.jsonl");
-    const child = spawn(
-      process.execPath,
-      [join(root, "dist/cli/main.js"), "worker", "--tools", tools, "--database", db.url, "--trace-file", file],
-      { stdio: ["ignore", "ignore", "pipe"] },
-    );
-    workers.push(child);
-    let log = "";
-    await new Promise<void>((resolve, reject) => {
-      child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-        log += chunk;
-        if (log.includes("taking steps")) resolve();
-      });
-      child.once("exit", (code) => reject(new Error(`the worker exited (${code}) before it took steps: ${log}`)));
-    });
-    const plan = {
-      steps: [
-        { id: 1, tool: "echo", args: { n: 1 } },
-        { id: 2, tool: "echo", args: { prev: "$1.n" } },
-      ],
-    };
+    const { child, log } = await startCliWorker("cli-tools.mjs", file);
+    const plan = echoPlan;
     const submitter = tracer.startSpan("submit the plan");
     const runId = await context.with(trace.setSpan(context.active(), submitter), () => submitPlan(plan, { connectionString: db.url }));
     submitter.end();
@@ -229,7 +238,7 @@ test(
     child.kill("SIGTERM");
     const [code] = (await once(child, "exit")) as [number | null];
     expect(code).toBe(0);
-    expect(log).not.toContain("{");
+    expect(log()).not.toContain("{");
     const lines = readFileSync(file, "utf8").trimEnd().split("\n");
     const spans = lines.map(
       (line) =>
@@ -261,34 +270,11 @@ test(
   "plan-refs run --database --trace-file: the submitter's run span in its file, the CLI worker's step spans its children in theirs",
   { timeout: 120_000 },
   async () => {
-    const tools = join(folder, "cli-tools-2.mjs");
-    writeFileSync(tools, "export const echo = (args) => args;\n");
     const workerFile = join(folder, "cli-worker-2.jsonl");
     const runFile = join(folder, "cli-run.jsonl");
     const planFile = join(folder, "cli-plan.json");
-    writeFileSync(
-      planFile,
-      JSON.stringify({
-        steps: [
-          { id: 1, tool: "echo", args: { n: 1 } },
-          { id: 2, tool: "echo", args: { prev: "$1.n" } },
-        ],
-      }),
-    );
-    const worker = spawn(
-      process.execPath,
-      [join(root, "dist/cli/main.js"), "worker", "--tools", tools, "--database", db.url, "--trace-file", workerFile],
-      { stdio: ["ignore", "ignore", "pipe"] },
-    );
-    workers.push(worker);
-    let log = "";
-    await new Promise<void>((resolve, reject) => {
-      worker.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-        log += chunk;
-        if (log.includes("taking steps")) resolve();
-      });
-      worker.once("exit", (code) => reject(new Error(`the worker exited (${code}) before it took steps: ${log}`)));
-    });
+    writeFileSync(planFile, JSON.stringify(echoPlan));
+    const { child: worker } = await startCliWorker("cli-tools-2.mjs", workerFile);
     const run = spawn(process.execPath, [join(root, "dist/cli/main.js"), "run", planFile, "--database", db.url, "--trace-file", runFile], {
       stdio: ["ignore", "pipe", "pipe"],
     });
