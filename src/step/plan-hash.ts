@@ -280,14 +280,34 @@ class CanonicalBytes {
       const key = keys[k]!;
       const item = value[key];
       if (hasNoJson(item)) continue; // dropped, as JSON drops it
-      if (wrote) this.byte(COMMA);
-      this.string(key);
-      this.byte(0x3a);
+      this.#key(key, wrote);
       this.#data(item);
       wrote = true;
     }
     this.byte(0x7d);
     open.pop();
+  }
+
+  /** An object's key as JSON, its colon, and the comma before it unless it is the first: one check for room. */
+  #key(key: string, comma: boolean): void {
+    const length = key.length;
+    this.#room(length + 4);
+    const bytes = this.#bytes;
+    let at = this.#at;
+    if (comma) bytes[at++] = COMMA;
+    bytes[at++] = QUOTE;
+    for (let i = 0; i < length; i++) {
+      const code = key.charCodeAt(i);
+      if (code < 0x20 || code > 0x7e || code === QUOTE || code === BACKSLASH) {
+        if (comma) this.byte(COMMA);
+        this.text(scalarJson(key)!);
+        return this.byte(0x3a);
+      }
+      bytes[at++] = code;
+    }
+    bytes[at++] = QUOTE;
+    bytes[at++] = 0x3a;
+    this.#at = at;
   }
 }
 

@@ -16,6 +16,28 @@ function shell(source: Container): Container {
 }
 
 /**
+ * The copy of arguments with `Object.prototype` that hold neither a container nor an accessor (most
+ * steps' arguments: strings and numbers), made in one pass and without the walk's bookkeeping; `undefined`
+ * for any other, which the walk then copies from the start (a Proxy's traps may so run twice: what they
+ * answer the second time is the copy).
+ */
+function flatCopy(args: Readonly<Record<string, unknown>>): Record<string, unknown> | undefined {
+  if (Array.isArray(args) || Object.getPrototypeOf(args) !== Object.prototype) return undefined;
+  const keys = Object.keys(args);
+  const copy: Record<string, unknown> = {};
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const descriptor = Object.getOwnPropertyDescriptor(args, key);
+    if (descriptor === undefined) continue; // gone between Object.keys and here (a Proxy)
+    if (!("value" in descriptor)) return undefined;
+    const value: unknown = descriptor.value;
+    if (typeof value === "object" && value !== null && (isPlainObject(value) || isPlainArray(value))) return undefined;
+    defineOwn(copy, key, value);
+  }
+  return copy;
+}
+
+/**
  * Copies steps' arguments; one per run (it keeps no argument between calls, only its scratch space).
  *
  * The copy: every plain object and plain array (the containers the resolver and the linter walk), own
@@ -51,6 +73,11 @@ export class ArgsSnapshotter {
   readonly #stack: Container[] = [];
 
   take(args: Readonly<Record<string, unknown>>): Record<string, unknown> {
+    const flat = flatCopy(args);
+    if (flat !== undefined) {
+      this.inPlace = this.ownDataOnly = true;
+      return flat;
+    }
     const root = shell(args);
     this.inPlace = Object.getPrototypeOf(root) !== null;
     this.ownDataOnly = true;

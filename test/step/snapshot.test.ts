@@ -4,6 +4,7 @@
  * flags `take` leaves for prepare.ts: `inPlace` (the copy may be resolved in place) and `ownDataOnly`
  * (no accessor anywhere in it), each about the last copy only.
  */
+import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { ArgsSnapshotter } from "../../src/step/snapshot.js";
 
@@ -137,6 +138,67 @@ describe("the copy", () => {
     const copy = snapshots.take({ c: [1] });
     expect(copy).toEqual({ c: [1] });
     expect([snapshots.inPlace, snapshots.ownDataOnly]).toEqual([true, true]);
+  });
+});
+
+describe("the one-pass copy of arguments without containers", () => {
+  /** Every plain container in a value, depth first. */
+  const containers = (value: unknown, found: object[] = []): object[] => {
+    if (typeof value === "object" && value !== null && !found.includes(value)) {
+      found.push(value);
+      for (const item of Object.values(value)) containers(item, found);
+    }
+    return found;
+  };
+
+  test("a property: arguments of JSON values, flat or not, are copied equal, with their keys in order and no container of the arguments'", () => {
+    const snapshots = new ArgsSnapshotter();
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.oneof(fc.jsonValue(), fc.string({ unit: "grapheme" }))), (args) => {
+        const copy = snapshots.take(args);
+        expect(copy).toEqual(args);
+        expect(Object.keys(copy)).toEqual(Object.keys(args));
+        const theirs = containers(args);
+        for (const mine of containers(copy)) expect(theirs).not.toContain(mine);
+        // A null prototype (fast-check makes some) stays one, and is never resolved in place.
+        expect(Object.getPrototypeOf(copy)).toBe(Object.getPrototypeOf(args));
+        expect([snapshots.inPlace, snapshots.ownDataOnly]).toEqual([Object.getPrototypeOf(args) !== null, true]);
+      }),
+    );
+  });
+
+  test("arguments it gives up on halfway (a container after plain values) are copied by the walk from the start, as a Proxy answers the second time", () => {
+    let pass = 0;
+    const target: Args = { a: "$1", b: 2, c: { d: "$2" } };
+    const changing = new Proxy(target, {
+      ownKeys(object) {
+        pass++;
+        return Reflect.ownKeys(object);
+      },
+      getOwnPropertyDescriptor(object, key) {
+        const descriptor = Reflect.getOwnPropertyDescriptor(object, key);
+        return key === "a" && pass > 1 && descriptor !== undefined ? { ...descriptor, value: "$3" } : descriptor;
+      },
+    });
+    const copy = new ArgsSnapshotter().take(changing);
+    expect(pass).toBe(2);
+    expect(copy).toEqual({ a: "$3", b: 2, c: { d: "$2" } });
+    expect(copy["c"]).not.toBe(target["c"]);
+  });
+
+  test.each([
+    ["a getter after plain values", () => withGetter({ q: "$0", n: 1 }, "g").args, false, false],
+    ["an array after plain values", () => ({ q: "$0", list: ["$1"] }), true, true],
+    ["a class instance and a Date (kept as they are)", () => ({ q: "$0", at: new Date(0), m: new Map() }), true, true],
+    ["an own `__proto__` key", () => JSON.parse('{"q":"$0","__proto__":"x"}') as Args, true, true],
+  ])("%s: the copy equals the arguments (inPlace %s, ownDataOnly %s)", (_name, make, inPlace, ownDataOnly) => {
+    const snapshots = new ArgsSnapshotter();
+    const args = make();
+    const copy = snapshots.take(args);
+    expect(Object.getOwnPropertyNames(copy)).toEqual(Object.keys(args));
+    for (const key of Object.keys(args)) expect(Object.getOwnPropertyDescriptor(copy, key)).toMatchObject({ enumerable: true });
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect([snapshots.inPlace, snapshots.ownDataOnly]).toEqual([inPlace, ownDataOnly]);
   });
 });
 
