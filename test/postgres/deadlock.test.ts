@@ -21,7 +21,7 @@ import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import pg from "pg";
 import { afterAll, describe, expect, test } from "vitest";
-import { submitPlan } from "../../src/postgres/index.js";
+import { startWorker, submitPlan } from "../../src/postgres/index.js";
 import { MAX_CONFLICT_TRIES, readConnection, retryingConflicts } from "../../src/postgres/db.js";
 import { PostgresError } from "../../src/postgres/errors.js";
 import { byTaskOrder, toolTask } from "../../src/postgres/queue.js";
@@ -207,6 +207,22 @@ describe("each statement that queues several steps", { timeout: 60_000 }, () => 
       queue: async (tools: readonly string[]) => {
         await withoutTasks(tools);
         await requeueOrphans(shared.client as never, connection());
+      },
+    },
+    {
+      name: "a worker starting (its tools, registered by graphile-worker at its first fetch)",
+      queue: async (tools: readonly string[]) => {
+        const worker = await startWorker({
+          connectionString: shared.db.url,
+          tools: Object.fromEntries(tools.map((tool) => [tool, () => 1])),
+        });
+        try {
+          // Registered once the worker asks for its first job: the rows appearing are the event.
+          for (let polls = 0; (await tasksCreated(tools)).length < tools.length; polls++)
+            if (polls > 200_000) throw new Error("the worker registered no task");
+        } finally {
+          await worker.stop();
+        }
       },
     },
   ])("$name creates new tasks in byte order of their names", async ({ queue }) => {
