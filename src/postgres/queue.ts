@@ -70,10 +70,10 @@ export function addStepJob(
  * tool's task row (and its serial queue's row) the first time any transaction queues a job of it, and
  * a second transaction inserting the same new row waits for the first to end, so two transactions
  * that create the same new tasks in opposite orders deadlock (PostgreSQL's 40P01, while a tool is new
- * to the database). Each transaction queues several steps in one statement (storing a run, settling
- * a step, a redrive, the requeued orphans), and each such statement orders them by this: the task's
- * name in byte order (`collate "C"`, whatever the database's collation; every task shares the
- * prefix), then `thenSql`. PostgreSQL evaluates a volatile call of a select list after its
+ * to the database). A transaction queues all its steps in one statement, and each statement that
+ * queues several (storing a run, settling a step, a redrive, the requeued orphans) orders them by
+ * this: the task's name in byte order (`collate "C"`, whatever the database's collation; every task
+ * shares the prefix), then `thenSql`. PostgreSQL evaluates a volatile call of a select list after its
  * `order by` (SELECT's documentation), so the jobs are added, and their tasks created, in this order.
  *
  * @example
