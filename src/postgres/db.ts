@@ -204,8 +204,59 @@ function firstLine(text: string): string {
   return text.split("\n")[0]!;
 }
 
-/** Run `work` in a transaction on a pooled client (rolled back if it throws). */
-export async function inTransaction<T>(pool: PgPool, work: (client: PgPoolClient) => Promise<T>): Promise<T> {
+/**
+ * The errors on which PostgreSQL rolled a transaction back for its race with another (a deadlock it
+ * broke, a serialization failure): nothing of it was kept, and the same transaction again may succeed.
+ */
+const CONFLICT_CODES = new Set(["40P01", "40001"]);
+
+/**
+ * How many times in all a transaction is tried when PostgreSQL rolls it back for a conflict
+ * (`retryingConflicts`): the race that made it lose is over once the other transaction ends.
+ */
+export const MAX_CONFLICT_TRIES = 5;
+
+/**
+ * Whether PostgreSQL rolled the transaction back for its race with another (deadlock, serialization).
+ *
+ * @example
+ * isConflictError({ code: "40P01" }) // true
+ */
+export function isConflictError(error: unknown): boolean {
+  const code = codeOf(error instanceof PostgresError && error.cause !== undefined ? error.cause : error);
+  return typeof code === "string" && CONFLICT_CODES.has(code);
+}
+
+/**
+ * `attempt` (one whole transaction, or one statement, its own) again while PostgreSQL rolls it back for
+ * a conflict, at most `MAX_CONFLICT_TRIES` times in all, at once: the transaction that won holds the
+ * locks, and the next try waits for it instead of deadlocking. Only for a transaction whose every
+ * effect is in the database (a rolled-back try leaves nothing to undo); any other error, or the last
+ * conflict, is thrown.
+ *
+ * @example
+ * const { stored } = await retryingConflicts(() => settleDone(pool, connection, step))
+ */
+export async function retryingConflicts<T>(attempt: () => Promise<T>): Promise<T> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (tries >= MAX_CONFLICT_TRIES || !isConflictError(error)) throw error;
+    }
+  }
+}
+
+/**
+ * Run `work` in a transaction on a pooled client (rolled back if it throws); again from the start,
+ * on a fresh transaction, when PostgreSQL rolls it back for a conflict (`retryingConflicts`): `work`
+ * changes nothing but the database.
+ */
+export function inTransaction<T>(pool: PgPool, work: (client: PgPoolClient) => Promise<T>): Promise<T> {
+  return retryingConflicts(() => oneTransaction(pool, work));
+}
+
+async function oneTransaction<T>(pool: PgPool, work: (client: PgPoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let broken: unknown;
   try {

@@ -66,6 +66,35 @@ export function addStepJob(
 }
 
 /**
+ * The one order in which jobs of steps are queued, by tool: graphile-worker's `add_job` inserts a
+ * tool's task row (and its serial queue's row) the first time any transaction queues a job of it, and
+ * a second transaction inserting the same new row waits for the first to end, so two transactions
+ * that create the same new tasks in opposite orders deadlock (PostgreSQL's 40P01, while a tool is new
+ * to the database). A transaction queues all its steps in one statement, and each statement that
+ * queues several (storing a run, settling a step, a redrive, the requeued orphans) orders them by
+ * this: the task's name in byte order (`collate "C"`, whatever the database's collation; every task
+ * shares the prefix), then `thenSql`. PostgreSQL evaluates a volatile call of a select list after its
+ * `order by` (SELECT's documentation), so the jobs are added, and their tasks created, in this order.
+ *
+ * @example
+ * `select ${addStepJob(connection, "$1::text", "s.id", "s.tool")} from steps s ${stepJobOrder("s.tool", "s.id")}`
+ */
+export function stepJobOrder(toolSql: string, ...thenSql: readonly string[]): string {
+  return `order by ${[`${toolSql} collate "C"`, ...thenSql].join(", ")}`;
+}
+
+/**
+ * `stepJobOrder` in JavaScript, for task names given to graphile-worker (a worker registers its tasks
+ * in one statement, in the order of its task list): UTF-8 byte order, as `collate "C"` in a UTF8 database.
+ *
+ * @example
+ * ["b", "a"].sort(byTaskOrder) // ["a", "b"]
+ */
+export function byTaskOrder(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+}
+
+/**
  * The SQL of a step job's queue: for a tool the run names in `serialTools`, the tool's own named queue
  * (graphile-worker runs one job of a queue at a time, whichever worker takes it), shared by every run
  * that names the tool; else null (no queue).

@@ -24,7 +24,7 @@ import { asRefError, describeThrown, RefError } from "../shared/errors.js";
 import { layeredOptions, type NormalizedOptions, type OptionName } from "../shared/options.js";
 import { hasLoneSurrogate, quoted, safeText } from "../shared/text.js";
 import { ownData } from "../shared/own-data.js";
-import { databaseError, poolFor, readConnection, type Connection, type ConnectionOptions } from "./db.js";
+import { databaseError, poolFor, readConnection, retryingConflicts, type Connection, type ConnectionOptions } from "./db.js";
 import { storeRun, type NewStep } from "./sql/store-run.js";
 import { RUNNING_RUN } from "./stored-states.js";
 
@@ -113,7 +113,8 @@ export async function submitPlan(plan: unknown, options: SubmitOptions = {}): Pr
   const planHash = await sha256Hex(prepared.hashText);
   const pool = await poolFor(connection);
   try {
-    await store(pool, connection, runId, prepared, planHash);
+    // One statement, its own transaction: a try PostgreSQL rolled back stored nothing, and the run id keeps a second from storing twice.
+    await retryingConflicts(() => store(pool, connection, runId, prepared, planHash));
   } catch (error) {
     throw databaseError(error, connection);
   }

@@ -18,7 +18,7 @@ import {
   type StopReason,
 } from "../step/schedule.js";
 import type { KnownRun } from "./known-runs.js";
-import { inTransaction, type Connection } from "./db.js";
+import { inTransaction, retryingConflicts, type Connection } from "./db.js";
 import type { PgPool, PgQueryable } from "./peers.js";
 import { notifyProgress, notifyRunFinished, notifyRunStopped } from "./queue.js";
 import { abortSteps } from "./sql/abort-steps.js";
@@ -69,14 +69,10 @@ export interface AttemptOutcome extends StepAttempt {
 export async function settleStep(pool: PgPool, connection: Connection, step: AttemptOutcome): Promise<SettleResult> {
   const { runId, stepId, attempt, outcome } = step;
   if (outcome.ok) {
-    const { stored, next } = await settleDone(pool, connection, {
-      runId,
-      stepId,
-      attempt,
-      result: outcome.result,
-      known: step.known,
-      take: step.take,
-    });
+    // One statement, its own transaction: a try PostgreSQL rolled back (a deadlock) changed nothing, and is made again.
+    const { stored, next } = await retryingConflicts(() =>
+      settleDone(pool, connection, { runId, stepId, attempt, result: outcome.result, known: step.known, take: step.take }),
+    );
     return stored
       ? next === undefined
         ? { settled: "stored" }
@@ -95,7 +91,7 @@ export async function settleStep(pool: PgPool, connection: Connection, step: Att
  * await retryLater(pool, connection, { runId, stepId: 3, attempt: 1, error: { code: "tool-error", detail: "the tool threw: down" }, delayMs: 1_000 })
  */
 export async function retryLater(pool: PgPool, connection: Connection, step: RetriedStep): Promise<Settled> {
-  return (await retryStep(pool, connection, step)) ? "stored" : await whyNotStored(pool, connection, step);
+  return (await retryingConflicts(() => retryStep(pool, connection, step))) ? "stored" : await whyNotStored(pool, connection, step);
 }
 
 /** An outcome not stored: another attempt holds the step (`lost`), or the step or its run was settled otherwise (`moot`). */

@@ -21,7 +21,7 @@ import { readSchemaVersion, refuseSchema, workerSchemaProblem } from "./schema-v
 import { availableConnections } from "./sql/available-connections.js";
 import { checkTables } from "./sql/check-tables.js";
 import { graphileSchemaMigration } from "./sql/graphile-schema-migration.js";
-import { stepTask, toolOfTask, toolTask } from "./queue.js";
+import { byTaskOrder, stepTask, toolOfTask, toolTask } from "./queue.js";
 import { StepWorker, type WorkerEvent } from "./step-worker.js";
 import { silentLogger } from "./worker-logger.js";
 import { connectionsNeeded, WORKER_LIMITS } from "./worker-settings.js";
@@ -176,7 +176,8 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
 
 /**
  * One task per tool this worker has (it takes only steps it can run), and the task of jobs queued
- * before steps were routed by tool.
+ * before steps were routed by tool; in `byTaskOrder`, as graphile-worker registers them in one
+ * statement, creating the new ones in the order every statement that queues steps creates them.
  */
 function taskList(
   connection: Connection,
@@ -185,7 +186,7 @@ function taskList(
 ): import("graphile-worker").TaskList {
   const list: Record<string, import("graphile-worker").Task> = Object.create(null) as Record<string, import("graphile-worker").Task>;
   list[stepTask(connection)] = run;
-  for (const name of tools.keys()) list[toolTask(connection, name)] = run;
+  for (const task of [...tools.keys()].map((name) => toolTask(connection, name)).sort(byTaskOrder)) list[task] = run;
   return list;
 }
 

@@ -6,7 +6,7 @@
  */
 import { table, type Connection } from "../db.js";
 import type { PgQueryable } from "../peers.js";
-import { addStepJob } from "../queue.js";
+import { addStepJob, stepJobOrder } from "../queue.js";
 import { RUNNING_RUN_SQL, STATE_SQL } from "../stored-states.js";
 
 /** $1: the run id. */
@@ -21,7 +21,7 @@ export function redriveStepsSql(connection: Connection): string {
          error = null, has_result = false, result = null, blocked_by = null, started_at = null, ended_at = null, worker = null
        from counts c where s.run_id = $1 and s.step_id = c.step_id
        returning s.step_id, s.tool, s.state),
-     jobs as (select ${addStepJob(connection, "$1::text", "r.step_id", "r.tool")} from reset r where r.state = ${STATE_SQL.ready}),
+     jobs as (select ${addStepJob(connection, "$1::text", "r.step_id", "r.tool")} from reset r where r.state = ${STATE_SQL.ready} ${stepJobOrder("r.tool", "r.step_id")}),
      run as (update ${table(connection, "runs")} set status = ${RUNNING_RUN_SQL}, finished_at = null, unsettled = (select count(*) from reset) where id = $1 returning id)
      select (select count(*) from reset) as reset, (select count(*) from jobs) as queued, (select count(*) from run) as runs`;
 }

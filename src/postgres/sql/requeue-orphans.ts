@@ -6,7 +6,7 @@
  */
 import { table, type Connection } from "../db.js";
 import type { PgPool } from "../peers.js";
-import { addStepJob } from "../queue.js";
+import { addStepJob, stepJobOrder } from "../queue.js";
 import { CLAIMABLE_STATES, RUNNING_RUN_SQL, STATE_SQL } from "../stored-states.js";
 import { PAST_DEADLINE } from "./recover-dead-workers.js";
 
@@ -22,7 +22,8 @@ export function requeueOrphansSql(connection: Connection): string {
        where r.status = ${RUNNING_RUN_SQL} and s.state = any($1::text[])
          and (s.state <> ${STATE_SQL.running} or s.worker is null or s.worker not in (select id from live))
          and not exists (select 1 from graphile_worker.jobs j where j.key = s.run_id || ':' || s.step_id::text and j.attempts < j.max_attempts))
-     select count(${addStepJob(connection, "o.run_id", "o.step_id", "o.tool", { runAtSql: "o.run_at" })}) as n from orphans o`;
+     select count(j.job) as n from (select ${addStepJob(connection, "o.run_id", "o.step_id", "o.tool", { runAtSql: "o.run_at" })} as job
+                                    from orphans o ${stepJobOrder("o.tool", "o.run_id", "o.step_id")}) as j`;
 }
 
 /**

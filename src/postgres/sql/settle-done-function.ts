@@ -4,7 +4,7 @@
  * start (or claims one of them for the settling worker), and ends the run when every step is settled.
  */
 import { literal, table, type Connection } from "../db.js";
-import { addStepJob, finishedChannel, progressChannel } from "../queue.js";
+import { addStepJob, finishedChannel, progressChannel, stepJobOrder } from "../queue.js";
 import { RUNNING_RUN_SQL, STATE_SQL } from "../stored-states.js";
 import { suspendIfIdle } from "./await-approval-function.js";
 
@@ -75,7 +75,8 @@ export function settleDoneFunctionSql(connection: Connection): string {
                returning t.step_id, t.tool, t.state, t.remaining),
              taken as (select c.step_id from counted c where c.remaining = 0 and c.state = ${STATE_SQL.ready} and c.tool = any(p_take) order by c.step_id limit 1),
              jobs as (select ${addStepJob(connection, "p_run", "c.step_id", "c.tool")} from counted c
-                      where c.remaining = 0 and c.state = ${STATE_SQL.ready} and c.step_id is distinct from (select step_id from taken))
+                      where c.remaining = 0 and c.state = ${STATE_SQL.ready} and c.step_id is distinct from (select step_id from taken)
+                      ${stepJobOrder("c.tool", "c.step_id")})
         select (select step_id from taken), (select count(*) from jobs) into v_taken, v_ready;
         if v_taken is not null then
           update ${steps} set state = ${STATE_SQL.running}, attempt = attempt + 1, started_at = clock_timestamp(), worker = p_worker, retry_at = null

@@ -4,7 +4,7 @@
  */
 import { table, type Connection } from "../db.js";
 import type { PgQueryable } from "../peers.js";
-import { addStepJob, finishedChannel } from "../queue.js";
+import { addStepJob, finishedChannel, stepJobOrder } from "../queue.js";
 import type { StoredState } from "../stored-states.js";
 
 /** One step as submitted: its arguments' snapshot as JSON text, and the steps it depends on. */
@@ -52,7 +52,7 @@ export function storeRunSql(connection: Connection): string {
        where exists (select 1 from run)),
      jobs as (
        select ${addStepJob(connection, "$1::text", "s.id", "s.tool", { optionsSql: "$3::json" })}
-       from unnest($14::bigint[], $16::text[]) as s(id, tool) where exists (select 1 from run)),
+       from unnest($14::bigint[], $16::text[]) as s(id, tool) where exists (select 1 from run) ${stepJobOrder("s.tool", "s.id")}),
      told as (select pg_notify($15, $1) from run where $7::boolean)
      select (select count(*) from jobs) + (select count(*) from told) as n`;
 }
