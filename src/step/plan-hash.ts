@@ -147,7 +147,7 @@ function sortedKeys(value: object): string[] {
  * `canonicalJson`, several times faster on the small arguments plans have.
  */
 class CanonicalBytes {
-  #bytes: Uint8Array;
+  #bytes: Uint8Array<ArrayBuffer>;
   #at = 0;
   /** The containers being written (a container inside itself is a cycle). */
   readonly #open: object[] = [];
@@ -157,8 +157,13 @@ class CanonicalBytes {
   }
 
   /** What was written. */
-  view(): Uint8Array {
+  view(): Uint8Array<ArrayBuffer> {
     return this.#bytes.subarray(0, this.#at);
+  }
+
+  /** Take back the last `count` bytes written. */
+  unwrite(count: number): void {
+    this.#at -= count;
   }
 
   #room(bytes: number): void {
@@ -353,12 +358,15 @@ export class PlanText {
 
   /** SHA-256 of the text of the steps added so far. */
   hash(): Promise<string> {
-    const bytes = this.#bytes.view();
-    const text = new Uint8Array(bytes.length + 2);
-    text.set(bytes);
-    text[bytes.length] = 0x5d;
-    text[bytes.length + 1] = 0x7d;
-    return sha256Hex(text);
+    // The closing "]}" is written, and taken back once the digest has its copy of the bytes (Web
+    // Crypto copies them before it returns): more steps may still be added, and no second megabyte is made.
+    this.#bytes.byte(0x5d);
+    this.#bytes.byte(0x7d);
+    try {
+      return sha256Hex(this.#bytes.view());
+    } finally {
+      this.#bytes.unwrite(2);
+    }
   }
 }
 

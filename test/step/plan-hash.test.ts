@@ -285,6 +285,19 @@ describe("the two writers agree, also where the generated values seldom go", () 
     );
   });
 
+  test("a hash is of the steps added before it: steps added after it (a streamed plan's) change neither it nor the next", async () => {
+    const first = { id: 0, tool: "a", args: { q: "x".repeat(300) } };
+    const second = { id: 1, tool: "b", args: { q: "$0" } };
+    const text = new PlanText(undefined, 0); // too small: the buffer grows while the digest of the first hash runs
+    text.add(first, true);
+    const one = text.hash();
+    text.add(second, true);
+    const two = text.hash();
+    expect(await one).toBe(await sha256Hex(planText(undefined, [stepText(first, true)])));
+    expect(await two).toBe(await sha256Hex(planText(undefined, [stepText(first, true), stepText(second, true)])));
+    expect(await text.hash()).toBe(await two);
+  });
+
   test("what a Proxy's trap throws in the direct writer is thrown, not written the other way", () => {
     const hostile = new Proxy(
       { a: 1 },
