@@ -90,6 +90,7 @@ const INTEGRATIONS = [
 const PROCESSES = [
   "test/cli/**/*.test.ts",
   "test/project/run-parallel.test.ts",
+  "test/project/build-script.test.ts",
   "test/mcp/serve-http.test.ts",
   "test/mcp/sessions.test.ts",
   "test/mcp/cli.test.ts",

@@ -199,6 +199,7 @@ beforeAll(() => {
     "tsconfig.json",
     "tsconfig.build.json",
     "src",
+    "scripts/build.mjs",
     "scripts/pack-manifest.mjs",
     ...PACKAGE.files.filter((entry) => entry !== "dist"),
   ]);
