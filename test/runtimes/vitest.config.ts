@@ -7,7 +7,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { defineConfig, type Plugin } from "vitest/config";
-import rootConfig from "../../vitest.config.js";
+import rootConfig, { GROUPS, POSTGRES_SETUP } from "../../vitest.config.js";
 
 const here = (path: string): string => fileURLToPath(new URL(path, import.meta.url));
 
@@ -45,5 +45,14 @@ export default defineConfig({
     testTimeout: rootConfig.test?.testTimeout,
     hookTimeout: rootConfig.test?.hookTimeout,
     setupFiles: [here("../helpers/expect-runtime.ts")],
+    /**
+     * One project per suite of scripts/test-matrix.mjs (`--project`), each with the workers of the root's
+     * group for such files (vitest's default, one core fewer than the machine has, left a core idle), and
+     * `postgres` with the root's one server for the run (without it each file started its own).
+     */
+    projects: [
+      { extends: true, test: { name: "in-process", maxWorkers: GROUPS.cpu.maxWorkers } },
+      { extends: true, test: { name: "postgres", maxWorkers: GROUPS.waits.maxWorkers, globalSetup: [POSTGRES_SETUP] } },
+    ],
   },
 });
