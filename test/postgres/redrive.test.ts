@@ -49,14 +49,15 @@ const plan = {
   ],
 };
 
-/** Tools counting calls by step; `down` says whether pay fails now. */
-function tools(calls: Map<number, number>, down: () => boolean) {
+/** Tools counting calls by step; `down` says whether pay fails now; a pay that succeeds answers once `held` has settled. */
+function tools(calls: Map<number, number>, down: () => boolean, held: Promise<void> = Promise.resolve()) {
   const count = (context: WorkerToolContext): void => void calls.set(context.stepId, (calls.get(context.stepId) ?? 0) + 1);
   return {
     lookup: (args: Record<string, unknown>, context: WorkerToolContext) => (count(context), { who: args.who }),
-    pay: (args: Record<string, unknown>, context: WorkerToolContext) => {
+    pay: async (args: Record<string, unknown>, context: WorkerToolContext) => {
       count(context);
       if (down()) throw new Error("the payment service is down");
+      await held;
       return { receipt: `R-${String(args.to)}` };
     },
     mail: (_args: Record<string, unknown>, context: WorkerToolContext) => (count(context), "sent"),
@@ -67,8 +68,11 @@ describe("redriveRun", { timeout: 120_000 }, () => {
   test("a failed run goes on under its id: only the failed and skipped steps run; the results are kept; twice is refused", async () => {
     const calls = new Map<number, number>();
     let down = true;
+    // The redriven pay answers only once the second redrive has been refused: the run is running then, whatever the load.
+    let answer!: () => void;
+    const held = new Promise<void>((resolve) => (answer = resolve));
     const connectionString = db.url;
-    const worker = await startWorker({ connectionString, tools: tools(calls, () => down) });
+    const worker = await startWorker({ connectionString, tools: tools(calls, () => down, held) });
     try {
       const runId = await submitPlan(plan, { connectionString });
       const failed = await waitForRun(runId, { connectionString, timeoutMs: 60_000 });
@@ -86,6 +90,7 @@ describe("redriveRun", { timeout: 120_000 }, () => {
       const again = await refusal(redriveRun(runId, { connectionString }));
       expect(again.code).toBe("not-redrivable");
       expect(again.message).toMatch(/is still running \(or was redriven already\).*; nothing was changed$/);
+      answer();
 
       const done = await waitForRun(runId, { connectionString, timeoutMs: 60_000 });
       expect(done.status).toBe("ok");
