@@ -12,7 +12,6 @@ import {
   diag,
   DiagLogLevel,
   INVALID_SPAN_CONTEXT,
-  propagation,
   ROOT_CONTEXT,
   SpanStatusCode,
   trace,
@@ -20,9 +19,9 @@ import {
   type DiagLogger,
   type SpanContext,
 } from "@opentelemetry/api";
-import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { useOtelGlobals } from "../helpers/otel-globals.js";
 import {
   activeTraceCarrier,
   contentJson,
@@ -44,7 +43,7 @@ import {
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
 const tracer = provider.getTracer("test");
-const contextManager = new AsyncLocalStorageContextManager();
+const contextManager = useOtelGlobals();
 
 /** What the SDK says through the API's diagnostics (an operation on an ended span, a second end). */
 const said: string[] = [];
@@ -56,14 +55,6 @@ const diagnostics: DiagLogger = {
   verbose: () => undefined,
 };
 
-beforeAll(() => {
-  context.setGlobalContextManager(contextManager.enable());
-});
-afterAll(() => {
-  context.disable();
-  trace.disable();
-  propagation.disable();
-});
 beforeEach(() => {
   diag.setLogger(diagnostics, { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true });
 });

@@ -3,8 +3,7 @@
  * context manager): a run span, a span per step try under it, the step span active while its tool
  * runs, errors, retries, skipped steps as events, and content only with `recordContent`.
  */
-import { context, INVALID_SPAN_CONTEXT, propagation, SpanStatusCode, trace } from "@opentelemetry/api";
-import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import { context, INVALID_SPAN_CONTEXT, SpanStatusCode, trace } from "@opentelemetry/api";
 import {
   BasicTracerProvider,
   InMemorySpanExporter,
@@ -12,7 +11,8 @@ import {
   type ReadableSpan,
   type SpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { afterEach, describe, expect, test } from "vitest";
+import { useOtelGlobals } from "../helpers/otel-globals.js";
 import { RefError, runPlan, type ToolFunctions } from "../../src/index.js";
 import { createPlanSession } from "../../src/run/session.js";
 import { activeTraceCarrier, contentJson, MAX_CONTENT_LENGTH, withRemoteParent } from "../../src/step/tracing.js";
@@ -28,16 +28,8 @@ const orderLog: SpanProcessor = {
 };
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter), orderLog] });
 const tracer = provider.getTracer("test");
-const contextManager = new AsyncLocalStorageContextManager();
+useOtelGlobals();
 
-beforeAll(() => {
-  context.setGlobalContextManager(contextManager.enable());
-});
-afterAll(() => {
-  context.disable();
-  trace.disable();
-  propagation.disable();
-});
 afterEach(() => {
   exporter.reset();
   order.length = 0;
