@@ -398,7 +398,7 @@ export class StepWorker {
     const settle = run.trace === undefined ? undefined : new TracedTries();
     const result = await this.#retrying(write, settle).catch(async (thrown: unknown) => {
       run.trace?.settled(settle, { thrown });
-      // The settle's error is the one the job records; a step PostgreSQL will not give back either stays to recovery.
+      // The settle's error is the one the job records; a step PostgreSQL will not give back either waits for recovery (requeue-orphans).
       if (run.taken) await this.#retrying(() => this.#giveBack(run)).catch(() => undefined);
       throw thrown;
     });
