@@ -320,13 +320,19 @@ export class StepWorker {
   async #release(run: ClaimedTry): Promise<undefined> {
     const { runId, stepId, tool, attempt } = run.claimed;
     const release = run.taken
-      ? releaseTakenStep(this.pool, this.connection, { runId, stepId, attempt })
+      ? this.#giveBack(run)
       : releaseStep(this.pool, this.connection, { runId, stepId, attempt, jobId: run.helpers.job.id, workerId: this.id });
     await release.catch(() => undefined);
     run.trace?.settled(undefined, "moot");
     this.#emit({ type: "step-released", runId, stepId, tool, attempt });
     if (run.taken) return undefined;
     throw new Error(`plan-refs: step ${stepId} of run ${runId} released: the worker stopped`);
+  }
+
+  /** A step a settle took for this worker given back (it has no job of its own): ready again with a job, if this attempt still holds it. */
+  #giveBack(run: ClaimedTry): Promise<void> {
+    const { runId, stepId, attempt } = run.claimed;
+    return releaseTakenStep(this.pool, this.connection, { runId, stepId, attempt });
   }
 
   /** `afterTry` said done: the result stored, the dependents it makes ready queued (one may be taken to run next, here). */
@@ -383,12 +389,17 @@ export class StepWorker {
   /**
    * A try's end stored by `write` (tried again while the database is away; the settle's span when
    * traced): what was stored, or `undefined` when nothing was (`moot`: the step or its run was settled
-   * otherwise; `lost`: see `#lost`).
+   * otherwise; `lost`: see `#lost`). When PostgreSQL refuses it, the error is thrown: graphile-worker
+   * fails the job and tries it again later, the step still running on its attempt (what `write` did
+   * was rolled back, a step it took included). A step a settle took has no job of its own to try it
+   * again: it is given back first, else it would stay running with no job until this worker died.
    */
   async #store(run: ClaimedTry, write: () => Promise<SettleResult>): Promise<SettleResult | undefined> {
     const settle = run.trace === undefined ? undefined : new TracedTries();
-    const result = await this.#retrying(write, settle).catch((thrown: unknown) => {
+    const result = await this.#retrying(write, settle).catch(async (thrown: unknown) => {
       run.trace?.settled(settle, { thrown });
+      // The settle's error is the one the job records; a step PostgreSQL will not give back either waits for recovery (requeue-orphans).
+      if (run.taken) await this.#retrying(() => this.#giveBack(run)).catch(() => undefined);
       throw thrown;
     });
     run.trace?.settled(settle, result.settled);
