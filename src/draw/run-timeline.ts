@@ -12,6 +12,7 @@ import type { PlacedLabel } from "./plan-layout.js";
 import { arrowDefs, mermaidText, textElement } from "./plan-svg.js";
 import { escapeXml, FONT_FAMILY, fitText, num, tooltip } from "./text.js";
 import type { RunReport } from "../run/run-plan.js";
+import { reportField } from "../run/run-report.js";
 import { RefError } from "../shared/errors.js";
 
 /**
@@ -173,13 +174,13 @@ interface ReadReport {
   readonly tries: Map<number, { startMs: number; endMs: number }[]>;
 }
 
-/** The parts of a report the timeline needs, read as own data (a getter is never run). */
+/** The parts of a report the timeline needs, read as own data (a getter is never run, but `runPlan`'s own: `reportField`). */
 function readReport(report: unknown): ReadReport {
   if (typeof report !== "object" || report === null) throw new RefError("invalid-options", "runToSvg needs the report of runPlan");
   const mapOf = (value: unknown): Map<unknown, unknown> => (value instanceof Map ? value : new Map());
-  const timingsValue = ownOption(report, "timings");
+  const timingsValue = reportField(report, "timings");
   const timings = new Map<number, { startMs: number; endMs: number }>();
-  for (const [id, timing] of mapOf(ownOption(timingsValue, "steps"))) {
+  for (const [id, timing] of mapOf(reportField(timingsValue, "steps"))) {
     const start = finite(ownOption(timing, "startMs"));
     const end = finite(ownOption(timing, "endMs"));
     if (typeof id === "number" && start !== undefined && end !== undefined)

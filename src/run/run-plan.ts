@@ -170,22 +170,22 @@ class Run implements GatedRun {
     // The plan as read is held by the run (`#read`), never by this frame: a frame that is suspended, or
     // is running the steps, keeps what its registers hold alive, and the steps as read (on 10,000 steps
     // about 1 MB, measured: a third of what the run held while its steps ran) stayed alive until the end.
-    // The digest runs beside the steps; a resume waits for it, to refuse another plan before any step is added.
-    const hashing = this.#readWhole(plan);
+    // A resume waits for the hash, to refuse another plan before any step is added.
+    const hash = this.#readWhole(plan);
     if (this.#read!.invalid) {
       this.#read = undefined;
-      return this.#report("invalid", await hashing);
+      return this.#report("invalid", await hash);
     }
-    if (this.resume !== undefined) this.#checkResumed(await hashing);
+    if (this.resume !== undefined) this.#checkResumed(typeof hash === "function" ? hash() : await hash);
     this.#addAll();
     this.#watchSignal();
     this.pump();
     await this.#done;
-    return this.#report(undefined, await hashing);
+    return this.#report(undefined, typeof hash === "function" ? hash : await hash);
   }
 
-  /** Read the whole plan into `#read`; the promise of its hash. */
-  #readWhole(plan: unknown): Promise<string> {
+  /** Read the whole plan into `#read`; its hash (`WholePlan.hash`). */
+  #readWhole(plan: unknown): WholePlan["hash"] {
     const session = this.settings.session;
     // A resume runs the same plan again: its own ids are in the session already, and are no reuse.
     const earlier =
@@ -194,7 +194,7 @@ class Run implements GatedRun {
     this.#earlierIds = whole.earlierIds;
     this.#output = whole.prepared.output;
     this.#read = whole;
-    return whole.text.hash();
+    return whole.hash;
   }
 
   /** A resume's plan is the plan it resumes (`hash`), and what it approves are its steps. */
@@ -580,7 +580,7 @@ class Run implements GatedRun {
   }
 
   /** The report, unless the run failed of plan-refs' own making (then runPlan rejects). */
-  #report(status: RunReport["status"] | undefined, planHash: string): RunReport {
+  #report(status: RunReport["status"] | undefined, planHash: string | (() => string)): RunReport {
     if (this.#fatal !== undefined) throw this.#fatal;
     const ledger = this.ledger;
     const final = status ?? runStatus(this.#stopped, ledger.errors.size, ledger.diagnostics, ledger.pending.size);

@@ -8,6 +8,7 @@ import type { Diagnostic } from "../shared/diagnostic.js";
 import type { RefError } from "../shared/errors.js";
 import type { NormalizedOptions } from "../shared/options.js";
 import type { StepFailure } from "../step/attempt.js";
+import { ownData } from "../shared/own-data.js";
 import { handled } from "./callbacks.js";
 import { resolveOutput } from "../step/plan-output.js";
 import { isAwaitingApproval, type RunStatus, type StepState } from "../step/schedule.js";
@@ -16,6 +17,27 @@ import { StepError } from "../step/step-error.js";
 import type { StepRecord } from "./step-record.js";
 import type { RunTrace } from "../step/tracing.js";
 import type { PendingStep, RunReport, StepTiming } from "../step/report.js";
+
+/** The report objects `RunLedger.report` made, whose getters are plan-refs' own (`reportField`). */
+const LEDGER_MADE = new WeakSet<object>();
+
+/**
+ * A field of a run's report (or of its `timings`) read as own data, a getter never run (`undefined`
+ * then, and where a Proxy's trap throws), as anything a caller hands in is read; but a report
+ * `runPlan` made has fields made when first read (its `planHash`, `timings.steps`, `attempts`: getters
+ * of plan-refs' own), and those are read.
+ *
+ * @example
+ * reportField(reportField(report, "timings"), "steps") // the Map of step timings
+ */
+export function reportField(container: unknown, key: string): unknown {
+  if (typeof container === "object" && container !== null && LEDGER_MADE.has(container)) return (container as Record<string, unknown>)[key];
+  try {
+    return ownData(container, key);
+  } catch {
+    return undefined; // a Proxy's trap threw: no such field
+  }
+}
 
 /** Start and end of each step by its slot (2 × slot, 2 × slot + 1), in ms since scheduling began; NaN until set. */
 export class StepTimes {
@@ -41,17 +63,58 @@ export class StepTimes {
     return this.#times[2 * slot]!;
   }
 
-  /** The timing of every step that started (and so ended: by settling, or when the run stopped), in the order given. */
-  timings(steps: readonly { readonly id: number; readonly slot: number }[]): Map<number, StepTiming> {
+  /**
+   * The timing of every step that started (and so ended: by settling, or when the run stopped), by id;
+   * `ids[slot]`: the id of the step in each slot, in plan order.
+   */
+  timings(ids: Float64Array): Map<number, StepTiming> {
     const timings = new Map<number, StepTiming>();
     const times = this.#times;
-    for (let i = 0; i < steps.length; i++) {
-      const step = steps[i]!;
-      const startMs = times[2 * step.slot]!;
-      const endMs = times[2 * step.slot + 1]!;
-      if (!Number.isNaN(endMs)) timings.set(step.id, { startMs, endMs, durationMs: endMs - startMs });
+    for (let slot = 0; slot < ids.length; slot++) {
+      const startMs = times[2 * slot]!;
+      const endMs = times[2 * slot + 1]!;
+      if (!Number.isNaN(endMs)) timings.set(ids[slot]!, { startMs, endMs, durationMs: endMs - startMs });
     }
     return timings;
+  }
+}
+
+/**
+ * What a report's step timings and tries are made from when they are first read: each slot's step id
+ * and tries, and the run's times (nothing writes them once the run is over). Numbers in typed arrays:
+ * a report kept unread holds no record of the run.
+ */
+class StepFacts {
+  #ids: Float64Array;
+  #attempts: Int32Array;
+  #timings: Map<number, StepTiming> | undefined;
+  #tries: Map<number, number> | undefined;
+
+  readonly #times: StepTimes;
+
+  constructor(records: readonly StepRecord[], times: StepTimes) {
+    this.#times = times;
+    this.#ids = new Float64Array(records.length);
+    this.#attempts = new Int32Array(records.length);
+    for (let slot = 0; slot < records.length; slot++) {
+      const record = records[slot]!;
+      this.#ids[slot] = record.id;
+      this.#attempts[slot] = record.attempt;
+    }
+  }
+
+  get timings(): Map<number, StepTiming> {
+    return (this.#timings ??= this.#times.timings(this.#ids));
+  }
+
+  /** How many times each step that started was tried, in plan order. */
+  get attempts(): Map<number, number> {
+    if (this.#tries === undefined) {
+      const tries = new Map<number, number>();
+      for (let slot = 0; slot < this.#ids.length; slot++) if (this.#attempts[slot]! > 0) tries.set(this.#ids[slot]!, this.#attempts[slot]!);
+      this.#tries = tries;
+    }
+    return this.#tries;
   }
 }
 
@@ -191,38 +254,53 @@ export class RunLedger {
   /**
    * The report: results, errors, skipped steps and diagnostics as they are, the timing of every step
    * that started (in plan order; a pending step's is the time it waited), and the plan's output.
+   * The plan's hash (`planHash`: made when first called), the steps' timings and their tries are made
+   * when first read: most callers never read them, and on 10,000 steps they were a tenth of a run. They
+   * are made from what no one changes once the run is over (`StepFacts`).
    */
   report(
     status: RunStatus,
-    planHash: string,
+    planHash: string | (() => string),
     records: readonly StepRecord[],
     output: Readonly<Record<string, unknown>> | RefError | undefined,
     language: NormalizedOptions,
   ): RunReport {
     this.trace?.end(status, records.length);
-    const attempts = new Map<number, number>();
-    const now = this.now();
-    for (let i = 0; i < records.length; i++) {
-      const record = records[i]!;
-      if (record.attempt > 0) attempts.set(record.id, record.attempt);
-      else if (isAwaitingApproval(record.state)) this.times.end(record.slot, now);
-    }
-    const timings = this.times.timings(records);
-    return {
+    const totalMs = this.now();
+    if (this.pending.size > 0)
+      for (let i = 0; i < records.length; i++) {
+        const record = records[i]!;
+        if (record.attempt === 0 && isAwaitingApproval(record.state)) this.times.end(record.slot, totalMs);
+      }
+    const facts = new StepFacts(records, this.times);
+    const timings = {
+      totalMs,
+      get steps(): Map<number, StepTiming> {
+        return facts.timings;
+      },
+    };
+    LEDGER_MADE.add(timings);
+    const report: RunReport = {
       runId: this.settings.runId,
       status,
-      planHash,
+      get planHash(): string {
+        return typeof planHash === "string" ? planHash : planHash();
+      },
       results: this.results,
       errors: this.errors,
       skipped: this.skipped,
       diagnostics: this.diagnostics,
-      timings: { totalMs: this.now(), steps: timings },
-      attempts,
-      ...(this.#tries.size === 0 ? {} : { attemptTimes: this.#attemptTimes(timings) }),
+      timings,
+      get attempts(): Map<number, number> {
+        return facts.attempts;
+      },
+      ...(this.#tries.size === 0 ? {} : { attemptTimes: this.#attemptTimes(timings.steps) }),
       ...(output === undefined || status === "invalid" ? {} : resolveOutput(output, this.lookup, this.errors, this.skipped, language)),
       pending: this.pending,
       reused: this.reused,
     };
+    LEDGER_MADE.add(report);
+    return report;
   }
 
   /** Each retried step's tries, the last ending with the step (or, if it never ended, where it stood). */

@@ -7,6 +7,7 @@
  * The canonical text is made synchronously, from the snapshots, before any step runs (a snapshot is
  * resolved in place later); the digest is Web Crypto's, so it works wherever `runPlan` does.
  */
+import { asRefError } from "../shared/errors.js";
 import { isPlainArray, isPlainObject } from "../shared/own-data.js";
 
 /** What the text holds where JSON has no value: a getter (never run), a container already being written. */
@@ -211,17 +212,17 @@ class CanonicalBytes {
   }
 
   /** One step's part of the plan's text; `dataOnly`: its arguments hold own data properties only (see `stepText`). */
-  step(step: { readonly id: number; readonly tool: string; readonly args: unknown }, dataOnly: boolean): void {
+  step(id: number, tool: string, args: unknown, dataOnly: boolean): void {
     if (dataOnly) {
       const start = this.#at;
       try {
         this.ascii('{"args":');
-        if (hasNoJson(step.args)) this.ascii("null");
-        else this.#data(step.args);
+        if (hasNoJson(args)) this.ascii("null");
+        else this.#data(args);
         this.ascii(',"id":');
-        this.#scalar(step.id);
+        this.#scalar(id);
         this.ascii(',"tool":');
-        this.#scalar(step.tool);
+        this.#scalar(tool);
         this.byte(0x7d);
         return;
       } catch (error) {
@@ -230,7 +231,7 @@ class CanonicalBytes {
         this.#at = start;
       }
     }
-    this.text(canonicalJson({ args: step.args, id: step.id, tool: step.tool }));
+    this.text(canonicalJson({ args, id, tool }));
   }
 
   #scalar(item: unknown): void {
@@ -323,13 +324,18 @@ class CanonicalBytes {
 export function stepText(step: { readonly id: number; readonly tool: string; readonly args: unknown }, dataOnly = false): string {
   if (!dataOnly) return canonicalJson({ args: step.args, id: step.id, tool: step.tool });
   const bytes = new CanonicalBytes(128);
-  bytes.step(step, true);
+  bytes.step(step.id, step.tool, step.args, true);
   return decoder.decode(bytes.view());
 }
 
 /** The text hashed: the plan's own options (`{}` when it has none) and its steps' texts in plan order. */
 export function planText(options: unknown, steps: readonly string[]): string {
-  return `{"options":${options === undefined ? "{}" : canonicalJson(options)},"steps":[${steps.join(",")}]}`;
+  return `${planTextHead(options)}${steps.join(",")}]}`;
+}
+
+/** The plan's text up to its first step: its own options (`{}` when it has none). */
+function planTextHead(options: unknown): string {
+  return `{"options":${options === undefined ? "{}" : canonicalJson(options)},"steps":[`;
 }
 
 /**
@@ -347,13 +353,13 @@ export class PlanText {
 
   constructor(options: unknown, steps = 0) {
     this.#bytes = new CanonicalBytes(256 + 128 * steps);
-    this.#bytes.text(`{"options":${options === undefined ? "{}" : canonicalJson(options)},"steps":[`);
+    this.#bytes.text(planTextHead(options));
   }
 
   /** The next step (see `stepText` for `dataOnly`). */
   add(step: { readonly id: number; readonly tool: string; readonly args: unknown }, dataOnly = false): void {
     if (this.#steps++ > 0) this.#bytes.byte(COMMA);
-    this.#bytes.step(step, dataOnly);
+    this.#bytes.step(step.id, step.tool, step.args, dataOnly);
   }
 
   /** SHA-256 of the text of the steps added so far. */
@@ -368,6 +374,82 @@ export class PlanText {
       this.#bytes.unwrite(2);
     }
   }
+}
+
+/** What `node:crypto` gives that the hash needs. */
+interface SyncHashing {
+  createHash(algorithm: "sha256"): { update(data: Uint8Array): { digest(encoding: "hex"): string } };
+}
+
+/**
+ * A synchronous SHA-256 where the runtime has one (Node's `node:crypto`, reached through
+ * `process.getBuiltinModule`: no import, so the module loads wherever Web Crypto does), else `undefined`.
+ */
+function syncHashing(): SyncHashing | undefined {
+  const get = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
+  if (typeof get !== "function") return undefined;
+  try {
+    const crypto = get("node:crypto") as Partial<SyncHashing> | undefined;
+    return typeof crypto?.createHash === "function" ? (crypto as SyncHashing) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const SYNC_HASHING = syncHashing();
+
+/**
+ * A whole plan's hash, made when it is first asked for (most reports never are): its text is written
+ * then and hashed synchronously; `undefined` where the runtime has no synchronous SHA-256 (then the
+ * text is made at once, by `PlanText`). Only for arguments nothing changes once they are read: flat
+ * snapshots (no container in them: each try gets a copy of the top level, and a value that is no
+ * container is written as `{}` whatever it holds), which the function keeps until it is first called.
+ * `steps`: the plan's steps in order, each with its snapshot.
+ *
+ * @example
+ * const hash = deferPlanHash(plan.options, steps);
+ * hash?.() // what `PlanText` gives for the same steps: its `hash()`, synchronously
+ */
+export function deferPlanHash(
+  options: unknown,
+  steps: readonly { readonly id: number; readonly tool: string; readonly args: unknown }[],
+): (() => string) | undefined {
+  const hashing = SYNC_HASHING;
+  if (hashing === undefined) return undefined;
+  const head = planTextHead(options); // the options are the caller's object: their text is made now
+  // What the text needs, and no more of the steps (a report may be kept long, unread).
+  let kept: { readonly ids: Float64Array; readonly tools: string[]; readonly args: unknown[] } | undefined = {
+    ids: new Float64Array(steps.length),
+    tools: new Array<string>(steps.length),
+    args: new Array<unknown>(steps.length),
+  };
+  for (let i = 0; i < steps.length; i++) {
+    const step = steps[i]!;
+    kept.ids[i] = step.id;
+    kept.tools[i] = step.tool;
+    kept.args[i] = step.args;
+  }
+  let hash = "";
+  return () => {
+    if (kept === undefined) return hash;
+    const { ids, tools, args } = kept;
+    const bytes = new CanonicalBytes(256 + 128 * args.length);
+    bytes.text(head);
+    try {
+      for (let i = 0; i < args.length; i++) {
+        if (i > 0) bytes.byte(COMMA);
+        bytes.step(ids[i]!, tools[i]!, args[i], true);
+      }
+    } catch (error) {
+      // Only a hostile value's Proxy trap throws here (it answered when the step was read).
+      throw asRefError(error, "the plan's arguments, for its hash");
+    }
+    bytes.byte(0x5d);
+    bytes.byte(0x7d);
+    hash = hashing.createHash("sha256").update(bytes.view()).digest("hex");
+    kept = undefined; // the steps let go once hashed
+    return hash;
+  };
 }
 
 /**

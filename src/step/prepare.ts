@@ -54,6 +54,8 @@ export interface PreparedPlan {
   readonly placeholders: Int32Array;
   /** 1 where a step's snapshot holds own data properties only (no accessor anywhere in it): it may be read directly. */
   readonly ownDataOnly: Uint8Array;
+  /** Every step's snapshot is flat (`ArgsSnapshotter.flat`), or could not be read (then it is `{}`). */
+  readonly flat: boolean;
 }
 
 /**
@@ -80,6 +82,7 @@ export function preparePlan(
   const ownDataOnly = new Uint8Array(steps.length);
   const dependencies = new Array<readonly number[]>(steps.length);
   const unreadableAt = new Map<number, RefError>();
+  let flat = true;
   for (let i = 0; i < steps.length; i++) {
     const unreadable = snapshot(steps[i]!, snapshots);
     if (unreadable !== undefined) {
@@ -87,6 +90,7 @@ export function preparePlan(
       unreadableAt.set(i, unreadable);
       continue;
     }
+    if (!snapshots.flat) flat = false;
     if (snapshots.inPlace) placeholders[i] = 0;
     if (snapshots.ownDataOnly) ownDataOnly[i] = 1;
   }
@@ -111,7 +115,15 @@ export function preparePlan(
   );
   // The linter scans every step unless it could not read the plan at all (then it reports an error, and nothing runs).
   for (let i = 0; i < steps.length; i++) if (scanned[i] === 0) scanStep(i, steps[i]!.args, language);
-  return { diagnostics, dependencies, unreadable: unreadableAt, placeholders, ownDataOnly, ...(output === undefined ? {} : { output }) };
+  return {
+    diagnostics,
+    dependencies,
+    unreadable: unreadableAt,
+    placeholders,
+    ownDataOnly,
+    flat,
+    ...(output === undefined ? {} : { output }),
+  };
 }
 
 /** Replace the plan's output with its snapshot (an empty one, when it cannot be read: then the `RefError`). */
@@ -266,10 +278,14 @@ export class RunLanguage {
     return prepareStep(step, this.options, (this.#snapshots ??= new ArgsSnapshotter()));
   }
 
-  /** A step's arguments: its placeholders resolved into its snapshot (the run's own copy), unless only resolveRefs can say what they give. */
+  /**
+   * A step's arguments: its placeholders resolved into a copy of its snapshot's top level (the snapshot
+   * stays as it was linted, for the plan's hash), unless only resolveRefs can say what they give (it
+   * makes its own copy).
+   */
   resolve(snapshot: Record<string, unknown>, placeholders: number, results: Results): Record<string, unknown> {
     return placeholders === THROUGH_RESOLVE_REFS
       ? resolveRefs(snapshot, results, this.#resolveOptions)
-      : resolveSnapshot(snapshot, placeholders, results, this.options, this.#evaluation);
+      : resolveSnapshot({ ...snapshot }, placeholders, results, this.options, this.#evaluation);
   }
 }

@@ -66,6 +66,8 @@ export class ArgsSnapshotter {
   inPlace = true;
   /** Whether the last copy has own data properties only, every container in it (no accessor was copied): then it is read directly. */
   ownDataOnly = true;
+  /** Whether the last copy holds no container (and so no accessor): nothing in it can change once a tool has a copy of its top level. */
+  flat = true;
   #args: Container | undefined;
   #root: Container | undefined;
   #copies: Map<object, Container> | undefined;
@@ -75,9 +77,10 @@ export class ArgsSnapshotter {
   take(args: Readonly<Record<string, unknown>>): Record<string, unknown> {
     const flat = flatCopy(args);
     if (flat !== undefined) {
-      this.inPlace = this.ownDataOnly = true;
+      this.inPlace = this.ownDataOnly = this.flat = true;
       return flat;
     }
+    this.flat = false;
     const root = shell(args);
     this.inPlace = Object.getPrototypeOf(root) !== null;
     this.ownDataOnly = true;

@@ -250,7 +250,7 @@ describe("arguments and output that cannot be read", () => {
 
     const bare = { steps: [{ id: 1, tool: "t", args: {} }] };
     const none = preparePlan(bare, readPlan(bare), normalizeOptions(undefined), undefined);
-    expect(Object.keys(none).sort()).toEqual(["dependencies", "diagnostics", "ownDataOnly", "placeholders", "unreadable"]);
+    expect(Object.keys(none).sort()).toEqual(["dependencies", "diagnostics", "flat", "ownDataOnly", "placeholders", "unreadable"]);
   });
 });
 
@@ -348,7 +348,7 @@ describe("in place or through resolveRefs", () => {
     expect(resolveSnapshot(copy, 3, results, options, callContext(options))).toEqual({ undefined: "$1" });
   });
 
-  test("RunLanguage.resolve: in place it returns the snapshot itself, resolved; through resolveRefs a new object", () => {
+  test("RunLanguage.resolve: in place it resolves a copy of the snapshot's top level, the snapshot left as linted; through resolveRefs a new object", () => {
     const language = new RunLanguage();
     language.layer(undefined, {});
     const results = new Map<number, unknown>([[0, { city: "Paris" }]]);
@@ -357,8 +357,16 @@ describe("in place or through resolveRefs", () => {
     expect(prepared.placeholders).toBe(1);
     const snapshot = inPlace.args;
     const resolved = language.resolve(snapshot, prepared.placeholders, results);
-    expect(resolved).toBe(snapshot);
+    expect(resolved).not.toBe(snapshot);
     expect(resolved).toEqual({ q: "Paris" });
+    expect(snapshot).toEqual({ q: "$0.city" });
+    // Without placeholders too: a tool may set or delete its arguments, never the snapshot's.
+    const plain = { id: 3, tool: "t", args: { q: "Paris" }, index: 2, pointer: "/steps/2" };
+    const none = language.prepareStreamed(plain);
+    expect(none.placeholders).toBe(0);
+    const given = language.resolve(plain.args, none.placeholders, results);
+    expect(given).not.toBe(plain.args);
+    expect(given).toEqual(plain.args);
 
     const through = {
       id: 2,
