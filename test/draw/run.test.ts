@@ -254,6 +254,22 @@ describe("bad input", () => {
     expect(ran).toBe(false);
   });
 
+  test("a caller's report whose timings are getters is drawn without them, never running them; runPlan's own (made when first read) are read", async () => {
+    let ran = false;
+    const made = await runPlan({ steps: [{ id: 1, tool: "t", args: {} }] }, { t: () => 1 });
+    const copied = { ...made, timings: { totalMs: 5 } };
+    Object.defineProperty(copied.timings, "steps", {
+      enumerable: true,
+      get() {
+        ran = true;
+        return made.timings.steps;
+      },
+    });
+    expect(layoutRun(copied as unknown as RunReport).rows.map((row) => row.startMs)).toEqual([undefined]);
+    expect(ran).toBe(false);
+    expect(layoutRun(made).rows.map((row) => row.startMs)).toEqual([made.timings.steps.get(1)!.startMs]);
+  });
+
   test("a run shorter than a millisecond (down to the smallest double) still has a finite axis", () => {
     for (const end of [Number.MIN_VALUE, 1e-9, 0.3, 0]) {
       const layout = layoutRun(report([[1, 0, end]]));

@@ -5,8 +5,8 @@
 import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { runPlan, type ToolFunctions } from "../../src/index.js";
-import { canonicalJson, planText, PlanText, sha256Hex, stepText } from "../../src/step/plan-hash.js";
+import { RefError, runPlan, type ToolFunctions } from "../../src/index.js";
+import { canonicalJson, deferPlanHash, planText, PlanText, sha256Hex, stepText } from "../../src/step/plan-hash.js";
 
 const tools: ToolFunctions = { echo: (args) => args };
 
@@ -137,6 +137,69 @@ describe("canonicalJson", () => {
   });
 });
 
+describe("deferPlanHash: a whole plan's hash made when first asked for", () => {
+  const text = fc.oneof(fc.string(), fc.string({ unit: "grapheme" }), fc.string({ unit: "binary" }));
+  /** What a flat snapshot holds: no container, but values that are no container (written `{}`). */
+  const flatValue = fc.oneof(
+    text,
+    fc.double(),
+    fc.integer(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.constant(undefined),
+    fc.bigInt(),
+    fc.constant(new Date(0)),
+    fc.constant(new Map([[1, 2]])),
+  );
+
+  test("property: the hash of flat steps is what PlanText gives for them, at once; asked again, the same", async () => {
+    const step = fc.record({ id: fc.nat(), tool: text, args: fc.dictionary(text, flatValue) });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.option(fc.dictionary(text, flatValue), { nil: undefined }),
+        fc.array(step, { maxLength: 6 }),
+        async (options, steps) => {
+          const eager = new PlanText(options, steps.length);
+          for (const each of steps) eager.add(each, true);
+          const deferred = deferPlanHash(options, steps)!;
+          expect(deferred()).toBe(await eager.hash());
+          expect(deferred()).toBe(await eager.hash());
+        },
+      ),
+    );
+  });
+
+  test("the options are read when it is made, the steps when it is first called (and let go of then)", () => {
+    const options = { templates: true };
+    const steps = [{ id: 1, tool: "t", args: { q: "a" } }];
+    const deferred = deferPlanHash(options, steps)!;
+    options.templates = false;
+    const expected = createHash("sha256")
+      .update('{"options":{"templates":true},"steps":[{"args":{"q":"b"},"id":1,"tool":"t"}]}')
+      .digest("hex");
+    steps[0]!.args.q = "b"; // a flat snapshot is never changed by a run: this only shows when it is read
+    expect(deferred()).toBe(expected);
+    steps[0]!.args.q = "c";
+    expect(deferred()).toBe(expected);
+  });
+
+  test("a hostile value's trap that throws when the hash is made is a RefError, and the hash can be asked for again", () => {
+    let hostile = true;
+    const value = new Proxy(new Date(0), {
+      getPrototypeOf(target) {
+        if (hostile) throw new Error("trap");
+        return Reflect.getPrototypeOf(target);
+      },
+    });
+    const deferred = deferPlanHash(undefined, [{ id: 1, tool: "t", args: { v: value, w: "x" } }])!;
+    expect(() => deferred()).toThrow(RefError);
+    hostile = false;
+    expect(deferred()).toBe(
+      createHash("sha256").update('{"options":{},"steps":[{"args":{"v":{},"w":"x"},"id":1,"tool":"t"}]}').digest("hex"),
+    );
+  });
+});
+
 describe("report.planHash", () => {
   const plan = {
     options: { templates: true },
@@ -194,6 +257,88 @@ describe("report.planHash", () => {
       },
     });
     expect(report.planHash).toBe(before);
+  });
+
+  /** What report.planHash must be for a plan: computed here, from a copy of the plan as it was given. */
+  const hashOf = (given: { options?: object; steps: { id: number; tool: string; args: object }[] }): string =>
+    createHash("sha256")
+      .update(
+        planText(
+          given.options,
+          given.steps.map((step) => stepText(step)),
+        ),
+      )
+      .digest("hex");
+
+  /** A tool that changes the arguments it was given (sets one, deletes one), and answers. */
+  const meddle = (args: Record<string, unknown>): string => {
+    args.added = "by the tool";
+    delete args.units;
+    return "done";
+  };
+
+  test.each([
+    { name: "resolved into a copy (placeholders)", options: {} },
+    { name: "no placeholder at all", options: {}, plain: true },
+    { name: "a retry policy (a copy per try)", options: { retry: { attempts: 2, jitter: "none", initialDelayMs: 0 } } },
+    { name: "an invalid run (more placeholders than maxPlaceholders: nothing runs)", options: { maxPlaceholders: 0 }, status: "invalid" },
+    { name: "through resolveRefs (deep)", options: { deep: true } },
+  ] as const)(
+    "$name: flat arguments a tool changes leave the hash, made when first read after the run, as the plan was given",
+    async ({ options, ...row }) => {
+      const plain = "plain" in row;
+      const plan = {
+        options: { templates: false },
+        steps: [
+          { id: 1, tool: "meddle", args: { city: "Oslo", units: "metric", days: 3 } },
+          { id: 2, tool: "meddle", args: plain ? { city: "Bergen", units: "metric" } : { city: "$1", units: "metric", flag: true } },
+        ],
+      };
+      const expected = hashOf(structuredClone(plan));
+      const report = await runPlan(plan, { meddle }, options);
+      expect(report.status).toBe("status" in row ? row.status : "ok");
+      expect(report.planHash).toBe(expected);
+      expect(report.planHash).toBe(expected);
+    },
+  );
+
+  test("a step waiting for approval: its pending arguments changed by the caller leave the hash as the plan was given", async () => {
+    const plan = {
+      steps: [
+        { id: 1, tool: "meddle", args: { city: "Oslo", units: "metric" } },
+        { id: 2, tool: "pay", args: { to: "$1", units: "metric" } },
+      ],
+    };
+    const expected = hashOf(structuredClone(plan));
+    const report = await runPlan(plan, { meddle, pay: () => "paid" }, { needsApproval: ({ tool }) => tool === "pay" });
+    expect(report.status).toBe("suspended");
+    const pending = report.pending!.get(2)!.args;
+    expect(pending).toEqual({ to: "done", units: "metric" });
+    meddle(pending);
+    expect(report.planHash).toBe(expected);
+  });
+
+  test("a report's planHash, step timings and tries are data to structuredClone, JSON and a spread, as every other field", async () => {
+    const report = await runPlan(
+      {
+        steps: [
+          { id: 1, tool: "echo", args: { q: "x" } },
+          { id: 2, tool: "echo", args: { q: "$1.q" } },
+        ],
+      },
+      tools,
+    );
+    const clone = structuredClone(report);
+    expect(clone.planHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(clone.planHash).toBe(report.planHash);
+    expect([...clone.attempts!]).toEqual([
+      [1, 1],
+      [2, 1],
+    ]);
+    expect([...clone.timings.steps.keys()]).toEqual([1, 2]);
+    expect(clone.timings.steps.get(2)).toEqual(report.timings.steps.get(2));
+    expect({ ...report }.attempts).toBe(report.attempts);
+    expect(JSON.parse(JSON.stringify(report)).planHash).toBe(report.planHash);
   });
 
   test("a streamed plan's covers the steps that arrived: the same as the whole plan without options", async () => {
