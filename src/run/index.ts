@@ -17,6 +17,7 @@ export {
   type ToolFunctions,
 } from "./run-plan.js";
 export { reportFromJSON, reportToJSON, type RunReportJSON, type StepErrorJSON } from "./report-json.js";
+export { reportField } from "./run-report.js";
 export { resumePlan, type ResumeOptions } from "./resume.js";
 export { approvalRuleOf, denyCall, requireApproval, type CallDenial, type ToolApproval } from "../step/gated.js";
 export {

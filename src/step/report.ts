@@ -24,7 +24,8 @@ export interface RunReport {
   readonly status: RunStatus;
   /**
    * SHA-256 (hex) of the canonical JSON of the plan as linted (its steps and its own options): what
-   * `resumePlan` checks a plan against. Set by `runPlan`; a streamed plan's covers the steps that arrived.
+   * `resumePlan` checks a plan against. Set by `runPlan` (a getter: made when first read); a streamed
+   * plan's covers the steps that arrived.
    */
   readonly planHash?: string;
   readonly results: Map<number, unknown>;
@@ -33,11 +34,11 @@ export interface RunReport {
   readonly skipped: number[];
   /** Lint diagnostics (all of them when the status is `invalid`), and problems of a streamed plan. */
   readonly diagnostics: Diagnostic[];
-  /** Every step that started has its timing, also one aborted or timed out while it ran. */
+  /** Every step that started has its timing, also one aborted or timed out while it ran (`runPlan`'s `steps`: a getter, made when first read). */
   readonly timings: { readonly totalMs: number; readonly steps: Map<number, StepTiming> };
   /**
    * How many times each step's tool was tried (1 without retries); a step that never started has no
-   * entry. Set by `runPlan`, and by `getRun` from the tries the workers counted.
+   * entry. Set by `runPlan` (a getter, made when first read), and by `getRun` from the tries the workers counted.
    */
   readonly attempts?: Map<number, number>;
   /**
