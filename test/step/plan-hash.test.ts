@@ -10,6 +10,16 @@ import { canonicalJson, deferPlanHash, planText, PlanText, sha256Hex, stepText }
 
 const tools: ToolFunctions = { echo: (args) => args };
 
+/** Any text: code points, graphemes, lone surrogates. */
+const text = fc.oneof(fc.string(), fc.string({ unit: "grapheme" }), fc.string({ unit: "binary" }));
+
+/** A plan's own options (or none) and up to 5 steps, their arguments and the options made of `value`. */
+const planOf = (value: fc.Arbitrary<unknown>) =>
+  fc.tuple(
+    fc.option(fc.dictionary(text, value), { nil: undefined }),
+    fc.array(fc.record({ id: fc.nat(), tool: text, args: fc.dictionary(text, value) }), { maxLength: 5 }),
+  );
+
 /** The same JSON value with every object's keys in reverse order. */
 function reversed(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(reversed);
@@ -97,7 +107,6 @@ describe("canonicalJson", () => {
   });
 
   test("property: PlanText, written as bytes while the steps are read, hashes planText of the descriptor-read texts (any text, keys in any order)", async () => {
-    const text = fc.oneof(fc.string(), fc.string({ unit: "grapheme" }), fc.string({ unit: "binary" }));
     const value = fc.letrec((tie) => ({
       value: fc.oneof(
         { depthSize: "small" },
@@ -110,24 +119,19 @@ describe("canonicalJson", () => {
         fc.dictionary(text, tie("value")),
       ),
     })).value;
-    const step = fc.record({ id: fc.nat(), tool: text, args: fc.dictionary(text, value) });
     await fc.assert(
-      fc.asyncProperty(
-        fc.option(fc.dictionary(text, value), { nil: undefined }),
-        fc.array(step, { maxLength: 5 }),
-        async (options, steps) => {
-          const written = new PlanText(options, steps.length);
-          for (const each of steps) written.add(each, true);
-          expect(await written.hash()).toBe(
-            await sha256Hex(
-              planText(
-                options,
-                steps.map((each) => stepText(each, false)),
-              ),
+      fc.asyncProperty(planOf(value), async ([options, steps]) => {
+        const written = new PlanText(options, steps.length);
+        for (const each of steps) written.add(each, true);
+        expect(await written.hash()).toBe(
+          await sha256Hex(
+            planText(
+              options,
+              steps.map((each) => stepText(each, false)),
             ),
-          );
-        },
-      ),
+          ),
+        );
+      }),
     );
   });
 
@@ -138,7 +142,6 @@ describe("canonicalJson", () => {
 });
 
 describe("deferPlanHash: a whole plan's hash made when first asked for", () => {
-  const text = fc.oneof(fc.string(), fc.string({ unit: "grapheme" }), fc.string({ unit: "binary" }));
   /** What a flat snapshot holds: no container, but values that are no container (written `{}`). */
   const flatValue = fc.oneof(
     text,
@@ -153,19 +156,14 @@ describe("deferPlanHash: a whole plan's hash made when first asked for", () => {
   );
 
   test("property: the hash of flat steps is what PlanText gives for them, at once; asked again, the same", async () => {
-    const step = fc.record({ id: fc.nat(), tool: text, args: fc.dictionary(text, flatValue) });
     await fc.assert(
-      fc.asyncProperty(
-        fc.option(fc.dictionary(text, flatValue), { nil: undefined }),
-        fc.array(step, { maxLength: 6 }),
-        async (options, steps) => {
-          const eager = new PlanText(options, steps.length);
-          for (const each of steps) eager.add(each, true);
-          const deferred = deferPlanHash(options, steps)!;
-          expect(deferred()).toBe(await eager.hash());
-          expect(deferred()).toBe(await eager.hash());
-        },
-      ),
+      fc.asyncProperty(planOf(flatValue), async ([options, steps]) => {
+        const eager = new PlanText(options, steps.length);
+        for (const each of steps) eager.add(each, true);
+        const deferred = deferPlanHash(options, steps)!;
+        expect(deferred()).toBe(await eager.hash());
+        expect(deferred()).toBe(await eager.hash());
+      }),
     );
   });
 
