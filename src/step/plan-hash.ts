@@ -377,23 +377,23 @@ export class PlanText {
 }
 
 /** What `node:crypto` gives that the hash needs. */
-interface SyncHashing {
+export interface SyncHashing {
   createHash(algorithm: "sha256"): { update(data: Uint8Array): { digest(encoding: "hex"): string } };
 }
 
 /**
  * A synchronous SHA-256 where the runtime has one (Node's `node:crypto`, reached through
- * `process.getBuiltinModule`: no import, so the module loads wherever Web Crypto does), else `undefined`.
+ * `process.getBuiltinModule`: no import, so the module loads wherever Web Crypto does), else `null`.
  */
-function syncHashing(): SyncHashing | undefined {
+function syncHashing(): SyncHashing | null {
   const get = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
-  if (typeof get !== "function") return undefined;
+  let crypto: Partial<SyncHashing> | undefined;
   try {
-    const crypto = get("node:crypto") as Partial<SyncHashing> | undefined;
-    return typeof crypto?.createHash === "function" ? (crypto as SyncHashing) : undefined;
+    crypto = typeof get === "function" ? (get("node:crypto") as Partial<SyncHashing> | undefined) : undefined;
   } catch {
-    return undefined;
+    // A Node built without crypto: no synchronous hash.
   }
+  return typeof crypto?.createHash === "function" ? (crypto as SyncHashing) : null;
 }
 
 const SYNC_HASHING = syncHashing();
@@ -404,7 +404,7 @@ const SYNC_HASHING = syncHashing();
  * text is made at once, by `PlanText`). Only for arguments nothing changes once they are read: flat
  * snapshots (no container in them: each try gets a copy of the top level, and a value that is no
  * container is written as `{}` whatever it holds), which the function keeps until it is first called.
- * `steps`: the plan's steps in order, each with its snapshot.
+ * `steps`: the plan's steps in order, each with its snapshot; `hashing`: the runtime's synchronous SHA-256.
  *
  * @example
  * const hash = deferPlanHash(plan.options, steps);
@@ -413,25 +413,19 @@ const SYNC_HASHING = syncHashing();
 export function deferPlanHash(
   options: unknown,
   steps: readonly { readonly id: number; readonly tool: string; readonly args: unknown }[],
+  hashing: SyncHashing | null = SYNC_HASHING,
 ): (() => string) | undefined {
-  const hashing = SYNC_HASHING;
-  if (hashing === undefined) return undefined;
+  if (hashing === null) return undefined;
   const head = planTextHead(options); // the options are the caller's object: their text is made now
   // What the text needs, and no more of the steps (a report may be kept long, unread).
   let kept: { readonly ids: Float64Array; readonly tools: string[]; readonly args: unknown[] } | undefined = {
-    ids: new Float64Array(steps.length),
-    tools: new Array<string>(steps.length),
-    args: new Array<unknown>(steps.length),
+    ids: Float64Array.from(steps, (step) => step.id),
+    tools: steps.map((step) => step.tool),
+    args: steps.map((step) => step.args),
   };
-  for (let i = 0; i < steps.length; i++) {
-    const step = steps[i]!;
-    kept.ids[i] = step.id;
-    kept.tools[i] = step.tool;
-    kept.args[i] = step.args;
-  }
-  let hash = "";
+  let hash: string | undefined;
   return () => {
-    if (kept === undefined) return hash;
+    if (kept === undefined) return hash!;
     const { ids, tools, args } = kept;
     const bytes = new CanonicalBytes(256 + 128 * args.length);
     bytes.text(head);

@@ -167,6 +167,11 @@ describe("deferPlanHash: a whole plan's hash made when first asked for", () => {
     );
   });
 
+  test("a runtime without a synchronous SHA-256 defers nothing (the plan is hashed at once, by PlanText)", () => {
+    expect(deferPlanHash(undefined, [{ id: 1, tool: "t", args: {} }], null)).toBeUndefined();
+    expect(deferPlanHash(undefined, [{ id: 1, tool: "t", args: {} }])).toBeTypeOf("function");
+  });
+
   test("the options are read when it is made, the steps when it is first called (and let go of then)", () => {
     const options = { templates: true };
     const steps = [{ id: 1, tool: "t", args: { q: "a" } }];
@@ -190,6 +195,9 @@ describe("deferPlanHash: a whole plan's hash made when first asked for", () => {
       },
     });
     const deferred = deferPlanHash(undefined, [{ id: 1, tool: "t", args: { v: value, w: "x" } }])!;
+    expect(() => deferred()).toThrow(
+      expect.objectContaining({ name: "RefError", message: expect.stringMatching(/the plan's arguments, for its hash/) }),
+    );
     expect(() => deferred()).toThrow(RefError);
     hostile = false;
     expect(deferred()).toBe(

@@ -1,8 +1,8 @@
 /**
  * Snapshots of a step's arguments (src/step/snapshot.ts): what the copy holds (plain containers copied,
- * holes and lengths kept, sharing and cycles kept, getters copied uninvoked, nothing else), and the two
- * flags `take` leaves for prepare.ts: `inPlace` (the copy may be resolved in place) and `ownDataOnly`
- * (no accessor anywhere in it), each about the last copy only.
+ * holes and lengths kept, sharing and cycles kept, getters copied uninvoked, nothing else), and the
+ * flags `take` leaves for prepare.ts: `inPlace` (the copy may be resolved in place), `ownDataOnly` (no
+ * accessor anywhere in it) and `flat` (no container in it), each about the last copy only.
  */
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
@@ -214,31 +214,33 @@ describe("the flags of the last copy", () => {
     return { q: "$0", nested };
   };
   test.each([
-    ["plain arguments", () => ({ q: "$0", nested: { x: ["$1"] } }), true, true],
-    ["a getter at the top level", () => withGetter({ q: "$0" }, "g").args, false, false],
-    ["a getter in a nested object", () => ({ q: "$0", nested: withGetter({ x: 1 }, "h").args }), true, false],
-    ["a getter in a nested array", () => ({ q: "$0", list: withGetter([1] as unknown as Args, "1").args }), true, false],
-    ["a null prototype at the top level", () => Object.assign(Object.create(null) as Args, { q: "$0" }), false, true],
-    ["a null prototype nested", () => ({ q: "$0", nested: Object.assign(Object.create(null) as Args, { x: 1 }) }), true, true],
-    ["the arguments contained in themselves", cyclic, false, true],
-    ["a cycle below the top level", cycleBelow, true, true],
-  ])("%s: inPlace %s, ownDataOnly %s", (_name, make, inPlace, ownDataOnly) => {
+    ["arguments without a container (a Date, a Map are none)", () => ({ q: "$0", n: 1, at: new Date(0), m: new Map() }), true, true, true],
+    ["no arguments", () => ({}), true, true, true],
+    ["plain arguments", () => ({ q: "$0", nested: { x: ["$1"] } }), true, true, false],
+    ["a getter at the top level", () => withGetter({ q: "$0" }, "g").args, false, false, false],
+    ["a getter in a nested object", () => ({ q: "$0", nested: withGetter({ x: 1 }, "h").args }), true, false, false],
+    ["a getter in a nested array", () => ({ q: "$0", list: withGetter([1] as unknown as Args, "1").args }), true, false, false],
+    ["a null prototype at the top level", () => Object.assign(Object.create(null) as Args, { q: "$0" }), false, true, false],
+    ["a null prototype nested", () => ({ q: "$0", nested: Object.assign(Object.create(null) as Args, { x: 1 }) }), true, true, false],
+    ["the arguments contained in themselves", cyclic, false, true, false],
+    ["a cycle below the top level", cycleBelow, true, true, false],
+  ])("%s: inPlace %s, ownDataOnly %s, flat %s", (_name, make, inPlace, ownDataOnly, flat) => {
     const snapshots = new ArgsSnapshotter();
     snapshots.take(make());
-    expect([snapshots.inPlace, snapshots.ownDataOnly]).toEqual([inPlace, ownDataOnly]);
+    expect([snapshots.inPlace, snapshots.ownDataOnly, snapshots.flat]).toEqual([inPlace, ownDataOnly, flat]);
   });
 
-  test("each take sets both flags afresh: one snapshotter reports each step's copy, not what came before", () => {
+  test("each take sets the flags afresh: one snapshotter reports each step's copy, not what came before", () => {
     const snapshots = new ArgsSnapshotter();
     const flags = (args: Args): boolean[] => {
       snapshots.take(args);
-      return [snapshots.inPlace, snapshots.ownDataOnly];
+      return [snapshots.inPlace, snapshots.ownDataOnly, snapshots.flat];
     };
-    expect(flags(withGetter({ q: "$0" }, "g").args)).toEqual([false, false]);
-    expect(flags({ q: "$0" })).toEqual([true, true]);
-    expect(flags({ nested: withGetter({}, "h").args })).toEqual([true, false]);
-    expect(flags({ q: "$0" })).toEqual([true, true]);
-    expect(flags(Object.create(null) as Args)).toEqual([false, true]);
-    expect(flags({ q: "$0" })).toEqual([true, true]);
+    expect(flags(withGetter({ q: "$0" }, "g").args)).toEqual([false, false, false]);
+    expect(flags({ q: "$0" })).toEqual([true, true, true]);
+    expect(flags({ nested: withGetter({}, "h").args })).toEqual([true, false, false]);
+    expect(flags({ q: "$0" })).toEqual([true, true, true]);
+    expect(flags(Object.create(null) as Args)).toEqual([false, true, false]);
+    expect(flags({ q: "$0" })).toEqual([true, true, true]);
   });
 });
