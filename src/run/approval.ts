@@ -111,7 +111,7 @@ type ApprovalAnswer = boolean | StepFailure | { readonly promise: PromiseLike<bo
 /** What the gate needs of the run whose steps it holds (the scheduler, run-plan.ts). */
 export interface GatedRun extends TriesScheduler {
   readonly ledger: RunLedger;
-  /** The step's arguments resolved into its snapshot, once (its try gets them as they are), or `undefined` when they cannot be (its try fails without calling the tool). */
+  /** The step's arguments resolved into a copy of its snapshot, once (its try gets them as they are), or `undefined` when they cannot be (its try fails without calling the tool). */
   argsForApproval(record: StepRecord): Record<string, unknown> | undefined;
   /** Fail the step (its dependents are skipped). */
   fail(record: StepRecord, failure: StepFailure, endMs?: number): void;

@@ -36,7 +36,7 @@ export class StepRecord implements AttemptStep<StepRecord>, TracedStep {
 
   readonly id: number;
   readonly tool: string;
-  /** The snapshot of the step's arguments (never the caller's object); let go once resolved. */
+  /** The snapshot of the step's arguments (never the caller's object), then its resolved copy; let go once a try has it. */
   args: Record<string, unknown> | undefined;
 
   /**

@@ -1,6 +1,6 @@
 /**
  * `runPlan`'s side of each try of a step, the owner that `attempt` reports to (src/step/attempt.ts):
- * the step's arguments, resolved once into its snapshot; the context its tool gets; the input and
+ * the step's arguments, resolved once into a copy of its snapshot; the context its tool gets; the input and
  * output checks; and, when a try fails and its tool's retry policy says so, the wait before the next
  * try (a timer on the record, holding no concurrency slot), as `afterTry` decides. What an outcome
  * does to the run is the scheduler's (run-plan.ts).
@@ -51,8 +51,9 @@ export class StepTries<S extends TriesScheduler = TriesScheduler> implements Att
   }
 
   /**
-   * The step's snapshot with its placeholders resolved into it, once: the results it reads do not
-   * change between its approval and its tries. What resolving threw is thrown again.
+   * The step's arguments, its placeholders resolved into a copy of its snapshot (kept as linted, for
+   * the plan's hash), once: the results it reads do not change between its approval and its tries.
+   * What resolving threw is thrown again.
    */
   #resolved(record: StepRecord): Record<string, unknown> {
     if (record.unresolved !== undefined) throw record.unresolved.error;
@@ -65,7 +66,7 @@ export class StepTries<S extends TriesScheduler = TriesScheduler> implements Att
 
   /**
    * The resolved arguments of a step asked about before its first try, or `undefined` when they cannot
-   * be resolved: the error is kept, and its try fails with it without calling the tool (a snapshot
+   * be resolved: the error is kept, and its try fails with it without calling the tool (a copy
    * resolved in place may be half resolved, so it is never resolved again).
    */
   resolvedForApproval(record: StepRecord): Record<string, unknown> | undefined {
@@ -79,14 +80,13 @@ export class StepTries<S extends TriesScheduler = TriesScheduler> implements Att
   }
 
   resolveArgs(record: StepRecord): Record<string, unknown> {
-    // A step that may be tried again keeps its resolved snapshot and gives each try a copy of its top
-    // level (a tool may set or delete its arguments), so every try gets the arguments the plan gave;
-    // nested values are shared (a deep copy per step tripled the run's time; copying before resolving
-    // cost 1.4× a run).
+    // A step that may be tried again keeps its resolved arguments and gives each try a copy of their
+    // top level (a tool may set or delete its arguments), so every try gets the arguments the plan
+    // gave; nested values are shared (a deep copy per step tripled the run's time).
     let args = this.#resolved(record);
     const policy = retryPolicyOf(this.settings, record.tool);
     if (policy === undefined || policy.attempts <= 1)
-      record.args = undefined; // let go of the snapshot once resolved
+      record.args = undefined; // let go of the arguments once resolved
     else args = { ...args };
     if (record.span !== undefined) this.trace!.arguments(record, args);
     return args;
