@@ -85,8 +85,8 @@ export class StepTimes {
  * a report kept unread holds no record of the run.
  */
 class StepFacts {
-  #ids: Float64Array;
-  #attempts: Int32Array;
+  readonly #ids: Float64Array;
+  readonly #attempts: Int32Array;
   #timings: Map<number, StepTiming> | undefined;
   #tries: Map<number, number> | undefined;
 
@@ -255,7 +255,7 @@ export class RunLedger {
    * The report: results, errors, skipped steps and diagnostics as they are, the timing of every step
    * that started (in plan order; a pending step's is the time it waited), and the plan's output.
    * The plan's hash (`planHash`: made when first called), the steps' timings and their tries are made
-   * when first read: most callers never read them, and on 10,000 steps they were a tenth of a run. They
+   * when first read: most callers never read them, and on 10,000 steps they were a fifth of a run. They
    * are made from what no one changes once the run is over (`StepFacts`).
    */
   report(

@@ -2,7 +2,7 @@
  * `runPlan`'s intake of a whole plan: read once, every step's arguments snapshotted, the plan linted on
  * the snapshots, its tools looked up, and its hash made ready (of the snapshots as they were linted: a
  * step's try gets a copy to resolve). All before any step is added, and synchronously: what was read is
- * garbage before the first tool runs, but the steps a deferred hash keeps until it is made.
+ * garbage before the first tool runs, but the snapshots a deferred hash keeps until it is made.
  */
 import { readPlan, type LocatedStep } from "../plan/plan.js";
 import type { Diagnostic } from "../shared/diagnostic.js";
